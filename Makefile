@@ -1,0 +1,121 @@
+# llrnn - GNU make build: libllrnn (static + llrnn.pc), the tools, tests.
+#   make            library and tools (in bin/)
+#   make check      C unit tests and the BATS suite; ends with "N passed, N failed"
+#   make demo       the main job on a real corpus (pipelines/demo.mk)
+#   make install    PREFIX, DESTDIR, BINDIR, MANDIR, PROGPREFIX honoured
+#   make SANITIZE=address,undefined check
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PROGPREFIX ?=
+
+CC ?= cc
+AR ?= ar
+PKG_CONFIG ?= pkg-config
+CFLAGS ?= -O2 -g
+PKGS := openblas libarchive libutf8proc
+
+# Hunspell morphology in featurize: on when the library is found.
+HUNSPELL ?= $(shell $(PKG_CONFIG) --exists hunspell 2>/dev/null && echo 1)
+ifeq ($(HUNSPELL),1)
+PKGS += hunspell
+override CPPFLAGS += -DLLR_HAVE_HUNSPELL=1
+endif
+
+DEPS_OK := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo 1)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+override CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter
+override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib $(PKG_CFLAGS) -MMD -MP
+override LDLIBS += $(PKG_LIBS) -lm -lpthread
+
+ifneq ($(SANITIZE),)
+override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+override LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+LIB_SRC := $(sort $(wildcard lib/*.c))
+LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
+CLI_SRC := $(filter tools/cli%.c,$(wildcard tools/*.c))
+CLI_OBJ := $(CLI_SRC:tools/%.c=build/tools/%.o)
+TOOL_SRC := $(filter-out $(CLI_SRC),$(sort $(wildcard tools/*.c)))
+TOOLS := $(TOOL_SRC:tools/%.c=%)
+BINS := $(TOOLS:%=bin/%)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNITS := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+MAN := $(sort $(wildcard man/*.[1-9]))
+
+all: deps-check build/libllrnn.a build/llrnn.pc $(BINS) $(UNITS)
+
+deps-check:
+ifneq ($(DEPS_OK),1)
+	@echo "llrnn: missing libraries ($(PKGS)); run scripts/install-deps (as root) or 'make check'/'make demo', which run it" >&2; exit 1
+endif
+
+deps:
+	@scripts/install-deps
+
+build/libllrnn.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+build/llrnn.pc: Makefile
+	@mkdir -p $(@D)
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: 0.1.0\nRequires.private: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn\nLibs.private: -lm -lpthread\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PKGS)' > $@
+
+build/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/tools/%.o: tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/tests/%.o: tests/unit/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -c -o $@ $<
+
+$(BINS): bin/%: build/tools/%.o $(CLI_OBJ) build/libllrnn.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(CLI_OBJ) build/libllrnn.a $(LDLIBS)
+
+$(UNITS): build/tests/%: build/tests/%.o build/libllrnn.a
+	$(CC) $(LDFLAGS) -o $@ $< build/libllrnn.a $(LDLIBS)
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-tests
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -f pipelines/demo.mk
+
+lint-man:
+	mandoc -Tlint -W warning $(MAN)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	for t in $(TOOLS); do install -m 755 bin/$$t $(DESTDIR)$(BINDIR)/$(PROGPREFIX)$$t; done
+	install -m 644 build/libllrnn.a $(DESTDIR)$(LIBDIR)/libllrnn.a
+	install -m 644 lib/llrnn.h $(DESTDIR)$(INCLUDEDIR)/llrnn.h
+	install -m 644 build/llrnn.pc $(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
+	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
+		case $$s in 1) b=$(PROGPREFIX)$$b;; esac; \
+		install -d $(DESTDIR)$(MANDIR)/man$$s; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$b; done
+
+uninstall:
+	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$(PROGPREFIX)$$t; done
+	rm -f $(DESTDIR)$(LIBDIR)/libllrnn.a $(DESTDIR)$(INCLUDEDIR)/llrnn.h $(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
+	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
+		case $$s in 1) b=$(PROGPREFIX)$$b;; esac; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$b; done
+
+clean:
+	rm -rf build bin
+
+.PHONY: all deps deps-check check demo lint-man install uninstall clean
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TOOL_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d)

@@ -1,0 +1,105 @@
+/*
+ * alloc.c - overflow-checked allocation and the growable byte buffer.
+ * Nothing here aborts: a NULL or LLR_ENOMEM goes back to the caller.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llrnn.h"
+
+void *llr_malloc(size_t size)
+{
+	return malloc(size ? size : 1);
+}
+
+void *llr_calloc(size_t n, size_t size)
+{
+	if (n == 0 || size == 0)
+		return calloc(1, 1);
+	return calloc(n, size);
+}
+
+void *llr_reallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t total = n * size;
+	return realloc(p, total ? total : 1);
+}
+
+char *llr_strndup(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+int llr_buf_reserve(llr_buf *b, size_t extra)
+{
+	if (extra > SIZE_MAX - b->len - 1)
+		return LLR_ENOMEM;
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return LLR_OK;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	char *d = realloc(b->data, cap);
+	if (!d)
+		return LLR_ENOMEM;
+	b->data = d;
+	b->cap = cap;
+	return LLR_OK;
+}
+
+int llr_buf_append(llr_buf *b, const void *p, size_t n)
+{
+	if (llr_buf_reserve(b, n))
+		return LLR_ENOMEM;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0;
+	return LLR_OK;
+}
+
+int llr_buf_putc(llr_buf *b, int c)
+{
+	char ch = (char)c;
+	return llr_buf_append(b, &ch, 1);
+}
+
+int llr_buf_printf(llr_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || llr_buf_reserve(b, (size_t)n))
+		return LLR_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return LLR_OK;
+}
+
+void llr_buf_clear(llr_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = 0;
+}
+
+void llr_buf_free(llr_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}

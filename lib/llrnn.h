@@ -1,0 +1,488 @@
+/*
+ * llrnn.h - the public API of libllrnn, the library under the llrnn tools.
+ *
+ * Log-Linear RNN language models (Dymetman & Xiao 2016): an LSTM whose
+ * softmax is replaced by p(x) ~ b(x) exp(a . phi(x)).  This header is the
+ * only one the tools include; what is not declared here is not API.
+ *
+ * Conventions:
+ * - Every exported symbol is prefixed llr_, every constant LLR_.
+ * - Fallible functions return LLR_OK (0) or a negative LLR_E* code and fill
+ *   the optional llr_err they are given with a message naming the object
+ *   ("file:line: reason").  The library never prints and never exits.
+ * - Handles come from llr_X_new/open and go to llr_X_free/close; freeing
+ *   NULL is a no-op.  Unless a comment says otherwise, the caller owns what
+ *   it passes in and keeps owning it.
+ * - Broken contracts (shape mismatches between layers) abort with
+ *   file:line through LLR_ASSERT: they are bugs, not data errors.
+ */
+#ifndef LLRNN_H
+#define LLRNN_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define LLR_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- errors */
+
+enum {
+	LLR_OK = 0,
+	LLR_ENOMEM = -1,  /* out of memory */
+	LLR_EIO = -2,     /* read or write failed (errno-level) */
+	LLR_EFORMAT = -3, /* malformed or foreign data */
+	LLR_EINVAL = -4,  /* invalid argument or option value */
+	LLR_EUTF8 = -5,   /* invalid UTF-8 */
+	LLR_ERANGE = -6,  /* a size or value over a documented limit */
+	LLR_ETRUNC = -7,  /* input ended early (truncated stream) */
+	LLR_EKIND = -8,   /* tensor archive of the wrong kind or version */
+	LLR_ENAN = -9,    /* NaN or Inf where a finite number is required */
+	LLR_EEMPTY = -10, /* nothing to work on (empty corpus...) */
+};
+
+/* A message buffer filled by the function that failed. */
+typedef struct llr_err {
+	int code;
+	char msg[512];
+} llr_err;
+
+/* Static English text for an LLR_E* code. */
+const char *llr_strerror(int code);
+
+/* Record code and a printf-style message in err (may be NULL); returns
+ * code, so `return llr_err_set(err, LLR_EFORMAT, "%s:%zu: bad", ...)`. */
+int llr_err_set(llr_err *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* Prefix an existing message with "prefix: " (keeps the code). */
+int llr_err_prefix(llr_err *err, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+void llr_assert_fail(const char *file, int line, const char *expr);
+#define LLR_ASSERT(e) ((e) ? (void)0 : llr_assert_fail(__FILE__, __LINE__, #e))
+
+/* ------------------------------------------------------------ allocation */
+
+/* malloc/calloc/realloc that return NULL on failure or when n*size
+ * overflows.  llr_calloc zero-fills. */
+void *llr_malloc(size_t size);
+void *llr_calloc(size_t n, size_t size);
+void *llr_reallocarray(void *p, size_t n, size_t size);
+char *llr_strndup(const char *s, size_t n);
+
+/* A growable byte buffer, always NUL-terminated when len > 0. */
+typedef struct llr_buf {
+	char *data;
+	size_t len, cap;
+} llr_buf;
+
+int llr_buf_reserve(llr_buf *b, size_t extra); /* LLR_OK or LLR_ENOMEM */
+int llr_buf_append(llr_buf *b, const void *p, size_t n);
+int llr_buf_putc(llr_buf *b, int c);
+int llr_buf_printf(llr_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+void llr_buf_clear(llr_buf *b); /* len = 0, keeps memory */
+void llr_buf_free(llr_buf *b);
+
+/* ------------------------------------------------------------------- rng */
+
+/* xoshiro256** seeded through splitmix64.  All randomness in llrnn goes
+ * through one of these, passed by pointer: same seed, same stream. */
+typedef struct llr_rng {
+	uint64_t s[4];
+} llr_rng;
+
+void llr_rng_seed(llr_rng *r, uint64_t seed);
+uint64_t llr_rng_u64(llr_rng *r);
+double llr_rng_uniform(llr_rng *r);              /* [0, 1) */
+uint64_t llr_rng_below(llr_rng *r, uint64_t n);  /* [0, n), unbiased; n > 0 */
+double llr_rng_normal(llr_rng *r);               /* N(0, 1) */
+void llr_rng_shuffle_i32(llr_rng *r, int32_t *a, size_t n); /* Fisher-Yates */
+
+/* --------------------------------------------------------------- tensors */
+
+typedef enum llr_dtype { LLR_F32 = 1, LLR_I32 = 2, LLR_I64 = 3, LLR_F64 = 4 } llr_dtype;
+
+#define LLR_MAX_DIMS 4
+
+/* Dense, row-major, stride-free. */
+typedef struct llr_tensor {
+	llr_dtype dtype;
+	int ndim;
+	int64_t shape[LLR_MAX_DIMS];
+	void *data; /* owned */
+} llr_tensor;
+
+size_t llr_dtype_size(llr_dtype t);
+const char *llr_dtype_name(llr_dtype t); /* "float32", "int32"... */
+/* A zero-filled tensor; NULL on bad shape (err says why) or no memory. */
+llr_tensor *llr_tensor_new(llr_dtype t, int ndim, const int64_t *shape, llr_err *err);
+void llr_tensor_free(llr_tensor *t);
+size_t llr_tensor_numel(const llr_tensor *t);
+size_t llr_tensor_nbytes(const llr_tensor *t);
+/* "3x4" into buf (for messages). */
+const char *llr_shape_str(int ndim, const int64_t *shape, char *buf, size_t size);
+
+/* Compressed sparse rows: rows x cols, row r's entries are
+ * indices[indptr[r] .. indptr[r+1]) with values data[...], columns strictly
+ * increasing within a row.  nnz is limited to INT32_MAX. */
+typedef struct llr_csr {
+	int32_t rows, cols;
+	int32_t nnz;
+	int32_t *indptr;  /* rows + 1, owned */
+	int32_t *indices; /* nnz, owned */
+	float *data;      /* nnz, owned */
+} llr_csr;
+
+llr_csr *llr_csr_new(int32_t rows, int32_t cols, int32_t nnz, llr_err *err);
+void llr_csr_free(llr_csr *m);
+/* LLR_OK if indptr is monotone from 0 to nnz, indices in range and strictly
+ * increasing per row, values finite; otherwise LLR_EFORMAT naming the row. */
+int llr_csr_check(const llr_csr *m, llr_err *err);
+llr_csr *llr_csr_identity(int32_t n, llr_err *err);
+llr_csr *llr_csr_copy(const llr_csr *m, llr_err *err);
+
+/* Row-by-row construction: append rows in order, then finish. */
+typedef struct llr_csr_builder llr_csr_builder;
+llr_csr_builder *llr_csr_builder_new(int32_t cols);
+/* cols need not be sorted; duplicates are summed. */
+int llr_csr_builder_row(llr_csr_builder *b, const int32_t *cols, const float *vals, size_t n, llr_err *err);
+/* Returns the matrix (caller frees) and frees the builder. */
+llr_csr *llr_csr_builder_finish(llr_csr_builder *b, llr_err *err);
+void llr_csr_builder_free(llr_csr_builder *b);
+
+/* ----------------------------------------------------- string interning */
+
+/* Byte strings -> dense ids 0..n-1 in insertion order. */
+typedef struct llr_strmap llr_strmap;
+llr_strmap *llr_strmap_new(void);
+void llr_strmap_free(llr_strmap *m);
+int32_t llr_strmap_get(const llr_strmap *m, const char *s, size_t len); /* -1 absent */
+/* Existing or new id; LLR_ENOMEM (<0) on failure. */
+int32_t llr_strmap_add(llr_strmap *m, const char *s, size_t len);
+size_t llr_strmap_size(const llr_strmap *m);
+const char *llr_strmap_str(const llr_strmap *m, int32_t id); /* NUL-terminated */
+size_t llr_strmap_len(const llr_strmap *m, int32_t id);
+
+/* ------------------------------------------------------------------ input */
+
+/* Every text input goes through libarchive: plain, gzip, bzip2, xz, zstd,
+ * from a file or stdin, never seeking.  path NULL or "-" is stdin, named
+ * "<stdin>" in messages. */
+typedef struct llr_input llr_input;
+llr_input *llr_input_open(const char *path, llr_err *err);
+/* Reads up to n bytes; returns bytes read, 0 at end, <0 on error. */
+ssize_t llr_input_read(llr_input *in, void *buf, size_t n, llr_err *err);
+const char *llr_input_name(const llr_input *in);
+void llr_input_close(llr_input *in);
+
+/* An archive of documents (tar, zip, 7z, cpio, ar, iso, any compression),
+ * or, when the input is not an archive, one document: the whole (possibly
+ * compressed) text, named after the file.  Only regular members are
+ * returned; directories, links and devices are skipped. */
+typedef struct llr_archive llr_archive;
+llr_archive *llr_archive_open(const char *path, llr_err *err);
+/* Advance to the next regular member: 1 and its name (valid until the next
+ * call) and size (-1 if unknown), 0 at the end, <0 on error (a truncated
+ * or corrupt archive). */
+int llr_archive_next(llr_archive *a, const char **name, int64_t *size, llr_err *err);
+/* Read from the current member: bytes, 0 at its end, <0 on error. */
+ssize_t llr_archive_read(llr_archive *a, void *buf, size_t n, llr_err *err);
+const char *llr_archive_name(const llr_archive *a); /* the archive's path */
+void llr_archive_close(llr_archive *a);
+
+/* --------------------------------------------------------------- lines */
+
+#define LLR_MAX_LINE ((size_t)64 << 20) /* 64 MiB: longer is LLR_ERANGE */
+
+enum {
+	LLR_LINES_REPLACE_INVALID = 1, /* invalid UTF-8 -> U+FFFD instead of an error */
+	LLR_LINES_NO_VALIDATE = 2,     /* bytes as they are */
+};
+
+/* UTF-8 line reader over a byte source.  Lines are returned without their
+ * "\n" or "\r\n", NUL-terminated, valid until the next call. */
+typedef struct llr_lines llr_lines;
+typedef ssize_t (*llr_read_fn)(void *src, void *buf, size_t n, llr_err *err);
+/* Open a file (through llr_input_open). */
+llr_lines *llr_lines_open(const char *path, int flags, llr_err *err);
+/* Read from any source; name is used in messages; src is not owned. */
+llr_lines *llr_lines_from(llr_read_fn fn, void *src, const char *name, int flags);
+/* 1 with a line, 0 at end, <0 on error ("name:line: invalid UTF-8"). */
+int llr_lines_next(llr_lines *l, const char **line, size_t *len, llr_err *err);
+size_t llr_lines_lineno(const llr_lines *l);
+const char *llr_lines_name(const llr_lines *l);
+/* Number of invalid sequences replaced so far (with REPLACE_INVALID). */
+size_t llr_lines_replaced(const llr_lines *l);
+void llr_lines_close(llr_lines *l);
+
+/* Length of the valid UTF-8 prefix of s[0..n). */
+size_t llr_utf8_valid_prefix(const char *s, size_t n);
+/* Decode one code point at s (n bytes left): its length, or -1 if invalid. */
+int llr_utf8_decode(const char *s, size_t n, int32_t *cp);
+
+/* --------------------------------------------------------- tensor archive */
+
+/* DESIGN section 3 and llrnn-tensor(5): a POSIX tar (pax) stream whose
+ * first member is a text `meta` (key=value lines: format=llrnn, version,
+ * kind...), then .npy v1.0 members (little-endian, C order) and text
+ * members. */
+
+#define LLR_FORMAT_VERSION 1
+
+/* key=value metadata, in insertion order. */
+typedef struct llr_meta llr_meta;
+llr_meta *llr_meta_new(void);
+void llr_meta_free(llr_meta *m);
+int llr_meta_set(llr_meta *m, const char *key, const char *value);
+int llr_meta_setf(llr_meta *m, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+const char *llr_meta_get(const llr_meta *m, const char *key); /* NULL absent */
+/* Integer/real value of key into *out; LLR_EFORMAT if absent or malformed. */
+int llr_meta_get_i64(const llr_meta *m, const char *key, int64_t *out, llr_err *err);
+int llr_meta_get_f64(const llr_meta *m, const char *key, double *out, llr_err *err);
+size_t llr_meta_count(const llr_meta *m);
+void llr_meta_at(const llr_meta *m, size_t i, const char **key, const char **value);
+int llr_meta_format(const llr_meta *m, llr_buf *out);
+int llr_meta_parse(llr_meta *m, const char *text, size_t len, llr_err *err);
+
+typedef struct llr_tensor_writer llr_tensor_writer;
+/* Start a tensor archive.  path "-" or NULL writes to stdout; a file is
+ * written to a temporary beside it and renamed into place by
+ * llr_tw_close, so a reader never sees a partial file.  The meta member
+ * is written first; format and version are added to it. */
+llr_tensor_writer *llr_tw_open(const char *path, const char *kind, const llr_meta *meta, llr_err *err);
+int llr_tw_put(llr_tensor_writer *w, const char *name, const llr_tensor *t, llr_err *err);
+/* Same from a raw array. */
+int llr_tw_put_raw(llr_tensor_writer *w, const char *name, llr_dtype dt, int ndim, const int64_t *shape, const void *data, llr_err *err);
+int llr_tw_put_text(llr_tensor_writer *w, const char *name, const char *text, size_t len, llr_err *err);
+/* CSR as three members: name/indptr, name/indices (int32), name/data (f32). */
+int llr_tw_put_csr(llr_tensor_writer *w, const char *name, const llr_csr *m, llr_err *err);
+/* Finish: flush, close, rename into place.  Frees w even on error. */
+int llr_tw_close(llr_tensor_writer *w, llr_err *err);
+/* Give up: remove the temporary file.  Frees w. */
+void llr_tw_abort(llr_tensor_writer *w);
+
+typedef struct llr_tensor_reader llr_tensor_reader;
+/* Open and read `meta`; checks format=llrnn, that kind equals `kind` (NULL
+ * accepts any) and version <= LLR_FORMAT_VERSION, with a message saying
+ * what the file is and what to do on a mismatch (LLR_EKIND). */
+llr_tensor_reader *llr_tr_open(const char *path, const char *kind, llr_err *err);
+const llr_meta *llr_tr_meta(const llr_tensor_reader *r);
+/* Next member: 1 with its name (.npy suffix removed: "phi/indptr"), 0 at
+ * the end, <0 on a truncated or foreign stream. */
+int llr_tr_next(llr_tensor_reader *r, const char **name, llr_err *err);
+/* Read the current member as a tensor (checks .npy magic, header, dtype,
+ * and that the payload has exactly the declared size). */
+int llr_tr_tensor(llr_tensor_reader *r, llr_tensor **out, llr_err *err);
+/* Same, and check dtype and shape (shape entries < 0 match anything). */
+int llr_tr_tensor_expect(llr_tensor_reader *r, llr_dtype dt, int ndim, const int64_t *shape, llr_tensor **out, llr_err *err);
+/* Read the current member as text (caller frees *text). */
+int llr_tr_text(llr_tensor_reader *r, char **text, size_t *len, llr_err *err);
+/* Read name/indptr, name/indices, name/data starting at the current member
+ * (whose name must be name/indptr), check them, and build the matrix. */
+int llr_tr_csr(llr_tensor_reader *r, const char *name, int32_t cols, llr_csr **out, llr_err *err);
+void llr_tr_close(llr_tensor_reader *r);
+
+/* -------------------------------------------------------------- text */
+
+/* Tokenizer (tok, disc-pairs): Unicode normalisation and case folding via
+ * utf8proc, punctuation split off, numbers/URLs/e-mails kept whole,
+ * language-aware clitics, optional sentence splitting. */
+typedef struct llr_tok_opts {
+	int lower;        /* Unicode lowercase */
+	int nfkc;         /* NFKC instead of NFC */
+	const char *lang; /* "en", "fr" or NULL (no clitic rules) */
+	int chars;        /* character mode: each character a token, U+2581 for spaces */
+} llr_tok_opts;
+
+typedef struct llr_tokenizer llr_tokenizer;
+llr_tokenizer *llr_tokenizer_new(const llr_tok_opts *o, llr_err *err);
+void llr_tokenizer_free(llr_tokenizer *t);
+/* Append the tokens of text[0..len) to out, single-space separated.  With
+ * split_sentences, sentences are separated by '\n' (no trailing '\n').
+ * Returns LLR_OK or a negative code. */
+int llr_tokenize(llr_tokenizer *t, const char *text, size_t len, int split_sentences, llr_buf *out, llr_err *err);
+/* Normalise (NFC/NFKC) and optionally lowercase one already tokenised
+ * string, replacing its content in out. */
+int llr_normalize(const char *s, size_t len, int nfkc, int lower, llr_buf *out, llr_err *err);
+
+/* ------------------------------------------------------------ vocabulary */
+
+#define LLR_BOS "<s>"
+#define LLR_EOS "</s>"
+#define LLR_UNK "<unk>"
+
+/* token <-> id with counts.  Ids are dense; after llr_vocab_sort they are
+ * in DESIGN order: count descending, ties in byte order. */
+typedef struct llr_vocab llr_vocab;
+llr_vocab *llr_vocab_new(void);
+void llr_vocab_free(llr_vocab *v);
+/* Add count to token (creating it). Returns its id or <0. */
+int32_t llr_vocab_add(llr_vocab *v, const char *tok, size_t len, int64_t count);
+/* Count the space-separated tokens of one sentence, plus one </s>. */
+int llr_vocab_count_line(llr_vocab *v, const char *line, size_t len, llr_err *err);
+/* Re-number by count descending, ties in byte order. */
+int llr_vocab_sort(llr_vocab *v, llr_err *err);
+/* Read `token<TAB>count` lines, adding counts (merging). */
+int llr_vocab_read(llr_vocab *v, llr_lines *l, llr_err *err);
+size_t llr_vocab_size(const llr_vocab *v);
+int32_t llr_vocab_id(const llr_vocab *v, const char *tok, size_t len); /* -1 absent */
+const char *llr_vocab_token(const llr_vocab *v, int32_t id);
+int64_t llr_vocab_count(const llr_vocab *v, int32_t id);
+
+/* ------------------------------------------------------------- features */
+
+/* Features computed from the string alone, for any word, seen or not;
+ * stored in the features stream and the model so score/gen can featurize
+ * an unseen word exactly as featurize did. */
+typedef struct llr_extractors {
+	int ortho;              /* orthographic classes (ORTH:...) */
+	int suffix;             /* SUF: suffixes of 1..suffix characters, 0 = off */
+	int ngram_min, ngram_max; /* CNG: character n-grams with ^ $ markers, 0 = off */
+} llr_extractors;
+
+/* Call emit(name, len, value, ctx) for every feature of word (UTF-8).
+ * Returns LLR_OK or the first negative value emit returned. */
+typedef int (*llr_feature_fn)(const char *name, size_t len, float value, void *ctx);
+int llr_extract(const llr_extractors *x, const char *word, size_t len, llr_feature_fn emit, void *ctx);
+/* meta round trip: keys extract.ortho, extract.suffix, extract.ngrams. */
+int llr_extractors_to_meta(const llr_extractors *x, llr_meta *m);
+int llr_extractors_from_meta(llr_extractors *x, const llr_meta *m, llr_err *err);
+
+/* ------------------------------------------------------ features stream */
+
+/* What featurize writes and train reads (kind "features"), also the word
+ * model part of a model file.  See llrnn-tensor(5). */
+typedef struct llr_lexicon {
+	llr_strmap *vocab;     /* V tokens in id order, includes </s> and <unk> */
+	llr_strmap *features;  /* F output feature names in column order */
+	llr_strmap *features_in; /* input feature names if psi differs, else NULL */
+	llr_csr *phi;          /* V x F */
+	llr_csr *psi;          /* V x F_in, or NULL: psi = phi */
+	float *logb;           /* V: log background, finite where p > 0 */
+	int32_t eos_id, unk_id;
+	llr_extractors extract;
+	llr_meta *meta;        /* everything else featurize recorded */
+} llr_lexicon;
+
+void llr_lexicon_free(llr_lexicon *x);
+/* Write meta-level keys and members vocab, features[, features_in], phi/,
+ * [psi/,] logb (no meta member: the caller's writer owns that). */
+int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err);
+/* Read those members from r, current member first; stops after logb, so
+ * the caller goes on reading its own members. */
+int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err);
+
+/* ------------------------------------------------- lexicon: unseen words */
+
+/* The feature row of a word, seen or not: for a vocabulary word its row of
+ * phi (input_side 0) or psi (input_side 1); for an unseen word the
+ * extractor features that exist among the model's features, plus
+ * TOP:@notTop when that feature exists.  cols/vals hold up to cap entries,
+ * sorted by column; *n is the count.  LLR_ERANGE if cap is too small. */
+int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int input_side, int32_t *cols, float *vals, size_t cap, size_t *n, llr_err *err);
+
+/* --------------------------------------------------------------- network */
+
+/* The LSTM language model of DESIGN section 1.  One code path for both
+ * outputs: the softmax RNN is the log-linear layer with phi = identity and
+ * uniform b.  Layout: time-major, position n = t * B + b. */
+
+enum { LLR_OUT_LOGLINEAR = 1, LLR_OUT_SOFTMAX = 2 };
+
+#define LLR_BOS_ID (-1) /* input id of <s> (it has its own embedding) */
+
+typedef struct llr_net_config {
+	int32_t vocab;     /* V */
+	int32_t feat_out;  /* F: columns of phi (softmax: V) */
+	int32_t feat_in;   /* F_in: columns of psi (softmax: V) */
+	int32_t embed;     /* embedding size (default 256) */
+	int32_t hidden;    /* LSTM size (default 256) */
+	int32_t layers;    /* LSTM layers (default 2) */
+	float dropout;     /* between layers, training only */
+	int output;        /* LLR_OUT_* */
+} llr_net_config;
+
+typedef struct llr_net llr_net;
+/* phi (V x F), psi (V x F_in, NULL = phi) and logb (V) are borrowed and
+ * must outlive the net; for LLR_OUT_SOFTMAX all three are ignored (pass
+ * NULL) and the net uses identity features and a uniform background. */
+llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err);
+void llr_net_free(llr_net *net);
+const llr_net_config *llr_net_cfg(const llr_net *net);
+/* All parameters are one flat array; gradients have the same layout. */
+float *llr_net_params(llr_net *net, size_t *n);
+float *llr_net_grads(llr_net *net, size_t *n);
+/* The parameter tensors, in a fixed order: name ("embed", "lstm0/wx"...),
+ * shape and offset into the flat array. */
+size_t llr_net_n_tensors(const llr_net *net);
+void llr_net_tensor_info(const llr_net *net, size_t i, const char **name, int *ndim, int64_t shape[2], size_t *offset);
+/* Fresh weights (uniform +-0.08 style, forget-gate bias 1). */
+void llr_net_init(llr_net *net, llr_rng *rng);
+
+typedef struct llr_batch {
+	int B, T;              /* B sequences, T steps (padded) */
+	const int32_t *input;  /* T x B: row ids of psi, LLR_BOS_ID for <s> */
+	const int32_t *target; /* T x B: vocabulary ids to predict, -1 = padding */
+	const llr_csr *psi;    /* NULL: the net's psi; else a matrix with F_in
+	                          columns whose rows the input ids index (score
+	                          uses it for unseen words) */
+} llr_batch;
+
+/* Forward and backward over a batch: *nll = sum of -log p(target) over
+ * non-padding positions, *ntok = their number; gradients are ADDED to
+ * llr_net_grads (the caller zeroes them).  Dropout is applied when rng is
+ * not NULL.  LLR_ENAN if the loss is not finite. */
+int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *nll, int64_t *ntok, llr_err *err);
+/* Forward only: logp[t*B+b] = log p(target) (0 at padding).  If norm_err is
+ * not NULL it receives max over positions of |sum_x p(x) - 1|. */
+int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
+
+/* Step-by-step inference (gen, beam search): LSTM state for B streams. */
+typedef struct llr_net_state llr_net_state;
+llr_net_state *llr_net_state_new(const llr_net *net, int B);
+void llr_net_state_free(llr_net_state *s);
+void llr_net_state_reset(llr_net_state *s);
+/* Copy stream sb of src into stream db of dst (same net). */
+void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, int sb);
+/* Feed one input id per stream (input[b], LLR_BOS_ID for <s>; psi as in
+ * llr_batch) and get log p(x) for every x in V: logp is B x V. */
+int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr_csr *psi, float *logp, llr_err *err);
+
+/* ----------------------------------------------------------------- model */
+
+/* A model file (kind "model", llrnn-model(5)): the lexicon, the network
+ * configuration and weights, and the training state for --resume. */
+typedef struct llr_model {
+	llr_lexicon *lex;
+	llr_net *net;
+	llr_meta *meta; /* hyperparameters and training summary */
+} llr_model;
+
+/* Load and check kind, version, every shape, finite weights. */
+int llr_model_load(const char *path, llr_model **out, llr_err *err);
+void llr_model_free(llr_model *m);
+
+/* ------------------------------------------------------------ BLAS seam */
+
+/* C = alpha op(A) op(B) + beta C, row-major; op = transpose when trans. */
+void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+void llr_blas_set_threads(int n); /* n <= 0: number of cores */
+int llr_blas_threads(void);
+
+#endif

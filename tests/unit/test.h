@@ -1,0 +1,83 @@
+/*
+ * test.h - a minimal TAP harness for the C unit tests.
+ *
+ * Each test is a function registered in main() with RUN(fn); CHECK and
+ * CHECK_NEAR record failures without stopping the test, so one run reports
+ * every broken expectation.  Output is TAP, counted by scripts/run-tests.
+ */
+#ifndef LLR_TEST_H
+#define LLR_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int t_failed_checks;
+static int t_number;
+static int t_any_failed;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("#   %s:%d: CHECK(%s) failed\n", __FILE__,     \
+			       __LINE__, #cond);                              \
+			t_failed_checks++;                                     \
+		}                                                              \
+	} while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                  \
+	do {                                                                   \
+		double t_a_ = (a), t_b_ = (b);                                 \
+		if (!(fabs(t_a_ - t_b_) <= (tol))) {                           \
+			printf("#   %s:%d: %s = %.9g, %s = %.9g, tol %g\n",   \
+			       __FILE__, __LINE__, #a, t_a_, #b, t_b_,        \
+			       (double)(tol));                                 \
+			t_failed_checks++;                                     \
+		}                                                              \
+	} while (0)
+
+#define CHECK_OK(expr)                                                         \
+	do {                                                                   \
+		llr_err t_e_ = {0};                                            \
+		int t_rc_ = (expr);                                            \
+		(void)t_e_;                                                    \
+		if (t_rc_ != 0) {                                              \
+			printf("#   %s:%d: %s returned %d\n", __FILE__,       \
+			       __LINE__, #expr, t_rc_);                        \
+			t_failed_checks++;                                     \
+		}                                                              \
+	} while (0)
+
+#define RUN(fn)                                                                \
+	do {                                                                   \
+		t_failed_checks = 0;                                           \
+		fn();                                                          \
+		t_number++;                                                    \
+		printf("%sok %d - %s\n", t_failed_checks ? "not " : "",       \
+		       t_number, #fn);                                        \
+		if (t_failed_checks)                                           \
+			t_any_failed = 1;                                      \
+		fflush(stdout);                                                \
+	} while (0)
+
+/* Print the plan first: tests/unit files call PLAN(n) then RUN each. */
+#define PLAN(n) printf("1..%d\n", (n))
+#define DONE() return t_any_failed
+
+/* A scratch directory for files tests write; removed by the OS tmp cleaner. */
+static inline const char *test_tmpdir(void)
+{
+	static char dir[256];
+	if (!dir[0]) {
+		const char *t = getenv("TMPDIR");
+		snprintf(dir, sizeof dir, "%s/llrnn-unit-XXXXXX", t ? t : "/tmp");
+		if (!mkdtemp(dir)) {
+			perror("mkdtemp");
+			exit(2);
+		}
+	}
+	return dir;
+}
+
+#endif

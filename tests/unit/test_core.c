@@ -1,0 +1,141 @@
+/*
+ * test_core.c - unit tests for errors, allocation, the RNG, tensors, CSR
+ * matrices and string interning.
+ */
+#include "llrnn.h"
+#include "test.h"
+
+static void test_err(void)
+{
+	llr_err e = {0};
+	CHECK(llr_err_set(&e, LLR_EFORMAT, "%s:%d: bad", "f", 3) == LLR_EFORMAT);
+	CHECK(!strcmp(e.msg, "f:3: bad"));
+	llr_err_prefix(&e, "tool");
+	CHECK(!strcmp(e.msg, "tool: f:3: bad"));
+	CHECK(!strcmp(llr_strerror(LLR_EUTF8), "invalid UTF-8"));
+	CHECK(llr_err_set(NULL, LLR_EIO, "x") == LLR_EIO);
+}
+
+static void test_buf(void)
+{
+	llr_buf b = {0};
+	for (int i = 0; i < 1000; i++)
+		CHECK(llr_buf_printf(&b, "%d,", i) == LLR_OK);
+	CHECK(b.len == strlen(b.data));
+	CHECK(!strncmp(b.data, "0,1,2,", 6));
+	llr_buf_clear(&b);
+	CHECK(b.len == 0 && b.data[0] == 0);
+	llr_buf_free(&b);
+	CHECK(llr_reallocarray(NULL, SIZE_MAX / 2, 4) == NULL);
+}
+
+static void test_rng(void)
+{
+	llr_rng a, b;
+	llr_rng_seed(&a, 42);
+	llr_rng_seed(&b, 42);
+	for (int i = 0; i < 100; i++)
+		CHECK(llr_rng_u64(&a) == llr_rng_u64(&b));
+	llr_rng_seed(&b, 43);
+	CHECK(llr_rng_u64(&a) != llr_rng_u64(&b));
+	double sum = 0, sq = 0;
+	int n = 100000, hist[10] = {0};
+	for (int i = 0; i < n; i++) {
+		double u = llr_rng_uniform(&a);
+		CHECK(u >= 0 && u < 1);
+		hist[llr_rng_below(&a, 10)]++;
+		double z = llr_rng_normal(&a);
+		sum += z;
+		sq += z * z;
+	}
+	CHECK_NEAR(sum / n, 0.0, 0.02);
+	CHECK_NEAR(sq / n, 1.0, 0.03);
+	for (int i = 0; i < 10; i++)
+		CHECK_NEAR(hist[i] / (double)n, 0.1, 0.01);
+	int32_t p[50];
+	for (int i = 0; i < 50; i++)
+		p[i] = i;
+	llr_rng_shuffle_i32(&a, p, 50);
+	int seen[50] = {0}, moved = 0;
+	for (int i = 0; i < 50; i++) {
+		seen[p[i]]++;
+		moved += p[i] != i;
+	}
+	for (int i = 0; i < 50; i++)
+		CHECK(seen[i] == 1);
+	CHECK(moved > 30);
+}
+
+static void test_tensor(void)
+{
+	llr_err e = {0};
+	int64_t shape[2] = {3, 4};
+	llr_tensor *t = llr_tensor_new(LLR_F32, 2, shape, &e);
+	CHECK(t && llr_tensor_numel(t) == 12 && llr_tensor_nbytes(t) == 48);
+	CHECK(((float *)t->data)[11] == 0.0f);
+	char buf[32];
+	CHECK(!strcmp(llr_shape_str(2, shape, buf, sizeof buf), "3x4"));
+	llr_tensor_free(t);
+	int64_t bad[1] = {-1};
+	CHECK(llr_tensor_new(LLR_I32, 1, bad, &e) == NULL && e.code == LLR_ERANGE);
+	llr_tensor_free(NULL);
+}
+
+static void test_csr(void)
+{
+	llr_err e = {0};
+	llr_csr_builder *b = llr_csr_builder_new(5);
+	int32_t c0[] = {3, 1, 3};
+	float v0[] = {1, 2, 0.5f};
+	CHECK(llr_csr_builder_row(b, c0, v0, 3, &e) == LLR_OK);
+	CHECK(llr_csr_builder_row(b, NULL, NULL, 0, &e) == LLR_OK);
+	int32_t c2[] = {4};
+	CHECK(llr_csr_builder_row(b, c2, NULL, 1, &e) == LLR_OK);
+	int32_t bad[] = {5};
+	CHECK(llr_csr_builder_row(b, bad, NULL, 1, &e) == LLR_EINVAL);
+	llr_csr *m = llr_csr_builder_finish(b, &e);
+	CHECK(m && m->rows == 3 && m->cols == 5 && m->nnz == 3);
+	CHECK(m->indices[0] == 1 && m->data[0] == 2 && m->indices[1] == 3 && m->data[1] == 1.5f);
+	CHECK(m->indptr[1] == 2 && m->indptr[2] == 2 && m->indptr[3] == 3);
+	CHECK(llr_csr_check(m, &e) == LLR_OK);
+	m->indices[1] = 1;
+	CHECK(llr_csr_check(m, &e) == LLR_EFORMAT);
+	llr_csr_free(m);
+	llr_csr *id = llr_csr_identity(4, &e);
+	CHECK(id && llr_csr_check(id, &e) == LLR_OK && id->nnz == 4);
+	llr_csr *cp = llr_csr_copy(id, &e);
+	CHECK(cp && cp->indices[3] == 3);
+	llr_csr_free(id);
+	llr_csr_free(cp);
+}
+
+static void test_strmap(void)
+{
+	llr_strmap *m = llr_strmap_new();
+	char s[32];
+	for (int i = 0; i < 5000; i++) {
+		int n = snprintf(s, sizeof s, "w%d", i);
+		CHECK(llr_strmap_add(m, s, (size_t)n) == i);
+	}
+	CHECK(llr_strmap_size(m) == 5000);
+	CHECK(llr_strmap_get(m, "w4321", 5) == 4321);
+	CHECK(llr_strmap_get(m, "w4321x", 6) == -1);
+	CHECK(llr_strmap_add(m, "w7", 2) == 7);
+	CHECK(!strcmp(llr_strmap_str(m, 99), "w99") && llr_strmap_len(m, 99) == 3);
+	CHECK(llr_strmap_add(m, "a\0b", 3) == 5000);
+	CHECK(llr_strmap_get(m, "a", 1) == -1);
+	llr_strmap_free(m);
+	llr_strmap_free(NULL);
+}
+
+int main(void)
+{
+	PLAN(6);
+	RUN(test_err);
+	RUN(test_buf);
+	RUN(test_rng);
+	RUN(test_tensor);
+	RUN(test_csr);
+	RUN(test_strmap);
+	DONE();
+}

@@ -1,0 +1,186 @@
+/*
+ * cli.c - the tools' shared helpers (see cli.h): messages, exits, option
+ * number parsing, atomic output files, terminal checks, wall clock.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *cli_prog = "llrnn";
+
+void cli_init(const char *argv0, const char *name)
+{
+	(void)argv0;
+	cli_prog = name;
+}
+
+static void vmsg(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", cli_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void cli_die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void cli_die_err(const llr_err *e)
+{
+	if (e && e->msg[0])
+		cli_die("%s", e->msg);
+	cli_die("%s", llr_strerror(e ? e->code : LLR_EIO));
+}
+
+void cli_usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+	fputs(usage, stderr);
+	exit(2);
+}
+
+long long cli_parse_int(const char *usage, const char *opt, const char *s, long long lo, long long hi)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		cli_usage_error(usage, "%s: not an integer: '%s'", opt, s);
+	if (v < lo || v > hi)
+		cli_usage_error(usage, "%s: %lld out of range [%lld, %lld]", opt, v, lo, hi);
+	return v;
+}
+
+double cli_parse_double(const char *usage, const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		cli_usage_error(usage, "%s: not a number: '%s'", opt, s);
+	if (v < lo || v > hi)
+		cli_usage_error(usage, "%s: %g out of range [%g, %g]", opt, v, lo, hi);
+	return v;
+}
+
+void cli_output_open(cli_output *o, const char *path)
+{
+	memset(o, 0, sizeof *o);
+	if (!path || !strcmp(path, "-")) {
+		o->fp = stdout;
+		return;
+	}
+	size_t n = strlen(path) + 16;
+	o->path = strdup(path);
+	o->tmp_path = malloc(n);
+	if (!o->path || !o->tmp_path)
+		cli_die("out of memory");
+	snprintf(o->tmp_path, n, "%s.tmpXXXXXX", path);
+	int fd = mkstemp(o->tmp_path);
+	if (fd < 0)
+		cli_die("%s: %s", path, strerror(errno));
+	fchmod(fd, 0644 & ~umask(umask(0)));
+	o->fp = fdopen(fd, "w");
+	if (!o->fp)
+		cli_die("%s: %s", path, strerror(errno));
+}
+
+void cli_output_close(cli_output *o)
+{
+	if (o->fp == stdout || !o->fp) {
+		cli_flush_stdout();
+		return;
+	}
+	int bad = fflush(o->fp) != 0 || ferror(o->fp);
+	int err = errno;
+	if (fclose(o->fp) != 0 && !bad) {
+		bad = 1;
+		err = errno;
+	}
+	o->fp = NULL;
+	if (bad) {
+		unlink(o->tmp_path);
+		cli_die("%s: write error: %s", o->path, strerror(err));
+	}
+	if (rename(o->tmp_path, o->path) != 0) {
+		err = errno;
+		unlink(o->tmp_path);
+		cli_die("%s: %s", o->path, strerror(err));
+	}
+	free(o->path);
+	free(o->tmp_path);
+	o->path = o->tmp_path = NULL;
+}
+
+void cli_output_abort(cli_output *o)
+{
+	if (o->fp && o->fp != stdout) {
+		fclose(o->fp);
+		unlink(o->tmp_path);
+	}
+	o->fp = NULL;
+}
+
+void cli_refuse_tty(int fd, const char *what)
+{
+	if (isatty(fd) && !getenv("LLRNN_FORCE_TTY"))
+		cli_die("refusing to write %s to a terminal; redirect it or use -o FILE", what);
+}
+
+void cli_stdout_linebuf(void)
+{
+	struct stat st;
+	if (fstat(1, &st) == 0 && !S_ISREG(st.st_mode))
+		setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+void cli_flush_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		cli_die("<stdout>: write error: %s", strerror(errno));
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+const char *cli_duration(double s, char *buf, size_t size)
+{
+	if (!(s >= 0) || s > 1e8)
+		snprintf(buf, size, "?");
+	else if (s < 60)
+		snprintf(buf, size, "%.0fs", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, size, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+	return buf;
+}

@@ -1,0 +1,54 @@
+/*
+ * cli.h - helpers shared by the llrnn tools and never used by lib/:
+ * messages and exits in the `tool: object: reason` shape, number parsing
+ * with range checks, output files written atomically, terminal checks,
+ * wall-clock time.  Exit statuses: 0 ok, 1 runtime or data error,
+ * 2 usage error.
+ */
+#ifndef LLR_CLI_H
+#define LLR_CLI_H
+
+#include <stdio.h>
+#include <stdint.h>
+
+#include "llrnn.h"
+
+extern const char *cli_prog; /* set by cli_init from argv[0]'s basename */
+
+void cli_init(const char *argv0, const char *name);
+/* "prog: message\n" on stderr; die exits 1. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Report a library error ("prog: msg") and exit 1. */
+_Noreturn void cli_die_err(const llr_err *e);
+/* Usage error: "prog: message" then the usage text on stderr, exit 2. */
+_Noreturn void cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse a whole option argument into [lo, hi] or exit 2 naming the option. */
+long long cli_parse_int(const char *usage, const char *opt, const char *s, long long lo, long long hi);
+double cli_parse_double(const char *usage, const char *opt, const char *s, double lo, double hi);
+
+ * that cli_output_close renames into place (never a partial file). */
+typedef struct cli_output {
+	FILE *fp;
+	char *path;     /* final path, NULL for stdout */
+	char *tmp_path; /* temporary, NULL for stdout */
+} cli_output;
+void cli_output_open(cli_output *o, const char *path);
+/* Flush, check for write errors, close and rename; exits 1 on failure. */
+void cli_output_close(cli_output *o);
+/* Remove the temporary (on an error path). */
+void cli_output_abort(cli_output *o);
+/* Refuse to write binary data to a terminal unless forced. */
+void cli_refuse_tty(int fd, const char *what);
+/* Line-buffer stdout when it is a pipe or terminal (not a regular file). */
+void cli_stdout_linebuf(void);
+/* Exit 1 if writing stdout failed (sbase fshut). */
+void cli_flush_stdout(void);
+
+/* Wall clock in seconds. */
+double cli_now(void);
+/* "3m12s" style duration into buf. */
+const char *cli_duration(double seconds, char *buf, size_t size);
+
+#endif
