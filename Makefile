@@ -41,10 +41,13 @@ endif
 
 LIB_SRC := $(sort $(wildcard lib/*.c))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
-CLI_SRC := $(filter tools/cli%.c,$(wildcard tools/*.c))
-CLI_OBJ := $(CLI_SRC:tools/%.c=build/tools/%.o)
-TOOL_SRC := $(filter-out $(CLI_SRC),$(sort $(wildcard tools/*.c)))
+# tools/<tool>.c holds a tool's main; every other tools/*.c is a CLI-only
+# helper, archived in build/libcli.a (never part of libllrnn).
+TOOL_NAMES := tok vocab featurize train score gen disc-pairs
+TOOL_SRC := $(sort $(wildcard $(TOOL_NAMES:%=tools/%.c)))
 TOOLS := $(TOOL_SRC:tools/%.c=%)
+CLI_SRC := $(filter-out $(TOOL_SRC),$(sort $(wildcard tools/*.c)))
+CLI_OBJ := $(CLI_SRC:tools/%.c=build/tools/%.o)
 BINS := $(TOOLS:%=bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNITS := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
@@ -61,6 +64,11 @@ deps:
 	@scripts/install-deps
 
 build/libllrnn.a: $(LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+build/libcli.a: $(CLI_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 build/llrnn.pc: Makefile
@@ -80,9 +88,9 @@ build/tests/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -c -o $@ $<
 
-$(BINS): bin/%: build/tools/%.o $(CLI_OBJ) build/libllrnn.a
+$(BINS): bin/%: build/tools/%.o build/libcli.a build/libllrnn.a
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(CLI_OBJ) build/libllrnn.a $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< build/libcli.a build/libllrnn.a $(LDLIBS)
 
 $(UNITS): build/tests/%: build/tests/%.o build/libllrnn.a
 	$(CC) $(LDFLAGS) -o $@ $< build/libllrnn.a $(LDLIBS)

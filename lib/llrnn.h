@@ -364,6 +364,26 @@ int llr_extract(const llr_extractors *x, const char *word, size_t len, llr_featu
 int llr_extractors_to_meta(const llr_extractors *x, llr_meta *m);
 int llr_extractors_from_meta(llr_extractors *x, const llr_meta *m, llr_err *err);
 
+/* ---------------------------------------------------------------- CoNLL-U */
+
+/* One CoNLL-U line, parsed in place (fields point into the line, which the
+ * parser modifies).  kind: 0 a syntactic word (integer ID), 1 a multiword
+ * token range ("1-2"), 2 an empty node ("3.1"); comments and blank lines
+ * are the caller's business. */
+typedef struct llr_conllu_word {
+	int kind;
+	const char *id, *form, *lemma, *upos, *xpos, *feats, *head, *deprel, *deps, *misc;
+	int range_first, range_last; /* for kind 1 */
+} llr_conllu_word;
+
+/* Parse a non-comment, non-blank line of 10 tab-separated columns; on
+ * error LLR_EFORMAT with a reason (the caller prefixes file:line). */
+int llr_conllu_parse(char *line, size_t len, llr_conllu_word *w, llr_err *err);
+/* Split FEATS ("Gender=Fem|PronType=Int,Rel" or "_") into tags
+ * "Gender:Fem", "PronType:Int", "PronType:Rel", calling emit for each;
+ * LLR_EFORMAT on a malformed pair. */
+int llr_conllu_feats(const char *feats, llr_feature_fn emit, void *ctx, llr_err *err);
+
 /* ------------------------------------------------------ features stream */
 
 /* What featurize writes and train reads (kind "features"), also the word
