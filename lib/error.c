@@ -49,7 +49,15 @@ int llr_err_prefix(llr_err *err, const char *fmt, ...)
 	vsnprintf(prefix, sizeof prefix, fmt, ap);
 	va_end(ap);
 	memcpy(old, err->msg, sizeof old);
-	snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old[0] ? old : llr_strerror(err->code));
+	const char *rest = old[0] ? old : llr_strerror(err->code);
+	size_t n = strlen(prefix);
+	if (n > sizeof err->msg - 3)
+		n = sizeof err->msg - 3;
+	memcpy(err->msg, prefix, n);
+	memcpy(err->msg + n, ": ", 2);
+	size_t room = sizeof err->msg - n - 3, m = strlen(rest);
+	memcpy(err->msg + n + 2, rest, m < room ? m : room);
+	err->msg[n + 2 + (m < room ? m : room)] = 0;
 	return err->code;
 }
 
