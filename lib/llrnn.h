@@ -190,7 +190,8 @@ void llr_input_close(llr_input *in);
 /* An archive of documents (tar, zip, 7z, cpio, ar, iso, any compression),
  * or, when the input is not an archive, one document: the whole (possibly
  * compressed) text, named after the file.  Only regular members are
- * returned; directories, links and devices are skipped. */
+ * returned; directories, links and devices are skipped (a zip read from a
+ * pipe cannot tell a symlink from a file: its member holds the target). */
 typedef struct llr_archive llr_archive;
 llr_archive *llr_archive_open(const char *path, llr_err *err);
 /* Advance to the next regular member: 1 and its name (valid until the next
@@ -227,9 +228,11 @@ const char *llr_lines_name(const llr_lines *l);
 size_t llr_lines_replaced(const llr_lines *l);
 void llr_lines_close(llr_lines *l);
 
-/* Length of the valid UTF-8 prefix of s[0..n). */
+/* Length of the valid UTF-8 prefix of s[0..n); a NUL byte counts as
+ * invalid (it cannot travel in a C string). */
 size_t llr_utf8_valid_prefix(const char *s, size_t n);
-/* Decode one code point at s (n bytes left): its length, or -1 if invalid. */
+/* Decode one code point at s (n bytes left): its length, or -1 if invalid
+ * (overlong, surrogate, above U+10FFFF, cut short; NUL decodes to 0). */
 int llr_utf8_decode(const char *s, size_t n, int32_t *cp);
 
 /* --------------------------------------------------------- tensor archive */
@@ -240,6 +243,10 @@ int llr_utf8_decode(const char *s, size_t n, int32_t *cp);
  * members. */
 
 #define LLR_FORMAT_VERSION 1
+/* Limits (llrnn-tensor(5)): a member holds at most 4 GiB, `meta` at most
+ * 16 MiB; larger is LLR_ERANGE, refused before anything is allocated. */
+#define LLR_MAX_MEMBER ((int64_t)1 << 32)
+#define LLR_MAX_META ((int64_t)16 << 20)
 
 /* key=value metadata, in insertion order. */
 typedef struct llr_meta llr_meta;
@@ -356,10 +363,15 @@ typedef struct llr_extractors {
 	int ngram_min, ngram_max; /* CNG: character n-grams with ^ $ markers, 0 = off */
 } llr_extractors;
 
-/* Call emit(name, len, value, ctx) for every feature of word (UTF-8).
- * Returns LLR_OK or the first negative value emit returned. */
+/* Call emit(name, len, value, ctx) for every feature of word (UTF-8); name
+ * is NUL-terminated and valid during the call only.  A name may be emitted
+ * more than once (a repeated n-gram): callers treat features as a set.
+ * Names are listed in featurize(1).  Returns LLR_OK, LLR_EUTF8 for invalid
+ * UTF-8, or the first negative value emit returned. */
 typedef int (*llr_feature_fn)(const char *name, size_t len, float value, void *ctx);
 int llr_extract(const llr_extractors *x, const char *word, size_t len, llr_feature_fn emit, void *ctx);
+/* 1 if this library was built with hunspell (llr_morph_* work), else 0. */
+int llr_have_hunspell(void);
 /* meta round trip: keys extract.ortho, extract.suffix, extract.ngrams. */
 int llr_extractors_to_meta(const llr_extractors *x, llr_meta *m);
 int llr_extractors_from_meta(llr_extractors *x, const llr_meta *m, llr_err *err);
@@ -376,8 +388,10 @@ typedef struct llr_conllu_word {
 	int range_first, range_last; /* for kind 1 */
 } llr_conllu_word;
 
-/* Parse a non-comment, non-blank line of 10 tab-separated columns; on
- * error LLR_EFORMAT with a reason (the caller prefixes file:line). */
+/* Parse a non-comment, non-blank line of 10 tab-separated columns (tabs
+ * become NULs; line[len] must exist and is set to NUL, as with lines from
+ * llr_lines_next); on error LLR_EFORMAT with a reason (the caller prefixes
+ * file:line).  Empty columns and malformed IDs are errors. */
 int llr_conllu_parse(char *line, size_t len, llr_conllu_word *w, llr_err *err);
 /* Split FEATS ("Gender=Fem|PronType=Int,Rel" or "_") into tags
  * "Gender:Fem", "PronType:Int", "PronType:Rel", calling emit for each;
@@ -400,12 +414,26 @@ typedef struct llr_lexicon {
 	llr_meta *meta;        /* everything else featurize recorded */
 } llr_lexicon;
 
+/* Limits featurize and the readers enforce (LLR_ERANGE beyond them). */
+#define LLR_MAX_VOCAB ((int32_t)1 << 27)    /* V */
+#define LLR_MAX_FEATURES ((int32_t)1 << 24) /* F and F_in */
+
 void llr_lexicon_free(llr_lexicon *x);
-/* Write meta-level keys and members vocab, features[, features_in], phi/,
- * [psi/,] logb (no meta member: the caller's writer owns that). */
+/* The meta keys of a lexicon, to put in the meta given to llr_tw_open
+ * before llr_lexicon_write: vocab_size, n_features, n_features_in, eos_id,
+ * unk_id, psi=same|own, extract.*, then every entry of x->meta (if any)
+ * except format, version, kind and those keys. */
+int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m);
+/* Write the members vocab (text, one token a line), features (text, one
+ * name a line)[, features_in], phi/indptr phi/indices phi/data[, psi/...],
+ * logb (float32 [V]); the meta member is the writer's (see above). */
 int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err);
-/* Read those members from r, current member first; stops after logb, so
- * the caller goes on reading its own members. */
+/* Read those members: the first is the next member of r (right after
+ * llr_tr_open, or after the caller's own members), the last is logb, so
+ * the caller goes on with llr_tr_next for its own members.  Sizes, eos_id,
+ * unk_id and the extractors come from llr_tr_meta(r); every member is
+ * checked against them (messages name the member).  *out: caller frees
+ * with llr_lexicon_free; out->meta is a copy of the reader's meta. */
 int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err);
 
 /* ------------------------------------------------- lexicon: unseen words */
@@ -416,6 +444,22 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err);
  * TOP:@notTop when that feature exists.  cols/vals hold up to cap entries,
  * sorted by column; *n is the count.  LLR_ERANGE if cap is too small. */
 int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int input_side, int32_t *cols, float *vals, size_t cap, size_t *n, llr_err *err);
+
+/* -------------------------------------------------------------- hunspell */
+
+/* Morphological analyses from a hunspell dictionary (featurize --hunspell).
+ * Only when llr_have_hunspell() is 1; otherwise llr_morph_open fails with
+ * LLR_EINVAL.  path is the dictionary without suffix (".../fr_FR") or its
+ * .dic or .aff file. */
+typedef struct llr_morph llr_morph;
+llr_morph *llr_morph_open(const char *path, llr_err *err);
+/* emit HS:<field>:<value> for every kept field (po: is: ds: ts: dp: ip:
+ * tp:) of every analysis of word (UTF-8); stems and other free-text fields
+ * (st: al: pa: sp: ...) are skipped.  A name may repeat.  LLR_OK, the
+ * first negative emit value, or LLR_EINVAL for a word hunspell cannot
+ * take (embedded NUL, not UTF-8 for the dictionary's encoding). */
+int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_fn emit, void *ctx);
+void llr_morph_close(llr_morph *m);
 
 /* --------------------------------------------------------------- network */
 
@@ -449,10 +493,15 @@ const llr_net_config *llr_net_cfg(const llr_net *net);
 float *llr_net_params(llr_net *net, size_t *n);
 float *llr_net_grads(llr_net *net, size_t *n);
 /* The parameter tensors, in a fixed order: name ("embed", "lstm0/wx"...),
- * shape and offset into the flat array. */
+ * shape and offset into the flat array.  The order is embed (F_in x E),
+ * bos (E), then per layer L lstmL/wx (Din x 4H), lstmL/wh (H x 4H),
+ * lstmL/b (4H), then out/w (F x H), out/b (F).  The 4H gate columns are
+ * in the order input, forget, output gates, then the tanh candidate. */
 size_t llr_net_n_tensors(const llr_net *net);
 void llr_net_tensor_info(const llr_net *net, size_t i, const char **name, int *ndim, int64_t shape[2], size_t *offset);
-/* Fresh weights (uniform +-0.08 style, forget-gate bias 1). */
+/* Fresh weights from rng, deterministically: every matrix and bos
+ * uniform in [-0.08, 0.08), LSTM biases 0 except the forget gate's 1,
+ * out/b 0 (so an untrained LL-RNN predicts its background b). */
 void llr_net_init(llr_net *net, llr_rng *rng);
 
 typedef struct llr_batch {
@@ -466,14 +515,22 @@ typedef struct llr_batch {
 
 /* Forward and backward over a batch: *nll = sum of -log p(target) over
  * non-padding positions, *ntok = their number; gradients are ADDED to
- * llr_net_grads (the caller zeroes them).  Dropout is applied when rng is
- * not NULL.  LLR_ENAN if the loss is not finite. */
+ * llr_net_grads (the caller zeroes them).  Dropout (inverted: kept units
+ * scaled by 1/(1-p)) is applied to the output of every LSTM layer when
+ * rng is not NULL.  Each sequence starts from a zero state.  At a padding
+ * position (target -1) the input may be anything: an id out of range is
+ * read as a zero embedding; padding must come after a sequence's last
+ * real position.  Uses llr_blas_threads() threads, also for the sparse
+ * output loops.  LLR_EINVAL on an id out of range, LLR_ENAN if the loss
+ * is not finite. */
 int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *nll, int64_t *ntok, llr_err *err);
 /* Forward only: logp[t*B+b] = log p(target) (0 at padding).  If norm_err is
  * not NULL it receives max over positions of |sum_x p(x) - 1|. */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
 
-/* Step-by-step inference (gen, beam search): LSTM state for B streams. */
+/* Step-by-step inference (gen, beam search): LSTM state for B streams,
+ * zero after _new and _reset (the state before <s>).  _new returns NULL
+ * when out of memory or B <= 0. */
 typedef struct llr_net_state llr_net_state;
 llr_net_state *llr_net_state_new(const llr_net *net, int B);
 void llr_net_state_free(llr_net_state *s);
@@ -483,6 +540,58 @@ void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, in
 /* Feed one input id per stream (input[b], LLR_BOS_ID for <s>; psi as in
  * llr_batch) and get log p(x) for every x in V: logp is B x V. */
 int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr_csr *psi, float *logp, llr_err *err);
+
+/* ------------------------------------------------------------ optimisers */
+
+/* First-order optimisers over one flat parameter array (llr_net_params),
+ * with the update rules and defaults of torch.optim:
+ *   SGD      p -= lr g
+ *   RMSprop  s = alpha s + (1 - alpha) g^2;  p -= lr g / (sqrt(s) + eps)
+ *   Adam     m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;
+ *            p -= lr/(1 - b1^t) m / (sqrt(v)/sqrt(1 - b2^t) + eps)
+ * Their state (moments, step count) is exposed so a model file can hold
+ * it and training can resume exactly. */
+enum { LLR_OPT_SGD = 1, LLR_OPT_RMSPROP = 2, LLR_OPT_ADAM = 3 };
+
+typedef struct llr_optim_config {
+	int kind;           /* LLR_OPT_* */
+	float lr;           /* SGD 1, RMSprop 0.001, Adam 0.001 */
+	float alpha;        /* RMSprop decay, 0.99 */
+	float beta1, beta2; /* Adam, 0.9 and 0.999 */
+	float eps;          /* 1e-8 */
+} llr_optim_config;
+
+/* The defaults above for kind (LLR_OPT_RMSPROP if kind is unknown). */
+void llr_optim_defaults(llr_optim_config *c, int kind);
+/* "sgd", "rmsprop", "adam" -> LLR_OPT_*, 0 if unknown; and back. */
+int llr_optim_parse(const char *name);
+const char *llr_optim_name(int kind);
+
+typedef struct llr_optim llr_optim;
+/* An optimiser for n parameters, state zeroed.  NULL with err on a bad
+ * config (unknown kind, lr not finite and > 0...) or no memory. */
+llr_optim *llr_optim_new(const llr_optim_config *c, size_t n, llr_err *err);
+void llr_optim_free(llr_optim *o);
+const llr_optim_config *llr_optim_cfg(const llr_optim *o);
+size_t llr_optim_size(const llr_optim *o); /* n */
+void llr_optim_set_lr(llr_optim *o, float lr);
+/* One update of params[n] from grads[n] (grads are not modified). */
+void llr_optim_step(llr_optim *o, float *params, const float *grads);
+/* Updates done so far (Adam's t); settable when restoring a state. */
+int64_t llr_optim_steps(const llr_optim *o);
+void llr_optim_set_steps(llr_optim *o, int64_t t);
+/* State buffers, each n floats, readable and writable in place: SGD has
+ * none, RMSprop one ("sq"), Adam two ("m", "v"). */
+size_t llr_optim_n_state(const llr_optim *o);
+float *llr_optim_state(llr_optim *o, size_t i, const char **name);
+
+/* Euclidean norm of g[n], accumulated in double. */
+double llr_grad_norm(const float *g, size_t n);
+/* Scale g so its norm is at most max_norm (as torch's clip_grad_norm_:
+ * factor max_norm / (norm + 1e-6) when below 1); max_norm <= 0 leaves g
+ * alone.  Returns the norm before clipping (NaN/Inf if g is not finite,
+ * and then g is left alone). */
+double llr_clip_grad_norm(float *g, size_t n, double max_norm);
 
 /* ----------------------------------------------------------------- model */
 
@@ -497,6 +606,90 @@ typedef struct llr_model {
 /* Load and check kind, version, every shape, finite weights. */
 int llr_model_load(const char *path, llr_model **out, llr_err *err);
 void llr_model_free(llr_model *m);
+
+/* What train needs to continue a run (--resume), kept in the model file's
+ * state/ members.  Counters are exact, so a resumed run with the same
+ * options repeats the steps an uninterrupted run would take. */
+typedef struct llr_train_state {
+	int64_t epoch;      /* epochs completed */
+	int64_t batch;      /* batches done in the next epoch (0 at an epoch end) */
+	int64_t step;       /* optimiser updates so far */
+	double epoch_nll;   /* -log p summed over the batches of the epoch so far */
+	int64_t epoch_tok;  /* and their predicted tokens */
+	double best_valid;  /* best validation log-perplexity, INFINITY if none */
+	int64_t best_epoch; /* the epoch that reached it, 0 if none */
+	double last_valid;  /* the previous epoch's, INFINITY if none (SGD schedule) */
+	int64_t bad_epochs; /* epochs since the best (patience) */
+	int halving;        /* SGD schedule: learning-rate halving has begun */
+	int converged;      /* SGD schedule: stop */
+	double lr;          /* learning rate now */
+	llr_rng rng_epoch;  /* batch shuffling: generator at the start of the epoch */
+	llr_rng rng;        /* dropout: generator now */
+	llr_optim *optim;   /* borrowed by llr_model_save; owned after loading */
+	float *best;        /* best weights (llr_net_params layout) when they differ
+	                       from the current ones, else NULL; as optim */
+} llr_train_state;
+
+/* Frees optim and best too (a loaded state owns them). */
+void llr_train_state_free(llr_train_state *s);
+
+/* Write m to path atomically (llr_tw_open: temporary file and rename):
+ * meta (kind "model": m->meta's keys, the network configuration, the
+ * lexicon's keys), the lexicon members, params/<name> for every tensor in
+ * llr_net_tensor_info order, and with ts the state/ members.  params/ are
+ * ts->best when given, else the net's weights; the net's weights then go
+ * to state/weights.  No wall-clock time is stored, so equal inputs give
+ * byte-identical files. */
+int llr_model_save(const char *path, const llr_model *m, const llr_train_state *ts, llr_err *err);
+/* llr_model_load, and when ts is not NULL the training state too (*ts
+ * NULL when the file has none).  The net then holds the current weights
+ * (state/weights when present) and (*ts)->best the saved params. */
+int llr_model_load_state(const char *path, llr_model **out, llr_train_state **ts, llr_err *err);
+/* LLR_OK if lexicon x (from a features stream) is the one m was trained
+ * on: same vocabulary, features, phi, psi and background; else LLR_EFORMAT
+ * saying what differs. */
+int llr_model_fits(const llr_model *m, const llr_lexicon *x, llr_err *err);
+/* The network configuration a model meta describes (keys output, embed,
+ * hidden, layers, dropout) for lexicon x; LLR_EFORMAT naming a bad key. */
+int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config *c, llr_err *err);
+
+/* -------------------------------------------------------------- sampling */
+
+/* Choosing the next word from a log-probability vector over V, such as a
+ * row of llr_net_step's output (log b already included, so a draw is from
+ * the exact LL distribution): ancestral sampling with temperature, top-k
+ * and top-p (nucleus) truncation, or greedy argmax.  Order of operations:
+ * temperature, then top-k, then top-p on what top-k kept (renormalised).
+ * Ties are broken towards the lower id everywhere, so results never depend
+ * on the platform's sort. */
+typedef struct llr_sample_opts {
+	double temperature; /* > 0; 1 = the model's own distribution */
+	int32_t top_k;      /* keep the k most probable words; 0 = no limit */
+	double top_p;       /* keep the smallest set of mass >= top_p; 1 = off */
+	int greedy;         /* argmax; the fields above are then ignored */
+} llr_sample_opts;
+
+/* temperature 1, top_k 0, top_p 1, greedy 0. */
+void llr_sample_opts_init(llr_sample_opts *o);
+/* LLR_EINVAL naming the bad field (temperature <= 0, top_k < 0,
+ * top_p outside (0, 1]). */
+int llr_sample_opts_check(const llr_sample_opts *o, llr_err *err);
+
+/* Workspace for drawing from vectors of length V. */
+typedef struct llr_sampler llr_sampler;
+llr_sampler *llr_sampler_new(int32_t V, llr_err *err);
+void llr_sampler_free(llr_sampler *s);
+/* Draw an id from logp[0..V) (need not be normalised; -inf and NaN
+ * entries are never drawn) with one llr_rng_uniform call (none when
+ * greedy).  Returns the id, or LLR_EINVAL if no entry is finite. */
+int32_t llr_sample(llr_sampler *s, const llr_sample_opts *o, const float *logp, llr_rng *rng);
+/* Index of the largest entry (NaN ignored, ties: lowest index); -1 if
+ * n == 0 or every entry is NaN. */
+int32_t llr_argmax(const float *x, int32_t n);
+/* The min(k, n) largest entries of x in descending order (ties: lower
+ * index first) into idx; returns how many, or LLR_ENOMEM.  NaN entries
+ * count as -inf. */
+int32_t llr_top_k(const float *x, int32_t n, int32_t k, int32_t *idx);
 
 /* ------------------------------------------------------------ BLAS seam */
 

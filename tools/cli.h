@@ -28,6 +28,7 @@ _Noreturn void cli_usage_error(const char *usage, const char *fmt, ...) __attrib
 long long cli_parse_int(const char *usage, const char *opt, const char *s, long long lo, long long hi);
 double cli_parse_double(const char *usage, const char *opt, const char *s, double lo, double hi);
 
+/* Output: stdout for NULL or "-", otherwise a temporary file beside path
  * that cli_output_close renames into place (never a partial file). */
 typedef struct cli_output {
 	FILE *fp;
