@@ -1,0 +1,43 @@
+/*
+ * blas.c - the BLAS seam: the only file that calls cblas_* or openblas_*.
+ *
+ * Row-major single-precision GEMM for the dense layers, and the OpenBLAS
+ * thread count.  Everything else in lib/ reaches BLAS through here, so a
+ * different BLAS (or none) means changing this file alone.  Not here: the
+ * sparse Phi products and the softmax, which are hand-written loops in
+ * loglinear.c.
+ */
+#include <unistd.h>
+
+#include <cblas.h>
+
+#include "nn.h"
+
+void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+	if (M <= 0 || N <= 0)
+		return;
+	if (K <= 0) {
+		/* BLAS leaves C alone when K = 0 only if beta = 1; be explicit. */
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++)
+				C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+		return;
+	}
+	cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void llr_blas_set_threads(int n)
+{
+	if (n <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		n = c > 0 ? (int)c : 1;
+	}
+	openblas_set_num_threads(n);
+}
+
+int llr_blas_threads(void)
+{
+	int n = openblas_get_num_threads();
+	return n > 0 ? n : 1;
+}

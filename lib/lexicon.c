@@ -1,0 +1,393 @@
+/*
+ * lexicon.c - the word model shared by the features stream (featurize ->
+ * train) and model files: vocabulary, feature names, the V x F matrix Phi,
+ * the optional input matrix Psi, the log background; its tensor-archive
+ * members (llr_lexicon_write/read, see llrnn-tensor(5)) and the feature row
+ * of any word, seen or unseen (llr_lexicon_word_row).
+ *
+ * Member order, exactly: vocab, features, [features_in], phi/indptr,
+ * phi/indices, phi/data, [psi/indptr, psi/indices, psi/data], logb.  The
+ * sizes live in the meta member written before them (llr_lexicon_to_meta).
+ * Not here: building a lexicon from sources (tools/featurize.c), the string
+ * extractors (extract.c), the archive format (tensorio.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void llr_lexicon_free(llr_lexicon *x)
+{
+	if (!x)
+		return;
+	llr_strmap_free(x->vocab);
+	llr_strmap_free(x->features);
+	llr_strmap_free(x->features_in);
+	llr_csr_free(x->phi);
+	llr_csr_free(x->psi);
+	free(x->logb);
+	llr_meta_free(x->meta);
+	free(x);
+}
+
+/* ------------------------------------------------------------- writing */
+
+static int is_reserved_key(const char *k)
+{
+	static const char *const keys[] = {"format", "version", "kind", "vocab_size", "n_features",
+					   "n_features_in", "eos_id", "unk_id", "psi", NULL};
+	for (int i = 0; keys[i]; i++)
+		if (!strcmp(k, keys[i]))
+			return 1;
+	return !strncmp(k, "extract.", 8);
+}
+
+int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
+{
+	int rc;
+	int32_t V = (int32_t)llr_strmap_size(x->vocab);
+	int32_t F = (int32_t)llr_strmap_size(x->features);
+	int32_t Fin = x->psi && x->features_in ? (int32_t)llr_strmap_size(x->features_in) : F;
+	if ((rc = llr_meta_setf(m, "vocab_size", "%d", V)) < 0 ||
+	    (rc = llr_meta_setf(m, "n_features", "%d", F)) < 0 ||
+	    (rc = llr_meta_setf(m, "n_features_in", "%d", Fin)) < 0 ||
+	    (rc = llr_meta_setf(m, "eos_id", "%d", x->eos_id)) < 0 ||
+	    (rc = llr_meta_setf(m, "unk_id", "%d", x->unk_id)) < 0 ||
+	    (rc = llr_meta_set(m, "psi", x->psi ? "own" : "same")) < 0 ||
+	    (rc = llr_extractors_to_meta(&x->extract, m)) < 0)
+		return rc;
+	size_t n = x->meta ? llr_meta_count(x->meta) : 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *k, *v;
+		llr_meta_at(x->meta, i, &k, &v);
+		if (is_reserved_key(k) || llr_meta_get(m, k))
+			continue;
+		if ((rc = llr_meta_set(m, k, v)) < 0)
+			return rc;
+	}
+	return LLR_OK;
+}
+
+static int put_names(llr_tensor_writer *w, const char *member, const llr_strmap *s, llr_err *err)
+{
+	llr_buf b = {0};
+	size_t n = llr_strmap_size(s);
+	for (size_t i = 0; i < n; i++) {
+		const char *t = llr_strmap_str(s, (int32_t)i);
+		size_t l = llr_strmap_len(s, (int32_t)i);
+		if (l == 0 || memchr(t, '\n', l)) {
+			llr_buf_free(&b);
+			return llr_err_set(err, LLR_EFORMAT, "%s: entry %zu is empty or holds a newline", member, i);
+		}
+		if (llr_buf_append(&b, t, l) < 0 || llr_buf_putc(&b, '\n') < 0) {
+			llr_buf_free(&b);
+			return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", member);
+		}
+	}
+	int rc = llr_tw_put_text(w, member, b.data ? b.data : "", b.len, err);
+	llr_buf_free(&b);
+	return rc;
+}
+
+int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
+{
+	int rc;
+	int64_t V = (int64_t)llr_strmap_size(x->vocab);
+	LLR_ASSERT(x->phi && x->phi->rows == V && x->phi->cols == (int32_t)llr_strmap_size(x->features));
+	LLR_ASSERT(!x->psi || (x->features_in && x->psi->rows == V &&
+			       x->psi->cols == (int32_t)llr_strmap_size(x->features_in)));
+	if ((rc = put_names(w, "vocab", x->vocab, err)) < 0 || (rc = put_names(w, "features", x->features, err)) < 0)
+		return rc;
+	if (x->psi && (rc = put_names(w, "features_in", x->features_in, err)) < 0)
+		return rc;
+	if ((rc = llr_tw_put_csr(w, "phi", x->phi, err)) < 0)
+		return rc;
+	if (x->psi && (rc = llr_tw_put_csr(w, "psi", x->psi, err)) < 0)
+		return rc;
+	return llr_tw_put_raw(w, "logb", LLR_F32, 1, &V, x->logb, err);
+}
+
+/* ------------------------------------------------------------- reading */
+
+static int next_member(llr_tensor_reader *r, const char *want, llr_err *err)
+{
+	const char *name;
+	int rc = llr_tr_next(r, &name, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return llr_err_set(err, LLR_ETRUNC, "member %s: missing (the stream ends before it)", want);
+	if (strcmp(name, want))
+		return llr_err_set(err, LLR_EFORMAT, "member %s: expected here, found member %s", want, name);
+	return LLR_OK;
+}
+
+/* A text member of exactly `want` non-empty, distinct lines. */
+static int read_names(llr_tensor_reader *r, const char *member, int64_t want, llr_strmap **out, llr_err *err)
+{
+	int rc = next_member(r, member, err);
+	if (rc < 0)
+		return rc;
+	char *text = NULL;
+	size_t len = 0;
+	if ((rc = llr_tr_text(r, &text, &len, err)) < 0)
+		return rc;
+	llr_strmap *s = llr_strmap_new();
+	if (!s) {
+		free(text);
+		return llr_err_set(err, LLR_ENOMEM, "member %s: out of memory", member);
+	}
+	size_t i = 0;
+	rc = LLR_OK;
+	while (i < len) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
+		if (l == 0) {
+			rc = llr_err_set(err, LLR_EFORMAT, "member %s: line %zu is empty", member,
+					 llr_strmap_size(s) + 1);
+			break;
+		}
+		if ((int64_t)llr_strmap_size(s) >= want) {
+			rc = llr_err_set(err, LLR_EFORMAT, "member %s: more than the %lld entries the meta declares",
+					 member, (long long)want);
+			break;
+		}
+		size_t before = llr_strmap_size(s);
+		int32_t id = llr_strmap_add(s, text + i, l);
+		if (id < 0) {
+			rc = llr_err_set(err, LLR_ENOMEM, "member %s: out of memory", member);
+			break;
+		}
+		if (llr_strmap_size(s) == before) {
+			rc = llr_err_set(err, LLR_EFORMAT, "member %s: line %zu repeats '%.*s'", member, before + 1,
+					 (int)LLR_MIN(l, 100), text + i);
+			break;
+		}
+		i += l + (nl ? 1 : 0);
+	}
+	free(text);
+	if (rc == LLR_OK && (int64_t)llr_strmap_size(s) != want)
+		rc = llr_err_set(err, LLR_EFORMAT, "member %s: %zu entries, the meta declares %lld", member,
+				 llr_strmap_size(s), (long long)want);
+	if (rc < 0) {
+		llr_strmap_free(s);
+		return rc;
+	}
+	*out = s;
+	return LLR_OK;
+}
+
+static int meta_int(const llr_meta *m, const char *key, int64_t lo, int64_t hi, int64_t *out, llr_err *err)
+{
+	int rc = llr_meta_get_i64(m, key, out, err);
+	if (rc < 0)
+		return llr_err_set(err, rc, "meta: %s: missing or not an integer", key);
+	if (*out < lo || *out > hi)
+		return llr_err_set(err, LLR_ERANGE, "meta: %s=%lld out of range [%lld, %lld]", key,
+				   (long long)*out, (long long)lo, (long long)hi);
+	return LLR_OK;
+}
+
+static int read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, llr_csr **out, llr_err *err)
+{
+	char member[64];
+	snprintf(member, sizeof member, "%s/indptr", name);
+	int rc = next_member(r, member, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = llr_tr_csr(r, name, (int32_t)cols, out, err)) < 0)
+		return rc;
+	if ((*out)->rows != rows || (*out)->cols != cols) {
+		rc = llr_err_set(err, LLR_EFORMAT, "member %s: %d x %d, the meta declares %lld x %lld", name,
+				 (*out)->rows, (*out)->cols, (long long)rows, (long long)cols);
+		llr_csr_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
+{
+	*out = NULL;
+	const llr_meta *m = llr_tr_meta(r);
+	int64_t V, F, Fin, eos, unk;
+	int rc;
+	if ((rc = meta_int(m, "vocab_size", 2, LLR_MAX_VOCAB, &V, err)) < 0 ||
+	    (rc = meta_int(m, "n_features", 0, LLR_MAX_FEATURES, &F, err)) < 0 ||
+	    (rc = meta_int(m, "n_features_in", 0, LLR_MAX_FEATURES, &Fin, err)) < 0 ||
+	    (rc = meta_int(m, "eos_id", 0, V - 1, &eos, err)) < 0 ||
+	    (rc = meta_int(m, "unk_id", 0, V - 1, &unk, err)) < 0)
+		return rc;
+	const char *psi = llr_meta_get(m, "psi");
+	if (!psi || (strcmp(psi, "same") && strcmp(psi, "own")))
+		return llr_err_set(err, LLR_EFORMAT, "meta: psi: expected 'same' or 'own', got '%s'",
+				   psi ? psi : "(missing)");
+	int own = !strcmp(psi, "own");
+	if (!own && Fin != F)
+		return llr_err_set(err, LLR_EFORMAT, "meta: psi=same but n_features_in=%lld differs from n_features=%lld",
+				   (long long)Fin, (long long)F);
+	llr_lexicon *x = calloc(1, sizeof *x);
+	if (!x)
+		return llr_err_set(err, LLR_ENOMEM, "lexicon: out of memory");
+	x->eos_id = (int32_t)eos;
+	x->unk_id = (int32_t)unk;
+	if ((rc = llr_extractors_from_meta(&x->extract, m, err)) < 0)
+		goto fail;
+	if (!(x->meta = llr_meta_new())) {
+		rc = llr_err_set(err, LLR_ENOMEM, "lexicon: out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < llr_meta_count(m); i++) {
+		const char *k, *v;
+		llr_meta_at(m, i, &k, &v);
+		if ((rc = llr_meta_set(x->meta, k, v)) < 0) {
+			llr_err_set(err, rc, "lexicon: out of memory");
+			goto fail;
+		}
+	}
+	if ((rc = read_names(r, "vocab", V, &x->vocab, err)) < 0 ||
+	    (rc = read_names(r, "features", F, &x->features, err)) < 0)
+		goto fail;
+	if (own && (rc = read_names(r, "features_in", Fin, &x->features_in, err)) < 0)
+		goto fail;
+	if (strcmp(llr_strmap_str(x->vocab, x->eos_id), LLR_EOS) || strcmp(llr_strmap_str(x->vocab, x->unk_id), LLR_UNK)) {
+		rc = llr_err_set(err, LLR_EFORMAT, "member vocab: eos_id %d is not %s or unk_id %d is not %s",
+				 x->eos_id, LLR_EOS, x->unk_id, LLR_UNK);
+		goto fail;
+	}
+	if ((rc = read_csr(r, "phi", V, F, &x->phi, err)) < 0)
+		goto fail;
+	if (own && (rc = read_csr(r, "psi", V, Fin, &x->psi, err)) < 0)
+		goto fail;
+	if ((rc = next_member(r, "logb", err)) < 0)
+		goto fail;
+	llr_tensor *t = NULL;
+	int64_t shape[1] = {V};
+	if ((rc = llr_tr_tensor_expect(r, LLR_F32, 1, shape, &t, err)) < 0) {
+		llr_err_prefix(err, "member logb");
+		goto fail;
+	}
+	x->logb = t->data;
+	t->data = NULL;
+	llr_tensor_free(t);
+	for (int64_t i = 0; i < V; i++) {
+		if (!isfinite(x->logb[i]) || x->logb[i] > 0) {
+			rc = llr_err_set(err, LLR_EFORMAT, "member logb: entry %lld (%s) is %g, not a log probability",
+					 (long long)i, llr_strmap_str(x->vocab, (int32_t)i), x->logb[i]);
+			goto fail;
+		}
+	}
+	*out = x;
+	return LLR_OK;
+fail:
+	llr_lexicon_free(x);
+	return rc;
+}
+
+/* -------------------------------------------------- rows of any word */
+
+typedef struct {
+	const llr_strmap *names;
+	int32_t *c;
+	float *v;
+	size_t n, cap;
+} row_acc;
+
+static int acc_add(row_acc *a, int32_t col, float val)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 32;
+		int32_t *c = llr_reallocarray(a->c, cap, sizeof *c);
+		if (!c)
+			return LLR_ENOMEM;
+		a->c = c;
+		float *v = llr_reallocarray(a->v, cap, sizeof *v);
+		if (!v)
+			return LLR_ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->c[a->n] = col;
+	a->v[a->n++] = val;
+	return LLR_OK;
+}
+
+static int acc_emit(const char *name, size_t len, float value, void *ctx)
+{
+	row_acc *a = ctx;
+	int32_t col = llr_strmap_get(a->names, name, len);
+	return col < 0 ? LLR_OK : acc_add(a, col, value);
+}
+
+static int copy_row(const llr_csr *m, int32_t r, int32_t *cols, float *vals, size_t cap, size_t *n, llr_err *err)
+{
+	size_t a = (size_t)m->indptr[r], b = (size_t)m->indptr[r + 1];
+	if (b - a > cap)
+		return llr_err_set(err, LLR_ERANGE, "word row: %zu features, room for %zu", b - a, cap);
+	memcpy(cols, m->indices + a, (b - a) * sizeof *cols);
+	if (vals)
+		memcpy(vals, m->data + a, (b - a) * sizeof *vals);
+	*n = b - a;
+	return LLR_OK;
+}
+
+int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int input_side, int32_t *cols, float *vals,
+			 size_t cap, size_t *n, llr_err *err)
+{
+	int in = input_side && x->psi && x->features_in;
+	const llr_csr *m = in ? x->psi : x->phi;
+	*n = 0;
+	int32_t id = llr_strmap_get(x->vocab, word, len);
+	if (id >= 0)
+		return copy_row(m, id, cols, vals, cap, n, err);
+	row_acc a = {.names = in ? x->features_in : x->features};
+	int rc = llr_extract(&x->extract, word, len, acc_emit, &a);
+	if (rc == LLR_EUTF8)
+		rc = LLR_OK; /* invalid UTF-8: no string features, only what follows */
+	int32_t top = llr_strmap_get(a.names, "TOP:@notTop", 11);
+	if (rc >= 0 && top >= 0)
+		rc = acc_add(&a, top, 1.0f);
+	if (rc < 0) {
+		free(a.c);
+		free(a.v);
+		return llr_err_set(err, rc, "word row: out of memory");
+	}
+	if (a.n == 0) {
+		free(a.c);
+		free(a.v);
+		return copy_row(m, x->unk_id, cols, vals, cap, n, err);
+	}
+	/* Sort by column (insertion sort: rows are short), keep the first of
+	 * repeated columns. */
+	for (size_t i = 1; i < a.n; i++) {
+		int32_t c = a.c[i];
+		float v = a.v[i];
+		size_t j = i;
+		while (j > 0 && a.c[j - 1] > c) {
+			a.c[j] = a.c[j - 1];
+			a.v[j] = a.v[j - 1];
+			j--;
+		}
+		a.c[j] = c;
+		a.v[j] = v;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < a.n; i++) {
+		if (k && cols[k - 1] == a.c[i])
+			continue;
+		if (k == cap) {
+			free(a.c);
+			free(a.v);
+			return llr_err_set(err, LLR_ERANGE, "word row: more than %zu features", cap);
+		}
+		cols[k] = a.c[i];
+		if (vals)
+			vals[k] = a.v[i];
+		k++;
+	}
+	*n = k;
+	free(a.c);
+	free(a.v);
+	return LLR_OK;
+}

@@ -1,0 +1,321 @@
+/*
+ * loglinear.c - the log-linear output layer of the LL-RNN (Dymetman & Xiao
+ * 2016, DESIGN section 1), which is also the softmax output (phi = I,
+ * uniform b):
+ *
+ *   log p(x | n) = log b(x) + a_n . phi(x) - log Z_n,
+ *   dLoss/da_n   = E_p[phi] - phi(target_n)
+ *
+ * Phi (V x F, CSR) is never made dense.  The adaptor vectors arrive
+ * feature-major (A is F x N), and positions are processed in chunks of
+ * LLR_LL_CHUNK so that every inner loop runs over the contiguous positions
+ * of a chunk: L[v][.] = logb[v] + sum_{(f,val) in row v} val * A[f][.],
+ * then the softmax over v, then dA[f][.] += val * (p - onehot)[v][.].
+ * Three passes over the V x chunk block (logits + max; exp + sum; gradient
+ * + scatter), all in per-thread scratch that stays in cache.  Chunks are
+ * independent (they touch disjoint columns of dA), so they run on several
+ * threads without locks; per-chunk sums are combined in chunk order, so the
+ * result does not depend on the number of threads.  Not here: the dense
+ * layer that makes A (dense.c).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nn.h"
+
+#define NC LLR_LL_CHUNK
+
+
+/* exp(x) for float, branch-free so loops of it vectorise: Cody-Waite
+ * reduction x = k ln2 + r, |r| <= ln2/2, then a degree-7 polynomial for
+ * e^r (Cephes' expf coefficients) scaled by 2^k built from its bits.
+ * Below ln(FLT_MIN) the result is 0 (never a denormal), above the float
+ * range +inf; NaN stays NaN. */
+LLR_VECTORIZE static inline float vexp1(float x)
+{
+	const float hi = 88.3762626647949f, lo = -87.3365447505531f;
+	float xc = x < lo ? lo : x;
+	xc = xc > hi ? hi : xc;
+	float t = xc * 1.44269504088896341f + 12582912.0f;
+	float kf = t - 12582912.0f;
+	float r = xc - kf * 0.693359375f;
+	r = r + kf * 2.12194440e-4f;
+	float p = 1.9875691500e-4f;
+	p = p * r + 1.3981999507e-3f;
+	p = p * r + 8.3334519073e-3f;
+	p = p * r + 4.1665795894e-2f;
+	p = p * r + 1.6666665459e-1f;
+	p = p * r + 5.0000001201e-1f;
+	p = p * r * r + r + 1.0f;
+	/* 2^k from the bits of t = 1.5 * 2^23 + k (no float-to-int
+	 * conversion, so NaN input is not undefined behaviour) */
+	union {
+		uint32_t u;
+		float f;
+	} tb, s;
+	tb.f = t;
+	s.u = (tb.u - 0x4B400000u + 127u) << 23;
+	float y = p * s.f;
+	y = x < lo ? 0.0f : y;
+	y = x > hi ? INFINITY : y;
+	return y;
+}
+
+LLR_CLONES LLR_VECTORIZE void llr_vexp(float *y, const float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] = vexp1(x[i]);
+}
+
+size_t llr_ll_work_size(int V, int threads)
+{
+	return (size_t)(threads > 0 ? threads : 1) * (size_t)V * NC;
+}
+
+size_t llr_ll_chunk_size(int N)
+{
+	return 2 * (((size_t)N + NC - 1) / NC);
+}
+
+typedef struct job {
+	const llr_ll *o;
+	int N, lda;
+	const float *A;
+	const int32_t *target;
+	float *logp_t, *logp_all, *dA;
+	int want_norm;
+	double *cnll, *cnorm; /* per chunk */
+	float *work;
+	int threads, nchunks;
+} job;
+
+/* The logit of word y at position n (the same float operations, in the
+ * same order, as row y of pass 1). */
+static float logit_of(const llr_ll *o, const float *A, int lda, int y, int n)
+{
+	float l = o->logb[y];
+	if (o->identity)
+		return l + A[(size_t)y * lda + n];
+	const llr_csr *phi = o->phi;
+	for (int32_t k = phi->indptr[y]; k < phi->indptr[y + 1]; k++)
+		l += phi->data[k] * A[(size_t)phi->indices[k] * lda + n];
+	return l;
+}
+
+/* One chunk of nc <= NC positions starting at n0; L is V x NC scratch.
+ * Inlined into a constant-nc and a variable-nc caller so the full chunks
+ * get fixed-length inner loops. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const job *jb, int n0, int nc, float *L, double *out_nll, double *out_norm)
+{
+	const llr_ll *o = jb->o;
+	const llr_csr *phi = o->phi;
+	const float *A = jb->A;
+	int V = o->V, F = o->F, lda = jb->lda;
+	float mx[NC], tmp[NC], inv[NC];
+	double s[NC], logz[NC];
+
+	/* Pass 1: logits and their max over V. */
+	for (int j = 0; j < nc; j++)
+		mx[j] = -INFINITY;
+	for (int v = 0; v < V; v++) {
+		float *row = L + (size_t)v * NC;
+		float lb = o->logb[v];
+		if (o->identity) {
+			const float *a = A + (size_t)v * lda + n0;
+			for (int j = 0; j < nc; j++)
+				row[j] = lb + a[j];
+		} else {
+			for (int j = 0; j < nc; j++)
+				row[j] = lb;
+			for (int32_t k = phi->indptr[v]; k < phi->indptr[v + 1]; k++) {
+				const float *a = A + (size_t)phi->indices[k] * lda + n0;
+				float val = phi->data[k];
+				for (int j = 0; j < nc; j++)
+					row[j] += val * a[j];
+			}
+		}
+		for (int j = 0; j < nc; j++)
+			mx[j] = row[j] > mx[j] ? row[j] : mx[j];
+	}
+
+	/* Pass 2: sum of exp(l - max), in double; kept in L when training. */
+	for (int j = 0; j < nc; j++)
+		s[j] = 0.0;
+	for (int v = 0; v < V; v++) {
+		float *row = L + (size_t)v * NC;
+		float *e = jb->dA ? row : tmp;
+		for (int j = 0; j < nc; j++)
+			e[j] = row[j] - mx[j];
+		for (int j = 0; j < nc; j++)
+			e[j] = vexp1(e[j]);
+		for (int j = 0; j < nc; j++)
+			s[j] += e[j];
+	}
+	for (int j = 0; j < nc; j++)
+		logz[j] = mx[j] + log(s[j]);
+
+	/* Loss at the targets. */
+	double nll = 0.0;
+	for (int j = 0; j < nc; j++) {
+		int n = n0 + j;
+		int y = jb->target ? jb->target[n] : -1;
+		if (y >= 0) {
+			double lp = (double)logit_of(o, A, lda, y, n) - logz[j];
+			nll -= lp;
+			if (jb->logp_t)
+				jb->logp_t[n] = (float)lp;
+		} else if (jb->logp_t) {
+			jb->logp_t[n] = 0.0f;
+		}
+	}
+	*out_nll = nll;
+	*out_norm = 0.0;
+
+	if (jb->dA) {
+		/* Pass 3: g = p - onehot(target), 0 at skipped positions, and
+		 * dA = Phi^T g.  The onehot is taken off in exp units first. */
+		for (int j = 0; j < nc; j++) {
+			int y = jb->target[n0 + j];
+			inv[j] = y >= 0 ? (float)(1.0 / s[j]) : 0.0f;
+			if (y >= 0)
+				L[(size_t)y * NC + j] -= (float)s[j];
+		}
+		if (!o->identity)
+			for (int f = 0; f < F; f++)
+				memset(jb->dA + (size_t)f * lda + n0, 0, (size_t)nc * sizeof *jb->dA);
+		for (int v = 0; v < V; v++) {
+			float *g = L + (size_t)v * NC;
+			for (int j = 0; j < nc; j++)
+				g[j] *= inv[j];
+			if (o->identity) {
+				memcpy(jb->dA + (size_t)v * lda + n0, g, (size_t)nc * sizeof *g);
+				continue;
+			}
+			for (int32_t k = phi->indptr[v]; k < phi->indptr[v + 1]; k++) {
+				float *d = jb->dA + (size_t)phi->indices[k] * lda + n0;
+				float val = phi->data[k];
+				for (int j = 0; j < nc; j++)
+					d[j] += val * g[j];
+			}
+		}
+	} else if (jb->logp_all || jb->want_norm) {
+		/* Pass 3 (inference): log p for every word; the normalisation
+		 * check uses libm's expf, independent of vexp1. */
+		float lzf[NC];
+		double sum[NC];
+		for (int j = 0; j < nc; j++) {
+			lzf[j] = (float)logz[j];
+			sum[j] = 0.0;
+		}
+		for (int v = 0; v < V; v++) {
+			const float *row = L + (size_t)v * NC;
+			for (int j = 0; j < nc; j++) {
+				float lp = (float)((double)row[j] - logz[j]);
+				if (jb->logp_all)
+					jb->logp_all[(size_t)(n0 + j) * V + v] = lp;
+				if (jb->want_norm)
+					sum[j] += expf(row[j] - lzf[j]);
+			}
+		}
+		double worst = 0.0;
+		for (int j = 0; jb->want_norm && j < nc; j++) {
+			if (jb->target && jb->target[n0 + j] < 0)
+				continue;
+			double e = fabs(sum[j] - 1.0);
+			if (!(e <= worst)) /* NaN propagates */
+				worst = e;
+		}
+		*out_norm = worst;
+	}
+}
+
+LLR_CLONES LLR_VECTORIZE static void chunk_full(const job *jb, int n0, float *L, double *nll, double *norm)
+{
+	chunk_body(jb, n0, NC, L, nll, norm);
+}
+
+LLR_CLONES LLR_VECTORIZE static void chunk_part(const job *jb, int n0, int nc, float *L, double *nll, double *norm)
+{
+	chunk_body(jb, n0, nc, L, nll, norm);
+}
+
+typedef struct worker {
+	const job *jb;
+	int tid;
+} worker;
+
+static void *worker_run(void *arg)
+{
+	const worker *w = arg;
+	const job *jb = w->jb;
+	float *L = jb->work + (size_t)w->tid * jb->o->V * NC;
+	for (int ci = w->tid; ci < jb->nchunks; ci += jb->threads) {
+		int n0 = ci * NC, nc = LLR_MIN(NC, jb->N - n0);
+		if (nc == NC)
+			chunk_full(jb, n0, L, &jb->cnll[ci], &jb->cnorm[ci]);
+		else
+			chunk_part(jb, n0, nc, L, &jb->cnll[ci], &jb->cnorm[ci]);
+	}
+	return NULL;
+}
+
+#define LLR_MAX_THREADS 64
+
+int llr_ll_run(const llr_ll *o, int N, const float *A, int lda, const int32_t *target, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dA, float *work, double *chunk, int threads)
+{
+	LLR_ASSERT(!dA || (!logp_all && !norm_err && target));
+	LLR_ASSERT(lda >= N);
+	job jb = {
+		.o = o, .N = N, .lda = lda, .A = A, .target = target,
+		.logp_t = logp_t, .logp_all = logp_all, .dA = dA,
+		.want_norm = norm_err != NULL, .work = work,
+	};
+	jb.nchunks = (N + NC - 1) / NC;
+	jb.cnll = chunk;
+	jb.cnorm = chunk + jb.nchunks;
+	if (threads < 1)
+		threads = 1;
+	if (threads > LLR_MAX_THREADS)
+		threads = LLR_MAX_THREADS;
+	if (threads > jb.nchunks)
+		threads = jb.nchunks > 0 ? jb.nchunks : 1;
+	jb.threads = threads;
+
+	worker w[LLR_MAX_THREADS];
+	pthread_t th[LLR_MAX_THREADS];
+	int started = 0;
+	for (int t = 0; t < threads; t++) {
+		w[t].jb = &jb;
+		w[t].tid = t;
+	}
+	for (int t = 1; t < threads; t++) {
+		if (pthread_create(&th[t], NULL, worker_run, &w[t]) != 0)
+			break;
+		started = t;
+	}
+	if (started < threads - 1) {
+		/* Could not start every thread: do their share here, after the
+		 * ones that did start (their chunks are disjoint). */
+		for (int t = started + 1; t < threads; t++)
+			worker_run(&w[t]);
+	}
+	worker_run(&w[0]);
+	for (int t = 1; t <= started; t++)
+		pthread_join(th[t], NULL);
+
+	double tot = 0.0, worst = 0.0;
+	for (int ci = 0; ci < jb.nchunks; ci++) {
+		tot += jb.cnll[ci];
+		if (!(jb.cnorm[ci] <= worst))
+			worst = jb.cnorm[ci];
+	}
+	if (nll)
+		*nll = tot;
+	if (norm_err)
+		*norm_err = worst;
+	if (!isfinite(tot))
+		return LLR_ENAN;
+	return LLR_OK;
+}

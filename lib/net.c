@@ -1,0 +1,564 @@
+/*
+ * net.c - the LSTM language model of DESIGN section 1, assembled from the
+ * layers in nn.h: input embedding (sum of psi features, <s> vector), L LSTM
+ * layers with optional dropout on each layer's output, the dense adaptor
+ * a = W h + c (F outputs) and the log-linear output over V words.  The
+ * softmax RNN is the same code with phi = identity and a uniform
+ * background.
+ *
+ * Parameters live in one flat float array, in this fixed order:
+ *   embed     F_in x E   uniform(-0.08, 0.08)
+ *   bos       E          uniform(-0.08, 0.08)
+ *   lstmL/wx  Din x 4H   uniform(-0.08, 0.08)   (Din = E for L = 0, else H)
+ *   lstmL/wh  H x 4H     uniform(-0.08, 0.08)
+ *   lstmL/b   4H         0, forget gate (columns H..2H) 1
+ *   out/w     F x H      uniform(-0.08, 0.08)
+ *   out/b     F          0 (so the untrained LL-RNN predicts b)
+ * Gradients have the same layout.  Workspace for a batch is allocated on
+ * first use and grown on demand: no allocation per step once the largest
+ * batch has been seen.  A net is not safe to use from two threads at once.
+ * Not here: the optimiser, batching of sentences and the model file.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn.h"
+
+#define MAX_LAYERS 64
+/* Bound on the F x positions block of the output layer (both A and dA):
+ * longer batches go through the output layer in slices of positions. */
+#define OUT_BUDGET ((size_t)256 << 20)
+
+typedef struct tinfo {
+	char name[24];
+	int ndim;
+	int64_t shape[2];
+	size_t off;
+} tinfo;
+
+struct llr_net {
+	llr_net_config cfg;
+	llr_ll out;
+	const llr_csr *psi;
+	llr_csr *own_eye;
+	float *own_logb;
+
+	float *params, *grads;
+	size_t nparams;
+	tinfo ti[3 + 3 * MAX_LAYERS + 2];
+	size_t nt;
+	size_t o_emb, o_bos, o_wx[MAX_LAYERS], o_wh[MAX_LAYERS], o_b[MAX_LAYERS], o_ow, o_ob;
+
+	/* workspace for N positions of B streams */
+	size_t capN;
+	int capB, slice; /* slice: positions per output-layer pass */
+	size_t budget;   /* bytes for A and dA */
+	int32_t *in, *tg;
+	float *x0;
+	float *act[MAX_LAYERS], *c[MAX_LAYERS], *tc[MAX_LAYERS], *h[MAX_LAYERS];
+	float *hd[MAX_LAYERS], *mask[MAX_LAYERS]; /* dropout output and mask */
+	float *A, *dA, *dz, *dh, *dx, *dc;
+	float *llwork;
+	double *chunk;
+	int llthreads;
+};
+
+struct llr_net_state {
+	int B, L, H;
+	float *h, *c; /* L x B x H each */
+};
+
+static void add_tensor(llr_net *net, const char *name, int ndim, int64_t d0, int64_t d1, size_t *off)
+{
+	tinfo *t = &net->ti[net->nt++];
+	snprintf(t->name, sizeof t->name, "%s", name);
+	t->ndim = ndim;
+	t->shape[0] = d0;
+	t->shape[1] = ndim > 1 ? d1 : 0;
+	t->off = net->nparams;
+	*off = net->nparams;
+	net->nparams += (size_t)d0 * (size_t)(ndim > 1 ? d1 : 1);
+}
+
+static int din_of(const llr_net *net, int l)
+{
+	return l ? net->cfg.hidden : net->cfg.embed;
+}
+
+llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
+{
+	llr_net_config cf = *c;
+	if (cf.vocab <= 0 || cf.embed <= 0 || cf.hidden <= 0)
+		return llr_err_set(err, LLR_EINVAL, "network: vocabulary, embedding and hidden sizes must be positive"), NULL;
+	if (cf.layers < 1 || cf.layers > MAX_LAYERS)
+		return llr_err_set(err, LLR_EINVAL, "network: %d layers: must be 1 to %d", cf.layers, MAX_LAYERS), NULL;
+	if (!(cf.dropout >= 0.0f && cf.dropout < 1.0f))
+		return llr_err_set(err, LLR_EINVAL, "network: dropout %g: must be in [0, 1)", (double)cf.dropout), NULL;
+	if ((int64_t)cf.hidden * 4 > INT32_MAX / 4)
+		return llr_err_set(err, LLR_ERANGE, "network: hidden size %d too large", cf.hidden), NULL;
+	if (cf.output == LLR_OUT_SOFTMAX) {
+		if ((cf.feat_out && cf.feat_out != cf.vocab) || (cf.feat_in && cf.feat_in != cf.vocab))
+			return llr_err_set(err, LLR_EINVAL, "network: softmax output: feature counts must equal the vocabulary size %d", cf.vocab), NULL;
+		cf.feat_out = cf.feat_in = cf.vocab;
+	} else if (cf.output == LLR_OUT_LOGLINEAR) {
+		if (!phi || !logb)
+			return llr_err_set(err, LLR_EINVAL, "network: log-linear output needs phi and a background"), NULL;
+		const llr_csr *ps = psi ? psi : phi;
+		if (phi->rows != cf.vocab || phi->cols != cf.feat_out)
+			return llr_err_set(err, LLR_EINVAL, "network: phi is %dx%d, expected %dx%d", phi->rows, phi->cols, cf.vocab, cf.feat_out), NULL;
+		if (ps->rows != cf.vocab || ps->cols != cf.feat_in)
+			return llr_err_set(err, LLR_EINVAL, "network: psi is %dx%d, expected %dx%d", ps->rows, ps->cols, cf.vocab, cf.feat_in), NULL;
+		if (cf.feat_out <= 0 || cf.feat_in <= 0)
+			return llr_err_set(err, LLR_EINVAL, "network: no features"), NULL;
+		for (int32_t v = 0; v < cf.vocab; v++)
+			if (isnan(logb[v]) || logb[v] == INFINITY)
+				return llr_err_set(err, LLR_ENAN, "network: background of word %d is %g", v, (double)logb[v]), NULL;
+	} else {
+		return llr_err_set(err, LLR_EINVAL, "network: unknown output kind %d", cf.output), NULL;
+	}
+
+	llr_net *net = calloc(1, sizeof *net);
+	if (!net)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory"), NULL;
+	net->cfg = cf;
+	net->budget = OUT_BUDGET;
+	net->out.V = cf.vocab;
+	net->out.F = cf.feat_out;
+	if (cf.output == LLR_OUT_SOFTMAX) {
+		net->own_eye = llr_csr_identity(cf.vocab, err);
+		net->own_logb = llr_malloc((size_t)cf.vocab * sizeof *net->own_logb);
+		if (!net->own_eye || !net->own_logb) {
+			llr_net_free(net);
+			return llr_err_set(err, LLR_ENOMEM, "network: out of memory"), NULL;
+		}
+		float u = (float)-log((double)cf.vocab);
+		for (int32_t v = 0; v < cf.vocab; v++)
+			net->own_logb[v] = u;
+		net->out.phi = net->own_eye;
+		net->out.logb = net->own_logb;
+		net->out.identity = 1;
+		net->psi = net->own_eye;
+	} else {
+		net->out.phi = phi;
+		net->out.logb = logb;
+		net->psi = psi ? psi : phi;
+	}
+
+	int E = cf.embed, H = cf.hidden;
+	add_tensor(net, "embed", 2, cf.feat_in, E, &net->o_emb);
+	add_tensor(net, "bos", 1, E, 0, &net->o_bos);
+	for (int l = 0; l < cf.layers; l++) {
+		char nm[24];
+		snprintf(nm, sizeof nm, "lstm%d/wx", l);
+		add_tensor(net, nm, 2, din_of(net, l), 4 * H, &net->o_wx[l]);
+		snprintf(nm, sizeof nm, "lstm%d/wh", l);
+		add_tensor(net, nm, 2, H, 4 * H, &net->o_wh[l]);
+		snprintf(nm, sizeof nm, "lstm%d/b", l);
+		add_tensor(net, nm, 1, 4 * H, 0, &net->o_b[l]);
+	}
+	add_tensor(net, "out/w", 2, cf.feat_out, H, &net->o_ow);
+	add_tensor(net, "out/b", 1, cf.feat_out, 0, &net->o_ob);
+	net->params = llr_calloc(net->nparams, sizeof *net->params);
+	net->grads = llr_calloc(net->nparams, sizeof *net->grads);
+	if (!net->params || !net->grads) {
+		llr_err_set(err, LLR_ENOMEM, "network: out of memory for %zu parameters", net->nparams);
+		llr_net_free(net);
+		return NULL;
+	}
+	return net;
+}
+
+static void free_ws(llr_net *net)
+{
+	free(net->in);
+	free(net->tg);
+	free(net->x0);
+	for (int l = 0; l < MAX_LAYERS; l++) {
+		free(net->act[l]);
+		free(net->c[l]);
+		free(net->tc[l]);
+		free(net->h[l]);
+		free(net->hd[l]);
+		free(net->mask[l]);
+		net->act[l] = net->c[l] = net->tc[l] = net->h[l] = net->hd[l] = net->mask[l] = NULL;
+	}
+	free(net->A);
+	free(net->dA);
+	free(net->dz);
+	free(net->dh);
+	free(net->dx);
+	free(net->chunk);
+	net->in = net->tg = NULL;
+	net->x0 = net->A = net->dA = net->dz = net->dh = net->dx = NULL;
+	net->chunk = NULL;
+	net->capN = 0;
+}
+
+void llr_net_free(llr_net *net)
+{
+	if (!net)
+		return;
+	free_ws(net);
+	free(net->dc);
+	free(net->llwork);
+	free(net->params);
+	free(net->grads);
+	llr_csr_free(net->own_eye);
+	free(net->own_logb);
+	free(net);
+}
+
+void llr_net_set_out_budget(llr_net *net, size_t bytes)
+{
+	free_ws(net);
+	net->budget = bytes;
+}
+
+const llr_net_config *llr_net_cfg(const llr_net *net)
+{
+	return &net->cfg;
+}
+
+float *llr_net_params(llr_net *net, size_t *n)
+{
+	if (n)
+		*n = net->nparams;
+	return net->params;
+}
+
+float *llr_net_grads(llr_net *net, size_t *n)
+{
+	if (n)
+		*n = net->nparams;
+	return net->grads;
+}
+
+size_t llr_net_n_tensors(const llr_net *net)
+{
+	return net->nt;
+}
+
+void llr_net_tensor_info(const llr_net *net, size_t i, const char **name, int *ndim, int64_t shape[2], size_t *offset)
+{
+	LLR_ASSERT(i < net->nt);
+	const tinfo *t = &net->ti[i];
+	if (name)
+		*name = t->name;
+	if (ndim)
+		*ndim = t->ndim;
+	if (shape) {
+		shape[0] = t->shape[0];
+		shape[1] = t->shape[1];
+	}
+	if (offset)
+		*offset = t->off;
+}
+
+void llr_net_init(llr_net *net, llr_rng *rng)
+{
+	int H = net->cfg.hidden;
+	for (size_t i = 0; i < net->nt; i++) {
+		const tinfo *t = &net->ti[i];
+		float *p = net->params + t->off;
+		size_t n = (size_t)t->shape[0] * (size_t)(t->ndim > 1 ? t->shape[1] : 1);
+		int is_bias = strstr(t->name, "/b") && t->ndim == 1;
+		for (size_t k = 0; k < n; k++)
+			p[k] = is_bias ? 0.0f : (float)(0.16 * llr_rng_uniform(rng) - 0.08);
+		if (is_bias && strncmp(t->name, "lstm", 4) == 0)
+			for (int j = H; j < 2 * H; j++)
+				p[j] = 1.0f;
+	}
+}
+
+/* Make the workspace hold N positions of B streams, with dropout masks
+ * when needed and dA when training. */
+static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
+{
+	const llr_net_config *cf = &net->cfg;
+	size_t E = (size_t)cf->embed, H = (size_t)cf->hidden, F = (size_t)cf->feat_out;
+	int th = llr_blas_threads();
+	int drop = train && cf->dropout > 0.0f;
+
+	if (N > net->capN) {
+		free_ws(net);
+		size_t slice = net->budget / (F * 2 * sizeof(float));
+		slice = slice / LLR_LL_CHUNK * LLR_LL_CHUNK;
+		if (slice < LLR_LL_CHUNK)
+			slice = LLR_LL_CHUNK;
+		if (slice > N)
+			slice = N;
+		if (slice > INT32_MAX / 2)
+			slice = INT32_MAX / 2 / LLR_LL_CHUNK * LLR_LL_CHUNK;
+		net->slice = (int)slice;
+		size_t D = LLR_MAX(E, H);
+		int ok = (net->in = llr_malloc(N * sizeof *net->in)) && (net->tg = llr_malloc(N * sizeof *net->tg)) &&
+			 (net->x0 = llr_malloc(N * E * sizeof(float))) && (net->A = llr_calloc(F * slice, sizeof(float))) &&
+			 (net->dz = llr_malloc(N * 4 * H * sizeof(float))) && (net->dh = llr_malloc(N * H * sizeof(float))) &&
+			 (net->dx = llr_malloc(N * D * sizeof(float))) &&
+			 (net->chunk = llr_malloc(llr_ll_chunk_size((int)slice) * sizeof(double)));
+		for (int l = 0; ok && l < cf->layers; l++)
+			ok = (net->act[l] = llr_malloc(N * 4 * H * sizeof(float))) && (net->c[l] = llr_malloc(N * H * sizeof(float))) &&
+			     (net->tc[l] = llr_malloc(N * H * sizeof(float))) && (net->h[l] = llr_malloc(N * H * sizeof(float)));
+		if (!ok) {
+			free_ws(net);
+			return llr_err_set(err, LLR_ENOMEM, "network: out of memory for a batch of %zu positions", N);
+		}
+		net->capN = N;
+	}
+	if (train && !net->dA && !(net->dA = llr_calloc(F * (size_t)net->slice, sizeof(float))))
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory for a batch of %zu positions", N);
+	for (int l = 0; drop && l < cf->layers; l++)
+		if (!net->hd[l] && !((net->hd[l] = llr_malloc(net->capN * H * sizeof(float))) && (net->mask[l] = llr_malloc(net->capN * H * sizeof(float)))))
+			return llr_err_set(err, LLR_ENOMEM, "network: out of memory for a batch of %zu positions", N);
+	if (B > net->capB) {
+		free(net->dc);
+		if (!(net->dc = llr_malloc((size_t)B * H * sizeof(float)))) {
+			net->capB = 0;
+			return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+		}
+		net->capB = B;
+	}
+	if (th != net->llthreads) {
+		free(net->llwork);
+		if (!(net->llwork = llr_malloc(llr_ll_work_size(cf->vocab, th) * sizeof(float)))) {
+			net->llthreads = 0;
+			return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+		}
+		net->llthreads = th;
+	}
+	return LLR_OK;
+}
+
+/* Validate a batch and fill net->in (input ids, LLR_PAD_IN for padding
+ * positions whose input is not a valid id) and net->tg. */
+static int load_batch(llr_net *net, const llr_batch *bt, const llr_csr *psi, int need_target, llr_err *err)
+{
+	size_t N = (size_t)bt->T * bt->B;
+	for (size_t n = 0; n < N; n++) {
+		int t = (int)(n / bt->B), b = (int)(n % bt->B);
+		int32_t y = bt->target ? bt->target[n] : -1;
+		int32_t x = bt->input[n];
+		if (y < -1 || y >= net->cfg.vocab)
+			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: target %d out of range [0, %d)", t, b, y, net->cfg.vocab);
+		int valid = x == LLR_BOS_ID || (x >= 0 && x < psi->rows);
+		if (!valid && (y >= 0 || !need_target))
+			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: input %d out of range [0, %d)", t, b, x, psi->rows);
+		net->in[n] = valid ? x : LLR_PAD_IN;
+		net->tg[n] = y;
+	}
+	return LLR_OK;
+}
+
+static int check_psi(const llr_net *net, const llr_csr *psi, llr_err *err)
+{
+	if (psi && psi->cols != net->cfg.feat_in)
+		return llr_err_set(err, LLR_EINVAL, "batch: input features have %d columns, the network %d", psi->cols, net->cfg.feat_in);
+	return LLR_OK;
+}
+
+static float *layer_out(llr_net *net, int l, int drop)
+{
+	return drop ? net->hd[l] : net->h[l];
+}
+
+/* Embedding and LSTM stack over T x B positions (net->in); dropout masks
+ * drawn from rng when drop.  h0/c0: per-layer initial states (L x B x H)
+ * or NULL for zeros. */
+static void forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const float *h0, const float *c0, llr_rng *rng, int drop)
+{
+	const llr_net_config *cf = &net->cfg;
+	size_t N = (size_t)T * B, H = (size_t)cf->hidden;
+	const float *P = net->params;
+	llr_embed_forward(psi, P + net->o_emb, P + net->o_bos, cf->embed, net->in, N, net->x0);
+	const float *X = net->x0;
+	for (int l = 0; l < cf->layers; l++) {
+		llr_lstm_io io = {
+			.T = T, .B = B, .Din = din_of(net, l), .H = cf->hidden,
+			.wx = P + net->o_wx[l], .wh = P + net->o_wh[l], .b = P + net->o_b[l],
+			.h0 = h0 ? h0 + (size_t)l * B * H : NULL, .c0 = c0 ? c0 + (size_t)l * B * H : NULL,
+			.act = net->act[l], .c = net->c[l], .tc = net->tc[l], .h = net->h[l],
+		};
+		llr_lstm_forward(&io, X);
+		if (drop) {
+			float p = cf->dropout, keep = 1.0f / (1.0f - p);
+			float *m = net->mask[l], *hd = net->hd[l];
+			const float *h = net->h[l];
+			for (size_t k = 0; k < N * H; k++) {
+				m[k] = llr_rng_uniform(rng) < p ? 0.0f : keep;
+				hd[k] = h[k] * m[k];
+			}
+		}
+		X = layer_out(net, l, drop);
+	}
+}
+
+/* The output layer over N positions of Htop (N x H), in slices of at most
+ * net->slice positions (bounded memory): dense then log-linear, and when
+ * training (dhtop not NULL) the dense backward, dLoss/dHtop into dhtop
+ * (N x H) and out/w, out/b gradients accumulated. */
+static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dhtop)
+{
+	const llr_net_config *cf = &net->cfg;
+	int H = cf->hidden, F = cf->feat_out;
+	const float *P = net->params;
+	double tot = 0.0, worst = 0.0;
+	int rc = LLR_OK;
+	for (size_t p0 = 0; p0 < N; p0 += (size_t)net->slice) {
+		int n = (int)LLR_MIN((size_t)net->slice, N - p0);
+		double s = 0.0, ne = 0.0;
+		llr_dense_forward(n, H, F, Htop + p0 * H, P + net->o_ow, P + net->o_ob, net->A, n);
+		int r = llr_ll_run(&net->out, n, net->A, n, net->tg + p0, &s, logp_t ? logp_t + p0 : NULL, norm_err ? &ne : NULL,
+				   logp_all ? logp_all + p0 * (size_t)cf->vocab : NULL, dhtop ? net->dA : NULL, net->llwork, net->chunk, net->llthreads);
+		if (r < 0)
+			rc = r;
+		tot += s;
+		if (!(ne <= worst))
+			worst = ne;
+		if (dhtop)
+			llr_dense_backward(n, H, F, Htop + p0 * H, P + net->o_ow, net->dA, n, dhtop + p0 * H, net->grads + net->o_ow, net->grads + net->o_ob);
+	}
+	if (nll)
+		*nll = tot;
+	if (norm_err)
+		*norm_err = worst;
+	return rc;
+}
+
+int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *nll, int64_t *ntok, llr_err *err)
+{
+	const llr_net_config *cf = &net->cfg;
+	const llr_csr *psi = bt->psi ? bt->psi : net->psi;
+	if (bt->B <= 0 || bt->T <= 0 || !bt->input || !bt->target)
+		return llr_err_set(err, LLR_EINVAL, "batch: empty or incomplete");
+	int rc = check_psi(net, psi, err);
+	size_t N = (size_t)bt->T * bt->B, H = (size_t)cf->hidden;
+	int drop = rng && cf->dropout > 0.0f;
+	if (rc < 0 || (rc = ensure_ws(net, N, bt->B, 1, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
+		return rc;
+	int64_t cnt = 0;
+	for (size_t n = 0; n < N; n++)
+		cnt += net->tg[n] >= 0;
+
+	forward_rnn(net, psi, bt->T, bt->B, NULL, NULL, rng, drop);
+	int L = cf->layers;
+	double s = 0.0;
+	rc = forward_out(net, layer_out(net, L - 1, drop), N, &s, NULL, NULL, NULL, net->dh);
+	if (nll)
+		*nll = s;
+	if (ntok)
+		*ntok = cnt;
+	if (rc < 0)
+		return llr_err_set(err, rc, "network: loss is not finite (%g)", s);
+
+	float *G = net->grads;
+	for (int l = L - 1; l >= 0; l--) {
+		if (drop) {
+			const float *m = net->mask[l];
+			for (size_t k = 0; k < N * H; k++)
+				net->dh[k] *= m[k];
+		}
+		const float *X = l ? layer_out(net, l - 1, drop) : net->x0;
+		const float *P = net->params;
+		llr_lstm_io io = {
+			.T = bt->T, .B = bt->B, .Din = din_of(net, l), .H = cf->hidden,
+			.wx = P + net->o_wx[l], .wh = P + net->o_wh[l], .b = P + net->o_b[l],
+			.act = net->act[l], .c = net->c[l], .tc = net->tc[l], .h = net->h[l],
+		};
+		llr_lstm_backward(&io, X, net->dh, net->dz, net->dc, net->dx, G + net->o_wx[l], G + net->o_wh[l], G + net->o_b[l]);
+		if (l)
+			memcpy(net->dh, net->dx, N * H * sizeof *net->dh);
+	}
+	llr_embed_backward(psi, cf->embed, net->in, N, net->dx, G + net->o_emb, G + net->o_bos);
+	return LLR_OK;
+}
+
+int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
+{
+	const llr_csr *psi = bt->psi ? bt->psi : net->psi;
+	if (bt->B <= 0 || bt->T <= 0 || !bt->input || !bt->target)
+		return llr_err_set(err, LLR_EINVAL, "batch: empty or incomplete");
+	int rc = check_psi(net, psi, err);
+	size_t N = (size_t)bt->T * bt->B;
+	if (rc < 0 || (rc = ensure_ws(net, N, bt->B, 0, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
+		return rc;
+	forward_rnn(net, psi, bt->T, bt->B, NULL, NULL, NULL, 0);
+	double s = 0.0;
+	rc = forward_out(net, net->h[net->cfg.layers - 1], N, &s, logp, norm_err, NULL, NULL);
+	if (rc < 0)
+		return llr_err_set(err, rc, "network: log-probability is not finite");
+	return LLR_OK;
+}
+
+llr_net_state *llr_net_state_new(const llr_net *net, int B)
+{
+	if (B <= 0)
+		return NULL;
+	llr_net_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->B = B;
+	s->L = net->cfg.layers;
+	s->H = net->cfg.hidden;
+	size_t n = (size_t)s->L * B * s->H;
+	s->h = llr_calloc(n, sizeof *s->h);
+	s->c = llr_calloc(n, sizeof *s->c);
+	if (!s->h || !s->c) {
+		llr_net_state_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void llr_net_state_free(llr_net_state *s)
+{
+	if (!s)
+		return;
+	free(s->h);
+	free(s->c);
+	free(s);
+}
+
+void llr_net_state_reset(llr_net_state *s)
+{
+	size_t n = (size_t)s->L * s->B * s->H;
+	memset(s->h, 0, n * sizeof *s->h);
+	memset(s->c, 0, n * sizeof *s->c);
+}
+
+void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, int sb)
+{
+	LLR_ASSERT(dst->L == src->L && dst->H == src->H);
+	LLR_ASSERT(db >= 0 && db < dst->B && sb >= 0 && sb < src->B);
+	size_t H = (size_t)src->H;
+	for (int l = 0; l < src->L; l++) {
+		memmove(dst->h + ((size_t)l * dst->B + db) * H, src->h + ((size_t)l * src->B + sb) * H, H * sizeof(float));
+		memmove(dst->c + ((size_t)l * dst->B + db) * H, src->c + ((size_t)l * src->B + sb) * H, H * sizeof(float));
+	}
+}
+
+int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr_csr *psi, float *logp, llr_err *err)
+{
+	const llr_net_config *cf = &net->cfg;
+	LLR_ASSERT(s->L == cf->layers && s->H == cf->hidden);
+	if (!psi)
+		psi = net->psi;
+	int B = s->B, rc = check_psi(net, psi, err);
+	llr_batch bt = {.B = B, .T = 1, .input = input, .target = NULL, .psi = psi};
+	if (rc < 0 || (rc = ensure_ws(net, (size_t)B, B, 0, err)) < 0 || (rc = load_batch(net, &bt, psi, 0, err)) < 0)
+		return rc;
+	forward_rnn(net, psi, 1, B, s->h, s->c, NULL, 0);
+	size_t BH = (size_t)B * cf->hidden;
+	for (int l = 0; l < cf->layers; l++) {
+		memcpy(s->h + l * BH, net->h[l], BH * sizeof(float));
+		memcpy(s->c + l * BH, net->c[l], BH * sizeof(float));
+	}
+	rc = forward_out(net, net->h[cf->layers - 1], (size_t)B, NULL, NULL, NULL, logp, NULL);
+	if (rc < 0)
+		return llr_err_set(err, rc, "network: log-probability is not finite");
+	for (size_t k = 0; k < (size_t)B * cf->vocab; k++)
+		if (isnan(logp[k]))
+			return llr_err_set(err, LLR_ENAN, "network: log-probability is not a number");
+	return LLR_OK;
+}

@@ -1,0 +1,126 @@
+/*
+ * nn.h - private interface of the network layers (embed.c, lstm.c,
+ * dense.c, loglinear.c) assembled by net.c; not API.
+ *
+ * Shapes are row-major.  Positions are time-major, n = t * B + b, N = T * B.
+ * Forward functions overwrite their outputs; backward functions ADD into
+ * parameter gradients and overwrite input gradients, unless a comment says
+ * otherwise.  Broken shape contracts are LLR_ASSERTed by the callers in
+ * net.c; these kernels trust their arguments.
+ */
+#ifndef LLR_NN_H
+#define LLR_NN_H
+
+#include "internal.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+/* The hot loops are written to vectorise (fixed-length chunks, branch-free
+ * exp); -O2 alone does not vectorise them, and GCC will not if-convert the
+ * float comparisons of the exp while FP operations may trap (we never
+ * unmask FP exceptions).  Applied to every function of the hot path so
+ * they inline into each other. */
+#define LLR_VECTORIZE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic", "no-trapping-math")))
+#else
+#define LLR_VECTORIZE
+#endif
+/* The default build targets baseline x86-64 (SSE2); on x86-64 Linux the
+ * hot loops are also compiled for AVX2 and picked at load time. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LLR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LLR_CLONES
+#endif
+
+/* Input id of a padded position: its embedding is the zero vector. */
+#define LLR_PAD_IN (-2)
+
+/* ------------------------------------------------------------- embed.c */
+
+/* X[n] (N x E) = sum over (f, v) in row input[n] of psi of v * emb[f]
+ * (emb is F_in x E); bos (E) for LLR_BOS_ID; zeros for LLR_PAD_IN. */
+void llr_embed_forward(const llr_csr *psi, const float *emb, const float *bos, int E, const int32_t *input, size_t N, float *X);
+/* demb[f] += v * dX[n] for every (f, v) of row input[n]; dbos += dX[n]
+ * for <s>.  dX is N x E. */
+void llr_embed_backward(const llr_csr *psi, int E, const int32_t *input, size_t N, const float *dX, float *demb, float *dbos);
+
+/* -------------------------------------------------------------- lstm.c */
+
+/* One LSTM layer over T steps of B streams.  Gate order i, f, o, g: the
+ * 4H columns of wx (Din x 4H), wh (H x 4H) and b (4H) are the input,
+ * forget and output gates (sigmoid) then the candidate (tanh):
+ *   z_t = x_t wx + h_{t-1} wh + b
+ *   c_t = f * c_{t-1} + i * g,   h_t = o * tanh(c_t)
+ * h0, c0 (B x H) are the initial state, NULL = zeros.  Saved for backward:
+ * act (N x 4H: activated gates), c (N x H), tc (N x H: tanh c).  h (N x H)
+ * is the output. */
+typedef struct llr_lstm_io {
+	int T, B, Din, H;
+	const float *wx, *wh, *b;
+	const float *h0, *c0;
+	float *act, *c, *tc, *h;
+} llr_lstm_io;
+
+void llr_lstm_forward(const llr_lstm_io *io, const float *X);
+/* Back-propagation through time.  dh (N x H) holds dLoss/dh_t from above
+ * on entry and is used as scratch; dz (N x 4H) and dc (B x H) are scratch;
+ * dX (N x Din) receives dLoss/dX unless NULL; dwx, dwh, db accumulate.
+ * The gradient into h0/c0 is not computed. */
+void llr_lstm_backward(const llr_lstm_io *io, const float *X, float *dh, float *dz, float *dc, float *dX, float *dwx, float *dwh, float *db);
+
+/* ------------------------------------------------------------- dense.c */
+
+/* A = W X^T + c: W is F x Din, X is N x Din, c is F; A is F x N stored
+ * with leading dimension lda >= N (the layout the sparse output wants). */
+void llr_dense_forward(int N, int Din, int F, const float *X, const float *W, const float *c, float *A, int lda);
+/* From dA (F x N, lda): dW += dA X, dc += row sums of dA, and
+ * dX = dA^T W (N x Din, overwritten) unless dX is NULL. */
+void llr_dense_backward(int N, int Din, int F, const float *X, const float *W, const float *dA, int lda, float *dX, float *dW, float *dc);
+
+/* --------------------------------------------------------- loglinear.c */
+
+/* Positions per chunk of the V x chunk logit block (its inner loop). */
+#define LLR_LL_CHUNK 64
+
+/* The log-linear output over V words with F features:
+ *   log p(x | n) = logb[x] + sum_{(f,v) in phi row x} v * A[f][n] - log Z_n
+ * identity: phi is the V x V identity (the softmax RNN); the products are
+ * then plain copies, the same function. */
+typedef struct llr_ll {
+	int V, F;
+	const llr_csr *phi; /* V x F; unused when identity */
+	const float *logb;  /* V */
+	int identity;
+} llr_ll;
+
+/* One pass over N positions of A (F x N, leading dimension lda).
+ * target[n] in [0, V) or -1 (skip: no loss, zero gradient).  Every output
+ * is optional (NULL):
+ *   nll       sum of -log p(target) over non-skipped positions (double)
+ *   logp_t    N: log p(target[n]), 0 where skipped
+ *   norm_err  max over non-skipped positions of |sum_x p(x) - 1|, the sum
+ *             taken in double (when target is NULL every position counts)
+ *   logp_all  N x V: log p(x | n) for every x (target may be NULL)
+ *   dA        F x N (lda): E_p[phi] - phi(target), overwritten; zero in
+ *             skipped columns
+ * dA cannot be combined with logp_all or norm_err.  work is the scratch
+ * from llr_ll_work_size(V, threads); chunk holds llr_ll_chunk_size(N)
+ * doubles.  Chunks of positions run on `threads` threads; the result does
+ * not depend on the thread count.
+ * Returns LLR_OK, or LLR_ENAN if a loss is not finite. */
+int llr_ll_run(const llr_ll *o, int N, const float *A, int lda, const int32_t *target, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dA, float *work, double *chunk, int threads);
+/* Floats of scratch llr_ll_run needs; doubles of its per-chunk results. */
+size_t llr_ll_work_size(int V, int threads);
+size_t llr_ll_chunk_size(int N);
+
+/* Vectorisable exp for float: relative error below 2e-7 on [-87, 88],
+ * 0 below, +inf above.  Used by the LSTM and softmax loops. */
+void llr_vexp(float *y, const float *x, size_t n);
+
+/* --------------------------------------------------------------- net.c */
+
+/* Bound, in bytes, on the F x positions blocks of the output layer (A and
+ * dA together; default 256 MiB): longer batches pass through the output
+ * layer in slices of positions.  For tests of the slicing. */
+void llr_net_set_out_budget(llr_net *net, size_t bytes);
+
+#endif

@@ -1,0 +1,252 @@
+#!/usr/bin/env bats
+# 40-train.bats - train(1): learning on real data (UD French, 300
+# sentences, tiny networks), determinism, interruption and --resume, early
+# stopping, the --log curve, divergence, and every error path.
+
+load test_helper
+
+TINY="--hidden 16 --embed 16 --layers 1 --threads 1"
+
+setup_file() {
+	local data="$LLRNN_SHARED/data/ud-french"
+	[ -d "$data" ] || return 0
+	local d="$BATS_FILE_TMPDIR"
+	PATH="$BATS_TEST_DIRNAME/../bin:$PATH"
+	tok --from conllu -l "$data/fr_sequoia-ud-train.conllu.gz" | head -n 300 > "$d/train.tok"
+	tok --from conllu -l "$data/fr_sequoia-ud-dev.conllu.gz" | head -n 60 > "$d/valid.tok"
+	featurize --top 50 "$d/train.tok" > "$d/train.fz" 2>/dev/null
+}
+
+setup() {
+	need_data ud-french
+	cd "$BATS_TEST_TMPDIR"
+	FZ="$BATS_FILE_TMPDIR/train.fz"
+	VALID="$BATS_FILE_TMPDIR/valid.tok"
+	TRAIN_TOK="$BATS_FILE_TMPDIR/train.tok"
+}
+
+# value of key in a model's meta
+meta() {
+	tar xOf "$1" meta | sed -n "s/^$2=//p"
+}
+
+# a copy of archive $1 as $2 with only the members named after it, in order
+rebuild() {
+	local from=$1 to=$2
+	shift 2
+	rm -rf x && mkdir x && tar xf "$from" -C x && tar --format=pax -cf "$to" -C x "$@"
+}
+
+@test "train -h prints the usage on stdout" {
+	run train -h
+	assert_success
+	assert_line --index 0 --partial "usage: train"
+	run train --help
+	assert_success
+}
+
+@test "train: a tiny model trains to a lower validation loss (log TSV)" {
+	run train $TINY --lr 0.01 --epochs 3 --valid "$VALID" --log curve.tsv -o m.bin "$FZ"
+	assert_success
+	assert_output --regexp "epoch 3 train [0-9.]+ valid [0-9.]+"
+	assert_file_exists m.bin
+	run head -n 1 curve.tsv
+	assert_output "$(printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr')"
+	[ "$(wc -l < curve.tsv)" -eq 5 ]
+	# every row has 6 columns; epoch 0 is the untrained model
+	awk -F'\t' 'NF != 6 { exit 1 }' curve.tsv
+	awk -F'\t' 'NR == 2 && !($1 == 0 && $2 == 0 && $4 == "nan") { exit 1 }' curve.tsv
+	awk -F'\t' 'NR == 5 && !($1 == 3 && $2 == 30 && $6 == 0.01) { exit 1 }' curve.tsv
+	v0=$(awk -F'\t' 'NR == 2 { print $5 }' curve.tsv)
+	best=$(meta m.bin valid_logppl)
+	awk -v a="$v0" -v b="$best" 'BEGIN { exit !(b < a - 0.1) }'
+	# the train loss falls too
+	awk -F'\t' 'NR == 3 { t1 = $4 } NR == 5 { exit !($4 < t1) }' curve.tsv
+	[ "$(meta m.bin kind)" = model ]
+	[ "$(meta m.bin output)" = loglinear ]
+	[ "$(meta m.bin epochs_done)" = 3 ]
+	[ "$(meta m.bin stopped)" = epochs ]
+	[ "$(meta m.bin vocab_size)" = "$(tar xOf "$FZ" meta | sed -n 's/^vocab_size=//p')" ]
+}
+
+@test "train: the softmax baseline from the same stream" {
+	run train -q $TINY --output softmax --epochs 1 -o s.bin "$FZ"
+	assert_success
+	assert_output ""
+	[ "$(meta s.bin output)" = softmax ]
+	tar tf s.bin | grep -qx 'params/out/w.npy'
+	# V x H output weights: 2102 rows of 16 floats
+	V=$(meta s.bin vocab_size)
+	H=$(( $(meta s.bin n_params) ))
+	[ "$H" -gt $(( V * 16 * 2 )) ]
+}
+
+@test "train: same seed and --threads 1 give byte-identical models; another seed does not" {
+	train -q $TINY --epochs 2 --valid "$VALID" -s 7 -o a.bin "$FZ"
+	train -q $TINY --epochs 2 --valid "$VALID" -s 7 -o b.bin < "$FZ"
+	cmp a.bin b.bin
+	train -q $TINY --epochs 2 --valid "$VALID" -s 8 -o c.bin "$FZ"
+	! cmp -s a.bin c.bin
+}
+
+@test "train: SIGINT saves and exits 130; --resume ends with the uninterrupted model" {
+	train -q $TINY --epochs 12 -o full.bin "$FZ"
+	train --progress 1 $TINY --epochs 12 -o part.bin "$FZ" 2> err.txt &
+	pid=$!
+	# interrupt once the first epoch has been saved
+	for i in $(seq 200); do [ -f part.bin ] && break; sleep 0.05; done
+	kill -INT $pid
+	status=0
+	wait $pid || status=$?
+	[ "$status" -eq 130 ]
+	grep -q '^train: interrupted: epoch [0-9]* batch [0-9]*: saved part.bin; continue with --resume part.bin' err.txt
+	[ "$(meta part.bin stopped)" = interrupted ]
+	tar xOf part.bin state/info | grep -q '^epoch=[1-9]'
+	e=$(tar xOf part.bin state/info | sed -n 's/^epoch=//p')
+	run train --threads 1 --resume part.bin "$FZ"
+	assert_success
+	assert_line --index 0 --partial "resuming at epoch $((e + 1))"
+	refute_output --partial "epoch 1 train"
+	cmp full.bin part.bin
+}
+
+@test "train: SIGTERM saves and exits 143" {
+	train -q $TINY --epochs 1000 -o t.bin "$FZ" &
+	pid=$!
+	for i in $(seq 200); do [ -f t.bin ] && break; sleep 0.05; done
+	kill -TERM $pid
+	status=0
+	wait $pid || status=$?
+	[ "$status" -eq 143 ]
+	[ "$(meta t.bin stopped)" = interrupted ]
+	# the saved model loads and resumes
+	run train -q --resume t.bin --epochs 1 "$FZ"
+	assert_success
+}
+
+@test "train: early stopping with --patience keeps the best epoch" {
+	run train $TINY --hidden 32 --embed 32 --lr 0.05 --patience 1 --epochs 30 --valid "$VALID" --log l.tsv -o p.bin "$FZ"
+	assert_success
+	assert_output --partial "stopped (patience)"
+	[ "$(meta p.bin stopped)" = patience ]
+	done_=$(meta p.bin epochs_done)
+	best=$(meta p.bin best_epoch)
+	[ "$done_" -lt 30 ]
+	[ "$best" -eq $((done_ - 1)) ]
+	[ "$(wc -l < l.tsv)" -eq $((done_ + 2)) ]
+	# params hold the best epoch, state/weights the last one
+	tar tf p.bin | grep -qx 'state/weights.npy'
+	# resuming a finished run has nothing to do and rewrites the same model
+	cp p.bin p0.bin
+	run train --resume p.bin --valid "$VALID" -o p2.bin "$FZ"
+	assert_success
+	assert_output --partial "stopped (patience) after epoch $done_"
+	refute_output --partial "train: epoch"
+	cmp p.bin p0.bin
+	cmp p.bin p2.bin
+	# a larger --patience continues the run
+	run train --resume p.bin --patience 5 --valid "$VALID" --epochs $((done_ + 1)) "$FZ"
+	assert_success
+	assert_output --partial "train: epoch $((done_ + 1)) train"
+}
+
+@test "train: --max-time stops mid-run and the model resumes" {
+	run train $TINY --epochs 100000 --max-time 0.3 -o mt.bin "$FZ"
+	assert_success
+	assert_output --partial "max-time"
+	[ "$(meta mt.bin stopped)" = max-time ]
+	run train -q --resume mt.bin --epochs 1 "$FZ"
+	assert_success
+}
+
+@test "train: SGD with the RNNLM schedule" {
+	run train $TINY --optim sgd --epochs 30 --valid "$VALID" --log s.tsv -o sgd.bin "$FZ"
+	assert_success
+	[ "$(meta sgd.bin optim)" = sgd ]
+	# the rate is halved before stopping (converged or patience)
+	awk -F'\t' 'NR > 2 && $6 < 1 { h = 1 } END { exit !h }' s.tsv
+}
+
+@test "train: progress lines every --progress steps when stderr is not a tty" {
+	run train --progress 5 $TINY --epochs 1 -o m.bin "$FZ"
+	assert_success
+	assert_line --regexp '^train: epoch 1 step 5 batch 5/10 loss [0-9.]+ [0-9]+ tok/s ETA [0-9]+s$'
+	assert_line --regexp '^train: epoch 1 step 10 batch 10/10 '
+	refute_line --regexp 'step (1|2|3|4|6) '
+	assert_line --regexp '^train: epoch 1 train [0-9.]+ lr 0.001 '
+}
+
+@test "train: divergence stops with status 1 and keeps the last good model" {
+	train -q $TINY --optim sgd --epochs 1 -o d.bin "$FZ"
+	cp d.bin d0.bin
+	run_err 1 'diverged; d.bin keeps the model of epoch 1' train -q --resume d.bin --lr 1e30 --clip 0 --epochs 3 "$FZ"
+	cmp d.bin d0.bin
+	run_err 1 'diverged before the first epoch ended; no model written' train -q $TINY --optim sgd --lr 1e30 --clip 0 -o nan.bin "$FZ"
+	assert_file_not_exists nan.bin
+}
+
+@test "train: usage errors exit 2" {
+	run_err 2 '-o model is required' train "$FZ"
+	run_err 2 'unknown optimiser' train --optim lbfgs -o m.bin "$FZ"
+	run_err 2 'neither loglinear nor softmax' train --output dense -o m.bin "$FZ"
+	run_err 2 'at most one stream' train -o m.bin "$FZ" "$FZ"
+	run_err 2 '--lr' train --lr 0 -o m.bin "$FZ"
+	run_err 2 '--hidden' train --hidden x -o m.bin "$FZ"
+	run_err 2 '--max-time' train --max-time 5x -o m.bin "$FZ"
+	run_err 2 'unknown option' train --frobnicate -o m.bin "$FZ"
+	run_err 2 'must be a file' train -o - "$FZ"
+}
+
+@test "train: bad streams are clear errors with status 1" {
+	rebuild "$FZ" noids.fz meta vocab features phi/indptr.npy phi/indices.npy phi/data.npy logb.npy
+	run_err 1 '^train: noids.fz: no ids/ members: empty corpus' train -o m.bin noids.fz
+	rebuild "$FZ" nologb.fz meta vocab features phi/indptr.npy phi/indices.npy phi/data.npy ids/000000.npy
+	run_err 1 '^train: nologb.fz: member logb: expected here' train -o m.bin nologb.fz
+	head -c 20000 "$FZ" > cut.fz
+	run_err 1 '^train: cut.fz: .*[Tt]runcated' train -o m.bin cut.fz
+	run_err 1 '^train: <stdin>: ' train -o m.bin < /dev/null
+	run_err 1 '^train: nope.fz: ' train -o m.bin nope.fz
+	train -q $TINY --epochs 0 -o m0.bin "$FZ"
+	run_err 1 "is a 'model' archive" train -o m.bin m0.bin
+	assert_file_not_exists m.bin
+}
+
+@test "train: validation files without known words are errors" {
+	echo "zzzq qqqz" > unk.tok
+	run_err 1 '^train: unk.tok: no known word in the validation set' train -o m.bin --valid unk.tok "$FZ"
+	: > empty.tok
+	run_err 1 '^train: empty.tok: no validation sentence' train -o m.bin --valid empty.tok "$FZ"
+	run_err 1 '^train: absent.tok: ' train -o m.bin --valid absent.tok "$FZ"
+	assert_file_not_exists m.bin
+}
+
+@test "train: --resume checks the model against the stream and the options" {
+	train -q $TINY --epochs 1 -o r.bin "$FZ"
+	head -n 100 "$TRAIN_TOK" | featurize --top 20 > other.fz 2>/dev/null
+	run_err 1 '^train: r.bin: does not fit other.fz: vocabularies differ' train --resume r.bin other.fz
+	run_err 2 '^train: --hidden 32: the resumed model has hidden=16' train --resume r.bin --hidden 32 "$FZ"
+	run_err 2 '^train: --optim adam: the resumed model has optim=rmsprop' train --resume r.bin --optim adam "$FZ"
+	run_err 1 '^train: absent.bin: ' train --resume absent.bin "$FZ"
+	train -q $TINY --epochs 0 -o m0.bin "$FZ"
+	# a model file truncated in its state part
+	head -c $(( $(wc -c < r.bin) - 3000 )) r.bin > rcut.bin
+	run_err 1 '^train: rcut.bin: .*[Tt]runcated' train --resume rcut.bin "$FZ"
+}
+
+@test "train: the man page examples run (tiny sizes)" {
+	data="$LLRNN_SHARED/data/ud-french"
+	tok --from conllu -l "$data/fr_sequoia-ud-train.conllu.gz" | head -n 200 > train.tok
+	tok --from conllu -l "$data/fr_sequoia-ud-dev.conllu.gz" | head -n 40 > valid.tok
+	featurize --top 2500 train.tok > train.fz 2>/dev/null
+	train -q $TINY --epochs 2 --valid valid.tok --log curve.tsv -o model.bin train.fz
+	[ "$(wc -l < curve.tsv)" -eq 4 ]
+	train -q $TINY --output softmax --max-time 1h --epochs 1 --valid valid.tok \
+		-o softmax.bin train.fz
+	[ "$(meta softmax.bin output)" = softmax ]
+	train -q --resume model.bin --epochs 3 --valid valid.tok train.fz
+	[ "$(meta model.bin epochs_done)" = 3 ]
+	[ "$(wc -l < curve.tsv)" -eq 4 ]
+	tar tvf model.bin > /dev/null
+	tar xOf model.bin meta | grep -qx 'kind=model'
+	mandoc -Tlint -W warning "$TOP/man/train.1" "$TOP/man/llrnn-model.5"
+}

@@ -1,0 +1,505 @@
+/*
+ * test_grad.c - finite-difference gradient checks for every layer of the
+ * network (embedding sum, LSTM, dense, log-linear and softmax outputs) and
+ * for the whole net end to end, plus a check of the checker itself.
+ *
+ * Everything runs in float32 as the library does; the loss is summed in
+ * double.  Central differences with step EPS = 1e-2 (the effective step
+ * is recomputed after float rounding); a component passes when
+ *   |numeric - analytic| <= ATOL + RTOL * max(|numeric|, |analytic|)
+ * with ATOL = 2e-3, RTOL = 2e-2.  With float32 the differences carry about
+ * 1e-7 * |loss| / EPS of rounding noise and O(EPS^2) truncation error, both
+ * well below that; a wrong gradient (a missing term, a swapped gate) is
+ * off by far more, which test_checker demonstrates.
+ */
+#include "llrnn.h"
+#include "nn.h"
+#include "test.h"
+
+#define EPS 1e-2
+#define ATOL 2e-3
+#define RTOL 2e-2
+
+typedef double (*loss_fn)(void *ctx);
+
+/* Compare g (analytic) with central differences of f over `count` random
+ * components of p (all of them when count >= n).  Returns the number of
+ * failing components; prints the first few. */
+static int gradcheck(const char *what, float *p, const float *g, size_t n, loss_fn f, void *ctx, size_t count, llr_rng *rng)
+{
+	int bad = 0;
+	double worst = 0;
+	for (size_t k = 0; k < (count < n ? count : n); k++) {
+		size_t i = count >= n ? k : (size_t)llr_rng_below(rng, n);
+		float save = p[i];
+		float up = (float)(save + EPS), dn = (float)(save - EPS);
+		p[i] = up;
+		double fp = f(ctx);
+		p[i] = dn;
+		double fm = f(ctx);
+		p[i] = save;
+		double num = (fp - fm) / ((double)up - (double)dn);
+		double ana = g[i];
+		double err = fabs(num - ana);
+		double tol = ATOL + RTOL * fmax(fabs(num), fabs(ana));
+		double rel = err / (fmax(fabs(num), fabs(ana)) + 1e-6);
+		if (rel > worst && err > ATOL)
+			worst = rel;
+		if (!(err <= tol)) {
+			if (bad < 5)
+				printf("#   %s[%zu]: numeric %.6g analytic %.6g\n", what, i, num, ana);
+			bad++;
+		}
+	}
+	printf("#   %s: %zu components, worst relative error above atol %.3g, %d bad\n", what, count < n ? count : n, worst, bad);
+	return bad;
+}
+
+static void fill(float *a, size_t n, llr_rng *r, double scale)
+{
+	for (size_t i = 0; i < n; i++)
+		a[i] = (float)((2 * llr_rng_uniform(r) - 1) * scale);
+}
+
+static double dot_d(const float *a, const float *b, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += (double)a[i] * b[i];
+	return s;
+}
+
+/* A random V x F matrix with 1..maxnnz entries per row, overlapping
+ * columns, values in {1} or real when real != 0. */
+static llr_csr *rand_csr(int V, int F, int maxnnz, int real, llr_rng *r)
+{
+	llr_csr_builder *b = llr_csr_builder_new(F);
+	for (int v = 0; v < V; v++) {
+		int32_t cols[16];
+		float vals[16];
+		int k = 1 + (int)llr_rng_below(r, (uint64_t)maxnnz);
+		for (int j = 0; j < k; j++) {
+			cols[j] = (int32_t)llr_rng_below(r, (uint64_t)F);
+			vals[j] = real ? (float)(0.2 + 1.5 * llr_rng_uniform(r)) * (llr_rng_uniform(r) < 0.2 ? -1.0f : 1.0f) : 1.0f;
+		}
+		llr_csr_builder_row(b, cols, vals, (size_t)k, NULL);
+	}
+	return llr_csr_builder_finish(b, NULL);
+}
+
+/* ------------------------------------------------------------- checker */
+
+typedef struct known_ctx {
+	float *x;
+	size_t n;
+} known_ctx;
+
+static double known_loss(void *c)
+{
+	known_ctx *k = c;
+	double s = 0;
+	for (size_t i = 0; i < k->n; i++)
+		s += sin(k->x[i]) * k->x[i] * k->x[i];
+	return s;
+}
+
+/* The checker accepts the true derivative of a known function and rejects
+ * a slightly wrong one. */
+static void test_checker(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 1);
+	float x[20], g[20];
+	fill(x, 20, &r, 2.0);
+	for (int i = 0; i < 20; i++)
+		g[i] = (float)(cos(x[i]) * x[i] * x[i] + 2 * sin(x[i]) * x[i]);
+	known_ctx k = {x, 20};
+	CHECK(gradcheck("known f", x, g, 20, known_loss, &k, 20, &r) == 0);
+	g[7] *= 1.1f;
+	g[12] = -g[12] - 0.1f;
+	CHECK(gradcheck("known f, two wrong (expect 2 bad)", x, g, 20, known_loss, &k, 20, &r) == 2);
+	/* a gradient missing the product-rule term fails almost everywhere */
+	for (int i = 0; i < 20; i++)
+		g[i] = (float)(cos(x[i]) * x[i] * x[i]);
+	CHECK(gradcheck("known f, missing term (expect bad)", x, g, 20, known_loss, &k, 20, &r) >= 15);
+}
+
+/* ----------------------------------------------------------------- exp */
+
+/* The vectorised exp of the LSTM and softmax loops against libm. */
+static void test_vexp(void)
+{
+	enum { N = 4001 };
+	static float x[N + 4], y[N + 4];
+	for (int i = 0; i < N; i++)
+		x[i] = -100.0f + 200.0f * (float)i / (N - 1);
+	x[N] = -INFINITY, x[N + 1] = INFINITY, x[N + 2] = NAN, x[N + 3] = 0.0f;
+	llr_vexp(y, x, N + 4);
+	double worst = 0;
+	int edges = 1;
+	for (int i = 0; i < N; i++) {
+		double ref = exp((double)x[i]);
+		if (x[i] < -87.34f)
+			edges &= y[i] == 0.0f;
+		else if (x[i] > 88.38f)
+			edges &= y[i] == INFINITY;
+		else
+			worst = fmax(worst, fabs(y[i] - ref) / ref);
+	}
+	printf("#   vexp: worst relative error %.3g\n", worst);
+	CHECK(worst < 1e-6);
+	CHECK(edges);
+	CHECK(y[N] == 0.0f && y[N + 1] == INFINITY && isnan(y[N + 2]) && y[N + 3] == 1.0f);
+}
+
+/* --------------------------------------------------------------- dense */
+
+typedef struct dense_ctx {
+	int N, Din, F;
+	float *X, *W, *c, *R, *A;
+} dense_ctx;
+
+static double dense_loss(void *p)
+{
+	dense_ctx *d = p;
+	llr_dense_forward(d->N, d->Din, d->F, d->X, d->W, d->c, d->A, d->N + 3);
+	double s = 0;
+	for (int f = 0; f < d->F; f++)
+		s += dot_d(d->A + (size_t)f * (d->N + 3), d->R + (size_t)f * d->N, (size_t)d->N);
+	return s;
+}
+
+static void test_dense(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 2);
+	dense_ctx d = {.N = 7, .Din = 5, .F = 6};
+	int lda = d.N + 3;
+	float X[35], W[30], c[6], R[42], A[60], dA[60], dW[30] = {0}, dc[6] = {0}, dX[35];
+	d.X = X, d.W = W, d.c = c, d.R = R, d.A = A;
+	fill(X, 35, &r, 1), fill(W, 30, &r, 1), fill(c, 6, &r, 1), fill(R, 42, &r, 1);
+	for (int f = 0; f < 6; f++)
+		for (int n = 0; n < lda; n++)
+			dA[f * lda + n] = n < d.N ? R[f * d.N + n] : 1e30f; /* padding columns must be ignored */
+	llr_dense_backward(d.N, d.Din, d.F, X, W, dA, lda, dX, dW, dc);
+	/* forward against a direct sum */
+	dense_loss(&d);
+	double e = 0;
+	for (int f = 0; f < 6; f++)
+		for (int n = 0; n < 7; n++) {
+			double s = c[f];
+			for (int k = 0; k < 5; k++)
+				s += (double)W[f * 5 + k] * X[n * 5 + k];
+			e = fmax(e, fabs(s - A[f * lda + n]));
+		}
+	CHECK(e < 1e-5);
+	CHECK(gradcheck("dense W", W, dW, 30, dense_loss, &d, 30, &r) == 0);
+	CHECK(gradcheck("dense c", c, dc, 6, dense_loss, &d, 6, &r) == 0);
+	CHECK(gradcheck("dense X", X, dX, 35, dense_loss, &d, 35, &r) == 0);
+	/* the checker catches a wrong layer gradient */
+	dW[4] += 0.1f;
+	CHECK(gradcheck("dense W, corrupted (expect 1 bad)", W, dW, 30, dense_loss, &d, 30, &r) == 1);
+}
+
+/* ----------------------------------------------------------- embedding */
+
+typedef struct embed_ctx {
+	const llr_csr *psi;
+	int E;
+	const int32_t *in;
+	size_t N;
+	float *emb, *bos, *R, *X;
+} embed_ctx;
+
+static double embed_loss(void *p)
+{
+	embed_ctx *c = p;
+	llr_embed_forward(c->psi, c->emb, c->bos, c->E, c->in, c->N, c->X);
+	return dot_d(c->X, c->R, c->N * c->E);
+}
+
+static void test_embed(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 3);
+	enum { V = 6, FI = 5, E = 4, N = 9 };
+	llr_csr *psi = rand_csr(V, FI, 4, 1, &r);
+	int32_t in[N] = {LLR_BOS_ID, 0, 3, 5, LLR_BOS_ID, 2, 2, 1, LLR_PAD_IN};
+	float emb[FI * E], bos[E], R[N * E], X[N * E], demb[FI * E] = {0}, dbos[E] = {0};
+	fill(emb, FI * E, &r, 1), fill(bos, E, &r, 1), fill(R, N * E, &r, 1);
+	embed_ctx c = {psi, E, in, N, emb, bos, R, X};
+	embed_loss(&c);
+	/* forward: the weighted sum of feature rows */
+	double e = 0;
+	for (int j = 0; j < E; j++) {
+		double s = 0;
+		for (int32_t k = psi->indptr[3]; k < psi->indptr[4]; k++)
+			s += psi->data[k] * emb[psi->indices[k] * E + j];
+		e = fmax(e, fabs(s - X[2 * E + j]));
+		e = fmax(e, fabs(bos[j] - X[4 * E + j]));
+		e = fmax(e, fabs(X[8 * E + j]));
+	}
+	CHECK(e < 1e-6);
+	llr_embed_backward(psi, E, in, N, R, demb, dbos);
+	CHECK(gradcheck("embed table", emb, demb, FI * E, embed_loss, &c, FI * E, &r) == 0);
+	CHECK(gradcheck("embed bos", bos, dbos, E, embed_loss, &c, E, &r) == 0);
+	llr_csr_free(psi);
+}
+
+/* ---------------------------------------------------------------- LSTM */
+
+typedef struct lstm_ctx {
+	llr_lstm_io io;
+	float *X, *R;
+} lstm_ctx;
+
+static double lstm_loss(void *p)
+{
+	lstm_ctx *c = p;
+	llr_lstm_forward(&c->io, c->X);
+	return dot_d(c->io.h, c->R, (size_t)c->io.T * c->io.B * c->io.H);
+}
+
+static void lstm_case(int with_state)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 4 + with_state);
+	enum { T = 4, B = 3, D = 5, H = 4, G = 16, N = T * B };
+	float wx[D * G], wh[H * G], b[G], h0[B * H], c0[B * H], X[N * D], R[N * H];
+	float act[N * G], cc[N * H], tc[N * H], h[N * H];
+	float dh[N * H], dz[N * G], dc[B * H], dX[N * D], dwx[D * G] = {0}, dwh[H * G] = {0}, db[G] = {0};
+	fill(wx, D * G, &r, 0.5), fill(wh, H * G, &r, 0.5), fill(b, G, &r, 0.5);
+	fill(h0, B * H, &r, 0.8), fill(c0, B * H, &r, 0.8), fill(X, N * D, &r, 1), fill(R, N * H, &r, 1);
+	lstm_ctx c = {{.T = T, .B = B, .Din = D, .H = H, .wx = wx, .wh = wh, .b = b,
+		       .h0 = with_state ? h0 : NULL, .c0 = with_state ? c0 : NULL,
+		       .act = act, .c = cc, .tc = tc, .h = h},
+		      X, R};
+	lstm_loss(&c);
+	/* forward at t = 0, b = 1, unit 2 against the formulas */
+	{
+		double z[4];
+		for (int q = 0; q < 4; q++) {
+			z[q] = b[q * H + 2];
+			for (int k = 0; k < D; k++)
+				z[q] += (double)X[1 * D + k] * wx[k * G + q * H + 2];
+			for (int k = 0; with_state && k < H; k++)
+				z[q] += (double)h0[1 * H + k] * wh[k * G + q * H + 2];
+		}
+		double i = 1 / (1 + exp(-z[0])), f = 1 / (1 + exp(-z[1])), o = 1 / (1 + exp(-z[2])), g = tanh(z[3]);
+		double cv = f * (with_state ? c0[1 * H + 2] : 0) + i * g;
+		CHECK_NEAR(h[1 * H + 2], o * tanh(cv), 1e-6);
+	}
+	memcpy(dh, R, sizeof dh);
+	llr_lstm_backward(&c.io, X, dh, dz, dc, dX, dwx, dwh, db);
+	const char *s = with_state ? " (initial state)" : "";
+	char nm[64];
+	snprintf(nm, sizeof nm, "lstm wx%s", s);
+	CHECK(gradcheck(nm, wx, dwx, D * G, lstm_loss, &c, D * G, &r) == 0);
+	snprintf(nm, sizeof nm, "lstm wh%s", s);
+	CHECK(gradcheck(nm, wh, dwh, H * G, lstm_loss, &c, H * G, &r) == 0);
+	snprintf(nm, sizeof nm, "lstm b%s", s);
+	CHECK(gradcheck(nm, b, db, G, lstm_loss, &c, G, &r) == 0);
+	snprintf(nm, sizeof nm, "lstm X%s", s);
+	CHECK(gradcheck(nm, X, dX, N * D, lstm_loss, &c, N * D, &r) == 0);
+}
+
+static void test_lstm(void)
+{
+	lstm_case(0);
+	lstm_case(1);
+}
+
+/* ------------------------------------------------- log-linear, softmax */
+
+typedef struct ll_ctx {
+	llr_ll o;
+	int N, lda;
+	float *A;
+	const int32_t *tg;
+	float *work;
+	double *chunk;
+} ll_ctx;
+
+static double ll_loss(void *p)
+{
+	ll_ctx *c = p;
+	double nll = 0;
+	llr_ll_run(&c->o, c->N, c->A, c->lda, c->tg, &nll, NULL, NULL, NULL, NULL, c->work, c->chunk, 1);
+	return nll;
+}
+
+static void ll_case(int identity)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 10 + identity);
+	int V = 9, F = identity ? 9 : 6, N = 70, lda = 75; /* a full chunk and a tail */
+	llr_csr *phi = identity ? llr_csr_identity(V, NULL) : rand_csr(V, F, 4, 1, &r);
+	float logb[9];
+	for (int v = 0; v < V; v++)
+		logb[v] = identity ? (float)-log(9.0) : (float)log(0.02 + llr_rng_uniform(&r));
+	int32_t *tg = malloc(N * sizeof *tg);
+	for (int n = 0; n < N; n++)
+		tg[n] = n % 11 == 5 ? -1 : (int32_t)llr_rng_below(&r, (uint64_t)V);
+	/* columns N..lda of dA are not written: calloc keeps them 0 */
+	float *A = malloc((size_t)F * lda * sizeof *A), *dA = calloc((size_t)F * lda, sizeof *dA), *dA2 = calloc((size_t)F * lda, sizeof *dA);
+	fill(A, (size_t)F * lda, &r, 1.5);
+	ll_ctx c = {{V, F, phi, logb, identity}, N, lda, A, tg, NULL, NULL};
+	c.work = malloc(llr_ll_work_size(V, 2) * sizeof(float));
+	c.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
+	double nll = 0, nll2 = 0;
+	CHECK(llr_ll_run(&c.o, N, A, lda, tg, &nll, NULL, NULL, NULL, dA, c.work, c.chunk, 1) == LLR_OK);
+	/* the loss against a direct double computation */
+	double ref = 0;
+	for (int n = 0; n < N; n++) {
+		if (tg[n] < 0)
+			continue;
+		double l[9], z = 0;
+		for (int v = 0; v < V; v++) {
+			l[v] = logb[v];
+			for (int32_t k = phi->indptr[v]; k < phi->indptr[v + 1]; k++)
+				l[v] += (double)phi->data[k] * A[(size_t)phi->indices[k] * lda + n];
+			z += exp(l[v]);
+		}
+		ref -= l[tg[n]] - log(z);
+	}
+	CHECK_NEAR(nll, ref, 1e-5 * fabs(ref));
+	/* two threads: the same numbers */
+	CHECK(llr_ll_run(&c.o, N, A, lda, tg, &nll2, NULL, NULL, NULL, dA2, c.work, c.chunk, 2) == LLR_OK);
+	CHECK(nll == nll2);
+	int same = 1, zero = 1;
+	for (int f = 0; f < F; f++)
+		for (int n = 0; n < N; n++) {
+			same &= dA[f * lda + n] == dA2[f * lda + n];
+			if (tg[n] < 0)
+				zero &= dA[f * lda + n] == 0.0f;
+		}
+	CHECK(same);
+	CHECK(zero);
+	CHECK(gradcheck(identity ? "softmax dA" : "loglinear dA", A, dA, (size_t)F * lda, ll_loss, &c, 150, &r) == 0);
+	/* the gradient is E_p[phi] - phi(target): columns of dA sum to
+	 * sum_v p(v) |phi(v)| - |phi(target)|, zero for the softmax */
+	if (identity) {
+		double e = 0;
+		for (int n = 0; n < N; n++) {
+			double s = 0;
+			for (int f = 0; f < F; f++)
+				s += dA[f * lda + n];
+			e = fmax(e, fabs(s));
+		}
+		CHECK(e < 1e-5);
+	}
+	free(tg), free(A), free(dA), free(dA2), free(c.work), free(c.chunk);
+	llr_csr_free(phi);
+}
+
+static void test_loglinear(void)
+{
+	ll_case(0);
+}
+
+static void test_softmax(void)
+{
+	ll_case(1);
+}
+
+/* ------------------------------------------------------ the whole net */
+
+typedef struct net_ctx {
+	llr_net *net;
+	llr_batch bt;
+	uint64_t seed; /* dropout masks: the same for every evaluation */
+} net_ctx;
+
+static double net_loss(void *p)
+{
+	net_ctx *c = p;
+	llr_rng r;
+	llr_rng_seed(&r, c->seed);
+	double nll = 0;
+	int64_t nt = 0;
+	if (llr_net_train_step(c->net, &c->bt, c->seed ? &r : NULL, &nll, &nt, NULL) != LLR_OK)
+		return NAN;
+	return nll;
+}
+
+static void net_case(float dropout, int own_psi)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 20);
+	enum { V = 9, F = 6, FI = 7, B = 3, T = 5 };
+	llr_csr *phi = rand_csr(V, F, 4, 0, &r);
+	llr_csr *psi = own_psi ? rand_csr(V, FI, 3, 1, &r) : NULL;
+	float logb[V];
+	for (int v = 0; v < V; v++)
+		logb[v] = (float)log(0.02 + llr_rng_uniform(&r));
+	llr_net_config cf = {.vocab = V, .feat_out = F, .feat_in = own_psi ? FI : F, .embed = 4, .hidden = 5, .layers = 2, .dropout = dropout, .output = LLR_OUT_LOGLINEAR};
+	llr_err e = {0};
+	llr_net *net = llr_net_new(&cf, phi, psi, logb, &e);
+	CHECK(net != NULL);
+	if (!net) {
+		printf("#   %s\n", e.msg);
+		return;
+	}
+	llr_net_init(net, &r);
+	size_t np;
+	float *P = llr_net_params(net, &np);
+	fill(P, np, &r, 0.5); /* larger weights than init: more signal */
+	/* three sentences of lengths 5, 3, 2 (with </s>), padded */
+	int32_t in[T * B], tg[T * B];
+	int len[B] = {5, 3, 2};
+	for (int t = 0; t < T; t++)
+		for (int b = 0; b < B; b++) {
+			in[t * B + b] = t == 0 ? LLR_BOS_ID : (t < len[b] ? (int32_t)llr_rng_below(&r, V) : 0);
+			tg[t * B + b] = t < len[b] ? (int32_t)llr_rng_below(&r, V) : -1;
+		}
+	net_ctx c = {net, {.B = B, .T = T, .input = in, .target = tg}, dropout > 0 ? 77 : 0};
+	float *G = llr_net_grads(net, NULL);
+	memset(G, 0, np * sizeof *G);
+	net_loss(&c);
+	float *g = malloc(np * sizeof *g);
+	memcpy(g, G, np * sizeof *g);
+	for (size_t i = 0; i < llr_net_n_tensors(net); i++) {
+		const char *name;
+		int nd;
+		int64_t sh[2];
+		size_t off;
+		llr_net_tensor_info(net, i, &name, &nd, sh, &off);
+		size_t n = (size_t)sh[0] * (size_t)(nd > 1 ? sh[1] : 1);
+		char nm[64];
+		snprintf(nm, sizeof nm, "net%s%s %s", dropout > 0 ? " dropout" : "", own_psi ? " psi" : "", name);
+		CHECK(gradcheck(nm, P + off, g + off, n, net_loss, &c, 40, &r) == 0);
+	}
+	free(g);
+	llr_net_free(net);
+	llr_csr_free(phi);
+	llr_csr_free(psi);
+}
+
+static void test_net(void)
+{
+	net_case(0.0f, 0);
+	net_case(0.0f, 1);
+}
+
+static void test_net_dropout(void)
+{
+	net_case(0.4f, 1);
+}
+
+int main(void)
+{
+	llr_blas_set_threads(1);
+	PLAN(10);
+	RUN(test_checker);
+	RUN(test_vexp);
+	RUN(test_dense);
+	RUN(test_embed);
+	RUN(test_lstm);
+	RUN(test_loglinear);
+	RUN(test_softmax);
+	RUN(test_net);
+	RUN(test_net_dropout);
+	llr_blas_set_threads(2);
+	RUN(test_net);
+	DONE();
+}

@@ -1,0 +1,297 @@
+/*
+ * featurize_src.c - featurize's file-reading feature sources: CoNLL-U tag
+ * unions (--conllu), TSV lexicons (--lexicon) and word/TAG corpora read
+ * through llr_archive (--tagged).  Each word's features are the union
+ * over sources and occurrences.  CLI-only: exits on bad input with
+ * `featurize: file:line: reason`.  Not here: TOP, hunspell and the string
+ * extractors, which are computed per vocabulary word (featurize.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "featurize_src.h"
+
+void add_src(fz_state *z, int kind, const char *path)
+{
+	struct fz_src *p = llr_reallocarray(z->src, (size_t)z->nsrc + 1, sizeof *p);
+	if (!p)
+		cli_die("out of memory");
+	p[z->nsrc].kind = kind;
+	p[z->nsrc].path = path;
+	z->src = p;
+	z->nsrc++;
+}
+
+void fz_free(fz_state *z)
+{
+	for (size_t i = 0; i < llr_strmap_size(z->lw); i++) {
+		free(z->lwf[i].f);
+		free(z->lwf[i].v);
+	}
+	free(z->lwf);
+	llr_strmap_free(z->lw);
+	llr_strmap_free(z->names);
+	free(z->fsrc);
+	free(z->src);
+}
+
+/* NFC (and lowercase with -l) into out; a space inside a word becomes
+ * U+00A0, as tok writes it. */
+static void norm_word(fz_state *z, const char *s, size_t len, llr_buf *out, const char *name, size_t no)
+{
+	llr_err e = {0};
+	if (llr_normalize(s, len, 0, z->lower, out, &e) < 0)
+		cli_die("%s:%zu: word '%.*s': %s", name, no, (int)FZ_MIN(len, 80), s, e.msg[0] ? e.msg : llr_strerror(e.code));
+	if (!memchr(out->data, ' ', out->len))
+		return;
+	llr_buf t = {0};
+	for (size_t i = 0; i < out->len; i++) {
+		if (out->data[i] == ' ' ? llr_buf_append(&t, "\xc2\xa0", 2) < 0 : llr_buf_putc(&t, out->data[i]) < 0)
+			cli_die("out of memory");
+	}
+	llr_buf_clear(out);
+	if (llr_buf_append(out, t.data, t.len) < 0)
+		cli_die("out of memory");
+	llr_buf_free(&t);
+}
+
+static void add_feature(fz_state *z, fz_flist *l, const char *f, size_t len, float v, int src, const char *name,
+			size_t no)
+{
+	const char *why;
+	int32_t id = fz_feature(z, f, len, src, &why);
+	if (id < 0)
+		cli_die("%s:%zu: feature '%.*s': %s", name, no, (int)FZ_MIN(len, 80), f, why);
+	fz_flist_add(l, id, v);
+}
+
+/* ------------------------------------------------------------- CoNLL-U */
+
+typedef struct {
+	fz_state *z;
+	fz_flist *l;
+	const char *name;
+	size_t no;
+} feats_ctx;
+
+static int conllu_tag(const char *tag, size_t len, float value, void *ctx)
+{
+	feats_ctx *c = ctx;
+	add_feature(c->z, c->l, tag, len, value, FZ_CONLLU, c->name, c->no);
+	return 0;
+}
+
+static void load_conllu(fz_state *z, const char *path)
+{
+	llr_err e = {0};
+	llr_lines *l = llr_lines_open(path, 0, &e);
+	if (!l)
+		cli_die_err(&e);
+	llr_buf line = {0}, word = {0}, tag = {0};
+	const char *s;
+	size_t len;
+	int rc;
+	while ((rc = llr_lines_next(l, &s, &len, &e)) > 0) {
+		if (len == 0 || s[0] == '#')
+			continue;
+		const char *name = llr_lines_name(l);
+		size_t no = llr_lines_lineno(l);
+		llr_buf_clear(&line);
+		if (llr_buf_append(&line, s, len) < 0)
+			cli_die("out of memory");
+		llr_conllu_word w;
+		if (llr_conllu_parse(line.data, len, &w, &e) < 0)
+			cli_die("%s:%zu: %s", name, no, e.msg);
+		if (w.kind != 0)
+			continue;
+		norm_word(z, w.form, strlen(w.form), &word, name, no);
+		fz_flist *fl = fz_word(z, word.data, word.len);
+		llr_buf_clear(&tag);
+		if (llr_buf_printf(&tag, "POS:%s", w.upos) < 0)
+			cli_die("out of memory");
+		add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_CONLLU, name, no);
+		feats_ctx c = {z, fl, name, no};
+		if (llr_conllu_feats(w.feats, conllu_tag, &c, &e) < 0)
+			cli_die("%s:%zu: %s", name, no, e.msg);
+	}
+	if (rc < 0)
+		cli_die_err(&e);
+	llr_lines_close(l);
+	llr_buf_free(&line);
+	llr_buf_free(&word);
+	llr_buf_free(&tag);
+}
+
+/* -------------------------------------------------------- TSV lexicons */
+
+static void load_lexicon(fz_state *z, const char *path)
+{
+	llr_err e = {0};
+	llr_lines *l = llr_lines_open(path, 0, &e);
+	if (!l)
+		cli_die_err(&e);
+	llr_buf word = {0};
+	const char *s;
+	size_t len;
+	int rc;
+	while ((rc = llr_lines_next(l, &s, &len, &e)) > 0) {
+		if (len == 0)
+			continue;
+		const char *name = llr_lines_name(l);
+		size_t no = llr_lines_lineno(l);
+		const char *tab = memchr(s, '\t', len), *end = s + len;
+		if (!tab)
+			cli_die("%s:%zu: expected token<TAB>features", name, no);
+		if (tab == s)
+			cli_die("%s:%zu: empty token", name, no);
+		if (memchr(s, ' ', (size_t)(tab - s)))
+			cli_die("%s:%zu: the token contains a space", name, no);
+		norm_word(z, s, (size_t)(tab - s), &word, name, no);
+		fz_flist *fl = fz_word(z, word.data, word.len);
+		const char *p = tab + 1;
+		while (p < end) {
+			const char *q = memchr(p, ' ', (size_t)(end - p));
+			if (!q)
+				q = end;
+			if (q == p)
+				cli_die("%s:%zu: empty feature (two spaces, or a space at an end)", name, no);
+			if (memchr(p, '\t', (size_t)(q - p)))
+				cli_die("%s:%zu: a TAB inside the features (separate them with single spaces)", name, no);
+			/* name[=value]: the value is what follows the last '=' */
+			size_t fl_len = (size_t)(q - p);
+			float val = 1.0f;
+			const char *eq = NULL;
+			for (const char *t = p; t < q; t++)
+				if (*t == '=')
+					eq = t;
+			if (eq && eq + 1 < q) {
+				char num[64];
+				size_t nl = (size_t)(q - eq - 1);
+				if (nl >= sizeof num)
+					cli_die("%s:%zu: feature '%.*s': bad value", name, no, (int)FZ_MIN(fl_len, 80), p);
+				memcpy(num, eq + 1, nl);
+				num[nl] = '\0';
+				char *ne;
+				double d = strtod(num, &ne);
+				if (ne == num || *ne || !isfinite(d) || !isfinite((float)d))
+					cli_die("%s:%zu: feature '%.*s': bad value '%s' (want a finite number)", name, no,
+						(int)FZ_MIN(fl_len, 80), p, num);
+				val = (float)d;
+				fl_len = (size_t)(eq - p);
+			}
+			add_feature(z, fl, p, fl_len, val, FZ_LEXICON, name, no);
+			p = q + 1;
+			if (q + 1 == end)
+				cli_die("%s:%zu: empty feature (a space at the end)", name, no);
+		}
+	}
+	if (rc < 0)
+		cli_die_err(&e);
+	llr_lines_close(l);
+	llr_buf_free(&word);
+}
+
+/* ------------------------------------------------------ word/TAG corpora */
+
+static ssize_t arch_read(void *src, void *buf, size_t n, llr_err *err)
+{
+	return llr_archive_read(src, buf, n, err);
+}
+
+/* Archive members that are not corpus text: a dot in the base name
+ * (package.json, cats.txt) or no lower-case letter (README, CONTENTS). */
+static int skip_member(const char *m)
+{
+	const char *b = strrchr(m, '/');
+	b = b ? b + 1 : m;
+	if (strchr(b, '.'))
+		return 1;
+	for (const char *p = b; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			return 0;
+	return 1;
+}
+
+static void load_tagged(fz_state *z, const char *path)
+{
+	llr_err e = {0};
+	llr_archive *a = llr_archive_open(path, &e);
+	if (!a)
+		cli_die_err(&e);
+	llr_buf word = {0}, tag = {0}, where = {0};
+	const char *member;
+	int64_t size;
+	int rc, nread = 0;
+	while ((rc = llr_archive_next(a, &member, &size, &e)) > 0) {
+		int whole = !strcmp(member, llr_archive_name(a)) || !strcmp(path, "-");
+		if (!whole && skip_member(member))
+			continue;
+		llr_buf_clear(&where);
+		if (whole ? llr_buf_printf(&where, "%s", llr_archive_name(a)) < 0
+			  : llr_buf_printf(&where, "%s:%s", llr_archive_name(a), member) < 0)
+			cli_die("out of memory");
+		llr_lines *l = llr_lines_from(arch_read, a, where.data, 0);
+		if (!l)
+			cli_die("out of memory");
+		nread++;
+		const char *s;
+		size_t len;
+		int lr;
+		while ((lr = llr_lines_next(l, &s, &len, &e)) > 0) {
+			size_t no = llr_lines_lineno(l);
+			const char *p = s, *end = s + len;
+			while (p < end) {
+				while (p < end && (*p == ' ' || *p == '\t'))
+					p++;
+				const char *q = p;
+				while (q < end && *q != ' ' && *q != '\t')
+					q++;
+				if (q == p)
+					break;
+				const char *slash = NULL;
+				for (const char *t = p; t < q; t++)
+					if (*t == '/')
+						slash = t;
+				if (!slash || slash == p || slash + 1 == q)
+					cli_die("%s:%zu: '%.*s': expected word/TAG", where.data, no, (int)FZ_MIN(q - p, 80), p);
+				norm_word(z, p, (size_t)(slash - p), &word, where.data, no);
+				fz_flist *fl = fz_word(z, word.data, word.len);
+				llr_buf_clear(&tag);
+				if (llr_buf_append(&tag, "POS:", 4) < 0 || llr_buf_append(&tag, slash + 1, (size_t)(q - slash - 1)) < 0)
+					cli_die("out of memory");
+				add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_TAGGED, where.data, no);
+				p = q;
+			}
+		}
+		if (lr < 0)
+			cli_die_err(&e);
+		llr_lines_close(l);
+	}
+	if (rc < 0)
+		cli_die_err(&e);
+	if (!nread)
+		cli_die("%s: no word/TAG document in it", path);
+	llr_archive_close(a);
+	llr_buf_free(&word);
+	llr_buf_free(&tag);
+	llr_buf_free(&where);
+}
+
+void load_sources(fz_state *z)
+{
+	for (int i = 0; i < z->nsrc; i++) {
+		switch (z->src[i].kind) {
+		case FZ_CONLLU:
+			load_conllu(z, z->src[i].path);
+			break;
+		case FZ_LEXICON:
+			load_lexicon(z, z->src[i].path);
+			break;
+		case FZ_TAGGED:
+			load_tagged(z, z->src[i].path);
+			break;
+		}
+	}
+}

@@ -1,0 +1,1054 @@
+/*
+ * train - train an LSTM language model (log-linear or softmax output) from
+ * a featurize stream and write a model file.  The man page train(1) is the
+ * spec; llrnn-model(5) describes the file.  This file holds the command
+ * line, corpus and batch handling, the epoch loop, progress and the
+ * learning-rate schedule; the numerics are the library's (llr_net_*,
+ * llr_optim_*), the file format too (llr_model_*).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+static const char usage[] =
+	"usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
+	"             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
+	"             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
+	"             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
+	"             [--patience n] [--epochs n] [--max-time duration]\n"
+	"             [--threads n] [--log file] [--progress n] [--resume model]\n"
+	"             [stream]\n";
+
+/* ------------------------------------------------------------- options */
+
+typedef struct opts {
+	const char *out, *stream, *valid, *log, *resume;
+	int output;      /* 0 = by the stream */
+	int layers, hidden, embed;
+	double dropout;
+	int batch, max_len;
+	int optim;
+	double lr;       /* 0 = the optimiser's default */
+	double clip;
+	double min_impr;
+	int patience;
+	int64_t epochs;
+	double max_time; /* seconds, 0 = none */
+	uint64_t seed;
+	int threads;
+	int progress;
+	int quiet;
+	/* which were given on the command line (for --resume) */
+	int set_output, set_layers, set_hidden, set_embed, set_dropout, set_batch;
+	int set_max_len, set_optim, set_lr, set_clip, set_min_impr, set_seed;
+	int set_patience, set_epochs;
+} opts;
+
+enum {
+	O_OUTPUT = 256, O_LAYERS, O_HIDDEN, O_EMBED, O_DROPOUT, O_BATCH, O_MAXLEN,
+	O_OPTIM, O_LR, O_CLIP, O_MINIMPR, O_VALID, O_PATIENCE, O_EPOCHS,
+	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME,
+};
+
+static double parse_duration(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	double mul = 1;
+	if (end != s && *end && !end[1]) {
+		switch (*end) {
+		case 's': mul = 1; end++; break;
+		case 'm': mul = 60; end++; break;
+		case 'h': mul = 3600; end++; break;
+		case 'd': mul = 86400; end++; break;
+		}
+	}
+	if (errno || end == s || *end || !isfinite(v) || v <= 0)
+		cli_usage_error(usage, "--max-time: not a positive duration: '%s'", s);
+	return v * mul;
+}
+
+static void parse_opts(int argc, char **argv, opts *o)
+{
+	static const struct option lo[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"seed", required_argument, NULL, 's'},
+		{"output", required_argument, NULL, O_OUTPUT},
+		{"layers", required_argument, NULL, O_LAYERS},
+		{"hidden", required_argument, NULL, O_HIDDEN},
+		{"embed", required_argument, NULL, O_EMBED},
+		{"dropout", required_argument, NULL, O_DROPOUT},
+		{"batch", required_argument, NULL, O_BATCH},
+		{"max-len", required_argument, NULL, O_MAXLEN},
+		{"optim", required_argument, NULL, O_OPTIM},
+		{"lr", required_argument, NULL, O_LR},
+		{"clip", required_argument, NULL, O_CLIP},
+		{"min-improvement", required_argument, NULL, O_MINIMPR},
+		{"valid", required_argument, NULL, O_VALID},
+		{"patience", required_argument, NULL, O_PATIENCE},
+		{"epochs", required_argument, NULL, O_EPOCHS},
+		{"max-time", required_argument, NULL, O_MAXTIME},
+		{"threads", required_argument, NULL, O_THREADS},
+		{"log", required_argument, NULL, O_LOG},
+		{"progress", required_argument, NULL, O_PROGRESS},
+		{"resume", required_argument, NULL, O_RESUME},
+		{NULL, 0, NULL, 0},
+	};
+	memset(o, 0, sizeof *o);
+	o->layers = 2;
+	o->hidden = o->embed = 256;
+	o->batch = 32;
+	o->max_len = 256;
+	o->optim = LLR_OPT_RMSPROP;
+	o->clip = 5;
+	o->min_impr = 0.003;
+	o->patience = 3;
+	o->epochs = 30;
+	o->seed = 1;
+	o->progress = 100;
+	int c;
+	while ((c = getopt_long(argc, argv, "ho:qs:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			cli_flush_stdout();
+			exit(0);
+		case 'o': o->out = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 's': o->seed = (uint64_t)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX); o->set_seed = 1; break;
+		case O_OUTPUT:
+			if (!strcmp(optarg, "loglinear"))
+				o->output = LLR_OUT_LOGLINEAR;
+			else if (!strcmp(optarg, "softmax"))
+				o->output = LLR_OUT_SOFTMAX;
+			else
+				cli_usage_error(usage, "--output: '%s' is neither loglinear nor softmax", optarg);
+			o->set_output = 1;
+			break;
+		case O_LAYERS: o->layers = (int)cli_parse_int(usage, "--layers", optarg, 1, 64); o->set_layers = 1; break;
+		case O_HIDDEN: o->hidden = (int)cli_parse_int(usage, "--hidden", optarg, 1, 1 << 16); o->set_hidden = 1; break;
+		case O_EMBED: o->embed = (int)cli_parse_int(usage, "--embed", optarg, 1, 1 << 16); o->set_embed = 1; break;
+		case O_DROPOUT: o->dropout = cli_parse_double(usage, "--dropout", optarg, 0, 0.95); o->set_dropout = 1; break;
+		case O_BATCH: o->batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 1 << 16); o->set_batch = 1; break;
+		case O_MAXLEN: o->max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 1 << 20); o->set_max_len = 1; break;
+		case O_OPTIM:
+			o->optim = llr_optim_parse(optarg);
+			if (!o->optim)
+				cli_usage_error(usage, "--optim: unknown optimiser '%s' (rmsprop, adam, sgd)", optarg);
+			o->set_optim = 1;
+			break;
+		case O_LR: o->lr = cli_parse_double(usage, "--lr", optarg, 1e-12, 1e30); o->set_lr = 1; break;
+		case O_CLIP: o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12); o->set_clip = 1; break;
+		case O_MINIMPR: o->min_impr = cli_parse_double(usage, "--min-improvement", optarg, 0, 1e6); o->set_min_impr = 1; break;
+		case O_VALID: o->valid = optarg; break;
+		case O_PATIENCE: o->patience = (int)cli_parse_int(usage, "--patience", optarg, 1, 1 << 20); o->set_patience = 1; break;
+		case O_EPOCHS: o->epochs = cli_parse_int(usage, "--epochs", optarg, 0, 1 << 30); o->set_epochs = 1; break;
+		case O_MAXTIME: o->max_time = parse_duration(optarg); break;
+		case O_THREADS: o->threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024); break;
+		case O_LOG: o->log = optarg; break;
+		case O_PROGRESS: o->progress = (int)cli_parse_int(usage, "--progress", optarg, 0, INT32_MAX); break;
+		case O_RESUME: o->resume = optarg; break;
+		default:
+			cli_usage_error(usage, "unknown option");
+		}
+	}
+	if (argc - optind > 1)
+		cli_usage_error(usage, "at most one stream operand");
+	if (optind < argc)
+		o->stream = argv[optind];
+	if (o->stream && !strcmp(o->stream, "-"))
+		o->stream = NULL;
+	if (!o->out)
+		o->out = o->resume;
+	if (!o->out)
+		cli_usage_error(usage, "-o model is required");
+	if (!strcmp(o->out, "-"))
+		cli_usage_error(usage, "-o: the model must be a file (it is rewritten every epoch)");
+}
+
+/* -------------------------------------------------------------- corpus */
+
+/* A piece of a sentence: predicts seq[start .. start+len) of the sentence
+ * whose ids (words then </s>) begin at ids[sent]. */
+typedef struct piece {
+	int64_t sent;  /* offset of the sentence in ids */
+	int32_t start; /* first predicted position */
+	int32_t len;   /* predicted tokens, <= max_len */
+} piece;
+
+typedef struct corpus {
+	int32_t *ids;
+	size_t n, cap;
+	piece *pieces;
+	size_t npieces, pcap;
+	int64_t sentences, tokens; /* tokens predicted: words + one </s> each */
+	int64_t known;             /* validation: words that are not <unk> */
+} corpus;
+
+static void push_ids(corpus *c, const int32_t *x, size_t k)
+{
+	if (c->n + k > c->cap) {
+		size_t cap = c->cap ? c->cap : 4096;
+		while (cap < c->n + k)
+			cap *= 2;
+		int32_t *p = llr_reallocarray(c->ids, cap, sizeof *p);
+		if (!p)
+			cli_die("out of memory for the corpus");
+		c->ids = p;
+		c->cap = cap;
+	}
+	memcpy(c->ids + c->n, x, k * sizeof *x);
+	c->n += k;
+}
+
+static void push_piece(corpus *c, int64_t sent, int32_t start, int32_t len)
+{
+	if (c->npieces == c->pcap) {
+		size_t cap = c->pcap ? 2 * c->pcap : 1024;
+		piece *p = llr_reallocarray(c->pieces, cap, sizeof *p);
+		if (!p)
+			cli_die("out of memory for the corpus");
+		c->pieces = p;
+		c->pcap = cap;
+	}
+	c->pieces[c->npieces++] = (piece){sent, start, len};
+}
+
+/* Index the sentence ids[off .. off+len) (its last id is </s>): empty
+ * sentences are skipped, longer ones than max_len split into pieces. */
+static void add_sentence(corpus *c, int64_t off, int32_t len, int max_len)
+{
+	if (len <= 1)
+		return;
+	c->sentences++;
+	c->tokens += len;
+	for (int32_t s = 0; s < len; s += max_len)
+		push_piece(c, off, s, MIN(max_len, len - s));
+}
+
+/* The ids/ chunks of the stream: every sentence ends with eos_id. */
+static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len, corpus *c)
+{
+	llr_err e = {0};
+	const char *mn;
+	int rc;
+	int32_t V = (int32_t)llr_strmap_size(x->vocab);
+	int64_t sent = 0; /* start of the current sentence */
+	int nchunks = 0;
+	while ((rc = llr_tr_next(r, &mn, &e)) > 0) {
+		if (strncmp(mn, "ids/", 4))
+			cli_die("%s: unexpected member '%s' where ids/ chunks were expected", name, mn);
+		llr_tensor *t = NULL;
+		int64_t shape[1] = {-1};
+		if (llr_tr_tensor_expect(r, LLR_I32, 1, shape, &t, &e) < 0)
+			cli_die_err(&e);
+		size_t k = llr_tensor_numel(t);
+		const int32_t *d = t->data;
+		size_t base = c->n;
+		push_ids(c, d, k);
+		for (size_t i = 0; i < k; i++) {
+			if (d[i] < 0 || d[i] >= V)
+				cli_die("%s: %s: id %d out of range [0, %d)", name, mn, (int)d[i], (int)V);
+			if (d[i] == x->eos_id) {
+				int64_t end = (int64_t)(base + i) + 1;
+				if (end - sent > INT32_MAX)
+					cli_die("%s: a sentence of more than %d tokens", name, INT32_MAX);
+				add_sentence(c, sent, (int32_t)(end - sent), max_len);
+				sent = end;
+			}
+		}
+		llr_tensor_free(t);
+		nchunks++;
+	}
+	if (rc < 0)
+		cli_die_err(&e);
+	if (!nchunks)
+		cli_die("%s: no ids/ members: empty corpus", name);
+	if ((size_t)sent != c->n)
+		cli_die("%s: the last sentence has no </s> (truncated stream?)", name);
+	if (!c->sentences)
+		cli_die("%s: empty corpus: no sentence with a word", name);
+}
+
+/* Validation tokens: one sentence a line; OOV -> <unk>. */
+static void read_valid(const char *path, const llr_lexicon *x, int max_len, corpus *c)
+{
+	llr_err e = {0};
+	llr_lines *l = llr_lines_open(path, 0, &e);
+	if (!l)
+		cli_die_err(&e);
+	const char *line;
+	size_t len;
+	int rc;
+	int64_t oov_skipped = 0;
+	int32_t buf_n = 0, buf_cap = 0;
+	int32_t *buf = NULL;
+	while ((rc = llr_lines_next(l, &line, &len, &e)) > 0) {
+		buf_n = 0;
+		int skip = 0;
+		for (size_t i = 0; i < len && !skip;) {
+			while (i < len && line[i] == ' ')
+				i++;
+			size_t j = i;
+			while (j < len && line[j] != ' ')
+				j++;
+			if (j == i)
+				break;
+			int32_t id = llr_strmap_get(x->vocab, line + i, j - i);
+			if (id < 0 && x->unk_id < 0)
+				skip = 1;
+			if (id < 0)
+				id = x->unk_id;
+			else if (id != x->unk_id && id != x->eos_id)
+				c->known++;
+			if (buf_n + 1 >= buf_cap) {
+				buf_cap = buf_cap ? 2 * buf_cap : 256;
+				buf = llr_reallocarray(buf, (size_t)buf_cap, sizeof *buf);
+				if (!buf)
+					cli_die("out of memory");
+			}
+			buf[buf_n++] = id;
+			i = j;
+		}
+		if (skip) {
+			oov_skipped++;
+			continue;
+		}
+		if (!buf_n)
+			continue;
+		buf[buf_n++] = x->eos_id;
+		int64_t off = (int64_t)c->n;
+		push_ids(c, buf, (size_t)buf_n);
+		add_sentence(c, off, buf_n, max_len);
+	}
+	if (rc < 0)
+		cli_die_err(&e);
+	free(buf);
+	const char *name = llr_lines_name(l);
+	if (oov_skipped)
+		cli_warn("%s: %lld sentences with unknown words skipped (the vocabulary has no <unk>)", name, (long long)oov_skipped);
+	if (!c->sentences)
+		cli_die("%s: no validation sentence", name);
+	if (!c->known)
+		cli_die("%s: no known word in the validation set (wrong vocabulary or language?)", name);
+	llr_lines_close(l);
+}
+
+/* ------------------------------------------------------------- batches */
+
+typedef struct batcher {
+	int maxB, maxT;
+	int32_t *input, *target;
+	float *logp;
+} batcher;
+
+static void batcher_init(batcher *b, int maxB, int maxT)
+{
+	b->maxB = maxB;
+	b->maxT = maxT;
+	size_t n = (size_t)maxB * (size_t)maxT;
+	b->input = llr_malloc(n * sizeof(int32_t));
+	b->target = llr_malloc(n * sizeof(int32_t));
+	b->logp = llr_malloc(n * sizeof(float));
+	if (!b->input || !b->target || !b->logp)
+		cli_die("out of memory for batches of %d x %d", maxB, maxT);
+}
+
+static void batcher_free(batcher *b)
+{
+	free(b->input);
+	free(b->target);
+	free(b->logp);
+}
+
+/* Fill a batch from pieces p[0..B): input <s> (or the previous word for a
+ * later piece of a split sentence) then the words; targets the words then
+ * </s>; padding has target -1. */
+static llr_batch make_batch(batcher *bb, const corpus *c, const piece *const *p, int B)
+{
+	int T = 0;
+	for (int b = 0; b < B; b++)
+		T = MAX(T, p[b]->len);
+	LLR_ASSERT(B <= bb->maxB && T <= bb->maxT);
+	for (int t = 0; t < T; t++) {
+		for (int b = 0; b < B; b++) {
+			size_t n = (size_t)t * B + b;
+			const piece *q = p[b];
+			if (t < q->len) {
+				const int32_t *seq = c->ids + q->sent;
+				int32_t pos = q->start + t;
+				bb->input[n] = pos == 0 ? LLR_BOS_ID : seq[pos - 1];
+				bb->target[n] = seq[pos];
+			} else {
+				bb->input[n] = LLR_BOS_ID;
+				bb->target[n] = -1;
+			}
+		}
+	}
+	return (llr_batch){.B = B, .T = T, .input = bb->input, .target = bb->target, .psi = NULL};
+}
+
+typedef struct order {
+	const piece **p; /* pieces in batch order */
+	size_t *first;   /* batch k is p[first[k] .. first[k+1]) */
+	size_t nbatches;
+} order;
+
+/* Length-bucketed batches: with rng, shuffle the pieces, sort them by
+ * length (a stable counting sort, so pieces of equal length stay in
+ * shuffled order and meet different neighbours every epoch), cut into
+ * batches of B and shuffle the batches.  Without rng (validation): sorted
+ * by length, ties in corpus order. */
+static void make_order(order *o, const corpus *c, int B, llr_rng *rng)
+{
+	size_t n = c->npieces;
+	if (!o->p) {
+		o->p = llr_malloc(n * sizeof *o->p);
+		o->first = llr_malloc((n / (size_t)B + 2) * sizeof *o->first);
+		if (!o->p || !o->first)
+			cli_die("out of memory");
+	}
+	int32_t *perm = llr_malloc(n * sizeof *perm);
+	if (!perm)
+		cli_die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (int32_t)i;
+	if (rng)
+		llr_rng_shuffle_i32(rng, perm, n);
+	/* stable sort by length of the (shuffled) sequence: sort indices of
+	 * perm by (len, position in perm) */
+	typedef struct {
+		int32_t len, pos;
+	} key;
+	key *k = llr_malloc(n * sizeof *k);
+	if (!k)
+		cli_die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		k[i] = (key){c->pieces[perm[i]].len, (int32_t)i};
+	/* counting sort on len keeps ties in perm order */
+	int32_t maxlen = 0;
+	for (size_t i = 0; i < n; i++)
+		maxlen = MAX(maxlen, k[i].len);
+	size_t *cnt = llr_calloc((size_t)maxlen + 2, sizeof *cnt);
+	if (!cnt)
+		cli_die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		cnt[k[i].len + 1]++;
+	for (int32_t l = 1; l <= maxlen + 1; l++)
+		cnt[l] += cnt[l - 1];
+	for (size_t i = 0; i < n; i++)
+		o->p[cnt[k[i].len]++] = &c->pieces[perm[k[i].pos]];
+	free(cnt);
+	free(k);
+	free(perm);
+	size_t nb = (n + (size_t)B - 1) / (size_t)B;
+	int32_t *bperm = llr_malloc(nb * sizeof *bperm);
+	if (!bperm)
+		cli_die("out of memory");
+	for (size_t i = 0; i < nb; i++)
+		bperm[i] = (int32_t)i;
+	if (rng)
+		llr_rng_shuffle_i32(rng, bperm, nb);
+	/* reorder the batches: copy the pointer array batch by batch */
+	const piece **q = llr_malloc(n * sizeof *q);
+	if (!q)
+		cli_die("out of memory");
+	size_t at = 0;
+	for (size_t i = 0; i < nb; i++) {
+		size_t from = (size_t)bperm[i] * (size_t)B, to = MIN(from + (size_t)B, n);
+		o->first[i] = at;
+		for (size_t j = from; j < to; j++)
+			q[at++] = o->p[j];
+	}
+	o->first[nb] = at;
+	memcpy(o->p, q, n * sizeof *q);
+	free(q);
+	free(bperm);
+	o->nbatches = nb;
+}
+
+static void order_free(order *o)
+{
+	free(o->p);
+	free(o->first);
+}
+
+/* Validation log-perplexity (nats per predicted token). */
+static double evaluate(llr_net *net, const corpus *c, order *o, batcher *bb, int B, int *diverged)
+{
+	llr_err e = {0};
+	make_order(o, c, B, NULL);
+	double nll = 0;
+	int64_t ntok = 0;
+	for (size_t k = 0; k < o->nbatches; k++) {
+		int nb = (int)(o->first[k + 1] - o->first[k]);
+		llr_batch bt = make_batch(bb, c, o->p + o->first[k], nb);
+		int rc = llr_net_score(net, &bt, bb->logp, NULL, &e);
+		if (rc == LLR_ENAN) {
+			*diverged = 1;
+			return NAN;
+		}
+		if (rc < 0)
+			cli_die_err(&e);
+		for (size_t i = 0; i < (size_t)bt.B * bt.T; i++)
+			if (bt.target[i] >= 0) {
+				nll -= bb->logp[i];
+				ntok++;
+			}
+	}
+	if (!isfinite(nll))
+		*diverged = 1;
+	return ntok ? nll / (double)ntok : NAN;
+}
+
+/* ------------------------------------------------------------- signals */
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND; /* a second signal kills */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ------------------------------------------------------------ training */
+
+typedef struct trainer {
+	opts *o;
+	llr_model *model;
+	llr_train_state *ts;
+	size_t n;          /* parameters */
+	float *bestbuf;    /* weights of the best epoch (with --valid) */
+	int best_current;  /* the net holds them */
+	int saved_epoch;   /* last epoch end written to the model file, -1 none */
+	const char *stop;  /* why training ended */
+	double last_train; /* last epoch's train log-perplexity */
+	int64_t train_tokens;
+	FILE *log;
+	double t0;
+	int tty;
+	int wrote;         /* the model file was written by this run */
+} trainer;
+
+static void set_summary(trainer *T)
+{
+	llr_meta *m = T->model->meta;
+	llr_train_state *ts = T->ts;
+	int rc = 0;
+	rc |= llr_meta_setf(m, "epochs_done", "%lld", (long long)ts->epoch);
+	rc |= llr_meta_setf(m, "steps", "%lld", (long long)ts->step);
+	rc |= llr_meta_setf(m, "train_tokens", "%lld", (long long)T->train_tokens);
+	if (isfinite(T->last_train))
+		rc |= llr_meta_setf(m, "train_logppl", "%.6f", T->last_train);
+	if (isfinite(ts->best_valid)) {
+		rc |= llr_meta_setf(m, "valid_logppl", "%.6f", ts->best_valid);
+		rc |= llr_meta_setf(m, "best_epoch", "%lld", (long long)ts->best_epoch);
+	}
+	rc |= llr_meta_set(m, "stopped", T->stop ? T->stop : "running");
+	if (rc < 0)
+		cli_die("out of memory");
+}
+
+static void save(trainer *T)
+{
+	llr_err e = {0};
+	set_summary(T);
+	T->ts->best = T->bestbuf && !T->best_current ? T->bestbuf : NULL;
+	if (llr_model_save(T->o->out, T->model, T->ts, &e) < 0)
+		cli_die_err(&e);
+	T->ts->best = NULL;
+	T->wrote = 1;
+}
+
+static void progress_clear(trainer *T)
+{
+	if (T->tty && !T->o->quiet)
+		fputs("\r\033[K", stderr);
+}
+
+static void log_row(trainer *T, double train, double valid)
+{
+	if (!T->log)
+		return;
+	fprintf(T->log, "%lld\t%lld\t%.3f\t%.6f\t%.6f\t%.6g\n", (long long)T->ts->epoch, (long long)T->ts->step, cli_now() - T->t0, train, valid, T->ts->lr);
+	if (fflush(T->log) != 0 || ferror(T->log))
+		cli_die("%s: write error: %s", T->o->log, strerror(errno));
+}
+
+static void diverged(trainer *T, const char *what)
+{
+	progress_clear(T);
+	if (T->saved_epoch >= 0)
+		cli_die("epoch %lld step %lld: %s: training diverged; %s keeps the model of epoch %d (try a lower --lr or --clip)",
+			(long long)T->ts->epoch + 1, (long long)T->ts->step + 1, what, T->o->out, T->saved_epoch);
+	cli_die("epoch %lld step %lld: %s: training diverged before the first epoch ended; no model written (try a lower --lr or --clip)",
+		(long long)T->ts->epoch + 1, (long long)T->ts->step + 1, what);
+}
+
+static void interrupted(trainer *T)
+{
+	int sig = (int)got_signal;
+	progress_clear(T);
+	T->stop = "interrupted";
+	save(T);
+	cli_warn("%s: epoch %lld batch %lld: saved %s; continue with --resume %s",
+		 sig == SIGINT ? "interrupted" : "terminated", (long long)T->ts->epoch + 1, (long long)T->ts->batch,
+		 T->o->out, T->o->out);
+	exit(128 + sig);
+}
+
+/* The end-of-epoch bookkeeping: best weights, patience, SGD schedule. */
+static void end_epoch_valid(trainer *T, double v, llr_net *net)
+{
+	llr_train_state *ts = T->ts;
+	float *w = llr_net_params(net, NULL);
+	int improved = v < ts->best_valid - 1e-4;
+	if (improved) {
+		ts->best_valid = v;
+		ts->best_epoch = ts->epoch;
+		ts->bad_epochs = 0;
+		memcpy(T->bestbuf, w, T->n * sizeof(float));
+		T->best_current = 1;
+	} else {
+		ts->bad_epochs++;
+	}
+	if (llr_optim_cfg(ts->optim)->kind != LLR_OPT_SGD)
+		return;
+	/* RNNLM schedule (Mikolov): a worse epoch is undone; once the gain
+	 * falls below --min-improvement the rate is halved every epoch, and
+	 * the second time it falls below, training stops. */
+	int bad = isfinite(ts->last_valid) && v >= ts->last_valid;
+	if (bad && !T->best_current) {
+		memcpy(w, T->bestbuf, T->n * sizeof(float));
+		T->best_current = 1;
+	}
+	int small = bad || (isfinite(ts->last_valid) && ts->last_valid - v < T->o->min_impr);
+	if (small) {
+		if (ts->halving)
+			ts->converged = 1;
+		ts->halving = 1;
+	}
+	if (ts->halving && !ts->converged) {
+		ts->lr /= 2;
+		llr_optim_set_lr(ts->optim, (float)ts->lr);
+	}
+	if (!bad)
+		ts->last_valid = v;
+}
+
+static void train(trainer *T, const corpus *tc, const corpus *vc)
+{
+	opts *o = T->o;
+	llr_train_state *ts = T->ts;
+	llr_net *net = T->model->net;
+	llr_err e = {0};
+	size_t n;
+	float *w = llr_net_params(net, &n);
+	float *g = llr_net_grads(net, NULL);
+	int B = o->batch;
+	batcher bb;
+	batcher_init(&bb, B, o->max_len);
+	order ord = {0}, vord = {0};
+	char dur[32];
+
+	if (vc && ts->epoch == 0 && ts->batch == 0 && !isfinite(ts->best_valid)) {
+		int div = 0;
+		double v = evaluate(net, vc, &vord, &bb, B, &div);
+		if (div)
+			cli_die("the initial model gives a non-finite validation loss");
+		ts->best_valid = v;
+		ts->best_epoch = 0;
+		ts->last_valid = v;
+		memcpy(T->bestbuf, w, n * sizeof(float));
+		T->best_current = 1;
+		if (!o->quiet)
+			cli_warn("epoch 0 valid %.4f (%d parameters, %lld training tokens)", v, (int)n, (long long)T->train_tokens);
+		log_row(T, NAN, v);
+	}
+	catch_signals();
+	for (;;) {
+		if (ts->epoch >= o->epochs) {
+			T->stop = "epochs";
+			break;
+		}
+		if (vc && ts->bad_epochs >= o->patience) {
+			T->stop = "patience";
+			break;
+		}
+		if (ts->converged) {
+			T->stop = "converged";
+			break;
+		}
+		llr_rng r = ts->rng_epoch;
+		make_order(&ord, tc, B, &r);
+		double te = cli_now(), last_print = 0;
+		int64_t tok0 = ts->epoch_tok;
+		int timeout = 0;
+		size_t kstart = (size_t)ts->batch;
+		for (size_t k = kstart; k < ord.nbatches; k++) {
+			int nb = (int)(ord.first[k + 1] - ord.first[k]);
+			llr_batch bt = make_batch(&bb, tc, ord.p + ord.first[k], nb);
+			memset(g, 0, n * sizeof(float));
+			double nll = 0;
+			int64_t ntok = 0;
+			int rc = llr_net_train_step(net, &bt, o->dropout > 0 ? &ts->rng : NULL, &nll, &ntok, &e);
+			if (rc == LLR_ENAN || (rc >= 0 && !isfinite(nll)))
+				diverged(T, "the loss is not finite");
+			if (rc < 0)
+				cli_die_err(&e);
+			if (ntok > 0) {
+				float scale = (float)(1.0 / (double)ntok);
+				for (size_t i = 0; i < n; i++)
+					g[i] *= scale;
+			}
+			double norm = llr_clip_grad_norm(g, n, o->clip);
+			if (!isfinite(norm))
+				diverged(T, "the gradient is not finite");
+			llr_optim_step(ts->optim, w, g);
+			T->best_current = 0;
+			ts->step++;
+			ts->batch = (int64_t)k + 1;
+			ts->epoch_nll += nll;
+			ts->epoch_tok += ntok;
+
+			double now = cli_now();
+			if (!o->quiet) {
+				int every = o->progress > 0 && ts->step % o->progress == 0;
+				if (T->tty ? now - last_print >= 0.25 || k + 1 == ord.nbatches : every) {
+					double el = now - te;
+					double tps = el > 0 ? (double)(ts->epoch_tok - tok0) / el : 0;
+					double eta = el / (double)(k + 1 - kstart) * (double)(ord.nbatches - k - 1);
+					fprintf(stderr, "%strain: epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s%s",
+						T->tty ? "\r\033[K" : "", (long long)ts->epoch + 1, (long long)ts->step, k + 1, ord.nbatches,
+						ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1), tps, cli_duration(eta, dur, sizeof dur),
+						T->tty ? "" : "\n");
+					last_print = now;
+				}
+			}
+			if (got_signal)
+				interrupted(T);
+			if (o->max_time > 0 && now - T->t0 >= o->max_time) {
+				timeout = 1;
+				break;
+			}
+		}
+		if (timeout && (size_t)ts->batch < ord.nbatches) {
+			progress_clear(T);
+			T->stop = "max-time";
+			save(T);
+			if (!o->quiet)
+				cli_warn("--max-time reached in epoch %lld (batch %lld of %zu); saved %s", (long long)ts->epoch + 1, (long long)ts->batch, ord.nbatches, o->out);
+			break;
+		}
+		/* the epoch is complete */
+		double train_lp = ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1);
+		double el = cli_now() - te;
+		int64_t ep_tok = ts->epoch_tok - tok0;
+		ts->epoch++;
+		ts->batch = 0;
+		ts->rng_epoch = r;
+		ts->epoch_nll = 0;
+		ts->epoch_tok = 0;
+		T->last_train = train_lp;
+		double v = NAN;
+		double lr_used = ts->lr;
+		if (vc) {
+			int div = 0;
+			v = evaluate(net, vc, &vord, &bb, B, &div);
+			if (div)
+				diverged(T, "the validation loss is not finite");
+			end_epoch_valid(T, v, net);
+		} else {
+			T->best_current = 1; /* the last weights are the ones kept */
+		}
+		progress_clear(T);
+		if (!o->quiet) {
+			if (vc)
+				cli_warn("epoch %lld train %.4f valid %.4f%s lr %.3g %.0f tok/s %s",
+					 (long long)ts->epoch, train_lp, v, ts->best_epoch == ts->epoch ? " (best)" : "", lr_used,
+					 el > 0 ? (double)ep_tok / el : 0.0, cli_duration(el, dur, sizeof dur));
+			else
+				cli_warn("epoch %lld train %.4f lr %.3g %.0f tok/s %s", (long long)ts->epoch, train_lp, lr_used,
+					 el > 0 ? (double)ep_tok / el : 0.0, cli_duration(el, dur, sizeof dur));
+		}
+		{
+			double save_lr = ts->lr;
+			ts->lr = lr_used;
+			log_row(T, train_lp, v);
+			ts->lr = save_lr;
+		}
+		/* decide now whether this is the last epoch, so the file written
+		 * here says why training stopped */
+		if (ts->epoch >= o->epochs)
+			T->stop = "epochs";
+		else if (vc && ts->bad_epochs >= o->patience)
+			T->stop = "patience";
+		else if (ts->converged)
+			T->stop = "converged";
+		else if (o->max_time > 0 && cli_now() - T->t0 >= o->max_time)
+			T->stop = "max-time";
+		save(T);
+		T->saved_epoch = (int)ts->epoch;
+		if (got_signal)
+			interrupted(T);
+		if (T->stop)
+			break;
+	}
+	progress_clear(T);
+	order_free(&ord);
+	order_free(&vord);
+	batcher_free(&bb);
+}
+
+/* --------------------------------------------------------------- setup */
+
+/* Is phi one-hot (one entry of value 1 per row, each column once)? */
+static int one_hot(const llr_csr *m)
+{
+	if (!m)
+		return 1;
+	if (m->nnz != m->rows || m->cols != m->rows)
+		return 0;
+	for (int32_t r = 0; r < m->rows; r++)
+		if (m->indptr[r + 1] - m->indptr[r] != 1 || m->data[m->indptr[r]] != 1.0f)
+			return 0;
+	return 1;
+}
+
+static void fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want)
+{
+	const char *have = llr_meta_get(m, key);
+	if (given && (!have || strcmp(have, want)))
+		cli_usage_error(usage, "%s %s: the resumed model has %s=%s", opt, want, key, have ? have : "(none)");
+}
+
+static double meta_num(const llr_meta *m, const char *key, double dflt)
+{
+	double v;
+	return llr_meta_get_f64(m, key, &v, NULL) < 0 ? dflt : v;
+}
+
+int main(int argc, char **argv)
+{
+	cli_init(argv[0], "train");
+	opts o;
+	parse_opts(argc, argv, &o);
+	llr_blas_set_threads(o.threads);
+	const char *sname = o.stream ? o.stream : "<stdin>";
+	llr_err e = {0};
+
+	/* with --resume the model comes first: its options bind */
+	llr_model *model = NULL;
+	llr_train_state *ts = NULL;
+	char buf[64];
+	if (o.resume) {
+		if (llr_model_load_state(o.resume, &model, &ts, &e) < 0)
+			cli_die_err(&e);
+		if (!ts)
+			cli_die("%s: no training state to resume from", o.resume);
+		const llr_meta *m = model->meta;
+		const llr_net_config *c = llr_net_cfg(model->net);
+		fixed_opt(o.set_output, "--output", m, "output", o.output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear");
+		snprintf(buf, sizeof buf, "%d", o.layers);
+		fixed_opt(o.set_layers, "--layers", m, "layers", buf);
+		snprintf(buf, sizeof buf, "%d", o.hidden);
+		fixed_opt(o.set_hidden, "--hidden", m, "hidden", buf);
+		snprintf(buf, sizeof buf, "%d", o.embed);
+		fixed_opt(o.set_embed, "--embed", m, "embed", buf);
+		snprintf(buf, sizeof buf, "%d", o.batch);
+		fixed_opt(o.set_batch, "--batch", m, "batch", buf);
+		snprintf(buf, sizeof buf, "%d", o.max_len);
+		fixed_opt(o.set_max_len, "--max-len", m, "max_len", buf);
+		fixed_opt(o.set_optim, "--optim", m, "optim", llr_optim_name(o.optim));
+		if (o.set_dropout && fabs(o.dropout - c->dropout) > 1e-6)
+			cli_usage_error(usage, "--dropout %g: the resumed model has dropout=%g", o.dropout, (double)c->dropout);
+		if (o.set_seed && (double)o.seed != meta_num(m, "seed", -1))
+			cli_usage_error(usage, "-s %llu: the resumed model has seed=%s", (unsigned long long)o.seed, llr_meta_get(m, "seed"));
+		o.output = c->output;
+		o.layers = c->layers;
+		o.hidden = c->hidden;
+		o.embed = c->embed;
+		o.dropout = c->dropout;
+		o.batch = (int)meta_num(m, "batch", o.batch);
+		o.max_len = (int)meta_num(m, "max_len", o.max_len);
+		if (!o.set_clip)
+			o.clip = meta_num(m, "clip", o.clip);
+		if (!o.set_min_impr)
+			o.min_impr = meta_num(m, "min_improvement", o.min_impr);
+		if (!o.set_patience)
+			o.patience = (int)meta_num(m, "patience", o.patience);
+		if (!o.set_epochs)
+			o.epochs = (int64_t)meta_num(m, "max_epochs", (double)o.epochs);
+		if (o.patience < 1 || o.epochs < 0)
+			cli_die("%s: bad patience or max_epochs in meta", o.resume);
+		if (!ts->optim)
+			cli_die("%s: the training state has no optimiser", o.resume);
+		if (o.set_lr) {
+			ts->lr = o.lr;
+			llr_optim_set_lr(ts->optim, (float)o.lr);
+		}
+		if (o.batch < 1 || o.max_len < 1)
+			cli_die("%s: bad batch or max_len in meta", o.resume);
+		if (o.valid == NULL && isfinite(ts->best_valid) && ts->best_epoch > 0)
+			cli_warn("resuming without --valid: the best weights so far are dropped at the next epoch end");
+	}
+
+	llr_tensor_reader *r = llr_tr_open(o.stream, "features", &e);
+	if (!r)
+		cli_die_err(&e);
+	llr_lexicon *lex = NULL;
+	if (llr_lexicon_read(r, &lex, &e) < 0) {
+		if (strncmp(e.msg, sname, strlen(sname)))
+			llr_err_prefix(&e, "%s", sname);
+		cli_die_err(&e);
+	}
+	corpus tc = {0}, vc = {0};
+	read_ids(r, sname, lex, o.max_len, &tc);
+	llr_tr_close(r);
+	if (o.valid)
+		read_valid(o.valid, lex, o.max_len, &vc);
+
+	if (model) {
+		if (llr_model_fits(model, lex, &e) < 0)
+			cli_die("%s: does not fit %s: %s", o.resume, sname, e.msg);
+		llr_lexicon_free(lex);
+		lex = model->lex;
+	} else {
+		if (!o.output)
+			o.output = one_hot(lex->phi) && one_hot(lex->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
+		int32_t V = (int32_t)llr_strmap_size(lex->vocab);
+		llr_net_config c = {
+			.vocab = V,
+			.feat_out = o.output == LLR_OUT_SOFTMAX ? V : lex->phi->cols,
+			.feat_in = o.output == LLR_OUT_SOFTMAX ? V : lex->psi ? lex->psi->cols : lex->phi->cols,
+			.embed = o.embed,
+			.hidden = o.hidden,
+			.layers = o.layers,
+			.dropout = (float)o.dropout,
+			.output = o.output,
+		};
+		int sm = o.output == LLR_OUT_SOFTMAX;
+		llr_net *net = llr_net_new(&c, sm ? NULL : lex->phi, sm ? NULL : lex->psi, sm ? NULL : lex->logb, &e);
+		if (!net)
+			cli_die_err(&e);
+		model = llr_calloc(1, sizeof *model);
+		ts = llr_calloc(1, sizeof *ts);
+		if (!model || !ts)
+			cli_die("out of memory");
+		model->lex = lex;
+		model->net = net;
+		model->meta = llr_meta_new();
+		if (!model->meta)
+			cli_die("out of memory");
+		llr_rng seeder, init;
+		llr_rng_seed(&seeder, o.seed);
+		llr_rng_seed(&init, llr_rng_u64(&seeder));
+		llr_rng_seed(&ts->rng_epoch, llr_rng_u64(&seeder));
+		llr_rng_seed(&ts->rng, llr_rng_u64(&seeder));
+		llr_net_init(net, &init);
+		llr_optim_config oc;
+		llr_optim_defaults(&oc, o.optim);
+		if (o.set_lr)
+			oc.lr = (float)o.lr;
+		size_t np;
+		llr_net_params(net, &np);
+		ts->optim = llr_optim_new(&oc, np, &e);
+		if (!ts->optim)
+			cli_die_err(&e);
+		ts->lr = oc.lr;
+		ts->best_valid = ts->last_valid = INFINITY;
+		llr_meta *m = model->meta;
+		int rc = 0;
+		rc |= llr_meta_set(m, "optim", llr_optim_name(o.optim));
+		rc |= llr_meta_setf(m, "lr", "%g", (double)oc.lr);
+		rc |= llr_meta_setf(m, "batch", "%d", o.batch);
+		rc |= llr_meta_setf(m, "max_len", "%d", o.max_len);
+		rc |= llr_meta_setf(m, "clip", "%.9g", o.clip);
+		rc |= llr_meta_setf(m, "min_improvement", "%.9g", o.min_impr);
+		rc |= llr_meta_setf(m, "seed", "%llu", (unsigned long long)o.seed);
+		if (rc < 0)
+			cli_die("out of memory");
+	}
+	llr_meta_setf(model->meta, "patience", "%d", o.patience);
+	llr_meta_setf(model->meta, "max_epochs", "%lld", (long long)o.epochs);
+	llr_meta_setf(model->meta, "clip", "%.9g", o.clip);
+	llr_meta_setf(model->meta, "min_improvement", "%.9g", o.min_impr);
+
+	trainer T = {.o = &o, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN, .train_tokens = tc.tokens};
+	float *w = llr_net_params(model->net, &T.n);
+	if (vc.sentences) {
+		T.bestbuf = llr_malloc(T.n * sizeof(float));
+		if (!T.bestbuf)
+			cli_die("out of memory");
+		if (ts->best) {
+			memcpy(T.bestbuf, ts->best, T.n * sizeof(float));
+			free(ts->best);
+			ts->best = NULL;
+			T.best_current = 0;
+		} else {
+			memcpy(T.bestbuf, w, T.n * sizeof(float));
+			T.best_current = 1;
+		}
+	}
+	free(ts->best);
+	ts->best = NULL;
+	if (o.resume)
+		T.saved_epoch = (int)ts->epoch;
+	T.tty = isatty(2);
+	T.t0 = cli_now();
+	if (o.log) {
+		int append = o.resume && access(o.log, F_OK) == 0;
+		T.log = fopen(o.log, append ? "a" : "w");
+		if (!T.log)
+			cli_die("%s: %s", o.log, strerror(errno));
+		if (!append)
+			fputs("epoch\tstep\tseconds\ttrain\tvalid\tlr\n", T.log);
+	}
+	if (!o.quiet)
+		cli_warn("%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s%s",
+			 sname, (long long)tc.sentences, (long long)tc.tokens, llr_strmap_size(lex->vocab),
+			 o.output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear", T.n,
+			 o.resume ? ", resuming at epoch " : "", o.resume ? (snprintf(buf, sizeof buf, "%lld", (long long)ts->epoch + 1), buf) : "");
+
+	train(&T, &tc, vc.sentences ? &vc : NULL);
+	if (!T.wrote)
+		save(&T); /* --epochs 0, or a resumed run that had already ended */
+	if (T.log && fclose(T.log) != 0)
+		cli_die("%s: write error: %s", o.log, strerror(errno));
+	if (!o.quiet) {
+		if (isfinite(ts->best_valid) && vc.sentences)
+			cli_warn("stopped (%s) after epoch %lld; best valid %.4f at epoch %lld; wrote %s", T.stop ? T.stop : "?",
+				 (long long)ts->epoch, ts->best_valid, (long long)ts->best_epoch, o.out);
+		else
+			cli_warn("stopped (%s) after epoch %lld; wrote %s", T.stop ? T.stop : "?", (long long)ts->epoch, o.out);
+	}
+	free(T.bestbuf);
+	free(tc.ids);
+	free(tc.pieces);
+	free(vc.ids);
+	free(vc.pieces);
+	llr_train_state_free(ts);
+	llr_model_free(model);
+	return 0;
+}
