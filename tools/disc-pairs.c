@@ -1,0 +1,739 @@
+/*
+ * disc-pairs - ORDER, NEXT and CONJ discourse examples (Jernite et al.)
+ * mined from document collections as they are shipped: archives of any
+ * format libarchive reads, or single (possibly compressed) texts.
+ *
+ * This file reads: operands, archive members, the bounds on member size,
+ * the text/binary decision, and the four input formats (text, tagged,
+ * conllu, tokens), turning each member into paragraphs of tokenised
+ * sentences.  The examples themselves are built in disc_tasks.c, the
+ * marker tables live in disc_markers.c.  The man page is the spec.
+ */
+#include "cli.h"
+#include "disc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: disc-pairs [-hl] [-o file] [-s seed] [--format text|tagged|conllu|tokens]\n"
+	"                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
+	"                  [--min-len n] [--max-len n] [--max-ratio x]\n"
+	"                  [--max-member-bytes n] [--provenance] [--sentences] [file ...]\n"
+	"       disc-pairs --list-markers [--lang en|fr] [--markers file]\n";
+
+enum { FMT_TEXT, FMT_TAGGED, FMT_CONLLU, FMT_TOKENS };
+static const char *const fmt_names[] = {"text", "tagged", "conllu", "tokens"};
+static const char *const fmt_what[] = {"text", "word/TAG text", "CoNLL-U", "tokens"};
+
+#define SNIFF_BYTES ((size_t)64 << 10) /* the text/binary decision looks this far */
+#define DEFAULT_MAX_MEMBER ((uint64_t)256 << 20)
+#define MAX_WARN_LINES 5 /* per member, for malformed CoNLL-U lines */
+
+enum { SKIP_BINARY, SKIP_UTF8, SKIP_FORMAT, SKIP_SIZE, SKIP_N };
+static const char *const skip_names[] = {"binary", "not UTF-8", "wrong format", "over --max-member-bytes"};
+
+/* A member as a byte source for llr_lines: first the sniffed head, then
+ * the rest of the member; counts bytes against the cap, refuses NULs. */
+struct msrc {
+	llr_archive *a;
+	char *head;
+	size_t head_len, head_pos;
+	uint64_t total, cap;
+	int binary, over, ioerr, eof;
+};
+
+static ssize_t msrc_pull(struct msrc *m, void *buf, size_t n, llr_err *err)
+{
+	if (m->eof)
+		return 0;
+	uint64_t room = m->cap - m->total + 1; /* one more than allowed: detects overflow */
+	if (room < n)
+		n = (size_t)room;
+	ssize_t r = llr_archive_read(m->a, buf, n, err);
+	if (r < 0) {
+		m->ioerr = 1;
+		return r;
+	}
+	if (r == 0) {
+		m->eof = 1;
+		return 0;
+	}
+	m->total += (uint64_t)r;
+	if (m->total > m->cap) {
+		m->over = 1;
+		return llr_err_set(err, LLR_ERANGE, "member over --max-member-bytes");
+	}
+	if (memchr(buf, '\0', (size_t)r)) {
+		m->binary = 1;
+		return llr_err_set(err, LLR_EFORMAT, "binary data (NUL byte)");
+	}
+	return r;
+}
+
+static ssize_t msrc_read(void *src, void *buf, size_t n, llr_err *err)
+{
+	struct msrc *m = src;
+	if (m->head_pos < m->head_len) {
+		size_t k = m->head_len - m->head_pos;
+		if (k > n)
+			k = n;
+		memcpy(buf, m->head + m->head_pos, k);
+		m->head_pos += k;
+		return (ssize_t)k;
+	}
+	return msrc_pull(m, buf, n, err);
+}
+
+struct run {
+	int format, lower, sentences, provenance;
+	uint64_t max_member;
+	llr_tokenizer *tok;
+	disc_ctx ctx;
+	FILE *out;
+	int status;
+
+	/* totals */
+	uint64_t docs, paras, sents, skipped[SKIP_N];
+
+	/* the current member */
+	const char *doc; /* "archive:member", or the file for a plain text */
+	const char *arch, *member; /* the parts of doc */
+	uint64_t par_index;
+	int member_lines;   /* content lines seen (format sniffing) */
+	int member_bad;     /* malformed lines reported */
+	uint64_t invalid_lines, untagged;
+	int sent_bad;       /* CoNLL-U: current sentence had a malformed line */
+	int doc_content;    /* CoNLL-U: a sentence since the last # newdoc */
+
+	disc_para para;
+	llr_buf ptext, tokout, norm, sent, lbuf, prov, docname;
+};
+
+static void oom(void)
+{
+	cli_die("out of memory");
+}
+
+/* Emit the paragraph collected so far. */
+static void end_par(struct run *r)
+{
+	disc_para *p = &r->para;
+	if (r->format == FMT_TEXT && r->ptext.len > 0) {
+		llr_err e = {0};
+		llr_buf_clear(&r->tokout);
+		if (llr_tokenize(r->tok, r->ptext.data, r->ptext.len, 1, &r->tokout, &e) != LLR_OK) {
+			if (e.code == LLR_ENOMEM)
+				oom();
+			cli_warn("%s: paragraph %" PRIu64 ": %s", r->doc, r->par_index + 1, e.msg[0] ? e.msg : llr_strerror(e.code));
+		} else {
+			const char *s = r->tokout.data, *end = s + r->tokout.len;
+			while (s && s < end) {
+				const char *nl = memchr(s, '\n', (size_t)(end - s));
+				const char *e2 = nl ? nl : end;
+				if (disc_para_add(p, s, (size_t)(e2 - s)) != LLR_OK)
+					oom();
+				s = e2 + 1;
+			}
+		}
+		llr_buf_clear(&r->ptext);
+	}
+	if (p->n == 0)
+		return;
+	r->paras++;
+	r->sents += p->n;
+	r->par_index++;
+	if (!r->doc_content)
+		r->docs++; /* a document counts once it has a paragraph */
+	r->doc_content = 1;
+	llr_buf_clear(&r->prov);
+	if (llr_buf_printf(&r->prov, "%s:%" PRIu64, r->doc, r->par_index) != LLR_OK)
+		oom();
+	if (r->sentences) {
+		for (size_t i = 0; i < p->n; i++) {
+			fwrite(disc_para_sent(p, i), 1, p->len[i], r->out);
+			if (r->provenance) {
+				fputc('\t', r->out);
+				fputs(r->prov.data, r->out);
+			}
+			fputc('\n', r->out);
+		}
+		fputc('\n', r->out);
+	} else if (disc_paragraph(&r->ctx, p, r->prov.data) != LLR_OK) {
+		oom();
+	}
+	disc_para_clear(p);
+}
+
+/* Add one sentence given as raw tokens: NFC, optionally lowercased. */
+static void add_sentence(struct run *r, const char *s, size_t len)
+{
+	llr_err e = {0};
+	if (llr_normalize(s, len, 0, r->lower, &r->norm, &e) != LLR_OK) {
+		if (e.code == LLR_ENOMEM)
+			oom();
+		return;
+	}
+	if (disc_para_add(&r->para, r->norm.data ? r->norm.data : "", r->norm.len) != LLR_OK)
+		oom();
+}
+
+static int blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\f' && s[i] != '\v')
+			return 0;
+	return 1;
+}
+
+static int is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* 1 if the member is not in the expected format (only decided on its
+ * first content line), else 0. */
+static int feed_text(struct run *r, const char *s, size_t len)
+{
+	if (blank(s, len)) {
+		end_par(r);
+		return 0;
+	}
+	if (r->ptext.len > 0 && llr_buf_putc(&r->ptext, ' ') != LLR_OK)
+		oom();
+	if (llr_buf_append(&r->ptext, s, len) != LLR_OK)
+		oom();
+	return 0;
+}
+
+static int feed_tokens(struct run *r, const char *s, size_t len)
+{
+	if (blank(s, len))
+		end_par(r);
+	else
+		add_sentence(r, s, len);
+	return 0;
+}
+
+static int feed_tagged(struct run *r, const char *s, size_t len)
+{
+	if (blank(s, len)) {
+		end_par(r);
+		return 0;
+	}
+	llr_buf *b = &r->sent;
+	llr_buf_clear(b);
+	int first = r->member_lines++ == 0, all_hl = 1, ntok = 0;
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && is_ws(s[i]))
+			i++;
+		size_t st = i;
+		while (i < len && !is_ws(s[i]))
+			i++;
+		if (i == st)
+			break;
+		const char *tok = s + st;
+		size_t tl = i - st, wl = tl;
+		const char *slash = NULL;
+		for (size_t k = tl; k-- > 0;)
+			if (tok[k] == '/') {
+				slash = tok + k;
+				break;
+			}
+		if (slash && slash > tok && slash < tok + tl - 1) {
+			wl = (size_t)(slash - tok);
+			size_t taglen = tl - wl - 1;
+			if (!(taglen >= 3 && !memcmp(slash + 1 + taglen - 3, "-hl", 3)))
+				all_hl = 0;
+		} else {
+			if (first)
+				return 1;
+			r->untagged++;
+			all_hl = 0;
+		}
+		if (ntok++ && llr_buf_putc(b, ' ') != LLR_OK)
+			oom();
+		if (llr_buf_append(b, tok, wl) != LLR_OK)
+			oom();
+	}
+	if (all_hl) { /* a headline: ends the paragraph, is no sentence */
+		end_par(r);
+		return 0;
+	}
+	add_sentence(r, b->data, b->len);
+	return 0;
+}
+
+static void conllu_end_sentence(struct run *r)
+{
+	if (r->sent_bad) {
+		llr_buf_clear(&r->sent);
+		r->sent_bad = 0;
+		end_par(r); /* do not pair across the dropped sentence */
+		return;
+	}
+	if (r->sent.len > 0)
+		add_sentence(r, r->sent.data, r->sent.len);
+	llr_buf_clear(&r->sent);
+}
+
+static int comment_is(const char *s, size_t len, const char *key)
+{
+	size_t i = 1, k = strlen(key);
+	while (i < len && is_ws(s[i]))
+		i++;
+	if (len - i < k || memcmp(s + i, key, k))
+		return 0;
+	return i + k == len || is_ws(s[i + k]) || s[i + k] == '=';
+}
+
+static int feed_conllu(struct run *r, const char *s, size_t len, size_t lineno)
+{
+	if (len > 0 && s[0] == '#') {
+		if (comment_is(s, len, "newdoc")) {
+			conllu_end_sentence(r);
+			end_par(r);
+			r->doc_content = 0;
+		} else if (comment_is(s, len, "newpar")) {
+			conllu_end_sentence(r);
+			end_par(r);
+		}
+		return 0;
+	}
+	if (blank(s, len)) {
+		conllu_end_sentence(r);
+		return 0;
+	}
+	int first = r->member_lines++ == 0;
+	llr_buf_clear(&r->lbuf);
+	if (llr_buf_append(&r->lbuf, s, len) != LLR_OK)
+		oom();
+	llr_conllu_word w;
+	llr_err e = {0};
+	if (llr_conllu_parse(r->lbuf.data, len, &w, &e) != LLR_OK) {
+		if (first)
+			return 1;
+		if (r->member_bad++ < MAX_WARN_LINES)
+			cli_warn("%s:%zu: %s; sentence dropped", r->doc, lineno, e.msg[0] ? e.msg : "malformed CoNLL-U line");
+		r->status = 1;
+		r->sent_bad = 1;
+		return 0;
+	}
+	if (w.kind != 0 || !w.form)
+		return 0;
+	if (r->sent.len > 0 && llr_buf_putc(&r->sent, ' ') != LLR_OK)
+		oom();
+	for (const char *f = w.form; *f; f++) /* a FORM with spaces stays one token */
+		if (llr_buf_putc(&r->sent, is_ws(*f) ? '_' : *f) != LLR_OK)
+			oom();
+	return 0;
+}
+
+/* Decide from the head whether the member is text: 0, or a SKIP_ reason
+ * with a message in why. */
+static int sniff(const struct msrc *m, int complete, char *why, size_t wsize)
+{
+	if (memchr(m->head, '\0', m->head_len)) {
+		snprintf(why, wsize, "binary data (NUL byte); skipped");
+		return SKIP_BINARY + 1;
+	}
+	size_t lines = 0, bad = 0, i = 0;
+	while (i < m->head_len) {
+		const char *nl = memchr(m->head + i, '\n', m->head_len - i);
+		if (!nl && !complete)
+			break; /* a partial last line is not judged */
+		size_t e = nl ? (size_t)(nl - m->head) : m->head_len;
+		lines++;
+		if (llr_utf8_valid_prefix(m->head + i, e - i) != e - i)
+			bad++;
+		i = e + 1;
+	}
+	if (bad * 100 > lines) {
+		snprintf(why, wsize, "invalid UTF-8 in %zu of the first %zu lines; skipped", bad, lines);
+		return SKIP_UTF8 + 1;
+	}
+	return 0;
+}
+
+/* Warn with a library message, rewriting its "archive: member: " prefix
+ * into this tool's "archive:member: ". */
+static void warn_err(const struct run *r, const llr_err *e)
+{
+	const char *msg = e->msg[0] ? e->msg : llr_strerror(e->code);
+	size_t na = r->arch ? strlen(r->arch) : 0, nm = r->member ? strlen(r->member) : 0;
+	if (r->arch && r->member && strcmp(r->arch, r->member) &&
+	    !strncmp(msg, r->arch, na) && !strncmp(msg + na, ": ", 2) &&
+	    !strncmp(msg + na + 2, r->member, nm) && !strncmp(msg + na + 2 + nm, ": ", 2))
+		cli_warn("%s: %s", r->doc, msg + na + 2 + nm + 2);
+	else
+		cli_warn("%s", msg);
+}
+
+static void skip_member(struct run *r, int reason, const char *why)
+{
+	r->skipped[reason]++;
+	cli_warn("%s: %s", r->doc, why);
+}
+
+static void set_doc(struct run *r, const char *archive, const char *member)
+{
+	llr_buf_clear(&r->docname);
+	int rc = strcmp(archive, member) ? llr_buf_printf(&r->docname, "%s:%s", archive, member)
+					 : llr_buf_printf(&r->docname, "%s", archive);
+	if (rc != LLR_OK)
+		oom();
+	r->doc = r->docname.data;
+	r->arch = archive;
+	r->member = member;
+}
+
+/* Read one member; returns 0, or -1 when the archive itself failed. */
+static int do_member(struct run *r, llr_archive *a, int64_t size)
+{
+	r->par_index = 0;
+	r->member_lines = r->member_bad = 0;
+	r->invalid_lines = r->untagged = 0;
+	r->sent_bad = 0;
+	r->doc_content = 0;
+	disc_para_clear(&r->para);
+	llr_buf_clear(&r->ptext);
+	llr_buf_clear(&r->sent);
+
+	char why[160];
+	if (size >= 0 && (uint64_t)size > r->max_member) {
+		snprintf(why, sizeof why, "%" PRId64 " bytes, over --max-member-bytes %" PRIu64 "; skipped", size, r->max_member);
+		skip_member(r, SKIP_SIZE, why);
+		r->status = 1;
+		return 0;
+	}
+	static char head[SNIFF_BYTES];
+	struct msrc m = {.a = a, .head = head, .cap = r->max_member};
+	llr_err e = {0};
+	while (m.head_len < SNIFF_BYTES) {
+		ssize_t k = msrc_pull(&m, head + m.head_len, SNIFF_BYTES - m.head_len, &e);
+		if (k < 0 && m.ioerr) {
+			warn_err(r, &e);
+			r->status = 1;
+			return -1;
+		}
+		if (k < 0 && m.over) {
+			snprintf(why, sizeof why, "over --max-member-bytes %" PRIu64 "; skipped", r->max_member);
+			skip_member(r, SKIP_SIZE, why);
+			r->status = 1;
+			return 0;
+		}
+		if (k < 0 && m.binary) {
+			skip_member(r, SKIP_BINARY, "binary data (NUL byte); skipped");
+			return 0;
+		}
+		if (k <= 0)
+			break;
+		m.head_len += (size_t)k;
+	}
+	int reason = sniff(&m, m.eof, why, sizeof why);
+	if (reason) {
+		skip_member(r, reason - 1, why);
+		return 0;
+	}
+
+	llr_lines *l = llr_lines_from(msrc_read, &m, r->doc, LLR_LINES_NO_VALIDATE);
+	if (!l)
+		oom();
+	const char *line;
+	size_t len;
+	int rc, failed = 0, wrong = 0;
+	while ((rc = llr_lines_next(l, &line, &len, &e)) > 0) {
+		size_t lineno = llr_lines_lineno(l);
+		if (lineno == 1 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
+			line += 3; /* a byte order mark */
+			len -= 3;
+		}
+		if (llr_utf8_valid_prefix(line, len) != len) {
+			r->invalid_lines++;
+			if (r->format == FMT_CONLLU)
+				r->sent_bad = 1;
+			else
+				end_par(r); /* never pair across a dropped line */
+			continue;
+		}
+		int no;
+		switch (r->format) {
+		case FMT_TEXT: no = feed_text(r, line, len); break;
+		case FMT_TAGGED: no = feed_tagged(r, line, len); break;
+		case FMT_CONLLU: no = feed_conllu(r, line, len, lineno); break;
+		default: no = feed_tokens(r, line, len); break;
+		}
+		if (no) {
+			snprintf(why, sizeof why, "not %s (line %zu); skipped", fmt_what[r->format], lineno);
+			wrong = 1;
+			break;
+		}
+	}
+	if (rc < 0) {
+		failed = 1;
+		if (m.binary) {
+			cli_warn("%s: binary data (NUL byte) after line %zu; rest of member skipped", r->doc, llr_lines_lineno(l));
+			r->skipped[SKIP_BINARY]++;
+		} else if (m.over) {
+			cli_warn("%s: over --max-member-bytes %" PRIu64 " after line %zu; rest of member skipped", r->doc, r->max_member, llr_lines_lineno(l));
+			r->skipped[SKIP_SIZE]++;
+			r->status = 1;
+		} else {
+			warn_err(r, &e);
+			r->status = 1;
+		}
+	}
+	llr_lines_close(l);
+	if (wrong) {
+		skip_member(r, SKIP_FORMAT, why);
+		return 0;
+	}
+	if (failed) {
+		/* The unfinished paragraph may be cut mid-sentence: dropped. */
+		disc_para_clear(&r->para);
+		llr_buf_clear(&r->ptext);
+		llr_buf_clear(&r->sent);
+	} else {
+		if (r->format == FMT_CONLLU)
+			conllu_end_sentence(r);
+		end_par(r);
+	}
+	if (r->invalid_lines)
+		cli_warn("%s: %" PRIu64 " line%s with invalid UTF-8 dropped", r->doc, r->invalid_lines, r->invalid_lines == 1 ? "" : "s");
+	if (r->untagged)
+		cli_warn("%s: %" PRIu64 " token%s without /TAG kept whole", r->doc, r->untagged, r->untagged == 1 ? "" : "s");
+	return (failed && m.ioerr) ? -1 : 0;
+}
+
+static void do_operand(struct run *r, const char *path)
+{
+	llr_err e = {0};
+	r->arch = r->member = NULL;
+	llr_archive *a = llr_archive_open(path, &e);
+	if (!a) {
+		cli_warn("%s", e.msg[0] ? e.msg : llr_strerror(e.code));
+		r->status = 1;
+		return;
+	}
+	const char *name;
+	int64_t size;
+	int rc, n = 0;
+	while ((rc = llr_archive_next(a, &name, &size, &e)) > 0) {
+		n++;
+		set_doc(r, llr_archive_name(a), name);
+		if (do_member(r, a, size) < 0) {
+			rc = 0;
+			break;
+		}
+	}
+	if (rc < 0) {
+		warn_err(r, &e);
+		r->status = 1;
+	} else if (n == 0 && rc == 0) {
+		cli_warn("%s: no documents (empty input or archive)", llr_archive_name(a));
+	}
+	llr_archive_close(a);
+}
+
+static int parse_tasks(const char *s)
+{
+	int mask = 0;
+	const char *p = s;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n == 5 && !strncmp(p, "order", 5))
+			mask |= DISC_ORDER;
+		else if (n == 4 && !strncmp(p, "next", 4))
+			mask |= DISC_NEXT;
+		else if (n == 4 && !strncmp(p, "conj", 4))
+			mask |= DISC_CONJ;
+		else if (n == 3 && !strncmp(p, "all", 3))
+			mask |= DISC_ALL;
+		else
+			cli_usage_error(usage, "--tasks: unknown task '%.*s' (order, next, conj)", (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!mask)
+		cli_usage_error(usage, "--tasks: no task given");
+	return mask;
+}
+
+static uint64_t parse_bytes(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		cli_usage_error(usage, "--max-member-bytes: not a size: '%s'", s);
+	int shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (*end || v == 0 || v > (1ULL << 50) >> shift)
+		cli_usage_error(usage, "--max-member-bytes: not a size in [1, 2^50]: '%s'", s);
+	return (uint64_t)v << shift;
+}
+
+static void summary(const struct run *r, const disc_markers *mk)
+{
+	cli_warn("%" PRIu64 " document%s, %" PRIu64 " paragraph%s, %" PRIu64 " sentence%s",
+		 r->docs, r->docs == 1 ? "" : "s", r->paras, r->paras == 1 ? "" : "s",
+		 r->sents, r->sents == 1 ? "" : "s");
+	if (!r->sentences) {
+		llr_buf b = {0};
+		const disc_ctx *c = &r->ctx;
+		llr_buf_printf(&b, "pairs: ORDER %zu, NEXT %zu, CONJ %zu", c->n_order, c->n_next, c->n_conj);
+		if (mk && (c->o.tasks & DISC_CONJ)) {
+			llr_buf_printf(&b, " (");
+			for (size_t i = 0; i < disc_markers_nclass(mk); i++)
+				llr_buf_printf(&b, "%s%s %zu", i ? ", " : "", disc_markers_class(mk, i), c->n_class[i]);
+			llr_buf_printf(&b, ")");
+		}
+		cli_warn("%s", b.data ? b.data : "pairs: out of memory");
+		llr_buf_free(&b);
+	}
+	uint64_t total = 0;
+	for (int i = 0; i < SKIP_N; i++)
+		total += r->skipped[i];
+	if (total) {
+		llr_buf b = {0};
+		llr_buf_printf(&b, "skipped %" PRIu64 " member%s:", total, total == 1 ? "" : "s");
+		int k = 0;
+		for (int i = 0; i < SKIP_N; i++)
+			if (r->skipped[i])
+				llr_buf_printf(&b, "%s %" PRIu64 " %s", k++ ? "," : "", r->skipped[i], skip_names[i]);
+		cli_warn("%s", b.data ? b.data : "skipped: out of memory");
+		llr_buf_free(&b);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	cli_init(argv[0], "disc-pairs");
+	enum { O_FORMAT = 256, O_LANG, O_TASKS, O_MARKERS, O_MINPAR, O_MINLEN, O_MAXLEN, O_MAXRATIO, O_MAXMEMBER, O_PROV, O_SENT, O_LIST };
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"lower", no_argument, NULL, 'l'},
+		{"output", required_argument, NULL, 'o'},
+		{"seed", required_argument, NULL, 's'},
+		{"format", required_argument, NULL, O_FORMAT},
+		{"lang", required_argument, NULL, O_LANG},
+		{"tasks", required_argument, NULL, O_TASKS},
+		{"markers", required_argument, NULL, O_MARKERS},
+		{"min-par", required_argument, NULL, O_MINPAR},
+		{"min-len", required_argument, NULL, O_MINLEN},
+		{"max-len", required_argument, NULL, O_MAXLEN},
+		{"max-ratio", required_argument, NULL, O_MAXRATIO},
+		{"max-member-bytes", required_argument, NULL, O_MAXMEMBER},
+		{"provenance", no_argument, NULL, O_PROV},
+		{"sentences", no_argument, NULL, O_SENT},
+		{"list-markers", no_argument, NULL, O_LIST},
+		{NULL, 0, NULL, 0},
+	};
+	struct run r = {0};
+	disc_opts o = {.tasks = DISC_ALL, .min_par = 9, .min_len = 5, .max_len = 50, .max_ratio = 5.0, .seed = 1};
+	const char *lang = "en", *markers_path = NULL, *out_path = NULL;
+	int list = 0;
+	r.max_member = DEFAULT_MAX_MEMBER;
+	int c;
+	while ((c = getopt_long(argc, argv, "hlo:s:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'l': r.lower = 1; break;
+		case 'o': out_path = optarg; break;
+		case 's': o.seed = (uint64_t)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX); break;
+		case O_FORMAT: {
+			int f = -1;
+			for (int i = 0; i < 4; i++)
+				if (!strcmp(optarg, fmt_names[i]))
+					f = i;
+			if (f < 0)
+				cli_usage_error(usage, "--format: unknown format '%s' (text, tagged, conllu, tokens)", optarg);
+			r.format = f;
+			break;
+		}
+		case O_LANG:
+			if (strcmp(optarg, "en") && strcmp(optarg, "fr"))
+				cli_usage_error(usage, "--lang: unknown language '%s' (en, fr)", optarg);
+			lang = optarg;
+			break;
+		case O_TASKS: o.tasks = parse_tasks(optarg); break;
+		case O_MARKERS: markers_path = optarg; break;
+		case O_MINPAR: o.min_par = (int)cli_parse_int(usage, "--min-par", optarg, DISC_NEXT_CONTEXT + DISC_NEXT_CANDIDATES, 1000000); break;
+		case O_MINLEN: o.min_len = (int)cli_parse_int(usage, "--min-len", optarg, 1, 1000000); break;
+		case O_MAXLEN: o.max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 1000000); break;
+		case O_MAXRATIO: o.max_ratio = cli_parse_double(usage, "--max-ratio", optarg, 1.0, 1e9); break;
+		case O_MAXMEMBER: r.max_member = parse_bytes(optarg); break;
+		case O_PROV: r.provenance = 1; break;
+		case O_SENT: r.sentences = 1; break;
+		case O_LIST: list = 1; break;
+		default: cli_usage_error(usage, "unknown option");
+		}
+	}
+	if (o.min_len > o.max_len)
+		cli_usage_error(usage, "--min-len %d is over --max-len %d", o.min_len, o.max_len);
+	o.provenance = r.provenance;
+
+	llr_err e = {0};
+	llr_tok_opts to = {.lower = r.lower, .lang = lang};
+	r.tok = llr_tokenizer_new(&to, &e);
+	if (!r.tok)
+		cli_die_err(&e);
+	disc_markers *mk = NULL;
+	if (list || ((o.tasks & DISC_CONJ) && !r.sentences)) {
+		mk = markers_path ? disc_markers_load(markers_path, r.tok, &e) : disc_markers_builtin(lang, r.tok, &e);
+		if (!mk)
+			cli_die_err(&e);
+	}
+	o.markers = mk;
+	if (list) {
+		if (optind < argc)
+			cli_usage_error(usage, "--list-markers takes no file operands");
+		for (size_t i = 0; i < disc_markers_count(mk); i++) {
+			size_t cls;
+			const char *ph = disc_markers_phrase(mk, i, &cls);
+			printf("%s\t%s\n", ph, disc_markers_class(mk, cls));
+		}
+		cli_flush_stdout();
+		disc_markers_free(mk);
+		llr_tokenizer_free(r.tok);
+		return 0;
+	}
+
+	cli_output out;
+	cli_output_open(&out, out_path);
+	r.out = out.fp;
+	if (disc_ctx_init(&r.ctx, &o, r.out, &e) != LLR_OK)
+		cli_die_err(&e);
+
+	if (optind == argc)
+		do_operand(&r, "-");
+	for (int i = optind; i < argc; i++)
+		do_operand(&r, argv[i]);
+
+	summary(&r, mk);
+	cli_output_close(&out);
+	disc_ctx_free(&r.ctx);
+	disc_markers_free(mk);
+	llr_tokenizer_free(r.tok);
+	disc_para_free(&r.para);
+	llr_buf_free(&r.ptext);
+	llr_buf_free(&r.tokout);
+	llr_buf_free(&r.norm);
+	llr_buf_free(&r.sent);
+	llr_buf_free(&r.lbuf);
+	llr_buf_free(&r.prov);
+	llr_buf_free(&r.docname);
+	return r.status;
+}
