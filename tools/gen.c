@@ -1,0 +1,650 @@
+/*
+ * gen - sentences from an llrnn model (gen(1)): ancestral sampling with
+ * temperature, top-k and top-p, greedy decoding, or beam search with
+ * length normalisation; optional prefixes, log-probabilities and the
+ * features of every token.  The network runs step by step through the
+ * library (llr_net_step) and draws go through llr_sample; this file holds
+ * only the decoding loops and the output layouts.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "score_lm.h"
+
+static const char usage[] =
+	"usage: gen [-h] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
+	"           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
+	"           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
+	"           [--threads N]\n";
+
+#define GROUP 32 /* sampled sentences decoded side by side */
+
+enum {
+	OPT_PREFIX_FILE = 256,
+	OPT_MAX_LEN,
+	OPT_TEMPERATURE,
+	OPT_TOP_K,
+	OPT_TOP_P,
+	OPT_GREEDY,
+	OPT_BEAM,
+	OPT_NBEST,
+	OPT_NO_UNK,
+	OPT_LOGPROB,
+	OPT_SHOW_FEATURES,
+	OPT_THREADS,
+};
+
+static const struct option longopts[] = {
+	{"model", required_argument, NULL, 'm'},
+	{"output", required_argument, NULL, 'o'},
+	{"count", required_argument, NULL, 'n'},
+	{"seed", required_argument, NULL, 's'},
+	{"prefix", required_argument, NULL, 'p'},
+	{"help", no_argument, NULL, 'h'},
+	{"prefix-file", required_argument, NULL, OPT_PREFIX_FILE},
+	{"max-len", required_argument, NULL, OPT_MAX_LEN},
+	{"temperature", required_argument, NULL, OPT_TEMPERATURE},
+	{"top-k", required_argument, NULL, OPT_TOP_K},
+	{"top-p", required_argument, NULL, OPT_TOP_P},
+	{"greedy", no_argument, NULL, OPT_GREEDY},
+	{"beam", required_argument, NULL, OPT_BEAM},
+	{"nbest", required_argument, NULL, OPT_NBEST},
+	{"no-unk", no_argument, NULL, OPT_NO_UNK},
+	{"logprob", no_argument, NULL, OPT_LOGPROB},
+	{"show-features", no_argument, NULL, OPT_SHOW_FEATURES},
+	{"threads", required_argument, NULL, OPT_THREADS},
+	{NULL, 0, NULL, 0},
+};
+
+/* A sentence being generated: ids and per-token log p after the prefix. */
+typedef struct hyp {
+	int32_t *ids;
+	float *lps;
+	size_t n, cap;
+	double lp; /* log p of prefix + generated tokens (+ </s> if ended) */
+	int ended; /* </s> generated */
+	int done;
+	float eos_lp;
+	llr_rng rng;
+} hyp;
+
+/* The prefix of the sentences: its words as given, and how the model
+ * sees them. */
+typedef struct prefix {
+	llr_buf text;
+	size_t n, cap;
+	size_t *off;
+	int32_t *vid, *in, *tgt;
+	float *lps;
+	double lp;
+} prefix;
+
+static struct {
+	long long n;
+	int n_given;
+	int max_len;
+	int beam, nbest;
+	int no_unk, logprob, show_features;
+	llr_sample_opts so;
+	FILE *out;
+} opt;
+
+static slm lm;
+static llr_sampler *sampler;
+static llr_rng master;
+static llr_net_state *st1, *stA, *stB;
+static float *row1, *rows;
+static int32_t *inputs;
+static int nstreams; /* streams of stA and stB */
+static llr_buf outb;
+static cli_output out;
+
+/* A file given with -o is never left half written. */
+static void cleanup(void)
+{
+	cli_output_abort(&out);
+}
+
+static void oom(void)
+{
+	cli_die("out of memory");
+}
+
+static void hyp_push(hyp *h, int32_t id, float lp)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 32;
+		int32_t *i = llr_reallocarray(h->ids, cap, sizeof *i);
+		if (!i)
+			oom();
+		h->ids = i;
+		float *l = llr_reallocarray(h->lps, cap, sizeof *l);
+		if (!l)
+			oom();
+		h->lps = l;
+		h->cap = cap;
+	}
+	h->ids[h->n] = id;
+	h->lps[h->n] = lp;
+	h->n++;
+	h->lp += lp;
+}
+
+static void hyp_copy(hyp *dst, const hyp *src)
+{
+	dst->n = 0;
+	for (size_t i = 0; i < src->n; i++)
+		hyp_push(dst, src->ids[i], src->lps[i]);
+	dst->lp = src->lp;
+	dst->ended = src->ended;
+	dst->done = src->done;
+	dst->eos_lp = src->eos_lp;
+}
+
+static void hyp_free(hyp *h)
+{
+	free(h->ids);
+	free(h->lps);
+}
+
+static void die_err(const llr_err *e)
+{
+	cli_output_abort(&out);
+	cli_die_err(e);
+}
+
+static void step(llr_net_state *s, const int32_t *in, float *logp)
+{
+	llr_err err = {0};
+	if (llr_net_step(lm.net, s, in, slm_psi(&lm), logp, &err) != LLR_OK)
+		die_err(&err);
+}
+
+static void set_prefix(prefix *p, const char *line, size_t len)
+{
+	llr_buf_clear(&p->text);
+	if (llr_buf_append(&p->text, line, len) || llr_buf_putc(&p->text, '\0'))
+		oom();
+	char *s = p->text.data;
+	p->n = 0;
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && (s[i] == ' ' || s[i] == '\t'))
+			s[i++] = '\0';
+		if (i >= len)
+			break;
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 16;
+			if (!(p->off = llr_reallocarray(p->off, cap, sizeof *p->off)) ||
+			    !(p->vid = llr_reallocarray(p->vid, cap, sizeof *p->vid)) ||
+			    !(p->in = llr_reallocarray(p->in, cap, sizeof *p->in)) ||
+			    !(p->tgt = llr_reallocarray(p->tgt, cap, sizeof *p->tgt)) ||
+			    !(p->lps = llr_reallocarray(p->lps, cap, sizeof *p->lps)))
+				oom();
+			p->cap = cap;
+		}
+		p->off[p->n++] = i;
+		while (i < len && s[i] != ' ' && s[i] != '\t')
+			i++;
+	}
+	slm_input_reset(&lm);
+	for (size_t k = 0; k < p->n; k++) {
+		const char *w = s + p->off[k];
+		size_t wl = strlen(w);
+		int oov;
+		p->vid[k] = slm_word(&lm, w, wl);
+		p->tgt[k] = slm_target(&lm, w, wl, &oov);
+		p->in[k] = slm_input(&lm, w, wl, p->vid[k]);
+	}
+}
+
+/* Feed <s> and the prefix through st1 (one stream), scoring each prefix
+ * word; row1 then holds log p of the first word to generate. */
+static void run_prefix(prefix *p)
+{
+	llr_net_state_reset(st1);
+	int32_t in = LLR_BOS_ID;
+	step(st1, &in, row1);
+	p->lp = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		p->lps[k] = row1[p->tgt[k]];
+		p->lp += p->lps[k];
+		in = p->in[k];
+		step(st1, &in, row1);
+	}
+}
+
+static const char *prefix_word(const prefix *p, size_t k)
+{
+	return p->text.data + p->off[k];
+}
+
+static void put_lp(llr_buf *o, double v)
+{
+	if (llr_buf_printf(o, isfinite(v) ? "%.4f" : "%.0f", v) < 0)
+		oom();
+}
+
+static void emit(const prefix *p, const hyp *h)
+{
+	llr_buf *o = &outb;
+	const llr_strmap *voc = lm.lex->vocab;
+	llr_buf_clear(o);
+	if (!opt.show_features) {
+		for (size_t k = 0; k < p->n; k++)
+			if ((k && llr_buf_putc(o, ' ')) || llr_buf_append(o, prefix_word(p, k), strlen(prefix_word(p, k))))
+				oom();
+		for (size_t k = 0; k < h->n; k++)
+			if (((p->n || k) && llr_buf_putc(o, ' ')) ||
+			    llr_buf_append(o, llr_strmap_str(voc, h->ids[k]), llr_strmap_len(voc, h->ids[k])))
+				oom();
+		if (opt.logprob) {
+			if (llr_buf_putc(o, '\t'))
+				oom();
+			put_lp(o, h->lp);
+		}
+		if (llr_buf_putc(o, '\n'))
+			oom();
+	} else {
+		size_t total = p->n + h->n + (opt.logprob && h->ended);
+		for (size_t k = 0; k < total; k++) {
+			const char *w;
+			size_t wl;
+			int32_t vid;
+			float lp;
+			if (k < p->n) {
+				w = prefix_word(p, k);
+				wl = strlen(w);
+				vid = p->vid[k];
+				lp = p->lps[k];
+			} else if (k < p->n + h->n) {
+				vid = h->ids[k - p->n];
+				w = llr_strmap_str(voc, vid);
+				wl = llr_strmap_len(voc, vid);
+				lp = h->lps[k - p->n];
+			} else {
+				w = LLR_EOS;
+				wl = strlen(w);
+				vid = -2;
+				lp = h->eos_lp;
+			}
+			if (llr_buf_append(o, w, wl) || llr_buf_putc(o, '\t'))
+				oom();
+			if (opt.logprob) {
+				put_lp(o, lp);
+				if (llr_buf_putc(o, '\t'))
+					oom();
+			}
+			if (vid != -2)
+				slm_features(&lm, w, wl, vid, o);
+			if (llr_buf_putc(o, '\n'))
+				oom();
+		}
+		if (llr_buf_putc(o, '\n'))
+			oom();
+	}
+	fwrite(o->data, 1, o->len, opt.out);
+}
+
+/* After the token just chosen, does hypothesis h stop? */
+static void advance(hyp *h, int32_t id, float lp)
+{
+	if (id == lm.eos_id) {
+		h->lp += lp;
+		h->eos_lp = lp;
+		h->ended = h->done = 1;
+		return;
+	}
+	hyp_push(h, id, lp);
+	if ((int)h->n >= opt.max_len)
+		h->done = 1;
+}
+
+static void mask_row(float *row)
+{
+	if (opt.no_unk && lm.unk_id >= 0 && lm.unk_id != lm.eos_id)
+		row[lm.unk_id] = -INFINITY;
+}
+
+/* Sampling and greedy decoding: count sentences after prefix p, up to
+ * GROUP streams at a time, each with its own generator drawn from the
+ * master one (so sentence i does not depend on how many are asked). */
+static void decode_sample(prefix *p, long long count)
+{
+	const int32_t V = lm.V;
+	hyp hs[GROUP];
+	memset(hs, 0, sizeof hs);
+	run_prefix(p);
+	while (count > 0) {
+		int G = count < GROUP ? (int)count : GROUP;
+		count -= G;
+		for (int b = 0; b < G; b++) {
+			hs[b].n = 0;
+			hs[b].lp = p->lp;
+			hs[b].ended = hs[b].done = 0;
+			llr_rng_seed(&hs[b].rng, llr_rng_u64(&master));
+			llr_net_state_copy(stA, b, st1, 0);
+			memcpy(rows + (size_t)b * V, row1, (size_t)V * sizeof *rows);
+		}
+		for (int b = G; b < nstreams; b++)
+			llr_net_state_copy(stA, b, st1, 0);
+		for (;;) {
+			int live = 0;
+			for (int b = 0; b < G; b++) {
+				inputs[b] = LLR_BOS_ID;
+				if (hs[b].done)
+					continue;
+				float *row = rows + (size_t)b * V;
+				float lp_unk = lm.unk_id >= 0 ? row[lm.unk_id] : 0;
+				mask_row(row);
+				int32_t id = llr_sample(sampler, &opt.so, row, &hs[b].rng);
+				if (id < 0)
+					cli_die("the model gives no finite log-probability to any word");
+				float lp = id == lm.unk_id ? lp_unk : row[id];
+				advance(&hs[b], id, lp);
+				if (!hs[b].done) {
+					inputs[b] = id;
+					live++;
+				}
+			}
+			if (!live)
+				break;
+			for (int b = G; b < nstreams; b++)
+				inputs[b] = LLR_BOS_ID;
+			step(stA, inputs, rows);
+		}
+		for (int b = 0; b < G; b++)
+			emit(p, &hs[b]);
+	}
+	for (int b = 0; b < GROUP; b++)
+		hyp_free(&hs[b]);
+}
+
+typedef struct cand {
+	double score;
+	int beam;
+	int32_t id;
+	float lp;
+} cand;
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+	const cand *a = pa, *b = pb;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	if (a->beam != b->beam)
+		return a->beam < b->beam ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static double norm_score(const hyp *h, double prefix_lp)
+{
+	size_t len = h->n + (size_t)h->ended;
+	return len ? (h->lp - prefix_lp) / (double)len : 0;
+}
+
+/* Beam search with K beams: each step keeps the K best continuations by
+ * total log p; a hypothesis ending in </s> among the K best is finished;
+ * the search stops when K are finished or at --max-len, and the finished
+ * ones are ranked by log p / length (generated tokens, </s> included). */
+static void decode_beam(prefix *p)
+{
+	const int K = opt.beam;
+	const int32_t V = lm.V;
+	hyp *live = calloc((size_t)K, sizeof *live), *next = calloc((size_t)K, sizeof *next);
+	hyp *fin = calloc((size_t)K * 2, sizeof *fin);
+	cand *cs = malloc((size_t)K * 2 * (size_t)K * sizeof *cs);
+	int32_t *top = malloc((size_t)K * 2 * sizeof *top);
+	int *order = malloc((size_t)K * 2 * sizeof *order);
+	if (!live || !next || !fin || !cs || !top || !order)
+		oom();
+	int nlive = 1, nfin = 0;
+	run_prefix(p);
+	for (int b = 0; b < nstreams; b++)
+		llr_net_state_copy(stA, b, st1, 0);
+	memcpy(rows, row1, (size_t)V * sizeof *rows);
+	live[0].n = 0;
+	live[0].lp = p->lp;
+	live[0].ended = live[0].done = 0;
+	for (int len = 0; nlive > 0; len++) {
+		int nc = 0;
+		for (int b = 0; b < nlive; b++) {
+			float *row = rows + (size_t)b * V;
+			mask_row(row);
+			int32_t m = llr_top_k(row, V, 2 * K, top);
+			if (m < 0)
+				oom();
+			for (int32_t j = 0; j < m; j++)
+				if (isfinite(row[top[j]]))
+					cs[nc++] = (cand){live[b].lp + row[top[j]], b, top[j], row[top[j]]};
+		}
+		if (nc == 0)
+			cli_die("the model gives no finite log-probability to any word");
+		qsort(cs, (size_t)nc, sizeof *cs, cmp_cand);
+		int nnext = 0;
+		for (int c = 0; c < nc && nnext < K; c++) {
+			if (cs[c].id == lm.eos_id) {
+				if (c < K && nfin < K) {
+					hyp_copy(&fin[nfin], &live[cs[c].beam]);
+					advance(&fin[nfin], cs[c].id, cs[c].lp);
+					nfin++;
+				}
+				continue;
+			}
+			hyp_copy(&next[nnext], &live[cs[c].beam]);
+			advance(&next[nnext], cs[c].id, cs[c].lp);
+			llr_net_state_copy(stB, nnext, stA, cs[c].beam);
+			inputs[nnext] = cs[c].id;
+			nnext++;
+		}
+		hyp *t = live;
+		live = next;
+		next = t;
+		llr_net_state *ts = stA;
+		stA = stB;
+		stB = ts;
+		nlive = nnext;
+		if (nfin >= K)
+			break;
+		if (len + 1 >= opt.max_len) {
+			/* Out of length: the live ones end here, without </s>. */
+			for (int b = 0; b < nlive && nfin < 2 * K; b++)
+				hyp_copy(&fin[nfin++], &live[b]);
+			break;
+		}
+		for (int b = nlive; b < nstreams; b++)
+			inputs[b] = LLR_BOS_ID;
+		step(stA, inputs, rows);
+	}
+	for (int i = 0; i < nfin; i++)
+		order[i] = i;
+	/* Stable insertion sort by normalised score, best first. */
+	for (int i = 1; i < nfin; i++) {
+		int v = order[i], j = i;
+		double sv = norm_score(&fin[v], p->lp);
+		while (j > 0 && norm_score(&fin[order[j - 1]], p->lp) < sv) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = v;
+	}
+	for (int i = 0; i < nfin && i < opt.nbest; i++)
+		emit(p, &fin[order[i]]);
+	for (int b = 0; b < K; b++) {
+		hyp_free(&live[b]);
+		hyp_free(&next[b]);
+	}
+	for (int i = 0; i < 2 * K; i++)
+		hyp_free(&fin[i]);
+	free(live);
+	free(next);
+	free(fin);
+	free(cs);
+	free(top);
+	free(order);
+}
+
+static void generate(prefix *p)
+{
+	if (opt.beam > 0)
+		decode_beam(p);
+	else
+		decode_sample(p, opt.so.greedy ? 1 : opt.n);
+}
+
+int main(int argc, char **argv)
+{
+	cli_init(argv[0], "gen");
+	const char *model = NULL, *output = NULL, *prefix_text = NULL, *prefix_file = NULL;
+	unsigned long long seed = 1;
+	int threads = 1, nbest_given = 0;
+	opt.n = 1;
+	opt.max_len = 100;
+	opt.nbest = 1;
+	llr_sample_opts_init(&opt.so);
+	int c;
+	while ((c = getopt_long(argc, argv, "hm:o:n:s:p:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'm':
+			model = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'n':
+			opt.n = cli_parse_int(usage, "-n", optarg, 1, 1000000000LL);
+			opt.n_given = 1;
+			break;
+		case 's':
+			seed = (unsigned long long)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX);
+			break;
+		case 'p':
+			prefix_text = optarg;
+			break;
+		case OPT_PREFIX_FILE:
+			prefix_file = optarg;
+			break;
+		case OPT_MAX_LEN:
+			opt.max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 100000);
+			break;
+		case OPT_TEMPERATURE:
+			opt.so.temperature = cli_parse_double(usage, "--temperature", optarg, 1e-6, 1e6);
+			break;
+		case OPT_TOP_K:
+			opt.so.top_k = (int32_t)cli_parse_int(usage, "--top-k", optarg, 0, INT32_MAX);
+			break;
+		case OPT_TOP_P:
+			opt.so.top_p = cli_parse_double(usage, "--top-p", optarg, 1e-9, 1);
+			break;
+		case OPT_GREEDY:
+			opt.so.greedy = 1;
+			break;
+		case OPT_BEAM:
+			opt.beam = (int)cli_parse_int(usage, "--beam", optarg, 1, 1000);
+			break;
+		case OPT_NBEST:
+			opt.nbest = (int)cli_parse_int(usage, "--nbest", optarg, 1, 1000);
+			nbest_given = 1;
+			break;
+		case OPT_NO_UNK:
+			opt.no_unk = 1;
+			break;
+		case OPT_LOGPROB:
+			opt.logprob = 1;
+			break;
+		case OPT_SHOW_FEATURES:
+			opt.show_features = 1;
+			break;
+		case OPT_THREADS:
+			threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
+			break;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		cli_usage_error(usage, "unexpected operand '%s' (prefixes come with -p or --prefix-file)", argv[optind]);
+	if (!model)
+		cli_usage_error(usage, "no model: -m MODEL is required");
+	if (prefix_text && prefix_file)
+		cli_usage_error(usage, "-p and --prefix-file exclude each other");
+	if (opt.so.greedy && opt.beam)
+		cli_usage_error(usage, "--greedy and --beam exclude each other");
+	if ((opt.so.greedy || opt.beam) && opt.n_given)
+		cli_usage_error(usage, "-n applies to sampling; --greedy and --beam give one sentence (--nbest for more)");
+	if (nbest_given && !opt.beam)
+		cli_usage_error(usage, "--nbest needs --beam");
+	if (opt.beam && opt.nbest > opt.beam)
+		cli_usage_error(usage, "--nbest %d is more than --beam %d", opt.nbest, opt.beam);
+	llr_err err = {0};
+	if (llr_sample_opts_check(&opt.so, &err) != LLR_OK)
+		cli_usage_error(usage, "%s", err.msg);
+
+	slm_load(&lm, model);
+	llr_blas_set_threads(threads);
+	llr_rng_seed(&master, seed);
+	int B = nstreams = opt.beam > GROUP ? opt.beam : GROUP;
+	sampler = llr_sampler_new(lm.V, &err);
+	if (!sampler)
+		cli_die_err(&err);
+	st1 = llr_net_state_new(lm.net, 1);
+	stA = llr_net_state_new(lm.net, B);
+	stB = llr_net_state_new(lm.net, B);
+	row1 = llr_malloc((size_t)lm.V * sizeof *row1);
+	rows = llr_malloc((size_t)B * (size_t)lm.V * sizeof *rows);
+	inputs = llr_malloc((size_t)B * sizeof *inputs);
+	if (!st1 || !stA || !stB || !row1 || !rows || !inputs)
+		oom();
+
+	cli_output_open(&out, output);
+	atexit(cleanup);
+	opt.out = out.fp;
+	if (!output)
+		cli_stdout_linebuf();
+
+	prefix p = {0};
+	if (prefix_file) {
+		llr_lines *l = slm_lines_open(prefix_file, &err);
+		if (!l)
+			die_err(&err);
+		const char *line;
+		size_t len;
+		int rc;
+		while ((rc = llr_lines_next(l, &line, &len, &err)) > 0) {
+			set_prefix(&p, line, len);
+			generate(&p);
+		}
+		if (rc < 0)
+			die_err(&err);
+		llr_lines_close(l);
+	} else {
+		const char *t = prefix_text ? prefix_text : "";
+		set_prefix(&p, t, strlen(t));
+		generate(&p);
+	}
+	cli_output_close(&out);
+
+	llr_buf_free(&p.text);
+	free(p.off);
+	free(p.vid);
+	free(p.in);
+	free(p.tgt);
+	free(p.lps);
+	llr_buf_free(&outb);
+	free(row1);
+	free(rows);
+	free(inputs);
+	llr_net_state_free(st1);
+	llr_net_state_free(stA);
+	llr_net_state_free(stB);
+	llr_sampler_free(sampler);
+	slm_free(&lm);
+	return 0;
+}

@@ -1,0 +1,425 @@
+/*
+ * score - log-probabilities of sentences under an llrnn model, one output
+ * line per input line (score(1)).  Reads tokens, looks words up, gives
+ * unseen words their extracted input features, and asks the library's
+ * forward pass (llr_net_score) for log p of every word and of </s>; it
+ * has no network code of its own.  The summary goes to stderr.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "score_lm.h"
+
+static const char usage[] =
+	"usage: score [-hq] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
+	"             [--batch N] [--check-norm] [--threads N] [file ...]\n";
+
+#define NORM_TOL 1e-3
+
+enum { OPT_BASE = 256, OPT_PER_TOKEN, OPT_JSON, OPT_BATCH, OPT_CHECK_NORM, OPT_THREADS };
+
+static const struct option longopts[] = {
+	{"model", required_argument, NULL, 'm'},
+	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"help", no_argument, NULL, 'h'},
+	{"base", required_argument, NULL, OPT_BASE},
+	{"per-token", no_argument, NULL, OPT_PER_TOKEN},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"batch", required_argument, NULL, OPT_BATCH},
+	{"check-norm", no_argument, NULL, OPT_CHECK_NORM},
+	{"threads", required_argument, NULL, OPT_THREADS},
+	{NULL, 0, NULL, 0},
+};
+
+/* One input line waiting in the batch. */
+typedef struct sline {
+	llr_buf text;   /* the line, tokens NUL-separated after splitting */
+	size_t n;       /* words */
+	size_t *tok;    /* n token offsets into text */
+	size_t cap;
+	const char *file;
+	size_t lineno;
+} sline;
+
+static struct {
+	int per_token, json, check_norm, quiet;
+	double base_div; /* ln(base) */
+	const char *base_name;
+	int batch;
+	FILE *out;
+} opt;
+
+static struct {
+	size_t sentences, words, oovs;
+	double logp;     /* natural log, all tokens */
+	double logp_oov; /* the part of logp on OOV words */
+	double norm_max;
+	size_t norm_bad;
+} tot;
+
+static slm lm;
+static sline *lines;
+static int nlines;
+static int32_t *in_ids, *tgt_ids;
+static float *lp;
+static unsigned char *oov_at;
+static size_t ids_cap;
+static llr_buf outb;
+static cli_output out;
+
+/* A file given with -o is never left half written. */
+static void cleanup(void)
+{
+	cli_output_abort(&out);
+}
+
+static void oom(void)
+{
+	cli_die("out of memory");
+}
+
+/* Copy line into slot s and split it on runs of spaces and tabs. */
+static void take_line(sline *s, const char *line, size_t len, const char *file, size_t lineno)
+{
+	llr_buf_clear(&s->text);
+	if (llr_buf_append(&s->text, line, len) || llr_buf_putc(&s->text, '\0'))
+		oom();
+	s->n = 0;
+	s->file = file;
+	s->lineno = lineno;
+	char *p = s->text.data;
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && (p[i] == ' ' || p[i] == '\t'))
+			p[i++] = '\0';
+		if (i >= len)
+			break;
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? s->cap * 2 : 32;
+			size_t *t = llr_reallocarray(s->tok, cap, sizeof *t);
+			if (!t)
+				oom();
+			s->tok = t;
+			s->cap = cap;
+		}
+		s->tok[s->n++] = i;
+		while (i < len && p[i] != ' ' && p[i] != '\t')
+			i++;
+	}
+}
+
+static void json_string(llr_buf *b, const char *s)
+{
+	int bad = llr_buf_putc(b, '"');
+	for (; *s && !bad; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			bad = llr_buf_putc(b, '\\') || llr_buf_putc(b, c);
+		} else if (c == '\n') {
+			bad = llr_buf_append(b, "\\n", 2);
+		} else if (c == '\t') {
+			bad = llr_buf_append(b, "\\t", 2);
+		} else if (c == '\r') {
+			bad = llr_buf_append(b, "\\r", 2);
+		} else if (c < 0x20 || c == 0x7f) {
+			bad = llr_buf_printf(b, "\\u%04x", c) < 0;
+		} else {
+			bad = llr_buf_putc(b, c);
+		}
+	}
+	if (bad || llr_buf_putc(b, '"'))
+		oom();
+}
+
+/* A number in the chosen base, %.4f; JSON has no infinities (null). */
+static void put_num(llr_buf *b, double v)
+{
+	int rc;
+	if (isfinite(v))
+		rc = llr_buf_printf(b, "%.4f", v / opt.base_div);
+	else
+		rc = llr_buf_printf(b, opt.json ? "null" : "%s", v < 0 ? "-inf" : "nan");
+	if (rc < 0)
+		oom();
+}
+
+static void ensure_ids(size_t n)
+{
+	if (n <= ids_cap)
+		return;
+	size_t cap = n + n / 2;
+	free(in_ids);
+	free(tgt_ids);
+	free(lp);
+	free(oov_at);
+	in_ids = llr_malloc(cap * sizeof *in_ids);
+	tgt_ids = llr_malloc(cap * sizeof *tgt_ids);
+	lp = llr_malloc(cap * sizeof *lp);
+	oov_at = llr_malloc(cap);
+	if (!in_ids || !tgt_ids || !lp || !oov_at)
+		oom();
+	ids_cap = cap;
+}
+
+static void write_line(const sline *s, int b, int B)
+{
+	const size_t T = s->n + 1;
+	double sum = 0, sum_oov = 0;
+	size_t noov = 0;
+	for (size_t t = 0; t < T; t++) {
+		size_t k = t * (size_t)B + (size_t)b;
+		sum += lp[k];
+		if (oov_at[k]) {
+			noov++;
+			sum_oov += lp[k];
+		}
+	}
+	tot.sentences++;
+	tot.words += s->n;
+	tot.oovs += noov;
+	tot.logp += sum;
+	tot.logp_oov += sum_oov;
+
+	llr_buf *o = &outb;
+	llr_buf_clear(o);
+	int bad = 0;
+	if (opt.json) {
+		bad |= llr_buf_append(o, "{\"logprob\":", 11);
+		put_num(o, sum);
+		bad |= llr_buf_printf(o, ",\"tokens\":%zu,\"oovs\":%zu", T, noov) < 0;
+		if (opt.per_token) {
+			bad |= llr_buf_append(o, ",\"per_token\":[", 14);
+			for (size_t t = 0; t < T; t++) {
+				size_t k = t * (size_t)B + (size_t)b;
+				bad |= llr_buf_append(o, t ? ",{\"token\":" : "{\"token\":", t ? 10 : 9);
+				json_string(o, t < s->n ? s->text.data + s->tok[t] : LLR_EOS);
+				bad |= llr_buf_append(o, ",\"logprob\":", 11);
+				put_num(o, lp[k]);
+				bad |= llr_buf_printf(o, ",\"oov\":%s}", oov_at[k] ? "true" : "false") < 0;
+			}
+			bad |= llr_buf_putc(o, ']');
+		}
+		bad |= llr_buf_putc(o, '}');
+	} else {
+		put_num(o, sum);
+		bad |= llr_buf_printf(o, "\t%zu\t%zu", T, noov) < 0;
+		if (opt.per_token) {
+			for (size_t t = 0; t < T; t++) {
+				size_t k = t * (size_t)B + (size_t)b;
+				const char *w = t < s->n ? s->text.data + s->tok[t] : LLR_EOS;
+				bad |= llr_buf_printf(o, "\t%s=", w) < 0;
+				put_num(o, lp[k]);
+			}
+		}
+	}
+	bad |= llr_buf_putc(o, '\n');
+	if (bad)
+		oom();
+	fwrite(o->data, 1, o->len, opt.out);
+}
+
+/* Score the pending lines with one llr_net_score call and write them. */
+static void flush_batch(void)
+{
+	if (nlines == 0)
+		return;
+	const int B = nlines;
+	size_t T = 0;
+	for (int b = 0; b < B; b++)
+		if (lines[b].n + 1 > T)
+			T = lines[b].n + 1;
+	ensure_ids(T * (size_t)B);
+	slm_input_reset(&lm);
+	for (int b = 0; b < B; b++) {
+		sline *s = &lines[b];
+		for (size_t t = 0; t < T; t++) {
+			size_t k = t * (size_t)B + (size_t)b;
+			oov_at[k] = 0;
+			lp[k] = 0;
+			if (t > s->n) { /* padding */
+				in_ids[k] = LLR_BOS_ID;
+				tgt_ids[k] = -1;
+				continue;
+			}
+			int oov = 0;
+			if (t < s->n) {
+				const char *w = s->text.data + s->tok[t];
+				size_t len = strlen(w);
+				int32_t vid = slm_word(&lm, w, len);
+				tgt_ids[k] = slm_target(&lm, w, len, &oov);
+				oov_at[k] = (unsigned char)oov;
+				/* word t is the input of position t + 1 */
+				if (t + 1 < T)
+					in_ids[k + (size_t)B] = slm_input(&lm, w, len, vid);
+			} else {
+				tgt_ids[k] = lm.eos_id;
+			}
+			if (t == 0)
+				in_ids[k] = LLR_BOS_ID;
+		}
+	}
+	llr_batch bt = {.B = B, .T = (int)T, .input = in_ids, .target = tgt_ids, .psi = slm_psi(&lm)};
+	llr_err err = {0};
+	double norm = 0;
+	if (llr_net_score(lm.net, &bt, lp, opt.check_norm ? &norm : NULL, &err) != LLR_OK)
+		cli_die_err(&err);
+	if (opt.check_norm) {
+		if (norm > tot.norm_max || isnan(norm))
+			tot.norm_max = norm;
+		if (!(norm <= NORM_TOL)) {
+			tot.norm_bad++;
+			if (B == 1)
+				cli_warn("%s:%zu: distribution sums to 1 %+.3g", lines[0].file, lines[0].lineno, norm);
+			else
+				cli_warn("%s:%zu-%zu: distribution sums to 1 %+.3g", lines[0].file, lines[0].lineno, lines[B - 1].lineno, norm);
+		}
+	}
+	for (int b = 0; b < B; b++)
+		write_line(&lines[b], b, B);
+	nlines = 0;
+}
+
+static void score_file(const char *path)
+{
+	llr_err err = {0};
+	llr_lines *l = slm_lines_open(path, &err);
+	if (!l)
+		cli_die_err(&err);
+	const char *name = llr_lines_name(l);
+	const char *line;
+	size_t len;
+	int rc;
+	while ((rc = llr_lines_next(l, &line, &len, &err)) > 0) {
+		take_line(&lines[nlines++], line, len, name, llr_lines_lineno(l));
+		if (nlines == opt.batch)
+			flush_batch();
+	}
+	if (rc < 0) {
+		flush_batch();
+		fflush(opt.out);
+		cli_die_err(&err);
+	}
+	/* Lines keep a pointer to the file name: score what is left first. */
+	flush_batch();
+	llr_lines_close(l);
+}
+
+static void ppl_line(const char *what, double logp, size_t n)
+{
+	if (n == 0)
+		fprintf(stderr, "%s: perplexity %s: n/a (no tokens)\n", cli_prog, what);
+	else
+		fprintf(stderr, "%s: perplexity %s: %.4f\n", cli_prog, what, exp(-logp / (double)n));
+}
+
+static void summary(void)
+{
+	size_t ntok = tot.words + tot.sentences;
+	fprintf(stderr, "%s: %zu sentences, %zu words, %zu OOVs\n", cli_prog, tot.sentences, tot.words, tot.oovs);
+	fprintf(stderr, "%s: logprob (base %s): %.4f over %zu tokens (words + </s>)\n", cli_prog, opt.base_name, tot.logp / opt.base_div, ntok);
+	ppl_line("(words + </s>)", tot.logp, ntok);
+	ppl_line("(ppl1, words only)", tot.logp, tot.words);
+	ppl_line("(excluding OOVs)", tot.logp - tot.logp_oov, ntok - tot.oovs);
+	if (opt.check_norm)
+		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, tot.norm_max, tot.norm_bad, NORM_TOL);
+}
+
+int main(int argc, char **argv)
+{
+	cli_init(argv[0], "score");
+	const char *model = NULL, *output = NULL;
+	int threads = 1;
+	opt.base_div = 1.0;
+	opt.base_name = "e";
+	opt.batch = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "hm:o:q", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'm':
+			model = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			opt.quiet = 1;
+			break;
+		case OPT_BASE:
+			if (!strcmp(optarg, "e")) {
+				opt.base_div = 1.0;
+			} else if (!strcmp(optarg, "2")) {
+				opt.base_div = log(2.0);
+			} else if (!strcmp(optarg, "10")) {
+				opt.base_div = log(10.0);
+			} else {
+				cli_usage_error(usage, "--base: must be e, 2 or 10, not '%s'", optarg);
+			}
+			opt.base_name = optarg;
+			break;
+		case OPT_PER_TOKEN:
+			opt.per_token = 1;
+			break;
+		case OPT_JSON:
+			opt.json = 1;
+			break;
+		case OPT_BATCH:
+			opt.batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 4096);
+			break;
+		case OPT_CHECK_NORM:
+			opt.check_norm = 1;
+			break;
+		case OPT_THREADS:
+			threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
+			break;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (!model)
+		cli_usage_error(usage, "no model: -m MODEL is required");
+
+	slm_load(&lm, model);
+	llr_blas_set_threads(threads);
+	lines = calloc((size_t)opt.batch, sizeof *lines);
+	if (!lines)
+		oom();
+
+	cli_output_open(&out, output);
+	atexit(cleanup);
+	opt.out = out.fp;
+	if (!output)
+		cli_stdout_linebuf();
+
+	if (optind == argc) {
+		score_file("-");
+	} else {
+		for (int i = optind; i < argc; i++)
+			score_file(argv[i]);
+	}
+	cli_output_close(&out);
+	if (!opt.quiet)
+		summary();
+
+	for (int b = 0; b < opt.batch; b++) {
+		llr_buf_free(&lines[b].text);
+		free(lines[b].tok);
+	}
+	free(lines);
+	free(in_ids);
+	free(tgt_ids);
+	free(lp);
+	free(oov_at);
+	llr_buf_free(&outb);
+	slm_free(&lm);
+	if (tot.norm_bad)
+		cli_die("norm check failed at %zu batch(es): the distribution does not sum to 1 within %g", tot.norm_bad, NORM_TOL);
+	return 0;
+}
