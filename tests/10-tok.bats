@@ -124,6 +124,28 @@ T="$FIXTURES/tok"
 	assert_output $'ab\xef\xbf\xbdcd ok'
 }
 
+@test "tok: a pipe is answered line by line (coprocess), and compressed or archived stdin still reads" {
+	coproc TK { tok --lang fr -l; }
+	pid=$TK_PID
+	echo "L'homme arrive." >&"${TK[1]}"
+	read -t 10 -r first <&"${TK[0]}"
+	echo "Qu'il vienne." >&"${TK[1]}"
+	read -t 10 -r second <&"${TK[0]}"
+	exec {TK[1]}>&-
+	wait "$pid"
+	[ "$first" = "l' homme arrive ." ]
+	[ "$second" = "qu' il vienne ." ]
+	run bash -c 'printf "Un deux.\n" | gzip | tok'
+	assert_success
+	assert_output "Un deux ."
+	cd "$BATS_TEST_TMPDIR"
+	printf 'Doc one.\n' >a.txt
+	printf 'Doc two.\n' >b.txt
+	run bash -c 'tar c a.txt b.txt | tok'
+	assert_success
+	assert_output "$(printf 'Doc one .\n\nDoc two .')"
+}
+
 @test "tok: -h prints usage on stdout" {
 	run tok -h
 	assert_success

@@ -71,6 +71,12 @@ setup() {
 		if (d > 0.0005 * n) { print "sum " s " != " $1; exit 1 } }'
 }
 
+@test "score: compressed text on a pipe is read like a compressed file" {
+	run bash -c "printf 'le chat dort\n' | gzip | score -q -m '$M/ll.llrnn'"
+	assert_success
+	assert_output "$(echo 'le chat dort' | score -q -m "$M/ll.llrnn")"
+}
+
 @test "score: works as a coprocess (a line in, its score out, before the next)" {
 	coproc SC { score -q -m "$M/ll.llrnn"; }
 	pid=$SC_PID

@@ -611,7 +611,7 @@ int main(int argc, char **argv)
 
 	prefix p = {0};
 	if (prefix_file) {
-		llr_lines *l = slm_lines_open(prefix_file, &err);
+		llr_lines *l = llr_lines_open(prefix_file, 0, &err);
 		if (!l)
 			die_err(&err);
 		const char *line;

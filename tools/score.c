@@ -286,7 +286,7 @@ static void flush_batch(void)
 static void score_file(const char *path)
 {
 	llr_err err = {0};
-	llr_lines *l = slm_lines_open(path, &err);
+	llr_lines *l = llr_lines_open(path, 0, &err);
 	if (!l)
 		cli_die_err(&err);
 	const char *name = llr_lines_name(l);

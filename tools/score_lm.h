@@ -53,8 +53,4 @@ const llr_csr *slm_psi(const slm *m);
  * (vid -1) the features extracted from the string. */
 void slm_features(slm *m, const char *w, size_t len, int32_t vid, llr_buf *out);
 
-/* Lines of a file (llr_lines_open), or of a standard input that is a pipe
- * or terminal read as it arrives, for coprocess use (score_stdin.c). */
-llr_lines *slm_lines_open(const char *path, llr_err *err);
-
 #endif
