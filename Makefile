@@ -71,9 +71,10 @@ build/libcli.a: $(CLI_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-build/llrnn.pc: Makefile
+# libllrnn is static only, so its libraries are Requires, not Requires.private.
+build/llrnn.pc: FORCE
 	@mkdir -p $(@D)
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: 0.1.0\nRequires.private: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn\nLibs.private: -lm -lpthread\n' \
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: 0.1.0\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn -lm -lpthread\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PKGS)' > $@
 
 build/lib/%.o: lib/%.c
@@ -125,5 +126,6 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all deps deps-check check demo lint-man install uninstall clean
+.PHONY: all deps deps-check check demo lint-man install uninstall clean FORCE
+FORCE:
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TOOL_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d)

