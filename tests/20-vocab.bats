@@ -22,11 +22,13 @@ V="$FIXTURES/vocab"
 	assert_success
 	assert_output $'</s>\t4\nchat\t2\ndort\t2\nle\t2'
 	run vocab --top 2 "$V/tokens.txt"
+	assert_success
 	assert_output $'</s>\t4\nchat\t2'
 	run vocab --top 0 "$V/tokens.txt"
 	assert_success
 	assert_output ""
 	run vocab --min-count 2 --top 3 "$V/tokens.txt"
+	assert_success
 	assert_output $'</s>\t4\nchat\t2\ndort\t2'
 }
 
@@ -37,6 +39,7 @@ V="$FIXTURES/vocab"
 	cmp "$V/tokens.golden" "$BATS_TEST_TMPDIR/merged"
 	gzip -c "$BATS_TEST_TMPDIR/merged" >"$BATS_TEST_TMPDIR/merged.gz"
 	run vocab --merge --top 1 "$BATS_TEST_TMPDIR/merged.gz" "$BATS_TEST_TMPDIR/merged"
+	assert_success
 	assert_output $'</s>\t8'
 }
 
@@ -64,6 +67,7 @@ V="$FIXTURES/vocab"
 	vocab -o "$BATS_TEST_TMPDIR/a.tsv" tokens.txt
 	vocab -o "$BATS_TEST_TMPDIR/b.tsv" tokens.txt
 	run vocab -m "$BATS_TEST_TMPDIR/a.tsv" "$BATS_TEST_TMPDIR/b.tsv"
+	assert_success
 	assert_line --index 0 $'</s>\t8'
 }
 

@@ -116,6 +116,8 @@ pairs() {
 
 @test "featurize --vocab-from corpus+lexicon: lexicon-only words join the vocabulary" {
 	run featurize --lexicon "$Z/tiny.lex" --dump "$Z/tiny.tok"
+	assert_success
+	assert_line $'chat\tPOS:NOUN Gender:Masc animal=0.5'
 	refute_line --partial chien
 	run featurize --lexicon "$Z/tiny.lex" --vocab-from corpus+lexicon --dump "$Z/tiny.tok"
 	assert_success
@@ -124,8 +126,11 @@ pairs() {
 
 @test "featurize --hunspell: hunspell-fr analyses for a French word absent from the treebanks" {
 	[ -r /usr/share/hunspell/fr_FR.dic ] || skip "hunspell-fr absent: /usr/share/hunspell/fr_FR.dic (scripts/install-deps installs it)"
+	# CI installs libhunspell-dev and hunspell-fr: with the dictionary
+	# present, a build without hunspell is a failure, not a skip
 	if featurize --hunspell /usr/share/hunspell/fr_FR "$Z/tiny.tok" --dump 2>&1 >/dev/null | grep -q 'without hunspell'; then
-		skip "featurize built without hunspell"
+		echo "hunspell-fr is installed but featurize was built without hunspell (install libhunspell-dev, rebuild)" >&2
+		return 1
 	fi
 	if [ -d "$DATA/ud-french" ]; then
 		run sh -c "zcat '$DATA'/ud-french/*.conllu.gz | cut -f2 | grep -ixc anticonstitutionnellement"
@@ -177,11 +182,28 @@ pairs() {
 	# </s> 3 + tokens 19 = 22 counts, V = 16, k = 1: p(</s>) = 4/38, p(<unk>) = 1/38
 	run "$PY" -c "import numpy as n; b = n.exp(n.load('$BATS_TEST_TMPDIR/g.npy').astype('f8')); print(round(b[0]*38, 4), round(b[-1]*38, 4), round(b.sum(), 5))"
 	assert_output "4.0 1.0 1.0"
-	featurize --dump "$Z/tiny.tok" 2>/dev/null | cut -f1 | awk '{ print $0 "\t2" }' >"$BATS_TEST_TMPDIR/bg.tsv"
+	featurize --dump "$Z/tiny.tok" 2>/dev/null | cut -f1 | awk '{ print $0 "\t" ($0 == "le" ? 6 : 2) }' >"$BATS_TEST_TMPDIR/bg.tsv"
 	printf 'notinvocab\t7\n' >>"$BATS_TEST_TMPDIR/bg.tsv"
 	featurize --background "$BATS_TEST_TMPDIR/bg.tsv" -o "$BATS_TEST_TMPDIR/f.feat" "$Z/tiny.tok" 2>/dev/null
 	run tar xOf "$BATS_TEST_TMPDIR/f.feat" meta
 	assert_line "background=file"
+	tar xOf "$BATS_TEST_TMPDIR/f.feat" logb.npy >"$BATS_TEST_TMPDIR/f.npy"
+	tar xOf "$BATS_TEST_TMPDIR/f.feat" vocab >"$BATS_TEST_TMPDIR/f.vocab"
+	# le 6, the 15 other words 2, notinvocab ignored: renormalised over
+	# the vocabulary, p(le) = 6/36 and every other word 2/36
+	run "$PY" - "$BATS_TEST_TMPDIR/f.npy" "$BATS_TEST_TMPDIR/f.vocab" <<'EOF'
+import sys
+import numpy as n
+b = n.load(sys.argv[1]).astype("f8")
+v = open(sys.argv[2], encoding="utf-8").read().splitlines()
+assert b.shape == (len(v),) == (16,), (b.shape, len(v))
+assert abs(n.exp(b).sum() - 1) < 1e-5, n.exp(b).sum()
+want = n.array([6 / 36 if w == "le" else 2 / 36 for w in v])
+assert n.allclose(n.exp(b), want, rtol=1e-5), (v, n.exp(b))
+print("ok")
+EOF
+	assert_success
+	assert_output "ok"
 }
 
 @test "featurize --min-feature-count drops rare features but keeps TOP identities" {
@@ -189,7 +211,7 @@ pairs() {
 	assert_success
 	assert_line $'qui\tTOP:@notTop'
 	assert_line $'chat\tTOP:chat Gender:Masc Number:Sing POS:NOUN'
-	assert_line $'qui\tTOP:@notTop'
+	assert_line $'le\tTOP:le Gender:Masc Number:Sing'
 	refute_output --partial 'PronType:Int'
 }
 
@@ -202,7 +224,7 @@ pairs() {
 	run_err 1 ":1: a TAB inside the features" featurize --lexicon "$BATS_TEST_TMPDIR/l" --dump "$Z/tiny.tok"
 	printf '\tPOS:NOUN\n' >"$BATS_TEST_TMPDIR/l"
 	run_err 1 ":1: empty token" featurize --lexicon "$BATS_TEST_TMPDIR/l" --dump "$Z/tiny.tok"
-	run_err 1 "nonexistent" featurize --lexicon "$BATS_TEST_TMPDIR/nonexistent" --dump "$Z/tiny.tok"
+	run_err 1 "nonexistent: No such file" featurize --lexicon "$BATS_TEST_TMPDIR/nonexistent" --dump "$Z/tiny.tok"
 }
 
 @test "featurize: bad CoNLL-U (column count, FEATS) and bad word/TAG lines are file:line errors" {
@@ -233,7 +255,7 @@ pairs() {
 	run_err 1 "t:1: the reserved token '<s>'" featurize "$BATS_TEST_TMPDIR/t"
 	printf 'le \xff\n' >"$BATS_TEST_TMPDIR/t"
 	run_err 1 "t:1: .*UTF-8" featurize "$BATS_TEST_TMPDIR/t"
-	run_err 1 "nonexistent" featurize "$BATS_TEST_TMPDIR/nonexistent"
+	run_err 1 "nonexistent: No such file" featurize "$BATS_TEST_TMPDIR/nonexistent"
 }
 
 @test "featurize: -o writes atomically; no file is left behind on an error" {

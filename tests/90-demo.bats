@@ -55,7 +55,8 @@ setup() {
 		line=$(grep "^  $name " "$REPORT")
 		ppl=$(sed -n 's/^score: perplexity (words + <\/s>): //p' "$W/$m.summary")
 		read -r lp tok < <(sed -n 's/^score: logprob (base e): \(.*\) over \([0-9]*\) tokens.*/\1 \2/p' "$W/$m.summary")
-		[ -n "$ppl" ] && [ -n "$tok" ]
+		[ -n "$ppl" ]
+		[ -n "$tok" ]
 		# model output parameters epochs stop time log-ppl perplexity
 		read -r -a f <<<"${line#  "$name" }"
 		assert_equal "${f[0]}" "$out"
@@ -74,7 +75,8 @@ setup() {
 
 @test "demo: generated sentences come with gen's features" {
 	run grep -c $'\t' "$W/gen.txt"
-	refute_output 0
+	assert_success
+	assert_output --regexp '^[1-9][0-9]*$'
 	grep -Eq '^  1\. ' "$REPORT"
 	grep -Eq '^  2\. ' "$REPORT"
 	# Every token line of gen.txt is in the report, with its features.
@@ -94,6 +96,7 @@ setup() {
 	disc-pairs --format tagged -s 1 "$BATS_FILE_TMPDIR/data/brown.tgz" 2>/dev/null | cmp - "$W/pairs.tsv"
 	# The ORDER example shown is a line of pairs.tsv.
 	s1=$(sed -n '/^  ORDER /{n;s/^    1: //p;q}' "$REPORT")
+	[ -n "$s1" ]
 	grep -qF -- "$s1" "$W/pairs.tsv"
 }
 

@@ -11,9 +11,24 @@ load test_helper
 	for t in tok vocab featurize train score gen disc-pairs; do
 		assert_file_executable "$d/usr/bin/llrnn-$t"
 		assert_file_exist "$d/usr/share/man/man1/llrnn-$t.1"
+		# the tool's own page, whole: .Dt names the tool, section 1
+		assert_file_not_empty "$d/usr/share/man/man1/llrnn-$t.1"
+		cmp "$TOP/man/$t.1" "$d/usr/share/man/man1/llrnn-$t.1"
+		run grep -x "\.Dt ${t^^} 1" "$d/usr/share/man/man1/llrnn-$t.1"
+		assert_success
 	done
-	assert_file_exist "$d/usr/share/man/man5/llrnn-tensor.5"
-	assert_file_exist "$d/usr/share/man/man7/llrnn.7"
+	for p in man5/llrnn-tensor.5:'LLRNN-TENSOR 5' man5/llrnn-model.5:'LLRNN-MODEL 5' man7/llrnn.7:'LLRNN 7'; do
+		assert_file_not_empty "$d/usr/share/man/${p%%:*}"
+		run grep -x "\.Dt ${p#*:}" "$d/usr/share/man/${p%%:*}"
+		assert_success
+	done
+	# the installed tools run
+	run "$d/usr/bin/llrnn-tok" <<<"a b"
+	assert_success
+	assert_output "a b"
+	run "$d/usr/bin/llrnn-tok" --lang fr -l <<<"L'homme arrive."
+	assert_success
+	assert_output "l' homme arrive ."
 	assert_file_exist "$d/usr/include/llrnn.h"
 	assert_file_exist "$d/usr/lib/libllrnn.a"
 	run grep -x 'prefix=/usr' "$d/usr/lib/pkgconfig/llrnn.pc"

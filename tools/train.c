@@ -24,7 +24,7 @@ static const char usage[] =
 	"             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
 	"             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
 	"             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
-	"             [--patience n] [--epochs n] [--max-time duration]\n"
+	"             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
 	"             [--threads n] [--log file] [--progress n] [--resume model]\n"
 	"             [stream]\n";
 
@@ -43,6 +43,7 @@ typedef struct opts {
 	int patience;
 	int64_t epochs;
 	double max_time; /* seconds, 0 = none */
+	int64_t max_tokens; /* training tokens in this run, 0 = none */
 	uint64_t seed;
 	int threads;
 	int progress;
@@ -56,7 +57,7 @@ typedef struct opts {
 enum {
 	O_OUTPUT = 256, O_LAYERS, O_HIDDEN, O_EMBED, O_DROPOUT, O_BATCH, O_MAXLEN,
 	O_OPTIM, O_LR, O_CLIP, O_MINIMPR, O_VALID, O_PATIENCE, O_EPOCHS,
-	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME,
+	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME, O_MAXTOKENS,
 };
 
 static double parse_duration(const char *s)
@@ -99,6 +100,7 @@ static void parse_opts(int argc, char **argv, opts *o)
 		{"patience", required_argument, NULL, O_PATIENCE},
 		{"epochs", required_argument, NULL, O_EPOCHS},
 		{"max-time", required_argument, NULL, O_MAXTIME},
+		{"max-tokens", required_argument, NULL, O_MAXTOKENS},
 		{"threads", required_argument, NULL, O_THREADS},
 		{"log", required_argument, NULL, O_LOG},
 		{"progress", required_argument, NULL, O_PROGRESS},
@@ -155,6 +157,7 @@ static void parse_opts(int argc, char **argv, opts *o)
 		case O_PATIENCE: o->patience = (int)cli_parse_int(usage, "--patience", optarg, 1, 1 << 20); o->set_patience = 1; break;
 		case O_EPOCHS: o->epochs = cli_parse_int(usage, "--epochs", optarg, 0, 1 << 30); o->set_epochs = 1; break;
 		case O_MAXTIME: o->max_time = parse_duration(optarg); break;
+		case O_MAXTOKENS: o->max_tokens = cli_parse_int(usage, "--max-tokens", optarg, 1, INT64_MAX); break;
 		case O_THREADS: o->threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024); break;
 		case O_LOG: o->log = optarg; break;
 		case O_PROGRESS: o->progress = (int)cli_parse_int(usage, "--progress", optarg, 0, INT32_MAX); break;
@@ -549,6 +552,8 @@ typedef struct trainer {
 	double t0;
 	int tty;
 	int wrote;         /* the model file was written by this run */
+	int64_t run_tok;   /* training tokens of this run's steps */
+	double run_sec;    /* wall-clock seconds spent in them */
 } trainer;
 
 static void set_summary(trainer *T)
@@ -707,6 +712,7 @@ static void train(trainer *T, const corpus *tc, const corpus *vc)
 		int timeout = 0;
 		size_t kstart = (size_t)ts->batch;
 		for (size_t k = kstart; k < ord.nbatches; k++) {
+			double ts0 = cli_now();
 			int nb = (int)(ord.first[k + 1] - ord.first[k]);
 			llr_batch bt = make_batch(&bb, tc, ord.p + ord.first[k], nb);
 			memset(g, 0, n * sizeof(float));
@@ -733,6 +739,8 @@ static void train(trainer *T, const corpus *tc, const corpus *vc)
 			ts->epoch_tok += ntok;
 
 			double now = cli_now();
+			T->run_tok += ntok;
+			T->run_sec += now - ts0;
 			if (!o->quiet) {
 				int every = o->progress > 0 && ts->step % o->progress == 0;
 				if (T->tty ? now - last_print >= 0.25 || k + 1 == ord.nbatches : every) {
@@ -752,13 +760,17 @@ static void train(trainer *T, const corpus *tc, const corpus *vc)
 				timeout = 1;
 				break;
 			}
+			if (o->max_tokens > 0 && T->run_tok >= o->max_tokens) {
+				timeout = 2;
+				break;
+			}
 		}
 		if (timeout && (size_t)ts->batch < ord.nbatches) {
 			progress_clear(T);
-			T->stop = "max-time";
+			T->stop = timeout == 2 ? "max-tokens" : "max-time";
 			save(T);
 			if (!o->quiet)
-				cli_warn("--max-time reached in epoch %lld (batch %lld of %zu); saved %s", (long long)ts->epoch + 1, (long long)ts->batch, ord.nbatches, o->out);
+				cli_warn("--%s reached in epoch %lld (batch %lld of %zu); saved %s", T->stop, (long long)ts->epoch + 1, (long long)ts->batch, ord.nbatches, o->out);
 			break;
 		}
 		/* the epoch is complete */
@@ -808,6 +820,8 @@ static void train(trainer *T, const corpus *tc, const corpus *vc)
 			T->stop = "converged";
 		else if (o->max_time > 0 && cli_now() - T->t0 >= o->max_time)
 			T->stop = "max-time";
+		else if (o->max_tokens > 0 && T->run_tok >= o->max_tokens)
+			T->stop = "max-tokens";
 		save(T);
 		T->saved_epoch = (int)ts->epoch;
 		if (got_signal)
@@ -1034,6 +1048,9 @@ int main(int argc, char **argv)
 	train(&T, &tc, vc.sentences ? &vc : NULL);
 	if (!T.wrote)
 		save(&T); /* --epochs 0, or a resumed run that had already ended */
+	if (o.max_tokens > 0 && !o.quiet)
+		cli_warn("max-tokens: %lld training tokens in %.3f s: %.0f tokens/s", (long long)T.run_tok, T.run_sec,
+			 T.run_sec > 0 ? (double)T.run_tok / T.run_sec : 0.0);
 	if (T.log && fclose(T.log) != 0)
 		cli_die("%s: write error: %s", o.log, strerror(errno));
 	if (!o.quiet) {

@@ -16,6 +16,11 @@
 static int t_failed_checks;
 static int t_number;
 static int t_any_failed;
+static const char *t_skip; /* set by SKIP(): the reason this test is skipped */
+
+/* Mark the running test skipped: RUN reports it with a TAP "# SKIP"
+ * directive.  The caller returns afterwards. */
+#define SKIP(reason) (t_skip = (reason))
 
 #define CHECK(cond)                                                            \
 	do {                                                                   \
@@ -52,10 +57,12 @@ static int t_any_failed;
 #define RUN(fn)                                                                \
 	do {                                                                   \
 		t_failed_checks = 0;                                           \
+		t_skip = NULL;                                                 \
 		fn();                                                          \
 		t_number++;                                                    \
-		printf("%sok %d - %s\n", t_failed_checks ? "not " : "",       \
-		       t_number, #fn);                                        \
+		printf("%sok %d - %s%s%s\n", t_failed_checks ? "not " : "",   \
+		       t_number, #fn, t_skip ? " # SKIP " : "",               \
+		       t_skip ? t_skip : "");                                 \
 		if (t_failed_checks)                                           \
 			t_any_failed = 1;                                      \
 		fflush(stdout);                                                \

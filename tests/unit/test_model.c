@@ -308,6 +308,11 @@ static void test_foreign(void)
 	CHECK(llr_model_load(p, &l, &e) < 0 && l == NULL);
 	CHECK(strstr(e.msg, "feat.bin") != NULL);
 	printf("# shape mismatch: %s\n", e.msg);
+	/* the message names the member, the shape found and the one expected
+	 * (7 input features x embed 5) */
+	CHECK(strstr(e.msg, "params/embed") != NULL);
+	CHECK(strstr(e.msg, " 3, expected ") != NULL);
+	CHECK(strstr(e.msg, "7x5") != NULL);
 	CHECK(llr_model_load(tmp("absent.bin"), &l, &e) < 0);
 	llr_meta_free(meta);
 	llr_lexicon_free(x);
