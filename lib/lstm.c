@@ -5,7 +5,11 @@
  * The input projection x_t wx of all T steps is one GEMM (N x Din times
  * Din x 4H); the recurrence h_{t-1} wh is one GEMM per step across the B
  * streams; in the backward pass the weight gradients are again one GEMM
- * each over all steps.  Gate order i, f, o, g (nn.h).  Not here: stacking,
+ * each over all steps.  The per-step GEMMs are small (B x H times H x 4H)
+ * and run on one BLAS thread: waking and joining the other threads at
+ * every step costs more than it saves, and far more on a loaded machine
+ * where they spin or are descheduled; the big GEMMs keep every thread.
+ * Gate order i, f, o, g (nn.h).  Not here: stacking,
  * dropout and initialisation (net.c).
  */
 #include <string.h>
@@ -43,6 +47,9 @@ LLR_CLONES LLR_VECTORIZE void llr_lstm_forward(const llr_lstm_io *io, const floa
 		memcpy(io->act + n * G, io->b, (size_t)G * sizeof *io->b);
 	llr_gemm(0, 0, (int)N, G, Din, 1.0f, X, Din, io->wx, G, 1.0f, io->act, G);
 
+	int threads = llr_blas_threads();
+	if (threads > 1)
+		llr_blas_set_threads(1);
 	for (int t = 0; t < T; t++) {
 		float *z = io->act + (size_t)t * B * G;
 		const float *hp = t ? io->h + (t - 1) * BH : io->h0;
@@ -77,6 +84,8 @@ LLR_CLONES LLR_VECTORIZE void llr_lstm_forward(const llr_lstm_io *io, const floa
 				h[j] = zo[j] * tc[j];
 		}
 	}
+	if (threads > 1)
+		llr_blas_set_threads(threads);
 }
 
 LLR_CLONES LLR_VECTORIZE void llr_lstm_backward(const llr_lstm_io *io, const float *X, float *dh, float *dz, float *dc, float *dX, float *dwx, float *dwh, float *db)
@@ -85,6 +94,9 @@ LLR_CLONES LLR_VECTORIZE void llr_lstm_backward(const llr_lstm_io *io, const flo
 	size_t N = (size_t)T * B, BH = (size_t)B * H;
 
 	memset(dc, 0, BH * sizeof *dc);
+	int threads = llr_blas_threads();
+	if (threads > 1)
+		llr_blas_set_threads(1);
 	for (int t = T - 1; t >= 0; t--) {
 		const float *cp = t ? io->c + (t - 1) * BH : io->c0;
 		for (int b = 0; b < B; b++) {
@@ -110,6 +122,8 @@ LLR_CLONES LLR_VECTORIZE void llr_lstm_backward(const llr_lstm_io *io, const flo
 		if (t > 0)
 			llr_gemm(0, 1, B, H, G, 1.0f, dz + (size_t)t * B * G, G, io->wh, G, 1.0f, dh + (t - 1) * BH, H);
 	}
+	if (threads > 1)
+		llr_blas_set_threads(threads);
 
 	llr_gemm(1, 0, Din, G, (int)N, 1.0f, X, Din, dz, G, 1.0f, dwx, G);
 	if (T > 1)

@@ -474,14 +474,12 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 	return LLR_OK;
 }
 
-int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
+/* One forward pass over a whole batch (validated by the caller). */
+static int score_pass(llr_net *net, const llr_csr *psi, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
 {
-	const llr_csr *psi = bt->psi ? bt->psi : net->psi;
-	if (bt->B <= 0 || bt->T <= 0 || !bt->input || !bt->target)
-		return llr_err_set(err, LLR_EINVAL, "batch: empty or incomplete");
-	int rc = check_psi(net, psi, err);
 	size_t N = (size_t)bt->T * bt->B;
-	if (rc < 0 || (rc = ensure_ws(net, N, bt->B, 0, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
+	int rc;
+	if ((rc = ensure_ws(net, N, bt->B, 0, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
 		return rc;
 	forward_rnn(net, psi, bt->T, bt->B, NULL, NULL, NULL, 0);
 	double s = 0.0;
@@ -489,6 +487,114 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
 	if (rc < 0)
 		return llr_err_set(err, rc, "network: log-probability is not finite");
 	return LLR_OK;
+}
+
+typedef struct slen {
+	int b, len;
+} slen;
+
+static int by_len_desc(const void *x, const void *y)
+{
+	const slen *a = x, *b = y;
+	if (a->len != b->len)
+		return a->len > b->len ? -1 : 1;
+	return a->b - b->b;
+}
+
+/* Scoring batches of unequal streams (score --batch pads every line to
+ * the longest) spend most of their time on padding.  Positions after a
+ * stream's last target cannot change its earlier log-probabilities (the
+ * LSTM is causal), so the streams are sorted by length and cut into
+ * groups of similar length, each run as its own batch of T = its longest
+ * stream.  Every position is computed by the same kernels on its own row,
+ * so the results are those of one pass, up to float rounding of the BLAS
+ * blocking. */
+int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
+{
+	const llr_csr *psi = bt->psi ? bt->psi : net->psi;
+	if (bt->B <= 0 || bt->T <= 0 || !bt->input || !bt->target)
+		return llr_err_set(err, LLR_EINVAL, "batch: empty or incomplete");
+	int rc = check_psi(net, psi, err);
+	if (rc < 0)
+		return rc;
+	int B = bt->B, T = bt->T;
+	size_t N = (size_t)T * B;
+	if (B == 1)
+		return score_pass(net, psi, bt, logp, norm_err, err);
+	slen *sl = malloc((size_t)B * sizeof *sl);
+	if (!sl)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+	size_t live = 0;
+	for (int b = 0; b < B; b++) {
+		int len = 0;
+		for (int t = T; t > 0; t--)
+			if (bt->target[(size_t)(t - 1) * B + b] != -1) {
+				len = t;
+				break;
+			}
+		sl[b].b = b;
+		sl[b].len = len;
+		live += (size_t)len;
+	}
+	/* Nothing to gain when the padding is under an eighth of the batch. */
+	if (live * 8 >= N * 7) {
+		free(sl);
+		return score_pass(net, psi, bt, logp, norm_err, err);
+	}
+	qsort(sl, (size_t)B, sizeof *sl, by_len_desc);
+	int32_t *in = malloc(N * sizeof *in), *tg = malloc(N * sizeof *tg);
+	float *lp = malloc(N * sizeof *lp);
+	if (!in || !tg || !lp) {
+		free(sl);
+		free(in);
+		free(tg);
+		free(lp);
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+	}
+	if (logp)
+		memset(logp, 0, N * sizeof *logp);
+	double worst = 0.0;
+	rc = LLR_OK;
+	for (int g0 = 0; g0 < B && sl[g0].len > 0 && rc == LLR_OK;) {
+		/* a group: streams at least 3/4 as long as its first */
+		int Tg = sl[g0].len, g1 = g0 + 1;
+		while (g1 < B && sl[g1].len > 0 && (int64_t)sl[g1].len * 4 >= (int64_t)Tg * 3)
+			g1++;
+		int Bg = g1 - g0;
+		for (int t = 0; t < Tg; t++)
+			for (int j = 0; j < Bg; j++) {
+				size_t src = (size_t)t * B + sl[g0 + j].b, dst = (size_t)t * Bg + j;
+				in[dst] = bt->input[src];
+				tg[dst] = bt->target[src];
+			}
+		llr_batch sub = {.B = Bg, .T = Tg, .input = in, .target = tg, .psi = bt->psi};
+		double ne = 0.0;
+		rc = score_pass(net, psi, &sub, lp, norm_err ? &ne : NULL, err);
+		if (!(ne <= worst))
+			worst = ne;
+		for (int t = 0; rc == LLR_OK && logp && t < Tg; t++)
+			for (int j = 0; j < Bg; j++)
+				logp[(size_t)t * B + sl[g0 + j].b] = lp[(size_t)t * Bg + j];
+		g0 = g1;
+	}
+	/* streams with no target at all still get their inputs checked */
+	if (rc == LLR_OK && sl[B - 1].len == 0) {
+		for (size_t n = 0; n < N; n++) {
+			int32_t x = bt->input[n], y = bt->target[n];
+			int valid = x == LLR_BOS_ID || (x >= 0 && x < psi->rows);
+			if (y < -1 || y >= net->cfg.vocab || (!valid && y >= 0)) {
+				rc = llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: bad input %d or target %d", (int)(n / B), (int)(n % B), x, y);
+				break;
+			}
+		}
+	}
+	if (norm_err)
+		*norm_err = worst;
+	free(sl);
+	free(in);
+	free(tg);
+	free(lp);
+	return rc;
 }
 
 llr_net_state *llr_net_state_new(const llr_net *net, int B)

@@ -180,7 +180,8 @@ wait_for_file() {
 	[ "$(meta mk.bin stopped)" = max-tokens ]
 	n=$(echo "$output" | sed -n 's/.*max-tokens: \([0-9]*\) training tokens.*/\1/p')
 	# stops at the first step that reaches 500 (a batch is well under 3500)
-	[ "$n" -ge 500 ] && [ "$n" -lt 4000 ]
+	[ "$n" -ge 500 ]
+	[ "$n" -lt 4000 ]
 	[ "$(meta mk.bin epochs_done)" -eq 0 ]
 	# fewer tokens than an epoch means fewer steps than with more tokens
 	run train $TINY --epochs 100 --max-tokens 2000 -q -o mk2.bin "$FZ"
