@@ -503,6 +503,14 @@ void llr_net_tensor_info(const llr_net *net, size_t i, const char **name, int *n
  * uniform in [-0.08, 0.08), LSTM biases 0 except the forget gate's 1,
  * out/b 0 (so an untrained LL-RNN predicts its background b). */
 void llr_net_init(llr_net *net, llr_rng *rng);
+/* Initialisation schemes: LLR_INIT_UNIFORM is llr_net_init's; with
+ * LLR_INIT_TORCH the weights are drawn as PyTorch's nn.Embedding, nn.LSTM
+ * and nn.Linear draw theirs (embed and bos N(0, 1); LSTM and output
+ * matrices U(+-1/sqrt(H)); the LSTM bias the sum of two such draws, as
+ * torch's b_ih + b_hh; out/b U(+-1/sqrt(H))), for comparisons with a
+ * PyTorch model. */
+enum { LLR_INIT_UNIFORM = 0, LLR_INIT_TORCH = 1 };
+void llr_net_init_scheme(llr_net *net, llr_rng *rng, int scheme);
 
 typedef struct llr_batch {
 	int B, T;              /* B sequences, T steps (padded) */

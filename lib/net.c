@@ -256,20 +256,36 @@ void llr_net_tensor_info(const llr_net *net, size_t i, const char **name, int *n
 		*offset = t->off;
 }
 
-void llr_net_init(llr_net *net, llr_rng *rng)
+void llr_net_init_scheme(llr_net *net, llr_rng *rng, int scheme)
 {
 	int H = net->cfg.hidden;
+	double r = 1.0 / sqrt((double)H);
 	for (size_t i = 0; i < net->nt; i++) {
 		const tinfo *t = &net->ti[i];
 		float *p = net->params + t->off;
 		size_t n = (size_t)t->shape[0] * (size_t)(t->ndim > 1 ? t->shape[1] : 1);
 		int is_bias = strstr(t->name, "/b") && t->ndim == 1;
-		for (size_t k = 0; k < n; k++)
-			p[k] = is_bias ? 0.0f : (float)(0.16 * llr_rng_uniform(rng) - 0.08);
-		if (is_bias && strncmp(t->name, "lstm", 4) == 0)
+		int is_lstm = strncmp(t->name, "lstm", 4) == 0;
+		int is_embedding = !strcmp(t->name, "embed") || !strcmp(t->name, "bos");
+		for (size_t k = 0; k < n; k++) {
+			if (scheme == LLR_INIT_TORCH && is_embedding)
+				p[k] = (float)llr_rng_normal(rng);
+			else if (scheme == LLR_INIT_TORCH && is_bias && is_lstm)
+				p[k] = (float)(r * (2 * llr_rng_uniform(rng) - 1) + r * (2 * llr_rng_uniform(rng) - 1));
+			else if (scheme == LLR_INIT_TORCH)
+				p[k] = (float)(r * (2 * llr_rng_uniform(rng) - 1));
+			else
+				p[k] = is_bias ? 0.0f : (float)(0.16 * llr_rng_uniform(rng) - 0.08);
+		}
+		if (scheme != LLR_INIT_TORCH && is_bias && is_lstm)
 			for (int j = H; j < 2 * H; j++)
 				p[j] = 1.0f;
 	}
+}
+
+void llr_net_init(llr_net *net, llr_rng *rng)
+{
+	llr_net_init_scheme(net, rng, LLR_INIT_UNIFORM);
 }
 
 /* Make the workspace hold N positions of B streams, with dropout masks

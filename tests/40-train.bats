@@ -234,6 +234,32 @@ wait_for_file() {
 	assert_file_not_exists nan.bin
 }
 
+@test "train: --init torch draws weights the way PyTorch does; --init checks its value" {
+	train $TINY --epochs 0 --init torch -o t.bin "$FZ" 2>/dev/null
+	train $TINY --epochs 0 -o u.bin "$FZ" 2>/dev/null
+	[ "$(meta t.bin init)" = torch ]
+	[ "$(meta u.bin init)" = uniform ]
+	run /usr/bin/python3 - t.bin u.bin <<'PY'
+import io, sys, tarfile, numpy as np
+def load(path, name):
+    with tarfile.open(path) as t:
+        return np.load(io.BytesIO(t.extractfile("params/" + name + ".npy").read()))
+t, u = sys.argv[1], sys.argv[2]
+e = load(t, "embed")
+assert 0.8 < e.std() < 1.2, e.std()            # N(0, 1)
+w = load(t, "lstm0/wx")
+assert abs(w).max() <= 0.25 and w.std() > 0.1  # U(+-1/sqrt(16))
+b = load(t, "lstm0/b")
+assert abs(b).max() <= 0.5 and abs(b[16:32] - 1).max() > 0.4  # no forget bias 1
+assert abs(load(u, "embed")).max() <= 0.08
+assert (load(u, "lstm0/b")[16:32] == 1).all()
+print("ok")
+PY
+	assert_success
+	assert_output ok
+	run_err 2 "--init: expected uniform or torch" train --init normal -o x.bin "$FZ"
+}
+
 @test "train: usage errors exit 2" {
 	run_err 2 '-o model is required' train "$FZ"
 	run_err 2 'unknown optimiser' train --optim lbfgs -o m.bin "$FZ"

@@ -26,6 +26,7 @@ static const char usage[] =
 	"             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
 	"             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
 	"             [--threads n] [--log file] [--progress n] [--resume model]\n"
+	"             [--init uniform|torch]\n"
 	"             [stream]\n";
 
 /* ------------------------------------------------------------- options */
@@ -44,6 +45,8 @@ typedef struct opts {
 	int64_t epochs;
 	double max_time; /* seconds, 0 = none */
 	int64_t max_tokens; /* training tokens in this run, 0 = none */
+	int init;           /* LLR_INIT_* */
+	int set_init;
 	uint64_t seed;
 	int threads;
 	int progress;
@@ -57,7 +60,7 @@ typedef struct opts {
 enum {
 	O_OUTPUT = 256, O_LAYERS, O_HIDDEN, O_EMBED, O_DROPOUT, O_BATCH, O_MAXLEN,
 	O_OPTIM, O_LR, O_CLIP, O_MINIMPR, O_VALID, O_PATIENCE, O_EPOCHS,
-	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME, O_MAXTOKENS,
+	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME, O_MAXTOKENS, O_INIT,
 };
 
 static double parse_duration(const char *s)
@@ -105,6 +108,7 @@ static void parse_opts(int argc, char **argv, opts *o)
 		{"log", required_argument, NULL, O_LOG},
 		{"progress", required_argument, NULL, O_PROGRESS},
 		{"resume", required_argument, NULL, O_RESUME},
+		{"init", required_argument, NULL, O_INIT},
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
@@ -162,6 +166,15 @@ static void parse_opts(int argc, char **argv, opts *o)
 		case O_LOG: o->log = optarg; break;
 		case O_PROGRESS: o->progress = (int)cli_parse_int(usage, "--progress", optarg, 0, INT32_MAX); break;
 		case O_RESUME: o->resume = optarg; break;
+		case O_INIT:
+			if (!strcmp(optarg, "uniform"))
+				o->init = LLR_INIT_UNIFORM;
+			else if (!strcmp(optarg, "torch"))
+				o->init = LLR_INIT_TORCH;
+			else
+				cli_usage_error(usage, "--init: expected uniform or torch, not '%s'", optarg);
+			o->set_init = 1;
+			break;
 		default:
 			cli_usage_error(usage, "unknown option");
 		}
@@ -980,7 +993,7 @@ int main(int argc, char **argv)
 		llr_rng_seed(&init, llr_rng_u64(&seeder));
 		llr_rng_seed(&ts->rng_epoch, llr_rng_u64(&seeder));
 		llr_rng_seed(&ts->rng, llr_rng_u64(&seeder));
-		llr_net_init(net, &init);
+		llr_net_init_scheme(net, &init, o.init);
 		llr_optim_config oc;
 		llr_optim_defaults(&oc, o.optim);
 		if (o.set_lr)
@@ -995,6 +1008,7 @@ int main(int argc, char **argv)
 		llr_meta *m = model->meta;
 		int rc = 0;
 		rc |= llr_meta_set(m, "optim", llr_optim_name(o.optim));
+		rc |= llr_meta_set(m, "init", o.init == LLR_INIT_TORCH ? "torch" : "uniform");
 		rc |= llr_meta_setf(m, "lr", "%g", (double)oc.lr);
 		rc |= llr_meta_setf(m, "batch", "%d", o.batch);
 		rc |= llr_meta_setf(m, "max_len", "%d", o.max_len);
