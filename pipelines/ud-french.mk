@@ -1,0 +1,229 @@
+# ud-french.mk - replicate Table 4 of Dymetman & Xiao (2016) on UD French
+# with the llrnn tools only: tok -> featurize -> train -> score.
+#
+#   make -f pipelines/ud-french.mk DATA=../shared/data/ud-french -j2
+#   make -f pipelines/ud-french.mk reference     # PyTorch reference (slow)
+#   make -f pipelines/ud-french.mk resume MAXTIME=1h   # continue capped runs
+#
+# Every intermediate file is a target under $(WORK), so changing one input
+# rebuilds only what depends on it, and -j2 trains two models at once.
+# Results go to $(RESULTS)/ud-french.tsv, .md and the PNG plots.
+# Not a benchmark (see bench/) and not a general experiment driver: the
+# splits, models and hyperparameters are those of the paper's sec. 5.2.
+#
+# Models: the softmax RNN (one model: a softmax output ignores the
+# background, and the vocabulary is the same in both settings, so it is
+# shared by both rows) and the LL-RNN with top-M identities plus the
+# CoNLL-U tag unions (POS and morphological features of every UD file of
+# the splits), for M in $(MS), in two settings:
+#   paper  vocabulary = types of train+valid+test, background = unigram
+#          relative frequencies over all three splits (as the paper did;
+#          <unk>, which never occurs, gets UNK_MASS before renormalising)
+#   clean  same vocabulary, background = add-0.5 unigram on train only
+#
+# Knobs (make VAR=value): DATA WORK RESULTS BIN MS SETTINGS EPOCHS MAXTIME
+# PATIENCE EMBED HIDDEN LAYERS BATCH LR SEED INIT (train --init; empty:
+# train's default) THREADS SCORE_BATCH UNK_MASS
+# PYTHON TORCH_REF UD_PREP REF_THREADS REF_EPOCHS REF_MODELS.  EPOCHS and
+# MAXTIME (per model and invocation; `make resume` continues) cap training
+# when time is short, REF_EPOCHS the reference's; the results then say how
+# many epochs ran.
+
+DATA ?= ../shared/data/ud-french
+WORK ?= work/ud-french
+RESULTS ?= results
+BIN ?= bin
+SCRIPTS ?= scripts
+
+MS ?= 2500 10 500 1000 5000 10000
+SETTINGS ?= paper clean
+
+EPOCHS ?= 30
+MAXTIME ?=
+PATIENCE ?= 3
+EMBED ?= 256
+HIDDEN ?= 256
+LAYERS ?= 2
+BATCH ?= 32
+LR ?= 0.001
+SEED ?= 1
+INIT ?=
+THREADS ?= 1
+SCORE_BATCH ?= 64
+UNK_MASS ?= 1e-9
+
+PYTHON ?= /usr/bin/python3
+TORCH_REF ?= ../shared/bench/torch_ref.py
+UD_PREP ?= ../shared/bench/ud_prep.py
+REF_THREADS ?= 1
+REF_EPOCHS ?= $(EPOCHS)
+REF_MODELS ?= rnn ll-2500
+
+TRAIN_SETS := fr_sequoia-ud-train fr_partut-ud-train fr_gsd-ud-dev
+VALID_SETS := fr_sequoia-ud-dev fr_partut-ud-dev
+TEST_SETS := fr_sequoia-ud-test fr_partut-ud-test fr_gsd-ud-test
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+# A split's files, compressed or not.
+ud = $(foreach s,$(1),$(firstword $(wildcard $(DATA)/$(s).conllu.gz $(DATA)/$(s).conllu) $(DATA)/$(s).conllu.gz))
+TRAIN_UD := $(call ud,$(TRAIN_SETS))
+VALID_UD := $(call ud,$(VALID_SETS))
+TEST_UD := $(call ud,$(TEST_SETS))
+ALL_UD := $(TRAIN_UD) $(VALID_UD) $(TEST_UD)
+CONLLU_OPTS := $(foreach f,$(ALL_UD),--conllu $(f))
+
+TRAIN_OPTS = --threads $(THREADS) --seed $(SEED) $(if $(INIT),--init $(INIT)) --embed $(EMBED) \
+	--hidden $(HIDDEN) --layers $(LAYERS) --batch $(BATCH) --optim rmsprop \
+	--lr $(LR) --patience $(PATIENCE) --epochs $(EPOCHS) \
+	$(if $(MAXTIME),--max-time $(MAXTIME)) --progress 0
+
+# Most important models first: with -j2 make starts them in this order.
+LL_BASES := $(foreach m,$(MS),$(foreach s,$(SETTINGS),$(s)/ll-$(m)))
+BASES := rnn $(LL_BASES)
+ROWS := $(BASES:%=$(WORK)/%.row)
+REF_OUT := $(REF_MODELS:%=$(WORK)/ref/%.out)
+REF_OURS ?= $(WORK)/ref-ours
+REF_MS := $(patsubst ll-%,%,$(filter ll-%,$(REF_MODELS)))
+REF_OURS_ROWS := $(if $(filter rnn,$(REF_MODELS)),$(REF_OURS)/rnn.row) \
+	$(REF_MS:%=$(REF_OURS)/paper/ll-%.row)
+
+.PHONY: all models reference ref-ours resume clean-work
+all: $(RESULTS)/ud-french.tsv $(RESULTS)/ud-french.md \
+	$(RESULTS)/ud-french-test-vs-m.png $(RESULTS)/ud-french-valid-curves.png \
+	$(WORK)/logs.stamp
+models: $(ROWS)
+
+# 1. Tokens: lowercased syntactic words, one sentence per line (tok
+# separates documents with an empty line; those are dropped).
+$(WORK)/train.tok: $(TRAIN_UD) | $(WORK)
+	$(BIN)/tok --from conllu -l $^ | sed '/^$$/d' > $@.tmp && mv $@.tmp $@
+$(WORK)/valid.tok: $(VALID_UD) | $(WORK)
+	$(BIN)/tok --from conllu -l $^ | sed '/^$$/d' > $@.tmp && mv $@.tmp $@
+$(WORK)/test.tok: $(TEST_UD) | $(WORK)
+	$(BIN)/tok --from conllu -l $^ | sed '/^$$/d' > $@.tmp && mv $@.tmp $@
+
+SPLITS := $(WORK)/train.tok $(WORK)/valid.tok $(WORK)/test.tok
+
+# 2. The paper's background: unsmoothed unigram over the three splits.
+$(WORK)/counts-all.tsv: $(SPLITS)
+	$(BIN)/vocab -o $@ $^
+$(WORK)/background-paper.tsv: $(WORK)/counts-all.tsv $(SCRIPTS)/ud-background
+	$(SCRIPTS)/ud-background -v unk=$(UNK_MASS) $< > $@.tmp && mv $@.tmp $@
+
+# 3. Feature streams.  The vocabulary is train+valid+test types in every
+# model (--extra), so all perplexities are over the same words.
+EXTRA := --extra $(WORK)/valid.tok --extra $(WORK)/test.tok
+$(WORK)/rnn.fz: $(SPLITS)
+	$(BIN)/featurize --top 134217728 $(EXTRA) -o $@ $< 2> $@.err
+$(WORK)/paper/ll-%.fz: $(SPLITS) $(WORK)/background-paper.tsv $(ALL_UD) | $(WORK)/paper
+	$(BIN)/featurize -l --top $* $(CONLLU_OPTS) $(EXTRA) \
+		--background $(WORK)/background-paper.tsv -o $@ $< 2> $@.err
+$(WORK)/clean/ll-%.fz: $(SPLITS) $(ALL_UD) | $(WORK)/clean
+	$(BIN)/featurize -l --top $* $(CONLLU_OPTS) $(EXTRA) \
+		--background unigram:0.5 -o $@ $< 2> $@.err
+
+# 4. Models, with the learning curve in %.log.tsv and train's messages in
+# %.train.err (the plots read the curves after the rows are written).
+# The model file keeps the best epoch's weights.
+$(WORK)/rnn.model: $(WORK)/rnn.fz $(WORK)/valid.tok
+	$(BIN)/train --output softmax $(TRAIN_OPTS) --valid $(WORK)/valid.tok \
+		--log $(WORK)/rnn.log.tsv -o $@ $< 2> $(WORK)/rnn.train.err
+$(WORK)/%.model: $(WORK)/%.fz $(WORK)/valid.tok
+	$(BIN)/train --output loglinear $(TRAIN_OPTS) --valid $(WORK)/valid.tok \
+		--log $(WORK)/$*.log.tsv -o $@ $< 2> $(WORK)/$*.train.err
+
+# A run stopped by MAXTIME keeps its training state: `make resume`
+# continues every such model (train --resume takes the same steps as an
+# uninterrupted run) under a new MAXTIME, then `make` rescores it.
+resume: $(BASES:%=resume/%)
+resume/%:
+	@f=$(WORK)/$*.model; if [ -f $$f ] && tar -xOf $$f meta | grep -qx 'stopped=max-time'; then \
+		echo "resuming $$f"; \
+		$(BIN)/train --resume $$f --epochs $(EPOCHS) --patience $(PATIENCE) \
+			--threads $(THREADS) $(if $(MAXTIME),--max-time $(MAXTIME)) --progress 0 \
+			--valid $(WORK)/valid.tok --log $(WORK)/$*.log.tsv $(WORK)/$*.fz \
+			2>> $(WORK)/$*.train.err; \
+	fi
+
+# 5. Log-perplexity per predicted token (words and one </s> a sentence),
+# base e: minus the summed log-probabilities over the summed token counts
+# of score's per-line output.
+$(WORK)/%.eval: $(WORK)/%.model $(SPLITS)
+	for s in train valid test; do \
+		$(BIN)/score -q --threads 1 --batch $(SCORE_BATCH) -m $< $(WORK)/$$s.tok | \
+		awk -v s=$$s 'BEGIN { FS = "\t" } { l += $$1; n += $$2; o += $$3 } \
+			END { printf "%s\t%.4f\t%d\t%d\n", s, -l / n, n, o }'; \
+	done > $@.tmp && mv $@.tmp $@
+
+# One row of the table: setting model M V F epochs best_epoch stopped
+# train valid test (log-ppl).  The RNN row is written once, setting "both".
+$(WORK)/%.row: $(WORK)/%.eval $(WORK)/%.model $(SCRIPTS)/ud-row
+	$(SCRIPTS)/ud-row $(WORK)/$*.model $< $* > $@.tmp && mv $@.tmp $@
+
+CONFIG_TEXT = embedding $(EMBED), $(LAYERS) LSTM layers of $(HIDDEN), \
+	RMSprop lr $(LR), batch $(BATCH), gradient clip 5, early stopping on \
+	valid with patience $(PATIENCE), at most $(EPOCHS) epochs$(if $(MAXTIME), and $(MAXTIME) per model), \
+	seed $(SEED), $(THREADS) thread(s); <unk> mass in the paper background $(UNK_MASS)
+
+# 6. Tables and plots.  The reference columns appear when `make reference`
+# has produced $(WORK)/ref/*.out.
+# NOTES: hand-written remarks on a measured run, appended to the report.
+NOTES ?= $(RESULTS)/ud-french-notes.md
+$(RESULTS)/ud-french.tsv $(RESULTS)/ud-french.md &: $(ROWS) $(wildcard $(REF_OUT) $(REF_OURS_ROWS) $(NOTES)) $(SCRIPTS)/ud-table | $(RESULTS)
+	$(SCRIPTS)/ud-table --work $(WORK) --tsv $(RESULTS)/ud-french.tsv \
+		--md $(RESULTS)/ud-french.md --config "$(CONFIG_TEXT)" \
+		$(if $(wildcard $(REF_OURS)/*.row $(REF_OURS)/paper/*.row),--ref-ours $(REF_OURS)) \
+		$(if $(wildcard $(NOTES)),--notes $(NOTES)) $(ROWS)
+$(RESULTS)/ud-french-test-vs-m.png: $(RESULTS)/ud-french.tsv $(SCRIPTS)/ud-plots
+	$(SCRIPTS)/ud-plots test-vs-m $< $@
+$(RESULTS)/ud-french-valid-curves.png: $(RESULTS)/ud-french.tsv $(ROWS) $(SCRIPTS)/ud-plots
+	$(SCRIPTS)/ud-plots valid-curves $< $@ $(WORK)
+
+# The learning curves (train --log) and the reference's output, kept with
+# the results: LOGDIR/<setting>-ll-M.tsv, rnn.tsv, torch-*.out.
+LOGDIR := $(RESULTS)/ud-french-logs
+$(WORK)/logs.stamp: $(ROWS) $(wildcard $(REF_OUT) $(REF_OURS_ROWS))
+	mkdir -p $(LOGDIR)
+	for b in $(BASES); do cp $(WORK)/$$b.log.tsv $(LOGDIR)/$$(echo $$b | tr / -).tsv; done
+	for f in $(wildcard $(REF_OUT)); do cp $$f $(LOGDIR)/torch-$$(basename $$f); done
+	for b in $(REF_OURS_ROWS:$(REF_OURS)/%.row=%); do \
+		if [ -f $(REF_OURS)/$$b.log.tsv ]; then cp $(REF_OURS)/$$b.log.tsv $(LOGDIR)/ref-ours-$$(echo $$b | tr / -).tsv; fi; done
+	touch $@
+
+# 7. The PyTorch reference (../shared/bench/torch_ref.py) on the same
+# splits read by its own ud_prep.py: the RNN and LL-RNN M=2500, paper
+# setting (--background all), same sizes, optimiser, batch and patience.
+# When the reference is capped at fewer epochs than llrnn (REF_EPOCHS <
+# EPOCHS), llrnn's RNN and paper LL-RNN are also trained with that cap in
+# $(REF_OURS), so the table compares the two at equal training.
+reference: $(REF_OUT) $(if $(filter-out $(EPOCHS),$(REF_EPOCHS)),ref-ours)
+ref-ours:
+	$(MAKE) -f $(firstword $(MAKEFILE_LIST)) WORK=$(REF_OURS) \
+		EPOCHS=$(REF_EPOCHS) MAXTIME= MS="$(REF_MS)" SETTINGS=paper \
+		$(REF_OURS_ROWS)
+$(WORK)/ref/train.txt: $(ALL_UD) | $(WORK)
+	$(PYTHON) $(UD_PREP) $(DATA) $(WORK)/ref
+$(WORK)/ref/rnn.out: $(WORK)/ref/train.txt
+	$(PYTHON) $(TORCH_REF) --train $(WORK)/ref/train.txt \
+		--valid $(WORK)/ref/valid.txt --test $(WORK)/ref/test.txt \
+		--model rnn --background all --hidden $(HIDDEN) --layers $(LAYERS) \
+		--batch $(BATCH) --lr $(LR) --epochs $(REF_EPOCHS) --patience $(PATIENCE) \
+		--threads $(REF_THREADS) --seed $(SEED) > $@.tmp && mv $@.tmp $@
+$(WORK)/ref/ll-%.out: $(WORK)/ref/train.txt
+	$(PYTHON) $(TORCH_REF) --train $(WORK)/ref/train.txt \
+		--valid $(WORK)/ref/valid.txt --test $(WORK)/ref/test.txt \
+		--lexicon $(WORK)/ref/lexicon.tsv --model ll --top $* \
+		--background all --hidden $(HIDDEN) --layers $(LAYERS) \
+		--batch $(BATCH) --lr $(LR) --epochs $(REF_EPOCHS) --patience $(PATIENCE) \
+		--threads $(REF_THREADS) --seed $(SEED) > $@.tmp && mv $@.tmp $@
+
+$(WORK) $(WORK)/paper $(WORK)/clean $(RESULTS):
+	mkdir -p $@
+
+clean-work:
+	rm -rf $(WORK)
