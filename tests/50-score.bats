@@ -99,6 +99,9 @@ setup() {
 		for b in 7 64; do
 			score -q -m "$M/$m.llrnn" --per-token --batch "$b" in.tok >many
 			cmp one many
+			# --threads 3 scores groups of lines of a batch at once
+			score -q -m "$M/$m.llrnn" --per-token --batch "$b" --threads 3 in.tok >split
+			cmp one split
 		done
 		score -q -m "$M/$m.llrnn" --json --per-token --batch 5 in.tok >j5
 		score -q -m "$M/$m.llrnn" --json --per-token in.tok | cmp - j5

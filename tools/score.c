@@ -6,6 +6,7 @@
  * has no network code of its own.  The summary goes to stderr.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,7 +223,126 @@ static void write_line(const sline *s, int b, int B)
 	fwrite(o->data, 1, o->len, opt.out);
 }
 
-/* Score the pending lines with one llr_net_score call and write them. */
+/* With --threads N > 1 and --batch > 1 a batch is split into up to N
+ * groups of consecutive lines, scored at the same time, each on its own
+ * copy of the network with single-threaded BLAS: on the small per-step
+ * products of scoring, OpenBLAS's own threads gain little and spin. */
+typedef struct worker {
+	llr_net *net; /* workers[0] uses the model's own */
+	int b0, B, T; /* its columns of the batch, its longest line */
+	int32_t *in, *tgt;
+	float *lp;
+	size_t cap;
+	double norm;
+	int rc;
+	llr_err err;
+	pthread_t th;
+} worker;
+static worker *workers;
+static int nworkers;
+
+static void *worker_run(void *p)
+{
+	worker *w = p;
+	llr_batch bt = {.B = w->B, .T = w->T, .input = w->in, .target = w->tgt, .psi = slm_psi(&lm)};
+	w->norm = 0;
+	w->rc = llr_net_score(w->net, &bt, w->lp, opt.check_norm ? &w->norm : NULL, &w->err);
+	return NULL;
+}
+
+static void workers_init(int n)
+{
+	workers = calloc((size_t)n, sizeof *workers);
+	if (!workers)
+		oom();
+	nworkers = n;
+	const llr_net_config *c = llr_net_cfg(lm.net);
+	int sm = c->output == LLR_OUT_SOFTMAX;
+	size_t np, np2;
+	const float *src = llr_net_params(lm.net, &np);
+	for (int i = 0; i < n; i++) {
+		if (i == 0) {
+			workers[i].net = lm.net;
+			continue;
+		}
+		llr_err err = {0};
+		workers[i].net = llr_net_new(c, sm ? NULL : lm.lex->phi, sm ? NULL : lm.lex->psi, sm ? NULL : lm.lex->logb, &err);
+		if (!workers[i].net)
+			cli_die_err(&err);
+		memcpy(llr_net_params(workers[i].net, &np2), src, np * sizeof(float));
+	}
+}
+
+static void workers_free(void)
+{
+	for (int i = 0; i < nworkers; i++) {
+		if (i > 0)
+			llr_net_free(workers[i].net);
+		free(workers[i].in);
+		free(workers[i].tgt);
+		free(workers[i].lp);
+	}
+	free(workers);
+}
+
+/* Score columns of the batch (B lines, T steps, in in_ids/tgt_ids) on
+ * the workers and put the log-probabilities back into lp. */
+static void score_split(int B, size_t T, double *norm)
+{
+	int W = nworkers < B ? nworkers : B;
+	for (int g = 0; g < W; g++) {
+		worker *w = &workers[g];
+		w->b0 = (int)((long)g * B / W);
+		w->B = (int)((long)(g + 1) * B / W) - w->b0;
+		size_t Tg = 0;
+		for (int j = 0; j < w->B; j++)
+			if (lines[w->b0 + j].n + 1 > Tg)
+				Tg = lines[w->b0 + j].n + 1;
+		w->T = (int)Tg;
+		size_t need = Tg * (size_t)w->B;
+		if (need > w->cap) {
+			free(w->in);
+			free(w->tgt);
+			free(w->lp);
+			w->in = llr_malloc(need * sizeof *w->in);
+			w->tgt = llr_malloc(need * sizeof *w->tgt);
+			w->lp = llr_malloc(need * sizeof *w->lp);
+			if (!w->in || !w->tgt || !w->lp)
+				oom();
+			w->cap = need;
+		}
+		for (size_t t = 0; t < Tg; t++)
+			for (int j = 0; j < w->B; j++) {
+				w->in[t * (size_t)w->B + (size_t)j] = in_ids[t * (size_t)B + (size_t)(w->b0 + j)];
+				w->tgt[t * (size_t)w->B + (size_t)j] = tgt_ids[t * (size_t)B + (size_t)(w->b0 + j)];
+			}
+	}
+	int started[W];
+	for (int g = 1; g < W; g++)
+		started[g] = pthread_create(&workers[g].th, NULL, worker_run, &workers[g]) == 0;
+	worker_run(&workers[0]);
+	for (int g = 1; g < W; g++) {
+		if (started[g])
+			pthread_join(workers[g].th, NULL);
+		else
+			worker_run(&workers[g]); /* no thread: run it here */
+	}
+	*norm = 0;
+	for (int g = 0; g < W; g++) {
+		worker *w = &workers[g];
+		if (w->rc != LLR_OK)
+			cli_die_err(&w->err);
+		if (w->norm > *norm || isnan(w->norm))
+			*norm = w->norm;
+		for (size_t t = 0; t < (size_t)w->T; t++)
+			for (int j = 0; j < w->B; j++)
+				lp[t * (size_t)B + (size_t)(w->b0 + j)] = w->lp[t * (size_t)w->B + (size_t)j];
+	}
+	(void)T;
+}
+
+/* Score the pending lines (one llr_net_score call, or one per worker)
+ * and write them. */
 static void flush_batch(void)
 {
 	if (nlines == 0)
@@ -262,11 +382,15 @@ static void flush_batch(void)
 				in_ids[k] = LLR_BOS_ID;
 		}
 	}
-	llr_batch bt = {.B = B, .T = (int)T, .input = in_ids, .target = tgt_ids, .psi = slm_psi(&lm)};
-	llr_err err = {0};
 	double norm = 0;
-	if (llr_net_score(lm.net, &bt, lp, opt.check_norm ? &norm : NULL, &err) != LLR_OK)
-		cli_die_err(&err);
+	if (nworkers > 1 && B > 1) {
+		score_split(B, T, &norm);
+	} else {
+		llr_batch bt = {.B = B, .T = (int)T, .input = in_ids, .target = tgt_ids, .psi = slm_psi(&lm)};
+		llr_err err = {0};
+		if (llr_net_score(lm.net, &bt, lp, opt.check_norm ? &norm : NULL, &err) != LLR_OK)
+			cli_die_err(&err);
+	}
 	if (opt.check_norm) {
 		if (norm > tot.norm_max || isnan(norm))
 			tot.norm_max = norm;
@@ -388,6 +512,10 @@ int main(int argc, char **argv)
 
 	slm_load(&lm, model);
 	llr_blas_set_threads(threads);
+	if (opt.batch > 1 && llr_blas_threads() > 1) {
+		workers_init(llr_blas_threads() < opt.batch ? llr_blas_threads() : opt.batch);
+		llr_blas_set_threads(1);
+	}
 	lines = calloc((size_t)opt.batch, sizeof *lines);
 	if (!lines)
 		oom();
@@ -413,6 +541,7 @@ int main(int argc, char **argv)
 		free(lines[b].tok);
 	}
 	free(lines);
+	workers_free();
 	free(in_ids);
 	free(tgt_ids);
 	free(lp);
