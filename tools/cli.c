@@ -88,8 +88,19 @@ double cli_parse_double(const char *usage, const char *opt, const char *s, doubl
 	return v;
 }
 
+/* The file cli_output_open is writing: whatever way the tool exits
+ * (cli_die included) before cli_output_close, its temporary is removed. */
+static cli_output *open_output;
+
+static void remove_open_output(void)
+{
+	if (open_output)
+		cli_output_abort(open_output);
+}
+
 void cli_output_open(cli_output *o, const char *path)
 {
+	static int registered;
 	memset(o, 0, sizeof *o);
 	if (!path || !strcmp(path, "-")) {
 		o->fp = stdout;
@@ -106,12 +117,19 @@ void cli_output_open(cli_output *o, const char *path)
 		cli_die("%s: %s", path, strerror(errno));
 	fchmod(fd, 0644 & ~umask(umask(0)));
 	o->fp = fdopen(fd, "w");
-	if (!o->fp)
+	if (!o->fp) {
+		unlink(o->tmp_path);
 		cli_die("%s: %s", path, strerror(errno));
+	}
+	if (!registered)
+		registered = !atexit(remove_open_output);
+	open_output = o;
 }
 
 void cli_output_close(cli_output *o)
 {
+	if (open_output == o)
+		open_output = NULL;
 	if (o->fp == stdout || !o->fp) {
 		cli_flush_stdout();
 		return;
@@ -139,6 +157,8 @@ void cli_output_close(cli_output *o)
 
 void cli_output_abort(cli_output *o)
 {
+	if (open_output == o)
+		open_output = NULL;
 	if (o->fp && o->fp != stdout) {
 		fclose(o->fp);
 		unlink(o->tmp_path);

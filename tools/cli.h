@@ -36,7 +36,8 @@ typedef struct cli_output {
 	char *tmp_path; /* temporary, NULL for stdout */
 } cli_output;
 void cli_output_open(cli_output *o, const char *path);
-/* Flush, check for write errors, close and rename; exits 1 on failure. */
+/* Flush, check for write errors, close and rename; exits 1 on failure.
+ * A tool that exits before this (cli_die...) leaves no temporary behind. */
 void cli_output_close(cli_output *o);
 /* Remove the temporary (on an error path). */
 void cli_output_abort(cli_output *o);

@@ -102,12 +102,6 @@ static int nstreams; /* streams of stA and stB */
 static llr_buf outb;
 static cli_output out;
 
-/* A file given with -o is never left half written. */
-static void cleanup(void)
-{
-	cli_output_abort(&out);
-}
-
 static void oom(void)
 {
 	cli_die("out of memory");
@@ -150,17 +144,11 @@ static void hyp_free(hyp *h)
 	free(h->lps);
 }
 
-static void die_err(const llr_err *e)
-{
-	cli_output_abort(&out);
-	cli_die_err(e);
-}
-
 static void step(llr_net_state *s, const int32_t *in, float *logp)
 {
 	llr_err err = {0};
 	if (llr_net_step(lm.net, s, in, slm_psi(&lm), logp, &err) != LLR_OK)
-		die_err(&err);
+		cli_die_err(&err);
 }
 
 static void set_prefix(prefix *p, const char *line, size_t len)
@@ -604,7 +592,6 @@ int main(int argc, char **argv)
 		oom();
 
 	cli_output_open(&out, output);
-	atexit(cleanup);
 	opt.out = out.fp;
 	if (!output)
 		cli_stdout_linebuf();
@@ -613,7 +600,7 @@ int main(int argc, char **argv)
 	if (prefix_file) {
 		llr_lines *l = llr_lines_open(prefix_file, 0, &err);
 		if (!l)
-			die_err(&err);
+			cli_die_err(&err);
 		const char *line;
 		size_t len;
 		int rc;
@@ -622,7 +609,7 @@ int main(int argc, char **argv)
 			generate(&p);
 		}
 		if (rc < 0)
-			die_err(&err);
+			cli_die_err(&err);
 		llr_lines_close(l);
 	} else {
 		const char *t = prefix_text ? prefix_text : "";

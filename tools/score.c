@@ -72,12 +72,6 @@ static size_t ids_cap;
 static llr_buf outb;
 static cli_output out;
 
-/* A file given with -o is never left half written. */
-static void cleanup(void)
-{
-	cli_output_abort(&out);
-}
-
 static void oom(void)
 {
 	cli_die("out of memory");
@@ -521,7 +515,6 @@ int main(int argc, char **argv)
 		oom();
 
 	cli_output_open(&out, output);
-	atexit(cleanup);
 	opt.out = out.fp;
 	if (!output)
 		cli_stdout_linebuf();

@@ -36,17 +36,9 @@ typedef struct tok_state {
 
 static tok_state S;
 
-_Noreturn static void die_err(const llr_err *e)
-{
-	cli_output_abort(&S.o);
-	cli_die_err(e);
-}
-
 _Noreturn static void die_nomem(void)
 {
-	llr_err e = {0};
-	llr_err_set(&e, LLR_ENOMEM, "out of memory");
-	die_err(&e);
+	cli_die("out of memory");
 }
 
 /* Write one non-empty output line (a sentence), with the blank line due
@@ -62,7 +54,6 @@ static void emit(const char *s, size_t n)
 	fputc('\n', S.out);
 	S.wrote_any = S.doc_started = 1;
 	if (ferror(S.out)) {
-		cli_output_abort(&S.o);
 		cli_die("%s: write error", S.o.path ? S.o.path : "<stdout>");
 	}
 }
@@ -84,7 +75,7 @@ static void tokenize(const char *s, size_t n, int split)
 	llr_err e = {0};
 	llr_buf_clear(&S.chunk);
 	if (llr_tokenize(S.tz, s, n, split, &S.chunk, &e))
-		die_err(&e);
+		cli_die_err(&e);
 	emit_lines(&S.chunk);
 }
 
@@ -125,7 +116,7 @@ static void add_word(const char *w, size_t n)
 {
 	llr_err e = {0};
 	if (llr_normalize(w, n, S.opts.nfkc, S.opts.lower, &S.word, &e))
-		die_err(&e);
+		cli_die_err(&e);
 	if (S.line.len && llr_buf_putc(&S.line, ' '))
 		die_nomem();
 	for (size_t i = 0; i < S.word.len; i++) {
@@ -167,7 +158,7 @@ static void conllu_doc(llr_lines *l)
 		llr_conllu_word w;
 		if (llr_conllu_parse((char *)line, len, &w, &e)) {
 			llr_err_prefix(&e, "%s:%zu", llr_lines_name(l), llr_lines_lineno(l));
-			die_err(&e);
+			cli_die_err(&e);
 		}
 		if (w.kind == 2)
 			continue;
@@ -184,7 +175,7 @@ static void conllu_doc(llr_lines *l)
 		add_word(w.form, strlen(w.form));
 	}
 	if (rc < 0)
-		die_err(&e);
+		cli_die_err(&e);
 	end_sentence();
 }
 
@@ -252,7 +243,7 @@ static void tagged_doc(llr_lines *l)
 		return;
 	}
 	if (rc < 0)
-		die_err(&e);
+		cli_die_err(&e);
 }
 
 static void text_doc(llr_lines *l)
@@ -264,7 +255,7 @@ static void text_doc(llr_lines *l)
 	while ((rc = llr_lines_next(l, &line, &len, &e)) > 0)
 		text_line(line, len);
 	if (rc < 0)
-		die_err(&e);
+		cli_die_err(&e);
 	if (S.sentences)
 		flush_paragraph();
 }
@@ -279,7 +270,7 @@ static void do_file(const char *path)
 	llr_err e = {0};
 	llr_archive *a = llr_archive_open(path, &e);
 	if (!a)
-		die_err(&e);
+		cli_die_err(&e);
 	const char *member;
 	int64_t size;
 	int rc;
@@ -311,7 +302,7 @@ static void do_file(const char *path)
 	llr_buf_free(&name);
 	if (rc < 0) {
 		llr_archive_close(a);
-		die_err(&e);
+		cli_die_err(&e);
 	}
 	llr_archive_close(a);
 }
