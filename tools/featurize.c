@@ -227,9 +227,7 @@ static void parse_ngrams(const char *s, llr_extractors *x)
 /* Read the corpus: types in first-seen order (z->ctypes), their counts,
  * and the text as type ids with -1 at each sentence end. */
 typedef struct {
-	llr_strmap *types;
-	int64_t *counts;
-	size_t cap;
+	llr_vocab *types; /* unsorted: ids in first-seen order */
 	int32_t *ids;
 	size_t nids, idcap;
 	int64_t sentences, tokens;
@@ -250,7 +248,7 @@ static void corpus_read(corpus *c, tok_in *t)
 {
 	const char *line;
 	size_t len;
-	c->types = llr_strmap_new();
+	c->types = llr_vocab_new();
 	if (!c->types)
 		cli_die("out of memory");
 	while (tok_next(t, &line, &len)) {
@@ -258,22 +256,12 @@ static void corpus_read(corpus *c, tok_in *t)
 		for (const char *p = s; p <= end; p++) {
 			if (p != end && *p != ' ')
 				continue;
-			int32_t id = llr_strmap_add(c->types, s, (size_t)(p - s));
+			int32_t id = llr_vocab_add(c->types, s, (size_t)(p - s), 1);
 			if (id < 0)
 				cli_die("out of memory");
-			if ((size_t)id >= c->cap) {
-				if (llr_strmap_size(c->types) >= (size_t)LLR_MAX_VOCAB - 2)
-					cli_die("%s:%zu: more than %d types (the limit)", llr_lines_name(t->l),
-						llr_lines_lineno(t->l), LLR_MAX_VOCAB - 2);
-				size_t cap = c->cap ? c->cap * 2 : 1 << 14;
-				int64_t *q = llr_reallocarray(c->counts, cap, sizeof *q);
-				if (!q)
-					cli_die("out of memory");
-				memset(q + c->cap, 0, (cap - c->cap) * sizeof *q);
-				c->counts = q;
-				c->cap = cap;
-			}
-			c->counts[id]++;
+			if (llr_vocab_size(c->types) > (size_t)LLR_MAX_VOCAB - 2)
+				cli_die("%s:%zu: more than %d types (the limit)", llr_lines_name(t->l),
+					llr_lines_lineno(t->l), LLR_MAX_VOCAB - 2);
 			c->tokens++;
 			corpus_push(c, id);
 			s = p + 1;
@@ -611,8 +599,10 @@ int main(int argc, char **argv)
 		corpus_read(&cp, &tin);
 		if (cp.sentences == 0)
 			cli_die("%s: empty corpus (no tokens)", o.nfiles == 1 && !strcmp(o.files[0], "-") ? "<stdin>" : o.files[0]);
-		for (size_t i = 0; i < llr_strmap_size(cp.types); i++)
-			add_type(v, llr_strmap_str(cp.types, (int32_t)i), llr_strmap_len(cp.types, (int32_t)i), cp.counts[i]);
+		for (size_t i = 0; i < llr_vocab_size(cp.types); i++) {
+			const char *w = llr_vocab_token(cp.types, (int32_t)i);
+			add_type(v, w, strlen(w), llr_vocab_count(cp.types, (int32_t)i));
+		}
 		add_type(v, LLR_EOS, strlen(LLR_EOS), cp.sentences);
 	}
 	for (int i = 0; i < o.nextra; i++) {
@@ -887,11 +877,13 @@ int main(int argc, char **argv)
 		size_t nb = 0;
 		int chunk = 0;
 		if (!streaming) {
-			int32_t *map = llr_calloc(llr_strmap_size(cp.types) + 1, sizeof *map);
+			int32_t *map = llr_calloc(llr_vocab_size(cp.types) + 1, sizeof *map);
 			if (!map)
 				cli_die("out of memory");
-			for (size_t i = 0; i < llr_strmap_size(cp.types); i++)
-				map[i] = llr_vocab_id(v, llr_strmap_str(cp.types, (int32_t)i), llr_strmap_len(cp.types, (int32_t)i));
+			for (size_t i = 0; i < llr_vocab_size(cp.types); i++) {
+				const char *w = llr_vocab_token(cp.types, (int32_t)i);
+				map[i] = llr_vocab_id(v, w, strlen(w));
+			}
 			size_t s0 = 0;
 			for (size_t i = 0; i < cp.nids; i++) {
 				if (cp.ids[i] >= 0)
@@ -991,8 +983,7 @@ int main(int argc, char **argv)
 	free(r.v);
 	free(r.rowptr);
 	free(cp.ids);
-	free(cp.counts);
-	llr_strmap_free(cp.types);
+	llr_vocab_free(cp.types);
 	llr_vocab_free(v);
 	fz_free(&z);
 	llr_strmap_free(lex.vocab);
