@@ -7,7 +7,7 @@
 #include "nn.h"
 
 /* A (F x N, lda) = W (F x Din) X^T (Din x N) + c (F). */
-void llr_dense_forward(int N, int Din, int F, const float *X, const float *W, const float *c, float *A, int lda)
+LLR_CLONES LLR_VECTORIZE void llr_dense_forward(int N, int Din, int F, const float *X, const float *W, const float *c, float *A, int lda)
 {
 	for (int f = 0; f < F; f++) {
 		float *a = A + (size_t)f * lda;
@@ -18,7 +18,7 @@ void llr_dense_forward(int N, int Din, int F, const float *X, const float *W, co
 }
 
 /* dW (F x Din) += dA X; dc += sum_n dA[f][n]; dX (N x Din) = dA^T W. */
-void llr_dense_backward(int N, int Din, int F, const float *X, const float *W, const float *dA, int lda, float *dX, float *dW, float *dc)
+LLR_CLONES LLR_VECTORIZE void llr_dense_backward(int N, int Din, int F, const float *X, const float *W, const float *dA, int lda, float *dX, float *dW, float *dc)
 {
 	llr_gemm(0, 0, F, Din, N, 1.0f, dA, lda, X, Din, 1.0f, dW, Din);
 	for (int f = 0; f < F; f++) {

@@ -6,17 +6,21 @@
  *   log p(x | n) = log b(x) + a_n . phi(x) - log Z_n,
  *   dLoss/da_n   = E_p[phi] - phi(target_n)
  *
- * Phi (V x F, CSR) is never made dense.  The adaptor vectors arrive
- * feature-major (A is F x N), and positions are processed in chunks of
- * LLR_LL_CHUNK so that every inner loop runs over the contiguous positions
- * of a chunk: L[v][.] = logb[v] + sum_{(f,val) in row v} val * A[f][.],
- * then the softmax over v, then dA[f][.] += val * (p - onehot)[v][.].
- * Three passes over the V x chunk block (logits + max; exp + sum; gradient
- * + scatter), all in per-thread scratch that stays in cache.  Chunks are
- * independent (they touch disjoint columns of dA), so they run on several
- * threads without locks; per-chunk sums are combined in chunk order, so the
- * result does not depend on the number of threads.  Not here: the dense
- * layer that makes A (dense.c).
+ * Phi (V x F, CSR) is never made dense.  The pass over V runs over rows:
+ * the words, or, when the layer has them, the classes of words with
+ * identical rows of Phi (llclass.c), each with its summed background.
+ * The adaptor vectors arrive feature-major (A is F x N), and positions are
+ * processed in chunks of LLR_LL_CHUNK so that every inner loop runs over
+ * the contiguous positions of a chunk: s[r][.] = sum_{(f,val) in row r}
+ * val * A[f][.], the logits logb[r] + s[r][.], the softmax over rows, then
+ * dA[f][.] += val * (p - onehot)[r][.].  Training makes three passes over
+ * the R x chunk block (scores + max; exp + sum; gradient + scatter) in
+ * per-thread scratch; scoring makes one, over blocks of rows that stay in
+ * L1, with a running max (online softmax).  Chunks are independent (they
+ * touch disjoint columns of dA), so they run on several threads without
+ * locks; per-chunk sums are combined in chunk order, so the result does not
+ * depend on the number of threads.  Not here: the dense layer that makes A
+ * (dense.c).
  */
 #include <math.h>
 #include <pthread.h>
@@ -89,80 +93,61 @@ typedef struct job {
 	double *cnll, *cnorm; /* per chunk */
 	float *work;
 	int threads, nchunks;
+	/* The rows the pass over V runs over: the words, or their classes
+	 * (llclass.c): R rows of phi, their log background, and each word's
+	 * row (NULL: row v is word v). */
+	int R;
+	const llr_csr *rphi;
+	const float *rlogb;
+	const int32_t *row_of;
 } job;
 
-/* The logit of word y at position n (the same float operations, in the
- * same order, as row y of pass 1). */
-static float logit_of(const llr_ll *o, const float *A, int lda, int y, int n)
+/* The score s of row r at position n: the same float operations, in the
+ * same order, as pass 1, so a word's logit logb + s is the same number
+ * here and in the full distribution. */
+static float score_of(const job *jb, int r, int n)
 {
-	float l = o->logb[y];
-	if (o->identity)
-		return l + A[(size_t)y * lda + n];
-	const llr_csr *phi = o->phi;
-	for (int32_t k = phi->indptr[y]; k < phi->indptr[y + 1]; k++)
-		l += phi->data[k] * A[(size_t)phi->indices[k] * lda + n];
-	return l;
+	if (jb->o->identity)
+		return jb->A[(size_t)r * jb->lda + n];
+	const llr_csr *phi = jb->rphi;
+	float s = 0.0f;
+	for (int32_t k = phi->indptr[r]; k < phi->indptr[r + 1]; k++)
+		s += phi->data[k] * jb->A[(size_t)phi->indices[k] * jb->lda + n];
+	return s;
 }
 
-/* One chunk of nc <= NC positions starting at n0; L is V x NC scratch.
- * Inlined into a constant-nc and a variable-nc caller so the full chunks
- * get fixed-length inner loops. */
-LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const job *jb, int n0, int nc, float *L, double *out_nll, double *out_norm)
+/* Scores of row r for the nc positions of a chunk into row[]. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void row_scores(const job *jb, int r, int n0, int nc, float *row)
 {
-	const llr_ll *o = jb->o;
-	const llr_csr *phi = o->phi;
 	const float *A = jb->A;
-	int V = o->V, F = o->F, lda = jb->lda;
-	float mx[NC], tmp[NC], inv[NC];
-	double s[NC], logz[NC];
-
-	/* Pass 1: logits and their max over V. */
-	for (int j = 0; j < nc; j++)
-		mx[j] = -INFINITY;
-	for (int v = 0; v < V; v++) {
-		float *row = L + (size_t)v * NC;
-		float lb = o->logb[v];
-		if (o->identity) {
-			const float *a = A + (size_t)v * lda + n0;
-			for (int j = 0; j < nc; j++)
-				row[j] = lb + a[j];
-		} else {
-			for (int j = 0; j < nc; j++)
-				row[j] = lb;
-			for (int32_t k = phi->indptr[v]; k < phi->indptr[v + 1]; k++) {
-				const float *a = A + (size_t)phi->indices[k] * lda + n0;
-				float val = phi->data[k];
-				for (int j = 0; j < nc; j++)
-					row[j] += val * a[j];
-			}
-		}
+	if (jb->o->identity) {
+		const float *a = A + (size_t)r * jb->lda + n0;
 		for (int j = 0; j < nc; j++)
-			mx[j] = row[j] > mx[j] ? row[j] : mx[j];
+			row[j] = a[j];
+		return;
 	}
-
-	/* Pass 2: sum of exp(l - max), in double; kept in L when training. */
+	const llr_csr *phi = jb->rphi;
 	for (int j = 0; j < nc; j++)
-		s[j] = 0.0;
-	for (int v = 0; v < V; v++) {
-		float *row = L + (size_t)v * NC;
-		float *e = jb->dA ? row : tmp;
+		row[j] = 0.0f;
+	for (int32_t k = phi->indptr[r]; k < phi->indptr[r + 1]; k++) {
+		const float *a = A + (size_t)phi->indices[k] * jb->lda + n0;
+		float val = phi->data[k];
 		for (int j = 0; j < nc; j++)
-			e[j] = row[j] - mx[j];
-		for (int j = 0; j < nc; j++)
-			e[j] = vexp1(e[j]);
-		for (int j = 0; j < nc; j++)
-			s[j] += e[j];
+			row[j] += val * a[j];
 	}
-	for (int j = 0; j < nc; j++)
-		logz[j] = mx[j] + log(s[j]);
+}
 
-	/* Loss at the targets. */
+/* The loss at the targets of a chunk, given log Z. */
+static double chunk_loss(const job *jb, int n0, int nc, const double *logz)
+{
 	double nll = 0.0;
 	for (int j = 0; j < nc; j++) {
 		int n = n0 + j;
 		int y = jb->target ? jb->target[n] : -1;
 		if (y >= 0) {
-			double lp = (double)logit_of(o, A, lda, y, n) - logz[j];
+			int r = jb->row_of ? jb->row_of[y] : y;
+			float l = jb->o->logb[y] + score_of(jb, r, n);
+			double lp = (double)l - logz[j];
 			nll -= lp;
 			if (jb->logp_t)
 				jb->logp_t[n] = (float)lp;
@@ -170,30 +155,84 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 			jb->logp_t[n] = 0.0f;
 		}
 	}
-	*out_nll = nll;
+	return nll;
+}
+
+/* One chunk of nc <= NC positions starting at n0; L is R x NC scratch of
+ * scores.  Inlined into a constant-nc and a variable-nc caller so the full
+ * chunks get fixed-length inner loops. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const job *jb, int n0, int nc, float *L, double *out_nll, double *out_norm)
+{
+	const llr_ll *o = jb->o;
+	const llr_csr *phi = jb->rphi;
+	int R = jb->R, F = o->F, lda = jb->lda;
+	float mx[NC], tmp[NC], inv[NC];
+	double s[NC], logz[NC];
+
+	/* Pass 1: scores, and the max over rows of the logits logb + s. */
+	for (int j = 0; j < nc; j++)
+		mx[j] = -INFINITY;
+	for (int r = 0; r < R; r++) {
+		float *row = L + (size_t)r * NC;
+		float lb = jb->rlogb[r];
+		row_scores(jb, r, n0, nc, row);
+		for (int j = 0; j < nc; j++)
+			mx[j] = lb + row[j] > mx[j] ? lb + row[j] : mx[j];
+	}
+
+	/* Pass 2: sum of exp(l - max), in double; kept in L when training. */
+	for (int j = 0; j < nc; j++)
+		s[j] = 0.0;
+	for (int r = 0; r < R; r++) {
+		float *row = L + (size_t)r * NC;
+		float lb = jb->rlogb[r];
+		float *e = jb->dA ? row : tmp;
+		for (int j = 0; j < nc; j++)
+			e[j] = lb + row[j] - mx[j];
+		for (int j = 0; j < nc; j++)
+			e[j] = vexp1(e[j]);
+		for (int j = 0; j < nc; j++)
+			s[j] += e[j];
+	}
+	for (int j = 0; j < nc; j++)
+		logz[j] = mx[j] + log(s[j]);
+	if (!jb->dA)
+		*out_nll = chunk_loss(jb, n0, nc, logz);
 	*out_norm = 0.0;
 
 	if (jb->dA) {
-		/* Pass 3: g = p - onehot(target), 0 at skipped positions, and
-		 * dA = Phi^T g.  The onehot is taken off in exp units first. */
+		/* Pass 3: g = p - onehot(target) over the rows (a class's p
+		 * is its words' summed p, and the target's class takes the
+		 * onehot), 0 at skipped positions, and dA = Phi_rows^T g.  The
+		 * onehot is taken off in exp units first. */
+		double nll = 0.0;
 		for (int j = 0; j < nc; j++) {
-			int y = jb->target[n0 + j];
+			int n = n0 + j, y = jb->target[n];
 			inv[j] = y >= 0 ? (float)(1.0 / s[j]) : 0.0f;
-			if (y >= 0)
-				L[(size_t)y * NC + j] -= (float)s[j];
+			if (y >= 0) {
+				int r = jb->row_of ? jb->row_of[y] : y;
+				double lp = (double)(o->logb[y] + score_of(jb, r, n)) - logz[j];
+				nll -= lp;
+				if (jb->logp_t)
+					jb->logp_t[n] = (float)lp;
+				L[(size_t)r * NC + j] -= (float)s[j];
+			} else if (jb->logp_t) {
+				jb->logp_t[n] = 0.0f;
+			}
 		}
+		*out_nll = nll;
 		if (!o->identity)
 			for (int f = 0; f < F; f++)
 				memset(jb->dA + (size_t)f * lda + n0, 0, (size_t)nc * sizeof *jb->dA);
-		for (int v = 0; v < V; v++) {
-			float *g = L + (size_t)v * NC;
+		for (int r = 0; r < R; r++) {
+			float *g = L + (size_t)r * NC;
 			for (int j = 0; j < nc; j++)
 				g[j] *= inv[j];
 			if (o->identity) {
-				memcpy(jb->dA + (size_t)v * lda + n0, g, (size_t)nc * sizeof *g);
+				memcpy(jb->dA + (size_t)r * lda + n0, g, (size_t)nc * sizeof *g);
 				continue;
 			}
-			for (int32_t k = phi->indptr[v]; k < phi->indptr[v + 1]; k++) {
+			for (int32_t k = phi->indptr[r]; k < phi->indptr[r + 1]; k++) {
 				float *d = jb->dA + (size_t)phi->indices[k] * lda + n0;
 				float val = phi->data[k];
 				for (int j = 0; j < nc; j++)
@@ -201,22 +240,25 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 			}
 		}
 	} else if (jb->logp_all || jb->want_norm) {
-		/* Pass 3 (inference): log p for every word; the normalisation
-		 * check uses libm's expf, independent of vexp1. */
+		/* Pass 3 (inference): log p for every word from its row's
+		 * score; the normalisation check uses libm's expf,
+		 * independent of vexp1. */
 		float lzf[NC];
 		double sum[NC];
 		for (int j = 0; j < nc; j++) {
 			lzf[j] = (float)logz[j];
 			sum[j] = 0.0;
 		}
-		for (int v = 0; v < V; v++) {
-			const float *row = L + (size_t)v * NC;
+		for (int v = 0; v < o->V; v++) {
+			const float *row = L + (size_t)(jb->row_of ? jb->row_of[v] : v) * NC;
+			float lb = o->logb[v];
 			for (int j = 0; j < nc; j++) {
-				float lp = (float)((double)row[j] - logz[j]);
+				float l = lb + row[j];
+				float lp = (float)((double)l - logz[j]);
 				if (jb->logp_all)
-					jb->logp_all[(size_t)(n0 + j) * V + v] = lp;
+					jb->logp_all[(size_t)(n0 + j) * o->V + v] = lp;
 				if (jb->want_norm)
-					sum[j] += expf(row[j] - lzf[j]);
+					sum[j] += expf(l - lzf[j]);
 			}
 		}
 		double worst = 0.0;
@@ -229,6 +271,68 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		}
 		*out_norm = worst;
 	}
+}
+
+/* Rows of the score block computed at a time by chunk_lse. */
+#define VB 64
+
+/* Scoring only (no gradient, no full distribution): log Z in one pass
+ * over the rows, in blocks of VB whose scores stay in L1 (the full R x NC
+ * block of chunk_body need not fit in cache).  The running max m and sum
+ * s = sum exp(l - m) are rescaled by exp(m_old - m_new) when a block
+ * raises the max, as in an online softmax. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_lse_body(const job *jb, int n0, int nc, float *L, double *out_nll)
+{
+	int R = jb->R;
+	float mx[NC], bm[NC], sh[NC], tmp[NC];
+	double s[NC], logz[NC];
+
+	for (int j = 0; j < nc; j++) {
+		mx[j] = -INFINITY;
+		sh[j] = 0.0f;
+		s[j] = 0.0;
+	}
+	for (int r0 = 0; r0 < R; r0 += VB) {
+		int rn = LLR_MIN(VB, R - r0);
+		for (int j = 0; j < nc; j++)
+			bm[j] = -INFINITY;
+		for (int r = 0; r < rn; r++) {
+			float *row = L + (size_t)r * NC;
+			float lb = jb->rlogb[r0 + r];
+			row_scores(jb, r0 + r, n0, nc, row);
+			for (int j = 0; j < nc; j++) {
+				row[j] += lb;
+				bm[j] = row[j] > bm[j] ? row[j] : bm[j];
+			}
+		}
+		for (int j = 0; j < nc; j++)
+			if (bm[j] > mx[j]) {
+				if (s[j] > 0.0)
+					s[j] *= exp((double)mx[j] - (double)bm[j]);
+				mx[j] = bm[j];
+				sh[j] = bm[j] == INFINITY ? 0.0f : bm[j];
+			}
+		for (int r = 0; r < rn; r++) {
+			const float *row = L + (size_t)r * NC;
+			for (int j = 0; j < nc; j++)
+				tmp[j] = vexp1(row[j] - sh[j]);
+			for (int j = 0; j < nc; j++)
+				s[j] += tmp[j];
+		}
+	}
+	for (int j = 0; j < nc; j++)
+		logz[j] = mx[j] + log(s[j]);
+	*out_nll = chunk_loss(jb, n0, nc, logz);
+}
+
+LLR_CLONES LLR_VECTORIZE static void chunk_lse_full(const job *jb, int n0, float *L, double *nll)
+{
+	chunk_lse_body(jb, n0, NC, L, nll);
+}
+
+LLR_CLONES LLR_VECTORIZE static void chunk_lse_part(const job *jb, int n0, int nc, float *L, double *nll)
+{
+	chunk_lse_body(jb, n0, nc, L, nll);
 }
 
 LLR_CLONES LLR_VECTORIZE static void chunk_full(const job *jb, int n0, float *L, double *nll, double *norm)
@@ -250,10 +354,16 @@ static void *worker_run(void *arg)
 {
 	const worker *w = arg;
 	const job *jb = w->jb;
-	float *L = jb->work + (size_t)w->tid * jb->o->V * NC;
+	float *L = jb->work + (size_t)w->tid * jb->o->V * NC; /* R <= V rows */
 	for (int ci = w->tid; ci < jb->nchunks; ci += jb->threads) {
 		int n0 = ci * NC, nc = LLR_MIN(NC, jb->N - n0);
-		if (nc == NC)
+		if (!jb->dA && !jb->logp_all && !jb->want_norm) {
+			jb->cnorm[ci] = 0.0;
+			if (nc == NC)
+				chunk_lse_full(jb, n0, L, &jb->cnll[ci]);
+			else
+				chunk_lse_part(jb, n0, nc, L, &jb->cnll[ci]);
+		} else if (nc == NC)
 			chunk_full(jb, n0, L, &jb->cnll[ci], &jb->cnorm[ci]);
 		else
 			chunk_part(jb, n0, nc, L, &jb->cnll[ci], &jb->cnorm[ci]);
@@ -271,7 +381,14 @@ int llr_ll_run(const llr_ll *o, int N, const float *A, int lda, const int32_t *t
 		.o = o, .N = N, .lda = lda, .A = A, .target = target,
 		.logp_t = logp_t, .logp_all = logp_all, .dA = dA,
 		.want_norm = norm_err != NULL, .work = work,
+		.R = o->V, .rphi = o->phi, .rlogb = o->logb,
 	};
+	if (o->cls && !o->identity) {
+		jb.R = o->cls->C;
+		jb.rphi = o->cls->phi;
+		jb.rlogb = o->cls->logB;
+		jb.row_of = o->cls->of;
+	}
 	jb.nchunks = (N + NC - 1) / NC;
 	jb.cnll = chunk;
 	jb.cnorm = chunk + jb.nchunks;

@@ -9,6 +9,9 @@
  * and run on one BLAS thread: waking and joining the other threads at
  * every step costs more than it saves, and far more on a loaded machine
  * where they spin or are descheduled; the big GEMMs keep every thread.
+ * In the forward pass the streams may end at different steps (io->rows,
+ * scoring): step t then holds only the rows[t] streams still alive, the
+ * first ones of step t-1, packed one step after the other without padding.
  * Gate order i, f, o, g (nn.h).  Not here: stacking,
  * dropout and initialisation (net.c).
  */
@@ -16,17 +19,17 @@
 
 #include "nn.h"
 
-/* z (n floats) -> activated gates in place, for a block of rows of 4H:
- * sigmoid on the first 3H columns of each row, tanh on the last H. */
-LLR_CLONES LLR_VECTORIZE static void gates_activate(float *z, int rows, int H)
+/* z + b (rows of 4H) -> activated gates in place: sigmoid on the first 3H
+ * columns of each row, tanh on the last H. */
+LLR_CLONES LLR_VECTORIZE static void gates_activate(float *z, const float *b, int rows, int H)
 {
 	int G = 4 * H;
 	for (int r = 0; r < rows; r++) {
 		float *zr = z + (size_t)r * G;
 		for (int j = 0; j < 3 * H; j++)
-			zr[j] = -zr[j];
+			zr[j] = -(zr[j] + b[j]);
 		for (int j = 3 * H; j < G; j++)
-			zr[j] = 2.0f * zr[j];
+			zr[j] = 2.0f * (zr[j] + b[j]);
 	}
 	llr_vexp(z, z, (size_t)rows * G);
 	for (int r = 0; r < rows; r++) {
@@ -41,24 +44,30 @@ LLR_CLONES LLR_VECTORIZE static void gates_activate(float *z, int rows, int H)
 LLR_CLONES LLR_VECTORIZE void llr_lstm_forward(const llr_lstm_io *io, const float *X)
 {
 	int T = io->T, B = io->B, Din = io->Din, H = io->H, G = 4 * H;
-	size_t N = (size_t)T * B, BH = (size_t)B * H;
+	size_t N = 0;
+	for (int t = 0; t < T; t++)
+		N += (size_t)(io->rows ? io->rows[t] : B);
 
-	for (size_t n = 0; n < N; n++)
-		memcpy(io->act + n * G, io->b, (size_t)G * sizeof *io->b);
-	llr_gemm(0, 0, (int)N, G, Din, 1.0f, X, Din, io->wx, G, 1.0f, io->act, G);
+	llr_gemm(0, 0, (int)N, G, Din, 1.0f, X, Din, io->wx, G, 0.0f, io->act, G);
 
 	int threads = llr_blas_threads();
 	if (threads > 1)
 		llr_blas_set_threads(1);
-	for (int t = 0; t < T; t++) {
-		float *z = io->act + (size_t)t * B * G;
-		const float *hp = t ? io->h + (t - 1) * BH : io->h0;
-		const float *cp = t ? io->c + (t - 1) * BH : io->c0;
-		float *ct = io->c + t * BH, *tct = io->tc + t * BH, *ht = io->h + t * BH;
+	size_t off = 0, prev = 0; /* first row of step t and of step t-1 */
+	for (int t = 0; t < T; off += (size_t)(io->rows ? io->rows[t] : B), t++) {
+		int Bt = io->rows ? io->rows[t] : B;
+		size_t BH = (size_t)Bt * H;
+		float *z = io->act + off * G;
+		const float *hp = t ? io->h + prev * H : io->h0;
+		const float *cp = t ? io->c + prev * H : io->c0;
+		float *ct = io->c + off * H, *tct = io->tc + off * H, *ht = io->h + off * H;
+		prev = off;
+		if (Bt == 0)
+			continue;
 		if (hp)
-			llr_gemm(0, 0, B, G, H, 1.0f, hp, H, io->wh, G, 1.0f, z, G);
-		gates_activate(z, B, H);
-		for (int b = 0; b < B; b++) {
+			llr_gemm(0, 0, Bt, G, H, 1.0f, hp, H, io->wh, G, 1.0f, z, G);
+		gates_activate(z, io->b, Bt, H);
+		for (int b = 0; b < Bt; b++) {
 			const float *zi = z + (size_t)b * G, *zf = zi + H, *zg = zi + 3 * H;
 			float *c = ct + (size_t)b * H, *tc = tct + (size_t)b * H;
 			if (cp) {
@@ -76,7 +85,7 @@ LLR_CLONES LLR_VECTORIZE void llr_lstm_forward(const llr_lstm_io *io, const floa
 		llr_vexp(tct, tct, BH);
 		for (size_t k = 0; k < BH; k++)
 			tct[k] = 1.0f - 2.0f / (1.0f + tct[k]);
-		for (int b = 0; b < B; b++) {
+		for (int b = 0; b < Bt; b++) {
 			const float *zo = z + (size_t)b * G + 2 * H;
 			const float *tc = tct + (size_t)b * H;
 			float *h = ht + (size_t)b * H;
@@ -93,6 +102,7 @@ LLR_CLONES LLR_VECTORIZE void llr_lstm_backward(const llr_lstm_io *io, const flo
 	int T = io->T, B = io->B, Din = io->Din, H = io->H, G = 4 * H;
 	size_t N = (size_t)T * B, BH = (size_t)B * H;
 
+	LLR_ASSERT(!io->rows);
 	memset(dc, 0, BH * sizeof *dc);
 	int threads = llr_blas_threads();
 	if (threads > 1)

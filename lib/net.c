@@ -41,6 +41,7 @@ typedef struct tinfo {
 struct llr_net {
 	llr_net_config cfg;
 	llr_ll out;
+	llr_ll_classes out_cls;
 	const llr_csr *psi;
 	llr_csr *own_eye;
 	float *own_logb;
@@ -144,6 +145,11 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 		net->out.phi = phi;
 		net->out.logb = logb;
 		net->psi = psi ? psi : phi;
+		if (llr_ll_classes_build(&net->out_cls, phi, logb, err) < 0) {
+			llr_net_free(net);
+			return NULL;
+		}
+		net->out.cls = &net->out_cls;
 	}
 
 	int E = cf.embed, H = cf.hidden;
@@ -206,6 +212,7 @@ void llr_net_free(llr_net *net)
 	free(net->params);
 	free(net->grads);
 	llr_csr_free(net->own_eye);
+	llr_ll_classes_free(&net->out_cls);
 	free(net->own_logb);
 	free(net);
 }
@@ -298,6 +305,11 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 	int drop = train && cf->dropout > 0.0f;
 
 	if (N > net->capN) {
+		/* grow by half at least: batches of slowly rising sizes then
+		 * reallocate (and fault in fresh pages) a few times only;
+		 * pages never written are never faulted in */
+		if (net->capN && N < net->capN + net->capN / 2)
+			N = net->capN + net->capN / 2;
 		free_ws(net);
 		size_t slice = net->budget / (F * 2 * sizeof(float));
 		slice = slice / LLR_LL_CHUNK * LLR_LL_CHUNK;
@@ -382,10 +394,14 @@ static float *layer_out(llr_net *net, int l, int drop)
 /* Embedding and LSTM stack over T x B positions (net->in); dropout masks
  * drawn from rng when drop.  h0/c0: per-layer initial states (L x B x H)
  * or NULL for zeros. */
-static void forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const float *h0, const float *c0, llr_rng *rng, int drop)
+/* The LSTM stack over T steps of B streams (rows: the live streams of each
+ * step, see llr_lstm_io).  keep: every layer keeps its gates and cells
+ * (training and llr_net_step need them); otherwise the layers share layer
+ * 0's, and only each layer's h is kept. */
+static void forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const int *rows, size_t N, const float *h0, const float *c0, llr_rng *rng, int drop, int keep)
 {
 	const llr_net_config *cf = &net->cfg;
-	size_t N = (size_t)T * B, H = (size_t)cf->hidden;
+	size_t H = (size_t)cf->hidden;
 	const float *P = net->params;
 	llr_embed_forward(psi, P + net->o_emb, P + net->o_bos, cf->embed, net->in, N, net->x0);
 	const float *X = net->x0;
@@ -394,7 +410,8 @@ static void forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const fl
 			.T = T, .B = B, .Din = din_of(net, l), .H = cf->hidden,
 			.wx = P + net->o_wx[l], .wh = P + net->o_wh[l], .b = P + net->o_b[l],
 			.h0 = h0 ? h0 + (size_t)l * B * H : NULL, .c0 = c0 ? c0 + (size_t)l * B * H : NULL,
-			.act = net->act[l], .c = net->c[l], .tc = net->tc[l], .h = net->h[l],
+			.act = net->act[keep ? l : 0], .c = net->c[keep ? l : 0], .tc = net->tc[keep ? l : 0], .h = net->h[l],
+			.rows = rows,
 		};
 		llr_lstm_forward(&io, X);
 		if (drop) {
@@ -414,6 +431,9 @@ static void forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const fl
  * net->slice positions (bounded memory): dense then log-linear, and when
  * training (dhtop not NULL) the dense backward, dLoss/dHtop into dhtop
  * (N x H) and out/w, out/b gradients accumulated. */
+#ifndef LLR_SCORE_SLICE
+#define LLR_SCORE_SLICE 256
+#endif
 static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dhtop)
 {
 	const llr_net_config *cf = &net->cfg;
@@ -421,8 +441,11 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 	const float *P = net->params;
 	double tot = 0.0, worst = 0.0;
 	int rc = LLR_OK;
-	for (size_t p0 = 0; p0 < N; p0 += (size_t)net->slice) {
-		int n = (int)LLR_MIN((size_t)net->slice, N - p0);
+	size_t slice = (size_t)net->slice;
+	if (!dhtop && slice > LLR_SCORE_SLICE)
+		slice = LLR_SCORE_SLICE;
+	for (size_t p0 = 0; p0 < N; p0 += slice) {
+		int n = (int)LLR_MIN(slice, N - p0);
 		double s = 0.0, ne = 0.0;
 		llr_dense_forward(n, H, F, Htop + p0 * H, P + net->o_ow, P + net->o_ob, net->A, n);
 		int r = llr_ll_run(&net->out, n, net->A, n, net->tg + p0, &s, logp_t ? logp_t + p0 : NULL, norm_err ? &ne : NULL,
@@ -457,7 +480,7 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 	for (size_t n = 0; n < N; n++)
 		cnt += net->tg[n] >= 0;
 
-	forward_rnn(net, psi, bt->T, bt->B, NULL, NULL, rng, drop);
+	forward_rnn(net, psi, bt->T, bt->B, NULL, N, NULL, NULL, rng, drop, 1);
 	int L = cf->layers;
 	double s = 0.0;
 	rc = forward_out(net, layer_out(net, L - 1, drop), N, &s, NULL, NULL, NULL, net->dh);
@@ -497,7 +520,7 @@ static int score_pass(llr_net *net, const llr_csr *psi, const llr_batch *bt, flo
 	int rc;
 	if ((rc = ensure_ws(net, N, bt->B, 0, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
 		return rc;
-	forward_rnn(net, psi, bt->T, bt->B, NULL, NULL, NULL, 0);
+	forward_rnn(net, psi, bt->T, bt->B, NULL, N, NULL, NULL, NULL, 0, 0);
 	double s = 0.0;
 	rc = forward_out(net, net->h[net->cfg.layers - 1], N, &s, logp, norm_err, NULL, NULL);
 	if (rc < 0)
@@ -518,13 +541,14 @@ static int by_len_desc(const void *x, const void *y)
 }
 
 /* Scoring batches of unequal streams (score --batch pads every line to
- * the longest) spend most of their time on padding.  Positions after a
- * stream's last target cannot change its earlier log-probabilities (the
- * LSTM is causal), so the streams are sorted by length and cut into
- * groups of similar length, each run as its own batch of T = its longest
- * stream.  Every position is computed by the same kernels on its own row,
- * so the results are those of one pass, up to float rounding of the BLAS
- * blocking. */
+ * the longest): positions after a stream's last target cannot change its
+ * earlier log-probabilities (the LSTM is causal), so the streams are
+ * sorted by length and packed, step after step, with only the streams
+ * still alive at each step (as PyTorch's packed sequences): no padding is
+ * computed, and the per-step products keep as many rows as there are live
+ * streams.  Every position is computed by the same kernels on its own row,
+ * so the results are those of the padded pass, up to float rounding of the
+ * BLAS blocking. */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
 {
 	const llr_csr *psi = bt->psi ? bt->psi : net->psi;
@@ -537,76 +561,59 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
 	size_t N = (size_t)T * B;
 	if (B == 1)
 		return score_pass(net, psi, bt, logp, norm_err, err);
+	if ((rc = ensure_ws(net, N, B, 0, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
+		return rc;
 	slen *sl = malloc((size_t)B * sizeof *sl);
-	if (!sl)
-		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
-	size_t live = 0;
+	int *rows = malloc((size_t)T * sizeof *rows);
+	int32_t *in = malloc(N * sizeof *in), *tg = malloc(N * sizeof *tg);
+	float *lp = logp ? malloc(N * sizeof *lp) : NULL;
+	if (!sl || !rows || !in || !tg || (logp && !lp)) {
+		rc = llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+		goto done;
+	}
 	for (int b = 0; b < B; b++) {
 		int len = 0;
 		for (int t = T; t > 0; t--)
-			if (bt->target[(size_t)(t - 1) * B + b] != -1) {
+			if (net->tg[(size_t)(t - 1) * B + b] != -1) {
 				len = t;
 				break;
 			}
 		sl[b].b = b;
 		sl[b].len = len;
-		live += (size_t)len;
-	}
-	/* Nothing to gain when the padding is under an eighth of the batch. */
-	if (live * 8 >= N * 7) {
-		free(sl);
-		return score_pass(net, psi, bt, logp, norm_err, err);
 	}
 	qsort(sl, (size_t)B, sizeof *sl, by_len_desc);
-	int32_t *in = malloc(N * sizeof *in), *tg = malloc(N * sizeof *tg);
-	float *lp = malloc(N * sizeof *lp);
-	if (!in || !tg || !lp) {
-		free(sl);
-		free(in);
-		free(tg);
-		free(lp);
-		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+	int Tp = sl[0].len;
+	size_t live = 0;
+	for (int t = 0, alive = B; t < Tp; t++) {
+		while (alive > 0 && sl[alive - 1].len <= t)
+			alive--;
+		rows[t] = alive;
+		for (int j = 0; j < alive; j++, live++) {
+			size_t src = (size_t)t * B + sl[j].b;
+			in[live] = net->in[src];
+			tg[live] = net->tg[src];
+		}
 	}
 	if (logp)
 		memset(logp, 0, N * sizeof *logp);
-	double worst = 0.0;
-	rc = LLR_OK;
-	for (int g0 = 0; g0 < B && sl[g0].len > 0 && rc == LLR_OK;) {
-		/* a group: streams at least 3/4 as long as its first */
-		int Tg = sl[g0].len, g1 = g0 + 1;
-		while (g1 < B && sl[g1].len > 0 && (int64_t)sl[g1].len * 4 >= (int64_t)Tg * 3)
-			g1++;
-		int Bg = g1 - g0;
-		for (int t = 0; t < Tg; t++)
-			for (int j = 0; j < Bg; j++) {
-				size_t src = (size_t)t * B + sl[g0 + j].b, dst = (size_t)t * Bg + j;
-				in[dst] = bt->input[src];
-				tg[dst] = bt->target[src];
-			}
-		llr_batch sub = {.B = Bg, .T = Tg, .input = in, .target = tg, .psi = bt->psi};
-		double ne = 0.0;
-		rc = score_pass(net, psi, &sub, lp, norm_err ? &ne : NULL, err);
-		if (!(ne <= worst))
-			worst = ne;
-		for (int t = 0; rc == LLR_OK && logp && t < Tg; t++)
-			for (int j = 0; j < Bg; j++)
-				logp[(size_t)t * B + sl[g0 + j].b] = lp[(size_t)t * Bg + j];
-		g0 = g1;
-	}
-	/* streams with no target at all still get their inputs checked */
-	if (rc == LLR_OK && sl[B - 1].len == 0) {
-		for (size_t n = 0; n < N; n++) {
-			int32_t x = bt->input[n], y = bt->target[n];
-			int valid = x == LLR_BOS_ID || (x >= 0 && x < psi->rows);
-			if (y < -1 || y >= net->cfg.vocab || (!valid && y >= 0)) {
-				rc = llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: bad input %d or target %d", (int)(n / B), (int)(n % B), x, y);
-				break;
-			}
-		}
-	}
 	if (norm_err)
-		*norm_err = worst;
+		*norm_err = 0.0;
+	if (live == 0)
+		goto done;
+	memcpy(net->in, in, live * sizeof *in);
+	memcpy(net->tg, tg, live * sizeof *tg);
+	forward_rnn(net, psi, Tp, B, rows, live, NULL, NULL, NULL, 0, 0);
+	rc = forward_out(net, net->h[net->cfg.layers - 1], live, NULL, lp, norm_err, NULL, NULL);
+	if (rc < 0) {
+		rc = llr_err_set(err, rc, "network: log-probability is not finite");
+		goto done;
+	}
+	for (size_t t = 0, n = 0; logp && t < (size_t)Tp; t++)
+		for (int j = 0; j < rows[t]; j++, n++)
+			logp[t * B + sl[j].b] = lp[n];
+done:
 	free(sl);
+	free(rows);
 	free(in);
 	free(tg);
 	free(lp);
@@ -670,7 +677,7 @@ int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr
 	llr_batch bt = {.B = B, .T = 1, .input = input, .target = NULL, .psi = psi};
 	if (rc < 0 || (rc = ensure_ws(net, (size_t)B, B, 0, err)) < 0 || (rc = load_batch(net, &bt, psi, 0, err)) < 0)
 		return rc;
-	forward_rnn(net, psi, 1, B, s->h, s->c, NULL, 0);
+	forward_rnn(net, psi, 1, B, NULL, (size_t)B, s->h, s->c, NULL, 0, 1);
 	size_t BH = (size_t)B * cf->hidden;
 	for (int l = 0; l < cf->layers; l++) {
 		memcpy(s->h + l * BH, net->h[l], BH * sizeof(float));

@@ -26,7 +26,7 @@
 /* The default build targets baseline x86-64 (SSE2); on x86-64 Linux the
  * hot loops are also compiled for AVX2 and picked at load time. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define LLR_CLONES __attribute__((target_clones("avx2", "default")))
+#define LLR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define LLR_CLONES
 #endif
@@ -58,6 +58,10 @@ typedef struct llr_lstm_io {
 	const float *wx, *wh, *b;
 	const float *h0, *c0;
 	float *act, *c, *tc, *h;
+	/* Forward only: streams alive at each step (T values, non-increasing,
+	 * at most B; the alive ones are the first rows of the previous step),
+	 * steps packed one after the other without padding; NULL: B each. */
+	const int *rows;
 } llr_lstm_io;
 
 void llr_lstm_forward(const llr_lstm_io *io, const float *X);
@@ -82,14 +86,30 @@ void llr_dense_backward(int N, int Din, int F, const float *X, const float *W, c
 #define LLR_LL_CHUNK 64
 
 /* The log-linear output over V words with F features:
- *   log p(x | n) = logb[x] + sum_{(f,v) in phi row x} v * A[f][n] - log Z_n
+ *   log p(x | n) = logb[x] + s_x(n) - log Z_n,
+ *   s_x(n) = sum_{(f,v) in phi row x} v * A[f][n]
  * identity: phi is the V x V identity (the softmax RNN); the products are
  * then plain copies, the same function. */
+/* Words with identical rows of phi, which the output cannot tell apart
+ * (llclass.c): C distinct rows, the log of each class's summed background,
+ * and the class of every word. */
+typedef struct llr_ll_classes {
+	int C;
+	llr_csr *phi;  /* C x F */
+	float *logB;   /* C */
+	int32_t *of;   /* V */
+} llr_ll_classes;
+int llr_ll_classes_build(llr_ll_classes *k, const llr_csr *phi, const float *logb, llr_err *err);
+void llr_ll_classes_free(llr_ll_classes *k);
+
 typedef struct llr_ll {
 	int V, F;
 	const llr_csr *phi; /* V x F; unused when identity */
 	const float *logb;  /* V */
 	int identity;
+	/* NULL, or phi's classes: the pass over V then runs over the C
+	 * classes (the same numbers up to float rounding) */
+	const llr_ll_classes *cls;
 } llr_ll;
 
 /* One pass over N positions of A (F x N, leading dimension lda).

@@ -350,7 +350,7 @@ static void ll_case(int identity)
 	/* columns N..lda of dA are not written: calloc keeps them 0 */
 	float *A = malloc((size_t)F * lda * sizeof *A), *dA = calloc((size_t)F * lda, sizeof *dA), *dA2 = calloc((size_t)F * lda, sizeof *dA);
 	fill(A, (size_t)F * lda, &r, 1.5);
-	ll_ctx c = {{V, F, phi, logb, identity}, N, lda, A, tg, NULL, NULL};
+	ll_ctx c = {{V, F, phi, logb, identity, NULL}, N, lda, A, tg, NULL, NULL};
 	c.work = malloc(llr_ll_work_size(V, 2) * sizeof(float));
 	c.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
 	double nll = 0, nll2 = 0;
@@ -407,6 +407,99 @@ static void test_loglinear(void)
 static void test_softmax(void)
 {
 	ll_case(1);
+}
+
+/* Words with identical rows of phi grouped into classes (llclass.c): the
+ * pass over the classes gives the numbers of the pass over the words, and
+ * its gradient is right. */
+static void test_loglinear_classes(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 31);
+	int D = 6, V = 15, F = 5, N = 70, lda = 70;
+	llr_csr *base = rand_csr(D, F, 3, 1, &r);
+	llr_csr_builder *bd = llr_csr_builder_new(F);
+	for (int v = 0; v < V; v++) {
+		int d = v < D ? v : (v * 5) % D; /* words D.. repeat earlier rows */
+		int32_t a = base->indptr[d];
+		llr_csr_builder_row(bd, base->indices + a, base->data + a, (size_t)(base->indptr[d + 1] - a), NULL);
+	}
+	llr_csr *phi = llr_csr_builder_finish(bd, NULL);
+	float logb[15];
+	for (int v = 0; v < V; v++)
+		logb[v] = (float)log(0.01 + llr_rng_uniform(&r));
+	logb[V - 1] = -INFINITY; /* a word the background rules out */
+	llr_ll_classes k;
+	CHECK(llr_ll_classes_build(&k, phi, logb, NULL) == LLR_OK);
+	/* as many classes as distinct rows, each word in its row's class */
+	int distinct = 0;
+	for (int d = 0; d < D; d++) {
+		int first = 1;
+		for (int e = 0; e < d; e++) {
+			int32_t a = base->indptr[d], b = base->indptr[e], n = base->indptr[d + 1] - a;
+			if (n == base->indptr[e + 1] - b && !memcmp(base->indices + a, base->indices + b, (size_t)n * 4) &&
+			    !memcmp(base->data + a, base->data + b, (size_t)n * 4))
+				first = 0;
+		}
+		distinct += first;
+	}
+	CHECK(k.C == distinct && k.C < V);
+	for (int v = D; v < V; v++)
+		CHECK(k.of[v] == k.of[(v * 5) % D]);
+	/* a class's background is its words' summed background */
+	for (int c = 0; c < k.C; c++) {
+		double m = 0;
+		for (int v = 0; v < V; v++)
+			if (k.of[v] == c)
+				m += exp((double)logb[v]);
+		CHECK_NEAR(exp((double)k.logB[c]), m, 1e-6 * m);
+	}
+
+	int32_t tg[70];
+	for (int n = 0; n < N; n++)
+		tg[n] = n % 13 == 4 ? -1 : (int32_t)llr_rng_below(&r, (uint64_t)(V - 1));
+	float *A = malloc((size_t)F * lda * sizeof *A), *dA = calloc((size_t)F * lda, sizeof *dA), *dAk = calloc((size_t)F * lda, sizeof *dA);
+	float lt[70], ltk[70], *all = malloc((size_t)N * V * sizeof *all), *allk = malloc((size_t)N * V * sizeof *all);
+	fill(A, (size_t)F * lda, &r, 1.5);
+	ll_ctx c = {{V, F, phi, logb, 0, NULL}, N, lda, A, tg, NULL, NULL};
+	ll_ctx ck = {{V, F, phi, logb, 0, &k}, N, lda, A, tg, NULL, NULL};
+	c.work = ck.work = malloc(llr_ll_work_size(V, 2) * sizeof(float));
+	c.chunk = ck.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
+	double nll = 0, nllk = 0, ne = 1, nek = 1, nls = 0, nlsk = 0;
+	CHECK(llr_ll_run(&c.o, N, A, lda, tg, &nll, lt, NULL, NULL, dA, c.work, c.chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&ck.o, N, A, lda, tg, &nllk, ltk, NULL, NULL, dAk, ck.work, ck.chunk, 2) == LLR_OK);
+	CHECK_NEAR(nllk, nll, 1e-5 * fabs(nll));
+	double worst = 0;
+	for (size_t i = 0; i < (size_t)F * lda; i++)
+		worst = fmax(worst, fabs((double)dA[i] - dAk[i]));
+	CHECK(worst < 1e-5);
+	worst = 0;
+	for (int n = 0; n < N; n++)
+		worst = fmax(worst, fabs((double)lt[n] - ltk[n]));
+	CHECK(worst < 1e-5);
+	/* scoring (the one-pass online softmax) and the full distribution */
+	CHECK(llr_ll_run(&ck.o, N, A, lda, tg, &nlsk, ltk, NULL, NULL, NULL, ck.work, ck.chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&c.o, N, A, lda, tg, &nls, NULL, NULL, NULL, NULL, c.work, c.chunk, 1) == LLR_OK);
+	CHECK_NEAR(nlsk, nll, 1e-5 * fabs(nll));
+	CHECK_NEAR(nls, nll, 1e-5 * fabs(nll));
+	CHECK(llr_ll_run(&c.o, N, A, lda, NULL, NULL, NULL, &ne, all, NULL, c.work, c.chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&ck.o, N, A, lda, NULL, NULL, NULL, &nek, allk, NULL, ck.work, ck.chunk, 1) == LLR_OK);
+	CHECK(ne < 1e-5 && nek < 1e-5);
+	worst = 0;
+	for (size_t i = 0; i < (size_t)N * V; i++)
+		if (isfinite(all[i]) || isfinite(allk[i]))
+			worst = fmax(worst, fabs((double)all[i] - allk[i]));
+	CHECK(worst < 1e-5);
+	CHECK(isinf(allk[V - 1]) && allk[V - 1] < 0);
+	/* the target's log p in the full distribution is the scored one */
+	for (int n = 0; n < N; n++)
+		if (tg[n] >= 0)
+			CHECK(allk[(size_t)n * V + tg[n]] == ltk[n]);
+	CHECK(gradcheck("loglinear dA over classes", A, dAk, (size_t)F * lda, ll_loss, &ck, 150, &r) == 0);
+	free(A), free(dA), free(dAk), free(all), free(allk), free(c.work), free(c.chunk);
+	llr_ll_classes_free(&k);
+	llr_csr_free(phi);
+	llr_csr_free(base);
 }
 
 /* ------------------------------------------------------ the whole net */
@@ -535,6 +628,7 @@ int main(void)
 	RUN(test_lstm);
 	RUN(test_loglinear);
 	RUN(test_softmax);
+	RUN(test_loglinear_classes);
 	RUN(test_net);
 	RUN(test_net_dropout);
 	llr_blas_set_threads(2);
