@@ -3,6 +3,7 @@
 #
 #   make -f pipelines/ud-french.mk DATA=../shared/data/ud-french -j2
 #   make -f pipelines/ud-french.mk reference     # PyTorch reference (slow)
+#                 # and llrnn's counterparts at equal settings (sec. 7)
 #   make -f pipelines/ud-french.mk resume MAXTIME=1h   # continue capped runs
 #
 # Every intermediate file is a target under $(WORK), so changing one input
@@ -22,12 +23,17 @@
 #   clean  same vocabulary, background = add-0.5 unigram on train only
 #
 # Knobs (make VAR=value): DATA WORK RESULTS BIN MS SETTINGS EPOCHS MAXTIME
-# PATIENCE EMBED HIDDEN LAYERS BATCH LR SEED INIT (train --init; empty:
-# train's default) THREADS SCORE_BATCH UNK_MASS
-# PYTHON TORCH_REF UD_PREP REF_THREADS REF_EPOCHS REF_MODELS.  EPOCHS and
-# MAXTIME (per model and invocation; `make resume` continues) cap training
-# when time is short, REF_EPOCHS the reference's; the results then say how
-# many epochs ran.
+# PATIENCE EMBED HIDDEN LAYERS BATCH LR SEED INIT (train --init of the
+# table's models; empty: train's default) THREADS SCORE_BATCH UNK_MASS
+# PYTHON TORCH_REF UD_PREP REF_THREADS REF_EPOCHS REF_MODELS REF_INIT
+# REF_OURS.  EPOCHS and MAXTIME (per model and invocation; `make resume`
+# continues) cap training when time is short; the results then say how
+# many epochs ran.  REF_EPOCHS caps the reference and llrnn's counterparts
+# of it, REF_INIT (default torch: PyTorch's initial-weight distributions)
+# is the counterparts' train --init, and REF_OURS (default
+# $(WORK)/ref-ours-$(REF_INIT), so each init has its own folder) is where
+# they are trained.  A folder is built once: after changing REF_EPOCHS,
+# remove it or name another REF_OURS.
 
 DATA ?= ../shared/data/ud-french
 WORK ?= work/ud-french
@@ -58,6 +64,7 @@ UD_PREP ?= ../shared/bench/ud_prep.py
 REF_THREADS ?= 1
 REF_EPOCHS ?= $(EPOCHS)
 REF_MODELS ?= rnn ll-2500
+REF_INIT ?= torch
 
 TRAIN_SETS := fr_sequoia-ud-train fr_partut-ud-train fr_gsd-ud-dev
 VALID_SETS := fr_sequoia-ud-dev fr_partut-ud-dev
@@ -87,7 +94,7 @@ LL_BASES := $(foreach m,$(MS),$(foreach s,$(SETTINGS),$(s)/ll-$(m)))
 BASES := rnn $(LL_BASES)
 ROWS := $(BASES:%=$(WORK)/%.row)
 REF_OUT := $(REF_MODELS:%=$(WORK)/ref/%.out)
-REF_OURS ?= $(WORK)/ref-ours
+REF_OURS ?= $(WORK)/ref-ours-$(or $(REF_INIT),default)
 REF_MS := $(patsubst ll-%,%,$(filter ll-%,$(REF_MODELS)))
 REF_OURS_ROWS := $(if $(filter rnn,$(REF_MODELS)),$(REF_OURS)/rnn.row) \
 	$(REF_MS:%=$(REF_OURS)/paper/ll-%.row)
@@ -168,7 +175,7 @@ $(WORK)/%.row: $(WORK)/%.eval $(WORK)/%.model $(SCRIPTS)/ud-row
 CONFIG_TEXT = embedding $(EMBED), $(LAYERS) LSTM layers of $(HIDDEN), \
 	RMSprop lr $(LR), batch $(BATCH), gradient clip 5, early stopping on \
 	valid with patience $(PATIENCE), at most $(EPOCHS) epochs$(if $(MAXTIME), and $(MAXTIME) per model), \
-	seed $(SEED), $(THREADS) thread(s); <unk> mass in the paper background $(UNK_MASS)
+	seed $(SEED), $(THREADS) thread(s), initialisation $(or $(INIT),train's default (uniform)); <unk> mass in the paper background $(UNK_MASS)
 
 # 6. Tables and plots.  The reference columns appear when `make reference`
 # has produced $(WORK)/ref/*.out.
@@ -177,7 +184,7 @@ NOTES ?= $(RESULTS)/ud-french-notes.md
 $(RESULTS)/ud-french.tsv $(RESULTS)/ud-french.md &: $(ROWS) $(wildcard $(REF_OUT) $(REF_OURS_ROWS) $(NOTES)) $(SCRIPTS)/ud-table | $(RESULTS)
 	$(SCRIPTS)/ud-table --work $(WORK) --tsv $(RESULTS)/ud-french.tsv \
 		--md $(RESULTS)/ud-french.md --config "$(CONFIG_TEXT)" \
-		$(if $(wildcard $(REF_OURS)/*.row $(REF_OURS)/paper/*.row),--ref-ours $(REF_OURS)) \
+		$(if $(wildcard $(REF_OURS)/*.row $(REF_OURS)/paper/*.row),--ref-ours $(REF_OURS) $(if $(REF_INIT),--ref-init $(REF_INIT))) \
 		$(if $(wildcard $(NOTES)),--notes $(NOTES)) $(ROWS)
 $(RESULTS)/ud-french-test-vs-m.png: $(RESULTS)/ud-french.tsv $(SCRIPTS)/ud-plots
 	$(SCRIPTS)/ud-plots test-vs-m $< $@
@@ -185,26 +192,32 @@ $(RESULTS)/ud-french-valid-curves.png: $(RESULTS)/ud-french.tsv $(ROWS) $(SCRIPT
 	$(SCRIPTS)/ud-plots valid-curves $< $@ $(WORK)
 
 # The learning curves (train --log) and the reference's output, kept with
-# the results: LOGDIR/<setting>-ll-M.tsv, rnn.tsv, torch-*.out.
+# the results: LOGDIR/<setting>-ll-M.tsv, rnn.tsv, torch-*.out and the
+# counterparts' curves, ref-ours-<REF_INIT>-rnn.tsv ... (named after the
+# REF_OURS folder).
 LOGDIR := $(RESULTS)/ud-french-logs
 $(WORK)/logs.stamp: $(ROWS) $(wildcard $(REF_OUT) $(REF_OURS_ROWS))
 	mkdir -p $(LOGDIR)
 	for b in $(BASES); do cp $(WORK)/$$b.log.tsv $(LOGDIR)/$$(echo $$b | tr / -).tsv; done
 	for f in $(wildcard $(REF_OUT)); do cp $$f $(LOGDIR)/torch-$$(basename $$f); done
 	for b in $(REF_OURS_ROWS:$(REF_OURS)/%.row=%); do \
-		if [ -f $(REF_OURS)/$$b.log.tsv ]; then cp $(REF_OURS)/$$b.log.tsv $(LOGDIR)/ref-ours-$$(echo $$b | tr / -).tsv; fi; done
+		if [ -f $(REF_OURS)/$$b.log.tsv ]; then cp $(REF_OURS)/$$b.log.tsv $(LOGDIR)/$(notdir $(REF_OURS))-$$(echo $$b | tr / -).tsv; fi; done
 	touch $@
 
 # 7. The PyTorch reference (../shared/bench/torch_ref.py) on the same
-# splits read by its own ud_prep.py: the RNN and LL-RNN M=2500, paper
-# setting (--background all), same sizes, optimiser, batch and patience.
-# When the reference is capped at fewer epochs than llrnn (REF_EPOCHS <
-# EPOCHS), llrnn's RNN and paper LL-RNN are also trained with that cap in
-# $(REF_OURS), so the table compares the two at equal training.
-reference: $(REF_OUT) $(if $(filter-out $(EPOCHS),$(REF_EPOCHS)),ref-ours)
+# splits read by its own ud_prep.py: REF_MODELS, the RNN and LL-RNN
+# M=2500, paper setting (--background all), same sizes, optimiser, batch,
+# patience and seed, at most REF_EPOCHS epochs.  Its llrnn counterparts
+# are always trained too, in $(REF_OURS) (a make of this file on that
+# folder): the same models and hyperparameters, but train --init
+# $(REF_INIT) (the reference's initial-weight distributions), at most
+# REF_EPOCHS epochs and no MAXTIME, so the reference section of the report
+# compares torch and llrnn at equal settings.  The table's own models
+# ($(WORK), INIT, EPOCHS) are not touched.
+reference: $(REF_OUT) ref-ours
 ref-ours:
 	$(MAKE) -f $(firstword $(MAKEFILE_LIST)) WORK=$(REF_OURS) \
-		EPOCHS=$(REF_EPOCHS) MAXTIME= MS="$(REF_MS)" SETTINGS=paper \
+		INIT=$(REF_INIT) EPOCHS=$(REF_EPOCHS) MAXTIME= MS="$(REF_MS)" SETTINGS=paper \
 		$(REF_OURS_ROWS)
 $(WORK)/ref/train.txt: $(ALL_UD) | $(WORK)
 	$(PYTHON) $(UD_PREP) $(DATA) $(WORK)/ref

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # 90-pipelines.bats - pipelines/ud-french.mk end to end on a tiny slice of
 # UD French (the first sentences of each file, tiny network, one epoch, two
-# values of M), and its helper scripts (scripts/ud-*).  Guards the
+# values of M), and its helper scripts (scripts/ud-*); the reference's
+# wiring (make reference, llrnn's counterparts at equal settings) by dry
+# runs and ud-table on hand-written files, never running torch.  Guards the
 # pipeline's wiring and outputs, not the figures of the full run.
 
 load test_helper
@@ -34,7 +36,7 @@ tiny_make() {
 	assert_file_exist "$R/ud-french.md"
 	# Header plus the RNN and two M values in two settings.
 	run head -n 1 "$R/ud-french.tsv"
-	assert_output "$(printf 'setting\tmodel\tM\tV\tF\tepochs\tbest_epoch\tstopped\ttrain\tvalid\ttest\tref_epochs\tref_valid\tref_test')"
+	assert_output "$(printf 'setting\tmodel\tM\tV\tF\tepochs\tbest_epoch\tstopped\ttrain\tvalid\ttest\tref_epochs\tref_valid\tref_test\tref_best_epoch\tref_ours_init\tref_ours_epochs\tref_ours_best_epoch\tref_ours_valid\tref_ours_test')"
 	run cut -f 1-3 "$R/ud-french.tsv"
 	assert_output "$(printf 'setting\tmodel\tM\nboth\trnn\t-\npaper\tll-rnn\t5\npaper\tll-rnn\t20\nclean\tll-rnn\t5\nclean\tll-rnn\t20')"
 	# One vocabulary (train+valid+test types, </s>, <unk>) for every model.
@@ -153,4 +155,163 @@ tiny_make() {
 	assert_file_not_exist "$BATS_TEST_TMPDIR/t.tsv"
 	run_err 2 'usage: ud-plots' "$TOP/scripts/ud-plots" bogus
 	run_err 1 'cannot read' "$TOP/scripts/ud-plots" test-vs-m "$BATS_TEST_TMPDIR/none.tsv" "$BATS_TEST_TMPDIR/x.png"
+}
+
+# The reference's command lines, without data or running anything: empty
+# UD files under the usual names and make -n.
+dry_make() {
+	local s
+	mkdir -p "$BATS_TEST_TMPDIR/dry"
+	for s in fr_sequoia-ud-train fr_partut-ud-train fr_gsd-ud-dev fr_sequoia-ud-dev \
+		fr_partut-ud-dev fr_sequoia-ud-test fr_partut-ud-test fr_gsd-ud-test; do
+		: >"$BATS_TEST_TMPDIR/dry/$s.conllu"
+	done
+	make -n -C "$TOP" -f "$MK" DATA="$BATS_TEST_TMPDIR/dry" \
+		WORK="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/res" "$@"
+}
+
+@test "ud-french.mk: make reference always trains llrnn's counterparts with --init torch at REF_EPOCHS" {
+	# Even when REF_EPOCHS equals EPOCHS (the default).
+	run dry_make MAXTIME=5m reference
+	assert_success
+	W="$BATS_TEST_TMPDIR/w/ref-ours-torch"
+	run grep -c '^bin/train ' <<<"$output"
+	assert_output 2
+	run dry_make MAXTIME=5m REF_EPOCHS=2 reference
+	assert_success
+	all=$output
+	refute_output --partial -- "--max-time"
+	assert_output --partial "-o $W/rnn.model $W/rnn.fz"
+	assert_output --partial "-o $W/paper/ll-2500.model $W/paper/ll-2500.fz"
+	run grep -c -- "^bin/train --output softmax .*--init torch .*--patience 3 --epochs 2 " <<<"$all"
+	assert_output 1
+	run grep -c -- "^bin/train --output loglinear .*--init torch .*--patience 3 --epochs 2 " <<<"$all"
+	assert_output 1
+	# The reference itself: same epoch cap and patience.
+	run grep -c -- '--epochs 2 --patience 3 ' <<<"$all"
+	assert_output 2
+	# Another init has its own folder.
+	run dry_make REF_INIT=uniform reference
+	assert_success
+	assert_output --partial "--init uniform "
+	assert_output --partial "ref-ours-uniform/rnn.model"
+	refute_output --partial "--init torch"
+	# The table's own models keep INIT (empty: train's default).
+	run dry_make MS=5 models
+	assert_success
+	assert_output --partial "bin/train --output loglinear"
+	refute_output --partial "--init"
+	run dry_make MS=5 INIT=uniform models
+	assert_output --partial "--init uniform"
+	refute_output --partial "--init torch"
+}
+
+@test "ud-french.mk: the table is built with the counterparts and their init" {
+	run dry_make MS=5 SETTINGS=paper -o "$BATS_TEST_TMPDIR/w/rnn.row" -o "$BATS_TEST_TMPDIR/w/paper/ll-5.row" \
+		"$BATS_TEST_TMPDIR/res/ud-french.tsv"
+	assert_success
+	refute_output --partial -- "--ref-ours"
+	mkdir -p "$BATS_TEST_TMPDIR/w/ref-ours-torch"
+	: >"$BATS_TEST_TMPDIR/w/ref-ours-torch/rnn.row"
+	run dry_make MS=5 SETTINGS=paper -o "$BATS_TEST_TMPDIR/w/rnn.row" -o "$BATS_TEST_TMPDIR/w/paper/ll-5.row" \
+		"$BATS_TEST_TMPDIR/res/ud-french.tsv"
+	assert_success
+	assert_output --partial -- "--ref-ours $BATS_TEST_TMPDIR/w/ref-ours-torch --ref-init torch "
+}
+
+# Hand-written rows, torch outputs and counterparts for ud-table: torch's
+# RNN ran 4 epochs and kept epoch 2 (epoch 4 gains less than 1e-4), llrnn's
+# at equal settings is 0.05 above it on test (within the tolerance), its
+# LL-RNN M=5 0.20 above (not within).
+fake_ref() {
+	W="$BATS_TEST_TMPDIR/fw" R2="$BATS_TEST_TMPDIR/fw/ref-ours-torch"
+	mkdir -p "$W/paper" "$W/ref" "$R2/paper"
+	printf 'both\trnn\t-\t100\t100\t9\t6\tpatience\t4.9154\t5.9127\t6.2448\n' >"$W/rnn.row"
+	printf 'paper\tll-rnn\t5\t100\t30\t7\t4\tpatience\t4.8\t5.3\t5.4\n' >"$W/paper/ll-5.row"
+	cat >"$W/ref/rnn.out" <<-EOF
+	model=rnn V=99 F=99 top=2500 background=all train_tokens=1000 threads=1
+	epoch 1 train_logppl 6.5000 valid_logppl 6.0000 tokens_per_s 50
+	epoch 2 train_logppl 6.0000 valid_logppl 5.9000 tokens_per_s 50
+	epoch 3 train_logppl 5.8000 valid_logppl 5.9500 tokens_per_s 50
+	epoch 4 train_logppl 5.7000 valid_logppl 5.89992 tokens_per_s 50
+	RESULT model=rnn top=2500 background=all epochs=4 valid_logppl=5.9000 test0_logppl=6.1000
+	EOF
+	cat >"$W/ref/ll-5.out" <<-EOF
+	model=ll V=99 F=30 top=5 background=all train_tokens=1000 threads=1
+	epoch 1 train_logppl 6.0000 valid_logppl 5.5000 tokens_per_s 50
+	epoch 2 train_logppl 5.4000 valid_logppl 5.3000 tokens_per_s 50
+	RESULT model=ll top=5 background=all epochs=2 valid_logppl=5.3000 test0_logppl=5.4000
+	EOF
+	printf 'both\trnn\t-\t100\t100\t3\t3\tepochs\t5.7\t5.93\t6.15\n' >"$R2/rnn.row"
+	printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr\n0\t0\t1\tnan\t9.7\t0.001\n1\t10\t2\t6.6\t6.1\t0.001\n2\t20\t3\t6.2\t6.0\t0.001\n3\t30\t4\t5.9\t5.93\t0.001\n' >"$R2/rnn.log.tsv"
+	printf 'paper\tll-rnn\t5\t100\t30\t2\t2\tepochs\t5.2\t5.5\t5.6\n' >"$R2/paper/ll-5.row"
+	printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr\n1\t10\t2\t6.1\t5.7\t0.001\n2\t20\t3\t5.5\t5.5\t0.001\n' >"$R2/paper/ll-5.log.tsv"
+}
+ud_table() {
+	"$TOP/scripts/ud-table" --work "$W" --tsv "$BATS_TEST_TMPDIR/t.tsv" --md "$BATS_TEST_TMPDIR/t.md" "$@"
+}
+
+@test "ud-table: the reference section gives torch vs llrnn at equal settings, Δ test and the 0.05 verdict" {
+	fake_ref
+	run ud_table --ref-ours "$R2" --ref-init torch "$W/rnn.row" "$W/paper/ll-5.row"
+	assert_success
+	assert_output ""
+	M="$BATS_TEST_TMPDIR/t.md"
+	run grep -F '| RNN (softmax) | – | 4 (2) |' "$M"
+	assert_output '| RNN (softmax) | – | 4 (2) | 5.9000 | 6.1000 | 3 (3) cap | 5.9300 | 6.1500 | +0.0500 | yes | 9 (6), 6.2448 |'
+	run grep -F '| LL-RNN | 5 | 2 (2) |' "$M"
+	assert_output '| LL-RNN | 5 | 2 (2) | 5.3000 | 5.4000 | 2 (2) cap | 5.5000 | 5.6000 | +0.2000 | no | 7 (4), 5.4000 |'
+	run grep -c -F 'trained with `train --init torch`, PyTorch'"'"'s initial-weight distributions' "$M"
+	assert_output 1
+	run grep -c -F 'exceeds 0.05 nats for LL-RNN M=5 (+0.20); it is within for RNN (softmax).' "$M"
+	assert_output 1
+	run grep -c -F "torch's \"(best)\" is derived from its per-epoch validation" "$M"
+	assert_output 1
+	# The per-epoch table spans every epoch either ran (not llrnn's epoch 0).
+	run sed -n '/^Log-perplexity after each epoch/,/^Plots:/{/^| [RL]/p}' "$M"
+	assert_output "$(cat <<-'EOF'
+	| RNN (softmax) | – | 1 | 6.6000 | 6.5000 | 6.1000 | 6.0000 | +0.1000 |
+	| RNN (softmax) | – | 2 | 6.2000 | 6.0000 | 6.0000 | 5.9000 | +0.1000 |
+	| RNN (softmax) | – | 3 | 5.9000 | 5.8000 | 5.9300 | 5.9500 | -0.0200 |
+	| RNN (softmax) | – | 4 |  | 5.7000 |  | 5.8999 |  |
+	| LL-RNN | 5 | 1 | 6.1000 | 6.0000 | 5.7000 | 5.5000 | +0.2000 |
+	| LL-RNN | 5 | 2 | 5.5000 | 5.4000 | 5.5000 | 5.3000 | +0.2000 |
+	EOF
+	)"
+	run cut -f 2,12- "$BATS_TEST_TMPDIR/t.tsv"
+	assert_output "$(printf 'model\tref_epochs\tref_valid\tref_test\tref_best_epoch\tref_ours_init\tref_ours_epochs\tref_ours_best_epoch\tref_ours_valid\tref_ours_test\nrnn\t4\t5.9000\t6.1000\t2\ttorch\t3\t3\t5.9300\t6.1500\nll-rnn\t2\t5.3000\t5.4000\t2\ttorch\t2\t2\t5.5000\t5.6000')"
+	# Both within the tolerance: the verdict says so.
+	printf 'paper\tll-rnn\t5\t100\t30\t2\t2\tepochs\t5.2\t5.3\t5.37\n' >"$R2/paper/ll-5.row"
+	run ud_table --ref-ours "$R2" --ref-init torch "$W/rnn.row" "$W/paper/ll-5.row"
+	assert_success
+	run grep -c -F '| -0.0300 | yes |' "$BATS_TEST_TMPDIR/t.md"
+	assert_output 1
+	run grep -c -F 'llrnn matches the reference: |Δ test| ≤ 0.05 nats for both models compared.' "$BATS_TEST_TMPDIR/t.md"
+	assert_output 1
+}
+
+@test "ud-table: without counterparts nothing is compared; a counterpart of another init is refused" {
+	fake_ref
+	run ud_table "$W/rnn.row" "$W/paper/ll-5.row"
+	assert_success
+	run grep -c '| not run |' "$BATS_TEST_TMPDIR/t.md"
+	assert_output 2
+	run grep -c -F "counterparts have not been trained" "$BATS_TEST_TMPDIR/t.md"
+	assert_output 1
+	# The model's meta says which init it was trained with.
+	printf 'format=llrnn\ninit=uniform\n' >"$BATS_TEST_TMPDIR/meta"
+	tar -cf "$R2/rnn.model" -C "$BATS_TEST_TMPDIR" meta
+	rm -f "$BATS_TEST_TMPDIR/t.tsv"
+	run_err 1 'rnn.model: trained with --init uniform, not torch' "$TOP/scripts/ud-table" --work "$W" \
+		--tsv "$BATS_TEST_TMPDIR/t.tsv" --md "$BATS_TEST_TMPDIR/t.md" --ref-ours "$R2" --ref-init torch "$W/rnn.row" "$W/paper/ll-5.row"
+	assert_file_not_exist "$BATS_TEST_TMPDIR/t.tsv"
+	# Without --ref-init the report states the models' own init.
+	run ud_table --ref-ours "$R2" "$W/rnn.row" "$W/paper/ll-5.row"
+	assert_success
+	run grep -c -F 'trained with `train --init uniform`, not PyTorch' "$BATS_TEST_TMPDIR/t.md"
+	assert_output 1
+	printf 'format=llrnn\ninit=torch\n' >"$BATS_TEST_TMPDIR/meta"
+	tar -cf "$R2/rnn.model" -C "$BATS_TEST_TMPDIR" meta
+	run ud_table --ref-ours "$R2" --ref-init torch "$W/rnn.row" "$W/paper/ll-5.row"
+	assert_success
 }
