@@ -67,6 +67,10 @@ machine() {
 	printf 'nproc: %s\n' "$(nproc)"
 	printf 'cpu: %s\n' "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	printf 'openblas: %s\n' "$(dpkg-query -W -f '${Package} ${Version}\n' 'libopenblas0*' 2>/dev/null | awk '$2 != "" { printf "%s%s %s", s, $1, $2; s = ", " }')"
+	# the kernels OpenBLAS picked (both systems load the same library, and
+	# both inherit OPENBLAS_CORETYPE when it is set)
+	printf 'openblas core: %s%s\n' "$(OPENBLAS_VERBOSE=2 "$BIN/score" -h 2>&1 | sed -n 's/^Core: //p' | head -1)" \
+		"${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}"
 	printf 'torch: %s\n' "$("$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null)"
 	printf 'load: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
