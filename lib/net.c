@@ -176,6 +176,7 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 	return net;
 }
 
+/* The workspace that grows with the positions of a batch. */
 static void free_ws(llr_net *net)
 {
 	free(net->in);
@@ -190,23 +191,30 @@ static void free_ws(llr_net *net)
 		free(net->mask[l]);
 		net->act[l] = net->c[l] = net->tc[l] = net->h[l] = net->hd[l] = net->mask[l] = NULL;
 	}
-	free(net->A);
-	free(net->dA);
 	free(net->dz);
 	free(net->dh);
 	free(net->dx);
-	free(net->chunk);
 	net->in = net->tg = NULL;
-	net->x0 = net->A = net->dA = net->dz = net->dh = net->dx = NULL;
-	net->chunk = NULL;
+	net->x0 = net->dz = net->dh = net->dx = NULL;
 	net->capN = 0;
+}
+
+/* The workspace, the output layer's blocks included. */
+static void free_all_ws(llr_net *net)
+{
+	free_ws(net);
+	free(net->A);
+	free(net->dA);
+	free(net->chunk);
+	net->A = net->dA = NULL;
+	net->chunk = NULL;
 }
 
 void llr_net_free(llr_net *net)
 {
 	if (!net)
 		return;
-	free_ws(net);
+	free_all_ws(net);
 	free(net->dc);
 	free(net->llwork);
 	free(net->params);
@@ -219,7 +227,7 @@ void llr_net_free(llr_net *net)
 
 void llr_net_set_out_budget(llr_net *net, size_t bytes)
 {
-	free_ws(net);
+	free_all_ws(net);
 	net->budget = bytes;
 }
 
@@ -304,28 +312,34 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 	int th = llr_blas_threads();
 	int drop = train && cf->dropout > 0.0f;
 
-	if (N > net->capN) {
-		/* grow by half at least: batches of slowly rising sizes then
-		 * reallocate (and fault in fresh pages) a few times only;
-		 * pages never written are never faulted in */
-		if (net->capN && N < net->capN + net->capN / 2)
-			N = net->capN + net->capN / 2;
-		free_ws(net);
+	/* The output layer's F x slice blocks are sized by the budget, not
+	 * by the batch, so they are allocated once: their pages are faulted
+	 * in as far as the longest slice reaches, once. */
+	if (!net->A) {
 		size_t slice = net->budget / (F * 2 * sizeof(float));
 		slice = slice / LLR_LL_CHUNK * LLR_LL_CHUNK;
 		if (slice < LLR_LL_CHUNK)
 			slice = LLR_LL_CHUNK;
-		if (slice > N)
-			slice = N;
 		if (slice > INT32_MAX / 2)
 			slice = INT32_MAX / 2 / LLR_LL_CHUNK * LLR_LL_CHUNK;
+		if (!(net->A = llr_calloc(F * slice, sizeof(float))) ||
+		    !(net->chunk = llr_malloc(llr_ll_chunk_size((int)slice) * sizeof(double)))) {
+			free_all_ws(net);
+			return llr_err_set(err, LLR_ENOMEM, "network: out of memory for the output layer's %zu x %zu block", F, slice);
+		}
 		net->slice = (int)slice;
+	}
+	if (N > net->capN) {
+		/* grow by half at least: batches of slowly rising sizes then
+		 * reallocate (and fault in fresh pages) a few times only */
+		if (net->capN && N < net->capN + net->capN / 2)
+			N = net->capN + net->capN / 2;
+		free_ws(net);
 		size_t D = LLR_MAX(E, H);
 		int ok = (net->in = llr_malloc(N * sizeof *net->in)) && (net->tg = llr_malloc(N * sizeof *net->tg)) &&
-			 (net->x0 = llr_malloc(N * E * sizeof(float))) && (net->A = llr_calloc(F * slice, sizeof(float))) &&
+			 (net->x0 = llr_malloc(N * E * sizeof(float))) &&
 			 (net->dz = llr_malloc(N * 4 * H * sizeof(float))) && (net->dh = llr_malloc(N * H * sizeof(float))) &&
-			 (net->dx = llr_malloc(N * D * sizeof(float))) &&
-			 (net->chunk = llr_malloc(llr_ll_chunk_size((int)slice) * sizeof(double)));
+			 (net->dx = llr_malloc(N * D * sizeof(float)));
 		for (int l = 0; ok && l < cf->layers; l++)
 			ok = (net->act[l] = llr_malloc(N * 4 * H * sizeof(float))) && (net->c[l] = llr_malloc(N * H * sizeof(float))) &&
 			     (net->tc[l] = llr_malloc(N * H * sizeof(float))) && (net->h[l] = llr_malloc(N * H * sizeof(float)));
