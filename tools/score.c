@@ -218,12 +218,15 @@ static void write_line(const sline *s, int b, int B)
 }
 
 /* With --threads N > 1 and --batch > 1 a batch is split into up to N
- * groups of consecutive lines, scored at the same time, each on its own
- * copy of the network with single-threaded BLAS: on the small per-step
- * products of scoring, OpenBLAS's own threads gain little and spin. */
+ * groups of lines, scored at the same time, each on its own copy of the
+ * network with single-threaded BLAS: on the small per-step products of
+ * scoring, OpenBLAS's own threads gain little and spin.  The lines are
+ * dealt to the groups in order of length, so every group gets about the
+ * same number of tokens. */
 typedef struct worker {
 	llr_net *net; /* workers[0] uses the model's own */
-	int b0, B, T; /* its columns of the batch, its longest line */
+	int *cols;    /* its columns of the batch */
+	int B, T;     /* how many, its longest line */
 	int32_t *in, *tgt;
 	float *lp;
 	size_t cap;
@@ -234,6 +237,8 @@ typedef struct worker {
 } worker;
 static worker *workers;
 static int nworkers;
+static int *deal; /* a batch's columns, longest line first */
+static int deal_cap;
 
 static void *worker_run(void *p)
 {
@@ -275,23 +280,48 @@ static void workers_free(void)
 		free(workers[i].in);
 		free(workers[i].tgt);
 		free(workers[i].lp);
+		free(workers[i].cols);
 	}
 	free(workers);
+	free(deal);
 }
 
 /* Score columns of the batch (B lines, T steps, in in_ids/tgt_ids) on
  * the workers and put the log-probabilities back into lp. */
+static int by_length_desc(const void *a, const void *b)
+{
+	size_t x = lines[*(const int *)a].n, y = lines[*(const int *)b].n;
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
 static void score_split(int B, size_t T, double *norm)
 {
 	int W = nworkers < B ? nworkers : B;
+	if (B > deal_cap) {
+		free(deal);
+		deal_cap = B;
+		if (!(deal = malloc((size_t)B * sizeof *deal)))
+			oom();
+		for (int g = 0; g < nworkers; g++) {
+			free(workers[g].cols);
+			if (!(workers[g].cols = malloc((size_t)B * sizeof *workers[g].cols)))
+				oom();
+		}
+	}
+	for (int b = 0; b < B; b++)
+		deal[b] = b;
+	qsort(deal, (size_t)B, sizeof *deal, by_length_desc);
+	for (int g = 0; g < W; g++)
+		workers[g].B = 0;
+	for (int k = 0; k < B; k++) {
+		worker *w = &workers[k % W];
+		w->cols[w->B++] = deal[k];
+	}
 	for (int g = 0; g < W; g++) {
 		worker *w = &workers[g];
-		w->b0 = (int)((long)g * B / W);
-		w->B = (int)((long)(g + 1) * B / W) - w->b0;
-		size_t Tg = 0;
-		for (int j = 0; j < w->B; j++)
-			if (lines[w->b0 + j].n + 1 > Tg)
-				Tg = lines[w->b0 + j].n + 1;
+		size_t Tg = lines[w->cols[0]].n + 1;
 		w->T = (int)Tg;
 		size_t need = Tg * (size_t)w->B;
 		if (need > w->cap) {
@@ -307,8 +337,8 @@ static void score_split(int B, size_t T, double *norm)
 		}
 		for (size_t t = 0; t < Tg; t++)
 			for (int j = 0; j < w->B; j++) {
-				w->in[t * (size_t)w->B + (size_t)j] = in_ids[t * (size_t)B + (size_t)(w->b0 + j)];
-				w->tgt[t * (size_t)w->B + (size_t)j] = tgt_ids[t * (size_t)B + (size_t)(w->b0 + j)];
+				w->in[t * (size_t)w->B + (size_t)j] = in_ids[t * (size_t)B + (size_t)w->cols[j]];
+				w->tgt[t * (size_t)w->B + (size_t)j] = tgt_ids[t * (size_t)B + (size_t)w->cols[j]];
 			}
 	}
 	int started[W];
@@ -330,7 +360,7 @@ static void score_split(int B, size_t T, double *norm)
 			*norm = w->norm;
 		for (size_t t = 0; t < (size_t)w->T; t++)
 			for (int j = 0; j < w->B; j++)
-				lp[t * (size_t)B + (size_t)(w->b0 + j)] = w->lp[t * (size_t)w->B + (size_t)j];
+				lp[t * (size_t)B + (size_t)w->cols[j]] = w->lp[t * (size_t)w->B + (size_t)j];
 	}
 	(void)T;
 }
