@@ -484,8 +484,10 @@ typedef struct llr_net_config {
 
 typedef struct llr_net llr_net;
 /* phi (V x F), psi (V x F_in, NULL = phi) and logb (V) are borrowed and
- * must outlive the net; for LLR_OUT_SOFTMAX all three are ignored (pass
- * NULL) and the net uses identity features and a uniform background. */
+ * must outlive the net, unchanged (the output layer groups the words of
+ * identical phi rows, with their summed background, here); for
+ * LLR_OUT_SOFTMAX all three are ignored (pass NULL) and the net uses
+ * identity features and a uniform background. */
 llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err);
 void llr_net_free(llr_net *net);
 const llr_net_config *llr_net_cfg(const llr_net *net);

@@ -45,6 +45,7 @@ LLR_CLONES LLR_VECTORIZE void llr_lstm_forward(const llr_lstm_io *io, const floa
 {
 	int T = io->T, B = io->B, Din = io->Din, H = io->H, G = 4 * H;
 	size_t N = 0;
+	LLR_ASSERT(!io->rows || (!io->h0 && !io->c0)); /* packed rows start from zero */
 	for (int t = 0; t < T; t++)
 		N += (size_t)(io->rows ? io->rows[t] : B);
 

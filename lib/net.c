@@ -312,16 +312,22 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 	int th = llr_blas_threads();
 	int drop = train && cf->dropout > 0.0f;
 
-	/* The output layer's F x slice blocks are sized by the budget, not
-	 * by the batch, so they are allocated once: their pages are faulted
-	 * in as far as the longest slice reaches, once. */
-	if (!net->A) {
-		size_t slice = net->budget / (F * 2 * sizeof(float));
-		slice = slice / LLR_LL_CHUNK * LLR_LL_CHUNK;
-		if (slice < LLR_LL_CHUNK)
-			slice = LLR_LL_CHUNK;
-		if (slice > INT32_MAX / 2)
-			slice = INT32_MAX / 2 / LLR_LL_CHUNK * LLR_LL_CHUNK;
+	/* The output layer's F x slice blocks: at most the budget, grown
+	 * (doubling) only when a batch needs more, so they are reallocated,
+	 * and their pages faulted in afresh, a few times only. */
+	size_t cap = net->budget / (F * 2 * sizeof(float));
+	cap = cap / LLR_LL_CHUNK * LLR_LL_CHUNK;
+	if (cap < LLR_LL_CHUNK)
+		cap = LLR_LL_CHUNK;
+	if (cap > INT32_MAX / 2)
+		cap = INT32_MAX / 2 / LLR_LL_CHUNK * LLR_LL_CHUNK;
+	size_t need = LLR_MIN(N, cap);
+	if (!net->A || need > (size_t)net->slice) {
+		size_t slice = net->A ? LLR_MIN(cap, LLR_MAX(need, 2 * (size_t)net->slice)) : need;
+		free(net->A);
+		free(net->dA);
+		free(net->chunk);
+		net->dA = NULL;
 		if (!(net->A = llr_calloc(F * slice, sizeof(float))) ||
 		    !(net->chunk = llr_malloc(llr_ll_chunk_size((int)slice) * sizeof(double)))) {
 			free_all_ws(net);

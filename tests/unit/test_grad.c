@@ -502,6 +502,56 @@ static void test_loglinear_classes(void)
 	llr_csr_free(base);
 }
 
+/* The scoring pass (online softmax over blocks of 64 rows) across many
+ * blocks, the first ones ruled out entirely by the background: the same
+ * loss as the training pass, with and without classes. */
+static void test_loglinear_blocks(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 47);
+	int V = 500, F = 12, N = 130, lda = 130;
+	llr_csr *phi = rand_csr(V, F, 3, 0, &r);
+	float *logb = malloc((size_t)V * sizeof *logb);
+	for (int v = 0; v < V; v++)
+		logb[v] = (float)log(0.01 + llr_rng_uniform(&r));
+	llr_ll_classes k;
+	CHECK(llr_ll_classes_build(&k, phi, logb, NULL) == LLR_OK);
+	CHECK(k.C > 2 * 64 && k.C < V); /* several blocks of classes */
+	int C0 = k.C;
+	/* rule out every word of the first 70 classes, then regroup */
+	for (int v = 0; v < V; v++)
+		if (k.of[v] < 70)
+			logb[v] = -INFINITY;
+	llr_ll_classes_free(&k);
+	CHECK(llr_ll_classes_build(&k, phi, logb, NULL) == LLR_OK);
+	CHECK(k.C == C0);
+	int32_t *tg = malloc((size_t)N * sizeof *tg);
+	for (int n = 0; n < N; n++) {
+		do
+			tg[n] = (int32_t)llr_rng_below(&r, (uint64_t)V);
+		while (!isfinite(logb[tg[n]]));
+		if (n % 17 == 3)
+			tg[n] = -1;
+	}
+	float *A = malloc((size_t)F * lda * sizeof *A), *dA = calloc((size_t)F * lda, sizeof *dA);
+	fill(A, (size_t)F * lda, &r, 2.0);
+	float *work = malloc(llr_ll_work_size(V, 3) * sizeof(float));
+	double *chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
+	llr_ll o = {V, F, phi, logb, 0, NULL}, ok = {V, F, phi, logb, 0, &k};
+	double train = 0, plain = 0, cls = 0, cls3 = 0;
+	CHECK(llr_ll_run(&o, N, A, lda, tg, &train, NULL, NULL, NULL, dA, work, chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&o, N, A, lda, tg, &plain, NULL, NULL, NULL, NULL, work, chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&ok, N, A, lda, tg, &cls, NULL, NULL, NULL, NULL, work, chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&ok, N, A, lda, tg, &cls3, NULL, NULL, NULL, NULL, work, chunk, 3) == LLR_OK);
+	CHECK(isfinite(train));
+	CHECK_NEAR(plain, train, 1e-5 * fabs(train));
+	CHECK_NEAR(cls, train, 1e-5 * fabs(train));
+	CHECK(cls3 == cls);
+	free(tg), free(A), free(dA), free(work), free(chunk), free(logb);
+	llr_ll_classes_free(&k);
+	llr_csr_free(phi);
+}
+
 /* ------------------------------------------------------ the whole net */
 
 typedef struct net_ctx {
@@ -629,6 +679,7 @@ int main(void)
 	RUN(test_loglinear);
 	RUN(test_softmax);
 	RUN(test_loglinear_classes);
+	RUN(test_loglinear_blocks);
 	RUN(test_net);
 	RUN(test_net_dropout);
 	llr_blas_set_threads(2);

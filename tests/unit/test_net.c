@@ -250,6 +250,59 @@ static void test_step_and_alone(void)
 	}
 }
 
+/* Batched scoring packs the streams by length (no padding computed): a
+ * stream with no target at all, a skipped target inside a stream and
+ * streams of every length give each stream's numbers scored alone. */
+static void test_score_packed(void)
+{
+	for (int kind = LLR_OUT_LOGLINEAR; kind <= LLR_OUT_SOFTMAX; kind++) {
+		fixture fx;
+		fx_init(&fx, kind, 0, 8);
+		enum { B = 5, T = 9 };
+		const int *ss[B] = {s1, s0, s2, s0, s1};
+		int ls[B] = {3, 8, 0, 5, 1};
+		int32_t in[B * T], tg[B * T];
+		make_batch(B, T, ss, ls, in, tg, 0);
+		tg[2 * B + 1] = -1; /* stream 1 skips its target at step 2 */
+		llr_batch bt = {.B = B, .T = T, .input = in, .target = tg};
+		float lp[B * T];
+		double ne = 1;
+		CHECK_OK(llr_net_score(fx.net, &bt, lp, &ne, NULL));
+		CHECK(ne < 1e-5);
+		double e = 0;
+		int zero = 1;
+		for (int b = 0; b < B; b++) {
+			int32_t i1[T], t1[T];
+			float l1[T];
+			for (int t = 0; t < T; t++) {
+				i1[t] = in[t * B + b];
+				t1[t] = tg[t * B + b];
+			}
+			llr_batch b1 = {.B = 1, .T = T, .input = i1, .target = t1};
+			CHECK_OK(llr_net_score(fx.net, &b1, l1, NULL, NULL));
+			for (int t = 0; t < T; t++) {
+				e = fmax(e, fabs(l1[t] - lp[t * B + b]));
+				if (tg[t * B + b] < 0)
+					zero &= lp[t * B + b] == 0.0f;
+			}
+		}
+		CHECK(e < 1e-5);
+		CHECK(zero);
+		/* only empty streams: nothing to score, all zeros */
+		int32_t in0[2 * 3], tg0[2 * 3];
+		for (int n = 0; n < 6; n++) {
+			in0[n] = n < 2 ? LLR_BOS_ID : 0;
+			tg0[n] = -1;
+		}
+		llr_batch b0 = {.B = 2, .T = 3, .input = in0, .target = tg0};
+		float l0[6] = {1, 1, 1, 1, 1, 1};
+		CHECK_OK(llr_net_score(fx.net, &b0, l0, NULL, NULL));
+		for (int n = 0; n < 6; n++)
+			CHECK(l0[n] == 0.0f);
+		fx_free(&fx);
+	}
+}
+
 /* The output layer in slices of positions gives the same numbers. */
 static void test_slices(void)
 {
@@ -454,6 +507,7 @@ int main(void)
 	RUN(test_normalised);
 	RUN(test_padding);
 	RUN(test_step_and_alone);
+	RUN(test_score_packed);
 	RUN(test_slices);
 	RUN(test_determinism);
 	RUN(test_tensors);
