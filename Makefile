@@ -71,11 +71,12 @@ build/libcli.a: $(CLI_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# libllrnn is static only, so its libraries are Requires, not Requires.private.
+# libllrnn is static only, so its libraries are Requires, not Requires.private;
+# a SANITIZE build's library needs the sanitizer runtimes wherever it is linked.
 build/llrnn.pc: FORCE
 	@mkdir -p $(@D)
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: 0.1.0\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn -lm -lpthread\n' \
-		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PKGS)' > $@
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: 0.1.0\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn -lm -lpthread%s\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PKGS)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' > $@
 
 build/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -98,7 +99,7 @@ $(UNITS): build/tests/%: build/tests/%.o build/libllrnn.a
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@scripts/run-tests
+	@SANITIZE='$(SANITIZE)' scripts/run-tests
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -41,7 +41,9 @@ load test_helper
 
 @test "install: a program builds against the installed library through pkg-config" {
 	p="$BATS_TEST_TMPDIR/prefix"
-	run make -s -C "$TOP" install PREFIX="$p"
+	# under `make SANITIZE=... check` the library is instrumented, and
+	# its pkg-config file must say so
+	run make -s -C "$TOP" install PREFIX="$p" SANITIZE="${SANITIZE:-}"
 	assert_success
 	cat >"$BATS_TEST_TMPDIR/v.c" <<'C'
 #include <llrnn.h>
