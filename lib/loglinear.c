@@ -196,8 +196,7 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 	}
 	for (int j = 0; j < nc; j++)
 		logz[j] = mx[j] + log(s[j]);
-	if (!jb->dA)
-		*out_nll = chunk_loss(jb, n0, nc, logz);
+	*out_nll = chunk_loss(jb, n0, nc, logz);
 	*out_norm = 0.0;
 
 	if (jb->dA) {
@@ -205,22 +204,12 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		 * is its words' summed p, and the target's class takes the
 		 * onehot), 0 at skipped positions, and dA = Phi_rows^T g.  The
 		 * onehot is taken off in exp units first. */
-		double nll = 0.0;
 		for (int j = 0; j < nc; j++) {
-			int n = n0 + j, y = jb->target[n];
+			int y = jb->target[n0 + j];
 			inv[j] = y >= 0 ? (float)(1.0 / s[j]) : 0.0f;
-			if (y >= 0) {
-				int r = jb->row_of ? jb->row_of[y] : y;
-				double lp = (double)(o->logb[y] + score_of(jb, r, n)) - logz[j];
-				nll -= lp;
-				if (jb->logp_t)
-					jb->logp_t[n] = (float)lp;
-				L[(size_t)r * NC + j] -= (float)s[j];
-			} else if (jb->logp_t) {
-				jb->logp_t[n] = 0.0f;
-			}
+			if (y >= 0)
+				L[(size_t)(jb->row_of ? jb->row_of[y] : y) * NC + j] -= (float)s[j];
 		}
-		*out_nll = nll;
 		if (!o->identity)
 			for (int f = 0; f < F; f++)
 				memset(jb->dA + (size_t)f * lda + n0, 0, (size_t)nc * sizeof *jb->dA);

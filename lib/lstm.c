@@ -55,16 +55,13 @@ LLR_CLONES LLR_VECTORIZE void llr_lstm_forward(const llr_lstm_io *io, const floa
 	if (threads > 1)
 		llr_blas_set_threads(1);
 	size_t off = 0, prev = 0; /* first row of step t and of step t-1 */
-	for (int t = 0; t < T; off += (size_t)(io->rows ? io->rows[t] : B), t++) {
+	for (int t = 0; t < T; prev = off, off += (size_t)(io->rows ? io->rows[t] : B), t++) {
 		int Bt = io->rows ? io->rows[t] : B;
 		size_t BH = (size_t)Bt * H;
 		float *z = io->act + off * G;
 		const float *hp = t ? io->h + prev * H : io->h0;
 		const float *cp = t ? io->c + prev * H : io->c0;
 		float *ct = io->c + off * H, *tct = io->tc + off * H, *ht = io->h + off * H;
-		prev = off;
-		if (Bt == 0)
-			continue;
 		if (hp)
 			llr_gemm(0, 0, Bt, G, H, 1.0f, hp, H, io->wh, G, 1.0f, z, G);
 		gates_activate(z, io->b, Bt, H);

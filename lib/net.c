@@ -451,9 +451,9 @@ static void forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const in
  * net->slice positions (bounded memory): dense then log-linear, and when
  * training (dhtop not NULL) the dense backward, dLoss/dHtop into dhtop
  * (N x H) and out/w, out/b gradients accumulated. */
-#ifndef LLR_SCORE_SLICE
+/* Positions per output slice when scoring: the F x slice block of A then
+ * stays in cache for the pass over the rows. */
 #define LLR_SCORE_SLICE 256
-#endif
 static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dhtop)
 {
 	const llr_net_config *cf = &net->cfg;
