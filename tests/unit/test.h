@@ -68,9 +68,20 @@ static const char *t_skip; /* set by SKIP(): the reason this test is skipped */
 		fflush(stdout);                                                \
 	} while (0)
 
-/* Print the plan first: tests/unit files call PLAN(n) then RUN each. */
-#define PLAN(n) printf("1..%d\n", (n))
-#define DONE() return t_any_failed
+/* Print the plan first: tests/unit files call PLAN(n) then RUN each.  A
+ * plan that does not match the tests run is a failure of its own, so it
+ * cannot drift when tests are added. */
+static int t_plan;
+#define PLAN(n) (t_plan = (n), printf("1..%d\n", t_plan))
+#define DONE()                                                                 \
+	do {                                                                   \
+		if (t_number != t_plan) {                                      \
+			printf("not ok %d - the plan says %d tests, %d ran\n",  \
+			       t_number + 1, t_plan, t_number);                \
+			t_any_failed = 1;                                      \
+		}                                                              \
+		return t_any_failed;                                           \
+	} while (0)
 
 /* A scratch directory for files tests write; removed by the OS tmp cleaner. */
 static inline const char *test_tmpdir(void)

@@ -572,6 +572,15 @@ static double net_loss(void *p)
 	return nll;
 }
 
+/* Tensor i of the net: its name, its offset in the parameters, its size. */
+static size_t tensor_span(llr_net *net, size_t i, const char **name, size_t *off)
+{
+	int nd;
+	int64_t sh[2];
+	llr_net_tensor_info(net, i, name, &nd, sh, off);
+	return (size_t)sh[0] * (size_t)(nd > 1 ? sh[1] : 1);
+}
+
 static void net_case(float dropout, int own_psi)
 {
 	llr_rng r;
@@ -610,11 +619,7 @@ static void net_case(float dropout, int own_psi)
 	memcpy(g, G, np * sizeof *g);
 	for (size_t i = 0; i < llr_net_n_tensors(net); i++) {
 		const char *name;
-		int nd;
-		int64_t sh[2];
-		size_t off;
-		llr_net_tensor_info(net, i, &name, &nd, sh, &off);
-		size_t n = (size_t)sh[0] * (size_t)(nd > 1 ? sh[1] : 1);
+		size_t off, n = tensor_span(net, i, &name, &off);
 		char nm[64];
 		snprintf(nm, sizeof nm, "net%s%s %s", dropout > 0 ? " dropout" : "", own_psi ? " psi" : "", name);
 		CHECK(gradcheck(nm, P + off, g + off, n, net_loss, &c, 40, &r) == 0);
@@ -636,18 +641,13 @@ static void net_case(float dropout, int own_psi)
 	}
 	/* negative control: one corrupted component of the smallest tensor
 	 * (checked whole) is caught, and only that one */
-	size_t best = 0, best_n = 0, best_off = 0;
+	size_t best_n = 0, best_off = 0;
 	for (size_t i = 0; i < llr_net_n_tensors(net); i++) {
 		const char *name;
-		int nd;
-		int64_t sh[2];
-		size_t off;
-		llr_net_tensor_info(net, i, &name, &nd, sh, &off);
-		size_t n = (size_t)sh[0] * (size_t)(nd > 1 ? sh[1] : 1);
+		size_t off, n = tensor_span(net, i, &name, &off);
 		if (i == 0 || n < best_n)
-			best = i, best_n = n, best_off = off;
+			best_n = n, best_off = off;
 	}
-	(void)best;
 	g[best_off + best_n / 2] += 1.0f;
 	CHECK(gradcheck("net, corrupted (expect 1 bad)", P + best_off, g + best_off, best_n, net_loss, &c, best_n, &r) == 1);
 	free(g);
@@ -670,7 +670,7 @@ static void test_net_dropout(void)
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(10);
+	PLAN(12);
 	RUN(test_checker);
 	RUN(test_vexp);
 	RUN(test_dense);

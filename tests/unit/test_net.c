@@ -502,7 +502,7 @@ static void test_overfit(void)
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(10);
+	PLAN(11);
 	RUN(test_onehot_equals_softmax);
 	RUN(test_normalised);
 	RUN(test_padding);
