@@ -172,6 +172,13 @@ void cli_refuse_tty(int fd, const char *what)
 		cli_die("refusing to write %s to a terminal; redirect it or use -o FILE", what);
 }
 
+void cli_output_open_lines(cli_output *o, const char *path)
+{
+	cli_output_open(o, path);
+	if (o->fp == stdout)
+		cli_stdout_linebuf();
+}
+
 void cli_stdout_linebuf(void)
 {
 	struct stat st;

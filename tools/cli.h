@@ -36,6 +36,10 @@ typedef struct cli_output {
 	char *tmp_path; /* temporary, NULL for stdout */
 } cli_output;
 void cli_output_open(cli_output *o, const char *path);
+/* The same for line-oriented output: stdout is line-buffered when it is a
+ * pipe or terminal (cli_stdout_linebuf), so a line reaches a coprocess or
+ * a pipeline as soon as it is written. */
+void cli_output_open_lines(cli_output *o, const char *path);
 /* Flush, check for write errors, close and rename; exits 1 on failure.
  * A tool that exits before this (cli_die...) leaves no temporary behind. */
 void cli_output_close(cli_output *o);

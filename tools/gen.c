@@ -591,10 +591,8 @@ int main(int argc, char **argv)
 	if (!st1 || !stA || !stB || !row1 || !rows || !inputs)
 		oom();
 
-	cli_output_open(&out, output);
+	cli_output_open_lines(&out, output);
 	opt.out = out.fp;
-	if (!output)
-		cli_stdout_linebuf();
 
 	prefix p = {0};
 	if (prefix_file) {

@@ -544,10 +544,8 @@ int main(int argc, char **argv)
 	if (!lines)
 		oom();
 
-	cli_output_open(&out, output);
+	cli_output_open_lines(&out, output);
 	opt.out = out.fp;
-	if (!output)
-		cli_stdout_linebuf();
 
 	if (optind == argc) {
 		score_file("-");

@@ -382,10 +382,8 @@ int main(int argc, char **argv)
 	S.tz = llr_tokenizer_new(&S.opts, &e);
 	if (!S.tz)
 		cli_die_err(&e);
-	cli_output_open(&S.o, outpath);
+	cli_output_open_lines(&S.o, outpath);
 	S.out = S.o.fp;
-	if (S.out == stdout)
-		cli_stdout_linebuf();
 	if (optind == argc)
 		do_file("-");
 	for (int i = optind; i < argc; i++)
