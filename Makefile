@@ -39,7 +39,9 @@ override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-LIB_SRC := $(sort $(wildcard lib/*.c))
+# lib/ is grouped by layer (README, Layout); every .c under it is the library.
+LIB_LAYERS := core text tensor features nn lm
+LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c)))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
 # tools/<tool>.c holds a tool's main; every other tools/*.c is a CLI-only
 # helper, archived in build/libcli.a (never part of libllrnn).
@@ -88,7 +90,7 @@ build/tools/%.o: tools/%.c
 
 build/tests/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Itests/unit -Ilib/nn $(CFLAGS) -c -o $@ $<
 
 $(BINS): bin/%: build/tools/%.o build/libcli.a build/libllrnn.a
 	@mkdir -p $(@D)

@@ -1,5 +1,5 @@
 /*
- * test_model.c - unit tests for model files (lib/model.c): save and load
+ * test_model.c - unit tests for model files (lib/lm/model.c): save and load
  * round trips (weights, every tensor shape, meta, training state with the
  * optimiser moments and the best weights), byte-identical saves, a
  * truncated file, NaN weights, a foreign kind, a bad configuration, and

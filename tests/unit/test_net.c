@@ -1,5 +1,5 @@
 /*
- * test_net.c - properties of the whole network (lib/net.c): one-hot
+ * test_net.c - properties of the whole network (lib/nn/net.c): one-hot
  * LL-RNN = softmax RNN, normalisation, padding, step-by-step inference
  * against batch scoring, batch independence, output slicing, determinism,
  * bad input, and a tiny model that learns a tiny corpus with plain SGD.

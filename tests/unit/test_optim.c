@@ -1,5 +1,5 @@
 /*
- * test_optim.c - unit tests for the optimisers (lib/optim.c): first
+ * test_optim.c - unit tests for the optimisers (lib/nn/optim.c): first
  * updates against closed forms, several steps against an independent
  * double-precision transcription of torch.optim's rules, convergence on
  * a quadratic, state exposure and restore, gradient-norm clipping.

@@ -1,5 +1,5 @@
 /*
- * test_sample.c - unit tests of lib/sample.c: greedy argmax and its ties,
+ * test_sample.c - unit tests of lib/nn/sample.c: greedy argmax and its ties,
  * top-k selection order, exact draws matching the distribution
  * (frequencies within a few standard deviations), temperature, top-k and
  * top-p truncation, -inf and NaN entries, option checks, reproducibility.
