@@ -3,78 +3,14 @@
  * network (embedding sum, LSTM, dense, log-linear and softmax outputs) and
  * for the whole net end to end, plus a check of the checker itself.
  *
- * Everything runs in float32 as the library does; the loss is summed in
- * double.  Central differences with step EPS = 1e-2 (the effective step
- * is recomputed after float rounding); a component passes when
- *   |numeric - analytic| <= ATOL + RTOL * max(|numeric|, |analytic|)
- * with ATOL = 2e-3, RTOL = 2e-2.  With float32 the differences carry about
- * 1e-7 * |loss| / EPS of rounding noise and O(EPS^2) truncation error, both
- * well below that; a wrong gradient (a missing term, a swapped gate) is
- * off by far more, which test_checker demonstrates.
+ * The checker and its tolerances are in gradcheck.h; a wrong gradient (a
+ * missing term, a swapped gate) is off by far more than they allow, which
+ * test_checker demonstrates.
  */
 #include "llrnn.h"
 #include "nn.h"
 #include "test.h"
-
-#define EPS 1e-2
-#define ATOL 2e-3
-#define RTOL 2e-2
-
-typedef double (*loss_fn)(void *ctx);
-
-/* The largest |analytic| component the last gradcheck compared: a check
- * that passes on an all-zero gradient proves nothing. */
-static double g_max_analytic;
-static int g_quiet; /* set: gradcheck prints no failing components */
-
-/* Compare g (analytic) with central differences of f over `count` random
- * components of p (all of them when count >= n).  Returns the number of
- * failing components; prints the first few. */
-static int gradcheck(const char *what, float *p, const float *g, size_t n, loss_fn f, void *ctx, size_t count, llr_rng *rng)
-{
-	int bad = 0;
-	double worst = 0;
-	g_max_analytic = 0;
-	for (size_t k = 0; k < (count < n ? count : n); k++) {
-		size_t i = count >= n ? k : (size_t)llr_rng_below(rng, n);
-		float save = p[i];
-		float up = (float)(save + EPS), dn = (float)(save - EPS);
-		p[i] = up;
-		double fp = f(ctx);
-		p[i] = dn;
-		double fm = f(ctx);
-		p[i] = save;
-		double num = (fp - fm) / ((double)up - (double)dn);
-		double ana = g[i];
-		g_max_analytic = fmax(g_max_analytic, fabs(ana));
-		double err = fabs(num - ana);
-		double tol = ATOL + RTOL * fmax(fabs(num), fabs(ana));
-		double rel = err / (fmax(fabs(num), fabs(ana)) + 1e-6);
-		if (rel > worst && err > ATOL)
-			worst = rel;
-		if (!(err <= tol)) {
-			if (bad < 5 && !g_quiet)
-				printf("#   %s[%zu]: numeric %.6g analytic %.6g\n", what, i, num, ana);
-			bad++;
-		}
-	}
-	printf("#   %s: %zu components, worst relative error above atol %.3g, %d bad\n", what, count < n ? count : n, worst, bad);
-	return bad;
-}
-
-static void fill(float *a, size_t n, llr_rng *r, double scale)
-{
-	for (size_t i = 0; i < n; i++)
-		a[i] = (float)((2 * llr_rng_uniform(r) - 1) * scale);
-}
-
-static double dot_d(const float *a, const float *b, size_t n)
-{
-	double s = 0;
-	for (size_t i = 0; i < n; i++)
-		s += (double)a[i] * b[i];
-	return s;
-}
+#include "gradcheck.h"
 
 /* A random V x F matrix with 1..maxnnz entries per row, overlapping
  * columns, values in {1} or real when real != 0. */
