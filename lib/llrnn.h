@@ -701,6 +701,148 @@ int32_t llr_argmax(const float *x, int32_t n);
  * count as -inf. */
 int32_t llr_top_k(const float *x, int32_t n, int32_t k, int32_t *idx);
 
+/* ------------------------------------------------------ encoder-decoder */
+
+/* The encoder-decoder with attention of Neubig's NMT tutorial (sections 7
+ * and 8): a bidirectional LSTM encoder over the source, an LSTM decoder
+ * fed with the previous word and the previous attention context (input
+ * feeding), attention with a dot, bilinear or MLP score, and the output
+ * p(x) ~ b(x) exp(a . phi(x)) with a = W [h; ctx] + c: the softmax when
+ * phi is the identity and b uniform, the log-linear layer otherwise.  With
+ * priming (Dymetman & Xiao, condition-based priming) the background
+ * depends on the source C: log b(C; x) = beta log tbar(x | C), where
+ * tbar(x | C) = (1/|C|) sum_{s in C} t(x | s) is a bag-of-source-tokens
+ * translation table (llr_prime_table) and beta is learnt (initially 1).
+ * Layout: time-major, position n = t * B + b, as llr_net. */
+
+enum { LLR_ATT_DOT = 1, LLR_ATT_BILINEAR = 2, LLR_ATT_MLP = 3 };
+/* "dot", "bilinear", "mlp" -> LLR_ATT_*, 0 if unknown; and back. */
+int llr_attention_parse(const char *name);
+const char *llr_attention_name(int kind);
+
+typedef struct llr_encdec_config {
+	int32_t src_vocab;   /* Vs: rows of the source psi */
+	int32_t src_feat;    /* its columns */
+	int32_t vocab;       /* V: target words */
+	int32_t feat_out;    /* F: columns of phi (softmax: V) */
+	int32_t feat_in;     /* columns of the target psi (softmax: V) */
+	int32_t embed;       /* E, source and target embeddings */
+	int32_t hidden;      /* H (even): the decoder LSTM and the attention
+	                        context; the encoder has H/2 per direction */
+	int32_t enc_layers;  /* bidirectional encoder layers */
+	int32_t attn_hidden; /* A: the MLP score's width */
+	int attention;       /* LLR_ATT_* */
+	int output;          /* LLR_OUT_* */
+	int primed;          /* b(C; x) from a translation table */
+	float dropout;       /* on the encoder layers' outputs and on [h; ctx]
+	                        before the output layer, training only */
+} llr_encdec_config;
+
+typedef struct llr_encdec llr_encdec;
+/* src_psi (Vs x Fs), phi (V x F), psi (V x F_in, NULL = phi), logb (V)
+ * and table (Vs x V: t(x | s), every row a distribution with no zero;
+ * only when primed) are borrowed and must outlive the network.  For
+ * LLR_OUT_SOFTMAX phi, psi and logb are ignored (pass NULL); a primed
+ * network ignores logb.  NULL with err on a bad configuration. */
+llr_encdec *llr_encdec_new(const llr_encdec_config *c, const llr_csr *src_psi, const llr_csr *phi, const llr_csr *psi, const float *logb, const float *table, llr_err *err);
+void llr_encdec_free(llr_encdec *m);
+const llr_encdec_config *llr_encdec_cfg(const llr_encdec *m);
+/* Parameters and gradients: one flat array each, as llr_net.  The
+ * tensors, in order: src/embed (Fs x E); per encoder layer L and
+ * direction D (fw, bw) encL/D/wx (Din x 2H), encL/D/wh (H/2 x 2H),
+ * encL/D/b (2H) with Din = E for L = 0, else H; embed (F_in x E), bos
+ * (E); dec/wx (E x 4H), dec/wr (2H x 4H: applied to the previous
+ * [h; ctx]), dec/b (4H); att/w (bilinear H x H, MLP H x A), att/wk (MLP
+ * H x A), att/b and att/v (MLP, A); out/w (F x 2H), out/b (F); prime/beta
+ * (1, primed).  Gate columns as llr_net: input, forget, output, candidate. */
+float *llr_encdec_params(llr_encdec *m, size_t *n);
+float *llr_encdec_grads(llr_encdec *m, size_t *n);
+size_t llr_encdec_n_tensors(const llr_encdec *m);
+void llr_encdec_tensor_info(const llr_encdec *m, size_t i, const char **name, int *ndim, int64_t shape[2], size_t *offset);
+/* Weights uniform in [-0.08, 0.08), biases 0 except the LSTM forget
+ * gates' 1, prime/beta 1. */
+void llr_encdec_init(llr_encdec *m, llr_rng *rng);
+
+/* B source-target pairs.  The decoder's first input is LLR_BOS_ID, and the
+ * decoder starts from the encoder's last states (forward direction at the
+ * last position, backward at the first) with a zero context. */
+typedef struct llr_encdec_batch {
+	int B, S, T;
+	const int32_t *src;     /* S x B: rows of the source psi (caller adds the
+	                           source </s>); positions from src_len on are
+	                           ignored */
+	const int32_t *src_len; /* B: 0 .. S */
+	const int32_t *input;   /* T x B: rows of the target psi, LLR_BOS_ID */
+	const int32_t *target;  /* T x B: target ids, -1 = padding (at the end) */
+} llr_encdec_batch;
+
+/* As llr_net_train_step: gradients ADDED to llr_encdec_grads, *nll the
+ * summed -log p over the *ntok non-padding targets; dropout when rng is
+ * not NULL.  LLR_EINVAL on an id out of range, LLR_ENAN on a non-finite
+ * loss. */
+int llr_encdec_train_step(llr_encdec *m, const llr_encdec_batch *bt, llr_rng *rng, double *nll, int64_t *ntok, llr_err *err);
+/* Forced decoding: logp[t*B+b] = log p(target) (0 at padding); norm_err
+ * as llr_net_score. */
+int llr_encdec_score(llr_encdec *m, const llr_encdec_batch *bt, float *logp, double *norm_err, llr_err *err);
+
+/* Step-by-step decoding of one source with K hypothesis slots. */
+typedef struct llr_encdec_state llr_encdec_state;
+llr_encdec_state *llr_encdec_state_new(const llr_encdec *m, int K);
+void llr_encdec_state_free(llr_encdec_state *s);
+/* Encode src[0..len) (len may be 0) and put every slot at the start. */
+int llr_encdec_start(llr_encdec *m, llr_encdec_state *s, const int32_t *src, int len, llr_err *err);
+/* Feed input[k] (LLR_BOS_ID first) to slots k < n: logp (n x V) gets
+ * log p(x) for every word, attn (n x len, may be NULL) the attention. */
+int llr_encdec_step(llr_encdec *m, llr_encdec_state *s, int n, const int32_t *input, float *logp, float *attn, llr_err *err);
+/* Slot k takes the state slot from[k] had, for k < n (beam search). */
+void llr_encdec_state_select(llr_encdec_state *s, const int *from, int n);
+
+/* Length of the source the state was started on. */
+int llr_encdec_state_len(const llr_encdec_state *s);
+
+/* Beam search (Neubig's tutorial, section 7.2) over one model or an
+ * ensemble (section 7.4): every model is fed the same hypotheses, and the
+ * ensemble's log p(x) is the average of the models' log p(x), renormalised
+ * over V.  Expansions are ranked by their summed log-probability; those
+ * ending in eos among the best `beam` are set aside as finished, and the
+ * `beam` best others stay alive.  The search stops when `beam` hypotheses
+ * have finished, none is alive, or after max_len tokens.  Finished ones
+ * (and, if fewer than nbest finished, the best unfinished) are ranked by
+ * score = logp / len^len_norm, len counting eos; ties keep the earlier. */
+typedef struct llr_search_opts {
+	int beam;        /* >= 1; 1 is greedy search */
+	int nbest;       /* hypotheses wanted, 1 .. beam */
+	int max_len;     /* tokens at most, eos included */
+	double len_norm; /* >= 0; 0 ranks by logp */
+	int attention;   /* keep each hypothesis' attention (first model) */
+} llr_search_opts;
+
+typedef struct llr_hyp {
+	int32_t *ids;   /* len tokens; the last is eos when finished */
+	int len;
+	int finished;
+	double logp;    /* summed log-probability of the tokens */
+	double score;   /* logp / len^len_norm */
+	float *attn;    /* len x source length, or NULL */
+} llr_hyp;
+
+/* states[m] must belong to models[m], have at least beam slots and have
+ * been started on the source; the models must share the target
+ * vocabulary.  out holds nbest hypotheses; *nout gets their number (at
+ * least 1), best first; free each with llr_hyp_clear. */
+int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states, int M, int32_t eos, const llr_search_opts *o, llr_hyp *out, int *nout, llr_err *err);
+void llr_hyp_clear(llr_hyp *h);
+
+/* The priming table: t(x | s) from aligned source and target id
+ * sequences (pairs k of src[soff[k] .. soff[k+1]) and tgt[toff[k] ..
+ * toff[k+1]), the target's </s> included).  iters = 0: co-occurrence
+ * counts, t(x | s) ~ sum over pairs of count_s count_x / |source|;
+ * iters > 0: that many EM iterations of IBM model 1 from there.  Every
+ * row is smoothed with weight k towards the target unigram distribution,
+ * so no entry is 0: t(x | s) = (n(s, x) + k u(x)) / (n(s) + k).  table is
+ * Vs x V.  LLR_EEMPTY if there is no pair with a target. */
+int llr_prime_table(int32_t Vs, int32_t V, size_t npairs, const int32_t *src, const size_t *soff, const int32_t *tgt, const size_t *toff, int iters, double k, float *table, llr_err *err);
+
 /* ------------------------------------------------------------ BLAS seam */
 
 /* C = alpha op(A) op(B) + beta C, row-major; op = transpose when trans. */
