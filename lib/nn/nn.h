@@ -22,48 +22,6 @@
 #define LLR_VECTORIZE __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic", "no-trapping-math")))
 #else
 #define LLR_VECTORIZE
-/* --------------------------------------------------------- attention.c */
-
-/* Attention of B decoder queries over an encoder memory (attention.c):
- * scores e_bj of the memory rows m_jb, j < len[b], for the query q_b,
- *   LLR_ATT_DOT       e_bj = q_b . m_jb                          (H = C)
- *   LLR_ATT_BILINEAR  e_bj = q_b . (W m_jb)                       W: H x C
- *   LLR_ATT_MLP       e_bj = v . tanh(q_b Wq + m_jb Wk + c)       Wq: H x A,
- *                     Wk: C x A, c and v: A
- * alpha_b = softmax_j(e_b), ctx_b = sum_j alpha_bj m_jb.  The memory is
- * time-major, row j * B + b of C floats, or with shared set one memory
- * (row j) for every query (beam search).  The terms that depend on the
- * memory alone (W m, m Wk + c) are the keys K, one GEMM per batch. */
-typedef struct llr_attn {
-	int kind;          /* LLR_ATT_* */
-	int B, S, C, H, A; /* streams, memory length, memory width, query width, MLP width */
-	int shared;        /* one memory for all B queries */
-	const int32_t *len; /* B lengths <= S (0: alpha empty, ctx 0); NULL: S each */
-	const float *M;    /* S*B x C (shared: S x C) */
-	float *K;          /* keys: bilinear S*B x H, MLP S*B x A (dot: unused) */
-	const float *W;    /* bilinear: H x C; MLP: Wq, H x A */
-	const float *Wk;   /* MLP: C x A */
-	const float *c;    /* MLP: A */
-	const float *v;    /* MLP: A */
-} llr_attn;
-
-/* Width of a key row (0 for dot). */
-int llr_attn_key_width(const llr_attn *a);
-/* K from M (one GEMM; nothing for dot). */
-void llr_attn_keys(const llr_attn *a);
-/* One step: q (B rows, ldq) -> alpha (B x S, zero past len), ctx (B rows,
- * ldc).  MLP: Q (B x A) and U (B x S x A, the tanh values) are saved for
- * backward; unused otherwise (may be NULL). */
-void llr_attn_forward(const llr_attn *a, const float *q, int ldq, float *alpha, float *ctx, int ldc, float *Q, float *U);
-/* Its backward from dctx (B rows, lddc): dq (B rows, lddq) += the query
- * gradient; dM (as M) += the memory gradient through the values (and the
- * keys, for dot); dK (as K) += the key gradient; MLP: dQ (B x A) is
- * overwritten, dW (dWq) and dv accumulate.  de is B x S scratch. */
-void llr_attn_backward(const llr_attn *a, const float *q, int ldq, const float *alpha, const float *U, const float *dctx, int lddc, float *dq, int lddq, float *dM, float *dK, float *dQ, float *dW, float *dv, float *de);
-/* After the steps: dK back into dM (+=) and the key parameters (dW for
- * bilinear, dWk and dc for MLP, accumulated). */
-void llr_attn_keys_backward(const llr_attn *a, const float *dK, float *dM, float *dW, float *dWk, float *dc);
-
 #endif
 /* The default build targets baseline x86-64 (SSE2); on x86-64 Linux the
  * hot loops are also compiled for AVX2 and picked at load time. */
@@ -71,48 +29,6 @@ void llr_attn_keys_backward(const llr_attn *a, const float *dK, float *dM, float
 #define LLR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define LLR_CLONES
-/* --------------------------------------------------------- attention.c */
-
-/* Attention of B decoder queries over an encoder memory (attention.c):
- * scores e_bj of the memory rows m_jb, j < len[b], for the query q_b,
- *   LLR_ATT_DOT       e_bj = q_b . m_jb                          (H = C)
- *   LLR_ATT_BILINEAR  e_bj = q_b . (W m_jb)                       W: H x C
- *   LLR_ATT_MLP       e_bj = v . tanh(q_b Wq + m_jb Wk + c)       Wq: H x A,
- *                     Wk: C x A, c and v: A
- * alpha_b = softmax_j(e_b), ctx_b = sum_j alpha_bj m_jb.  The memory is
- * time-major, row j * B + b of C floats, or with shared set one memory
- * (row j) for every query (beam search).  The terms that depend on the
- * memory alone (W m, m Wk + c) are the keys K, one GEMM per batch. */
-typedef struct llr_attn {
-	int kind;          /* LLR_ATT_* */
-	int B, S, C, H, A; /* streams, memory length, memory width, query width, MLP width */
-	int shared;        /* one memory for all B queries */
-	const int32_t *len; /* B lengths <= S (0: alpha empty, ctx 0); NULL: S each */
-	const float *M;    /* S*B x C (shared: S x C) */
-	float *K;          /* keys: bilinear S*B x H, MLP S*B x A (dot: unused) */
-	const float *W;    /* bilinear: H x C; MLP: Wq, H x A */
-	const float *Wk;   /* MLP: C x A */
-	const float *c;    /* MLP: A */
-	const float *v;    /* MLP: A */
-} llr_attn;
-
-/* Width of a key row (0 for dot). */
-int llr_attn_key_width(const llr_attn *a);
-/* K from M (one GEMM; nothing for dot). */
-void llr_attn_keys(const llr_attn *a);
-/* One step: q (B rows, ldq) -> alpha (B x S, zero past len), ctx (B rows,
- * ldc).  MLP: Q (B x A) and U (B x S x A, the tanh values) are saved for
- * backward; unused otherwise (may be NULL). */
-void llr_attn_forward(const llr_attn *a, const float *q, int ldq, float *alpha, float *ctx, int ldc, float *Q, float *U);
-/* Its backward from dctx (B rows, lddc): dq (B rows, lddq) += the query
- * gradient; dM (as M) += the memory gradient through the values (and the
- * keys, for dot); dK (as K) += the key gradient; MLP: dQ (B x A) is
- * overwritten, dW (dWq) and dv accumulate.  de is B x S scratch. */
-void llr_attn_backward(const llr_attn *a, const float *q, int ldq, const float *alpha, const float *U, const float *dctx, int lddc, float *dq, int lddq, float *dM, float *dK, float *dQ, float *dW, float *dv, float *de);
-/* After the steps: dK back into dM (+=) and the key parameters (dW for
- * bilinear, dWk and dc for MLP, accumulated). */
-void llr_attn_keys_backward(const llr_attn *a, const float *dK, float *dM, float *dW, float *dWk, float *dc);
-
 #endif
 
 /* Input id of a padded position: its embedding is the zero vector. */
