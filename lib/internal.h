@@ -15,4 +15,22 @@ static inline int llr_err_code(const llr_err *e, int fallback)
 	return e && e->code ? e->code : fallback;
 }
 
+/* lib/lm/trainstate.c: the state/ members of a model file for n weights
+ * cur (llrnn-model(5)).  Write them after the family's params/ (state/
+ * weights = cur when ts->best is set); read them from the current member
+ * `name` of r to the end of the file: ts gets the counters and a new
+ * optimiser, cur the state/weights when present and ts->best what cur
+ * held before (the params/ read by the caller). */
+int llr_state_write(llr_tensor_writer *w, const llr_train_state *ts, const float *cur, size_t n, llr_err *err);
+int llr_state_read(llr_tensor_reader *r, const char *path, const char *name, float *cur, size_t n, llr_train_state *ts, llr_err *err);
+
+/* lib/features/lexicon.c's member helpers, for the other word models
+ * (lib/features/source.c): a text member of names, one a line; the next
+ * member, checked to be `want`; a text member of exactly `want` distinct
+ * names; name/indptr, name/indices, name/data as a rows x cols matrix. */
+int llr_lex_put_names(llr_tensor_writer *w, const char *member, const llr_strmap *s, llr_err *err);
+int llr_lex_next_member(llr_tensor_reader *r, const char *want, llr_err *err);
+int llr_lex_read_names(llr_tensor_reader *r, const char *member, int64_t want, llr_strmap **out, llr_err *err);
+int llr_lex_read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, llr_csr **out, llr_err *err);
+
 #endif

@@ -833,6 +833,60 @@ typedef struct llr_hyp {
 int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states, int M, int32_t eos, const llr_search_opts *o, llr_hyp *out, int *nout, llr_err *err);
 void llr_hyp_clear(llr_hyp *h);
 
+/* The source side of parallel data (featurize --source) and of an
+ * encoder-decoder model file: the source vocabulary (with </s>, added to
+ * every source sentence, and <unk>), its input features psi (one-hot
+ * SRC:<token> features), and with a source-conditioned background the
+ * priming table t(x | s) over the target vocabulary V.  Meta keys:
+ * source_vocab_size, source_n_features, source_eos_id, source_unk_id,
+ * prime (none or table), prime_iters, prime_smoothing.  Members, in
+ * order: source/vocab, source/features (text, one entry a line),
+ * source/psi/indptr, source/psi/indices, source/psi/data, and with
+ * prime=table source/table (float32, Vs x V).  See llrnn-tensor(5). */
+typedef struct llr_source {
+	llr_strmap *vocab;    /* Vs tokens */
+	llr_strmap *features; /* Fs feature names */
+	llr_csr *psi;         /* Vs x Fs */
+	int32_t eos_id, unk_id;
+	float *table;         /* Vs x V, or NULL */
+	int prime_iters;      /* how the table was estimated (llr_prime_table) */
+	double prime_k;
+} llr_source;
+
+void llr_source_free(llr_source *s);
+int llr_source_to_meta(const llr_source *s, llr_meta *m);
+/* Write the members; V is the target vocabulary size (the table's width). */
+int llr_source_write(llr_tensor_writer *w, const llr_source *s, int32_t V, llr_err *err);
+/* Read them, the first being the next member of r (as llr_lexicon_read),
+ * the sizes from llr_tr_meta(r); the table's rows must be distributions
+ * without zeros.  Caller frees *out with llr_source_free. */
+int llr_source_read(llr_tensor_reader *r, int32_t V, llr_source **out, llr_err *err);
+/* A source token's id, unk_id if unknown. */
+int32_t llr_source_id(const llr_source *s, const char *tok, size_t len);
+
+/* An encoder-decoder model file (kind "model", meta family=encdec,
+ * llrnn-model(5)): the target lexicon, the source side, the network's
+ * configuration and weights (params/<name> in llr_encdec_tensor_info
+ * order), and the training state as llr_model_save writes it. */
+typedef struct llr_encdec_model {
+	llr_lexicon *lex;
+	llr_source *src;
+	llr_encdec *net;
+	llr_meta *meta; /* hyperparameters and training summary */
+} llr_encdec_model;
+
+/* The configuration the meta keys output, attention, embed, hidden,
+ * enc_layers, attn_hidden, dropout and primed describe for x and s. */
+int llr_encdec_model_config(const llr_meta *meta, const llr_lexicon *x, const llr_source *s, llr_encdec_config *c, llr_err *err);
+/* The network of configuration c over x and s (borrowed). */
+llr_encdec *llr_encdec_model_net(const llr_encdec_config *c, const llr_lexicon *x, const llr_source *s, llr_err *err);
+/* As llr_model_save and llr_model_load_state (ts may be NULL). */
+int llr_encdec_model_save(const char *path, const llr_encdec_model *m, const llr_train_state *ts, llr_err *err);
+int llr_encdec_model_load(const char *path, llr_encdec_model **out, llr_train_state **ts, llr_err *err);
+void llr_encdec_model_free(llr_encdec_model *m);
+/* LLR_OK if the stream's lexicon x and source s are the model's. */
+int llr_encdec_model_fits(const llr_encdec_model *m, const llr_lexicon *x, const llr_source *s, llr_err *err);
+
 /* The priming table: t(x | s) from aligned source and target id
  * sequences (pairs k of src[soff[k] .. soff[k+1]) and tgt[toff[k] ..
  * toff[k+1]), the target's </s> included).  iters = 0: co-occurrence

@@ -391,3 +391,25 @@ int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int
 	free(a.v);
 	return LLR_OK;
 }
+
+/* --------------------------------- the member helpers, for other files */
+
+int llr_lex_put_names(llr_tensor_writer *w, const char *member, const llr_strmap *s, llr_err *err)
+{
+	return put_names(w, member, s, err);
+}
+
+int llr_lex_next_member(llr_tensor_reader *r, const char *want, llr_err *err)
+{
+	return next_member(r, want, err);
+}
+
+int llr_lex_read_names(llr_tensor_reader *r, const char *member, int64_t want, llr_strmap **out, llr_err *err)
+{
+	return read_names(r, member, want, out, err);
+}
+
+int llr_lex_read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, llr_csr **out, llr_err *err)
+{
+	return read_csr(r, name, rows, cols, out, err);
+}

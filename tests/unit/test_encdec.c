@@ -617,10 +617,140 @@ static void test_encdec_search(void)
 	free_fixture(&f);
 }
 
+/* ---------------------------------------------------------- model files */
+
+static llr_strmap *names(const char *prefix, int n, int special)
+{
+	llr_strmap *m = llr_strmap_new();
+	char b[32];
+	for (int i = 0; i < n - (special ? 2 : 0); i++) {
+		snprintf(b, sizeof b, "%s%d", prefix, i);
+		llr_strmap_add(m, b, strlen(b));
+	}
+	if (special) {
+		llr_strmap_add(m, LLR_EOS, strlen(LLR_EOS));
+		llr_strmap_add(m, LLR_UNK, strlen(LLR_UNK));
+	}
+	return m;
+}
+
+/* A model over the fixture: lexicon (V words, phi), source (VS tokens). */
+static llr_encdec_model *make_model(net_fix *f, int att, int primed, llr_rng *r)
+{
+	llr_encdec_model *m = calloc(1, sizeof *m);
+	m->lex = calloc(1, sizeof *m->lex);
+	m->lex->vocab = names("w", V, 1);
+	m->lex->features = names("F:", F, 0);
+	m->lex->phi = llr_csr_copy(f->phi, NULL);
+	m->lex->logb = malloc(V * sizeof(float));
+	memcpy(m->lex->logb, f->logb, sizeof f->logb);
+	for (int v = 0; v < V; v++)
+		m->lex->logb[v] = -fabsf(m->lex->logb[v]);
+	m->lex->eos_id = V - 2;
+	m->lex->unk_id = V - 1;
+	m->src = calloc(1, sizeof *m->src);
+	m->src->vocab = names("s", VS, 1);
+	m->src->features = names("SF:", FS, 0);
+	m->src->psi = llr_csr_copy(f->spsi, NULL);
+	m->src->eos_id = VS - 2;
+	m->src->unk_id = VS - 1;
+	if (primed) {
+		m->src->table = malloc(sizeof f->table);
+		memcpy(m->src->table, f->table, sizeof f->table);
+		m->src->prime_iters = 3;
+		m->src->prime_k = 0.5;
+	}
+	m->meta = llr_meta_new();
+	llr_meta_set(m->meta, "seed", "7");
+	llr_encdec_config c = {.src_vocab = VS, .src_feat = FS, .vocab = V, .feat_out = F, .feat_in = F, .embed = 3, .hidden = 4, .enc_layers = 2, .attn_hidden = 3, .attention = att, .output = LLR_OUT_LOGLINEAR, .primed = primed, .dropout = 0.25f};
+	llr_err e = {0};
+	m->net = llr_encdec_model_net(&c, m->lex, m->src, &e);
+	if (!m->net)
+		printf("#   %s\n", e.msg);
+	else
+		llr_encdec_init(m->net, r);
+	return m;
+}
+
+static void test_encdec_model_file(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 61);
+	net_fix f;
+	make_fixture(&f, &r);
+	llr_encdec_model *m = make_model(&f, LLR_ATT_MLP, 1, &r);
+	CHECK(m->net != NULL);
+	if (!m->net)
+		return;
+	char path[512];
+	snprintf(path, sizeof path, "%s/encdec.model", test_tmpdir());
+	llr_err e = {0};
+	size_t n;
+	float *P = llr_encdec_params(m->net, &n);
+	/* a training state whose current weights differ from the best */
+	llr_train_state ts = {.epoch = 2, .batch = 3, .step = 11, .best_valid = 1.5, .best_epoch = 1, .last_valid = 1.7, .lr = 0.002};
+	llr_optim_config oc;
+	llr_optim_defaults(&oc, LLR_OPT_ADAM);
+	ts.optim = llr_optim_new(&oc, n, &e);
+	ts.best = malloc(n * sizeof(float));
+	for (size_t i = 0; i < n; i++)
+		ts.best[i] = P[i] + 0.5f;
+	llr_rng_seed(&ts.rng, 5);
+	CHECK(llr_encdec_model_save(path, m, &ts, &e) == LLR_OK);
+	llr_encdec_model *b = NULL;
+	llr_train_state *tb = NULL;
+	CHECK(llr_encdec_model_load(path, &b, &tb, &e) == LLR_OK);
+	if (!b) {
+		printf("#   %s\n", e.msg);
+		return;
+	}
+	size_t nb;
+	float *Pb = llr_encdec_params(b->net, &nb);
+	CHECK(nb == n && !memcmp(Pb, P, n * sizeof(float))); /* current weights */
+	CHECK(tb && tb->best && !memcmp(tb->best, ts.best, n * sizeof(float)));
+	CHECK(tb && tb->step == 11 && tb->epoch == 2 && tb->rng.s[0] == ts.rng.s[0]);
+	const llr_encdec_config *c = llr_encdec_cfg(b->net);
+	CHECK(c->attention == LLR_ATT_MLP && c->primed && c->enc_layers == 2 && c->hidden == 4 && c->attn_hidden == 3 && fabs(c->dropout - 0.25) < 1e-7);
+	CHECK(!strcmp(llr_meta_get(b->meta, "family"), "encdec") && !strcmp(llr_meta_get(b->meta, "seed"), "7"));
+	CHECK(llr_encdec_model_fits(b, m->lex, m->src, &e) == LLR_OK);
+	/* without the state: params/ are the best weights */
+	llr_encdec_model *c2 = NULL;
+	CHECK(llr_encdec_model_load(path, &c2, NULL, &e) == LLR_OK);
+	CHECK(c2 && !memcmp(llr_encdec_params(c2->net, NULL), ts.best, n * sizeof(float)));
+	llr_encdec_model_free(c2);
+	/* saving again gives the same bytes */
+	char path2[512];
+	snprintf(path2, sizeof path2, "%s/encdec2.model", test_tmpdir());
+	CHECK(llr_encdec_model_save(path2, b, tb, &e) == LLR_OK);
+	FILE *f1 = fopen(path, "rb"), *f2 = fopen(path2, "rb");
+	int same = f1 && f2;
+	for (int ch1 = 0, ch2 = 0; same && ch1 != EOF;) {
+		ch1 = fgetc(f1);
+		ch2 = fgetc(f2);
+		same = ch1 == ch2;
+	}
+	CHECK(same);
+	if (f1)
+		fclose(f1);
+	if (f2)
+		fclose(f2);
+	/* a different table does not fit; an LM loader refuses, and back */
+	m->src->table[3] *= 0.5f;
+	CHECK(llr_encdec_model_fits(b, m->lex, m->src, &e) == LLR_EFORMAT && strstr(e.msg, "priming tables differ"));
+	llr_model *lm = NULL;
+	CHECK(llr_model_load(path, &lm, &e) < 0 && lm == NULL);
+	llr_train_state_free(tb);
+	llr_encdec_model_free(b);
+	llr_encdec_model_free(m);
+	llr_optim_free(ts.optim);
+	free(ts.best);
+	free_fixture(&f);
+}
+
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(12);
+	PLAN(13);
 	RUN(test_attention_dot);
 	RUN(test_attention_bilinear);
 	RUN(test_attention_mlp);
@@ -633,5 +763,6 @@ int main(void)
 	RUN(test_encdec_errors);
 	RUN(test_encdec_search);
 	RUN(test_prime_table);
+	RUN(test_encdec_model_file);
 	DONE();
 }
