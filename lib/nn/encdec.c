@@ -773,8 +773,14 @@ static int out_pass(llr_encdec *m, int B, size_t N, const float *X, const int32_
 				row[k] = beta * lt[((p0 + (size_t)k) % (size_t)B) * lt_stride + x];
 		}
 		double s = 0.0, ne = 0.0;
-		int r = llr_ll_run(&m->out, n, A, n, tg ? tg + p0 : NULL, &s, logp_t ? logp_t + p0 : NULL, norm_err ? &ne : NULL,
-		                   logp_all ? logp_all + p0 * (size_t)V : NULL, dX ? m->dAout.p : NULL, m->llwork.p, m->chunk, m->llthreads);
+		llr_ll_io io = {
+			.mode = dX ? LLR_LL_GRAD : logp_all ? LLR_LL_DIST : LLR_LL_LOSS,
+			.N = n, .lda = n, .A = A, .target = tg ? tg + p0 : NULL,
+			.nll = &s, .logp_t = logp_t ? logp_t + p0 : NULL, .norm_err = norm_err ? &ne : NULL,
+			.logp_all = logp_all ? logp_all + p0 * (size_t)V : NULL, .dA = dX ? m->dAout.p : NULL,
+			.work = m->llwork.p, .chunk = m->chunk, .threads = m->llthreads,
+		};
+		int r = llr_ll_run(&m->out, &io);
 		if (r < 0)
 			rc = r;
 		tot += s;

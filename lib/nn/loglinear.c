@@ -362,14 +362,29 @@ static void *worker_run(void *arg)
 
 #define LLR_MAX_THREADS 64
 
-int llr_ll_run(const llr_ll *o, int N, const float *A, int lda, const int32_t *target, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dA, float *work, double *chunk, int threads)
+int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 {
-	LLR_ASSERT(!dA || (!logp_all && !norm_err && target));
-	LLR_ASSERT(lda >= N);
+	int N = io->N, threads = io->threads;
+	LLR_ASSERT(io->lda >= N);
+	switch (io->mode) {
+	case LLR_LL_LOSS:
+		LLR_ASSERT(!io->dA && !io->logp_all && io->target);
+		break;
+	case LLR_LL_GRAD:
+		LLR_ASSERT(io->dA && io->target && !io->logp_all && !io->norm_err);
+		break;
+	case LLR_LL_DIST:
+		LLR_ASSERT(io->logp_all && !io->dA);
+		break;
+	default:
+		LLR_ASSERT(!"llr_ll_run: unknown mode");
+	}
 	job jb = {
-		.o = o, .N = N, .lda = lda, .A = A, .target = target,
-		.logp_t = logp_t, .logp_all = logp_all, .dA = dA,
-		.want_norm = norm_err != NULL, .work = work,
+		.o = o, .N = N, .lda = io->lda, .A = io->A, .target = io->target,
+		.logp_t = io->logp_t,
+		.logp_all = io->mode == LLR_LL_DIST ? io->logp_all : NULL,
+		.dA = io->mode == LLR_LL_GRAD ? io->dA : NULL,
+		.want_norm = io->norm_err != NULL, .work = io->work,
 		.R = o->V, .rphi = o->phi, .rlogb = o->logb,
 	};
 	if (o->cls && !o->identity) {
@@ -379,8 +394,8 @@ int llr_ll_run(const llr_ll *o, int N, const float *A, int lda, const int32_t *t
 		jb.row_of = o->cls->of;
 	}
 	jb.nchunks = (N + NC - 1) / NC;
-	jb.cnll = chunk;
-	jb.cnorm = chunk + jb.nchunks;
+	jb.cnll = io->chunk;
+	jb.cnorm = io->chunk + jb.nchunks;
 	if (threads < 1)
 		threads = 1;
 	if (threads > LLR_MAX_THREADS)
@@ -417,10 +432,10 @@ int llr_ll_run(const llr_ll *o, int N, const float *A, int lda, const int32_t *t
 		if (!(jb.cnorm[ci] <= worst))
 			worst = jb.cnorm[ci];
 	}
-	if (nll)
-		*nll = tot;
-	if (norm_err)
-		*norm_err = worst;
+	if (io->nll)
+		*io->nll = tot;
+	if (io->norm_err)
+		*io->norm_err = worst;
 	if (!isfinite(tot))
 		return LLR_ENAN;
 	return LLR_OK;

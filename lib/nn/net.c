@@ -468,8 +468,14 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		int n = (int)LLR_MIN(slice, N - p0);
 		double s = 0.0, ne = 0.0;
 		llr_dense_forward(n, H, F, Htop + p0 * H, P + net->o_ow, P + net->o_ob, net->A, n);
-		int r = llr_ll_run(&net->out, n, net->A, n, net->tg + p0, &s, logp_t ? logp_t + p0 : NULL, norm_err ? &ne : NULL,
-				   logp_all ? logp_all + p0 * (size_t)cf->vocab : NULL, dhtop ? net->dA : NULL, net->llwork, net->chunk, net->llthreads);
+		llr_ll_io io = {
+			.mode = dhtop ? LLR_LL_GRAD : logp_all ? LLR_LL_DIST : LLR_LL_LOSS,
+			.N = n, .lda = n, .A = net->A, .target = net->tg + p0,
+			.nll = &s, .logp_t = logp_t ? logp_t + p0 : NULL, .norm_err = norm_err ? &ne : NULL,
+			.logp_all = logp_all ? logp_all + p0 * (size_t)cf->vocab : NULL, .dA = dhtop ? net->dA : NULL,
+			.work = net->llwork, .chunk = net->chunk, .threads = net->llthreads,
+		};
+		int r = llr_ll_run(&net->out, &io);
 		if (r < 0)
 			rc = r;
 		tot += s;

@@ -112,22 +112,44 @@ typedef struct llr_ll {
 	const llr_ll_classes *cls;
 } llr_ll;
 
-/* One pass over N positions of A (F x N, leading dimension lda).
- * target[n] in [0, V) or -1 (skip: no loss, zero gradient).  Every output
- * is optional (NULL):
+/* One pass of the output over N positions, in one of three modes:
+ *   LLR_LL_LOSS  the loss: nll, logp_t and norm_err (each optional)
+ *   LLR_LL_GRAD  the loss and its gradient dA (training): needs target
+ *                and dA; nll and logp_t optional
+ *   LLR_LL_DIST  the whole distribution logp_all (llr_net_step): target,
+ *                nll, logp_t and norm_err optional
+ * Fields of the io:
+ *   A         F x N, leading dimension lda >= N: the adaptor a_n per column
+ *   target    N: target[n] in [0, V) or -1 (skip: no loss, zero gradient);
+ *             may be NULL in LLR_LL_DIST only
  *   nll       sum of -log p(target) over non-skipped positions (double)
  *   logp_t    N: log p(target[n]), 0 where skipped
  *   norm_err  max over non-skipped positions of |sum_x p(x) - 1|, the sum
  *             taken in double (when target is NULL every position counts)
- *   logp_all  N x V: log p(x | n) for every x (target may be NULL)
+ *   logp_all  N x V: log p(x | n) for every x
  *   dA        F x N (lda): E_p[phi] - phi(target), overwritten; zero in
  *             skipped columns
- * dA cannot be combined with logp_all or norm_err.  work is the scratch
- * from llr_ll_work_size(V, threads); chunk holds llr_ll_chunk_size(N)
- * doubles.  Chunks of positions run on `threads` threads; the result does
- * not depend on the thread count.
+ *   work      the scratch of llr_ll_work_size(V, threads) floats
+ *   chunk     llr_ll_chunk_size(N) doubles
+ *   threads   chunks of positions run on that many threads; the result
+ *             does not depend on the thread count
  * Returns LLR_OK, or LLR_ENAN if a loss is not finite. */
-int llr_ll_run(const llr_ll *o, int N, const float *A, int lda, const int32_t *target, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dA, float *work, double *chunk, int threads);
+enum { LLR_LL_LOSS = 0, LLR_LL_GRAD = 1, LLR_LL_DIST = 2 };
+typedef struct llr_ll_io {
+	int mode; /* LLR_LL_* */
+	int N, lda;
+	const float *A;
+	const int32_t *target;
+	double *nll;
+	float *logp_t;
+	double *norm_err;
+	float *logp_all;
+	float *dA;
+	float *work;
+	double *chunk;
+	int threads;
+} llr_ll_io;
+int llr_ll_run(const llr_ll *o, const llr_ll_io *io);
 /* Floats of scratch llr_ll_run needs; doubles of its per-chunk results. */
 size_t llr_ll_work_size(int V, int threads);
 size_t llr_ll_chunk_size(int N);

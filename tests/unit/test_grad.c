@@ -267,7 +267,7 @@ static double ll_loss(void *p)
 {
 	ll_ctx *c = p;
 	double nll = 0;
-	llr_ll_run(&c->o, c->N, c->A, c->lda, c->tg, &nll, NULL, NULL, NULL, NULL, c->work, c->chunk, 1);
+	llr_ll_run(&c->o, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = c->N, .lda = c->lda, .A = c->A, .target = c->tg, .nll = &nll, .work = c->work, .chunk = c->chunk, .threads = 1});
 	return nll;
 }
 
@@ -290,7 +290,7 @@ static void ll_case(int identity)
 	c.work = malloc(llr_ll_work_size(V, 2) * sizeof(float));
 	c.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
 	double nll = 0, nll2 = 0;
-	CHECK(llr_ll_run(&c.o, N, A, lda, tg, &nll, NULL, NULL, NULL, dA, c.work, c.chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = lda, .A = A, .target = tg, .nll = &nll, .dA = dA, .work = c.work, .chunk = c.chunk, .threads = 1}) == LLR_OK);
 	/* the loss against a direct double computation */
 	double ref = 0;
 	for (int n = 0; n < N; n++) {
@@ -307,7 +307,7 @@ static void ll_case(int identity)
 	}
 	CHECK_NEAR(nll, ref, 1e-5 * fabs(ref));
 	/* two threads: the same numbers */
-	CHECK(llr_ll_run(&c.o, N, A, lda, tg, &nll2, NULL, NULL, NULL, dA2, c.work, c.chunk, 2) == LLR_OK);
+	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = lda, .A = A, .target = tg, .nll = &nll2, .dA = dA2, .work = c.work, .chunk = c.chunk, .threads = 2}) == LLR_OK);
 	CHECK(nll == nll2);
 	int same = 1, zero = 1;
 	for (int f = 0; f < F; f++)
@@ -402,8 +402,8 @@ static void test_loglinear_classes(void)
 	c.work = ck.work = malloc(llr_ll_work_size(V, 2) * sizeof(float));
 	c.chunk = ck.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
 	double nll = 0, nllk = 0, ne = 1, nek = 1, nls = 0, nlsk = 0;
-	CHECK(llr_ll_run(&c.o, N, A, lda, tg, &nll, lt, NULL, NULL, dA, c.work, c.chunk, 1) == LLR_OK);
-	CHECK(llr_ll_run(&ck.o, N, A, lda, tg, &nllk, ltk, NULL, NULL, dAk, ck.work, ck.chunk, 2) == LLR_OK);
+	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = lda, .A = A, .target = tg, .nll = &nll, .logp_t = lt, .dA = dA, .work = c.work, .chunk = c.chunk, .threads = 1}) == LLR_OK);
+	CHECK(llr_ll_run(&ck.o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = lda, .A = A, .target = tg, .nll = &nllk, .logp_t = ltk, .dA = dAk, .work = ck.work, .chunk = ck.chunk, .threads = 2}) == LLR_OK);
 	CHECK_NEAR(nllk, nll, 1e-5 * fabs(nll));
 	double worst = 0;
 	for (size_t i = 0; i < (size_t)F * lda; i++)
@@ -414,12 +414,12 @@ static void test_loglinear_classes(void)
 		worst = fmax(worst, fabs((double)lt[n] - ltk[n]));
 	CHECK(worst < 1e-5);
 	/* scoring (the one-pass online softmax) and the full distribution */
-	CHECK(llr_ll_run(&ck.o, N, A, lda, tg, &nlsk, ltk, NULL, NULL, NULL, ck.work, ck.chunk, 1) == LLR_OK);
-	CHECK(llr_ll_run(&c.o, N, A, lda, tg, &nls, NULL, NULL, NULL, NULL, c.work, c.chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&ck.o, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = lda, .A = A, .target = tg, .nll = &nlsk, .logp_t = ltk, .work = ck.work, .chunk = ck.chunk, .threads = 1}) == LLR_OK);
+	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = lda, .A = A, .target = tg, .nll = &nls, .work = c.work, .chunk = c.chunk, .threads = 1}) == LLR_OK);
 	CHECK_NEAR(nlsk, nll, 1e-5 * fabs(nll));
 	CHECK_NEAR(nls, nll, 1e-5 * fabs(nll));
-	CHECK(llr_ll_run(&c.o, N, A, lda, NULL, NULL, NULL, &ne, all, NULL, c.work, c.chunk, 1) == LLR_OK);
-	CHECK(llr_ll_run(&ck.o, N, A, lda, NULL, NULL, NULL, &nek, allk, NULL, ck.work, ck.chunk, 1) == LLR_OK);
+	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_DIST, .N = N, .lda = lda, .A = A, .norm_err = &ne, .logp_all = all, .work = c.work, .chunk = c.chunk, .threads = 1}) == LLR_OK);
+	CHECK(llr_ll_run(&ck.o, &(llr_ll_io){.mode = LLR_LL_DIST, .N = N, .lda = lda, .A = A, .norm_err = &nek, .logp_all = allk, .work = ck.work, .chunk = ck.chunk, .threads = 1}) == LLR_OK);
 	CHECK(ne < 1e-5 && nek < 1e-5);
 	worst = 0;
 	for (size_t i = 0; i < (size_t)N * V; i++)
@@ -475,10 +475,10 @@ static void test_loglinear_blocks(void)
 	double *chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
 	llr_ll o = {V, F, phi, logb, 0, NULL}, ok = {V, F, phi, logb, 0, &k};
 	double train = 0, plain = 0, cls = 0, cls3 = 0;
-	CHECK(llr_ll_run(&o, N, A, lda, tg, &train, NULL, NULL, NULL, dA, work, chunk, 1) == LLR_OK);
-	CHECK(llr_ll_run(&o, N, A, lda, tg, &plain, NULL, NULL, NULL, NULL, work, chunk, 1) == LLR_OK);
-	CHECK(llr_ll_run(&ok, N, A, lda, tg, &cls, NULL, NULL, NULL, NULL, work, chunk, 1) == LLR_OK);
-	CHECK(llr_ll_run(&ok, N, A, lda, tg, &cls3, NULL, NULL, NULL, NULL, work, chunk, 3) == LLR_OK);
+	CHECK(llr_ll_run(&o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = lda, .A = A, .target = tg, .nll = &train, .dA = dA, .work = work, .chunk = chunk, .threads = 1}) == LLR_OK);
+	CHECK(llr_ll_run(&o, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = lda, .A = A, .target = tg, .nll = &plain, .work = work, .chunk = chunk, .threads = 1}) == LLR_OK);
+	CHECK(llr_ll_run(&ok, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = lda, .A = A, .target = tg, .nll = &cls, .work = work, .chunk = chunk, .threads = 1}) == LLR_OK);
+	CHECK(llr_ll_run(&ok, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = lda, .A = A, .target = tg, .nll = &cls3, .work = work, .chunk = chunk, .threads = 3}) == LLR_OK);
 	CHECK(isfinite(train));
 	CHECK_NEAR(plain, train, 1e-5 * fabs(train));
 	CHECK_NEAR(cls, train, 1e-5 * fabs(train));
