@@ -18,6 +18,9 @@ AR ?= ar
 PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
 PKGS := openblas libarchive libutf8proc
+# The version lives in one place, LLR_VERSION in lib/llrnn.h: the tools'
+# --version prints it and llrnn.pc gets it from there.
+VERSION := $(shell sed -n 's/^\#define LLR_VERSION "\(.*\)"$$/\1/p' lib/llrnn.h)
 
 # Hunspell morphology in featurize: on when the library is found.
 HUNSPELL ?= $(shell $(PKG_CONFIG) --exists hunspell 2>/dev/null && echo 1)
@@ -77,8 +80,8 @@ build/libcli.a: $(CLI_OBJ)
 # a SANITIZE build's library needs the sanitizer runtimes wherever it is linked.
 build/llrnn.pc: FORCE
 	@mkdir -p $(@D)
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: 0.1.0\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn -lm -lpthread%s\n' \
-		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(PKGS)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' > $@
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn -lm -lpthread%s\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' '$(PKGS)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' > $@
 
 build/lib/%.o: lib/%.c
 	@mkdir -p $(@D)

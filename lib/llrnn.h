@@ -328,11 +328,38 @@ int llr_tokenize(llr_tokenizer *t, const char *text, size_t len, int split_sente
  * string, replacing its content in out. */
 int llr_normalize(const char *s, size_t len, int nfkc, int lower, llr_buf *out, llr_err *err);
 
+/* ----------------------------------------------------------- token lines */
+
+/* The one way every tool reads a line of tokens (tok(1), "Token lines"):
+ * the tokens are the maximal runs of bytes other than space and TAB, so
+ * runs of separators, and separators at the ends, separate nothing.  tok
+ * writes one space between tokens. */
+/* The next token of line[0..len) from *pos on (start with *pos = 0): 1
+ * with *tok pointing into line and *toklen its length, *pos past it; 0
+ * when no token is left. */
+int llr_token_next(const char *line, size_t len, size_t *pos, const char **tok, size_t *toklen);
+/* The number of tokens of line[0..len). */
+size_t llr_tokens_count(const char *line, size_t len);
+/* The canonical form (what featurize requires of the corpus it maps to
+ * ids): LLR_OK, or LLR_EFORMAT with a reason for an empty token (two
+ * separators in a row, or one at an end of a non-empty line) or for the
+ * reserved <s> or </s> among the tokens.  The caller prefixes file:line. */
+int llr_tokens_check(const char *line, size_t len, llr_err *err);
+
 /* ------------------------------------------------------------ vocabulary */
 
 #define LLR_BOS "<s>"
 #define LLR_EOS "</s>"
 #define LLR_UNK "<unk>"
+
+/* Features featurize gives every vocabulary (featurize(1)): the identity
+ * feature of each of the top M words is LLR_TOP_PREFIX followed by the
+ * word; </s> has its own, LLR_FEAT_EOS; every other word, <unk>
+ * included, shares LLR_FEAT_NOTTOP, which readers also give an unseen
+ * word (llr_lexicon_word_row). */
+#define LLR_TOP_PREFIX "TOP:"
+#define LLR_FEAT_EOS LLR_TOP_PREFIX LLR_EOS
+#define LLR_FEAT_NOTTOP LLR_TOP_PREFIX "@notTop"
 
 /* token <-> id with counts.  Ids are dense; after llr_vocab_sort they are
  * in DESIGN order: count descending, ties in byte order. */
@@ -341,7 +368,7 @@ llr_vocab *llr_vocab_new(void);
 void llr_vocab_free(llr_vocab *v);
 /* Add count to token (creating it). Returns its id or <0. */
 int32_t llr_vocab_add(llr_vocab *v, const char *tok, size_t len, int64_t count);
-/* Count the space-separated tokens of one sentence, plus one </s>. */
+/* Count the tokens of one sentence (llr_token_next), plus one </s>. */
 int llr_vocab_count_line(llr_vocab *v, const char *line, size_t len, llr_err *err);
 /* Re-number by count descending, ties in byte order. */
 int llr_vocab_sort(llr_vocab *v, llr_err *err);

@@ -34,7 +34,7 @@ pairs() {
 	run_err 2 "needs a lexicon source" featurize --vocab-from corpus+lexicon "$Z/tiny.tok"
 	run_err 2 "--input-features: unknown source" featurize --input-features top,colour "$Z/tiny.tok"
 	run_err 2 "unigram:K" featurize --background unigram:lots "$Z/tiny.tok"
-	run_err 2 "needs an argument" featurize --top
+	run_err 2 "^featurize: --top: missing argument" featurize --top
 	run_err 2 "usage: featurize" featurize --min-feature-count 0 "$Z/tiny.tok"
 }
 

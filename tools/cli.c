@@ -54,6 +54,43 @@ void cli_die_err(const llr_err *e)
 	cli_die("%s", llr_strerror(e ? e->code : LLR_EIO));
 }
 
+void cli_oom(void)
+{
+	cli_die("out of memory");
+}
+
+void *emalloc(size_t size)
+{
+	void *p = llr_malloc(size ? size : 1);
+	if (!p)
+		cli_oom();
+	return p;
+}
+
+void *ecalloc(size_t n, size_t size)
+{
+	void *p = llr_calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		cli_oom();
+	return p;
+}
+
+void *ereallocarray(void *p, size_t n, size_t size)
+{
+	void *q = llr_reallocarray(p, n ? n : 1, size ? size : 1);
+	if (!q)
+		cli_oom();
+	return q;
+}
+
+char *estrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		cli_oom();
+	return p;
+}
+
 void cli_usage_error(const char *usage, const char *fmt, ...)
 {
 	va_list ap;
@@ -62,6 +99,44 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
 	va_end(ap);
 	fputs(usage, stderr);
 	exit(2);
+}
+
+/* The option that getopt_long refused, for the message: a short option
+ * is in optopt (argv[optind - 1] may be another word while getopt is
+ * inside a group such as -qx); a long one is the word itself, up to any
+ * "=value". */
+static void bad_option(const char *usage, int c, char *const argv[])
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	int is_long = !strncmp(word, "--", 2) && (c == ':' || optopt == 0);
+	const char *what = c == ':' ? "missing argument" : "unknown option";
+	if (is_long) {
+		const char *eq = strchr(word, '=');
+		int n = eq ? (int)(eq - word) : (int)strlen(word);
+		cli_usage_error(usage, "%.*s: %s", n, word, what);
+	}
+	cli_usage_error(usage, "-%c: %s", optopt > 0 && optopt < 128 ? optopt : '?', what);
+}
+
+int cli_getopt(int argc, char *const argv[], const char *shortopts, const struct option *longopts, const char *usage)
+{
+	LLR_ASSERT(shortopts[0] == ':');
+	opterr = 0;
+	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	switch (c) {
+	case 'h':
+		fputs(usage, stdout);
+		cli_flush_stdout();
+		exit(0);
+	case CLI_OPT_VERSION:
+		printf("%s (llrnn) %s\n", cli_prog, LLR_VERSION);
+		cli_flush_stdout();
+		exit(0);
+	case ':':
+	case '?':
+		bad_option(usage, c, argv);
+	}
+	return c;
 }
 
 long long cli_parse_int(const char *usage, const char *opt, const char *s, long long lo, long long hi)
@@ -107,10 +182,8 @@ void cli_output_open(cli_output *o, const char *path)
 		return;
 	}
 	size_t n = strlen(path) + 16;
-	o->path = strdup(path);
-	o->tmp_path = malloc(n);
-	if (!o->path || !o->tmp_path)
-		cli_die("out of memory");
+	o->path = estrdup(path);
+	o->tmp_path = emalloc(n);
 	snprintf(o->tmp_path, n, "%s.tmpXXXXXX", path);
 	int fd = mkstemp(o->tmp_path);
 	if (fd < 0)

@@ -8,10 +8,14 @@
 #ifndef LLR_CLI_H
 #define LLR_CLI_H
 
-#include <stdio.h>
+#include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "llrnn.h"
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 extern const char *cli_prog; /* set by cli_init from argv[0]'s basename */
 
@@ -23,6 +27,29 @@ _Noreturn void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 _Noreturn void cli_die_err(const llr_err *e);
 /* Usage error: "prog: message" then the usage text on stderr, exit 2. */
 _Noreturn void cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Options every tool takes: put CLI_COMMON_OPTIONS in the option table
+ * and read the options with cli_getopt. */
+enum { CLI_OPT_VERSION = 0x10000 };
+#define CLI_COMMON_OPTIONS {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, CLI_OPT_VERSION}
+
+/* getopt_long with the handling every tool shares: -h and --help print
+ * the usage on stdout and exit 0; --version prints "prog (llrnn)
+ * LLR_VERSION" and exits 0; an unknown option or a missing argument is a
+ * usage error ("prog: --bogus: unknown option", "prog: --top: missing
+ * argument", then the usage; exit 2).  shortopts must begin with ':' (so
+ * a missing argument can be told from an unknown option).  Returns the
+ * next option, or -1 at the end, as getopt_long does. */
+int cli_getopt(int argc, char *const argv[], const char *shortopts, const struct option *longopts, const char *usage);
+
+/* Allocation that exits 1 ("prog: out of memory") instead of failing,
+ * as sbase's emalloc; ereallocarray also when n * size overflows. */
+void *emalloc(size_t size);
+void *ecalloc(size_t n, size_t size);
+void *ereallocarray(void *p, size_t n, size_t size);
+char *estrdup(const char *s);
+/* Exit 1 with "prog: out of memory" (after a library call that ran out). */
+_Noreturn void cli_oom(void);
 
 /* Parse a whole option argument into [lo, hi] or exit 2 naming the option. */
 long long cli_parse_int(const char *usage, const char *opt, const char *s, long long lo, long long hi);

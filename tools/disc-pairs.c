@@ -23,7 +23,8 @@ static const char usage[] =
 	"                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
 	"                  [--min-len n] [--max-len n] [--max-ratio x]\n"
 	"                  [--max-member-bytes n] [--provenance] [--sentences] [file ...]\n"
-	"       disc-pairs --list-markers [--lang en|fr] [--markers file]\n";
+	"       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
+	"       disc-pairs --version\n";
 
 enum { FMT_TEXT, FMT_TAGGED, FMT_CONLLU, FMT_TOKENS };
 static const char *const fmt_names[] = {"text", "tagged", "conllu", "tokens"};
@@ -113,11 +114,6 @@ struct run {
 	llr_buf ptext, tokout, norm, sent, lbuf, prov, docname;
 };
 
-static void oom(void)
-{
-	cli_die("out of memory");
-}
-
 /* Emit the paragraph collected so far. */
 static void end_par(struct run *r)
 {
@@ -127,7 +123,7 @@ static void end_par(struct run *r)
 		llr_buf_clear(&r->tokout);
 		if (llr_tokenize(r->tok, r->ptext.data, r->ptext.len, 1, &r->tokout, &e) != LLR_OK) {
 			if (e.code == LLR_ENOMEM)
-				oom();
+				cli_oom();
 			cli_warn("%s: paragraph %" PRIu64 ": %s", r->doc, r->par_index + 1, e.msg[0] ? e.msg : llr_strerror(e.code));
 		} else {
 			const char *s = r->tokout.data, *end = s + r->tokout.len;
@@ -135,7 +131,7 @@ static void end_par(struct run *r)
 				const char *nl = memchr(s, '\n', (size_t)(end - s));
 				const char *e2 = nl ? nl : end;
 				if (disc_para_add(p, s, (size_t)(e2 - s)) != LLR_OK)
-					oom();
+					cli_oom();
 				s = e2 + 1;
 			}
 		}
@@ -151,7 +147,7 @@ static void end_par(struct run *r)
 	r->doc_content = 1;
 	llr_buf_clear(&r->prov);
 	if (llr_buf_printf(&r->prov, "%s:%" PRIu64, r->doc, r->par_index) != LLR_OK)
-		oom();
+		cli_oom();
 	if (r->sentences) {
 		for (size_t i = 0; i < p->n; i++) {
 			fwrite(disc_para_sent(p, i), 1, p->len[i], r->out);
@@ -163,7 +159,7 @@ static void end_par(struct run *r)
 		}
 		fputc('\n', r->out);
 	} else if (disc_paragraph(&r->ctx, p, r->prov.data) != LLR_OK) {
-		oom();
+		cli_oom();
 	}
 	disc_para_clear(p);
 }
@@ -174,11 +170,11 @@ static void add_sentence(struct run *r, const char *s, size_t len)
 	llr_err e = {0};
 	if (llr_normalize(s, len, 0, r->lower, &r->norm, &e) != LLR_OK) {
 		if (e.code == LLR_ENOMEM)
-			oom();
+			cli_oom();
 		return;
 	}
 	if (disc_para_add(&r->para, r->norm.data ? r->norm.data : "", r->norm.len) != LLR_OK)
-		oom();
+		cli_oom();
 }
 
 static int blank(const char *s, size_t len)
@@ -203,9 +199,9 @@ static int feed_text(struct run *r, const char *s, size_t len)
 		return 0;
 	}
 	if (r->ptext.len > 0 && llr_buf_putc(&r->ptext, ' ') != LLR_OK)
-		oom();
+		cli_oom();
 	if (llr_buf_append(&r->ptext, s, len) != LLR_OK)
-		oom();
+		cli_oom();
 	return 0;
 }
 
@@ -256,9 +252,9 @@ static int feed_tagged(struct run *r, const char *s, size_t len)
 			all_hl = 0;
 		}
 		if (ntok++ && llr_buf_putc(b, ' ') != LLR_OK)
-			oom();
+			cli_oom();
 		if (llr_buf_append(b, tok, wl) != LLR_OK)
-			oom();
+			cli_oom();
 	}
 	if (all_hl) { /* a headline: ends the paragraph, is no sentence */
 		end_par(r);
@@ -311,7 +307,7 @@ static int feed_conllu(struct run *r, const char *s, size_t len, size_t lineno)
 	int first = r->member_lines++ == 0;
 	llr_buf_clear(&r->lbuf);
 	if (llr_buf_append(&r->lbuf, s, len) != LLR_OK)
-		oom();
+		cli_oom();
 	llr_conllu_word w;
 	llr_err e = {0};
 	if (llr_conllu_parse(r->lbuf.data, len, &w, &e) != LLR_OK) {
@@ -326,10 +322,10 @@ static int feed_conllu(struct run *r, const char *s, size_t len, size_t lineno)
 	if (w.kind != 0 || !w.form)
 		return 0;
 	if (r->sent.len > 0 && llr_buf_putc(&r->sent, ' ') != LLR_OK)
-		oom();
+		cli_oom();
 	for (const char *f = w.form; *f; f++) /* a FORM with spaces stays one token */
 		if (llr_buf_putc(&r->sent, is_ws(*f) ? '_' : *f) != LLR_OK)
-			oom();
+			cli_oom();
 	return 0;
 }
 
@@ -385,7 +381,7 @@ static void set_doc(struct run *r, const char *archive, const char *member)
 	int rc = strcmp(archive, member) ? llr_buf_printf(&r->docname, "%s:%s", archive, member)
 					 : llr_buf_printf(&r->docname, "%s", archive);
 	if (rc != LLR_OK)
-		oom();
+		cli_oom();
 	r->doc = r->docname.data;
 	r->arch = archive;
 	r->member = member;
@@ -442,7 +438,7 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 
 	llr_lines *l = llr_lines_from(msrc_read, &m, r->doc, LLR_LINES_NO_VALIDATE);
 	if (!l)
-		oom();
+		cli_oom();
 	const char *line;
 	size_t len;
 	int rc, failed = 0, wrong = 0;
@@ -621,7 +617,6 @@ int main(int argc, char **argv)
 	cli_init(argv[0], "disc-pairs");
 	enum { O_FORMAT = 256, O_LANG, O_TASKS, O_MARKERS, O_MINPAR, O_MINLEN, O_MAXLEN, O_MAXRATIO, O_MAXMEMBER, O_PROV, O_SENT, O_LIST };
 	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
 		{"lower", no_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
 		{"seed", required_argument, NULL, 's'},
@@ -637,6 +632,7 @@ int main(int argc, char **argv)
 		{"provenance", no_argument, NULL, O_PROV},
 		{"sentences", no_argument, NULL, O_SENT},
 		{"list-markers", no_argument, NULL, O_LIST},
+		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	struct run r = {0};
@@ -645,11 +641,8 @@ int main(int argc, char **argv)
 	int list = 0;
 	r.max_member = DEFAULT_MAX_MEMBER;
 	int c;
-	while ((c = getopt_long(argc, argv, "hlo:s:", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hlo:s:", longopts, usage)) != -1) {
 		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		case 'l': r.lower = 1; break;
 		case 'o': out_path = optarg; break;
 		case 's': o.seed = (uint64_t)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX); break;
@@ -678,7 +671,6 @@ int main(int argc, char **argv)
 		case O_PROV: r.provenance = 1; break;
 		case O_SENT: r.sentences = 1; break;
 		case O_LIST: list = 1; break;
-		default: cli_usage_error(usage, "unknown option");
 		}
 	}
 	if (o.min_len > o.max_len)

@@ -20,7 +20,8 @@ static const char usage[] =
 	"                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
 	"                 [--min-feature-count N] [--input-features LIST]\n"
 	"                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
-	"                 [--background uniform|unigram[:K]|FILE] [--dump] [-o FILE] [FILE ...]\n";
+	"                 [--background uniform|unigram[:K]|FILE] [--dump] [-o FILE] [FILE ...]\n"
+	"       featurize --version\n";
 
 #define CHUNK_IDS ((size_t)1 << 20) /* ids per ids/NNNNNN member, at most (whole sentences) */
 
@@ -44,7 +45,7 @@ int32_t fz_feature(fz_state *z, const char *name, size_t len, int src, const cha
 	size_t before = llr_strmap_size(z->names);
 	int32_t id = llr_strmap_add(z->names, name, len);
 	if (id < 0)
-		cli_die("out of memory");
+		cli_oom();
 	if (llr_strmap_size(z->names) > before) {
 		if (llr_strmap_size(z->names) > (size_t)LLR_MAX_FEATURES)
 			cli_die("more than %d distinct features (the limit); use fewer sources or --min-feature-count",
@@ -53,7 +54,7 @@ int32_t fz_feature(fz_state *z, const char *name, size_t len, int src, const cha
 			z->fcap = z->fcap ? z->fcap * 2 : 1024;
 			z->fsrc = llr_reallocarray(z->fsrc, z->fcap, 1);
 			if (!z->fsrc)
-				cli_die("out of memory");
+				cli_oom();
 		}
 		z->fsrc[id] = (unsigned char)src;
 	}
@@ -73,7 +74,7 @@ void fz_flist_add(fz_flist *l, int32_t f, float v)
 		l->f = llr_reallocarray(l->f, cap, sizeof *l->f);
 		l->v = llr_reallocarray(l->v, cap, sizeof *l->v);
 		if (!l->f || !l->v)
-			cli_die("out of memory");
+			cli_oom();
 		l->cap = cap;
 	}
 	l->f[l->n] = f;
@@ -85,12 +86,12 @@ fz_flist *fz_word(fz_state *z, const char *w, size_t len)
 	size_t before = llr_strmap_size(z->lw);
 	int32_t id = llr_strmap_add(z->lw, w, len);
 	if (id < 0)
-		cli_die("out of memory");
+		cli_oom();
 	if (llr_strmap_size(z->lw) > before && (size_t)id >= z->lwcap) {
 		size_t cap = z->lwcap ? z->lwcap * 2 : 1024;
 		fz_flist *p = llr_reallocarray(z->lwf, cap, sizeof *p);
 		if (!p)
-			cli_die("out of memory");
+			cli_oom();
 		memset(p + z->lwcap, 0, (cap - z->lwcap) * sizeof *p);
 		z->lwf = p;
 		z->lwcap = cap;
@@ -107,8 +108,8 @@ typedef struct {
 	llr_lines *l;
 } tok_in;
 
-/* 1 with a non-empty line (checked: single spaces, no TAB, no reserved
- * <s> or </s>), 0 at the end of the last file. */
+/* 1 with a non-empty line in the canonical form (llr_tokens_check), 0
+ * at the end of the last file. */
 static int tok_next(tok_in *t, const char **line, size_t *len)
 {
 	llr_err e = {0};
@@ -130,21 +131,8 @@ static int tok_next(tok_in *t, const char **line, size_t *len)
 		}
 		if (*len == 0)
 			continue;
-		const char *s = *line, *end = s + *len;
-		const char *name = llr_lines_name(t->l);
-		size_t no = llr_lines_lineno(t->l);
-		if (memchr(s, '\t', *len))
-			cli_die("%s:%zu: a token contains a TAB (tokens are separated by single spaces)", name, no);
-		for (const char *p = s; p <= end; p++) {
-			if (p == end || *p == ' ') {
-				size_t tl = (size_t)(p - s);
-				if (tl == 0)
-					cli_die("%s:%zu: empty token (two spaces, or a space at an end of the line)", name, no);
-				if ((tl == 3 && !memcmp(s, LLR_BOS, 3)) || (tl == 4 && !memcmp(s, LLR_EOS, 4)))
-					cli_die("%s:%zu: the reserved token '%.*s' is in the text", name, no, (int)tl, s);
-				s = p + 1;
-			}
-		}
+		if (llr_tokens_check(*line, *len, &e) < 0)
+			cli_die("%s:%zu: %s", llr_lines_name(t->l), llr_lines_lineno(t->l), e.msg);
 		return 1;
 	}
 }
@@ -179,7 +167,7 @@ static void add_str(char ***v, int *n, char *s)
 {
 	char **p = llr_reallocarray(*v, (size_t)*n + 1, sizeof *p);
 	if (!p)
-		cli_die("out of memory");
+		cli_oom();
 	p[(*n)++] = s;
 	*v = p;
 }
@@ -250,21 +238,19 @@ static void corpus_read(corpus *c, tok_in *t)
 	size_t len;
 	c->types = llr_vocab_new();
 	if (!c->types)
-		cli_die("out of memory");
+		cli_oom();
 	while (tok_next(t, &line, &len)) {
-		const char *s = line, *end = line + len;
-		for (const char *p = s; p <= end; p++) {
-			if (p != end && *p != ' ')
-				continue;
-			int32_t id = llr_vocab_add(c->types, s, (size_t)(p - s), 1);
+		size_t pos = 0, tl;
+		const char *tok;
+		while (llr_token_next(line, len, &pos, &tok, &tl)) {
+			int32_t id = llr_vocab_add(c->types, tok, tl, 1);
 			if (id < 0)
-				cli_die("out of memory");
+				cli_oom();
 			if (llr_vocab_size(c->types) > (size_t)LLR_MAX_VOCAB - 2)
 				cli_die("%s:%zu: more than %d types (the limit)", llr_lines_name(t->l),
 					llr_lines_lineno(t->l), LLR_MAX_VOCAB - 2);
 			c->tokens++;
 			corpus_push(c, id);
-			s = p + 1;
 		}
 		corpus_push(c, -1);
 		c->sentences++;
@@ -274,7 +260,7 @@ static void corpus_read(corpus *c, tok_in *t)
 static void add_type(llr_vocab *v, const char *s, size_t len, int64_t count)
 {
 	if (llr_vocab_add(v, s, len, count) < 0)
-		cli_die("out of memory");
+		cli_oom();
 	if (llr_vocab_size(v) > (size_t)LLR_MAX_VOCAB)
 		cli_die("more than %d types (the limit)", LLR_MAX_VOCAB);
 }
@@ -314,7 +300,7 @@ static int emit_row(const char *name, size_t len, float value, void *ctx)
 	const char *why;
 	int32_t f = fz_feature(e->z, name, len, e->src, &why);
 	if (f < 0)
-		cli_die("word '%s': %s feature '%.*s': %s", e->word, fz_src_names[e->src], (int)FZ_MIN(len, 80), name,
+		cli_die("word '%s': %s feature '%.*s': %s", e->word, fz_src_names[e->src], (int)MIN(len, 80), name,
 			why);
 	row_put(e->r, f, value);
 	return 0;
@@ -358,7 +344,7 @@ static void background(const fz_opts *o, const llr_vocab *v, float *logb, llr_me
 	double *p = llr_calloc(V, sizeof *p);
 	unsigned char *seen = llr_calloc(V, 1);
 	if (!p || !seen)
-		cli_die("out of memory");
+		cli_oom();
 	const char *line;
 	size_t len;
 	int rc;
@@ -374,7 +360,7 @@ static void background(const fz_opts *o, const llr_vocab *v, float *logb, llr_me
 		double x = strtod(tab + 1, &end);
 		if (end == tab + 1 || end != line + len || !isfinite(x) || x < 0)
 			cli_die("%s:%zu: bad probability '%.*s' (want a finite number >= 0)", name, no,
-				(int)FZ_MIN((size_t)(line + len - tab - 1), 40), tab + 1);
+				(int)MIN((size_t)(line + len - tab - 1), 40), tab + 1);
 		int32_t id = llr_vocab_id(v, line, (size_t)(tab - line));
 		if (id < 0)
 			continue;
@@ -476,17 +462,12 @@ int main(int argc, char **argv)
 		{"dump", no_argument, 0, O_DUMP},
 		{"lowercase", no_argument, 0, 'l'},
 		{"output", required_argument, 0, 'o'},
-		{"help", no_argument, 0, 'h'},
+		CLI_COMMON_OPTIONS,
 		{0, 0, 0, 0},
 	};
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hlo:", lopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hlo:", lopts, usage)) != -1) {
 		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			cli_flush_stdout();
-			return 0;
 		case 'l':
 			z.lower = 1;
 			break;
@@ -539,12 +520,6 @@ int main(int argc, char **argv)
 		case O_DUMP:
 			o.dump = 1;
 			break;
-		case ':':
-			cli_usage_error(usage, "option %s needs an argument", argv[optind - 1]);
-		default:
-			if (optopt)
-				cli_usage_error(usage, "unknown option -%c", optopt);
-			cli_usage_error(usage, "unknown option %s", argv[optind - 1]);
 		}
 	}
 	o.files = argv + optind;
@@ -561,7 +536,7 @@ int main(int argc, char **argv)
 	z.names = llr_strmap_new();
 	z.lw = llr_strmap_new();
 	if (!z.names || !z.lw)
-		cli_die("out of memory");
+		cli_oom();
 	llr_morph *morph = NULL;
 	if (o.hunspell) {
 		llr_err e = {0};
@@ -575,7 +550,7 @@ int main(int argc, char **argv)
 	/* 2. Vocabulary. */
 	llr_vocab *v = llr_vocab_new();
 	if (!v)
-		cli_die("out of memory");
+		cli_oom();
 	corpus cp = {0};
 	tok_in tin = {.files = o.files, .n = o.nfiles};
 	int streaming = o.vocab_file != NULL;
@@ -610,12 +585,10 @@ int main(int argc, char **argv)
 		const char *line;
 		size_t len;
 		while (tok_next(&t, &line, &len)) {
-			const char *s = line, *end = line + len;
-			for (const char *p = s; p <= end; p++)
-				if (p == end || *p == ' ') {
-					add_type(v, s, (size_t)(p - s), 0);
-					s = p + 1;
-				}
+			size_t pos = 0, tl;
+			const char *tok;
+			while (llr_token_next(line, len, &pos, &tok, &tl))
+				add_type(v, tok, tl, 0);
 		}
 		tok_close(&t);
 	}
@@ -638,7 +611,7 @@ int main(int argc, char **argv)
 	rows r = {0};
 	r.rowptr = llr_calloc((size_t)V + 1, sizeof *r.rowptr);
 	if (!r.rowptr)
-		cli_die("out of memory");
+		cli_oom();
 	int32_t rank = 0;
 	const char *why;
 	for (int32_t i = 0; i < V; i++) {
@@ -646,18 +619,18 @@ int main(int argc, char **argv)
 		size_t wl = strlen(w);
 		int special = i == eos || i == unk;
 		if (i == eos)
-			row_put(&r, fz_feature(&z, "TOP:</s>", 8, FZ_TOP, &why), 1.0f);
+			row_put(&r, fz_feature(&z, LLR_FEAT_EOS, strlen(LLR_FEAT_EOS), FZ_TOP, &why), 1.0f);
 		else if (i == unk)
-			row_put(&r, fz_feature(&z, "TOP:@notTop", 11, FZ_TOP, &why), 1.0f);
+			row_put(&r, fz_feature(&z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
 		else if (o.top > 0) {
 			if (rank < o.top && llr_vocab_count(v, i) > 0) {
 				llr_buf b = {0};
-				if (llr_buf_printf(&b, "TOP:%s", w) < 0)
-					cli_die("out of memory");
+				if (llr_buf_printf(&b, LLR_TOP_PREFIX "%s", w) < 0)
+					cli_oom();
 				row_put(&r, fz_feature(&z, b.data, b.len, FZ_TOP, &why), 1.0f);
 				llr_buf_free(&b);
 			} else {
-				row_put(&r, fz_feature(&z, "TOP:@notTop", 11, FZ_TOP, &why), 1.0f);
+				row_put(&r, fz_feature(&z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
 			}
 			rank++;
 		}
@@ -681,7 +654,7 @@ int main(int argc, char **argv)
 		if (n > 1) {
 			int32_t *pairs = llr_calloc(n, 2 * sizeof *pairs);
 			if (!pairs)
-				cli_die("out of memory");
+				cli_oom();
 			for (size_t k = 0; k < n; k++) {
 				pairs[2 * k] = r.c[a + k];
 				memcpy(&pairs[2 * k + 1], &r.v[a + k], sizeof(float));
@@ -712,7 +685,7 @@ int main(int argc, char **argv)
 	int32_t *col = llr_calloc((size_t)Fall + 1, sizeof *col);
 	int32_t *col_in = llr_calloc((size_t)Fall + 1, sizeof *col_in);
 	if (!df || !col || !col_in)
-		cli_die("out of memory");
+		cli_oom();
 	for (size_t k = 0; k < r.n; k++)
 		if (r.v[k] != 0.0f)
 			df[r.c[k]]++;
@@ -721,7 +694,7 @@ int main(int argc, char **argv)
 	lex.vocab = llr_strmap_new();
 	lex.meta = llr_meta_new();
 	if (!lex.features || !lex.vocab || !lex.meta)
-		cli_die("out of memory");
+		cli_oom();
 	int64_t per_src[FZ_NSRC] = {0};
 	unsigned used = 0;
 	for (int s = 0; s < FZ_NSRC; s++) {
@@ -740,7 +713,7 @@ int main(int argc, char **argv)
 			}
 			col[f] = (int32_t)llr_strmap_size(lex.features);
 			if (llr_strmap_add(lex.features, nm, llr_strmap_len(z.names, f)) < 0)
-				cli_die("out of memory");
+				cli_oom();
 			per_src[s]++;
 			used |= 1u << s;
 		}
@@ -750,13 +723,13 @@ int main(int argc, char **argv)
 	if (own_psi) {
 		lex.features_in = llr_strmap_new();
 		if (!lex.features_in)
-			cli_die("out of memory");
+			cli_oom();
 		for (int32_t f = 0; f < Fall; f++)
 			col_in[f] = -1;
 		/* Walk kept columns in phi order. */
 		int32_t *byc = llr_calloc((size_t)F + 1, sizeof *byc);
 		if (!byc)
-			cli_die("out of memory");
+			cli_oom();
 		for (int32_t f = 0; f < Fall; f++)
 			if (col[f] >= 0)
 				byc[col[f]] = f;
@@ -766,7 +739,7 @@ int main(int argc, char **argv)
 				continue;
 			col_in[f] = (int32_t)llr_strmap_size(lex.features_in);
 			if (llr_strmap_add(lex.features_in, llr_strmap_str(z.names, f), llr_strmap_len(z.names, f)) < 0)
-				cli_die("out of memory");
+				cli_oom();
 		}
 		free(byc);
 	}
@@ -778,11 +751,11 @@ int main(int argc, char **argv)
 	int32_t *rc_ = llr_calloc((size_t)Fall + 1, sizeof *rc_), *rc_in = llr_calloc((size_t)Fall + 1, sizeof *rc_in);
 	float *rv = llr_calloc((size_t)Fall + 1, sizeof *rv), *rv_in = llr_calloc((size_t)Fall + 1, sizeof *rv_in);
 	if (!bphi || (own_psi && !bpsi) || !rc_ || !rc_in || !rv || !rv_in)
-		cli_die("out of memory");
+		cli_oom();
 	int64_t nonid_tok = 0, word_tok = 0;
 	unsigned char *covered = llr_calloc((size_t)V, 1);
 	if (!covered)
-		cli_die("out of memory");
+		cli_oom();
 	for (int32_t i = 0; i < V; i++) {
 		size_t n = 0, nin = 0;
 		for (int64_t k = r.rowptr[i]; k < r.rowptr[i + 1]; k++) {
@@ -801,7 +774,7 @@ int main(int argc, char **argv)
 		if (llr_csr_builder_row(bphi, rc_, rv, n, &e) < 0 || (own_psi && llr_csr_builder_row(bpsi, rc_in, rv_in, nin, &e) < 0))
 			cli_die_err(&e);
 		if (llr_strmap_add(lex.vocab, llr_vocab_token(v, i), strlen(llr_vocab_token(v, i))) < 0)
-			cli_die("out of memory");
+			cli_oom();
 		if (i != eos) {
 			word_tok += llr_vocab_count(v, i);
 			if (covered[i])
@@ -826,7 +799,7 @@ int main(int argc, char **argv)
 
 	/* 6. Background and meta. */
 	if (!(lex.logb = llr_calloc((size_t)V, sizeof *lex.logb)))
-		cli_die("out of memory");
+		cli_oom();
 	background(&o, v, lex.logb, lex.meta);
 	llr_meta_setf(lex.meta, "unk_logb", "%.9g", (double)lex.logb[unk]);
 	{
@@ -845,8 +818,8 @@ int main(int argc, char **argv)
 	llr_meta_setf(lex.meta, "top", "%d", o.top);
 	llr_meta_setf(lex.meta, "lowercase", "%d", z.lower);
 	llr_meta_setf(lex.meta, "min_feature_count", "%d", o.min_count);
-	llr_meta_set(lex.meta, "unk_features", "TOP:@notTop");
-	llr_meta_set(lex.meta, "eos_features", "TOP:</s>");
+	llr_meta_set(lex.meta, "unk_features", LLR_FEAT_NOTTOP);
+	llr_meta_set(lex.meta, "eos_features", LLR_FEAT_EOS);
 	if (!streaming) {
 		llr_meta_setf(lex.meta, "tokens", "%lld", (long long)cp.tokens);
 		llr_meta_setf(lex.meta, "sentences", "%lld", (long long)cp.sentences);
@@ -862,7 +835,7 @@ int main(int argc, char **argv)
 			cli_refuse_tty(1, "a tensor stream");
 		llr_meta *m = llr_meta_new();
 		if (!m || llr_lexicon_to_meta(&lex, m) < 0)
-			cli_die("out of memory");
+			cli_oom();
 		llr_tensor_writer *w = llr_tw_open(o.output, "features", m, &e);
 		if (!w)
 			cli_die_err(&e);
@@ -873,13 +846,13 @@ int main(int argc, char **argv)
 			cli_die_err(&e);
 		int32_t *buf = llr_malloc(CHUNK_IDS * sizeof *buf);
 		if (!buf)
-			cli_die("out of memory");
+			cli_oom();
 		size_t nb = 0;
 		int chunk = 0;
 		if (!streaming) {
 			int32_t *map = llr_calloc(llr_vocab_size(cp.types) + 1, sizeof *map);
 			if (!map)
-				cli_die("out of memory");
+				cli_oom();
 			for (size_t i = 0; i < llr_vocab_size(cp.types); i++) {
 				const char *w = llr_vocab_token(cp.types, (int32_t)i);
 				map[i] = llr_vocab_id(v, w, strlen(w));
@@ -910,20 +883,15 @@ int main(int argc, char **argv)
 			size_t len = first_len;
 			int more = 1;
 			while (more) {
-				size_t start = nb;
-				const char *s = line, *end = line + len;
-				size_t ntok = 1;
-				for (const char *p = line; p < end; p++)
-					ntok += *p == ' ';
+				size_t ntok = llr_tokens_count(line, len);
 				if (nb && nb + ntok + 1 > CHUNK_IDS) {
 					write_ids(w, buf, nb, &chunk);
-					nb = start = 0;
+					nb = 0;
 				}
-				(void)start;
-				for (const char *p = s; p <= end; p++) {
-					if (p != end && *p != ' ')
-						continue;
-					int32_t id = llr_vocab_id(v, s, (size_t)(p - s));
+				size_t pos = 0, tl;
+				const char *tok;
+				while (llr_token_next(line, len, &pos, &tok, &tl)) {
+					int32_t id = llr_vocab_id(v, tok, tl);
 					if (id < 0) {
 						id = unk;
 						stream_unk++;
@@ -936,7 +904,6 @@ int main(int argc, char **argv)
 						nb = 0;
 					}
 					buf[nb++] = id;
-					s = p + 1;
 				}
 				if (nb == CHUNK_IDS) {
 					write_ids(w, buf, nb, &chunk);

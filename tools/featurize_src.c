@@ -17,7 +17,7 @@ void add_src(fz_state *z, int kind, const char *path)
 {
 	struct fz_src *p = llr_reallocarray(z->src, (size_t)z->nsrc + 1, sizeof *p);
 	if (!p)
-		cli_die("out of memory");
+		cli_oom();
 	p[z->nsrc].kind = kind;
 	p[z->nsrc].path = path;
 	z->src = p;
@@ -43,17 +43,17 @@ static void norm_word(fz_state *z, const char *s, size_t len, llr_buf *out, cons
 {
 	llr_err e = {0};
 	if (llr_normalize(s, len, 0, z->lower, out, &e) < 0)
-		cli_die("%s:%zu: word '%.*s': %s", name, no, (int)FZ_MIN(len, 80), s, e.msg[0] ? e.msg : llr_strerror(e.code));
+		cli_die("%s:%zu: word '%.*s': %s", name, no, (int)MIN(len, 80), s, e.msg[0] ? e.msg : llr_strerror(e.code));
 	if (!memchr(out->data, ' ', out->len))
 		return;
 	llr_buf t = {0};
 	for (size_t i = 0; i < out->len; i++) {
 		if (out->data[i] == ' ' ? llr_buf_append(&t, "\xc2\xa0", 2) < 0 : llr_buf_putc(&t, out->data[i]) < 0)
-			cli_die("out of memory");
+			cli_oom();
 	}
 	llr_buf_clear(out);
 	if (llr_buf_append(out, t.data, t.len) < 0)
-		cli_die("out of memory");
+		cli_oom();
 	llr_buf_free(&t);
 }
 
@@ -63,7 +63,7 @@ static void add_feature(fz_state *z, fz_flist *l, const char *f, size_t len, flo
 	const char *why;
 	int32_t id = fz_feature(z, f, len, src, &why);
 	if (id < 0)
-		cli_die("%s:%zu: feature '%.*s': %s", name, no, (int)FZ_MIN(len, 80), f, why);
+		cli_die("%s:%zu: feature '%.*s': %s", name, no, (int)MIN(len, 80), f, why);
 	fz_flist_add(l, id, v);
 }
 
@@ -100,7 +100,7 @@ static void load_conllu(fz_state *z, const char *path)
 		size_t no = llr_lines_lineno(l);
 		llr_buf_clear(&line);
 		if (llr_buf_append(&line, s, len) < 0)
-			cli_die("out of memory");
+			cli_oom();
 		llr_conllu_word w;
 		if (llr_conllu_parse(line.data, len, &w, &e) < 0)
 			cli_die("%s:%zu: %s", name, no, e.msg);
@@ -110,7 +110,7 @@ static void load_conllu(fz_state *z, const char *path)
 		fz_flist *fl = fz_word(z, word.data, word.len);
 		llr_buf_clear(&tag);
 		if (llr_buf_printf(&tag, "POS:%s", w.upos) < 0)
-			cli_die("out of memory");
+			cli_oom();
 		add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_CONLLU, name, no);
 		feats_ctx c = {z, fl, name, no};
 		if (llr_conllu_feats(w.feats, conllu_tag, &c, &e) < 0)
@@ -170,14 +170,14 @@ static void load_lexicon(fz_state *z, const char *path)
 				char num[64];
 				size_t nl = (size_t)(q - eq - 1);
 				if (nl >= sizeof num)
-					cli_die("%s:%zu: feature '%.*s': bad value", name, no, (int)FZ_MIN(fl_len, 80), p);
+					cli_die("%s:%zu: feature '%.*s': bad value", name, no, (int)MIN(fl_len, 80), p);
 				memcpy(num, eq + 1, nl);
 				num[nl] = '\0';
 				char *ne;
 				double d = strtod(num, &ne);
 				if (ne == num || *ne || !isfinite(d) || !isfinite((float)d))
 					cli_die("%s:%zu: feature '%.*s': bad value '%s' (want a finite number)", name, no,
-						(int)FZ_MIN(fl_len, 80), p, num);
+						(int)MIN(fl_len, 80), p, num);
 				val = (float)d;
 				fl_len = (size_t)(eq - p);
 			}
@@ -231,10 +231,10 @@ static void load_tagged(fz_state *z, const char *path)
 		llr_buf_clear(&where);
 		if (whole ? llr_buf_printf(&where, "%s", llr_archive_name(a)) < 0
 			  : llr_buf_printf(&where, "%s:%s", llr_archive_name(a), member) < 0)
-			cli_die("out of memory");
+			cli_oom();
 		llr_lines *l = llr_lines_from(arch_read, a, where.data, 0);
 		if (!l)
-			cli_die("out of memory");
+			cli_oom();
 		nread++;
 		const char *s;
 		size_t len;
@@ -255,12 +255,12 @@ static void load_tagged(fz_state *z, const char *path)
 					if (*t == '/')
 						slash = t;
 				if (!slash || slash == p || slash + 1 == q)
-					cli_die("%s:%zu: '%.*s': expected word/TAG", where.data, no, (int)FZ_MIN(q - p, 80), p);
+					cli_die("%s:%zu: '%.*s': expected word/TAG", where.data, no, (int)MIN(q - p, 80), p);
 				norm_word(z, p, (size_t)(slash - p), &word, where.data, no);
 				fz_flist *fl = fz_word(z, word.data, word.len);
 				llr_buf_clear(&tag);
 				if (llr_buf_append(&tag, "POS:", 4) < 0 || llr_buf_append(&tag, slash + 1, (size_t)(q - slash - 1)) < 0)
-					cli_die("out of memory");
+					cli_oom();
 				add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_TAGGED, where.data, no);
 				p = q;
 			}

@@ -10,8 +10,6 @@
 
 #include "llrnn.h"
 
-#define FZ_MIN(a, b) ((a) < (b) ? (a) : (b))
-
 /* Feature sources, in column order. */
 enum { FZ_TOP, FZ_CONLLU, FZ_TAGGED, FZ_LEXICON, FZ_HUNSPELL, FZ_ORTHO, FZ_SUFFIX, FZ_NGRAMS, FZ_NSRC };
 extern const char *const fz_src_names[FZ_NSRC];

@@ -18,7 +18,8 @@ static const char usage[] =
 	"usage: gen [-h] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
 	"           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
 	"           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
-	"           [--threads N]\n";
+	"           [--threads N]\n"
+	"       gen --version\n";
 
 #define GROUP 32 /* sampled sentences decoded side by side */
 
@@ -43,7 +44,6 @@ static const struct option longopts[] = {
 	{"count", required_argument, NULL, 'n'},
 	{"seed", required_argument, NULL, 's'},
 	{"prefix", required_argument, NULL, 'p'},
-	{"help", no_argument, NULL, 'h'},
 	{"prefix-file", required_argument, NULL, OPT_PREFIX_FILE},
 	{"max-len", required_argument, NULL, OPT_MAX_LEN},
 	{"temperature", required_argument, NULL, OPT_TEMPERATURE},
@@ -56,6 +56,7 @@ static const struct option longopts[] = {
 	{"logprob", no_argument, NULL, OPT_LOGPROB},
 	{"show-features", no_argument, NULL, OPT_SHOW_FEATURES},
 	{"threads", required_argument, NULL, OPT_THREADS},
+	CLI_COMMON_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -102,10 +103,6 @@ static int nstreams; /* streams of stA and stB */
 static llr_buf outb;
 static cli_output out;
 
-static void oom(void)
-{
-	cli_die("out of memory");
-}
 
 static void hyp_push(hyp *h, int32_t id, float lp)
 {
@@ -113,11 +110,11 @@ static void hyp_push(hyp *h, int32_t id, float lp)
 		size_t cap = h->cap ? h->cap * 2 : 32;
 		int32_t *i = llr_reallocarray(h->ids, cap, sizeof *i);
 		if (!i)
-			oom();
+			cli_oom();
 		h->ids = i;
 		float *l = llr_reallocarray(h->lps, cap, sizeof *l);
 		if (!l)
-			oom();
+			cli_oom();
 		h->lps = l;
 		h->cap = cap;
 	}
@@ -155,28 +152,23 @@ static void set_prefix(prefix *p, const char *line, size_t len)
 {
 	llr_buf_clear(&p->text);
 	if (llr_buf_append(&p->text, line, len) || llr_buf_putc(&p->text, '\0'))
-		oom();
+		cli_oom();
 	char *s = p->text.data;
 	p->n = 0;
-	size_t i = 0;
-	while (i < len) {
-		while (i < len && (s[i] == ' ' || s[i] == '\t'))
-			s[i++] = '\0';
-		if (i >= len)
-			break;
+	size_t pos = 0, tl;
+	const char *tok;
+	while (llr_token_next(s, len, &pos, &tok, &tl)) {
 		if (p->n == p->cap) {
-			size_t cap = p->cap ? p->cap * 2 : 16;
-			if (!(p->off = llr_reallocarray(p->off, cap, sizeof *p->off)) ||
-			    !(p->vid = llr_reallocarray(p->vid, cap, sizeof *p->vid)) ||
-			    !(p->in = llr_reallocarray(p->in, cap, sizeof *p->in)) ||
-			    !(p->tgt = llr_reallocarray(p->tgt, cap, sizeof *p->tgt)) ||
-			    !(p->lps = llr_reallocarray(p->lps, cap, sizeof *p->lps)))
-				oom();
-			p->cap = cap;
+			p->cap = p->cap ? p->cap * 2 : 16;
+			p->off = ereallocarray(p->off, p->cap, sizeof *p->off);
+			p->vid = ereallocarray(p->vid, p->cap, sizeof *p->vid);
+			p->in = ereallocarray(p->in, p->cap, sizeof *p->in);
+			p->tgt = ereallocarray(p->tgt, p->cap, sizeof *p->tgt);
+			p->lps = ereallocarray(p->lps, p->cap, sizeof *p->lps);
 		}
-		p->off[p->n++] = i;
-		while (i < len && s[i] != ' ' && s[i] != '\t')
-			i++;
+		p->off[p->n++] = (size_t)(tok - s);
+		s[pos] = '\0'; /* it was a separator, or the end */
+		pos += pos < len;
 	}
 	slm_input_reset(&lm);
 	for (size_t k = 0; k < p->n; k++) {
@@ -213,7 +205,7 @@ static const char *prefix_word(const prefix *p, size_t k)
 static void put_lp(llr_buf *o, double v)
 {
 	if (llr_buf_printf(o, isfinite(v) ? "%.4f" : "%.0f", v) < 0)
-		oom();
+		cli_oom();
 }
 
 static void emit(const prefix *p, const hyp *h)
@@ -224,18 +216,18 @@ static void emit(const prefix *p, const hyp *h)
 	if (!opt.show_features) {
 		for (size_t k = 0; k < p->n; k++)
 			if ((k && llr_buf_putc(o, ' ')) || llr_buf_append(o, prefix_word(p, k), strlen(prefix_word(p, k))))
-				oom();
+				cli_oom();
 		for (size_t k = 0; k < h->n; k++)
 			if (((p->n || k) && llr_buf_putc(o, ' ')) ||
 			    llr_buf_append(o, llr_strmap_str(voc, h->ids[k]), llr_strmap_len(voc, h->ids[k])))
-				oom();
+				cli_oom();
 		if (opt.logprob) {
 			if (llr_buf_putc(o, '\t'))
-				oom();
+				cli_oom();
 			put_lp(o, h->lp);
 		}
 		if (llr_buf_putc(o, '\n'))
-			oom();
+			cli_oom();
 	} else {
 		size_t total = p->n + h->n + (opt.logprob && h->ended);
 		for (size_t k = 0; k < total; k++) {
@@ -260,19 +252,19 @@ static void emit(const prefix *p, const hyp *h)
 				lp = h->eos_lp;
 			}
 			if (llr_buf_append(o, w, wl) || llr_buf_putc(o, '\t'))
-				oom();
+				cli_oom();
 			if (opt.logprob) {
 				put_lp(o, lp);
 				if (llr_buf_putc(o, '\t'))
-					oom();
+					cli_oom();
 			}
 			if (vid != -2)
 				slm_features(&lm, w, wl, vid, o);
 			if (llr_buf_putc(o, '\n'))
-				oom();
+				cli_oom();
 		}
 		if (llr_buf_putc(o, '\n'))
-			oom();
+			cli_oom();
 	}
 	fwrite(o->data, 1, o->len, opt.out);
 }
@@ -388,7 +380,7 @@ static void decode_beam(prefix *p)
 	int32_t *top = malloc((size_t)K * 2 * sizeof *top);
 	int *order = malloc((size_t)K * 2 * sizeof *order);
 	if (!live || !next || !fin || !cs || !top || !order)
-		oom();
+		cli_oom();
 	int nlive = 1, nfin = 0;
 	run_prefix(p);
 	for (int b = 0; b < nstreams; b++)
@@ -404,7 +396,7 @@ static void decode_beam(prefix *p)
 			mask_row(row);
 			int32_t m = llr_top_k(row, V, 2 * K, top);
 			if (m < 0)
-				oom();
+				cli_oom();
 			for (int32_t j = 0; j < m; j++)
 				if (isfinite(row[top[j]]))
 					cs[nc++] = (cand){live[b].lp + row[top[j]], b, top[j], row[top[j]]};
@@ -494,11 +486,8 @@ int main(int argc, char **argv)
 	opt.nbest = 1;
 	llr_sample_opts_init(&opt.so);
 	int c;
-	while ((c = getopt_long(argc, argv, "hm:o:n:s:p:", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hm:o:n:s:p:", longopts, usage)) != -1) {
 		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		case 'm':
 			model = optarg;
 			break;
@@ -552,9 +541,6 @@ int main(int argc, char **argv)
 		case OPT_THREADS:
 			threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
 			break;
-		default:
-			fputs(usage, stderr);
-			return 2;
 		}
 	}
 	if (optind < argc)
@@ -589,7 +575,7 @@ int main(int argc, char **argv)
 	rows = llr_malloc((size_t)B * (size_t)lm.V * sizeof *rows);
 	inputs = llr_malloc((size_t)B * sizeof *inputs);
 	if (!st1 || !stA || !stB || !row1 || !rows || !inputs)
-		oom();
+		cli_oom();
 
 	cli_output_open_lines(&out, output);
 	opt.out = out.fp;

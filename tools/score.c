@@ -16,7 +16,8 @@
 
 static const char usage[] =
 	"usage: score [-hq] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
-	"             [--batch N] [--check-norm] [--threads N] [file ...]\n";
+	"             [--batch N] [--check-norm] [--threads N] [file ...]\n"
+	"       score --version\n";
 
 #define NORM_TOL 1e-3
 
@@ -26,13 +27,13 @@ static const struct option longopts[] = {
 	{"model", required_argument, NULL, 'm'},
 	{"output", required_argument, NULL, 'o'},
 	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
 	{"base", required_argument, NULL, OPT_BASE},
 	{"per-token", no_argument, NULL, OPT_PER_TOKEN},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"batch", required_argument, NULL, OPT_BATCH},
 	{"check-norm", no_argument, NULL, OPT_CHECK_NORM},
 	{"threads", required_argument, NULL, OPT_THREADS},
+	CLI_COMMON_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -72,38 +73,27 @@ static size_t ids_cap;
 static llr_buf outb;
 static cli_output out;
 
-static void oom(void)
-{
-	cli_die("out of memory");
-}
 
-/* Copy line into slot s and split it on runs of spaces and tabs. */
+/* Copy line into slot s and split it into NUL-terminated tokens. */
 static void take_line(sline *s, const char *line, size_t len, const char *file, size_t lineno)
 {
 	llr_buf_clear(&s->text);
 	if (llr_buf_append(&s->text, line, len) || llr_buf_putc(&s->text, '\0'))
-		oom();
+		cli_oom();
 	s->n = 0;
 	s->file = file;
 	s->lineno = lineno;
 	char *p = s->text.data;
-	size_t i = 0;
-	while (i < len) {
-		while (i < len && (p[i] == ' ' || p[i] == '\t'))
-			p[i++] = '\0';
-		if (i >= len)
-			break;
+	size_t pos = 0, tl;
+	const char *tok;
+	while (llr_token_next(p, len, &pos, &tok, &tl)) {
 		if (s->n == s->cap) {
-			size_t cap = s->cap ? s->cap * 2 : 32;
-			size_t *t = llr_reallocarray(s->tok, cap, sizeof *t);
-			if (!t)
-				oom();
-			s->tok = t;
-			s->cap = cap;
+			s->cap = s->cap ? s->cap * 2 : 32;
+			s->tok = ereallocarray(s->tok, s->cap, sizeof *s->tok);
 		}
-		s->tok[s->n++] = i;
-		while (i < len && p[i] != ' ' && p[i] != '\t')
-			i++;
+		s->tok[s->n++] = (size_t)(tok - p);
+		p[pos] = '\0'; /* it was a separator, or the end */
+		pos += pos < len;
 	}
 }
 
@@ -127,7 +117,7 @@ static void json_string(llr_buf *b, const char *s)
 		}
 	}
 	if (bad || llr_buf_putc(b, '"'))
-		oom();
+		cli_oom();
 }
 
 /* A number in the chosen base, %.4f; JSON has no infinities (null). */
@@ -139,7 +129,7 @@ static void put_num(llr_buf *b, double v)
 	else
 		rc = llr_buf_printf(b, opt.json ? "null" : "%s", v < 0 ? "-inf" : "nan");
 	if (rc < 0)
-		oom();
+		cli_oom();
 }
 
 static void ensure_ids(size_t n)
@@ -156,7 +146,7 @@ static void ensure_ids(size_t n)
 	lp = llr_malloc(cap * sizeof *lp);
 	oov_at = llr_malloc(cap);
 	if (!in_ids || !tgt_ids || !lp || !oov_at)
-		oom();
+		cli_oom();
 	ids_cap = cap;
 }
 
@@ -213,7 +203,7 @@ static void write_line(const sline *s, int b, int B)
 	}
 	bad |= llr_buf_putc(o, '\n');
 	if (bad)
-		oom();
+		cli_oom();
 	fwrite(o->data, 1, o->len, opt.out);
 }
 
@@ -253,7 +243,7 @@ static void workers_init(int n)
 {
 	workers = calloc((size_t)n, sizeof *workers);
 	if (!workers)
-		oom();
+		cli_oom();
 	nworkers = n;
 	const llr_net_config *c = llr_net_cfg(lm.net);
 	int sm = c->output == LLR_OUT_SOFTMAX;
@@ -303,11 +293,11 @@ static void score_split(int B, size_t T, double *norm)
 		free(deal);
 		deal_cap = B;
 		if (!(deal = malloc((size_t)B * sizeof *deal)))
-			oom();
+			cli_oom();
 		for (int g = 0; g < nworkers; g++) {
 			free(workers[g].cols);
 			if (!(workers[g].cols = malloc((size_t)B * sizeof *workers[g].cols)))
-				oom();
+				cli_oom();
 		}
 	}
 	for (int b = 0; b < B; b++)
@@ -332,7 +322,7 @@ static void score_split(int B, size_t T, double *norm)
 			w->tgt = llr_malloc(need * sizeof *w->tgt);
 			w->lp = llr_malloc(need * sizeof *w->lp);
 			if (!w->in || !w->tgt || !w->lp)
-				oom();
+				cli_oom();
 			w->cap = need;
 		}
 		for (size_t t = 0; t < Tg; t++)
@@ -485,11 +475,8 @@ int main(int argc, char **argv)
 	opt.base_name = "e";
 	opt.batch = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "hm:o:q", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hm:o:q", longopts, usage)) != -1) {
 		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		case 'm':
 			model = optarg;
 			break;
@@ -526,9 +513,6 @@ int main(int argc, char **argv)
 		case OPT_THREADS:
 			threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
 			break;
-		default:
-			fputs(usage, stderr);
-			return 2;
 		}
 	}
 	if (!model)
@@ -542,7 +526,7 @@ int main(int argc, char **argv)
 	}
 	lines = calloc((size_t)opt.batch, sizeof *lines);
 	if (!lines)
-		oom();
+		cli_oom();
 
 	cli_output_open_lines(&out, output);
 	opt.out = out.fp;

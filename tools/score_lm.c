@@ -9,10 +9,6 @@
 
 #include "cli.h"
 
-static void oom(void)
-{
-	cli_die("out of memory");
-}
 
 void slm_load(slm *m, const char *path)
 {
@@ -51,7 +47,7 @@ void slm_load(slm *m, const char *path)
 	m->row_cols = llr_malloc(m->row_cap * sizeof *m->row_cols);
 	m->row_vals = llr_malloc(m->row_cap * sizeof *m->row_vals);
 	if (!m->psi.indptr || !m->psi.indices || !m->psi.data || !m->row_cols || !m->row_vals)
-		oom();
+		cli_oom();
 	memcpy(m->psi.indptr, base->indptr, ((size_t)base->rows + 1) * sizeof(int32_t));
 	memcpy(m->psi.indices, base->indices, (size_t)base->nnz * sizeof(int32_t));
 	memcpy(m->psi.data, base->data, (size_t)base->nnz * sizeof(float));
@@ -99,11 +95,11 @@ static size_t word_row(slm *m, const char *w, size_t len, int input_side)
 		size_t cap = m->row_cap * 2;
 		int32_t *c = llr_reallocarray(m->row_cols, cap, sizeof *c);
 		if (!c)
-			oom();
+			cli_oom();
 		m->row_cols = c;
 		float *v = llr_reallocarray(m->row_vals, cap, sizeof *v);
 		if (!v)
-			oom();
+			cli_oom();
 		m->row_vals = v;
 		m->row_cap = cap;
 	}
@@ -122,7 +118,7 @@ int32_t slm_input(slm *m, const char *w, size_t len, int32_t vid)
 		int32_t cap = m->rows_cap * 2;
 		int32_t *p = llr_reallocarray(m->psi.indptr, (size_t)cap + 1, sizeof *p);
 		if (!p)
-			oom();
+			cli_oom();
 		m->psi.indptr = p;
 		m->rows_cap = cap;
 	}
@@ -130,11 +126,11 @@ int32_t slm_input(slm *m, const char *w, size_t len, int32_t vid)
 		size_t cap = (m->nnz_cap + n) * 2;
 		int32_t *ix = llr_reallocarray(m->psi.indices, cap, sizeof *ix);
 		if (!ix)
-			oom();
+			cli_oom();
 		m->psi.indices = ix;
 		float *d = llr_reallocarray(m->psi.data, cap, sizeof *d);
 		if (!d)
-			oom();
+			cli_oom();
 		m->psi.data = d;
 		m->nnz_cap = cap;
 	}
@@ -160,12 +156,12 @@ const llr_csr *slm_psi(const slm *m)
 static void put_feature(slm *m, llr_buf *out, int32_t col, float val)
 {
 	if (out->len && out->data[out->len - 1] != '\t' && llr_buf_putc(out, ' '))
-		oom();
+		cli_oom();
 	const llr_strmap *names = m->lex->features;
 	if (llr_buf_append(out, llr_strmap_str(names, col), llr_strmap_len(names, col)))
-		oom();
+		cli_oom();
 	if (val != 1.0f && llr_buf_printf(out, "=%g", (double)val))
-		oom();
+		cli_oom();
 }
 
 void slm_features(slm *m, const char *w, size_t len, int32_t vid, llr_buf *out)
@@ -182,7 +178,7 @@ void slm_features(slm *m, const char *w, size_t len, int32_t vid, llr_buf *out)
 		m->row_cols = llr_malloc(m->row_cap * sizeof *m->row_cols);
 		m->row_vals = llr_malloc(m->row_cap * sizeof *m->row_vals);
 		if (!m->row_cols || !m->row_vals)
-			oom();
+			cli_oom();
 	}
 	size_t n = word_row(m, w, len, 0);
 	for (size_t k = 0; k < n; k++)

@@ -17,7 +17,8 @@
 
 static const char usage[] =
 	"usage: tok [-hl] [--chars] [--from text|conllu|tagged] [--lang en|fr] [--nfkc]\n"
-	"           [-o file] [--replace-invalid] [--sentences] [--surface] [file ...]\n";
+	"           [-o file] [--replace-invalid] [--sentences] [--surface] [file ...]\n"
+	"       tok --version\n";
 
 enum { FROM_TEXT, FROM_CONLLU, FROM_TAGGED };
 
@@ -35,11 +36,6 @@ typedef struct tok_state {
 } tok_state;
 
 static tok_state S;
-
-_Noreturn static void die_nomem(void)
-{
-	cli_die("out of memory");
-}
 
 /* Write one non-empty output line (a sentence), with the blank line due
  * before it. */
@@ -104,7 +100,7 @@ static void text_line(const char *s, size_t n)
 	}
 	if (S.sentences) {
 		if ((S.para.len && llr_buf_putc(&S.para, '\n')) || llr_buf_append(&S.para, s, n))
-			die_nomem();
+			cli_oom();
 		return;
 	}
 	tokenize(s, n, 0);
@@ -118,12 +114,12 @@ static void add_word(const char *w, size_t n)
 	if (llr_normalize(w, n, S.opts.nfkc, S.opts.lower, &S.word, &e))
 		cli_die_err(&e);
 	if (S.line.len && llr_buf_putc(&S.line, ' '))
-		die_nomem();
+		cli_oom();
 	for (size_t i = 0; i < S.word.len; i++) {
 		int rc = S.word.data[i] == ' ' ? llr_buf_append(&S.line, "\xc2\xa0", 2)
 		                               : llr_buf_putc(&S.line, S.word.data[i]);
 		if (rc)
-			die_nomem();
+			cli_oom();
 	}
 }
 
@@ -279,7 +275,7 @@ static void do_file(const char *path)
 		const char *an = llr_archive_name(a);
 		llr_buf_clear(&name);
 		if (!strcmp(member, an) ? llr_buf_printf(&name, "%s", an) : llr_buf_printf(&name, "%s(%s)", an, member))
-			die_nomem();
+			cli_oom();
 		const char *base = strrchr(member, '/');
 		base = base ? base + 1 : member;
 		if (S.from == FROM_TAGGED && !strcmp(base, "package.json")) {
@@ -288,7 +284,7 @@ static void do_file(const char *path)
 		}
 		llr_lines *l = llr_lines_from(archive_read, a, name.data, S.flags);
 		if (!l)
-			die_nomem();
+			cli_oom();
 		S.doc_started = 0;
 		S.blank = 0;
 		if (S.from == FROM_CONLLU)
@@ -313,7 +309,6 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"chars", no_argument, NULL, O_CHARS},
 		{"from", required_argument, NULL, O_FROM},
-		{"help", no_argument, NULL, 'h'},
 		{"lang", required_argument, NULL, O_LANG},
 		{"lower", no_argument, NULL, 'l'},
 		{"nfkc", no_argument, NULL, O_NFKC},
@@ -321,17 +316,14 @@ int main(int argc, char **argv)
 		{"replace-invalid", no_argument, NULL, O_REPLACE},
 		{"sentences", no_argument, NULL, O_SENT},
 		{"surface", no_argument, NULL, O_SURFACE},
+		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	cli_init(argv[0], "tok");
 	const char *outpath = NULL;
 	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hlo:", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hlo:", longopts, usage)) != -1) {
 		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		case 'l':
 			S.opts.lower = 1;
 			break;
@@ -368,10 +360,6 @@ int main(int argc, char **argv)
 		case O_SURFACE:
 			S.surface = 1;
 			break;
-		case ':':
-			cli_usage_error(usage, "%s: missing argument", argv[optind - 1]);
-		default:
-			cli_usage_error(usage, "%s: unknown option", argv[optind - 1]);
 		}
 	}
 	if (S.surface && S.from != FROM_CONLLU)

@@ -16,9 +16,6 @@
 
 #include "cli.h"
 
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
-
 static const char usage[] =
 	"usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
 	"             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
@@ -27,7 +24,8 @@ static const char usage[] =
 	"             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
 	"             [--threads n] [--log file] [--progress n] [--resume model]\n"
 	"             [--init uniform|torch]\n"
-	"             [stream]\n";
+	"             [stream]\n"
+	"       train --version\n";
 
 /* ------------------------------------------------------------- options */
 
@@ -85,7 +83,6 @@ static double parse_duration(const char *s)
 static void parse_opts(int argc, char **argv, opts *o)
 {
 	static const struct option lo[] = {
-		{"help", no_argument, NULL, 'h'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"seed", required_argument, NULL, 's'},
 		{"output", required_argument, NULL, O_OUTPUT},
@@ -109,6 +106,7 @@ static void parse_opts(int argc, char **argv, opts *o)
 		{"progress", required_argument, NULL, O_PROGRESS},
 		{"resume", required_argument, NULL, O_RESUME},
 		{"init", required_argument, NULL, O_INIT},
+		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
@@ -124,12 +122,8 @@ static void parse_opts(int argc, char **argv, opts *o)
 	o->seed = 1;
 	o->progress = 100;
 	int c;
-	while ((c = getopt_long(argc, argv, "ho:qs:", lo, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":ho:qs:", lo, usage)) != -1) {
 		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			cli_flush_stdout();
-			exit(0);
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 's': o->seed = (uint64_t)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX); o->set_seed = 1; break;
@@ -175,8 +169,6 @@ static void parse_opts(int argc, char **argv, opts *o)
 				cli_usage_error(usage, "--init: expected uniform or torch, not '%s'", optarg);
 			o->set_init = 1;
 			break;
-		default:
-			cli_usage_error(usage, "unknown option");
 		}
 	}
 	if (argc - optind > 1)
@@ -313,15 +305,10 @@ static void read_valid(const char *path, const llr_lexicon *x, int max_len, corp
 	while ((rc = llr_lines_next(l, &line, &len, &e)) > 0) {
 		buf_n = 0;
 		int skip = 0;
-		for (size_t i = 0; i < len && !skip;) {
-			while (i < len && line[i] == ' ')
-				i++;
-			size_t j = i;
-			while (j < len && line[j] != ' ')
-				j++;
-			if (j == i)
-				break;
-			int32_t id = llr_strmap_get(x->vocab, line + i, j - i);
+		size_t pos = 0, tl;
+		const char *tok;
+		while (!skip && llr_token_next(line, len, &pos, &tok, &tl)) {
+			int32_t id = llr_strmap_get(x->vocab, tok, tl);
 			if (id < 0 && x->unk_id < 0)
 				skip = 1;
 			if (id < 0)
@@ -332,10 +319,9 @@ static void read_valid(const char *path, const llr_lexicon *x, int max_len, corp
 				buf_cap = buf_cap ? 2 * buf_cap : 256;
 				buf = llr_reallocarray(buf, (size_t)buf_cap, sizeof *buf);
 				if (!buf)
-					cli_die("out of memory");
+					cli_oom();
 			}
 			buf[buf_n++] = id;
-			i = j;
 		}
 		if (skip) {
 			oov_skipped++;
@@ -433,11 +419,11 @@ static void make_order(order *o, const corpus *c, int B, llr_rng *rng)
 		o->p = llr_malloc(n * sizeof *o->p);
 		o->first = llr_malloc((n / (size_t)B + 2) * sizeof *o->first);
 		if (!o->p || !o->first)
-			cli_die("out of memory");
+			cli_oom();
 	}
 	int32_t *perm = llr_malloc(n * sizeof *perm);
 	if (!perm)
-		cli_die("out of memory");
+		cli_oom();
 	for (size_t i = 0; i < n; i++)
 		perm[i] = (int32_t)i;
 	if (rng)
@@ -449,7 +435,7 @@ static void make_order(order *o, const corpus *c, int B, llr_rng *rng)
 	} key;
 	key *k = llr_malloc(n * sizeof *k);
 	if (!k)
-		cli_die("out of memory");
+		cli_oom();
 	for (size_t i = 0; i < n; i++)
 		k[i] = (key){c->pieces[perm[i]].len, (int32_t)i};
 	/* counting sort on len keeps ties in perm order */
@@ -458,7 +444,7 @@ static void make_order(order *o, const corpus *c, int B, llr_rng *rng)
 		maxlen = MAX(maxlen, k[i].len);
 	size_t *cnt = llr_calloc((size_t)maxlen + 2, sizeof *cnt);
 	if (!cnt)
-		cli_die("out of memory");
+		cli_oom();
 	for (size_t i = 0; i < n; i++)
 		cnt[k[i].len + 1]++;
 	for (int32_t l = 1; l <= maxlen + 1; l++)
@@ -471,7 +457,7 @@ static void make_order(order *o, const corpus *c, int B, llr_rng *rng)
 	size_t nb = (n + (size_t)B - 1) / (size_t)B;
 	int32_t *bperm = llr_malloc(nb * sizeof *bperm);
 	if (!bperm)
-		cli_die("out of memory");
+		cli_oom();
 	for (size_t i = 0; i < nb; i++)
 		bperm[i] = (int32_t)i;
 	if (rng)
@@ -479,7 +465,7 @@ static void make_order(order *o, const corpus *c, int B, llr_rng *rng)
 	/* reorder the batches: copy the pointer array batch by batch */
 	const piece **q = llr_malloc(n * sizeof *q);
 	if (!q)
-		cli_die("out of memory");
+		cli_oom();
 	size_t at = 0;
 	for (size_t i = 0; i < nb; i++) {
 		size_t from = (size_t)bperm[i] * (size_t)B, to = MIN(from + (size_t)B, n);
@@ -585,7 +571,7 @@ static void set_summary(trainer *T)
 	}
 	rc |= llr_meta_set(m, "stopped", T->stop ? T->stop : "running");
 	if (rc < 0)
-		cli_die("out of memory");
+		cli_oom();
 }
 
 static void save(trainer *T)
@@ -982,12 +968,12 @@ int main(int argc, char **argv)
 		model = llr_calloc(1, sizeof *model);
 		ts = llr_calloc(1, sizeof *ts);
 		if (!model || !ts)
-			cli_die("out of memory");
+			cli_oom();
 		model->lex = lex;
 		model->net = net;
 		model->meta = llr_meta_new();
 		if (!model->meta)
-			cli_die("out of memory");
+			cli_oom();
 		llr_rng seeder, init;
 		llr_rng_seed(&seeder, o.seed);
 		llr_rng_seed(&init, llr_rng_u64(&seeder));
@@ -1016,7 +1002,7 @@ int main(int argc, char **argv)
 		rc |= llr_meta_setf(m, "min_improvement", "%.9g", o.min_impr);
 		rc |= llr_meta_setf(m, "seed", "%llu", (unsigned long long)o.seed);
 		if (rc < 0)
-			cli_die("out of memory");
+			cli_oom();
 	}
 	llr_meta_setf(model->meta, "patience", "%d", o.patience);
 	llr_meta_setf(model->meta, "max_epochs", "%lld", (long long)o.epochs);
@@ -1028,7 +1014,7 @@ int main(int argc, char **argv)
 	if (vc.sentences) {
 		T.bestbuf = llr_malloc(T.n * sizeof(float));
 		if (!T.bestbuf)
-			cli_die("out of memory");
+			cli_oom();
 		if (ts->best) {
 			memcpy(T.bestbuf, ts->best, T.n * sizeof(float));
 			free(ts->best);

@@ -15,29 +15,26 @@
 #include "llrnn.h"
 
 static const char usage[] =
-	"usage: vocab [-hm] [--min-count n] [-o file] [--top n] [file ...]\n";
+	"usage: vocab [-hm] [--min-count n] [-o file] [--top n] [file ...]\n"
+	"       vocab --version\n";
 
 int main(int argc, char **argv)
 {
 	enum { O_MIN = 256, O_TOP };
 	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
 		{"merge", no_argument, NULL, 'm'},
 		{"min-count", required_argument, NULL, O_MIN},
 		{"output", required_argument, NULL, 'o'},
 		{"top", required_argument, NULL, O_TOP},
+		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	cli_init(argv[0], "vocab");
 	const char *outpath = NULL;
 	int merge = 0, c;
 	long long min_count = 1, top = -1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hmo:", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hmo:", longopts, usage)) != -1) {
 		switch (c) {
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		case 'm':
 			merge = 1;
 			break;
@@ -50,16 +47,12 @@ int main(int argc, char **argv)
 		case O_TOP:
 			top = cli_parse_int(usage, "--top", optarg, 0, INT64_MAX);
 			break;
-		case ':':
-			cli_usage_error(usage, "%s: missing argument", argv[optind - 1]);
-		default:
-			cli_usage_error(usage, "%s: unknown option", argv[optind - 1]);
 		}
 	}
 	llr_err e = {0};
 	llr_vocab *v = llr_vocab_new();
 	if (!v)
-		cli_die("out of memory");
+		cli_oom();
 	int nfiles = argc - optind;
 	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
 		llr_lines *l = llr_lines_open(nfiles ? argv[optind + i] : "-", 0, &e);

@@ -345,7 +345,7 @@ int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int
 	int rc = llr_extract(&x->extract, word, len, acc_emit, &a);
 	if (rc == LLR_EUTF8)
 		rc = LLR_OK; /* invalid UTF-8: no string features, only what follows */
-	int32_t top = llr_strmap_get(a.names, "TOP:@notTop", 11);
+	int32_t top = llr_strmap_get(a.names, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP));
 	if (rc >= 0 && top >= 0)
 		rc = acc_add(&a, top, 1.0f);
 	if (rc < 0) {

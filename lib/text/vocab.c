@@ -68,19 +68,13 @@ static int add_err(int rc, llr_err *err)
 
 int llr_vocab_count_line(llr_vocab *v, const char *line, size_t len, llr_err *err)
 {
-	size_t i = 0, ntok = 0;
-	while (i < len) {
-		while (i < len && (line[i] == ' ' || line[i] == '\t'))
-			i++;
-		size_t s = i;
-		while (i < len && line[i] != ' ' && line[i] != '\t')
-			i++;
-		if (i > s) {
-			int32_t id = llr_vocab_add(v, line + s, i - s, 1);
-			if (id < 0)
-				return add_err(id, err);
-			ntok++;
-		}
+	size_t pos = 0, ntok = 0, tl;
+	const char *tok;
+	while (llr_token_next(line, len, &pos, &tok, &tl)) {
+		int32_t id = llr_vocab_add(v, tok, tl, 1);
+		if (id < 0)
+			return add_err(id, err);
+		ntok++;
 	}
 	if (ntok) {
 		int32_t id = llr_vocab_add(v, LLR_EOS, strlen(LLR_EOS), 1);

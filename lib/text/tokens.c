@@ -1,0 +1,57 @@
+/*
+ * tokens.c - the one rule by which every tool reads a line of tokens
+ * (tok(1), "Token lines"): tokens are the maximal runs of bytes other
+ * than space and TAB.  vocab, featurize, train --valid, score and gen all
+ * split through llr_token_next, so one file reads the same everywhere;
+ * featurize, which fixes the ids of a training corpus, also asks
+ * llr_tokens_check for the canonical form.  Not here: tokenising raw
+ * text (tokenize.c).
+ */
+#include <string.h>
+
+#include "internal.h"
+
+static int is_sep(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+int llr_token_next(const char *line, size_t len, size_t *pos, const char **tok, size_t *toklen)
+{
+	size_t i = *pos;
+	while (i < len && is_sep(line[i]))
+		i++;
+	size_t s = i;
+	while (i < len && !is_sep(line[i]))
+		i++;
+	*pos = i;
+	if (i == s)
+		return 0;
+	*tok = line + s;
+	*toklen = i - s;
+	return 1;
+}
+
+size_t llr_tokens_count(const char *line, size_t len)
+{
+	size_t pos = 0, n = 0, tl;
+	const char *t;
+	while (llr_token_next(line, len, &pos, &t, &tl))
+		n++;
+	return n;
+}
+
+int llr_tokens_check(const char *line, size_t len, llr_err *err)
+{
+	for (size_t i = 0, s = 0; i <= len; i++) {
+		if (i < len && !is_sep(line[i]))
+			continue;
+		size_t n = i - s;
+		if (n == 0 && len > 0)
+			return llr_err_set(err, LLR_EFORMAT, "empty token (two separators in a row, or one at an end of the line)");
+		if ((n == strlen(LLR_BOS) && !memcmp(line + s, LLR_BOS, n)) || (n == strlen(LLR_EOS) && !memcmp(line + s, LLR_EOS, n)))
+			return llr_err_set(err, LLR_EFORMAT, "the reserved token '%.*s' is in the text", (int)n, line + s);
+		s = i + 1;
+	}
+	return LLR_OK;
+}
