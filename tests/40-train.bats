@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# 40-train.bats - train(1): learning on real data (UD French, 300
-# sentences, tiny networks), determinism, interruption and --resume, early
+# 40-train.bats - train(1): learning on real data (the UD French slice,
+# 300 sentences, tiny networks), determinism, interruption and --resume, early
 # stopping, the --log curve, divergence, and every error path.
 
 bats_require_minimum_version 1.5.0
@@ -9,17 +9,13 @@ load test_helper
 TINY="--hidden 16 --embed 16 --layers 1 --threads 1"
 
 setup_file() {
-	local data="$LLRNN_SHARED/data/ud-french"
-	[ -d "$data" ] || return 0
 	local d="$BATS_FILE_TMPDIR"
-	PATH="$BATS_TEST_DIRNAME/../bin:$PATH"
-	tok --from conllu -l "$data/fr_sequoia-ud-train.conllu.gz" | head -n 300 > "$d/train.tok"
-	tok --from conllu -l "$data/fr_sequoia-ud-dev.conllu.gz" | head -n 60 > "$d/valid.tok"
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 > "$d/train.tok"
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 60 > "$d/valid.tok"
 	featurize --top 50 "$d/train.tok" > "$d/train.fz" 2>/dev/null
 }
 
 setup() {
-	need_data ud-french
 	cd "$BATS_TEST_TMPDIR"
 	FZ="$BATS_FILE_TMPDIR/train.fz"
 	VALID="$BATS_FILE_TMPDIR/valid.tok"
@@ -309,9 +305,8 @@ PY
 }
 
 @test "train: the man page examples run (tiny sizes)" {
-	data="$LLRNN_SHARED/data/ud-french"
-	tok --from conllu -l "$data/fr_sequoia-ud-train.conllu.gz" | head -n 200 > train.tok
-	tok --from conllu -l "$data/fr_sequoia-ud-dev.conllu.gz" | head -n 40 > valid.tok
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 200 > train.tok
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 40 > valid.tok
 	featurize --top 2500 train.tok > train.fz 2>/dev/null
 	train -q $TINY --epochs 2 --valid valid.tok --log curve.tsv -o model.bin train.fz
 	[ "$(wc -l < curve.tsv)" -eq 4 ]

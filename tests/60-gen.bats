@@ -1,14 +1,14 @@
 #!/usr/bin/env bats
 # gen: reproducible sampling, greedy and beam search, prefixes, the
 # reported log-probabilities checked with score, --show-features, errors.
-# Tiny models are trained once per file on 200 UD French sentences.
+# Tiny models are trained once per file on 200 sentences of the UD French
+# slice.
 
 bats_require_minimum_version 1.5.0
 load test_helper
 
 setup_file() {
-	local d="$LLRNN_SHARED/data/ud-french" m="$BATS_FILE_TMPDIR"
-	[ -d "$d" ] || return 0
+	local d="$UD" m="$BATS_FILE_TMPDIR"
 	tok --from conllu -l "$d/fr_sequoia-ud-dev.conllu.gz" | head -200 >"$m/train.tok"
 	featurize --top 50 --conllu "$d/fr_sequoia-ud-dev.conllu.gz" -l --ortho --suffix 2 \
 		"$m/train.tok" >"$m/feats" 2>/dev/null
@@ -17,7 +17,6 @@ setup_file() {
 }
 
 setup() {
-	need_data ud-french
 	M="$BATS_FILE_TMPDIR"
 	cd "$BATS_TEST_TMPDIR"
 }

