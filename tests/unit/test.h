@@ -83,7 +83,8 @@ static int t_plan;
 		return t_any_failed;                                           \
 	} while (0)
 
-/* A scratch directory for files tests write; removed by the OS tmp cleaner. */
+/* A scratch directory for files tests write, under $TMPDIR: scripts/run-tests
+ * points that at a folder of its own and removes it after the run. */
 static inline const char *test_tmpdir(void)
 {
 	static char dir[256];
