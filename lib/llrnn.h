@@ -689,6 +689,19 @@ int llr_model_fits(const llr_model *m, const llr_lexicon *x, llr_err *err);
 /* The network configuration a model meta describes (keys output, embed,
  * hidden, layers, dropout) for lexicon x; LLR_EFORMAT naming a bad key. */
 int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config *c, llr_err *err);
+/* The one way to build the network of a lexicon (train, model loading,
+ * score's copies per thread).  From c it takes output, embed, hidden,
+ * layers and dropout; vocab, feat_out and feat_in come from x (softmax:
+ * V each; log-linear: the columns of phi and of psi, or phi when x has no
+ * psi), whatever c holds there.  A log-linear net borrows x's phi, psi
+ * and logb, so x must outlive it, unchanged.  The weights are zero (see
+ * llr_net_init_scheme).  NULL with err set (LLR_EINVAL, LLR_ENAN,
+ * LLR_ENOMEM) when llr_net_new refuses the configuration. */
+llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err);
+/* A new model: x, a network built by llr_model_net_new, an empty meta.
+ * The model owns x from then on (llr_model_free frees it); on failure
+ * (NULL, err set) x is still the caller's. */
+llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err);
 
 /* -------------------------------------------------------------- sampling */
 

@@ -246,7 +246,6 @@ static void workers_init(int n)
 		cli_oom();
 	nworkers = n;
 	const llr_net_config *c = llr_net_cfg(lm.net);
-	int sm = c->output == LLR_OUT_SOFTMAX;
 	size_t np, np2;
 	const float *src = llr_net_params(lm.net, &np);
 	for (int i = 0; i < n; i++) {
@@ -255,7 +254,7 @@ static void workers_init(int n)
 			continue;
 		}
 		llr_err err = {0};
-		workers[i].net = llr_net_new(c, sm ? NULL : lm.lex->phi, sm ? NULL : lm.lex->psi, sm ? NULL : lm.lex->logb, &err);
+		workers[i].net = llr_model_net_new(lm.lex, c, &err);
 		if (!workers[i].net)
 			cli_die_err(&err);
 		memcpy(llr_net_params(workers[i].net, &np2), src, np * sizeof(float));

@@ -950,30 +950,18 @@ int main(int argc, char **argv)
 	} else {
 		if (!o.output)
 			o.output = one_hot(lex->phi) && one_hot(lex->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
-		int32_t V = (int32_t)llr_strmap_size(lex->vocab);
 		llr_net_config c = {
-			.vocab = V,
-			.feat_out = o.output == LLR_OUT_SOFTMAX ? V : lex->phi->cols,
-			.feat_in = o.output == LLR_OUT_SOFTMAX ? V : lex->psi ? lex->psi->cols : lex->phi->cols,
 			.embed = o.embed,
 			.hidden = o.hidden,
 			.layers = o.layers,
 			.dropout = (float)o.dropout,
 			.output = o.output,
 		};
-		int sm = o.output == LLR_OUT_SOFTMAX;
-		llr_net *net = llr_net_new(&c, sm ? NULL : lex->phi, sm ? NULL : lex->psi, sm ? NULL : lex->logb, &e);
-		if (!net)
+		model = llr_model_new(lex, &c, &e);
+		if (!model)
 			cli_die_err(&e);
-		model = llr_calloc(1, sizeof *model);
-		ts = llr_calloc(1, sizeof *ts);
-		if (!model || !ts)
-			cli_oom();
-		model->lex = lex;
-		model->net = net;
-		model->meta = llr_meta_new();
-		if (!model->meta)
-			cli_oom();
+		llr_net *net = model->net;
+		ts = ecalloc(1, sizeof *ts);
 		llr_rng seeder, init;
 		llr_rng_seed(&seeder, o.seed);
 		llr_rng_seed(&init, llr_rng_u64(&seeder));

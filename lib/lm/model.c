@@ -57,6 +57,20 @@ static int get_dim(const llr_meta *meta, const char *key, int64_t lo, int64_t hi
 	return LLR_OK;
 }
 
+/* The sizes a lexicon fixes, for c->output: V, and the columns of phi
+ * and psi (softmax: V for both). */
+static void lexicon_sizes(const llr_lexicon *x, llr_net_config *c)
+{
+	int32_t V = (int32_t)llr_strmap_size(x->vocab);
+	c->vocab = V;
+	if (c->output == LLR_OUT_SOFTMAX || !x->phi) {
+		c->feat_out = c->feat_in = V;
+	} else {
+		c->feat_out = x->phi->cols;
+		c->feat_in = x->psi ? x->psi->cols : x->phi->cols;
+	}
+}
+
 int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config *c, llr_err *err)
 {
 	memset(c, 0, sizeof *c);
@@ -80,15 +94,41 @@ int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config 
 	if (!(p >= 0.0 && p < 1.0))
 		return llr_err_set(err, LLR_EFORMAT, "meta: dropout=%g out of range [0, 1)", p);
 	c->dropout = (float)p;
-	int32_t V = (int32_t)llr_strmap_size(x->vocab);
-	c->vocab = V;
-	if (c->output == LLR_OUT_SOFTMAX) {
-		c->feat_out = c->feat_in = V;
-	} else {
-		c->feat_out = x->phi->cols;
-		c->feat_in = x->psi ? x->psi->cols : x->phi->cols;
-	}
+	lexicon_sizes(x, c);
 	return LLR_OK;
+}
+
+/* ------------------------------------------------------------ building */
+
+llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err)
+{
+	llr_net_config cf = *c;
+	if (cf.output == LLR_OUT_LOGLINEAR && !x->phi)
+		return llr_err_set(err, LLR_EINVAL, "network: log-linear output needs the lexicon's phi"), NULL;
+	lexicon_sizes(x, &cf);
+	if (cf.output == LLR_OUT_SOFTMAX)
+		return llr_net_new(&cf, NULL, NULL, NULL, err);
+	return llr_net_new(&cf, x->phi, x->psi, x->logb, err);
+}
+
+llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
+{
+	llr_model *m = llr_calloc(1, sizeof *m);
+	if (!m)
+		return llr_err_set(err, LLR_ENOMEM, "model: out of memory"), NULL;
+	m->net = llr_model_net_new(x, c, err);
+	if (!m->net) {
+		free(m);
+		return NULL;
+	}
+	m->meta = llr_meta_new();
+	if (!m->meta) {
+		llr_net_free(m->net);
+		free(m);
+		return llr_err_set(err, LLR_ENOMEM, "model: out of memory"), NULL;
+	}
+	m->lex = x;
+	return m;
 }
 
 /* ------------------------------------------------------------- fitting */
@@ -304,8 +344,7 @@ static int load(loader *L, llr_model *m, llr_train_state **tsp, llr_err *err)
 	llr_net_config c;
 	if ((rc = llr_model_config(meta, m->lex, &c, err)) < 0)
 		return llr_err_prefix(err, "%s", L->path);
-	const llr_lexicon *x = m->lex;
-	m->net = llr_net_new(&c, c.output == LLR_OUT_SOFTMAX ? NULL : x->phi, c.output == LLR_OUT_SOFTMAX ? NULL : x->psi, c.output == LLR_OUT_SOFTMAX ? NULL : x->logb, err);
+	m->net = llr_model_net_new(m->lex, &c, err);
 	if (!m->net)
 		return llr_err_prefix(err, "%s", L->path), llr_err_code(err, LLR_EFORMAT);
 	size_t n;

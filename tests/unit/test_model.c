@@ -42,20 +42,16 @@ static llr_lexicon *make_lexicon(void)
 
 static llr_model *make_model(int output)
 {
-	llr_model *m = calloc(1, sizeof *m);
-	m->lex = make_lexicon();
-	llr_net_config c = {.vocab = NW, .feat_out = output == LLR_OUT_SOFTMAX ? NW : 7, .feat_in = output == LLR_OUT_SOFTMAX ? NW : 7, .embed = 5, .hidden = 4, .layers = 2, .dropout = 0.25f, .output = output};
-	int sm = output == LLR_OUT_SOFTMAX;
+	llr_net_config c = {.embed = 5, .hidden = 4, .layers = 2, .dropout = 0.25f, .output = output};
 	llr_err e = {0};
-	m->net = llr_net_new(&c, sm ? NULL : m->lex->phi, NULL, sm ? NULL : m->lex->logb, &e);
-	if (!m->net) {
-		printf("# llr_net_new: %s\n", e.msg);
+	llr_model *m = llr_model_new(make_lexicon(), &c, &e);
+	if (!m) {
+		printf("# llr_model_new: %s\n", e.msg);
 		exit(1);
 	}
 	llr_rng r;
 	llr_rng_seed(&r, 7);
 	llr_net_init(m->net, &r);
-	m->meta = llr_meta_new();
 	llr_meta_set(m->meta, "optim", "adam");
 	llr_meta_set(m->meta, "epochs_done", "3");
 	return m;
@@ -340,14 +336,69 @@ static void test_fits(void)
 	llr_train_state_free(NULL);
 }
 
+/* llr_model_new takes the sizes from the lexicon, whatever the config
+ * says, gives zero weights, and leaves the lexicon to the caller when it
+ * fails. */
+static void test_new(void)
+{
+	for (int output = LLR_OUT_LOGLINEAR; output <= LLR_OUT_SOFTMAX; output++) {
+		llr_net_config c = {.vocab = 99, .feat_out = 98, .feat_in = 97, .embed = 3, .hidden = 2, .layers = 1, .output = output};
+		llr_err e = {0};
+		llr_lexicon *x = make_lexicon();
+		/* psi: 3 input features */
+		llr_csr_builder *b = llr_csr_builder_new(3);
+		for (int i = 0; i < NW; i++) {
+			int32_t col = i % 3;
+			float v = 1;
+			CHECK_OK(llr_csr_builder_row(b, &col, &v, 1, NULL));
+		}
+		x->psi = llr_csr_builder_finish(b, NULL);
+		llr_model *m = llr_model_new(x, &c, &e);
+		CHECK(m != NULL);
+		if (!m) {
+			printf("# %s\n", e.msg);
+			llr_lexicon_free(x);
+			continue;
+		}
+		const llr_net_config *g = llr_net_cfg(m->net);
+		int sm = output == LLR_OUT_SOFTMAX;
+		CHECK(m->lex == x && m->meta && llr_meta_count(m->meta) == 0);
+		CHECK(g->vocab == NW && g->feat_out == (sm ? NW : 7) && g->feat_in == (sm ? NW : 3));
+		CHECK(g->embed == 3 && g->hidden == 2 && g->layers == 1 && g->output == output);
+		size_t n;
+		const float *p = llr_net_params(m->net, &n);
+		size_t nz = 0;
+		for (size_t i = 0; i < n; i++)
+			nz += p[i] != 0;
+		CHECK(n > 0 && nz == 0);
+		llr_model_free(m);
+
+		/* a refused configuration: NULL, the lexicon still ours */
+		x = make_lexicon();
+		c.hidden = 0;
+		CHECK(llr_model_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
+		CHECK(llr_model_net_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
+		llr_lexicon_free(x);
+	}
+	/* a log-linear net needs phi */
+	llr_lexicon *x = make_lexicon();
+	llr_csr_free(x->phi);
+	x->phi = NULL;
+	llr_net_config c = {.embed = 3, .hidden = 2, .layers = 1, .output = LLR_OUT_LOGLINEAR};
+	llr_err e = {0};
+	CHECK(llr_model_net_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
+	llr_lexicon_free(x);
+}
+
 int main(void)
 {
-	PLAN(6);
+	PLAN(7);
 	RUN(test_round_trip);
 	RUN(test_state);
 	RUN(test_truncated);
 	RUN(test_nan);
 	RUN(test_foreign);
 	RUN(test_fits);
+	RUN(test_new);
 	DONE();
 }
