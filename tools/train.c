@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "train.h"
 
 static const char usage[] =
 	"usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
@@ -28,32 +29,6 @@ static const char usage[] =
 	"       train --version\n";
 
 /* ------------------------------------------------------------- options */
-
-typedef struct opts {
-	const char *out, *stream, *valid, *log, *resume;
-	int output;      /* 0 = by the stream */
-	int layers, hidden, embed;
-	double dropout;
-	int batch, max_len;
-	int optim;
-	double lr;       /* 0 = the optimiser's default */
-	double clip;
-	double min_impr;
-	int patience;
-	int64_t epochs;
-	double max_time; /* seconds, 0 = none */
-	int64_t max_tokens; /* training tokens in this run, 0 = none */
-	int init;           /* LLR_INIT_* */
-	int set_init;
-	uint64_t seed;
-	int threads;
-	int progress;
-	int quiet;
-	/* which were given on the command line (for --resume) */
-	int set_output, set_layers, set_hidden, set_embed, set_dropout, set_batch;
-	int set_max_len, set_optim, set_lr, set_clip, set_min_impr, set_seed;
-	int set_patience, set_epochs;
-} opts;
 
 enum {
 	O_OUTPUT = 256, O_LAYERS, O_HIDDEN, O_EMBED, O_DROPOUT, O_BATCH, O_MAXLEN,
@@ -80,7 +55,7 @@ static double parse_duration(const char *s)
 	return v * mul;
 }
 
-static void parse_opts(int argc, char **argv, opts *o)
+static void parse_opts(int argc, char **argv, train_opts *o)
 {
 	static const struct option lo[] = {
 		{"quiet", no_argument, NULL, 'q'},
@@ -537,7 +512,7 @@ static void catch_signals(void)
 /* ------------------------------------------------------------ training */
 
 typedef struct trainer {
-	opts *o;
+	train_opts *o;
 	llr_model *model;
 	llr_train_state *ts;
 	size_t n;          /* parameters */
@@ -553,6 +528,13 @@ typedef struct trainer {
 	int wrote;         /* the model file was written by this run */
 	int64_t run_tok;   /* training tokens of this run's steps */
 	double run_sec;    /* wall-clock seconds spent in them */
+	batcher bb;        /* batch buffers, shared by training and validation */
+	order ord, vord;   /* this epoch's training batches, the validation ones */
+	/* the current epoch, as far as this run goes */
+	size_t ep_k0;      /* first batch this run trains */
+	int64_t ep_tok0;   /* ts->epoch_tok then */
+	double ep_t0;      /* its start time */
+	double last_print; /* time of the last progress line */
 } trainer;
 
 static void set_summary(trainer *T)
@@ -661,177 +643,214 @@ static void end_epoch_valid(trainer *T, double v, llr_net *net)
 		ts->last_valid = v;
 }
 
-static void train(trainer *T, const corpus *tc, const corpus *vc)
+/* Before the first step of a fresh run with --valid: the untrained
+ * model's validation loss is epoch 0 of the log and the first best. */
+static void initial_valid(trainer *T, const corpus *vc)
 {
-	opts *o = T->o;
+	llr_train_state *ts = T->ts;
+	llr_net *net = T->model->net;
+	if (!vc || ts->epoch != 0 || ts->batch != 0 || isfinite(ts->best_valid))
+		return;
+	int div = 0;
+	double v = evaluate(net, vc, &T->vord, &T->bb, T->o->batch, &div);
+	if (div)
+		cli_die("the initial model gives a non-finite validation loss");
+	ts->best_valid = v;
+	ts->best_epoch = 0;
+	ts->last_valid = v;
+	memcpy(T->bestbuf, llr_net_params(net, NULL), T->n * sizeof(float));
+	T->best_current = 1;
+	if (!T->o->quiet)
+		cli_warn("epoch 0 valid %.4f (%d parameters, %lld training tokens)", v, (int)T->n, (long long)T->train_tokens);
+	log_row(T, NAN, v);
+}
+
+/* One optimiser step on a batch: gradients averaged over its tokens,
+ * clipped, applied. */
+static void train_step(trainer *T, const llr_batch *bt)
+{
 	llr_train_state *ts = T->ts;
 	llr_net *net = T->model->net;
 	llr_err e = {0};
-	size_t n;
-	float *w = llr_net_params(net, &n);
+	size_t n = T->n;
+	float *w = llr_net_params(net, NULL);
 	float *g = llr_net_grads(net, NULL);
-	int B = o->batch;
-	batcher bb;
-	batcher_init(&bb, B, o->max_len);
-	order ord = {0}, vord = {0};
-	char dur[32];
-
-	if (vc && ts->epoch == 0 && ts->batch == 0 && !isfinite(ts->best_valid)) {
-		int div = 0;
-		double v = evaluate(net, vc, &vord, &bb, B, &div);
-		if (div)
-			cli_die("the initial model gives a non-finite validation loss");
-		ts->best_valid = v;
-		ts->best_epoch = 0;
-		ts->last_valid = v;
-		memcpy(T->bestbuf, w, n * sizeof(float));
-		T->best_current = 1;
-		if (!o->quiet)
-			cli_warn("epoch 0 valid %.4f (%d parameters, %lld training tokens)", v, (int)n, (long long)T->train_tokens);
-		log_row(T, NAN, v);
+	memset(g, 0, n * sizeof(float));
+	double nll = 0;
+	int64_t ntok = 0;
+	int rc = llr_net_train_step(net, bt, T->o->dropout > 0 ? &ts->rng : NULL, &nll, &ntok, &e);
+	if (rc == LLR_ENAN || (rc >= 0 && !isfinite(nll)))
+		diverged(T, "the loss is not finite");
+	if (rc < 0)
+		cli_die_err(&e);
+	if (ntok > 0) {
+		float scale = (float)(1.0 / (double)ntok);
+		for (size_t i = 0; i < n; i++)
+			g[i] *= scale;
 	}
-	catch_signals();
-	for (;;) {
-		if (ts->epoch >= o->epochs) {
-			T->stop = "epochs";
-			break;
-		}
-		if (vc && ts->bad_epochs >= o->patience) {
-			T->stop = "patience";
-			break;
-		}
-		if (ts->converged) {
-			T->stop = "converged";
-			break;
-		}
-		llr_rng r = ts->rng_epoch;
-		make_order(&ord, tc, B, &r);
-		double te = cli_now(), last_print = 0;
-		int64_t tok0 = ts->epoch_tok;
-		int timeout = 0;
-		size_t kstart = (size_t)ts->batch;
-		for (size_t k = kstart; k < ord.nbatches; k++) {
-			double ts0 = cli_now();
-			int nb = (int)(ord.first[k + 1] - ord.first[k]);
-			llr_batch bt = make_batch(&bb, tc, ord.p + ord.first[k], nb);
-			memset(g, 0, n * sizeof(float));
-			double nll = 0;
-			int64_t ntok = 0;
-			int rc = llr_net_train_step(net, &bt, o->dropout > 0 ? &ts->rng : NULL, &nll, &ntok, &e);
-			if (rc == LLR_ENAN || (rc >= 0 && !isfinite(nll)))
-				diverged(T, "the loss is not finite");
-			if (rc < 0)
-				cli_die_err(&e);
-			if (ntok > 0) {
-				float scale = (float)(1.0 / (double)ntok);
-				for (size_t i = 0; i < n; i++)
-					g[i] *= scale;
-			}
-			double norm = llr_clip_grad_norm(g, n, o->clip);
-			if (!isfinite(norm))
-				diverged(T, "the gradient is not finite");
-			llr_optim_step(ts->optim, w, g);
-			T->best_current = 0;
-			ts->step++;
-			ts->batch = (int64_t)k + 1;
-			ts->epoch_nll += nll;
-			ts->epoch_tok += ntok;
+	double norm = llr_clip_grad_norm(g, n, T->o->clip);
+	if (!isfinite(norm))
+		diverged(T, "the gradient is not finite");
+	llr_optim_step(ts->optim, w, g);
+	T->best_current = 0;
+	ts->step++;
+	ts->epoch_nll += nll;
+	ts->epoch_tok += ntok;
+	T->run_tok += ntok;
+}
 
-			double now = cli_now();
-			T->run_tok += ntok;
-			T->run_sec += now - ts0;
-			if (!o->quiet) {
-				int every = o->progress > 0 && ts->step % o->progress == 0;
-				if (T->tty ? now - last_print >= 0.25 || k + 1 == ord.nbatches : every) {
-					double el = now - te;
-					double tps = el > 0 ? (double)(ts->epoch_tok - tok0) / el : 0;
-					double eta = el / (double)(k + 1 - kstart) * (double)(ord.nbatches - k - 1);
-					fprintf(stderr, "%strain: epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s%s",
-						T->tty ? "\r\033[K" : "", (long long)ts->epoch + 1, (long long)ts->step, k + 1, ord.nbatches,
-						ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1), tps, cli_duration(eta, dur, sizeof dur),
-						T->tty ? "" : "\n");
-					last_print = now;
-				}
-			}
-			if (got_signal)
-				interrupted(T);
-			if (o->max_time > 0 && now - T->t0 >= o->max_time) {
-				timeout = 1;
-				break;
-			}
-			if (o->max_tokens > 0 && T->run_tok >= o->max_tokens) {
-				timeout = 2;
-				break;
-			}
-		}
-		if (timeout && (size_t)ts->batch < ord.nbatches) {
+/* The progress line after batch k: on a terminal, rewritten at most every
+ * quarter second; otherwise one line every --progress steps. */
+static void progress_line(trainer *T, size_t k, double now)
+{
+	train_opts *o = T->o;
+	llr_train_state *ts = T->ts;
+	size_t nb = T->ord.nbatches;
+	if (o->quiet)
+		return;
+	int every = o->progress > 0 && ts->step % o->progress == 0;
+	if (!(T->tty ? now - T->last_print >= 0.25 || k + 1 == nb : every))
+		return;
+	char dur[32];
+	double el = now - T->ep_t0;
+	double tps = el > 0 ? (double)(ts->epoch_tok - T->ep_tok0) / el : 0;
+	double eta = el / (double)(k + 1 - T->ep_k0) * (double)(nb - k - 1);
+	fprintf(stderr, "%strain: epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s%s",
+		T->tty ? "\r\033[K" : "", (long long)ts->epoch + 1, (long long)ts->step, k + 1, nb,
+		ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1), tps, cli_duration(eta, dur, sizeof dur),
+		T->tty ? "" : "\n");
+	T->last_print = now;
+}
+
+/* Train the rest of the current epoch's batches (T->ord from T->ep_k0).
+ * Returns 0 when they are done, 1 when --max-time, 2 when --max-tokens
+ * stopped the run after a batch. */
+static int run_batches(trainer *T, const corpus *tc)
+{
+	train_opts *o = T->o;
+	llr_train_state *ts = T->ts;
+	for (size_t k = T->ep_k0; k < T->ord.nbatches; k++) {
+		double t0 = cli_now();
+		int nb = (int)(T->ord.first[k + 1] - T->ord.first[k]);
+		llr_batch bt = make_batch(&T->bb, tc, T->ord.p + T->ord.first[k], nb);
+		train_step(T, &bt);
+		ts->batch = (int64_t)k + 1;
+		double now = cli_now();
+		T->run_sec += now - t0;
+		progress_line(T, k, now);
+		if (got_signal)
+			interrupted(T);
+		if (o->max_time > 0 && now - T->t0 >= o->max_time)
+			return 1;
+		if (o->max_tokens > 0 && T->run_tok >= o->max_tokens)
+			return 2;
+	}
+	return 0;
+}
+
+/* Why training stops now, or NULL.  Before an epoch the epoch count,
+ * patience and the SGD schedule decide; after one (limits), also the
+ * --max-time and --max-tokens budgets, so the file written then says why
+ * training stopped. */
+static const char *stop_reason(const trainer *T, const corpus *vc, int limits)
+{
+	const train_opts *o = T->o;
+	const llr_train_state *ts = T->ts;
+	if (ts->epoch >= o->epochs)
+		return "epochs";
+	if (vc && ts->bad_epochs >= o->patience)
+		return "patience";
+	if (ts->converged)
+		return "converged";
+	if (limits && o->max_time > 0 && cli_now() - T->t0 >= o->max_time)
+		return "max-time";
+	if (limits && o->max_tokens > 0 && T->run_tok >= o->max_tokens)
+		return "max-tokens";
+	return NULL;
+}
+
+/* The epoch is complete: the validation loss and its bookkeeping, the
+ * epoch line, the log row, and the model file.  r is the epoch's random
+ * state after the shuffle (the next epoch starts from it). */
+static void end_epoch(trainer *T, const corpus *vc, const llr_rng *r)
+{
+	train_opts *o = T->o;
+	llr_train_state *ts = T->ts;
+	char dur[32];
+	double train_lp = ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1);
+	double el = cli_now() - T->ep_t0;
+	int64_t ep_tok = ts->epoch_tok - T->ep_tok0;
+	ts->epoch++;
+	ts->batch = 0;
+	ts->rng_epoch = *r;
+	ts->epoch_nll = 0;
+	ts->epoch_tok = 0;
+	T->last_train = train_lp;
+	double v = NAN;
+	double lr_used = ts->lr;
+	if (vc) {
+		int div = 0;
+		v = evaluate(T->model->net, vc, &T->vord, &T->bb, o->batch, &div);
+		if (div)
+			diverged(T, "the validation loss is not finite");
+		end_epoch_valid(T, v, T->model->net);
+	} else {
+		T->best_current = 1; /* the last weights are the ones kept */
+	}
+	progress_clear(T);
+	if (!o->quiet) {
+		double tps = el > 0 ? (double)ep_tok / el : 0.0;
+		if (vc)
+			cli_warn("epoch %lld train %.4f valid %.4f%s lr %.3g %.0f tok/s %s", (long long)ts->epoch, train_lp, v,
+				 ts->best_epoch == ts->epoch ? " (best)" : "", lr_used, tps, cli_duration(el, dur, sizeof dur));
+		else
+			cli_warn("epoch %lld train %.4f lr %.3g %.0f tok/s %s", (long long)ts->epoch, train_lp, lr_used, tps,
+				 cli_duration(el, dur, sizeof dur));
+	}
+	double next_lr = ts->lr;
+	ts->lr = lr_used; /* the row shows the rate this epoch trained with */
+	log_row(T, train_lp, v);
+	ts->lr = next_lr;
+	T->stop = stop_reason(T, vc, 1);
+	save(T);
+	T->saved_epoch = (int)ts->epoch;
+}
+
+/* The epoch loop, from wherever the training state stands. */
+static void train(trainer *T, const corpus *tc, const corpus *vc)
+{
+	train_opts *o = T->o;
+	llr_train_state *ts = T->ts;
+	batcher_init(&T->bb, o->batch, o->max_len);
+	initial_valid(T, vc);
+	catch_signals();
+	while (!(T->stop = stop_reason(T, vc, 0))) {
+		llr_rng r = ts->rng_epoch;
+		make_order(&T->ord, tc, o->batch, &r);
+		T->ep_k0 = (size_t)ts->batch;
+		T->ep_tok0 = ts->epoch_tok;
+		T->ep_t0 = cli_now();
+		T->last_print = 0;
+		int timeout = run_batches(T, tc);
+		if (timeout && (size_t)ts->batch < T->ord.nbatches) {
 			progress_clear(T);
 			T->stop = timeout == 2 ? "max-tokens" : "max-time";
 			save(T);
 			if (!o->quiet)
-				cli_warn("--%s reached in epoch %lld (batch %lld of %zu); saved %s", T->stop, (long long)ts->epoch + 1, (long long)ts->batch, ord.nbatches, o->out);
+				cli_warn("--%s reached in epoch %lld (batch %lld of %zu); saved %s", T->stop, (long long)ts->epoch + 1,
+					 (long long)ts->batch, T->ord.nbatches, o->out);
 			break;
 		}
-		/* the epoch is complete */
-		double train_lp = ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1);
-		double el = cli_now() - te;
-		int64_t ep_tok = ts->epoch_tok - tok0;
-		ts->epoch++;
-		ts->batch = 0;
-		ts->rng_epoch = r;
-		ts->epoch_nll = 0;
-		ts->epoch_tok = 0;
-		T->last_train = train_lp;
-		double v = NAN;
-		double lr_used = ts->lr;
-		if (vc) {
-			int div = 0;
-			v = evaluate(net, vc, &vord, &bb, B, &div);
-			if (div)
-				diverged(T, "the validation loss is not finite");
-			end_epoch_valid(T, v, net);
-		} else {
-			T->best_current = 1; /* the last weights are the ones kept */
-		}
-		progress_clear(T);
-		if (!o->quiet) {
-			if (vc)
-				cli_warn("epoch %lld train %.4f valid %.4f%s lr %.3g %.0f tok/s %s",
-					 (long long)ts->epoch, train_lp, v, ts->best_epoch == ts->epoch ? " (best)" : "", lr_used,
-					 el > 0 ? (double)ep_tok / el : 0.0, cli_duration(el, dur, sizeof dur));
-			else
-				cli_warn("epoch %lld train %.4f lr %.3g %.0f tok/s %s", (long long)ts->epoch, train_lp, lr_used,
-					 el > 0 ? (double)ep_tok / el : 0.0, cli_duration(el, dur, sizeof dur));
-		}
-		{
-			double save_lr = ts->lr;
-			ts->lr = lr_used;
-			log_row(T, train_lp, v);
-			ts->lr = save_lr;
-		}
-		/* decide now whether this is the last epoch, so the file written
-		 * here says why training stopped */
-		if (ts->epoch >= o->epochs)
-			T->stop = "epochs";
-		else if (vc && ts->bad_epochs >= o->patience)
-			T->stop = "patience";
-		else if (ts->converged)
-			T->stop = "converged";
-		else if (o->max_time > 0 && cli_now() - T->t0 >= o->max_time)
-			T->stop = "max-time";
-		else if (o->max_tokens > 0 && T->run_tok >= o->max_tokens)
-			T->stop = "max-tokens";
-		save(T);
-		T->saved_epoch = (int)ts->epoch;
+		end_epoch(T, vc, &r);
 		if (got_signal)
 			interrupted(T);
 		if (T->stop)
 			break;
 	}
 	progress_clear(T);
-	order_free(&ord);
-	order_free(&vord);
-	batcher_free(&bb);
+	order_free(&T->ord);
+	order_free(&T->vord);
+	batcher_free(&T->bb);
 }
 
 /* --------------------------------------------------------------- setup */
@@ -862,72 +881,73 @@ static double meta_num(const llr_meta *m, const char *key, double dflt)
 	return llr_meta_get_f64(m, key, &v, NULL) < 0 ? dflt : v;
 }
 
-int main(int argc, char **argv)
+
+/* --resume: the model and its training state come first, and the options
+ * they were trained with bind (contradicting one is a usage error). */
+static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp)
 {
-	cli_init(argv[0], "train");
-	opts o;
-	parse_opts(argc, argv, &o);
-	llr_blas_set_threads(o.threads);
-	const char *sname = o.stream ? o.stream : "<stdin>";
 	llr_err e = {0};
-
-	/* with --resume the model comes first: its options bind */
-	llr_model *model = NULL;
-	llr_train_state *ts = NULL;
+	llr_model *model;
+	llr_train_state *ts;
 	char buf[64];
-	if (o.resume) {
-		if (llr_model_load_state(o.resume, &model, &ts, &e) < 0)
-			cli_die_err(&e);
-		if (!ts)
-			cli_die("%s: no training state to resume from", o.resume);
-		const llr_meta *m = model->meta;
-		const llr_net_config *c = llr_net_cfg(model->net);
-		fixed_opt(o.set_output, "--output", m, "output", o.output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear");
-		snprintf(buf, sizeof buf, "%d", o.layers);
-		fixed_opt(o.set_layers, "--layers", m, "layers", buf);
-		snprintf(buf, sizeof buf, "%d", o.hidden);
-		fixed_opt(o.set_hidden, "--hidden", m, "hidden", buf);
-		snprintf(buf, sizeof buf, "%d", o.embed);
-		fixed_opt(o.set_embed, "--embed", m, "embed", buf);
-		snprintf(buf, sizeof buf, "%d", o.batch);
-		fixed_opt(o.set_batch, "--batch", m, "batch", buf);
-		snprintf(buf, sizeof buf, "%d", o.max_len);
-		fixed_opt(o.set_max_len, "--max-len", m, "max_len", buf);
-		fixed_opt(o.set_optim, "--optim", m, "optim", llr_optim_name(o.optim));
-		if (o.set_dropout && fabs(o.dropout - c->dropout) > 1e-6)
-			cli_usage_error(usage, "--dropout %g: the resumed model has dropout=%g", o.dropout, (double)c->dropout);
-		if (o.set_seed && (double)o.seed != meta_num(m, "seed", -1))
-			cli_usage_error(usage, "-s %llu: the resumed model has seed=%s", (unsigned long long)o.seed, llr_meta_get(m, "seed"));
-		o.output = c->output;
-		o.layers = c->layers;
-		o.hidden = c->hidden;
-		o.embed = c->embed;
-		o.dropout = c->dropout;
-		o.batch = (int)meta_num(m, "batch", o.batch);
-		o.max_len = (int)meta_num(m, "max_len", o.max_len);
-		if (!o.set_clip)
-			o.clip = meta_num(m, "clip", o.clip);
-		if (!o.set_min_impr)
-			o.min_impr = meta_num(m, "min_improvement", o.min_impr);
-		if (!o.set_patience)
-			o.patience = (int)meta_num(m, "patience", o.patience);
-		if (!o.set_epochs)
-			o.epochs = (int64_t)meta_num(m, "max_epochs", (double)o.epochs);
-		if (o.patience < 1 || o.epochs < 0)
-			cli_die("%s: bad patience or max_epochs in meta", o.resume);
-		if (!ts->optim)
-			cli_die("%s: the training state has no optimiser", o.resume);
-		if (o.set_lr) {
-			ts->lr = o.lr;
-			llr_optim_set_lr(ts->optim, (float)o.lr);
-		}
-		if (o.batch < 1 || o.max_len < 1)
-			cli_die("%s: bad batch or max_len in meta", o.resume);
-		if (o.valid == NULL && isfinite(ts->best_valid) && ts->best_epoch > 0)
-			cli_warn("resuming without --valid: the best weights so far are dropped at the next epoch end");
+	if (llr_model_load_state(o->resume, &model, &ts, &e) < 0)
+		cli_die_err(&e);
+	if (!ts)
+		cli_die("%s: no training state to resume from", o->resume);
+	const llr_meta *m = model->meta;
+	const llr_net_config *c = llr_net_cfg(model->net);
+	fixed_opt(o->set_output, "--output", m, "output", o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear");
+	snprintf(buf, sizeof buf, "%d", o->layers);
+	fixed_opt(o->set_layers, "--layers", m, "layers", buf);
+	snprintf(buf, sizeof buf, "%d", o->hidden);
+	fixed_opt(o->set_hidden, "--hidden", m, "hidden", buf);
+	snprintf(buf, sizeof buf, "%d", o->embed);
+	fixed_opt(o->set_embed, "--embed", m, "embed", buf);
+	snprintf(buf, sizeof buf, "%d", o->batch);
+	fixed_opt(o->set_batch, "--batch", m, "batch", buf);
+	snprintf(buf, sizeof buf, "%d", o->max_len);
+	fixed_opt(o->set_max_len, "--max-len", m, "max_len", buf);
+	fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
+	if (o->set_dropout && fabs(o->dropout - c->dropout) > 1e-6)
+		cli_usage_error(usage, "--dropout %g: the resumed model has dropout=%g", o->dropout, (double)c->dropout);
+	if (o->set_seed && (double)o->seed != meta_num(m, "seed", -1))
+		cli_usage_error(usage, "-s %llu: the resumed model has seed=%s", (unsigned long long)o->seed, llr_meta_get(m, "seed"));
+	o->output = c->output;
+	o->layers = c->layers;
+	o->hidden = c->hidden;
+	o->embed = c->embed;
+	o->dropout = c->dropout;
+	o->batch = (int)meta_num(m, "batch", o->batch);
+	o->max_len = (int)meta_num(m, "max_len", o->max_len);
+	if (!o->set_clip)
+		o->clip = meta_num(m, "clip", o->clip);
+	if (!o->set_min_impr)
+		o->min_impr = meta_num(m, "min_improvement", o->min_impr);
+	if (!o->set_patience)
+		o->patience = (int)meta_num(m, "patience", o->patience);
+	if (!o->set_epochs)
+		o->epochs = (int64_t)meta_num(m, "max_epochs", (double)o->epochs);
+	if (o->patience < 1 || o->epochs < 0)
+		cli_die("%s: bad patience or max_epochs in meta", o->resume);
+	if (!ts->optim)
+		cli_die("%s: the training state has no optimiser", o->resume);
+	if (o->set_lr) {
+		ts->lr = o->lr;
+		llr_optim_set_lr(ts->optim, (float)o->lr);
 	}
+	if (o->batch < 1 || o->max_len < 1)
+		cli_die("%s: bad batch or max_len in meta", o->resume);
+	if (o->valid == NULL && isfinite(ts->best_valid) && ts->best_epoch > 0)
+		cli_warn("resuming without --valid: the best weights so far are dropped at the next epoch end");
+	*modelp = model;
+	*tsp = ts;
+}
 
-	llr_tensor_reader *r = llr_tr_open(o.stream, "features", &e);
+/* The training stream: its lexicon (returned) and its sentences. */
+static llr_lexicon *read_stream(const train_opts *o, const char *sname, corpus *tc)
+{
+	llr_err e = {0};
+	llr_tensor_reader *r = llr_tr_open(o->stream, "features", &e);
 	if (!r)
 		cli_die_err(&e);
 	llr_lexicon *lex = NULL;
@@ -936,118 +956,155 @@ int main(int argc, char **argv)
 			llr_err_prefix(&e, "%s", sname);
 		cli_die_err(&e);
 	}
-	corpus tc = {0}, vc = {0};
-	read_ids(r, sname, lex, o.max_len, &tc);
+	read_ids(r, sname, lex, o->max_len, tc);
 	llr_tr_close(r);
-	if (o.valid)
-		read_valid(o.valid, lex, o.max_len, &vc);
+	return lex;
+}
 
-	if (model) {
-		if (llr_model_fits(model, lex, &e) < 0)
-			cli_die("%s: does not fit %s: %s", o.resume, sname, e.msg);
-		llr_lexicon_free(lex);
-		lex = model->lex;
-	} else {
-		if (!o.output)
-			o.output = one_hot(lex->phi) && one_hot(lex->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
-		llr_net_config c = {
-			.embed = o.embed,
-			.hidden = o.hidden,
-			.layers = o.layers,
-			.dropout = (float)o.dropout,
-			.output = o.output,
-		};
-		model = llr_model_new(lex, &c, &e);
-		if (!model)
-			cli_die_err(&e);
-		llr_net *net = model->net;
-		ts = ecalloc(1, sizeof *ts);
-		llr_rng seeder, init;
-		llr_rng_seed(&seeder, o.seed);
-		llr_rng_seed(&init, llr_rng_u64(&seeder));
-		llr_rng_seed(&ts->rng_epoch, llr_rng_u64(&seeder));
-		llr_rng_seed(&ts->rng, llr_rng_u64(&seeder));
-		llr_net_init_scheme(net, &init, o.init);
-		llr_optim_config oc;
-		llr_optim_defaults(&oc, o.optim);
-		if (o.set_lr)
-			oc.lr = (float)o.lr;
-		size_t np;
-		llr_net_params(net, &np);
-		ts->optim = llr_optim_new(&oc, np, &e);
-		if (!ts->optim)
-			cli_die_err(&e);
-		ts->lr = oc.lr;
-		ts->best_valid = ts->last_valid = INFINITY;
-		llr_meta *m = model->meta;
-		int rc = 0;
-		rc |= llr_meta_set(m, "optim", llr_optim_name(o.optim));
-		rc |= llr_meta_set(m, "init", o.init == LLR_INIT_TORCH ? "torch" : "uniform");
-		rc |= llr_meta_setf(m, "lr", "%g", (double)oc.lr);
-		rc |= llr_meta_setf(m, "batch", "%d", o.batch);
-		rc |= llr_meta_setf(m, "max_len", "%d", o.max_len);
-		rc |= llr_meta_setf(m, "clip", "%.9g", o.clip);
-		rc |= llr_meta_setf(m, "min_improvement", "%.9g", o.min_impr);
-		rc |= llr_meta_setf(m, "seed", "%llu", (unsigned long long)o.seed);
-		if (rc < 0)
-			cli_oom();
-	}
-	llr_meta_setf(model->meta, "patience", "%d", o.patience);
-	llr_meta_setf(model->meta, "max_epochs", "%lld", (long long)o.epochs);
-	llr_meta_setf(model->meta, "clip", "%.9g", o.clip);
-	llr_meta_setf(model->meta, "min_improvement", "%.9g", o.min_impr);
+/* A new model for lex: the net (its output layer by --output, or by the
+ * stream: one-hot features mean softmax), initialised from the seed, a
+ * fresh optimiser, and the meta --resume reads back.  The model owns lex. */
+static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_train_state **tsp)
+{
+	llr_err e = {0};
+	if (!o->output)
+		o->output = one_hot(lex->phi) && one_hot(lex->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
+	llr_net_config c = {
+		.embed = o->embed,
+		.hidden = o->hidden,
+		.layers = o->layers,
+		.dropout = (float)o->dropout,
+		.output = o->output,
+	};
+	llr_model *model = llr_model_new(lex, &c, &e);
+	if (!model)
+		cli_die_err(&e);
+	llr_net *net = model->net;
+	llr_train_state *ts = ecalloc(1, sizeof *ts);
+	llr_rng seeder, init;
+	llr_rng_seed(&seeder, o->seed);
+	llr_rng_seed(&init, llr_rng_u64(&seeder));
+	llr_rng_seed(&ts->rng_epoch, llr_rng_u64(&seeder));
+	llr_rng_seed(&ts->rng, llr_rng_u64(&seeder));
+	llr_net_init_scheme(net, &init, o->init);
+	llr_optim_config oc;
+	llr_optim_defaults(&oc, o->optim);
+	if (o->set_lr)
+		oc.lr = (float)o->lr;
+	size_t np;
+	llr_net_params(net, &np);
+	ts->optim = llr_optim_new(&oc, np, &e);
+	if (!ts->optim)
+		cli_die_err(&e);
+	ts->lr = oc.lr;
+	ts->best_valid = ts->last_valid = INFINITY;
+	llr_meta *m = model->meta;
+	int rc = 0;
+	rc |= llr_meta_set(m, "optim", llr_optim_name(o->optim));
+	rc |= llr_meta_set(m, "init", o->init == LLR_INIT_TORCH ? "torch" : "uniform");
+	rc |= llr_meta_setf(m, "lr", "%g", (double)oc.lr);
+	rc |= llr_meta_setf(m, "batch", "%d", o->batch);
+	rc |= llr_meta_setf(m, "max_len", "%d", o->max_len);
+	rc |= llr_meta_setf(m, "clip", "%.9g", o->clip);
+	rc |= llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr);
+	rc |= llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
+	if (rc < 0)
+		cli_oom();
+	*modelp = model;
+	*tsp = ts;
+}
 
-	trainer T = {.o = &o, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN, .train_tokens = tc.tokens};
-	float *w = llr_net_params(model->net, &T.n);
-	if (vc.sentences) {
-		T.bestbuf = llr_malloc(T.n * sizeof(float));
-		if (!T.bestbuf)
-			cli_oom();
+/* The trainer of a loaded or new model: the best weights so far (with
+ * --valid), the --log file. */
+static void trainer_init(trainer *T, train_opts *o, llr_model *model, llr_train_state *ts, const corpus *tc, const corpus *vc)
+{
+	*T = (trainer){.o = o, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN, .train_tokens = tc->tokens};
+	float *w = llr_net_params(model->net, &T->n);
+	if (vc->sentences) {
+		T->bestbuf = emalloc(T->n * sizeof(float));
 		if (ts->best) {
-			memcpy(T.bestbuf, ts->best, T.n * sizeof(float));
-			free(ts->best);
-			ts->best = NULL;
-			T.best_current = 0;
+			memcpy(T->bestbuf, ts->best, T->n * sizeof(float));
+			T->best_current = 0;
 		} else {
-			memcpy(T.bestbuf, w, T.n * sizeof(float));
-			T.best_current = 1;
+			memcpy(T->bestbuf, w, T->n * sizeof(float));
+			T->best_current = 1;
 		}
 	}
 	free(ts->best);
 	ts->best = NULL;
-	if (o.resume)
-		T.saved_epoch = (int)ts->epoch;
-	T.tty = isatty(2);
-	T.t0 = cli_now();
-	if (o.log) {
-		int append = o.resume && access(o.log, F_OK) == 0;
-		T.log = fopen(o.log, append ? "a" : "w");
-		if (!T.log)
-			cli_die("%s: %s", o.log, strerror(errno));
+	if (o->resume)
+		T->saved_epoch = (int)ts->epoch;
+	T->tty = isatty(2);
+	T->t0 = cli_now();
+	if (o->log) {
+		int append = o->resume && access(o->log, F_OK) == 0;
+		T->log = fopen(o->log, append ? "a" : "w");
+		if (!T->log)
+			cli_die("%s: %s", o->log, strerror(errno));
 		if (!append)
-			fputs("epoch\tstep\tseconds\ttrain\tvalid\tlr\n", T.log);
+			fputs("epoch\tstep\tseconds\ttrain\tvalid\tlr\n", T->log);
 	}
-	if (!o.quiet)
-		cli_warn("%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s%s",
-			 sname, (long long)tc.sentences, (long long)tc.tokens, llr_strmap_size(lex->vocab),
-			 o.output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear", T.n,
-			 o.resume ? ", resuming at epoch " : "", o.resume ? (snprintf(buf, sizeof buf, "%lld", (long long)ts->epoch + 1), buf) : "");
+}
 
+/* The closing lines on stderr, and the --log file closed. */
+static void finish(trainer *T, int valid)
+{
+	train_opts *o = T->o;
+	llr_train_state *ts = T->ts;
+	if (o->max_tokens > 0 && !o->quiet)
+		cli_warn("max-tokens: %lld training tokens in %.3f s: %.0f tokens/s", (long long)T->run_tok, T->run_sec,
+			 T->run_sec > 0 ? (double)T->run_tok / T->run_sec : 0.0);
+	if (T->log && fclose(T->log) != 0)
+		cli_die("%s: write error: %s", o->log, strerror(errno));
+	if (o->quiet)
+		return;
+	if (isfinite(ts->best_valid) && valid)
+		cli_warn("stopped (%s) after epoch %lld; best valid %.4f at epoch %lld; wrote %s", T->stop ? T->stop : "?",
+			 (long long)ts->epoch, ts->best_valid, (long long)ts->best_epoch, o->out);
+	else
+		cli_warn("stopped (%s) after epoch %lld; wrote %s", T->stop ? T->stop : "?", (long long)ts->epoch, o->out);
+}
+
+/* The LSTM language model family: read the corpus, build or resume the
+ * net, train, save. */
+static int train_lm(train_opts *o)
+{
+	const char *sname = o->stream ? o->stream : "<stdin>";
+	llr_err e = {0};
+	llr_model *model = NULL;
+	llr_train_state *ts = NULL;
+	if (o->resume)
+		resume_load(o, &model, &ts);
+	corpus tc = {0}, vc = {0};
+	llr_lexicon *lex = read_stream(o, sname, &tc);
+	if (o->valid)
+		read_valid(o->valid, lex, o->max_len, &vc);
+	if (model) {
+		if (llr_model_fits(model, lex, &e) < 0)
+			cli_die("%s: does not fit %s: %s", o->resume, sname, e.msg);
+		llr_lexicon_free(lex);
+	} else {
+		new_model(o, lex, &model, &ts);
+	}
+	llr_meta_setf(model->meta, "patience", "%d", o->patience);
+	llr_meta_setf(model->meta, "max_epochs", "%lld", (long long)o->epochs);
+	llr_meta_setf(model->meta, "clip", "%.9g", o->clip);
+	llr_meta_setf(model->meta, "min_improvement", "%.9g", o->min_impr);
+
+	trainer T;
+	trainer_init(&T, o, model, ts, &tc, &vc);
+	if (!o->quiet) {
+		char at[64] = "";
+		if (o->resume)
+			snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)ts->epoch + 1);
+		cli_warn("%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, (long long)tc.sentences,
+			 (long long)tc.tokens, llr_strmap_size(model->lex->vocab), o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear",
+			 T.n, at);
+	}
 	train(&T, &tc, vc.sentences ? &vc : NULL);
 	if (!T.wrote)
 		save(&T); /* --epochs 0, or a resumed run that had already ended */
-	if (o.max_tokens > 0 && !o.quiet)
-		cli_warn("max-tokens: %lld training tokens in %.3f s: %.0f tokens/s", (long long)T.run_tok, T.run_sec,
-			 T.run_sec > 0 ? (double)T.run_tok / T.run_sec : 0.0);
-	if (T.log && fclose(T.log) != 0)
-		cli_die("%s: write error: %s", o.log, strerror(errno));
-	if (!o.quiet) {
-		if (isfinite(ts->best_valid) && vc.sentences)
-			cli_warn("stopped (%s) after epoch %lld; best valid %.4f at epoch %lld; wrote %s", T.stop ? T.stop : "?",
-				 (long long)ts->epoch, ts->best_valid, (long long)ts->best_epoch, o.out);
-		else
-			cli_warn("stopped (%s) after epoch %lld; wrote %s", T.stop ? T.stop : "?", (long long)ts->epoch, o.out);
-	}
+	finish(&T, vc.sentences > 0);
 	free(T.bestbuf);
 	free(tc.ids);
 	free(tc.pieces);
@@ -1056,4 +1113,20 @@ int main(int argc, char **argv)
 	llr_train_state_free(ts);
 	llr_model_free(model);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	cli_init(argv[0], "train");
+	train_opts o;
+	parse_opts(argc, argv, &o);
+	llr_blas_set_threads(o.threads);
+	/* The family dispatch: parse_opts chose the family from the options;
+	 * each family reads its own input, builds or resumes its model,
+	 * trains and saves it.  New families add a case here (train.h). */
+	switch (o.family) {
+	case TRAIN_LM:
+	default:
+		return train_lm(&o);
+	}
 }

@@ -1,0 +1,52 @@
+/*
+ * train.h - train's parsed command line and its model families; CLI-only,
+ * not libllrnn API.  main (train.c) parses the options into a train_opts,
+ * picks the family and hands the options to that family's entry point.
+ * A new family (n-gram, encoder-decoder, discourse encoder, character
+ * input) adds its value to the enum, its options to train_opts and
+ * parse_opts, its entry point below (in tools/train_<family>.c) and one
+ * case to the dispatch in main.
+ */
+#ifndef LLR_TRAIN_H
+#define LLR_TRAIN_H
+
+#include <stdint.h>
+
+#include "llrnn.h"
+
+/* The model families train knows. */
+enum {
+	TRAIN_LM, /* LSTM language model over a featurize stream, softmax or log-linear output (train.c) */
+};
+
+typedef struct train_opts {
+	int family; /* TRAIN_* */
+	const char *out, *stream, *valid, *log, *resume;
+	int output; /* 0 = by the stream */
+	int layers, hidden, embed;
+	double dropout;
+	int batch, max_len;
+	int optim;
+	double lr; /* 0 = the optimiser's default */
+	double clip;
+	double min_impr;
+	int patience;
+	int64_t epochs;
+	double max_time;    /* seconds, 0 = none */
+	int64_t max_tokens; /* training tokens in this run, 0 = none */
+	int init;           /* LLR_INIT_* */
+	int set_init;
+	uint64_t seed;
+	int threads;
+	int progress;
+	int quiet;
+	/* which were given on the command line (for --resume) */
+	int set_output, set_layers, set_hidden, set_embed, set_dropout, set_batch;
+	int set_max_len, set_optim, set_lr, set_clip, set_min_impr, set_seed;
+	int set_patience, set_epochs;
+} train_opts;
+
+/* Each family's entry point trains from the parsed options and returns
+ * main's exit status (errors exit through cli_die). */
+
+#endif
