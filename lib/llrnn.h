@@ -494,7 +494,23 @@ void llr_morph_close(llr_morph *m);
  * outputs: the softmax RNN is the log-linear layer with phi = identity and
  * uniform b.  Layout: time-major, position n = t * B + b. */
 
-enum { LLR_OUT_LOGLINEAR = 1, LLR_OUT_SOFTMAX = 2 };
+/* LLR_OUT_TREE and LLR_OUT_CLASSES are the factored softmaxes of
+ * Jernite's thesis, chapter 3 (treeout.h): a tree of softmaxes over the
+ * words, learned along with the network (llr_net_tree_learn), and its
+ * baseline, the frequency-binned two-level class softmax.  Both give
+ * exact normalised probabilities. */
+enum { LLR_OUT_LOGLINEAR = 1, LLR_OUT_SOFTMAX = 2, LLR_OUT_TREE = 3, LLR_OUT_CLASSES = 4 };
+
+/* The input of the LSTM (Jernite's thesis, chapter 2; Kim, Jernite,
+ * Sontag & Rush 2016): the embedding of the psi features (LLR_IN_WORD;
+ * for a softmax, tree or classes output psi is the identity, a word
+ * embedding), or a word vector built from the word's characters by a
+ * convolution and highway layers (LLR_IN_CHARS), or both: LLR_IN_CONCAT
+ * puts the two side by side (the LSTM sees E + D numbers), LLR_IN_SUM
+ * adds them (the character vector then has E numbers: the filters must
+ * sum to the embedding size). */
+enum { LLR_IN_WORD = 0, LLR_IN_CHARS = 1, LLR_IN_CONCAT = 2, LLR_IN_SUM = 3 };
+#define LLR_MAX_CHAR_WIDTHS 16
 
 #define LLR_BOS_ID (-1) /* input id of <s> (it has its own embedding) */
 
@@ -507,6 +523,17 @@ typedef struct llr_net_config {
 	int32_t layers;    /* LSTM layers (default 2) */
 	float dropout;     /* between layers, training only */
 	int output;        /* LLR_OUT_* */
+	/* character-aware input (input != LLR_IN_WORD) */
+	int input;          /* LLR_IN_* */
+	int32_t char_vocab; /* code points of the character vocabulary */
+	int32_t char_embed; /* character embedding size */
+	int char_nw;        /* filter widths, 1 .. LLR_MAX_CHAR_WIDTHS */
+	int32_t char_width[LLR_MAX_CHAR_WIDTHS], char_filters[LLR_MAX_CHAR_WIDTHS];
+	int highway;        /* highway layers after the convolution */
+	/* tree (classes: depth 2, arity = the number of classes, cap 0);
+	 * 0 = a default chosen by llr_net_new from V, visible in llr_net_cfg */
+	int tree_depth, tree_arity;
+	int32_t tree_cap;   /* words per group at most (tree) */
 } llr_net_config;
 
 typedef struct llr_net llr_net;
@@ -564,6 +591,42 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 /* Forward only: logp[t*B+b] = log p(target) (0 at padding).  If norm_err is
  * not NULL it receives max over positions of |sum_x p(x) - 1|. */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
+
+/* The spellings the character-aware input reads: the character
+ * vocabulary (code points, ascending) and, for every input id, the word
+ * as character ids: ids 0 .. V-1 are the vocabulary's words, and
+ * llr_words_add gives any other word (seen or not) an id from V on.
+ * Characters outside the vocabulary share one id; <s> </s> <unk> have
+ * their own. */
+typedef struct llr_words llr_words;
+/* cps NULL: the characters of vocab's words (special tokens excluded). */
+llr_words *llr_words_new(const llr_strmap *vocab, const int32_t *cps, int32_t ncp, llr_err *err);
+void llr_words_free(llr_words *w);
+const int32_t *llr_words_chars(const llr_words *w, int32_t *ncp);
+int32_t llr_words_size(const llr_words *w); /* V + words added */
+/* The input id of a new word (V, V+1...), or LLR_ENOMEM. */
+int32_t llr_words_add(llr_words *w, const char *word, size_t len, llr_err *err);
+/* Forget the added words. */
+void llr_words_reset(llr_words *w);
+
+/* The spellings a character-aware net reads (borrowed; they must
+ * outlive the net's use, and may grow with llr_words_add meanwhile).
+ * An input id must then be below llr_words_size (and, with LLR_IN_CONCAT
+ * or LLR_IN_SUM, a row of psi too). */
+void llr_net_set_words(llr_net *net, const llr_words *w);
+
+/* Tree and classes outputs.  The groups (the word -> leaf assignment,
+ * V entries): from word counts (count[w]; NULL: ids are in frequency
+ * order), frequency-binned classes or the tree's initial frequency
+ * blocks; read back, and set from a model file (checked: LLR_EFORMAT). */
+int llr_net_tree_from_counts(llr_net *net, const int64_t *count, llr_err *err);
+const int32_t *llr_net_tree_groups(const llr_net *net); /* NULL: no tree */
+int llr_net_tree_set_groups(llr_net *net, const int32_t *group, llr_err *err);
+/* LLR_OUT_TREE: re-assign the words to the leaves from the hidden states
+ * and targets sampled (a reservoir of 4096) by llr_net_train_step since
+ * the last call (treeout.c describes the algorithm); *moved: words that
+ * changed group.  Nothing happens without samples. */
+int llr_net_tree_learn(llr_net *net, int32_t *moved, llr_err *err);
 
 /* Step-by-step inference (gen, beam search): LSTM state for B streams,
  * zero after _new and _reset (the state before <s>).  _new returns NULL
@@ -637,6 +700,8 @@ double llr_clip_grad_norm(float *g, size_t n, double max_norm);
 typedef struct llr_model {
 	llr_lexicon *lex;
 	llr_net *net;
+	llr_words *words; /* character-aware input: the spellings the net reads
+	                     (llr_net_set_words), else NULL */
 	llr_meta *meta; /* hyperparameters and training summary */
 } llr_model;
 
@@ -698,7 +763,10 @@ int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config 
  * llr_net_init_scheme).  NULL with err set (LLR_EINVAL, LLR_ENAN,
  * LLR_ENOMEM) when llr_net_new refuses the configuration. */
 llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err);
-/* A new model: x, a network built by llr_model_net_new, an empty meta.
+/* A new model: x, a network built by llr_model_net_new, an empty meta;
+ * with a character-aware input (c->input) also the spellings of x's
+ * words, m->words, whose character vocabulary (the characters of x's
+ * words) sets char_vocab, and which the net reads.
  * The model owns x from then on (llr_model_free frees it); on failure
  * (NULL, err set) x is still the caller's. */
 llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err);

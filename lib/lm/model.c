@@ -5,7 +5,10 @@
  * a model was trained on.  It does no training (tools/train.c) and no
  * arithmetic beyond checks (net.c).
  *
- * Layout: meta; the lexicon members (llr_lexicon_write); params/<name>
+ * Layout: meta; the lexicon members (llr_lexicon_write); with a
+ * character-aware input `chars` (int32: the character vocabulary's code
+ * points); with a tree or classes output `tree/group` (int32 [V]: the
+ * group of every word); params/<name>
  * float32 in llr_net_tensor_info order; then, for --resume, state/info
  * (text key=value), state/rng (int64 2x4), state/optim/<buffer> and
  * state/weights (float32, n parameters).
@@ -24,6 +27,7 @@ void llr_model_free(llr_model *m)
 	if (!m)
 		return;
 	llr_net_free(m->net);
+	llr_words_free(m->words);
 	llr_lexicon_free(m->lex);
 	llr_meta_free(m->meta);
 	free(m);
@@ -40,9 +44,103 @@ void llr_train_state_free(llr_train_state *s)
 
 /* ----------------------------------------------------------- the config */
 
+static const char *const out_names[] = {[LLR_OUT_LOGLINEAR] = "loglinear", [LLR_OUT_SOFTMAX] = "softmax", [LLR_OUT_TREE] = "tree", [LLR_OUT_CLASSES] = "classes"};
+
 static const char *output_name(int output)
 {
-	return output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear";
+	return out_names[output];
+}
+
+static int get_dim(const llr_meta *meta, const char *key, int64_t lo, int64_t hi, int32_t *out, llr_err *err);
+
+/* A list "1,2,3" of at most LLR_MAX_CHAR_WIDTHS positive numbers. */
+static int parse_list(const char *s, int32_t *out, int *n)
+{
+	*n = 0;
+	while (s && *s) {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (end == s || errno || v < 1 || v > 65536 || *n == LLR_MAX_CHAR_WIDTHS || (*end && *end != ','))
+			return -1;
+		out[(*n)++] = (int32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return *n ? 0 : -1;
+}
+
+/* The character-aware input and the tree of the meta. */
+static int config_x(const llr_meta *meta, llr_net_config *c, llr_err *err)
+{
+	const char *in = llr_meta_get(meta, "input"), *comb = llr_meta_get(meta, "combine");
+	int rc;
+	if (!in || !strcmp(in, "word"))
+		c->input = LLR_IN_WORD;
+	else if (!strcmp(in, "chars"))
+		c->input = LLR_IN_CHARS;
+	else if (!strcmp(in, "word+chars") && (!comb || !strcmp(comb, "concat")))
+		c->input = LLR_IN_CONCAT;
+	else if (!strcmp(in, "word+chars") && !strcmp(comb, "sum"))
+		c->input = LLR_IN_SUM;
+	else
+		return llr_err_set(err, LLR_EFORMAT, "meta: input=%s%s%s is not word, chars or word+chars with combine=concat|sum", in, comb ? ", combine=" : "", comb ? comb : "");
+	if (c->input != LLR_IN_WORD) {
+		int32_t hw;
+		int nf;
+		if ((rc = get_dim(meta, "char_vocab", 0, 1 << 21, &c->char_vocab, err)) < 0 ||
+		    (rc = get_dim(meta, "char_embed", 1, 4096, &c->char_embed, err)) < 0 ||
+		    (rc = get_dim(meta, "highway", 0, 8, &hw, err)) < 0)
+			return rc;
+		c->highway = hw;
+		if (parse_list(llr_meta_get(meta, "char_widths"), c->char_width, &c->char_nw) < 0 ||
+		    parse_list(llr_meta_get(meta, "char_filters"), c->char_filters, &nf) < 0 || nf != c->char_nw)
+			return llr_err_set(err, LLR_EFORMAT, "meta: char_widths=%s, char_filters=%s: need two lists of as many positive numbers",
+			                   llr_meta_get(meta, "char_widths") ? llr_meta_get(meta, "char_widths") : "(missing)",
+			                   llr_meta_get(meta, "char_filters") ? llr_meta_get(meta, "char_filters") : "(missing)");
+	}
+	if (c->output == LLR_OUT_CLASSES)
+		return get_dim(meta, "classes", 2, INT32_MAX, &c->tree_arity, err);
+	if (c->output == LLR_OUT_TREE) {
+		int32_t d;
+		if ((rc = get_dim(meta, "tree_depth", 2, 8, &d, err)) < 0 || (rc = get_dim(meta, "tree_arity", 2, INT32_MAX, &c->tree_arity, err)) < 0 ||
+		    (rc = get_dim(meta, "tree_cap", 1, INT32_MAX, &c->tree_cap, err)) < 0)
+			return rc;
+		c->tree_depth = d;
+	}
+	return LLR_OK;
+}
+
+static int config_x_to_meta(const llr_net_config *c, llr_meta *meta)
+{
+	int rc = llr_meta_set(meta, "input", c->input == LLR_IN_WORD ? "word" : c->input == LLR_IN_CHARS ? "chars"
+	                                                                                                 : "word+chars");
+	if (rc >= 0 && (c->input == LLR_IN_CONCAT || c->input == LLR_IN_SUM))
+		rc = llr_meta_set(meta, "combine", c->input == LLR_IN_SUM ? "sum" : "concat");
+	if (rc >= 0 && c->input != LLR_IN_WORD) {
+		llr_buf w = {0}, f = {0};
+		for (int k = 0; k < c->char_nw && rc >= 0; k++)
+			if ((rc = llr_buf_printf(&w, "%s%d", k ? "," : "", (int)c->char_width[k])) >= 0)
+				rc = llr_buf_printf(&f, "%s%d", k ? "," : "", (int)c->char_filters[k]);
+		if (rc >= 0)
+			rc = llr_meta_setf(meta, "char_vocab", "%d", (int)c->char_vocab);
+		if (rc >= 0)
+			rc = llr_meta_setf(meta, "char_embed", "%d", (int)c->char_embed);
+		if (rc >= 0)
+			rc = llr_meta_set(meta, "char_widths", w.data);
+		if (rc >= 0)
+			rc = llr_meta_set(meta, "char_filters", f.data);
+		if (rc >= 0)
+			rc = llr_meta_setf(meta, "highway", "%d", c->highway);
+		llr_buf_free(&w);
+		llr_buf_free(&f);
+	}
+	if (rc >= 0 && c->output == LLR_OUT_CLASSES)
+		rc = llr_meta_setf(meta, "classes", "%d", c->tree_arity);
+	if (rc >= 0 && c->output == LLR_OUT_TREE) {
+		if ((rc = llr_meta_setf(meta, "tree_depth", "%d", c->tree_depth)) >= 0 && (rc = llr_meta_setf(meta, "tree_arity", "%d", c->tree_arity)) >= 0)
+			rc = llr_meta_setf(meta, "tree_cap", "%d", (int)c->tree_cap);
+	}
+	return rc;
 }
 
 static int get_dim(const llr_meta *meta, const char *key, int64_t lo, int64_t hi, int32_t *out, llr_err *err)
@@ -63,7 +161,7 @@ static void lexicon_sizes(const llr_lexicon *x, llr_net_config *c)
 {
 	int32_t V = (int32_t)llr_strmap_size(x->vocab);
 	c->vocab = V;
-	if (c->output == LLR_OUT_SOFTMAX || !x->phi) {
+	if (c->output != LLR_OUT_LOGLINEAR || !x->phi) {
 		c->feat_out = c->feat_in = V;
 	} else {
 		c->feat_out = x->phi->cols;
@@ -81,8 +179,12 @@ int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config 
 		c->output = LLR_OUT_LOGLINEAR;
 	else if (!strcmp(out, "softmax"))
 		c->output = LLR_OUT_SOFTMAX;
+	else if (!strcmp(out, "tree"))
+		c->output = LLR_OUT_TREE;
+	else if (!strcmp(out, "classes"))
+		c->output = LLR_OUT_CLASSES;
 	else
-		return llr_err_set(err, LLR_EFORMAT, "meta: output=%s is neither loglinear nor softmax", out);
+		return llr_err_set(err, LLR_EFORMAT, "meta: output=%s is not loglinear, softmax, tree or classes", out);
 	int rc;
 	if ((rc = get_dim(meta, "embed", 1, 1 << 20, &c->embed, err)) < 0 ||
 	    (rc = get_dim(meta, "hidden", 1, 1 << 20, &c->hidden, err)) < 0 ||
@@ -94,6 +196,8 @@ int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config 
 	if (!(p >= 0.0 && p < 1.0))
 		return llr_err_set(err, LLR_EFORMAT, "meta: dropout=%g out of range [0, 1)", p);
 	c->dropout = (float)p;
+	if ((rc = config_x(meta, c, err)) < 0)
+		return rc;
 	lexicon_sizes(x, c);
 	return LLR_OK;
 }
@@ -106,7 +210,7 @@ llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_er
 	if (cf.output == LLR_OUT_LOGLINEAR && !x->phi)
 		return llr_err_set(err, LLR_EINVAL, "network: log-linear output needs the lexicon's phi"), NULL;
 	lexicon_sizes(x, &cf);
-	if (cf.output == LLR_OUT_SOFTMAX)
+	if (cf.output != LLR_OUT_LOGLINEAR)
 		return llr_net_new(&cf, NULL, NULL, NULL, err);
 	return llr_net_new(&cf, x->phi, x->psi, x->logb, err);
 }
@@ -116,11 +220,22 @@ llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
 	llr_model *m = llr_calloc(1, sizeof *m);
 	if (!m)
 		return llr_err_set(err, LLR_ENOMEM, "model: out of memory"), NULL;
-	m->net = llr_model_net_new(x, c, err);
+	llr_net_config cf = *c;
+	if (cf.input != LLR_IN_WORD) {
+		if (!(m->words = llr_words_new(x->vocab, NULL, 0, err))) {
+			free(m);
+			return NULL;
+		}
+		llr_words_chars(m->words, &cf.char_vocab);
+	}
+	m->net = llr_model_net_new(x, &cf, err);
 	if (!m->net) {
+		llr_words_free(m->words);
 		free(m);
 		return NULL;
 	}
+	if (m->words)
+		llr_net_set_words(m->net, m->words);
 	m->meta = llr_meta_new();
 	if (!m->meta) {
 		llr_net_free(m->net);
@@ -185,7 +300,9 @@ int llr_model_fits(const llr_model *m, const llr_lexicon *x, llr_err *err)
 /* Keys the writer computes itself, never copied from m->meta. */
 static int derived_key(const char *k)
 {
-	static const char *own[] = {"format", "version", "kind", "output", "embed", "hidden", "layers", "dropout", "n_params", NULL};
+	static const char *own[] = {"format", "version", "kind", "output", "embed", "hidden", "layers", "dropout", "n_params",
+	                            "input", "combine", "char_vocab", "char_embed", "char_widths", "char_filters", "highway",
+	                            "classes", "tree_depth", "tree_arity", "tree_cap", NULL};
 	for (int i = 0; own[i]; i++)
 		if (!strcmp(k, own[i]))
 			return 1;
@@ -203,6 +320,22 @@ static int write_model(llr_tensor_writer *w, const llr_model *m, const llr_train
 	if (rc < 0)
 		return rc;
 	llr_net *net = m->net;
+	const llr_net_config *c = llr_net_cfg(net);
+	if (c->input != LLR_IN_WORD) {
+		int32_t ncp;
+		const int32_t *cps = m->words ? llr_words_chars(m->words, &ncp) : NULL;
+		if (!cps || ncp != c->char_vocab)
+			return llr_err_set(err, LLR_EINVAL, "model: a character-aware network without its character vocabulary");
+		int64_t sh[1] = {ncp};
+		if ((rc = llr_tw_put_raw(w, "chars", LLR_I32, 1, sh, cps, err)) < 0)
+			return rc;
+	}
+	const int32_t *group = llr_net_tree_groups(net);
+	if (group) {
+		int64_t sh[1] = {c->vocab};
+		if ((rc = llr_tw_put_raw(w, "tree/group", LLR_I32, 1, sh, group, err)) < 0)
+			return rc;
+	}
 	size_t n;
 	float *cur = llr_net_params(net, &n);
 	const float *par = ts && ts->best ? ts->best : cur;
@@ -254,6 +387,8 @@ int llr_model_save(const char *path, const llr_model *m, const llr_train_state *
 		rc = llr_meta_setf(meta, "layers", "%d", (int)c->layers);
 	if (rc >= 0)
 		rc = llr_meta_setf(meta, "dropout", "%.9g", (double)c->dropout);
+	if (rc >= 0)
+		rc = config_x_to_meta(c, meta);
 	if (rc >= 0)
 		rc = llr_meta_setf(meta, "n_params", "%zu", n);
 	if (rc >= 0) {
@@ -323,6 +458,50 @@ static int read_f32(loader *L, int ndim, const int64_t *shape, float *dst, size_
 	return LLR_OK;
 }
 
+/* The current member, which must be `name`: int32 [n] (caller frees). */
+static int read_i32(loader *L, const char *name, int64_t n, int32_t **out, llr_err *err)
+{
+	if (!L->more)
+		return llr_err_set(err, LLR_ETRUNC, "%s: truncated: %s missing", L->path, name);
+	if (strcmp(L->name, name))
+		return llr_err_set(err, LLR_EFORMAT, "%s: member %s where %s was expected", L->path, L->name, name);
+	llr_tensor *t = NULL;
+	int64_t sh[1] = {n};
+	int rc = llr_tr_tensor_expect(L->r, LLR_I32, 1, sh, &t, err);
+	if (rc < 0)
+		return llr_err_prefix(err, "%s: %s", L->path, name);
+	*out = t->data;
+	t->data = NULL;
+	llr_tensor_free(t);
+	return next(L, err);
+}
+
+/* The character vocabulary and the tree's groups, when the network has them. */
+static int load_x(loader *L, llr_model *m, const llr_net_config *c, llr_err *err)
+{
+	int32_t *a = NULL;
+	int rc = LLR_OK;
+	if (c->input != LLR_IN_WORD) {
+		if ((rc = read_i32(L, "chars", c->char_vocab, &a, err)) < 0)
+			return rc;
+		m->words = llr_words_new(m->lex->vocab, a, c->char_vocab, err);
+		free(a);
+		a = NULL;
+		if (!m->words)
+			return llr_err_prefix(err, "%s: chars", L->path);
+		llr_net_set_words(m->net, m->words);
+	}
+	if (c->output == LLR_OUT_TREE || c->output == LLR_OUT_CLASSES) {
+		if ((rc = read_i32(L, "tree/group", c->vocab, &a, err)) < 0)
+			return rc;
+		rc = llr_net_tree_set_groups(m->net, a, err);
+		free(a);
+		if (rc < 0)
+			return llr_err_prefix(err, "%s: tree/group", L->path);
+	}
+	return rc;
+}
+
 static int load(loader *L, llr_model *m, llr_train_state **tsp, llr_err *err)
 {
 	int rc;
@@ -353,7 +532,7 @@ static int load(loader *L, llr_model *m, llr_train_state **tsp, llr_err *err)
 	if (llr_meta_get(meta, "n_params") && (llr_meta_get_i64(meta, "n_params", &np, NULL) < 0 || np != (int64_t)n))
 		return llr_err_set(err, LLR_EFORMAT, "%s: n_params=%s but the configuration has %zu parameters", L->path, llr_meta_get(meta, "n_params"), n);
 
-	if ((rc = next(L, err)) < 0)
+	if ((rc = next(L, err)) < 0 || (rc = load_x(L, m, &c, err)) < 0)
 		return rc;
 	char want[256];
 	for (size_t i = 0; i < llr_net_n_tensors(m->net); i++) {

@@ -14,6 +14,16 @@
  *   lstmL/b   4H         0, forget gate (columns H..2H) 1
  *   out/w     F x H      uniform(-0.08, 0.08)
  *   out/b     F          0 (so the untrained LL-RNN predicts b)
+ * With a character-aware input (input != LLR_IN_WORD; charin.c) the
+ * embed and bos tensors are there only when the psi embedding is kept
+ * (LLR_IN_CONCAT, LLR_IN_SUM), and after them come
+ *   chars/embed    C x dc    uniform(-0.08, 0.08)   (C = 7 + code points)
+ *   chars/convK/w  w*dc x nf uniform(-0.08, 0.08)   per filter width
+ *   chars/convK/b  nf        0
+ *   highwayL/w     D x 2D    uniform(-0.08, 0.08)   (D: the filters)
+ *   highwayL/b     2D        0, transform gate (columns D..2D) -2
+ * and with a tree or classes output (nettree.c), out/w and out/b are
+ * replaced by tree/nodes/w, tree/nodes/b, tree/words/w, tree/words/b.
  * Gradients have the same layout.  Workspace for a batch is allocated on
  * first use and grown on demand: no allocation per step once the largest
  * batch has been seen.  A net is not safe to use from two threads at once.
@@ -24,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn.h"
+#include "netx.h"
 
 #define MAX_LAYERS 64
 /* Bound on the F x positions block of the output layer (both A and dA):
@@ -48,7 +58,7 @@ struct llr_net {
 
 	float *params, *grads;
 	size_t nparams;
-	tinfo ti[3 + 3 * MAX_LAYERS + 2];
+	tinfo ti[3 + 3 * MAX_LAYERS + 4 + 1 + 2 * LLR_CNN_MAX_WIDTHS + 2 * LLR_MAX_HIGHWAY];
 	size_t nt;
 	size_t o_emb, o_bos, o_wx[MAX_LAYERS], o_wh[MAX_LAYERS], o_b[MAX_LAYERS], o_ow, o_ob;
 
@@ -64,6 +74,15 @@ struct llr_net {
 	float *llwork;
 	double *chunk;
 	int llthreads;
+
+	/* character-aware input and factored outputs (netx.h) */
+	int din0;     /* the LSTM's input width */
+	int has_emb;  /* the psi embedding is part of the input */
+	int factored; /* tree or classes output */
+	const llr_words *words;
+	llr_charin ci;
+	llr_treeout tree;
+	float *xe; /* LLR_IN_CONCAT: N x E, the embedding and its gradient */
 };
 
 struct llr_net_state {
@@ -85,7 +104,67 @@ static void add_tensor(llr_net *net, const char *name, int ndim, int64_t d0, int
 
 static int din_of(const llr_net *net, int l)
 {
-	return l ? net->cfg.hidden : net->cfg.embed;
+	return l ? net->cfg.hidden : net->din0;
+}
+
+/* The input's tensors (psi embedding and/or characters). */
+static void add_input_tensors(llr_net *net)
+{
+	const llr_net_config *cf = &net->cfg;
+	int E = cf->embed;
+	net->has_emb = cf->input != LLR_IN_CHARS;
+	net->din0 = E;
+	if (net->has_emb) {
+		add_tensor(net, "embed", 2, cf->feat_in, E, &net->o_emb);
+		add_tensor(net, "bos", 1, E, 0, &net->o_bos);
+	}
+	if (cf->input == LLR_IN_WORD)
+		return;
+	llr_charin *ci = &net->ci;
+	llr_conv *c = &ci->conv;
+	int dc = cf->char_embed;
+	char nm[24];
+	c->dc = dc;
+	c->nw = cf->char_nw;
+	add_tensor(net, "chars/embed", 2, LLR_CH_FIRST + cf->char_vocab, dc, &ci->o_emb);
+	for (int k = 0; k < c->nw; k++) {
+		c->width[k] = cf->char_width[k];
+		c->nf[k] = cf->char_filters[k];
+		c->off[k] = c->D;
+		c->D += c->nf[k];
+		snprintf(nm, sizeof nm, "chars/conv%d/w", k);
+		add_tensor(net, nm, 2, (int64_t)c->width[k] * dc, c->nf[k], &ci->o_K[k]);
+		snprintf(nm, sizeof nm, "chars/conv%d/b", k);
+		add_tensor(net, nm, 1, c->nf[k], 0, &ci->o_b[k]);
+	}
+	ci->D = c->D;
+	ci->hw = cf->highway;
+	for (int l = 0; l < ci->hw; l++) {
+		snprintf(nm, sizeof nm, "highway%d/w", l);
+		add_tensor(net, nm, 2, ci->D, 2 * ci->D, &ci->o_hw[l]);
+		snprintf(nm, sizeof nm, "highway%d/b", l);
+		add_tensor(net, nm, 1, 2 * ci->D, 0, &ci->o_hb[l]);
+	}
+	net->din0 = cf->input == LLR_IN_CHARS ? ci->D : cf->input == LLR_IN_CONCAT ? E + ci->D
+	                                                                           : E;
+}
+
+/* The output's tensors. */
+static void add_output_tensors(llr_net *net)
+{
+	const llr_net_config *cf = &net->cfg;
+	int H = cf->hidden;
+	if (!net->factored) {
+		add_tensor(net, "out/w", 2, cf->feat_out, H, &net->o_ow);
+		add_tensor(net, "out/b", 1, cf->feat_out, 0, &net->o_ob);
+		return;
+	}
+	llr_treeout *o = &net->tree;
+	int64_t R = (int64_t)o->t.nodes * o->t.arity;
+	add_tensor(net, "tree/nodes/w", 2, R, H, &o->o_wn);
+	add_tensor(net, "tree/nodes/b", 1, R, 0, &o->o_bn);
+	add_tensor(net, "tree/words/w", 2, cf->vocab, H, &o->o_ww);
+	add_tensor(net, "tree/words/b", 1, cf->vocab, 0, &o->o_bw);
 }
 
 llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
@@ -99,7 +178,17 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 		return llr_err_set(err, LLR_EINVAL, "network: dropout %g: must be in [0, 1)", (double)cf.dropout), NULL;
 	if ((int64_t)cf.hidden * 4 > INT32_MAX / 4)
 		return llr_err_set(err, LLR_ERANGE, "network: hidden size %d too large", cf.hidden), NULL;
-	if (cf.output == LLR_OUT_SOFTMAX) {
+	if (llr_charin_check(&cf, err) < 0)
+		return NULL;
+	int factored = cf.output == LLR_OUT_TREE || cf.output == LLR_OUT_CLASSES;
+	if (!factored)
+		cf.tree_depth = cf.tree_arity = cf.tree_cap = 0;
+	if (cf.input == LLR_IN_WORD) {
+		cf.char_vocab = cf.char_embed = cf.char_nw = cf.highway = 0;
+		memset(cf.char_width, 0, sizeof cf.char_width);
+		memset(cf.char_filters, 0, sizeof cf.char_filters);
+	}
+	if (cf.output == LLR_OUT_SOFTMAX || factored) {
 		if ((cf.feat_out && cf.feat_out != cf.vocab) || (cf.feat_in && cf.feat_in != cf.vocab))
 			return llr_err_set(err, LLR_EINVAL, "network: softmax output: feature counts must equal the vocabulary size %d", cf.vocab), NULL;
 		cf.feat_out = cf.feat_in = cf.vocab;
@@ -124,10 +213,15 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 	if (!net)
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory"), NULL;
 	net->cfg = cf;
+	net->factored = factored;
 	net->budget = OUT_BUDGET;
+	if (factored && llr_treeout_init(&net->tree, &net->cfg, err) < 0) {
+		llr_net_free(net);
+		return NULL;
+	}
 	net->out.V = cf.vocab;
 	net->out.F = cf.feat_out;
-	if (cf.output == LLR_OUT_SOFTMAX) {
+	if (cf.output != LLR_OUT_LOGLINEAR) {
 		net->own_eye = llr_csr_identity(cf.vocab, err);
 		net->own_logb = llr_malloc((size_t)cf.vocab * sizeof *net->own_logb);
 		if (!net->own_eye || !net->own_logb) {
@@ -152,9 +246,8 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 		net->out.cls = &net->out_cls;
 	}
 
-	int E = cf.embed, H = cf.hidden;
-	add_tensor(net, "embed", 2, cf.feat_in, E, &net->o_emb);
-	add_tensor(net, "bos", 1, E, 0, &net->o_bos);
+	int H = cf.hidden;
+	add_input_tensors(net);
 	for (int l = 0; l < cf.layers; l++) {
 		char nm[24];
 		snprintf(nm, sizeof nm, "lstm%d/wx", l);
@@ -164,8 +257,7 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 		snprintf(nm, sizeof nm, "lstm%d/b", l);
 		add_tensor(net, nm, 1, 4 * H, 0, &net->o_b[l]);
 	}
-	add_tensor(net, "out/w", 2, cf.feat_out, H, &net->o_ow);
-	add_tensor(net, "out/b", 1, cf.feat_out, 0, &net->o_ob);
+	add_output_tensors(net);
 	net->params = llr_calloc(net->nparams, sizeof *net->params);
 	net->grads = llr_calloc(net->nparams, sizeof *net->grads);
 	if (!net->params || !net->grads) {
@@ -194,8 +286,9 @@ static void free_ws(llr_net *net)
 	free(net->dz);
 	free(net->dh);
 	free(net->dx);
+	free(net->xe);
 	net->in = net->tg = NULL;
-	net->x0 = net->dz = net->dh = net->dx = NULL;
+	net->x0 = net->dz = net->dh = net->dx = net->xe = NULL;
 	net->capN = 0;
 }
 
@@ -221,6 +314,9 @@ void llr_net_free(llr_net *net)
 	free(net->grads);
 	llr_csr_free(net->own_eye);
 	llr_ll_classes_free(&net->out_cls);
+	llr_charin_free(&net->ci);
+	if (net->factored)
+		llr_treeout_free(&net->tree);
 	free(net->own_logb);
 	free(net);
 }
@@ -281,7 +377,7 @@ void llr_net_init_scheme(llr_net *net, llr_rng *rng, int scheme)
 		size_t n = (size_t)t->shape[0] * (size_t)(t->ndim > 1 ? t->shape[1] : 1);
 		int is_bias = strstr(t->name, "/b") && t->ndim == 1;
 		int is_lstm = strncmp(t->name, "lstm", 4) == 0;
-		int is_embedding = !strcmp(t->name, "embed") || !strcmp(t->name, "bos");
+		int is_embedding = !strcmp(t->name, "embed") || !strcmp(t->name, "bos") || !strcmp(t->name, "chars/embed");
 		for (size_t k = 0; k < n; k++) {
 			if (scheme == LLR_INIT_TORCH && is_embedding)
 				p[k] = (float)llr_rng_normal(rng);
@@ -295,6 +391,10 @@ void llr_net_init_scheme(llr_net *net, llr_rng *rng, int scheme)
 		if (scheme != LLR_INIT_TORCH && is_bias && is_lstm)
 			for (int j = H; j < 2 * H; j++)
 				p[j] = 1.0f;
+		/* Kim et al.: the transform gates start closed, carrying y */
+		if (is_bias && !strncmp(t->name, "highway", 7))
+			for (size_t j = n / 2; j < n; j++)
+				p[j] = -2.0f;
 	}
 }
 
@@ -308,7 +408,8 @@ void llr_net_init(llr_net *net, llr_rng *rng)
 static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 {
 	const llr_net_config *cf = &net->cfg;
-	size_t E = (size_t)cf->embed, H = (size_t)cf->hidden, F = (size_t)cf->feat_out;
+	size_t E = (size_t)cf->embed, H = (size_t)cf->hidden, F = net->factored ? 1 : (size_t)cf->feat_out;
+	size_t I = (size_t)net->din0;
 	int th = llr_blas_threads();
 	int drop = train && cf->dropout > 0.0f;
 
@@ -341,11 +442,12 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 		if (net->capN && N < net->capN + net->capN / 2)
 			N = net->capN + net->capN / 2;
 		free_ws(net);
-		size_t D = LLR_MAX(E, H);
+		size_t D = LLR_MAX(I, H);
 		int ok = (net->in = llr_malloc(N * sizeof *net->in)) && (net->tg = llr_malloc(N * sizeof *net->tg)) &&
-			 (net->x0 = llr_malloc(N * E * sizeof(float))) &&
-			 (net->dz = llr_malloc(N * 4 * H * sizeof(float))) && (net->dh = llr_malloc(N * H * sizeof(float))) &&
-			 (net->dx = llr_malloc(N * D * sizeof(float)));
+		         (net->x0 = llr_malloc(N * I * sizeof(float))) &&
+		         (cf->input != LLR_IN_CONCAT || (net->xe = llr_malloc(N * E * sizeof(float)))) &&
+		         (net->dz = llr_malloc(N * 4 * H * sizeof(float))) && (net->dh = llr_malloc(N * H * sizeof(float))) &&
+		         (net->dx = llr_malloc(N * D * sizeof(float)));
 		for (int l = 0; ok && l < cf->layers; l++)
 			ok = (net->act[l] = llr_malloc(N * 4 * H * sizeof(float))) && (net->c[l] = llr_malloc(N * H * sizeof(float))) &&
 			     (net->tc[l] = llr_malloc(N * H * sizeof(float))) && (net->h[l] = llr_malloc(N * H * sizeof(float)));
@@ -368,7 +470,7 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 		}
 		net->capB = B;
 	}
-	if (th != net->llthreads) {
+	if (th != net->llthreads && !net->factored) {
 		free(net->llwork);
 		if (!(net->llwork = llr_malloc(llr_ll_work_size(cf->vocab, th) * sizeof(float)))) {
 			net->llthreads = 0;
@@ -384,15 +486,22 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 static int load_batch(llr_net *net, const llr_batch *bt, const llr_csr *psi, int need_target, llr_err *err)
 {
 	size_t N = (size_t)bt->T * bt->B;
+	int32_t rows = psi->rows;
+	if (net->cfg.input != LLR_IN_WORD) {
+		if (!net->words)
+			return llr_err_set(err, LLR_EINVAL, "network: a character-aware input needs the words' spellings (llr_net_set_words)");
+		int32_t nw = llr_words_size(net->words);
+		rows = net->cfg.input == LLR_IN_CHARS ? nw : LLR_MIN(rows, nw);
+	}
 	for (size_t n = 0; n < N; n++) {
 		int t = (int)(n / bt->B), b = (int)(n % bt->B);
 		int32_t y = bt->target ? bt->target[n] : -1;
 		int32_t x = bt->input[n];
 		if (y < -1 || y >= net->cfg.vocab)
 			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: target %d out of range [0, %d)", t, b, y, net->cfg.vocab);
-		int valid = x == LLR_BOS_ID || (x >= 0 && x < psi->rows);
+		int valid = x == LLR_BOS_ID || (x >= 0 && x < rows);
 		if (!valid && (y >= 0 || !need_target))
-			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: input %d out of range [0, %d)", t, b, x, psi->rows);
+			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: input %d out of range [0, %d)", t, b, x, rows);
 		net->in[n] = valid ? x : LLR_PAD_IN;
 		net->tg[n] = y;
 	}
@@ -418,20 +527,69 @@ static float *layer_out(llr_net *net, int l, int drop)
  * step, see llr_lstm_io).  keep: every layer keeps its gates and cells
  * (training and llr_net_step need them); otherwise the layers share layer
  * 0's, and only each layer's h is kept. */
-static void forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const int *rows, size_t N, const float *h0, const float *c0, llr_rng *rng, int drop, int keep)
+/* The LSTM's input x0 (N x din0) from net->in: the psi embedding, the
+ * character vectors, or both side by side or summed. */
+static int forward_input(llr_net *net, const llr_csr *psi, size_t N)
+{
+	const llr_net_config *cf = &net->cfg;
+	const float *P = net->params;
+	int E = cf->embed, I = net->din0;
+	if (cf->input == LLR_IN_CONCAT) {
+		llr_embed_forward(psi, P + net->o_emb, P + net->o_bos, E, net->in, N, net->xe);
+		for (size_t n = 0; n < N; n++)
+			memcpy(net->x0 + n * I, net->xe + n * E, (size_t)E * sizeof(float));
+	} else if (net->has_emb) {
+		llr_embed_forward(psi, P + net->o_emb, P + net->o_bos, E, net->in, N, net->x0);
+	}
+	if (cf->input == LLR_IN_WORD)
+		return LLR_OK;
+	int off = cf->input == LLR_IN_CONCAT ? E : 0;
+	return llr_charin_forward(&net->ci, P, net->words, net->in, N, net->x0 + off, I, cf->input == LLR_IN_SUM);
+}
+
+/* Its backward from dx (N x din0). */
+static int backward_input(llr_net *net, const llr_csr *psi, size_t N, const float *dx)
+{
+	const llr_net_config *cf = &net->cfg;
+	float *G = net->grads;
+	int E = cf->embed, I = net->din0;
+	if (cf->input == LLR_IN_CONCAT) {
+		for (size_t n = 0; n < N; n++)
+			memcpy(net->xe + n * E, dx + n * I, (size_t)E * sizeof(float));
+		llr_embed_backward(psi, E, net->in, N, net->xe, G + net->o_emb, G + net->o_bos);
+	} else if (net->has_emb) {
+		llr_embed_backward(psi, E, net->in, N, dx, G + net->o_emb, G + net->o_bos);
+	}
+	if (cf->input == LLR_IN_WORD)
+		return LLR_OK;
+	int off = cf->input == LLR_IN_CONCAT ? E : 0;
+	return llr_charin_backward(&net->ci, net->params, G, net->words, N, dx + off, I);
+}
+
+static int forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const int *rows, size_t N, const float *h0, const float *c0, llr_rng *rng, int drop, int keep)
 {
 	const llr_net_config *cf = &net->cfg;
 	size_t H = (size_t)cf->hidden;
 	const float *P = net->params;
-	llr_embed_forward(psi, P + net->o_emb, P + net->o_bos, cf->embed, net->in, N, net->x0);
+	if (forward_input(net, psi, N) < 0)
+		return LLR_ENOMEM;
 	const float *X = net->x0;
 	for (int l = 0; l < cf->layers; l++) {
 		llr_lstm_io io = {
-			.T = T, .B = B, .Din = din_of(net, l), .H = cf->hidden,
-			.wx = P + net->o_wx[l], .wh = P + net->o_wh[l], .b = P + net->o_b[l],
-			.h0 = h0 ? h0 + (size_t)l * B * H : NULL, .c0 = c0 ? c0 + (size_t)l * B * H : NULL,
-			.act = net->act[keep ? l : 0], .c = net->c[keep ? l : 0], .tc = net->tc[keep ? l : 0], .h = net->h[l],
-			.rows = rows,
+		    .T = T,
+		    .B = B,
+		    .Din = din_of(net, l),
+		    .H = cf->hidden,
+		    .wx = P + net->o_wx[l],
+		    .wh = P + net->o_wh[l],
+		    .b = P + net->o_b[l],
+		    .h0 = h0 ? h0 + (size_t)l * B * H : NULL,
+		    .c0 = c0 ? c0 + (size_t)l * B * H : NULL,
+		    .act = net->act[keep ? l : 0],
+		    .c = net->c[keep ? l : 0],
+		    .tc = net->tc[keep ? l : 0],
+		    .h = net->h[l],
+		    .rows = rows,
 		};
 		llr_lstm_forward(&io, X);
 		if (drop) {
@@ -445,6 +603,7 @@ static void forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const in
 		}
 		X = layer_out(net, l, drop);
 	}
+	return LLR_OK;
 }
 
 /* The output layer over N positions of Htop (N x H), in slices of at most
@@ -461,6 +620,8 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 	const float *P = net->params;
 	double tot = 0.0, worst = 0.0;
 	int rc = LLR_OK;
+	if (net->factored)
+		return llr_treeout_forward(&net->tree, P, net->grads, Htop, N, net->tg, nll, logp_t, norm_err, logp_all, dhtop);
 	size_t slice = (size_t)net->slice;
 	if (!dhtop && slice > LLR_SCORE_SLICE)
 		slice = LLR_SCORE_SLICE;
@@ -469,11 +630,20 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		double s = 0.0, ne = 0.0;
 		llr_dense_forward(n, H, F, Htop + p0 * H, P + net->o_ow, P + net->o_ob, net->A, n);
 		llr_ll_io io = {
-			.mode = dhtop ? LLR_LL_GRAD : logp_all ? LLR_LL_DIST : LLR_LL_LOSS,
-			.N = n, .lda = n, .A = net->A, .target = net->tg + p0,
-			.nll = &s, .logp_t = logp_t ? logp_t + p0 : NULL, .norm_err = norm_err ? &ne : NULL,
-			.logp_all = logp_all ? logp_all + p0 * (size_t)cf->vocab : NULL, .dA = dhtop ? net->dA : NULL,
-			.work = net->llwork, .chunk = net->chunk, .threads = net->llthreads,
+		    .mode = dhtop ? LLR_LL_GRAD : logp_all ? LLR_LL_DIST
+		                                           : LLR_LL_LOSS,
+		    .N = n,
+		    .lda = n,
+		    .A = net->A,
+		    .target = net->tg + p0,
+		    .nll = &s,
+		    .logp_t = logp_t ? logp_t + p0 : NULL,
+		    .norm_err = norm_err ? &ne : NULL,
+		    .logp_all = logp_all ? logp_all + p0 * (size_t)cf->vocab : NULL,
+		    .dA = dhtop ? net->dA : NULL,
+		    .work = net->llwork,
+		    .chunk = net->chunk,
+		    .threads = net->llthreads,
 		};
 		int r = llr_ll_run(&net->out, &io);
 		if (r < 0)
@@ -506,7 +676,8 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 	for (size_t n = 0; n < N; n++)
 		cnt += net->tg[n] >= 0;
 
-	forward_rnn(net, psi, bt->T, bt->B, NULL, N, NULL, NULL, rng, drop, 1);
+	if (forward_rnn(net, psi, bt->T, bt->B, NULL, N, NULL, NULL, rng, drop, 1) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 	int L = cf->layers;
 	double s = 0.0;
 	rc = forward_out(net, layer_out(net, L - 1, drop), N, &s, NULL, NULL, NULL, net->dh);
@@ -527,15 +698,24 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 		const float *X = l ? layer_out(net, l - 1, drop) : net->x0;
 		const float *P = net->params;
 		llr_lstm_io io = {
-			.T = bt->T, .B = bt->B, .Din = din_of(net, l), .H = cf->hidden,
-			.wx = P + net->o_wx[l], .wh = P + net->o_wh[l], .b = P + net->o_b[l],
-			.act = net->act[l], .c = net->c[l], .tc = net->tc[l], .h = net->h[l],
+		    .T = bt->T,
+		    .B = bt->B,
+		    .Din = din_of(net, l),
+		    .H = cf->hidden,
+		    .wx = P + net->o_wx[l],
+		    .wh = P + net->o_wh[l],
+		    .b = P + net->o_b[l],
+		    .act = net->act[l],
+		    .c = net->c[l],
+		    .tc = net->tc[l],
+		    .h = net->h[l],
 		};
 		llr_lstm_backward(&io, X, net->dh, net->dz, net->dc, net->dx, G + net->o_wx[l], G + net->o_wh[l], G + net->o_b[l]);
 		if (l)
 			memcpy(net->dh, net->dx, N * H * sizeof *net->dh);
 	}
-	llr_embed_backward(psi, cf->embed, net->in, N, net->dx, G + net->o_emb, G + net->o_bos);
+	if (backward_input(net, psi, N, net->dx) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 	return LLR_OK;
 }
 
@@ -546,7 +726,8 @@ static int score_pass(llr_net *net, const llr_csr *psi, const llr_batch *bt, flo
 	int rc;
 	if ((rc = ensure_ws(net, N, bt->B, 0, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
 		return rc;
-	forward_rnn(net, psi, bt->T, bt->B, NULL, N, NULL, NULL, NULL, 0, 0);
+	if (forward_rnn(net, psi, bt->T, bt->B, NULL, N, NULL, NULL, NULL, 0, 0) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 	double s = 0.0;
 	rc = forward_out(net, net->h[net->cfg.layers - 1], N, &s, logp, norm_err, NULL, NULL);
 	if (rc < 0)
@@ -628,7 +809,10 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
 		goto done;
 	memcpy(net->in, in, live * sizeof *in);
 	memcpy(net->tg, tg, live * sizeof *tg);
-	forward_rnn(net, psi, Tp, B, rows, live, NULL, NULL, NULL, 0, 0);
+	if (forward_rnn(net, psi, Tp, B, rows, live, NULL, NULL, NULL, 0, 0) < 0) {
+		rc = llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+		goto done;
+	}
 	rc = forward_out(net, net->h[net->cfg.layers - 1], live, NULL, lp, norm_err, NULL, NULL);
 	if (rc < 0) {
 		rc = llr_err_set(err, rc, "network: log-probability is not finite");
@@ -703,7 +887,8 @@ int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr
 	llr_batch bt = {.B = B, .T = 1, .input = input, .target = NULL, .psi = psi};
 	if (rc < 0 || (rc = ensure_ws(net, (size_t)B, B, 0, err)) < 0 || (rc = load_batch(net, &bt, psi, 0, err)) < 0)
 		return rc;
-	forward_rnn(net, psi, 1, B, NULL, (size_t)B, s->h, s->c, NULL, 0, 1);
+	if (forward_rnn(net, psi, 1, B, NULL, (size_t)B, s->h, s->c, NULL, 0, 1) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 	size_t BH = (size_t)B * cf->hidden;
 	for (int l = 0; l < cf->layers; l++) {
 		memcpy(s->h + l * BH, net->h[l], BH * sizeof(float));
@@ -716,4 +901,35 @@ int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr
 		if (isnan(logp[k]))
 			return llr_err_set(err, LLR_ENAN, "network: log-probability is not a number");
 	return LLR_OK;
+}
+
+void llr_net_set_words(llr_net *net, const llr_words *w)
+{
+	net->words = w;
+}
+
+int llr_net_tree_from_counts(llr_net *net, const int64_t *count, llr_err *err)
+{
+	if (!net->factored)
+		return llr_err_set(err, LLR_EINVAL, "network: no tree or classes output");
+	return llr_treeout_counts(&net->tree, count, err);
+}
+
+const int32_t *llr_net_tree_groups(const llr_net *net)
+{
+	return net->factored ? net->tree.t.group : NULL;
+}
+
+int llr_net_tree_set_groups(llr_net *net, const int32_t *group, llr_err *err)
+{
+	if (!net->factored)
+		return llr_err_set(err, LLR_EINVAL, "network: no tree or classes output");
+	return llr_treeout_set_groups(&net->tree, group, err);
+}
+
+int llr_net_tree_learn(llr_net *net, int32_t *moved, llr_err *err)
+{
+	if (!net->factored)
+		return llr_err_set(err, LLR_EINVAL, "network: no tree output");
+	return llr_treeout_learn(&net->tree, net->params, moved, err);
 }
