@@ -1005,6 +1005,106 @@ int llr_encdec_model_fits(const llr_encdec_model *m, const llr_lexicon *x, const
  * Vs x V.  LLR_EEMPTY if there is no pair with a target. */
 int llr_prime_table(int32_t Vs, int32_t V, size_t npairs, const int32_t *src, const size_t *soff, const int32_t *tgt, const size_t *toff, int iters, double k, float *table, llr_err *err);
 
+/* --------------------------------------------------------- n-gram models */
+
+/* Backoff n-gram models (lib/ngram/): counting a corpus, interpolated
+ * modified Kneser-Ney estimation as KenLM's lmplz does it (Chen & Goodman
+ * 1998; Heafield et al. 2013), ARPA files in and out, and the query
+ * structure: a trie of sorted arrays, one level per order, saved as a
+ * tensor archive of kind "ngram" (llrnn-tensor(5)).  Probabilities are
+ * stored as in ARPA files, log10 in float; queries answer in log10 too. */
+
+#define LLR_NGRAM_MAX_ORDER 8
+
+/* Counting: the highest-order n-grams of every sentence "<s> w1 .. wk
+ * </s>", the context at a sentence start padded with <s> as lmplz does,
+ * in one open-addressing hash table of (4 N + 8)-byte slots, at most 70%
+ * full, which grows by doubling.  Growing beyond max_bytes (table and
+ * vocabulary together) is LLR_ERANGE.  Word ids: <unk> 0, <s> 1, </s> 2,
+ * then the words in order of first appearance. */
+typedef struct llr_ngram_counter llr_ngram_counter;
+llr_ngram_counter *llr_ngram_counter_new(int order, size_t max_bytes, llr_err *err);
+void llr_ngram_counter_free(llr_ngram_counter *c);
+/* Count one sentence of tokens (llr_token_next).  A token <s> or </s> is
+ * LLR_EFORMAT (the caller prefixes file:line); <unk> is the unknown word. */
+int llr_ngram_count_line(llr_ngram_counter *c, const char *line, size_t len, llr_err *err);
+/* Memory the counter holds now, in bytes. */
+size_t llr_ngram_counter_bytes(const llr_ngram_counter *c);
+uint64_t llr_ngram_counter_tokens(const llr_ngram_counter *c); /* words + </s> */
+
+typedef struct llr_kn_opts {
+	/* Discount fallback (lmplz --discount_fallback): when an order's
+	 * counts of counts give no valid discounts (a count of count zero, a
+	 * discount outside [0, k]), use fallback[0..2] instead of failing. */
+	int discount_fallback;
+	double fallback[3]; /* 0.5 1 1.5 as lmplz */
+	/* Pruning (lmplz --prune): prune[n-1] > 0 drops n-grams of order n
+	 * (n >= 2) whose raw count is <= prune[n-1], unless a longer kept
+	 * n-gram extends them; their discounted mass goes to the backoff. */
+	uint64_t prune[LLR_NGRAM_MAX_ORDER];
+} llr_kn_opts;
+void llr_kn_opts_init(llr_kn_opts *o);
+
+typedef struct llr_ngram llr_ngram;
+/* Estimate the model from the counts (the counter is left empty, its
+ * memory given back as estimation proceeds).  discounts, when not NULL,
+ * gets D1, D2, D3+ for each order (order x 3).  LLR_EEMPTY if nothing
+ * was counted, LLR_EINVAL if discounts cannot be computed (see
+ * discount_fallback). */
+int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **out, double *discounts, llr_err *err);
+void llr_ngram_free(llr_ngram *m);
+
+int llr_ngram_order(const llr_ngram *m);
+int64_t llr_ngram_count(const llr_ngram *m, int n); /* n-grams of order n */
+int32_t llr_ngram_vocab_size(const llr_ngram *m);
+int32_t llr_ngram_word(const llr_ngram *m, const char *w, size_t len); /* -1 absent */
+const char *llr_ngram_token(const llr_ngram *m, int32_t id);
+/* Ids of <s>, </s>, <unk>; -1 when the model lacks them. */
+int32_t llr_ngram_bos(const llr_ngram *m);
+int32_t llr_ngram_eos(const llr_ngram *m);
+int32_t llr_ngram_unk(const llr_ngram *m);
+
+/* log10 p(w | ctx[0..n)), ctx oldest first (only the last order-1 words
+ * count), by the ARPA backoff rule: the longest listed n-gram ending in w
+ * gives its probability, times the backoff weights of the longer
+ * contexts that are listed.  *matched (may be NULL) gets that n-gram's
+ * length.  Ids must be in range; a negative context id (an unknown word)
+ * cuts the context there. */
+float llr_ngram_log10p(const llr_ngram *m, const int32_t *ctx, int n, int32_t w, int *matched);
+
+/* The trie.  Level n (1-based) holds the n-grams of order n sorted by
+ * (prefix, last word); level 1 is indexed by word id.  For n < order,
+ * the children of entry i of level n, its extensions by one word, are the
+ * entries child[i] .. child[i+1]-1 of level n+1. */
+typedef struct llr_ngram_level {
+	int64_t count;
+	const int32_t *word;  /* last word (level 1: NULL, the index) */
+	const float *logp;    /* log10 p */
+	const float *backoff; /* log10 backoff; NULL at the highest order */
+	const int64_t *child; /* count + 1 offsets; NULL at the highest order */
+} llr_ngram_level;
+void llr_ngram_level_get(const llr_ngram *m, int n, llr_ngram_level *out);
+/* The entry of level n for words[0..n), or -1 if it is not listed. */
+int64_t llr_ngram_find(const llr_ngram *m, const int32_t *words, int n);
+
+/* ARPA text (any writer: llrnn, KenLM, SRILM, IRSTLM), compressed or not.
+ * Errors "file:line: reason" (LLR_EFORMAT): counts that differ from
+ * \data\, a missing or misplaced section, a field that is not a number,
+ * a word of a longer n-gram absent from the 1-grams, an n-gram whose
+ * prefix is not listed, a duplicate. */
+int llr_ngram_read_arpa(const char *path, llr_ngram **out, llr_err *err);
+/* Write ARPA (gzip when path ends in .gz), atomically (temporary file and
+ * rename); path "-" is stdout.  Numbers are the shortest decimal that
+ * reads back as the same float. */
+int llr_ngram_write_arpa(const llr_ngram *m, const char *path, llr_err *err);
+/* The binary form: a tensor archive of kind "ngram" (llrnn-tensor(5)). */
+int llr_ngram_save(const llr_ngram *m, const char *path, llr_err *err);
+/* Read either form (a tensor archive is told by its first bytes). */
+int llr_ngram_load(const char *path, llr_ngram **out, llr_err *err);
+/* 1 if path holds an n-gram model (ARPA text or an "ngram" archive), 0 if
+ * not (another llrnn archive...), <0 if it cannot be read. */
+int llr_ngram_sniff(const char *path, llr_err *err);
+
 /* ------------------------------------------------------------ BLAS seam */
 
 /* C = alpha op(A) op(B) + beta C, row-major; op = transpose when trans. */

@@ -688,6 +688,7 @@ static const char *kind_maker(const char *kind)
 	static const char *const table[][2] = {
 		{"features", "featurize"},
 		{"model", "train"},
+		{"ngram", "train --ngram"},
 	};
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
 		if (!strcmp(kind, table[i][0]))

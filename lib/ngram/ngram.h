@@ -1,0 +1,39 @@
+/*
+ * ngram.h - private to lib/ngram/: the layout of the n-gram trie that
+ * estimate.c, arpa.c and trie.c build and read.  Not API (llrnn.h has the
+ * public view, llr_ngram_level).
+ */
+#ifndef LLR_NGRAM_PRIV_H
+#define LLR_NGRAM_PRIV_H
+
+#include "internal.h"
+
+struct llr_ngram {
+	int order;
+	llr_strmap *vocab; /* V words; id = index of level 1 */
+	int32_t bos, eos, unk;
+	/* level n (1-based) at index n-1 */
+	int64_t count[LLR_NGRAM_MAX_ORDER];
+	int32_t *word[LLR_NGRAM_MAX_ORDER]; /* NULL for level 1 */
+	float *logp[LLR_NGRAM_MAX_ORDER];
+	float *backoff[LLR_NGRAM_MAX_ORDER]; /* levels < order */
+	int64_t *child[LLR_NGRAM_MAX_ORDER]; /* levels < order, count + 1 */
+};
+
+/* An empty model of the given order (vocab allocated, arrays NULL). */
+llr_ngram *llr_ngram_alloc(int order, llr_err *err);
+/* Entry of level n+1 extending entry i of level n by word w, or -1. */
+int64_t llr_ngram_child(const llr_ngram *m, int n, int64_t i, int32_t w);
+/* Recompute bos/eos/unk from the vocabulary. */
+void llr_ngram_specials(llr_ngram *m);
+/* LLR_OK if the arrays make a valid trie (offsets monotone and within
+ * the next level, words in range and strictly increasing among
+ * siblings); else LLR_EFORMAT naming what is wrong. */
+int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err);
+
+/* count.c, for estimate.c: hand over the table (cap slots, n used, keys
+ * order x cap, count 0 = empty) and the vocabulary; returns the order.
+ * The counter is left empty. */
+int llr_ngram_counter_take(llr_ngram_counter *c, uint32_t **keys, uint64_t **counts, size_t *cap, size_t *n, llr_strmap **vocab);
+
+#endif

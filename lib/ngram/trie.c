@@ -1,0 +1,357 @@
+/*
+ * trie.c - the n-gram query structure (llrnn.h, "n-gram models"): a trie
+ * of sorted arrays, one level per order, and its binary form, a tensor
+ * archive of kind "ngram" (llrnn-tensor(5)) that numpy can read.
+ *
+ * Level n holds the n-grams of order n sorted by (prefix, last word); the
+ * children of an entry of level n are a contiguous range of level n+1, so
+ * finding an n-gram is n-1 binary searches among siblings.  Queries follow
+ * the ARPA backoff rule.  Not here: estimation (estimate.c), ARPA text
+ * (arpa.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ngram.h"
+
+llr_ngram *llr_ngram_alloc(int order, llr_err *err)
+{
+	if (order < 1 || order > LLR_NGRAM_MAX_ORDER) {
+		llr_err_set(err, LLR_ERANGE, "n-gram order %d: must be 1 to %d", order, LLR_NGRAM_MAX_ORDER);
+		return NULL;
+	}
+	llr_ngram *m = llr_calloc(1, sizeof *m);
+	if (!m || !(m->vocab = llr_strmap_new())) {
+		free(m);
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	m->order = order;
+	m->bos = m->eos = m->unk = -1;
+	return m;
+}
+
+void llr_ngram_free(llr_ngram *m)
+{
+	if (!m)
+		return;
+	llr_strmap_free(m->vocab);
+	for (int n = 0; n < LLR_NGRAM_MAX_ORDER; n++) {
+		free(m->word[n]);
+		free(m->logp[n]);
+		free(m->backoff[n]);
+		free(m->child[n]);
+	}
+	free(m);
+}
+
+void llr_ngram_specials(llr_ngram *m)
+{
+	m->bos = llr_strmap_get(m->vocab, LLR_BOS, strlen(LLR_BOS));
+	m->eos = llr_strmap_get(m->vocab, LLR_EOS, strlen(LLR_EOS));
+	m->unk = llr_strmap_get(m->vocab, LLR_UNK, strlen(LLR_UNK));
+}
+
+int llr_ngram_order(const llr_ngram *m)
+{
+	return m->order;
+}
+
+int64_t llr_ngram_count(const llr_ngram *m, int n)
+{
+	return n >= 1 && n <= m->order ? m->count[n - 1] : 0;
+}
+
+int32_t llr_ngram_vocab_size(const llr_ngram *m)
+{
+	return (int32_t)m->count[0];
+}
+
+int32_t llr_ngram_word(const llr_ngram *m, const char *w, size_t len)
+{
+	return llr_strmap_get(m->vocab, w, len);
+}
+
+const char *llr_ngram_token(const llr_ngram *m, int32_t id)
+{
+	return llr_strmap_str(m->vocab, id);
+}
+
+int32_t llr_ngram_bos(const llr_ngram *m)
+{
+	return m->bos;
+}
+
+int32_t llr_ngram_eos(const llr_ngram *m)
+{
+	return m->eos;
+}
+
+int32_t llr_ngram_unk(const llr_ngram *m)
+{
+	return m->unk;
+}
+
+void llr_ngram_level_get(const llr_ngram *m, int n, llr_ngram_level *out)
+{
+	LLR_ASSERT(n >= 1 && n <= m->order);
+	out->count = m->count[n - 1];
+	out->word = m->word[n - 1];
+	out->logp = m->logp[n - 1];
+	out->backoff = m->backoff[n - 1];
+	out->child = m->child[n - 1];
+}
+
+int64_t llr_ngram_child(const llr_ngram *m, int n, int64_t i, int32_t w)
+{
+	const int64_t *c = m->child[n - 1];
+	const int32_t *word = m->word[n];
+	int64_t lo = c[i], hi = c[i + 1];
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (word[mid] == w)
+			return mid;
+		if (word[mid] < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+int64_t llr_ngram_find(const llr_ngram *m, const int32_t *words, int n)
+{
+	if (n < 1 || n > m->order || words[0] < 0 || words[0] >= m->count[0])
+		return -1;
+	int64_t i = words[0];
+	for (int k = 1; k < n && i >= 0; k++)
+		i = words[k] < 0 ? -1 : llr_ngram_child(m, k, i, words[k]);
+	return i;
+}
+
+float llr_ngram_log10p(const llr_ngram *m, const int32_t *ctx, int n, int32_t w, int *matched)
+{
+	/* Use at most order-1 context words, and none before an unknown one. */
+	if (n > m->order - 1) {
+		ctx += n - (m->order - 1);
+		n = m->order - 1;
+	}
+	for (int k = n - 1; k >= 0; k--)
+		if (ctx[k] < 0) {
+			ctx += k + 1;
+			n -= k + 1;
+			break;
+		}
+	/* From the longest context down: a listed context whose extension by
+	 * w is not listed adds its backoff. */
+	float bo = 0;
+	for (int k = n; k >= 1; k--) {
+		int64_t c = llr_ngram_find(m, ctx + n - k, k);
+		if (c < 0)
+			continue;
+		int64_t e = llr_ngram_child(m, k, c, w);
+		if (e >= 0) {
+			if (matched)
+				*matched = k + 1;
+			return bo + m->logp[k][e];
+		}
+		bo += m->backoff[k - 1][c];
+	}
+	if (matched)
+		*matched = 1;
+	return bo + m->logp[0][w];
+}
+
+int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err)
+{
+	const int64_t V = m->count[0];
+	if ((int64_t)llr_strmap_size(m->vocab) != V)
+		return llr_err_set(err, LLR_EFORMAT, "%s: %zu words for %lld 1-grams", name, llr_strmap_size(m->vocab), (long long)V);
+	for (int n = 1; n <= m->order; n++) {
+		for (int64_t i = 0; i < m->count[n - 1]; i++) {
+			if (isnan(m->logp[n - 1][i]) || m->logp[n - 1][i] > 0)
+				return llr_err_set(err, LLR_EFORMAT, "%s: %d-gram %lld: log10 p = %g, not a log-probability", name, n, (long long)i, m->logp[n - 1][i]);
+			if (n < m->order && !isfinite(m->backoff[n - 1][i]))
+				return llr_err_set(err, LLR_EFORMAT, "%s: %d-gram %lld: backoff %g is not finite", name, n, (long long)i, m->backoff[n - 1][i]);
+		}
+		if (n == m->order)
+			break;
+		const int64_t *c = m->child[n - 1];
+		if (c[0] != 0 || c[m->count[n - 1]] != m->count[n])
+			return llr_err_set(err, LLR_EFORMAT, "%s: level %d: child offsets do not span level %d", name, n, n + 1);
+		for (int64_t i = 0; i < m->count[n - 1]; i++) {
+			if (c[i + 1] < c[i])
+				return llr_err_set(err, LLR_EFORMAT, "%s: level %d: child offsets decrease at %lld", name, n, (long long)i);
+			for (int64_t j = c[i]; j < c[i + 1]; j++) {
+				int32_t w = m->word[n][j];
+				if (w < 0 || w >= V || (j > c[i] && w <= m->word[n][j - 1]))
+					return llr_err_set(err, LLR_EFORMAT, "%s: level %d: word %d at %lld out of range or out of order", name, n + 1, w, (long long)j);
+			}
+		}
+	}
+	return LLR_OK;
+}
+
+/* ------------------------------------------------------- binary form */
+
+int llr_ngram_save(const llr_ngram *m, const char *path, llr_err *err)
+{
+	llr_meta *meta = llr_meta_new();
+	if (!meta)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	int rc = llr_meta_setf(meta, "order", "%d", m->order);
+	for (int n = 1; n <= m->order && rc == LLR_OK; n++) {
+		char key[32];
+		snprintf(key, sizeof key, "ngram.%d", n);
+		rc = llr_meta_setf(meta, key, "%lld", (long long)m->count[n - 1]);
+	}
+	if (rc != LLR_OK) {
+		llr_meta_free(meta);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
+	llr_tensor_writer *w = llr_tw_open(path, "ngram", meta, err);
+	llr_meta_free(meta);
+	if (!w)
+		return llr_err_code(err, LLR_EIO);
+	rc = llr_lex_put_names(w, "vocab", m->vocab, err);
+	for (int n = 1; n <= m->order && rc == LLR_OK; n++) {
+		char name[32];
+		int64_t k = m->count[n - 1], k1 = k + 1;
+		if (n > 1) {
+			snprintf(name, sizeof name, "%d/word", n);
+			rc = llr_tw_put_raw(w, name, LLR_I32, 1, &k, m->word[n - 1], err);
+		}
+		snprintf(name, sizeof name, "%d/logp", n);
+		if (rc == LLR_OK)
+			rc = llr_tw_put_raw(w, name, LLR_F32, 1, &k, m->logp[n - 1], err);
+		if (n < m->order && rc == LLR_OK) {
+			snprintf(name, sizeof name, "%d/backoff", n);
+			rc = llr_tw_put_raw(w, name, LLR_F32, 1, &k, m->backoff[n - 1], err);
+			snprintf(name, sizeof name, "%d/child", n);
+			if (rc == LLR_OK)
+				rc = llr_tw_put_raw(w, name, LLR_I64, 1, &k1, m->child[n - 1], err);
+		}
+	}
+	if (rc != LLR_OK) {
+		llr_tw_abort(w);
+		return rc;
+	}
+	return llr_tw_close(w, err);
+}
+
+/* Read member `name` (the next one) as a 1-D array of n elements of dt
+ * into *out (caller frees). */
+static int read_array(llr_tensor_reader *r, const char *name, llr_dtype dt, int64_t n, void **out, llr_err *err)
+{
+	int rc = llr_lex_next_member(r, name, err);
+	if (rc != LLR_OK)
+		return rc;
+	llr_tensor *t;
+	if ((rc = llr_tr_tensor_expect(r, dt, 1, &n, &t, err)) != LLR_OK)
+		return rc;
+	*out = t->data;
+	t->data = NULL;
+	llr_tensor_free(t);
+	return LLR_OK;
+}
+
+static int load_binary(const char *path, llr_ngram **out, llr_err *err)
+{
+	llr_tensor_reader *r = llr_tr_open(path, "ngram", err);
+	if (!r)
+		return llr_err_code(err, LLR_EFORMAT);
+	const llr_meta *meta = llr_tr_meta(r);
+	int64_t order;
+	llr_ngram *m = NULL;
+	int rc = llr_meta_get_i64(meta, "order", &order, err);
+	if (rc == LLR_OK && !(m = llr_ngram_alloc((int)(order < 1 || order > LLR_NGRAM_MAX_ORDER ? 0 : order), err)))
+		rc = llr_err_prefix(err, "%s", path);
+	for (int n = 1; rc == LLR_OK && n <= m->order; n++) {
+		char key[32];
+		snprintf(key, sizeof key, "ngram.%d", n);
+		if ((rc = llr_meta_get_i64(meta, key, &m->count[n - 1], err)) == LLR_OK && (m->count[n - 1] < 0 || m->count[n - 1] > ((int64_t)1 << 40) || (n == 1 && m->count[0] > LLR_MAX_VOCAB)))
+			rc = llr_err_set(err, LLR_ERANGE, "%s: %s=%lld out of range", path, key, (long long)m->count[n - 1]);
+	}
+	if (rc == LLR_OK) {
+		llr_strmap *v = NULL;
+		if ((rc = llr_lex_read_names(r, "vocab", m->count[0], &v, err)) == LLR_OK) {
+			llr_strmap_free(m->vocab);
+			m->vocab = v;
+		}
+	}
+	for (int n = 1; rc == LLR_OK && n <= m->order; n++) {
+		char name[32];
+		int64_t k = m->count[n - 1];
+		if (n > 1) {
+			snprintf(name, sizeof name, "%d/word", n);
+			rc = read_array(r, name, LLR_I32, k, (void **)&m->word[n - 1], err);
+		}
+		snprintf(name, sizeof name, "%d/logp", n);
+		if (rc == LLR_OK)
+			rc = read_array(r, name, LLR_F32, k, (void **)&m->logp[n - 1], err);
+		if (n < m->order && rc == LLR_OK) {
+			snprintf(name, sizeof name, "%d/backoff", n);
+			rc = read_array(r, name, LLR_F32, k, (void **)&m->backoff[n - 1], err);
+			snprintf(name, sizeof name, "%d/child", n);
+			if (rc == LLR_OK)
+				rc = read_array(r, name, LLR_I64, k + 1, (void **)&m->child[n - 1], err);
+		}
+	}
+	llr_tr_close(r);
+	if (rc == LLR_OK)
+		rc = llr_ngram_check(m, path, err);
+	if (rc != LLR_OK) {
+		llr_ngram_free(m);
+		return rc;
+	}
+	llr_ngram_specials(m);
+	*out = m;
+	return LLR_OK;
+}
+
+/* 1 for a tensor archive (its first member is `meta`), 0 otherwise. */
+static int is_archive(const char *path, llr_err *err)
+{
+	llr_input *in = llr_input_open(path, err);
+	if (!in)
+		return llr_err_code(err, LLR_EIO);
+	char buf[8];
+	size_t got = 0;
+	while (got < sizeof buf) {
+		ssize_t k = llr_input_read(in, buf + got, sizeof buf - got, err);
+		if (k < 0) {
+			llr_input_close(in);
+			return (int)k;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	llr_input_close(in);
+	return got >= 5 && !memcmp(buf, "meta", 5);
+}
+
+int llr_ngram_load(const char *path, llr_ngram **out, llr_err *err)
+{
+	*out = NULL;
+	int a = is_archive(path, err);
+	if (a < 0)
+		return a;
+	return a ? load_binary(path, out, err) : llr_ngram_read_arpa(path, out, err);
+}
+
+int llr_ngram_sniff(const char *path, llr_err *err)
+{
+	int a = is_archive(path, err);
+	if (a <= 0)
+		return a < 0 ? a : 1;
+	llr_err e = {0};
+	llr_tensor_reader *r = llr_tr_open(path, NULL, &e);
+	if (!r)
+		return 0;
+	const char *kind = llr_meta_get(llr_tr_meta(r), "kind");
+	int yes = kind && !strcmp(kind, "ngram");
+	llr_tr_close(r);
+	return yes;
+}

@@ -1,0 +1,404 @@
+/*
+ * test_ngram.c - unit tests for lib/ngram: modified Kneser-Ney estimation
+ * pinned on a corpus worked by hand and on KenLM's own test model, the
+ * normalisation of the estimated models, the ARPA reader's errors, ARPA
+ * and binary round trips, and the counter's memory bound.
+ */
+#include <math.h>
+#include <unistd.h>
+
+#include "llrnn.h"
+#include "test.h"
+
+static llr_ngram *estimate_pruned(const char *text, int order, int fallback, double *D, uint64_t prune)
+{
+	llr_err e = {0};
+	llr_ngram_counter *c = llr_ngram_counter_new(order, (size_t)1 << 30, &e);
+	if (!c)
+		return NULL;
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (llr_ngram_count_line(c, p, len, &e) != LLR_OK) {
+			printf("# count: %s\n", e.msg);
+			llr_ngram_counter_free(c);
+			return NULL;
+		}
+		p += len + (nl != NULL);
+	}
+	llr_kn_opts o;
+	llr_kn_opts_init(&o);
+	o.discount_fallback = fallback;
+	for (int n = 2; n <= order; n++)
+		o.prune[n - 1] = prune;
+	llr_ngram *m = NULL;
+	if (llr_ngram_estimate(c, &o, &m, D, &e) != LLR_OK)
+		printf("# estimate: %s\n", e.msg);
+	llr_ngram_counter_free(c);
+	return m;
+}
+
+static llr_ngram *estimate(const char *text, int order, int fallback, double *D)
+{
+	return estimate_pruned(text, order, fallback, D, 0);
+}
+
+/* p(w | ctx), ctx and w as space-separated words ("" = no context). */
+static double prob(const llr_ngram *m, const char *ctx, const char *w)
+{
+	int32_t ids[16];
+	int n = 0;
+	size_t pos = 0, tl;
+	const char *t;
+	while (llr_token_next(ctx, strlen(ctx), &pos, &t, &tl))
+		ids[n++] = llr_ngram_word(m, t, tl);
+	return pow(10.0, llr_ngram_log10p(m, ids, n, llr_ngram_word(m, w, strlen(w)), NULL));
+}
+
+/* The backoff weight of a listed context, as a factor. */
+static double backoff(const llr_ngram *m, const char *ctx)
+{
+	int32_t ids[16];
+	int n = 0;
+	size_t pos = 0, tl;
+	const char *t;
+	while (llr_token_next(ctx, strlen(ctx), &pos, &t, &tl))
+		ids[n++] = llr_ngram_word(m, t, tl);
+	int64_t i = llr_ngram_find(m, ids, n);
+	if (i < 0)
+		return NAN;
+	llr_ngram_level lv;
+	llr_ngram_level_get(m, n, &lv);
+	return pow(10.0, lv.backoff[i]);
+}
+
+/* The corpus below, worked by hand (bigrams):
+ *   <s> c a </s> | <s> c </s> | <s> c </s> | <s> a </s> | <s> b </s>
+ * Bigram counts: <s> c 3; a </s> 2, c </s> 2; c a, <s> a, <s> b, b </s> 1.
+ *   t1 = 4, t2 = 2, t3 = 1, t4 = 0; Y = 4 / (4 + 2*2) = 1/2
+ *   D1 = 1 - 2 Y t2/t1 = 1/2, D2 = 2 - 3 Y t3/t2 = 5/4, D3 = 3 - 4 Y t4/t3 = 3
+ * Unigram continuation counts: c 1 (<s>), b 1 (<s>), a 2 (c, <s>),
+ * </s> 3 (a, c, b); sum 7.
+ *   t1 = 2, t2 = 1, t3 = 1, t4 = 0; Y = 1/2; D1 = 1/2, D2 = 1/2, D3 = 3
+ *   g() = (1/2 * 2 + 1/2 * 1 + 3 * 1) / 7 = 4.5/7, spread over the 5 words
+ *   other than <s> (<unk> included):
+ *   p(c) = p(b) = (1 - 1/2)/7 + 4.5/35 = 0.2
+ *   p(a) = (2 - 1/2)/7 + 4.5/35 = 12/35;  p(</s>) = p(<unk>) = 4.5/35
+ * Context <s>: sum 5, g(<s>) = (3 * 1 + 1/2 * 2) / 5 = 0.8
+ *   p(c | <s>) = (3 - 3)/5 + 0.8 * 0.2 = 0.16
+ *   p(a | <s>) = (1 - 1/2)/5 + 0.8 * 12/35;  p(b | <s>) = 0.1 + 0.16
+ * Context c: sum 3, g(c) = (1/2 + 5/4) / 3 = 7/12
+ *   p(a | c) = (1/2)/3 + 7/12 * 12/35 = 11/30
+ *   p(</s> | c) = (2 - 5/4)/3 + 7/12 * 4.5/35 = 0.325 */
+static const char hand_corpus[] = "c a\nc\nc\na\nb\n";
+
+static void test_hand_worked(void)
+{
+	double D[6];
+	llr_ngram *m = estimate(hand_corpus, 2, 0, D);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	CHECK_NEAR(D[0], 0.5, 1e-12);
+	CHECK_NEAR(D[1], 0.5, 1e-12);
+	CHECK_NEAR(D[2], 3.0, 1e-12);
+	CHECK_NEAR(D[3], 0.5, 1e-12);
+	CHECK_NEAR(D[4], 1.25, 1e-12);
+	CHECK_NEAR(D[5], 3.0, 1e-12);
+	CHECK(llr_ngram_vocab_size(m) == 6); /* <unk> <s> </s> c a b */
+	CHECK(llr_ngram_count(m, 2) == 7);
+	CHECK_NEAR(prob(m, "", "c"), 0.2, 1e-6);
+	CHECK_NEAR(prob(m, "", "b"), 0.2, 1e-6);
+	CHECK_NEAR(prob(m, "", "a"), 12.0 / 35, 1e-6);
+	CHECK_NEAR(prob(m, "", "</s>"), 4.5 / 35, 1e-6);
+	CHECK_NEAR(prob(m, "", "<unk>"), 4.5 / 35, 1e-6);
+	CHECK_NEAR(prob(m, "<s>", "c"), 0.16, 1e-6);
+	CHECK_NEAR(prob(m, "<s>", "a"), 0.1 + 0.8 * 12 / 35, 1e-6);
+	CHECK_NEAR(prob(m, "<s>", "b"), 0.26, 1e-6);
+	CHECK_NEAR(prob(m, "c", "a"), 11.0 / 30, 1e-6);
+	CHECK_NEAR(prob(m, "c", "</s>"), 0.325, 1e-6);
+	/* backed off: p(b | c) = g(c) p(b) */
+	CHECK_NEAR(prob(m, "c", "b"), 7.0 / 12 * 0.2, 1e-6);
+	CHECK_NEAR(backoff(m, "<s>"), 0.8, 1e-6);
+	CHECK_NEAR(backoff(m, "c"), 7.0 / 12, 1e-6);
+	CHECK_NEAR(backoff(m, "</s>"), 1.0, 1e-7);
+	/* <s> has log10 p = 0, as lmplz writes it */
+	int32_t bos = llr_ngram_bos(m);
+	CHECK(bos == 1);
+	CHECK(llr_ngram_log10p(m, NULL, 0, bos, NULL) == 0.0f);
+	llr_ngram_free(m);
+}
+
+static const char *write_tmp(const char *name, const char *text)
+{
+	static char path[8][512];
+	static int k;
+	char *p = path[k++ % 8];
+	snprintf(p, 512, "%s/%s", test_tmpdir(), name);
+	FILE *f = fopen(p, "w");
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+/* lmplz -o 3 --discount_fallback on "a a b a / b a a b": the file
+ * lm/common/test_data/toy0.arpa of KenLM (github.com/kpu/kenlm, LGPL 2.1),
+ * values quoted as expected results. */
+static const char kenlm_toy0[] =
+    "\\data\\\nngram 1=5\nngram 2=7\nngram 3=7\n\n\\1-grams:\n"
+    "-0.90309\t<unk>\t0\n0\t<s>\t-0.30103\n-0.46943438\ta\t-0.30103\n-0.5720968\t</s>\t0\n-0.5720968\tb\t-0.30103\n\n"
+    "\\2-grams:\n-0.37712017\t<s> a\t-0.30103\n-0.37712017\ta a\t-0.30103\n-0.2984526\tb a\t-0.30103\n"
+    "-0.58682007\ta </s>\t0\n-0.5220179\tb </s>\t0\n-0.41574955\t<s> b\t-0.30103\n-0.58682007\ta b\t-0.30103\n\n"
+    "\\3-grams:\n-0.14885087\t<s> a a\n-0.33741078\tb a a\n-0.124077894\t<s> b a\n-0.2997394\ta b a\n"
+    "-0.42082912\tb a </s>\n-0.397617\ta b </s>\n-0.20102891\ta a b\n\n\\end\\\n";
+
+/* Every n-gram of a equals b's, probability and backoff, within tol. */
+static void check_same_model(const llr_ngram *a, const llr_ngram *b, double tol)
+{
+	CHECK(llr_ngram_order(a) == llr_ngram_order(b));
+	int N = llr_ngram_order(a);
+	for (int n = 1; n <= N; n++)
+		CHECK(llr_ngram_count(a, n) == llr_ngram_count(b, n));
+	CHECK(llr_ngram_vocab_size(a) == llr_ngram_vocab_size(b));
+	/* Walk a's trie; find each n-gram in b by its words. */
+	int32_t V = llr_ngram_vocab_size(a);
+	int32_t *map = calloc((size_t)V, sizeof *map);
+	for (int32_t w = 0; w < V; w++) {
+		const char *s = llr_ngram_token(a, w);
+		map[w] = llr_ngram_word(b, s, strlen(s));
+		CHECK(map[w] >= 0);
+	}
+	int bad = 0;
+	int64_t *parent[8] = {0};
+	for (int n = 1; n <= N && !bad; n++) {
+		llr_ngram_level la, lb;
+		llr_ngram_level_get(a, n, &la);
+		llr_ngram_level_get(b, n, &lb);
+		if (n > 1) {
+			llr_ngram_level lp;
+			llr_ngram_level_get(a, n - 1, &lp);
+			parent[n - 1] = malloc((size_t)(la.count + 1) * sizeof(int64_t));
+			for (int64_t j = 0; j < lp.count; j++)
+				for (int64_t i = lp.child[j]; i < lp.child[j + 1]; i++)
+					parent[n - 1][i] = j;
+		}
+		for (int64_t i = 0; i < la.count && !bad; i++) {
+			int32_t words[8];
+			int64_t e = i;
+			for (int k = n; k >= 2; k--) {
+				llr_ngram_level lk;
+				llr_ngram_level_get(a, k, &lk);
+				words[k - 1] = map[lk.word[e]];
+				e = parent[k - 1][e];
+			}
+			words[0] = map[e];
+			int64_t j = llr_ngram_find(b, words, n);
+			if (j < 0 || fabs(la.logp[i] - lb.logp[j]) > tol || (n < N && fabs(la.backoff[i] - lb.backoff[j]) > tol)) {
+				printf("#   %d-gram %lld differs (found %lld)\n", n, (long long)i, (long long)j);
+				bad = 1;
+			}
+		}
+	}
+	CHECK(!bad);
+	for (int n = 0; n < 8; n++)
+		free(parent[n]);
+	free(map);
+}
+
+static void test_kenlm_toy(void)
+{
+	llr_err e = {0};
+	llr_ngram *ken = NULL;
+	CHECK_OK(llr_ngram_read_arpa(write_tmp("toy0.arpa", kenlm_toy0), &ken, &e));
+	llr_ngram *m = estimate("a a b a\nb a a b\n", 3, 1, NULL);
+	CHECK(m && ken);
+	if (m && ken) {
+		check_same_model(m, ken, 2e-7);
+		check_same_model(ken, m, 2e-7);
+	}
+	/* Without the fallback the tiny corpus has no valid discounts. */
+	llr_ngram_counter *c = llr_ngram_counter_new(3, 1 << 20, &e);
+	CHECK_OK(llr_ngram_count_line(c, "a a b a", 7, &e));
+	llr_kn_opts o;
+	llr_kn_opts_init(&o);
+	llr_ngram *x = NULL;
+	CHECK(llr_ngram_estimate(c, &o, &x, NULL, &e) == LLR_EINVAL);
+	CHECK(strstr(e.msg, "discount") != NULL);
+	llr_ngram_counter_free(c);
+	llr_ngram_free(m);
+	llr_ngram_free(ken);
+}
+
+/* A corpus from a seeded generator: Zipf-like words, sentences of 1-12. */
+static char *random_corpus(uint64_t seed, int sentences, int V)
+{
+	llr_rng r;
+	llr_rng_seed(&r, seed);
+	llr_buf b = {0};
+	for (int s = 0; s < sentences; s++) {
+		int len = 1 + (int)llr_rng_below(&r, 12);
+		for (int i = 0; i < len; i++) {
+			double u = llr_rng_uniform(&r);
+			int w = (int)(pow((double)V, u)) - 1; /* ~ 1/w */
+			llr_buf_printf(&b, "%sw%d", i ? " " : "", w);
+		}
+		llr_buf_putc(&b, '\n');
+	}
+	return b.data;
+}
+
+/* sum over the vocabulary (without <s>) of p(w | ctx) for several
+ * contexts, listed or not, with and without pruning (singletons of
+ * orders 2 and up). */
+static void test_sums_to_one(void)
+{
+	char *text = random_corpus(7, 400, 2000);
+	for (int N = 2; N <= 8; N++) {
+		llr_ngram *m = estimate_pruned(text, N <= 4 ? N : N - 3, 1, NULL, N > 4);
+		if (m && N > 4) { /* pruning removed n-grams of every order >= 2 */
+			llr_ngram *full = estimate(text, N - 3, 1, NULL);
+			for (int n = 2; n <= N - 3; n++)
+				if (!(full && llr_ngram_count(m, n) < llr_ngram_count(full, n) && (n > 2 || llr_ngram_count(m, n) > 0))) {
+					printf("# N=%d n=%d %lld %lld\n", N - 3, n, (long long)llr_ngram_count(m, n), (long long)(full ? llr_ngram_count(full, n) : -1));
+					t_failed_checks++;
+				}
+			llr_ngram_free(full);
+		}
+		CHECK(m != NULL);
+		if (!m)
+			continue;
+		int32_t V = llr_ngram_vocab_size(m), bos = llr_ngram_bos(m);
+		llr_rng r;
+		llr_rng_seed(&r, 11);
+		for (int trial = 0; trial < 12; trial++) {
+			int32_t ctx[LLR_NGRAM_MAX_ORDER];
+			int n = trial % llr_ngram_order(m);
+			for (int k = 0; k < n; k++)
+				ctx[k] = (int32_t)llr_rng_below(&r, (uint64_t)V);
+			if (trial % 3 == 0 && n > 0)
+				ctx[0] = bos;
+			double sum = 0;
+			for (int32_t w = 0; w < V; w++)
+				if (w != bos)
+					sum += pow(10.0, llr_ngram_log10p(m, ctx, n, w, NULL));
+			CHECK_NEAR(sum, 1.0, 2e-5);
+		}
+		llr_ngram_free(m);
+	}
+	free(text);
+}
+
+static void test_round_trips(void)
+{
+	char *text = random_corpus(3, 300, 2000);
+	llr_ngram *m = estimate(text, 3, 0, NULL);
+	free(text);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	llr_err e = {0};
+	char path[3][512];
+	snprintf(path[0], 512, "%s/rt.arpa", test_tmpdir());
+	snprintf(path[1], 512, "%s/rt.arpa.gz", test_tmpdir());
+	snprintf(path[2], 512, "%s/rt.ngram", test_tmpdir());
+	CHECK_OK(llr_ngram_write_arpa(m, path[0], &e));
+	CHECK_OK(llr_ngram_write_arpa(m, path[1], &e));
+	CHECK_OK(llr_ngram_save(m, path[2], &e));
+	FILE *f = fopen(path[1], "rb");
+	CHECK(f && fgetc(f) == 0x1f && fgetc(f) == 0x8b); /* gzip magic */
+	if (f)
+		fclose(f);
+	for (int i = 0; i < 3; i++) {
+		llr_ngram *r = NULL;
+		CHECK(llr_ngram_sniff(path[i], &e) == 1);
+		CHECK_OK(llr_ngram_load(path[i], &r, &e));
+		if (r)
+			check_same_model(m, r, 0); /* exact: shortest round-trip floats */
+		llr_ngram_free(r);
+	}
+	llr_ngram_free(m);
+}
+
+/* An ARPA file with one line changed is refused with file:line: reason. */
+static void arpa_error(const char *text, const char *want_line, const char *want)
+{
+	llr_err e = {0};
+	llr_ngram *m = NULL;
+	const char *p = write_tmp("bad.arpa", text);
+	int rc = llr_ngram_read_arpa(p, &m, &e);
+	CHECK(rc == LLR_EFORMAT);
+	CHECK(m == NULL);
+	char where[600];
+	snprintf(where, sizeof where, "%s%s", p, want_line);
+	if (strncmp(e.msg, where, strlen(where)) || !strstr(e.msg, want)) {
+		printf("#   got '%s', want '%s' ... '%s'\n", e.msg, where, want);
+		t_failed_checks++;
+	}
+}
+
+static void test_arpa_errors(void)
+{
+	const char *head = "\\data\\\nngram 1=3\nngram 2=2\n\n\\1-grams:\n-1\t<s>\t-0.5\n-0.5\ta\t-0.2\n-0.3\t</s>\n\n\\2-grams:\n";
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s-0.1\t<s> a\n-0.2\ta </s>\n\n\\end\\\n", head);
+	llr_err e = {0};
+	llr_ngram *m = NULL;
+	CHECK_OK(llr_ngram_read_arpa(write_tmp("good.arpa", buf), &m, &e));
+	CHECK(m && llr_ngram_count(m, 2) == 2);
+	if (m) /* a listed bigram; a backed-off one: bo(a) + p(a) */
+		CHECK_NEAR(llr_ngram_log10p(m, (int32_t[]){1}, 1, 2, NULL), -0.2f, 1e-6);
+	if (m)
+		CHECK_NEAR(llr_ngram_log10p(m, (int32_t[]){1}, 1, 1, NULL), -0.2f - 0.5f, 1e-6);
+	llr_ngram_free(m);
+
+	snprintf(buf, sizeof buf, "%s-0.1\t<s> a\n\n\\end\\\n", head);
+	arpa_error(buf, ":12:", "the section has fewer");
+	snprintf(buf, sizeof buf, "%s-0.1\t<s> a\n-0.2\ta </s>\n-0.2\ta a\n\n\\end\\\n", head);
+	arpa_error(buf, ":13:", "the section has more");
+	snprintf(buf, sizeof buf, "%s-0.1\t<s> a\n-0.2x\ta </s>\n\n\\end\\\n", head);
+	arpa_error(buf, ":12:", "not a number");
+	snprintf(buf, sizeof buf, "%s-0.1\t<s> a\n-0.2\ta b\n\n\\end\\\n", head);
+	arpa_error(buf, ":12:", "'b' is not among the 1-grams");
+	snprintf(buf, sizeof buf, "%s-0.1\t<s> a\n-0.2\t<s> a\n\n\\end\\\n", head);
+	arpa_error(buf, ":12:", "also on line 11");
+	arpa_error("\\data\\\nngram 1=1\nngram 2=1\n\n\\1-grams:\n-1\ta\n\n\\end\\\n", ":8:", "missing section \\2-grams:");
+	arpa_error("\\data\\\nngram 1=2\nngram 2=1\nngram 3=1\n\n\\1-grams:\n-1\ta\t0\n-1\tb\t0\n\n\\2-grams:\n-1\ta b\t0\n\n\\3-grams:\n-1\tb a b\n\n\\end\\\n",
+	           ":14:", "prefix of this 3-gram is not listed");
+	arpa_error("\\data\\\nngram 1=1\n\n\\1-grams:\n-1\ta\n", "", "no \\end\\");
+	arpa_error("hello\n", "", "no \\data\\");
+	arpa_error("\\data\\\nngram 1=1\nngram 3=1\n", ":3:", "expected order 2");
+}
+
+static void test_memory_bound(void)
+{
+	llr_err e = {0};
+	llr_ngram_counter *c = llr_ngram_counter_new(3, 64 << 10, &e);
+	CHECK(c != NULL);
+	char *text = random_corpus(5, 2000, 500);
+	int rc = LLR_OK;
+	const char *p = text;
+	while (*p && rc == LLR_OK) {
+		const char *nl = strchr(p, '\n');
+		rc = llr_ngram_count_line(c, p, (size_t)(nl - p), &e);
+		p = nl + 1;
+		CHECK(llr_ngram_counter_bytes(c) <= 64 << 10);
+	}
+	CHECK(rc == LLR_ERANGE);
+	CHECK(strstr(e.msg, "MiB") != NULL);
+	CHECK(llr_ngram_count_line(c, "<s> b", 5, &e) == LLR_EFORMAT);
+	free(text);
+	llr_ngram_counter_free(c);
+}
+
+int main(void)
+{
+	PLAN(6);
+	RUN(test_hand_worked);
+	RUN(test_kenlm_toy);
+	RUN(test_sums_to_one);
+	RUN(test_round_trips);
+	RUN(test_arpa_errors);
+	RUN(test_memory_bound);
+	DONE();
+}
