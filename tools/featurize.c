@@ -2,10 +2,11 @@
  * featurize - word features phi/psi and the background b for a
  * vocabulary, plus the corpus as token ids: the tensor stream train reads
  * (kind "features"), or with --dump the lexicon as text.  The spec is
- * man/featurize.1; the stream layout is lib/features/lexicon.c's.  Feature sources
- * that read files (CoNLL-U, lexicons, word/TAG corpora) live in
- * tools/featurize_src.c; this file holds the vocabulary, the rows, the
- * background and the output.
+ * man/featurize.1; the stream layout is lib/features/lexicon.c's.  The
+ * feature table and the sources that read files (CoNLL-U, lexicons,
+ * word/TAG corpora) live in tools/featurize_src.c (featurize_src.h); this
+ * file holds the vocabulary, the rows, the columns, the background and
+ * the output, one function per phase of main.
  */
 #include <getopt.h>
 #include <math.h>
@@ -25,80 +26,6 @@ static const char usage[] =
 
 #define CHUNK_IDS ((size_t)1 << 20) /* ids per ids/NNNNNN member, at most (whole sentences) */
 
-const char *const fz_src_names[FZ_NSRC] = {"top", "conllu", "tagged", "lexicon", "hunspell", "ortho", "suffix", "ngrams"};
-
-/* ------------------------------------------------------ feature table */
-
-int32_t fz_feature(fz_state *z, const char *name, size_t len, int src, const char **why)
-{
-	if (len == 0) {
-		*why = "empty feature name";
-		return -1;
-	}
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0) {
-			*why = "feature name contains a space, TAB, newline or NUL";
-			return -1;
-		}
-	}
-	size_t before = llr_strmap_size(z->names);
-	int32_t id = llr_strmap_add(z->names, name, len);
-	if (id < 0)
-		cli_oom();
-	if (llr_strmap_size(z->names) > before) {
-		if (llr_strmap_size(z->names) > (size_t)LLR_MAX_FEATURES)
-			cli_die("more than %d distinct features (the limit); use fewer sources or --min-feature-count",
-				LLR_MAX_FEATURES);
-		if ((size_t)id >= z->fcap) {
-			z->fcap = z->fcap ? z->fcap * 2 : 1024;
-			z->fsrc = llr_reallocarray(z->fsrc, z->fcap, 1);
-			if (!z->fsrc)
-				cli_oom();
-		}
-		z->fsrc[id] = (unsigned char)src;
-	}
-	return id;
-}
-
-void fz_flist_add(fz_flist *l, int32_t f, float v)
-{
-	for (uint32_t i = 0; i < l->n; i++) {
-		if (l->f[i] == f) {
-			l->v[i] = v;
-			return;
-		}
-	}
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 4;
-		l->f = llr_reallocarray(l->f, cap, sizeof *l->f);
-		l->v = llr_reallocarray(l->v, cap, sizeof *l->v);
-		if (!l->f || !l->v)
-			cli_oom();
-		l->cap = cap;
-	}
-	l->f[l->n] = f;
-	l->v[l->n++] = v;
-}
-
-fz_flist *fz_word(fz_state *z, const char *w, size_t len)
-{
-	size_t before = llr_strmap_size(z->lw);
-	int32_t id = llr_strmap_add(z->lw, w, len);
-	if (id < 0)
-		cli_oom();
-	if (llr_strmap_size(z->lw) > before && (size_t)id >= z->lwcap) {
-		size_t cap = z->lwcap ? z->lwcap * 2 : 1024;
-		fz_flist *p = llr_reallocarray(z->lwf, cap, sizeof *p);
-		if (!p)
-			cli_oom();
-		memset(p + z->lwcap, 0, (cap - z->lwcap) * sizeof *p);
-		z->lwf = p;
-		z->lwcap = cap;
-	}
-	return &z->lwf[id];
-}
-
 /* ------------------------------------------------------- token input */
 
 /* Sentences of token files, one after another. */
@@ -106,11 +33,11 @@ typedef struct {
 	char **files;
 	int n, i;
 	llr_lines *l;
-} tok_in;
+} fz_tok_in;
 
 /* 1 with a non-empty line in the canonical form (llr_tokens_check), 0
  * at the end of the last file. */
-static int tok_next(tok_in *t, const char **line, size_t *len)
+static int fz_tok_next(fz_tok_in *t, const char **line, size_t *len)
 {
 	llr_err e = {0};
 	for (;;) {
@@ -137,15 +64,17 @@ static int tok_next(tok_in *t, const char **line, size_t *len)
 	}
 }
 
-static void tok_close(tok_in *t)
+static void fz_tok_close(fz_tok_in *t)
 {
 	llr_lines_close(t->l);
 	t->l = NULL;
 }
 
-static char *stdin_only[] = {"-"};
+static char *fz_stdin_only[] = {"-"};
 
 /* ------------------------------------------------------------ options */
+
+enum { FZ_BG_UNIGRAM, FZ_BG_UNIFORM, FZ_BG_FILE };
 
 typedef struct {
 	const char *output;
@@ -156,14 +85,16 @@ typedef struct {
 	const char *vocab_file;
 	char **extra;
 	int nextra;
-	const char *background; /* "uniform", "unigram[:k]" or a file */
+	int bg;                 /* --background: FZ_BG_* */
+	double bg_k;            /* FZ_BG_UNIGRAM: the count added to every word */
+	const char *bg_file;    /* FZ_BG_FILE: token<TAB>probability */
 	const char *hunspell;
 	unsigned in_mask; /* sources of psi; 0 = psi is phi */
 	char **files;
 	int nfiles;
 } fz_opts;
 
-static void add_str(char ***v, int *n, char *s)
+static void fz_add_str(char ***v, int *n, char *s)
 {
 	char **p = llr_reallocarray(*v, (size_t)*n + 1, sizeof *p);
 	if (!p)
@@ -172,7 +103,7 @@ static void add_str(char ***v, int *n, char *s)
 	*v = p;
 }
 
-static unsigned parse_sources(const char *s)
+static unsigned fz_parse_sources(const char *s)
 {
 	unsigned mask = 0;
 	const char *p = s;
@@ -194,7 +125,7 @@ static unsigned parse_sources(const char *s)
 	return mask;
 }
 
-static void parse_ngrams(const char *s, llr_extractors *x)
+static void fz_parse_ngrams(const char *s, llr_extractors *x)
 {
 	char *end;
 	long a = strtol(s, &end, 10), b = a;
@@ -219,9 +150,9 @@ typedef struct {
 	int32_t *ids;
 	size_t nids, idcap;
 	int64_t sentences, tokens;
-} corpus;
+} fz_corpus;
 
-static void corpus_push(corpus *c, int32_t id)
+static void fz_corpus_push(fz_corpus *c, int32_t id)
 {
 	if (c->nids == c->idcap) {
 		c->idcap = c->idcap ? c->idcap * 2 : 1 << 16;
@@ -232,14 +163,14 @@ static void corpus_push(corpus *c, int32_t id)
 	c->ids[c->nids++] = id;
 }
 
-static void corpus_read(corpus *c, tok_in *t)
+static void fz_corpus_read(fz_corpus *c, fz_tok_in *t)
 {
 	const char *line;
 	size_t len;
 	c->types = llr_vocab_new();
 	if (!c->types)
 		cli_oom();
-	while (tok_next(t, &line, &len)) {
+	while (fz_tok_next(t, &line, &len)) {
 		size_t pos = 0, tl;
 		const char *tok;
 		while (llr_token_next(line, len, &pos, &tok, &tl)) {
@@ -250,14 +181,14 @@ static void corpus_read(corpus *c, tok_in *t)
 				cli_die("%s:%zu: more than %d types (the limit)", llr_lines_name(t->l),
 					llr_lines_lineno(t->l), LLR_MAX_VOCAB - 2);
 			c->tokens++;
-			corpus_push(c, id);
+			fz_corpus_push(c, id);
 		}
-		corpus_push(c, -1);
+		fz_corpus_push(c, -1);
 		c->sentences++;
 	}
 }
 
-static void add_type(llr_vocab *v, const char *s, size_t len, int64_t count)
+static void fz_add_type(llr_vocab *v, const char *s, size_t len, int64_t count)
 {
 	if (llr_vocab_add(v, s, len, count) < 0)
 		cli_oom();
@@ -272,9 +203,9 @@ typedef struct {
 	float *v;
 	size_t n, cap;
 	int64_t *rowptr; /* V + 1 */
-} rows;
+} fz_rows;
 
-static void row_put(rows *r, int32_t c, float v)
+static void fz_row_put(fz_rows *r, int32_t c, float v)
 {
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 1 << 16;
@@ -289,24 +220,24 @@ static void row_put(rows *r, int32_t c, float v)
 
 typedef struct {
 	fz_state *z;
-	rows *r;
+	fz_rows *r;
 	int src;
 	const char *word;
-} emit_ctx;
+} fz_emit_ctx;
 
-static int emit_row(const char *name, size_t len, float value, void *ctx)
+static int fz_emit_row(const char *name, size_t len, float value, void *ctx)
 {
-	emit_ctx *e = ctx;
+	fz_emit_ctx *e = ctx;
 	const char *why;
 	int32_t f = fz_feature(e->z, name, len, e->src, &why);
 	if (f < 0)
 		cli_die("word '%s': %s feature '%.*s': %s", e->word, fz_src_names[e->src], (int)MIN(len, 80), name,
 			why);
-	row_put(e->r, f, value);
+	fz_row_put(e->r, f, value);
 	return 0;
 }
 
-static int cmp_entry_col(const void *a, const void *b)
+static int fz_cmp_col(const void *a, const void *b)
 {
 	const int32_t *x = a, *y = b;
 	return (*x > *y) - (*x < *y);
@@ -314,20 +245,34 @@ static int cmp_entry_col(const void *a, const void *b)
 
 /* ------------------------------------------------------------ background */
 
-static void background(const fz_opts *o, const llr_vocab *v, float *logb, llr_meta *m)
+/* --background, parsed once: uniform, unigram[:K] (K defaults to 0.5)
+ * or a file. */
+static void fz_parse_background(const char *s, fz_opts *o)
+{
+	o->bg_k = 0.5;
+	if (!strcmp(s, "uniform")) {
+		o->bg = FZ_BG_UNIFORM;
+	} else if (!strncmp(s, "unigram", 7) && (s[7] == '\0' || s[7] == ':')) {
+		o->bg = FZ_BG_UNIGRAM;
+		if (s[7] == ':')
+			o->bg_k = cli_parse_double(usage, "--background unigram:K", s + 8, 1e-9, 1e9);
+	} else {
+		o->bg = FZ_BG_FILE;
+		o->bg_file = s;
+	}
+}
+
+static void fz_background(const fz_opts *o, const llr_vocab *v, float *logb, llr_meta *m)
 {
 	size_t V = llr_vocab_size(v);
-	const char *bg = o->background ? o->background : "unigram";
-	if (!strcmp(bg, "uniform")) {
+	if (o->bg == FZ_BG_UNIFORM) {
 		for (size_t i = 0; i < V; i++)
 			logb[i] = (float)-log((double)V);
 		llr_meta_set(m, "background", "uniform");
 		return;
 	}
-	if (!strncmp(bg, "unigram", 7) && (bg[7] == '\0' || bg[7] == ':')) {
-		double k = 0.5;
-		if (bg[7] == ':')
-			k = cli_parse_double(usage, "--background unigram:K", bg + 8, 1e-9, 1e9);
+	if (o->bg == FZ_BG_UNIGRAM) {
+		double k = o->bg_k;
 		double N = 0;
 		for (size_t i = 0; i < V; i++)
 			N += (double)llr_vocab_count(v, (int32_t)i);
@@ -338,7 +283,7 @@ static void background(const fz_opts *o, const llr_vocab *v, float *logb, llr_me
 	}
 	/* token<TAB>probability, every vocabulary word present. */
 	llr_err e = {0};
-	llr_lines *l = llr_lines_open(bg, 0, &e);
+	llr_lines *l = llr_lines_open(o->bg_file, 0, &e);
 	if (!l)
 		cli_die_err(&e);
 	double *p = llr_calloc(V, sizeof *p);
@@ -391,26 +336,53 @@ static void background(const fz_opts *o, const llr_vocab *v, float *logb, llr_me
 /* --------------------------------------------------------------- output */
 
 /* The stream being written to a file: removed if we exit on an error. */
-static llr_tensor_writer *g_writer;
+static llr_tensor_writer *fz_writer;
 
-static void abort_writer(void)
+static void fz_abort_writer(void)
 {
-	if (g_writer)
-		llr_tw_abort(g_writer);
-	g_writer = NULL;
+	if (fz_writer)
+		llr_tw_abort(fz_writer);
+	fz_writer = NULL;
 }
 
-static void write_ids(llr_tensor_writer *w, int32_t *buf, size_t n, int *chunk)
+/* The ids/ members being written: CHUNK_IDS ids at most each, whole
+ * sentences per member whenever a sentence fits in one. */
+typedef struct fz_ids {
+	llr_tensor_writer *w;
+	int32_t *buf;
+	size_t n;
+	int chunk;
+} fz_ids;
+
+static void fz_ids_flush(fz_ids *d)
 {
 	llr_err e = {0};
 	char name[32];
-	int64_t shape[1] = {(int64_t)n};
-	snprintf(name, sizeof name, "ids/%06d", (*chunk)++);
-	if (llr_tw_put_raw(w, name, LLR_I32, 1, shape, buf, &e) < 0)
+	int64_t shape[1] = {(int64_t)d->n};
+	if (!d->n)
+		return;
+	snprintf(name, sizeof name, "ids/%06d", d->chunk++);
+	if (llr_tw_put_raw(d->w, name, LLR_I32, 1, shape, d->buf, &e) < 0)
 		cli_die_err(&e);
+	d->n = 0;
 }
 
-static void dump(const fz_opts *o, const llr_lexicon *x)
+/* A sentence of len ids (its </s> included) begins: it starts a new
+ * member unless it fits in this one. */
+static void fz_ids_sentence(fz_ids *d, size_t len)
+{
+	if (d->n && d->n + len > CHUNK_IDS)
+		fz_ids_flush(d);
+}
+
+static void fz_ids_put(fz_ids *d, int32_t id)
+{
+	if (d->n == CHUNK_IDS)
+		fz_ids_flush(d);
+	d->buf[d->n++] = id;
+}
+
+static void fz_dump(const fz_opts *o, const llr_lexicon *x)
 {
 	cli_output out;
 	cli_output_open(&out, o->output);
@@ -432,14 +404,42 @@ static void dump(const fz_opts *o, const llr_lexicon *x)
 	cli_output_close(&out);
 }
 
-/* ------------------------------------------------------------------ main */
+/* ------------------------------------------------------------ the run */
 
-int main(int argc, char **argv)
+/* What one run builds, phase by phase (the numbered steps of main). */
+typedef struct fz_run {
+	fz_opts o;
+	fz_state z;
+	llr_extractors ex;
+	llr_morph *morph; /* --hunspell */
+	/* 2. vocabulary */
+	llr_vocab *v;      /* sorted: its ids are the stream's */
+	fz_corpus cp;      /* the corpus, when it makes the vocabulary */
+	fz_tok_in tin;     /* the token files */
+	int streaming;     /* --vocab: the corpus is mapped as it is read */
+	const char *first; /* streaming: its first sentence, read already */
+	size_t first_len;
+	int32_t V, eos, unk;
+	/* 3. rows, in vocabulary order */
+	fz_rows r;
+	/* 4. columns */
+	int32_t Fall, F;  /* features seen, kept */
+	int64_t *df;      /* vocabulary words with each feature */
+	int32_t *col;     /* phi column of each feature seen, -1 dropped */
+	int32_t *col_in;  /* psi column, -1 not an input feature */
+	int64_t per_src[FZ_NSRC];
+	unsigned used;    /* sources with a kept feature */
+	int own_psi;      /* psi differs from phi */
+	/* 5. the lexicon */
+	llr_lexicon lex;
+	unsigned char *covered; /* words with a non-TOP feature */
+	int64_t word_tok, nonid_tok;
+	/* 7. the stream of ids */
+	int64_t stream_tok, stream_unk, stream_cov, stream_sent;
+} fz_run;
+
+static void fz_parse_opts(int argc, char **argv, fz_run *R)
 {
-	cli_init(argv[0], "featurize");
-	fz_opts o = {0};
-	fz_state z = {0};
-	llr_extractors ex = {0};
 	enum {
 		O_TOP = 256, O_CONLLU, O_LEXICON, O_TAGGED, O_ORTHO, O_SUFFIX, O_NGRAMS, O_HUNSPELL, O_MINCOUNT,
 		O_INPUT, O_VOCAB, O_VOCABFROM, O_EXTRA, O_BACKGROUND, O_DUMP
@@ -465,501 +465,519 @@ int main(int argc, char **argv)
 		CLI_COMMON_OPTIONS,
 		{0, 0, 0, 0},
 	};
+	fz_opts *o = &R->o;
+	const char *bg = "unigram";
 	int c;
 	while ((c = cli_getopt(argc, argv, ":hlo:", lopts, usage)) != -1) {
 		switch (c) {
-		case 'l':
-			z.lower = 1;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
-		case O_TOP:
-			o.top = (int)cli_parse_int(usage, "--top", optarg, 0, LLR_MAX_VOCAB);
-			break;
-		case O_CONLLU:
-		case O_LEXICON:
-		case O_TAGGED:
-			add_src(&z, c == O_CONLLU ? FZ_CONLLU : c == O_LEXICON ? FZ_LEXICON : FZ_TAGGED, optarg);
-			break;
-		case O_ORTHO:
-			ex.ortho = 1;
-			break;
-		case O_SUFFIX:
-			ex.suffix = (int)cli_parse_int(usage, "--suffix", optarg, 1, 16);
-			break;
-		case O_NGRAMS:
-			parse_ngrams(optarg, &ex);
-			break;
-		case O_HUNSPELL:
-			o.hunspell = optarg;
-			break;
-		case O_MINCOUNT:
-			o.min_count = (int)cli_parse_int(usage, "--min-feature-count", optarg, 1, INT32_MAX);
-			break;
-		case O_INPUT:
-			o.in_mask = parse_sources(optarg);
-			break;
-		case O_VOCAB:
-			o.vocab_file = optarg;
-			break;
+		case 'l': R->z.lower = 1; break;
+		case 'o': o->output = optarg; break;
+		case O_TOP: o->top = (int)cli_parse_int(usage, "--top", optarg, 0, LLR_MAX_VOCAB); break;
+		case O_CONLLU: fz_add_src(&R->z, FZ_CONLLU, optarg); break;
+		case O_LEXICON: fz_add_src(&R->z, FZ_LEXICON, optarg); break;
+		case O_TAGGED: fz_add_src(&R->z, FZ_TAGGED, optarg); break;
+		case O_ORTHO: R->ex.ortho = 1; break;
+		case O_SUFFIX: R->ex.suffix = (int)cli_parse_int(usage, "--suffix", optarg, 1, 16); break;
+		case O_NGRAMS: fz_parse_ngrams(optarg, &R->ex); break;
+		case O_HUNSPELL: o->hunspell = optarg; break;
+		case O_MINCOUNT: o->min_count = (int)cli_parse_int(usage, "--min-feature-count", optarg, 1, INT32_MAX); break;
+		case O_INPUT: o->in_mask = fz_parse_sources(optarg); break;
+		case O_VOCAB: o->vocab_file = optarg; break;
 		case O_VOCABFROM:
 			if (!strcmp(optarg, "corpus"))
-				o.vocab_lex = 0;
+				o->vocab_lex = 0;
 			else if (!strcmp(optarg, "corpus+lexicon"))
-				o.vocab_lex = 1;
+				o->vocab_lex = 1;
 			else
 				cli_usage_error(usage, "--vocab-from: want corpus or corpus+lexicon, got '%s'", optarg);
 			break;
-		case O_EXTRA:
-			add_str(&o.extra, &o.nextra, optarg);
-			break;
-		case O_BACKGROUND:
-			o.background = optarg;
-			break;
-		case O_DUMP:
-			o.dump = 1;
-			break;
+		case O_EXTRA: fz_add_str(&o->extra, &o->nextra, optarg); break;
+		case O_BACKGROUND: bg = optarg; break;
+		case O_DUMP: o->dump = 1; break;
 		}
 	}
-	o.files = argv + optind;
-	o.nfiles = argc - optind;
-	if (o.nfiles == 0) {
-		o.files = stdin_only;
-		o.nfiles = 1;
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
+	if (o->nfiles == 0) {
+		o->files = fz_stdin_only;
+		o->nfiles = 1;
 	}
-	if (o.background && strncmp(o.background, "unigram:", 8) == 0)
-		cli_parse_double(usage, "--background unigram:K", o.background + 8, 1e-9, 1e9);
-	if (o.vocab_lex && !z.nsrc)
+	fz_parse_background(bg, o);
+	if (o->vocab_lex && !R->z.nsrc)
 		cli_usage_error(usage, "--vocab-from corpus+lexicon needs a lexicon source (--conllu, --lexicon, --tagged)");
+}
 
-	z.names = llr_strmap_new();
-	z.lw = llr_strmap_new();
-	if (!z.names || !z.lw)
-		cli_oom();
-	llr_morph *morph = NULL;
-	if (o.hunspell) {
-		llr_err e = {0};
-		if (!(morph = llr_morph_open(o.hunspell, &e)))
-			cli_die_err(&e);
+/* The name of the corpus in messages. */
+static const char *fz_corpus_name(const fz_opts *o)
+{
+	return o->nfiles == 1 && !strcmp(o->files[0], "-") ? "<stdin>" : o->files[0];
+}
+
+/* 2a. --vocab: the vocabulary file, and the corpus's first sentence (the
+ * rest is mapped to ids as it is read). */
+static void fz_vocab_file(fz_run *R)
+{
+	const fz_opts *o = &R->o;
+	llr_err e = {0};
+	llr_lines *l = llr_lines_open(o->vocab_file, 0, &e);
+	if (!l || llr_vocab_read(R->v, l, &e) < 0)
+		cli_die_err(&e);
+	llr_lines_close(l);
+	if (llr_vocab_size(R->v) == 0)
+		cli_die("%s: empty vocabulary", o->vocab_file);
+	if (llr_vocab_id(R->v, LLR_BOS, strlen(LLR_BOS)) >= 0)
+		cli_die("%s: the reserved token %s is in the vocabulary", o->vocab_file, LLR_BOS);
+	if (llr_vocab_size(R->v) > (size_t)LLR_MAX_VOCAB - 2)
+		cli_die("%s: more than %d types (the limit)", o->vocab_file, LLR_MAX_VOCAB - 2);
+	if (!o->dump && !fz_tok_next(&R->tin, &R->first, &R->first_len))
+		cli_die("%s: empty corpus (no sentence to map to ids)", fz_corpus_name(o));
+}
+
+/* 2b. The corpus's types, with their counts, and </s> once a sentence. */
+static void fz_vocab_corpus(fz_run *R)
+{
+	fz_corpus *cp = &R->cp;
+	fz_corpus_read(cp, &R->tin);
+	if (cp->sentences == 0)
+		cli_die("%s: empty corpus (no tokens)", fz_corpus_name(&R->o));
+	for (size_t i = 0; i < llr_vocab_size(cp->types); i++) {
+		const char *w = llr_vocab_token(cp->types, (int32_t)i);
+		fz_add_type(R->v, w, strlen(w), llr_vocab_count(cp->types, (int32_t)i));
 	}
+	fz_add_type(R->v, LLR_EOS, strlen(LLR_EOS), cp->sentences);
+}
 
-	/* 1. Lexicon sources, in command-line order. */
-	load_sources(&z);
-
-	/* 2. Vocabulary. */
-	llr_vocab *v = llr_vocab_new();
-	if (!v)
+/* 2. The vocabulary: the corpus's or --vocab's, the --extra words, with
+ * --vocab-from corpus+lexicon the lexicon's words, </s> and <unk>;
+ * sorted. */
+static void fz_vocabulary(fz_run *R)
+{
+	const fz_opts *o = &R->o;
+	if (!(R->v = llr_vocab_new()))
 		cli_oom();
-	corpus cp = {0};
-	tok_in tin = {.files = o.files, .n = o.nfiles};
-	int streaming = o.vocab_file != NULL;
-	const char *first = NULL;
-	size_t first_len = 0;
-	if (streaming) {
-		llr_err e = {0};
-		llr_lines *l = llr_lines_open(o.vocab_file, 0, &e);
-		if (!l || llr_vocab_read(v, l, &e) < 0)
-			cli_die_err(&e);
-		llr_lines_close(l);
-		if (llr_vocab_size(v) == 0)
-			cli_die("%s: empty vocabulary", o.vocab_file);
-		if (llr_vocab_id(v, LLR_BOS, strlen(LLR_BOS)) >= 0)
-			cli_die("%s: the reserved token %s is in the vocabulary", o.vocab_file, LLR_BOS);
-		if (llr_vocab_size(v) > (size_t)LLR_MAX_VOCAB - 2)
-			cli_die("%s: more than %d types (the limit)", o.vocab_file, LLR_MAX_VOCAB - 2);
-		if (!o.dump && !tok_next(&tin, &first, &first_len))
-			cli_die("%s: empty corpus (no sentence to map to ids)", o.nfiles == 1 && !strcmp(o.files[0], "-") ? "<stdin>" : o.files[0]);
-	} else {
-		corpus_read(&cp, &tin);
-		if (cp.sentences == 0)
-			cli_die("%s: empty corpus (no tokens)", o.nfiles == 1 && !strcmp(o.files[0], "-") ? "<stdin>" : o.files[0]);
-		for (size_t i = 0; i < llr_vocab_size(cp.types); i++) {
-			const char *w = llr_vocab_token(cp.types, (int32_t)i);
-			add_type(v, w, strlen(w), llr_vocab_count(cp.types, (int32_t)i));
-		}
-		add_type(v, LLR_EOS, strlen(LLR_EOS), cp.sentences);
-	}
-	for (int i = 0; i < o.nextra; i++) {
-		tok_in t = {.files = &o.extra[i], .n = 1};
+	R->tin = (fz_tok_in){.files = o->files, .n = o->nfiles};
+	R->streaming = o->vocab_file != NULL;
+	if (R->streaming)
+		fz_vocab_file(R);
+	else
+		fz_vocab_corpus(R);
+	for (int i = 0; i < o->nextra; i++) {
+		fz_tok_in t = {.files = &o->extra[i], .n = 1};
 		const char *line;
 		size_t len;
-		while (tok_next(&t, &line, &len)) {
+		while (fz_tok_next(&t, &line, &len)) {
 			size_t pos = 0, tl;
 			const char *tok;
 			while (llr_token_next(line, len, &pos, &tok, &tl))
-				add_type(v, tok, tl, 0);
+				fz_add_type(R->v, tok, tl, 0);
 		}
-		tok_close(&t);
+		fz_tok_close(&t);
 	}
-	if (o.vocab_lex)
-		for (size_t i = 0; i < llr_strmap_size(z.lw); i++)
-			add_type(v, llr_strmap_str(z.lw, (int32_t)i), llr_strmap_len(z.lw, (int32_t)i), 0);
-	add_type(v, LLR_EOS, strlen(LLR_EOS), 0);
-	add_type(v, LLR_UNK, strlen(LLR_UNK), 0);
-	{
-		llr_err e = {0};
-		if (llr_vocab_sort(v, &e) < 0)
-			cli_die_err(&e);
-	}
-	int32_t V = (int32_t)llr_vocab_size(v);
-	int32_t eos = llr_vocab_id(v, LLR_EOS, strlen(LLR_EOS));
-	int32_t unk = llr_vocab_id(v, LLR_UNK, strlen(LLR_UNK));
+	if (o->vocab_lex)
+		for (size_t i = 0; i < llr_strmap_size(R->z.lw); i++)
+			fz_add_type(R->v, llr_strmap_str(R->z.lw, (int32_t)i), llr_strmap_len(R->z.lw, (int32_t)i), 0);
+	fz_add_type(R->v, LLR_EOS, strlen(LLR_EOS), 0);
+	fz_add_type(R->v, LLR_UNK, strlen(LLR_UNK), 0);
+	llr_err e = {0};
+	if (llr_vocab_sort(R->v, &e) < 0)
+		cli_die_err(&e);
+	R->V = (int32_t)llr_vocab_size(R->v);
+	R->eos = llr_vocab_id(R->v, LLR_EOS, strlen(LLR_EOS));
+	R->unk = llr_vocab_id(R->v, LLR_UNK, strlen(LLR_UNK));
+}
 
-	/* 3. Rows, in vocabulary order: TOP, lexicon sources, hunspell,
-	 * string extractors. */
-	rows r = {0};
-	r.rowptr = llr_calloc((size_t)V + 1, sizeof *r.rowptr);
-	if (!r.rowptr)
-		cli_oom();
-	int32_t rank = 0;
-	const char *why;
-	for (int32_t i = 0; i < V; i++) {
-		const char *w = llr_vocab_token(v, i);
-		size_t wl = strlen(w);
-		int special = i == eos || i == unk;
-		if (i == eos)
-			row_put(&r, fz_feature(&z, LLR_FEAT_EOS, strlen(LLR_FEAT_EOS), FZ_TOP, &why), 1.0f);
-		else if (i == unk)
-			row_put(&r, fz_feature(&z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
-		else if (o.top > 0) {
-			if (rank < o.top && llr_vocab_count(v, i) > 0) {
-				llr_buf b = {0};
-				if (llr_buf_printf(&b, LLR_TOP_PREFIX "%s", w) < 0)
-					cli_oom();
-				row_put(&r, fz_feature(&z, b.data, b.len, FZ_TOP, &why), 1.0f);
-				llr_buf_free(&b);
-			} else {
-				row_put(&r, fz_feature(&z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
-			}
-			rank++;
+/* Sort row i (entries rowptr[i] ..) by column and drop repeats (the
+ * first wins); close the row. */
+static void fz_row_finish(fz_rows *r, int32_t i)
+{
+	size_t a = (size_t)r->rowptr[i], n = r->n - a;
+	if (n > 1) {
+		int32_t *pairs = ecalloc(n, 2 * sizeof *pairs);
+		for (size_t k = 0; k < n; k++) {
+			pairs[2 * k] = r->c[a + k];
+			memcpy(&pairs[2 * k + 1], &r->v[a + k], sizeof(float));
 		}
-		int32_t lid = llr_strmap_get(z.lw, w, wl);
+		qsort(pairs, n, 2 * sizeof *pairs, fz_cmp_col);
+		size_t m = 0;
+		for (size_t k = 0; k < n; k++) {
+			if (m && r->c[a + m - 1] == pairs[2 * k])
+				continue;
+			r->c[a + m] = pairs[2 * k];
+			memcpy(&r->v[a + m], &pairs[2 * k + 1], sizeof(float));
+			m++;
+		}
+		r->n = a + m;
+		free(pairs);
+	}
+	r->rowptr[i + 1] = (int64_t)r->n;
+	if (r->n > (size_t)INT32_MAX)
+		cli_die("more than %d non-zero entries in phi (the limit)", INT32_MAX);
+}
+
+/* 3a. The TOP feature of word i, the rank-th in vocabulary order. */
+static void fz_row_top(fz_run *R, int32_t i, int32_t *rank)
+{
+	const char *why;
+	fz_state *z = &R->z;
+	if (i == R->eos) {
+		fz_row_put(&R->r, fz_feature(z, LLR_FEAT_EOS, strlen(LLR_FEAT_EOS), FZ_TOP, &why), 1.0f);
+	} else if (i == R->unk) {
+		fz_row_put(&R->r, fz_feature(z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
+	} else if (R->o.top > 0) {
+		if (*rank < R->o.top && llr_vocab_count(R->v, i) > 0) {
+			llr_buf b = {0};
+			if (llr_buf_printf(&b, LLR_TOP_PREFIX "%s", llr_vocab_token(R->v, i)) < 0)
+				cli_oom();
+			fz_row_put(&R->r, fz_feature(z, b.data, b.len, FZ_TOP, &why), 1.0f);
+			llr_buf_free(&b);
+		} else {
+			fz_row_put(&R->r, fz_feature(z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
+		}
+		(*rank)++;
+	}
+}
+
+/* 3. Rows, in vocabulary order: TOP, lexicon sources, hunspell, string
+ * extractors. */
+static void fz_rows_build(fz_run *R)
+{
+	fz_rows *r = &R->r;
+	r->rowptr = ecalloc((size_t)R->V + 1, sizeof *r->rowptr);
+	int32_t rank = 0;
+	for (int32_t i = 0; i < R->V; i++) {
+		const char *w = llr_vocab_token(R->v, i);
+		size_t wl = strlen(w);
+		fz_row_top(R, i, &rank);
+		int32_t lid = llr_strmap_get(R->z.lw, w, wl);
 		if (lid >= 0)
-			for (uint32_t k = 0; k < z.lwf[lid].n; k++)
-				row_put(&r, z.lwf[lid].f[k], z.lwf[lid].v[k]);
-		if (!special) {
-			emit_ctx ec = {.z = &z, .r = &r, .word = w};
-			if (morph) {
+			for (uint32_t k = 0; k < R->z.lwf[lid].n; k++)
+				fz_row_put(r, R->z.lwf[lid].f[k], R->z.lwf[lid].v[k]);
+		if (i != R->eos && i != R->unk) {
+			fz_emit_ctx ec = {.z = &R->z, .r = r, .word = w};
+			if (R->morph) {
 				ec.src = FZ_HUNSPELL;
-				llr_morph_features(morph, w, wl, emit_row, &ec);
+				llr_morph_features(R->morph, w, wl, fz_emit_row, &ec);
 			}
 			ec.src = FZ_ORTHO; /* llr_extract's names carry their kind */
-			int rc = llr_extract(&ex, w, wl, emit_row, &ec);
-			if (rc == LLR_EUTF8)
+			if (llr_extract(&R->ex, w, wl, fz_emit_row, &ec) == LLR_EUTF8)
 				cli_die("word '%s': invalid UTF-8", w);
 		}
-		/* Sort this row by column and drop repeats (the first wins). */
-		size_t a = (size_t)r.rowptr[i], n = r.n - a;
-		if (n > 1) {
-			int32_t *pairs = llr_calloc(n, 2 * sizeof *pairs);
-			if (!pairs)
-				cli_oom();
-			for (size_t k = 0; k < n; k++) {
-				pairs[2 * k] = r.c[a + k];
-				memcpy(&pairs[2 * k + 1], &r.v[a + k], sizeof(float));
-			}
-			qsort(pairs, n, 2 * sizeof *pairs, cmp_entry_col);
-			size_t m = 0;
-			for (size_t k = 0; k < n; k++) {
-				if (m && r.c[a + m - 1] == pairs[2 * k])
-					continue;
-				r.c[a + m] = pairs[2 * k];
-				memcpy(&r.v[a + m], &pairs[2 * k + 1], sizeof(float));
-				m++;
-			}
-			r.n = a + m;
-			free(pairs);
-		}
-		r.rowptr[i + 1] = (int64_t)r.n;
-		if (r.n > (size_t)INT32_MAX)
-			cli_die("more than %d non-zero entries in phi (the limit)", INT32_MAX);
+		fz_row_finish(r, i);
 	}
-	llr_morph_close(morph);
+}
 
-	/* 4. Which features to keep, their columns: by source, then first
-	 * seen.  Features no vocabulary word has are dropped, and with
-	 * --min-feature-count those on fewer types (TOP features excepted). */
-	int32_t Fall = (int32_t)llr_strmap_size(z.names);
-	int64_t *df = llr_calloc((size_t)Fall + 1, sizeof *df);
-	int32_t *col = llr_calloc((size_t)Fall + 1, sizeof *col);
-	int32_t *col_in = llr_calloc((size_t)Fall + 1, sizeof *col_in);
-	if (!df || !col || !col_in)
+/* 4a. psi's columns (own_psi): the --input-features sources' kept
+ * features, in phi's order. */
+static void fz_columns_in(fz_run *R)
+{
+	fz_state *z = &R->z;
+	if (!(R->lex.features_in = llr_strmap_new()))
 		cli_oom();
-	for (size_t k = 0; k < r.n; k++)
-		if (r.v[k] != 0.0f)
-			df[r.c[k]]++;
-	llr_lexicon lex = {0};
-	lex.features = llr_strmap_new();
-	lex.vocab = llr_strmap_new();
-	lex.meta = llr_meta_new();
-	if (!lex.features || !lex.vocab || !lex.meta)
+	for (int32_t f = 0; f < R->Fall; f++)
+		R->col_in[f] = -1;
+	int32_t *byc = ecalloc((size_t)R->F + 1, sizeof *byc);
+	for (int32_t f = 0; f < R->Fall; f++)
+		if (R->col[f] >= 0)
+			byc[R->col[f]] = f;
+	for (int32_t k = 0; k < R->F; k++) {
+		int32_t f = byc[k];
+		if (!(R->o.in_mask & (1u << z->fsrc[f])))
+			continue;
+		R->col_in[f] = (int32_t)llr_strmap_size(R->lex.features_in);
+		if (llr_strmap_add(R->lex.features_in, llr_strmap_str(z->names, f), llr_strmap_len(z->names, f)) < 0)
+			cli_oom();
+	}
+	free(byc);
+}
+
+/* 4. Which features to keep, their columns: by source, then first seen.
+ * Features no vocabulary word has are dropped, and with
+ * --min-feature-count those on fewer types (TOP features excepted). */
+static void fz_columns(fz_run *R)
+{
+	fz_state *z = &R->z;
+	llr_lexicon *lex = &R->lex;
+	R->Fall = (int32_t)llr_strmap_size(z->names);
+	R->df = ecalloc((size_t)R->Fall + 1, sizeof *R->df);
+	R->col = ecalloc((size_t)R->Fall + 1, sizeof *R->col);
+	R->col_in = ecalloc((size_t)R->Fall + 1, sizeof *R->col_in);
+	for (size_t k = 0; k < R->r.n; k++)
+		if (R->r.v[k] != 0.0f)
+			R->df[R->r.c[k]]++;
+	lex->features = llr_strmap_new();
+	lex->vocab = llr_strmap_new();
+	lex->meta = llr_meta_new();
+	if (!lex->features || !lex->vocab || !lex->meta)
 		cli_oom();
-	int64_t per_src[FZ_NSRC] = {0};
-	unsigned used = 0;
 	for (int s = 0; s < FZ_NSRC; s++) {
-		for (int32_t f = 0; f < Fall; f++) {
-			const char *nm = llr_strmap_str(z.names, f);
-			int fs = z.fsrc[f];
+		for (int32_t f = 0; f < R->Fall; f++) {
+			const char *nm = llr_strmap_str(z->names, f);
+			int fs = z->fsrc[f];
 			/* Extractor names say which extractor made them. */
 			if (fs == FZ_ORTHO)
 				fs = !strncmp(nm, "SUF:", 4) ? FZ_SUFFIX : !strncmp(nm, "CNG:", 4) ? FZ_NGRAMS : FZ_ORTHO;
 			if (fs != s)
 				continue;
-			z.fsrc[f] = (unsigned char)fs;
-			if (df[f] == 0 || (s != FZ_TOP && o.min_count > 0 && df[f] < o.min_count)) {
-				col[f] = -1;
+			z->fsrc[f] = (unsigned char)fs;
+			if (R->df[f] == 0 || (s != FZ_TOP && R->o.min_count > 0 && R->df[f] < R->o.min_count)) {
+				R->col[f] = -1;
 				continue;
 			}
-			col[f] = (int32_t)llr_strmap_size(lex.features);
-			if (llr_strmap_add(lex.features, nm, llr_strmap_len(z.names, f)) < 0)
+			R->col[f] = (int32_t)llr_strmap_size(lex->features);
+			if (llr_strmap_add(lex->features, nm, llr_strmap_len(z->names, f)) < 0)
 				cli_oom();
-			per_src[s]++;
-			used |= 1u << s;
+			R->per_src[s]++;
+			R->used |= 1u << s;
 		}
 	}
-	int32_t F = (int32_t)llr_strmap_size(lex.features);
-	int own_psi = o.in_mask && (used & ~o.in_mask);
-	if (own_psi) {
-		lex.features_in = llr_strmap_new();
-		if (!lex.features_in)
-			cli_oom();
-		for (int32_t f = 0; f < Fall; f++)
-			col_in[f] = -1;
-		/* Walk kept columns in phi order. */
-		int32_t *byc = llr_calloc((size_t)F + 1, sizeof *byc);
-		if (!byc)
-			cli_oom();
-		for (int32_t f = 0; f < Fall; f++)
-			if (col[f] >= 0)
-				byc[col[f]] = f;
-		for (int32_t k = 0; k < F; k++) {
-			int32_t f = byc[k];
-			if (!(o.in_mask & (1u << z.fsrc[f])))
-				continue;
-			col_in[f] = (int32_t)llr_strmap_size(lex.features_in);
-			if (llr_strmap_add(lex.features_in, llr_strmap_str(z.names, f), llr_strmap_len(z.names, f)) < 0)
-				cli_oom();
-		}
-		free(byc);
-	}
+	R->F = (int32_t)llr_strmap_size(lex->features);
+	R->own_psi = R->o.in_mask && (R->used & ~R->o.in_mask);
+	if (R->own_psi)
+		fz_columns_in(R);
+}
 
-	/* 5. Phi (and Psi). */
+/* 5. Phi (and psi), the lexicon's vocabulary, and the coverage counts. */
+static void fz_matrices(fz_run *R)
+{
 	llr_err e = {0};
-	llr_csr_builder *bphi = llr_csr_builder_new(F);
-	llr_csr_builder *bpsi = own_psi ? llr_csr_builder_new((int32_t)llr_strmap_size(lex.features_in)) : NULL;
-	int32_t *rc_ = llr_calloc((size_t)Fall + 1, sizeof *rc_), *rc_in = llr_calloc((size_t)Fall + 1, sizeof *rc_in);
-	float *rv = llr_calloc((size_t)Fall + 1, sizeof *rv), *rv_in = llr_calloc((size_t)Fall + 1, sizeof *rv_in);
-	if (!bphi || (own_psi && !bpsi) || !rc_ || !rc_in || !rv || !rv_in)
+	llr_lexicon *lex = &R->lex;
+	const fz_rows *r = &R->r;
+	int own_psi = R->own_psi;
+	llr_csr_builder *bphi = llr_csr_builder_new(R->F);
+	llr_csr_builder *bpsi = own_psi ? llr_csr_builder_new((int32_t)llr_strmap_size(lex->features_in)) : NULL;
+	if (!bphi || (own_psi && !bpsi))
 		cli_oom();
-	int64_t nonid_tok = 0, word_tok = 0;
-	unsigned char *covered = llr_calloc((size_t)V, 1);
-	if (!covered)
-		cli_oom();
-	for (int32_t i = 0; i < V; i++) {
+	int32_t *rc = ecalloc((size_t)R->Fall + 1, sizeof *rc), *rc_in = ecalloc((size_t)R->Fall + 1, sizeof *rc_in);
+	float *rv = ecalloc((size_t)R->Fall + 1, sizeof *rv), *rv_in = ecalloc((size_t)R->Fall + 1, sizeof *rv_in);
+	R->covered = ecalloc((size_t)R->V, 1);
+	for (int32_t i = 0; i < R->V; i++) {
 		size_t n = 0, nin = 0;
-		for (int64_t k = r.rowptr[i]; k < r.rowptr[i + 1]; k++) {
-			int32_t f = r.c[k];
-			if (col[f] < 0 || r.v[k] == 0.0f)
+		for (int64_t k = r->rowptr[i]; k < r->rowptr[i + 1]; k++) {
+			int32_t f = r->c[k];
+			if (R->col[f] < 0 || r->v[k] == 0.0f)
 				continue;
-			rc_[n] = col[f];
-			rv[n++] = r.v[k];
-			if (z.fsrc[f] != FZ_TOP)
-				covered[i] = 1;
-			if (own_psi && col_in[f] >= 0) {
-				rc_in[nin] = col_in[f];
-				rv_in[nin++] = r.v[k];
+			rc[n] = R->col[f];
+			rv[n++] = r->v[k];
+			if (R->z.fsrc[f] != FZ_TOP)
+				R->covered[i] = 1;
+			if (own_psi && R->col_in[f] >= 0) {
+				rc_in[nin] = R->col_in[f];
+				rv_in[nin++] = r->v[k];
 			}
 		}
-		if (llr_csr_builder_row(bphi, rc_, rv, n, &e) < 0 || (own_psi && llr_csr_builder_row(bpsi, rc_in, rv_in, nin, &e) < 0))
+		if (llr_csr_builder_row(bphi, rc, rv, n, &e) < 0 || (own_psi && llr_csr_builder_row(bpsi, rc_in, rv_in, nin, &e) < 0))
 			cli_die_err(&e);
-		if (llr_strmap_add(lex.vocab, llr_vocab_token(v, i), strlen(llr_vocab_token(v, i))) < 0)
+		const char *w = llr_vocab_token(R->v, i);
+		if (llr_strmap_add(lex->vocab, w, strlen(w)) < 0)
 			cli_oom();
-		if (i != eos) {
-			word_tok += llr_vocab_count(v, i);
-			if (covered[i])
-				nonid_tok += llr_vocab_count(v, i);
+		if (i != R->eos) {
+			R->word_tok += llr_vocab_count(R->v, i);
+			if (R->covered[i])
+				R->nonid_tok += llr_vocab_count(R->v, i);
 		}
 	}
-	free(rc_);
+	free(rc);
 	free(rc_in);
 	free(rv);
 	free(rv_in);
-	if (!(lex.phi = llr_csr_builder_finish(bphi, &e)))
+	if (!(lex->phi = llr_csr_builder_finish(bphi, &e)))
 		cli_die_err(&e);
-	if (own_psi && !(lex.psi = llr_csr_builder_finish(bpsi, &e)))
+	if (own_psi && !(lex->psi = llr_csr_builder_finish(bpsi, &e)))
 		cli_die_err(&e);
-	if (!own_psi) {
-		llr_strmap_free(lex.features_in);
-		lex.features_in = NULL;
-	}
-	lex.eos_id = eos;
-	lex.unk_id = unk;
-	lex.extract = ex;
+	lex->eos_id = R->eos;
+	lex->unk_id = R->unk;
+	lex->extract = R->ex;
+}
 
-	/* 6. Background and meta. */
-	if (!(lex.logb = llr_calloc((size_t)V, sizeof *lex.logb)))
-		cli_oom();
-	background(&o, v, lex.logb, lex.meta);
-	llr_meta_setf(lex.meta, "unk_logb", "%.9g", (double)lex.logb[unk]);
-	{
-		llr_buf b = {0};
-		for (int s = 0; s < FZ_NSRC; s++)
-			if (used & (1u << s))
-				llr_buf_printf(&b, "%s%s", b.len ? "," : "", fz_src_names[s]);
-		llr_meta_set(lex.meta, "sources", b.len ? b.data : "");
-		llr_buf_clear(&b);
-		for (int s = 0; s < FZ_NSRC; s++)
-			if (used & o.in_mask & (1u << s))
-				llr_buf_printf(&b, "%s%s", b.len ? "," : "", fz_src_names[s]);
-		llr_meta_set(lex.meta, "sources_in", own_psi ? (b.len ? b.data : "") : "same");
-		llr_buf_free(&b);
-	}
-	llr_meta_setf(lex.meta, "top", "%d", o.top);
-	llr_meta_setf(lex.meta, "lowercase", "%d", z.lower);
-	llr_meta_setf(lex.meta, "min_feature_count", "%d", o.min_count);
-	llr_meta_set(lex.meta, "unk_features", LLR_FEAT_NOTTOP);
-	llr_meta_set(lex.meta, "eos_features", LLR_FEAT_EOS);
-	if (!streaming) {
-		llr_meta_setf(lex.meta, "tokens", "%lld", (long long)cp.tokens);
-		llr_meta_setf(lex.meta, "sentences", "%lld", (long long)cp.sentences);
-	}
-	llr_meta_setf(lex.meta, "ids_chunk", "%zu", CHUNK_IDS);
-
-	/* 7. Output. */
-	int64_t stream_tok = 0, stream_unk = 0, stream_cov = 0, stream_sent = 0;
-	if (o.dump) {
-		dump(&o, &lex);
-	} else {
-		if (!o.output || !strcmp(o.output, "-"))
-			cli_refuse_tty(1, "a tensor stream");
-		llr_meta *m = llr_meta_new();
-		if (!m || llr_lexicon_to_meta(&lex, m) < 0)
-			cli_oom();
-		llr_tensor_writer *w = llr_tw_open(o.output, "features", m, &e);
-		if (!w)
-			cli_die_err(&e);
-		g_writer = w;
-		atexit(abort_writer);
-		llr_meta_free(m);
-		if (llr_lexicon_write(w, &lex, &e) < 0)
-			cli_die_err(&e);
-		int32_t *buf = llr_malloc(CHUNK_IDS * sizeof *buf);
-		if (!buf)
-			cli_oom();
-		size_t nb = 0;
-		int chunk = 0;
-		if (!streaming) {
-			int32_t *map = llr_calloc(llr_vocab_size(cp.types) + 1, sizeof *map);
-			if (!map)
-				cli_oom();
-			for (size_t i = 0; i < llr_vocab_size(cp.types); i++) {
-				const char *w = llr_vocab_token(cp.types, (int32_t)i);
-				map[i] = llr_vocab_id(v, w, strlen(w));
-			}
-			size_t s0 = 0;
-			for (size_t i = 0; i < cp.nids; i++) {
-				if (cp.ids[i] >= 0)
-					continue;
-				/* sentence [s0, i] */
-				size_t slen = i + 1 - s0;
-				if (nb && nb + slen > CHUNK_IDS) {
-					write_ids(w, buf, nb, &chunk);
-					nb = 0;
-				}
-				for (size_t k = s0; k <= i; k++) {
-					int32_t id = cp.ids[k] < 0 ? eos : map[cp.ids[k]];
-					if (nb == CHUNK_IDS) {
-						write_ids(w, buf, nb, &chunk);
-						nb = 0;
-					}
-					buf[nb++] = id;
-				}
-				s0 = i + 1;
-			}
-			free(map);
-		} else {
-			const char *line = first;
-			size_t len = first_len;
-			int more = 1;
-			while (more) {
-				size_t ntok = llr_tokens_count(line, len);
-				if (nb && nb + ntok + 1 > CHUNK_IDS) {
-					write_ids(w, buf, nb, &chunk);
-					nb = 0;
-				}
-				size_t pos = 0, tl;
-				const char *tok;
-				while (llr_token_next(line, len, &pos, &tok, &tl)) {
-					int32_t id = llr_vocab_id(v, tok, tl);
-					if (id < 0) {
-						id = unk;
-						stream_unk++;
-					}
-					if (covered[id])
-						stream_cov++;
-					stream_tok++;
-					if (nb == CHUNK_IDS) {
-						write_ids(w, buf, nb, &chunk);
-						nb = 0;
-					}
-					buf[nb++] = id;
-				}
-				if (nb == CHUNK_IDS) {
-					write_ids(w, buf, nb, &chunk);
-					nb = 0;
-				}
-				buf[nb++] = eos;
-				stream_sent++;
-				more = tok_next(&tin, &line, &len);
-			}
-		}
-		if (nb)
-			write_ids(w, buf, nb, &chunk);
-		free(buf);
-		g_writer = NULL;
-		if (llr_tw_close(w, &e) < 0)
-			cli_die_err(&e);
-	}
-
-	/* 8. Summary. */
+/* "name,name" of the sources in mask. */
+static void fz_source_list(llr_meta *m, const char *key, unsigned mask)
+{
 	llr_buf b = {0};
 	for (int s = 0; s < FZ_NSRC; s++)
-		if (per_src[s])
-			llr_buf_printf(&b, "%s%s %lld", b.len ? ", " : "", fz_src_names[s], (long long)per_src[s]);
-	fprintf(stderr, "featurize: %d types, %d features (%s), nnz(phi) %d", V, F, b.len ? b.data : "none",
-		lex.phi->nnz);
-	if (lex.psi)
-		fprintf(stderr, ", psi %d features nnz %d", lex.psi->cols, lex.psi->nnz);
+		if (mask & (1u << s))
+			llr_buf_printf(&b, "%s%s", b.len ? "," : "", fz_src_names[s]);
+	llr_meta_set(m, key, b.len ? b.data : "");
+	llr_buf_free(&b);
+}
+
+/* 6. Background and meta. */
+static void fz_meta(fz_run *R)
+{
+	const fz_opts *o = &R->o;
+	llr_lexicon *lex = &R->lex;
+	lex->logb = ecalloc((size_t)R->V, sizeof *lex->logb);
+	fz_background(o, R->v, lex->logb, lex->meta);
+	llr_meta_setf(lex->meta, "unk_logb", "%.9g", (double)lex->logb[R->unk]);
+	fz_source_list(lex->meta, "sources", R->used);
+	if (R->own_psi)
+		fz_source_list(lex->meta, "sources_in", R->used & o->in_mask);
+	else
+		llr_meta_set(lex->meta, "sources_in", "same");
+	llr_meta_setf(lex->meta, "top", "%d", o->top);
+	llr_meta_setf(lex->meta, "lowercase", "%d", R->z.lower);
+	llr_meta_setf(lex->meta, "min_feature_count", "%d", o->min_count);
+	llr_meta_set(lex->meta, "unk_features", LLR_FEAT_NOTTOP);
+	llr_meta_set(lex->meta, "eos_features", LLR_FEAT_EOS);
+	if (!R->streaming) {
+		llr_meta_setf(lex->meta, "tokens", "%lld", (long long)R->cp.tokens);
+		llr_meta_setf(lex->meta, "sentences", "%lld", (long long)R->cp.sentences);
+	}
+	llr_meta_setf(lex->meta, "ids_chunk", "%zu", CHUNK_IDS);
+}
+
+/* 7a. The corpus read whole (the vocabulary was made from it) as ids. */
+static void fz_ids_corpus(fz_run *R, fz_ids *d)
+{
+	const fz_corpus *cp = &R->cp;
+	int32_t *map = ecalloc(llr_vocab_size(cp->types) + 1, sizeof *map);
+	for (size_t i = 0; i < llr_vocab_size(cp->types); i++) {
+		const char *w = llr_vocab_token(cp->types, (int32_t)i);
+		map[i] = llr_vocab_id(R->v, w, strlen(w));
+	}
+	size_t s0 = 0;
+	for (size_t i = 0; i < cp->nids; i++) {
+		if (cp->ids[i] >= 0)
+			continue;
+		/* sentence [s0, i] */
+		fz_ids_sentence(d, i + 1 - s0);
+		for (size_t k = s0; k <= i; k++)
+			fz_ids_put(d, cp->ids[k] < 0 ? R->eos : map[cp->ids[k]]);
+		s0 = i + 1;
+	}
+	free(map);
+}
+
+/* 7b. --vocab: the corpus mapped to ids as it is read, unknown words to
+ * <unk>. */
+static void fz_ids_stream(fz_run *R, fz_ids *d)
+{
+	const char *line = R->first;
+	size_t len = R->first_len;
+	do {
+		fz_ids_sentence(d, llr_tokens_count(line, len) + 1);
+		size_t pos = 0, tl;
+		const char *tok;
+		while (llr_token_next(line, len, &pos, &tok, &tl)) {
+			int32_t id = llr_vocab_id(R->v, tok, tl);
+			if (id < 0) {
+				id = R->unk;
+				R->stream_unk++;
+			}
+			if (R->covered[id])
+				R->stream_cov++;
+			R->stream_tok++;
+			fz_ids_put(d, id);
+		}
+		fz_ids_put(d, R->eos);
+		R->stream_sent++;
+	} while (fz_tok_next(&R->tin, &line, &len));
+}
+
+/* 7. The tensor stream: the lexicon, then the corpus as ids/ members. */
+static void fz_write_stream(fz_run *R)
+{
+	llr_err e = {0};
+	const char *out = R->o.output;
+	if (!out || !strcmp(out, "-"))
+		cli_refuse_tty(1, "a tensor stream");
+	llr_meta *m = llr_meta_new();
+	if (!m || llr_lexicon_to_meta(&R->lex, m) < 0)
+		cli_oom();
+	fz_ids d = {.buf = emalloc(CHUNK_IDS * sizeof *d.buf)};
+	if (!(d.w = llr_tw_open(out, "features", m, &e)))
+		cli_die_err(&e);
+	fz_writer = d.w;
+	atexit(fz_abort_writer);
+	llr_meta_free(m);
+	if (llr_lexicon_write(d.w, &R->lex, &e) < 0)
+		cli_die_err(&e);
+	if (R->streaming)
+		fz_ids_stream(R, &d);
+	else
+		fz_ids_corpus(R, &d);
+	fz_ids_flush(&d);
+	free(d.buf);
+	fz_writer = NULL;
+	if (llr_tw_close(d.w, &e) < 0)
+		cli_die_err(&e);
+}
+
+/* 8. The summary on stderr. */
+static void fz_summary(const fz_run *R)
+{
+	const llr_lexicon *lex = &R->lex;
+	llr_buf b = {0};
+	for (int s = 0; s < FZ_NSRC; s++)
+		if (R->per_src[s])
+			llr_buf_printf(&b, "%s%s %lld", b.len ? ", " : "", fz_src_names[s], (long long)R->per_src[s]);
+	fprintf(stderr, "featurize: %d types, %d features (%s), nnz(phi) %d", R->V, R->F, b.len ? b.data : "none",
+		lex->phi->nnz);
+	if (lex->psi)
+		fprintf(stderr, ", psi %d features nnz %d", lex->psi->cols, lex->psi->nnz);
 	fputc('\n', stderr);
-	if (streaming && !o.dump)
+	if (R->streaming && !R->o.dump)
 		fprintf(stderr, "featurize: %lld tokens in %lld sentences, %lld unknown, coverage %.2f%%\n",
-			(long long)stream_tok, (long long)stream_sent, (long long)stream_unk,
-			stream_tok ? 100.0 * (double)stream_cov / (double)stream_tok : 0.0);
+			(long long)R->stream_tok, (long long)R->stream_sent, (long long)R->stream_unk,
+			R->stream_tok ? 100.0 * (double)R->stream_cov / (double)R->stream_tok : 0.0);
 	else
 		fprintf(stderr, "featurize: %lld tokens%s, coverage %.2f%% (share of running tokens with a non-TOP feature)\n",
-			(long long)word_tok, streaming ? " (vocabulary counts)" : "",
-			word_tok ? 100.0 * (double)nonid_tok / (double)word_tok : 0.0);
+			(long long)R->word_tok, R->streaming ? " (vocabulary counts)" : "",
+			R->word_tok ? 100.0 * (double)R->nonid_tok / (double)R->word_tok : 0.0);
 	llr_buf_free(&b);
-	tok_close(&tin);
-	free(covered);
-	free(df);
-	free(col);
-	free(col_in);
-	free(r.c);
-	free(r.v);
-	free(r.rowptr);
-	free(cp.ids);
-	llr_vocab_free(cp.types);
-	llr_vocab_free(v);
-	fz_free(&z);
-	llr_strmap_free(lex.vocab);
-	llr_strmap_free(lex.features);
-	llr_strmap_free(lex.features_in);
-	llr_csr_free(lex.phi);
-	llr_csr_free(lex.psi);
-	free(lex.logb);
-	llr_meta_free(lex.meta);
-	free(o.extra);
+}
+
+static void fz_run_free(fz_run *R)
+{
+	fz_tok_close(&R->tin);
+	free(R->covered);
+	free(R->df);
+	free(R->col);
+	free(R->col_in);
+	free(R->r.c);
+	free(R->r.v);
+	free(R->r.rowptr);
+	free(R->cp.ids);
+	llr_vocab_free(R->cp.types);
+	llr_vocab_free(R->v);
+	fz_free(&R->z);
+	llr_strmap_free(R->lex.vocab);
+	llr_strmap_free(R->lex.features);
+	llr_strmap_free(R->lex.features_in);
+	llr_csr_free(R->lex.phi);
+	llr_csr_free(R->lex.psi);
+	free(R->lex.logb);
+	llr_meta_free(R->lex.meta);
+	free(R->o.extra);
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(int argc, char **argv)
+{
+	cli_init(argv[0], "featurize");
+	fz_run R = {0};
+	fz_parse_opts(argc, argv, &R);
+	R.z.names = llr_strmap_new();
+	R.z.lw = llr_strmap_new();
+	if (!R.z.names || !R.z.lw)
+		cli_oom();
+	if (R.o.hunspell) {
+		llr_err e = {0};
+		if (!(R.morph = llr_morph_open(R.o.hunspell, &e)))
+			cli_die_err(&e);
+	}
+	fz_load_sources(&R.z); /* 1. lexicon sources, in command-line order */
+	fz_vocabulary(&R);     /* 2. */
+	fz_rows_build(&R);     /* 3. */
+	llr_morph_close(R.morph);
+	fz_columns(&R);        /* 4. */
+	fz_matrices(&R);       /* 5. */
+	fz_meta(&R);           /* 6. */
+	if (R.o.dump)          /* 7. */
+		fz_dump(&R.o, &R.lex);
+	else
+		fz_write_stream(&R);
+	fz_summary(&R);        /* 8. */
+	fz_run_free(&R);
 	return 0;
 }

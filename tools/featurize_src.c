@@ -1,7 +1,8 @@
 /*
- * featurize_src.c - featurize's file-reading feature sources: CoNLL-U tag
- * unions (--conllu), TSV lexicons (--lexicon) and word/TAG corpora read
- * through llr_archive (--tagged).  Each word's features are the union
+ * featurize_src.c - featurize's feature table (feature names and ids, the
+ * words the lexicon sources know) and its file-reading feature sources:
+ * CoNLL-U tag unions (--conllu), TSV lexicons (--lexicon) and word/TAG
+ * corpora read through llr_archive (--tagged).  Each word's features are the union
  * over sources and occurrences.  CLI-only: exits on bad input with
  * `featurize: file:line: reason`.  Not here: TOP, hunspell and the string
  * extractors, which are computed per vocabulary word (featurize.c).
@@ -13,7 +14,81 @@
 #include "cli.h"
 #include "featurize_src.h"
 
-void add_src(fz_state *z, int kind, const char *path)
+const char *const fz_src_names[FZ_NSRC] = {"top", "conllu", "tagged", "lexicon", "hunspell", "ortho", "suffix", "ngrams"};
+
+/* ------------------------------------------------------ feature table */
+
+int32_t fz_feature(fz_state *z, const char *name, size_t len, int src, const char **why)
+{
+	if (len == 0) {
+		*why = "empty feature name";
+		return -1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0) {
+			*why = "feature name contains a space, TAB, newline or NUL";
+			return -1;
+		}
+	}
+	size_t before = llr_strmap_size(z->names);
+	int32_t id = llr_strmap_add(z->names, name, len);
+	if (id < 0)
+		cli_oom();
+	if (llr_strmap_size(z->names) > before) {
+		if (llr_strmap_size(z->names) > (size_t)LLR_MAX_FEATURES)
+			cli_die("more than %d distinct features (the limit); use fewer sources or --min-feature-count",
+				LLR_MAX_FEATURES);
+		if ((size_t)id >= z->fcap) {
+			z->fcap = z->fcap ? z->fcap * 2 : 1024;
+			z->fsrc = llr_reallocarray(z->fsrc, z->fcap, 1);
+			if (!z->fsrc)
+				cli_oom();
+		}
+		z->fsrc[id] = (unsigned char)src;
+	}
+	return id;
+}
+
+void fz_flist_add(fz_flist *l, int32_t f, float v)
+{
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (l->f[i] == f) {
+			l->v[i] = v;
+			return;
+		}
+	}
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 4;
+		l->f = llr_reallocarray(l->f, cap, sizeof *l->f);
+		l->v = llr_reallocarray(l->v, cap, sizeof *l->v);
+		if (!l->f || !l->v)
+			cli_oom();
+		l->cap = cap;
+	}
+	l->f[l->n] = f;
+	l->v[l->n++] = v;
+}
+
+fz_flist *fz_word(fz_state *z, const char *w, size_t len)
+{
+	size_t before = llr_strmap_size(z->lw);
+	int32_t id = llr_strmap_add(z->lw, w, len);
+	if (id < 0)
+		cli_oom();
+	if (llr_strmap_size(z->lw) > before && (size_t)id >= z->lwcap) {
+		size_t cap = z->lwcap ? z->lwcap * 2 : 1024;
+		fz_flist *p = llr_reallocarray(z->lwf, cap, sizeof *p);
+		if (!p)
+			cli_oom();
+		memset(p + z->lwcap, 0, (cap - z->lwcap) * sizeof *p);
+		z->lwf = p;
+		z->lwcap = cap;
+	}
+	return &z->lwf[id];
+}
+
+void fz_add_src(fz_state *z, int kind, const char *path)
 {
 	struct fz_src *p = llr_reallocarray(z->src, (size_t)z->nsrc + 1, sizeof *p);
 	if (!p)
@@ -39,7 +114,7 @@ void fz_free(fz_state *z)
 
 /* NFC (and lowercase with -l) into out; a space inside a word becomes
  * U+00A0, as tok writes it. */
-static void norm_word(fz_state *z, const char *s, size_t len, llr_buf *out, const char *name, size_t no)
+static void fz_norm_word(fz_state *z, const char *s, size_t len, llr_buf *out, const char *name, size_t no)
 {
 	llr_err e = {0};
 	if (llr_normalize(s, len, 0, z->lower, out, &e) < 0)
@@ -57,7 +132,7 @@ static void norm_word(fz_state *z, const char *s, size_t len, llr_buf *out, cons
 	llr_buf_free(&t);
 }
 
-static void add_feature(fz_state *z, fz_flist *l, const char *f, size_t len, float v, int src, const char *name,
+static void fz_add_feature(fz_state *z, fz_flist *l, const char *f, size_t len, float v, int src, const char *name,
 			size_t no)
 {
 	const char *why;
@@ -76,14 +151,14 @@ typedef struct {
 	size_t no;
 } feats_ctx;
 
-static int conllu_tag(const char *tag, size_t len, float value, void *ctx)
+static int fz_conllu_tag(const char *tag, size_t len, float value, void *ctx)
 {
 	feats_ctx *c = ctx;
-	add_feature(c->z, c->l, tag, len, value, FZ_CONLLU, c->name, c->no);
+	fz_add_feature(c->z, c->l, tag, len, value, FZ_CONLLU, c->name, c->no);
 	return 0;
 }
 
-static void load_conllu(fz_state *z, const char *path)
+static void fz_load_conllu(fz_state *z, const char *path)
 {
 	llr_err e = {0};
 	llr_lines *l = llr_lines_open(path, 0, &e);
@@ -106,14 +181,14 @@ static void load_conllu(fz_state *z, const char *path)
 			cli_die("%s:%zu: %s", name, no, e.msg);
 		if (w.kind != 0)
 			continue;
-		norm_word(z, w.form, strlen(w.form), &word, name, no);
+		fz_norm_word(z, w.form, strlen(w.form), &word, name, no);
 		fz_flist *fl = fz_word(z, word.data, word.len);
 		llr_buf_clear(&tag);
 		if (llr_buf_printf(&tag, "POS:%s", w.upos) < 0)
 			cli_oom();
-		add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_CONLLU, name, no);
+		fz_add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_CONLLU, name, no);
 		feats_ctx c = {z, fl, name, no};
-		if (llr_conllu_feats(w.feats, conllu_tag, &c, &e) < 0)
+		if (llr_conllu_feats(w.feats, fz_conllu_tag, &c, &e) < 0)
 			cli_die("%s:%zu: %s", name, no, e.msg);
 	}
 	if (rc < 0)
@@ -126,7 +201,7 @@ static void load_conllu(fz_state *z, const char *path)
 
 /* -------------------------------------------------------- TSV lexicons */
 
-static void load_lexicon(fz_state *z, const char *path)
+static void fz_load_lexicon(fz_state *z, const char *path)
 {
 	llr_err e = {0};
 	llr_lines *l = llr_lines_open(path, 0, &e);
@@ -148,7 +223,7 @@ static void load_lexicon(fz_state *z, const char *path)
 			cli_die("%s:%zu: empty token", name, no);
 		if (memchr(s, ' ', (size_t)(tab - s)))
 			cli_die("%s:%zu: the token contains a space", name, no);
-		norm_word(z, s, (size_t)(tab - s), &word, name, no);
+		fz_norm_word(z, s, (size_t)(tab - s), &word, name, no);
 		fz_flist *fl = fz_word(z, word.data, word.len);
 		const char *p = tab + 1;
 		while (p < end) {
@@ -181,7 +256,7 @@ static void load_lexicon(fz_state *z, const char *path)
 				val = (float)d;
 				fl_len = (size_t)(eq - p);
 			}
-			add_feature(z, fl, p, fl_len, val, FZ_LEXICON, name, no);
+			fz_add_feature(z, fl, p, fl_len, val, FZ_LEXICON, name, no);
 			p = q + 1;
 			if (q + 1 == end)
 				cli_die("%s:%zu: empty feature (a space at the end)", name, no);
@@ -195,14 +270,14 @@ static void load_lexicon(fz_state *z, const char *path)
 
 /* ------------------------------------------------------ word/TAG corpora */
 
-static ssize_t arch_read(void *src, void *buf, size_t n, llr_err *err)
+static ssize_t fz_arch_read(void *src, void *buf, size_t n, llr_err *err)
 {
 	return llr_archive_read(src, buf, n, err);
 }
 
 /* Archive members that are not corpus text: a dot in the base name
  * (package.json, cats.txt) or no lower-case letter (README, CONTENTS). */
-static int skip_member(const char *m)
+static int fz_skip_member(const char *m)
 {
 	const char *b = strrchr(m, '/');
 	b = b ? b + 1 : m;
@@ -214,7 +289,7 @@ static int skip_member(const char *m)
 	return 1;
 }
 
-static void load_tagged(fz_state *z, const char *path)
+static void fz_load_tagged(fz_state *z, const char *path)
 {
 	llr_err e = {0};
 	llr_archive *a = llr_archive_open(path, &e);
@@ -226,13 +301,13 @@ static void load_tagged(fz_state *z, const char *path)
 	int rc, nread = 0;
 	while ((rc = llr_archive_next(a, &member, &size, &e)) > 0) {
 		int whole = !strcmp(member, llr_archive_name(a)) || !strcmp(path, "-");
-		if (!whole && skip_member(member))
+		if (!whole && fz_skip_member(member))
 			continue;
 		llr_buf_clear(&where);
 		if (whole ? llr_buf_printf(&where, "%s", llr_archive_name(a)) < 0
 			  : llr_buf_printf(&where, "%s:%s", llr_archive_name(a), member) < 0)
 			cli_oom();
-		llr_lines *l = llr_lines_from(arch_read, a, where.data, 0);
+		llr_lines *l = llr_lines_from(fz_arch_read, a, where.data, 0);
 		if (!l)
 			cli_oom();
 		nread++;
@@ -256,12 +331,12 @@ static void load_tagged(fz_state *z, const char *path)
 						slash = t;
 				if (!slash || slash == p || slash + 1 == q)
 					cli_die("%s:%zu: '%.*s': expected word/TAG", where.data, no, (int)MIN(q - p, 80), p);
-				norm_word(z, p, (size_t)(slash - p), &word, where.data, no);
+				fz_norm_word(z, p, (size_t)(slash - p), &word, where.data, no);
 				fz_flist *fl = fz_word(z, word.data, word.len);
 				llr_buf_clear(&tag);
 				if (llr_buf_append(&tag, "POS:", 4) < 0 || llr_buf_append(&tag, slash + 1, (size_t)(q - slash - 1)) < 0)
 					cli_oom();
-				add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_TAGGED, where.data, no);
+				fz_add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_TAGGED, where.data, no);
 				p = q;
 			}
 		}
@@ -279,18 +354,18 @@ static void load_tagged(fz_state *z, const char *path)
 	llr_buf_free(&where);
 }
 
-void load_sources(fz_state *z)
+void fz_load_sources(fz_state *z)
 {
 	for (int i = 0; i < z->nsrc; i++) {
 		switch (z->src[i].kind) {
 		case FZ_CONLLU:
-			load_conllu(z, z->src[i].path);
+			fz_load_conllu(z, z->src[i].path);
 			break;
 		case FZ_LEXICON:
-			load_lexicon(z, z->src[i].path);
+			fz_load_lexicon(z, z->src[i].path);
 			break;
 		case FZ_TAGGED:
-			load_tagged(z, z->src[i].path);
+			fz_load_tagged(z, z->src[i].path);
 			break;
 		}
 	}

@@ -44,10 +44,10 @@ void fz_flist_add(fz_flist *l, int32_t f, float v);
 /* The feature list of word w, created empty if new. */
 fz_flist *fz_word(fz_state *z, const char *w, size_t len);
 
-void add_src(fz_state *z, int kind, const char *path);
+void fz_add_src(fz_state *z, int kind, const char *path);
 /* Read every source file in command-line order; exits with file:line on
  * bad input. */
-void load_sources(fz_state *z);
+void fz_load_sources(fz_state *z);
 void fz_free(fz_state *z);
 
 #endif
