@@ -316,15 +316,10 @@ static void fz_load_tagged(fz_state *z, const char *path)
 		int lr;
 		while ((lr = llr_lines_next(l, &s, &len, &e)) > 0) {
 			size_t no = llr_lines_lineno(l);
-			const char *p = s, *end = s + len;
-			while (p < end) {
-				while (p < end && (*p == ' ' || *p == '\t'))
-					p++;
-				const char *q = p;
-				while (q < end && *q != ' ' && *q != '\t')
-					q++;
-				if (q == p)
-					break;
+			size_t pos = 0, tl;
+			const char *p;
+			while (llr_token_next(s, len, &pos, &p, &tl)) {
+				const char *q = p + tl;
 				const char *slash = NULL;
 				for (const char *t = p; t < q; t++)
 					if (*t == '/')
@@ -337,7 +332,6 @@ static void fz_load_tagged(fz_state *z, const char *path)
 				if (llr_buf_append(&tag, "POS:", 4) < 0 || llr_buf_append(&tag, slash + 1, (size_t)(q - slash - 1)) < 0)
 					cli_oom();
 				fz_add_feature(z, fl, tag.data, tag.len, 1.0f, FZ_TAGGED, where.data, no);
-				p = q;
 			}
 		}
 		if (lr < 0)

@@ -178,20 +178,14 @@ static void conllu_doc(llr_lines *l)
 /* Is the line made of word/TAG tokens (a '/' with text on both sides)? */
 static int tagged_line(const char *s, size_t n)
 {
-	size_t i = 0, ntok = 0;
-	while (i < n) {
-		while (i < n && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		size_t b = i;
-		while (i < n && s[i] != ' ' && s[i] != '\t')
-			i++;
-		if (i == b)
-			break;
+	size_t pos = 0, ntok = 0, tl;
+	const char *t;
+	while (llr_token_next(s, n, &pos, &t, &tl)) {
 		const char *slash = NULL;
-		for (size_t k = b; k < i; k++)
-			if (s[k] == '/')
-				slash = s + k;
-		if (!slash || slash == s + b || slash == s + i - 1)
+		for (size_t k = 0; k < tl; k++)
+			if (t[k] == '/')
+				slash = t + k;
+		if (!slash || slash == t || slash == t + tl - 1)
 			return 0;
 		ntok++;
 	}
@@ -214,23 +208,17 @@ static void tagged_doc(llr_lines *l)
 			}
 			checked = 1;
 		}
-		size_t i = 0;
-		while (i < len) {
-			while (i < len && (line[i] == ' ' || line[i] == '\t'))
-				i++;
-			size_t b = i;
-			while (i < len && line[i] != ' ' && line[i] != '\t')
-				i++;
-			if (i == b)
-				break;
-			size_t wend = i;
-			for (size_t k = i; k > b; k--)
-				if (line[k - 1] == '/') {
-					wend = k - 1;
+		size_t pos = 0, tl;
+		const char *t;
+		while (llr_token_next(line, len, &pos, &t, &tl)) {
+			size_t wl = tl;
+			for (size_t k = tl; k > 0; k--)
+				if (t[k - 1] == '/') {
+					wl = k - 1;
 					break;
 				}
-			if (wend > b)
-				add_word(line + b, wend - b);
+			if (wl > 0)
+				add_word(t, wl);
 		}
 		end_sentence();
 	}
