@@ -591,6 +591,18 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 /* Forward only: logp[t*B+b] = log p(target) (0 at padding).  If norm_err is
  * not NULL it receives max over positions of |sum_x p(x) - 1|. */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
+/* Score on n threads: llr_net_score then splits a batch of B > 1 streams
+ * into min(n, B) groups, dealt in turn in order of length (longest first,
+ * ties by stream), and scores the groups at the same time, group 0 on the
+ * calling thread, each on its own copy of the network's workspace (the
+ * copies share the weights: change none during a call).  A stream's
+ * log-probabilities are those llr_net_score gives its group alone, so
+ * they can differ from a one-thread call by float rounding only (the same
+ * kernels run on fewer rows); norm_err is the largest of the groups'.
+ * Each group still uses llr_blas_threads() BLAS threads: the caller sets
+ * that (1 is best on the small products of scoring).  n <= 1 goes back to
+ * one thread.  LLR_ENOMEM (the net then scores on one thread). */
+int llr_net_set_score_threads(llr_net *net, int n, llr_err *err);
 
 /* The spellings the character-aware input reads: the character
  * vocabulary (code points, ascending) and, for every input id, the word

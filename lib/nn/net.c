@@ -30,6 +30,7 @@
  * Not here: the optimiser, batching of sentences and the model file.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,23 @@
 /* Bound on the F x positions block of the output layer (both A and dA):
  * longer batches go through the output layer in slices of positions. */
 #define OUT_BUDGET ((size_t)256 << 20)
+
+/* One group of llr_net_score's threaded split: its streams (columns of
+ * the caller's batch, longest first) copied into a batch of their own. */
+typedef struct score_group {
+	llr_net *net; /* the net itself for group 0, else a copy sharing its weights */
+	const llr_csr *psi;
+	int *cols;
+	int B, T;
+	int32_t *in, *tg;
+	float *lp;
+	size_t cap;
+	double norm;
+	int want_norm;
+	int rc;
+	llr_err err;
+	pthread_t th;
+} score_group;
 
 typedef struct tinfo {
 	char name[24];
@@ -83,6 +101,10 @@ struct llr_net {
 	llr_charin ci;
 	llr_treeout tree;
 	float *xe; /* LLR_IN_CONCAT: N x E, the embedding and its gradient */
+
+	int shared;        /* params are another net's (a scoring copy) */
+	score_group *grp;  /* llr_net_set_score_threads: ngrp groups */
+	int ngrp, grp_cap; /* grp_cap: streams each group's cols can hold */
 };
 
 struct llr_net_state {
@@ -303,6 +325,22 @@ static void free_all_ws(llr_net *net)
 	net->chunk = NULL;
 }
 
+static void free_groups(llr_net *net)
+{
+	for (int g = 0; g < net->ngrp; g++) {
+		score_group *w = &net->grp[g];
+		if (g > 0)
+			llr_net_free(w->net);
+		free(w->cols);
+		free(w->in);
+		free(w->tg);
+		free(w->lp);
+	}
+	free(net->grp);
+	net->grp = NULL;
+	net->ngrp = net->grp_cap = 0;
+}
+
 void llr_net_free(llr_net *net)
 {
 	if (!net)
@@ -310,7 +348,9 @@ void llr_net_free(llr_net *net)
 	free_all_ws(net);
 	free(net->dc);
 	free(net->llwork);
-	free(net->params);
+	free_groups(net);
+	if (!net->shared)
+		free(net->params);
 	free(net->grads);
 	llr_csr_free(net->own_eye);
 	llr_ll_classes_free(&net->out_cls);
@@ -756,14 +796,9 @@ static int by_len_desc(const void *x, const void *y)
  * streams.  Every position is computed by the same kernels on its own row,
  * so the results are those of the padded pass, up to float rounding of the
  * BLAS blocking. */
-int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
+static int score_one(llr_net *net, const llr_csr *psi, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
 {
-	const llr_csr *psi = bt->psi ? bt->psi : net->psi;
-	if (bt->B <= 0 || bt->T <= 0 || !bt->input || !bt->target)
-		return llr_err_set(err, LLR_EINVAL, "batch: empty or incomplete");
-	int rc = check_psi(net, psi, err);
-	if (rc < 0)
-		return rc;
+	int rc;
 	int B = bt->B, T = bt->T;
 	size_t N = (size_t)T * B;
 	if (B == 1)
@@ -828,6 +863,189 @@ done:
 	free(tg);
 	free(lp);
 	return rc;
+}
+
+/* ------------------------------------------------ scoring on threads */
+
+/* A copy of net for one scoring group: its own workspace and output
+ * classes, net's weights (shared, read-only). */
+static llr_net *net_copy(llr_net *net, llr_err *err)
+{
+	int ll = net->cfg.output == LLR_OUT_LOGLINEAR;
+	llr_net *c = llr_net_new(&net->cfg, ll ? net->out.phi : NULL, ll ? net->psi : NULL, ll ? net->out.logb : NULL, err);
+	if (!c)
+		return NULL;
+	free(c->params);
+	free(c->grads);
+	c->params = net->params;
+	c->grads = NULL;
+	c->shared = 1;
+	c->budget = net->budget;
+	return c;
+}
+
+/* What a copy must share with its net at every call: the spellings, and
+ * the groups of a tree or classes output (they change as it learns). */
+static int sync_copy(llr_net *net, llr_net *c, llr_err *err)
+{
+	c->words = net->words;
+	if (!net->factored)
+		return LLR_OK;
+	const int32_t *g = net->tree.t.group, *h = c->tree.t.group;
+	if (!memcmp(g, h, (size_t)net->cfg.vocab * sizeof *g))
+		return LLR_OK;
+	return llr_treeout_set_groups(&c->tree, g, err);
+}
+
+int llr_net_set_score_threads(llr_net *net, int n, llr_err *err)
+{
+	if (net->shared)
+		return llr_err_set(err, LLR_EINVAL, "network: a scoring copy has no copies");
+	free_groups(net);
+	if (n <= 1)
+		return LLR_OK;
+	if (!(net->grp = llr_calloc((size_t)n, sizeof *net->grp)))
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+	net->ngrp = n;
+	for (int g = 0; g < n; g++) {
+		net->grp[g].net = g ? net_copy(net, err) : net;
+		if (!net->grp[g].net) {
+			net->ngrp = g;
+			free_groups(net);
+			return llr_err_code(err, LLR_ENOMEM);
+		}
+	}
+	return LLR_OK;
+}
+
+static void *group_run(void *p)
+{
+	score_group *w = p;
+	llr_batch bt = {.B = w->B, .T = w->T, .input = w->in, .target = w->tg};
+	w->norm = 0;
+	w->rc = score_one(w->net, w->psi, &bt, w->lp, w->want_norm ? &w->norm : NULL, &w->err);
+	return NULL;
+}
+
+/* Steps up to a stream's last target (0 if it has none). */
+static int stream_len(const llr_batch *bt, int b)
+{
+	for (int t = bt->T; t > 0; t--)
+		if (bt->target[(size_t)(t - 1) * bt->B + b] != -1)
+			return t;
+	return 0;
+}
+
+/* Deal the streams of bt, longest first, to W groups in turn, and copy
+ * each group's columns into a batch of its own (its T: its longest). */
+static int deal_groups(llr_net *net, const llr_csr *psi, const llr_batch *bt, int W, int want_norm, llr_err *err)
+{
+	int B = bt->B;
+	if (B > net->grp_cap) {
+		for (int g = 0; g < net->ngrp; g++) {
+			free(net->grp[g].cols);
+			if (!(net->grp[g].cols = llr_malloc((size_t)B * sizeof(int)))) {
+				net->grp_cap = 0;
+				return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+			}
+		}
+		net->grp_cap = B;
+	}
+	slen *sl = llr_malloc((size_t)B * sizeof *sl);
+	if (!sl)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+	for (int b = 0; b < B; b++)
+		sl[b] = (slen){b, stream_len(bt, b)};
+	qsort(sl, (size_t)B, sizeof *sl, by_len_desc);
+	for (int g = 0; g < W; g++)
+		net->grp[g].B = 0;
+	for (int k = 0; k < B; k++) {
+		score_group *w = &net->grp[k % W];
+		if (w->B == 0)
+			w->T = sl[k].len > 0 ? sl[k].len : 1;
+		w->cols[w->B++] = sl[k].b;
+	}
+	free(sl);
+	for (int g = 0; g < W; g++) {
+		score_group *w = &net->grp[g];
+		size_t need = (size_t)w->T * (size_t)w->B;
+		if (need > w->cap) {
+			free(w->in);
+			free(w->tg);
+			free(w->lp);
+			w->in = llr_malloc(need * sizeof *w->in);
+			w->tg = llr_malloc(need * sizeof *w->tg);
+			w->lp = llr_malloc(need * sizeof *w->lp);
+			if (!w->in || !w->tg || !w->lp) {
+				w->cap = 0;
+				return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+			}
+			w->cap = need;
+		}
+		for (size_t t = 0; t < (size_t)w->T; t++)
+			for (int j = 0; j < w->B; j++) {
+				w->in[t * (size_t)w->B + (size_t)j] = bt->input[t * (size_t)B + (size_t)w->cols[j]];
+				w->tg[t * (size_t)w->B + (size_t)j] = bt->target[t * (size_t)B + (size_t)w->cols[j]];
+			}
+		w->psi = psi;
+		w->want_norm = want_norm;
+	}
+	return LLR_OK;
+}
+
+/* llr_net_score on the groups at once: group 0 on this thread, the others
+ * on threads of their own (or here, one after another, if a thread cannot
+ * be started). */
+static int score_split(llr_net *net, const llr_csr *psi, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
+{
+	int B = bt->B, W = net->ngrp < B ? net->ngrp : B;
+	int rc = deal_groups(net, psi, bt, W, norm_err != NULL, err);
+	for (int g = 1; g < W && rc >= 0; g++)
+		rc = sync_copy(net, net->grp[g].net, err);
+	if (rc < 0)
+		return rc;
+	int started[W];
+	for (int g = 1; g < W; g++)
+		started[g] = pthread_create(&net->grp[g].th, NULL, group_run, &net->grp[g]) == 0;
+	group_run(&net->grp[0]);
+	for (int g = 1; g < W; g++) {
+		if (started[g])
+			pthread_join(net->grp[g].th, NULL);
+		else
+			group_run(&net->grp[g]);
+	}
+	if (logp)
+		memset(logp, 0, (size_t)bt->T * (size_t)B * sizeof *logp);
+	double norm = 0;
+	for (int g = 0; g < W; g++) {
+		score_group *w = &net->grp[g];
+		if (w->rc < 0) {
+			if (err)
+				*err = w->err;
+			return w->rc;
+		}
+		if (w->norm > norm || isnan(w->norm))
+			norm = w->norm;
+		for (size_t t = 0; logp && t < (size_t)w->T; t++)
+			for (int j = 0; j < w->B; j++)
+				logp[t * (size_t)B + (size_t)w->cols[j]] = w->lp[t * (size_t)w->B + (size_t)j];
+	}
+	if (norm_err)
+		*norm_err = norm;
+	return LLR_OK;
+}
+
+int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err)
+{
+	const llr_csr *psi = bt->psi ? bt->psi : net->psi;
+	if (bt->B <= 0 || bt->T <= 0 || !bt->input || !bt->target)
+		return llr_err_set(err, LLR_EINVAL, "batch: empty or incomplete");
+	int rc = check_psi(net, psi, err);
+	if (rc < 0)
+		return rc;
+	if (net->ngrp > 1 && bt->B > 1)
+		return score_split(net, psi, bt, logp, norm_err, err);
+	return score_one(net, psi, bt, logp, norm_err, err);
 }
 
 llr_net_state *llr_net_state_new(const llr_net *net, int B)

@@ -303,6 +303,71 @@ static void test_score_packed(void)
 	}
 }
 
+/* Scoring on threads: each stream gets exactly what llr_net_score gives
+ * its group alone, within float rounding of a one-thread call, zeros at
+ * padding; more threads than streams, back to one, and a bad id. */
+static void test_score_threads(void)
+{
+	for (int kind = LLR_OUT_LOGLINEAR; kind <= LLR_OUT_SOFTMAX; kind++) {
+		fixture fx, ref;
+		fx_init(&fx, kind, 0, 11);
+		fx_init(&ref, kind, 0, 11);
+		enum { B = 7, T = 9 };
+		const int *ss[B] = {s1, s0, s2, s0, s1, s2, s0};
+		int ls[B] = {3, 8, 0, 5, 1, 4, 8};
+		int32_t in[B * T], tg[B * T];
+		make_batch(B, T, ss, ls, in, tg, 0);
+		llr_batch bt = {.B = B, .T = T, .input = in, .target = tg};
+		float lp1[B * T], lpt[B * T];
+		double ne1 = 1, net = 1;
+		CHECK_OK(llr_net_score(fx.net, &bt, lp1, &ne1, NULL));
+		const int nth[] = {3, B, 16};
+		for (int i = 0; i < 3; i++) {
+			CHECK_OK(llr_net_set_score_threads(fx.net, nth[i], NULL));
+			memset(lpt, 0xff, sizeof lpt);
+			CHECK_OK(llr_net_score(fx.net, &bt, lpt, &net, NULL));
+			int close = 1, pad = 1;
+			for (int k = 0; k < B * T; k++) {
+				close &= fabsf(lpt[k] - lp1[k]) <= 1e-5f * (1 + fabsf(lp1[k]));
+				if (tg[k] < 0)
+					pad &= lpt[k] == 0.0f;
+			}
+			CHECK(close && pad);
+			CHECK(net < 1e-5 && fabs(net - ne1) < 1e-6);
+		}
+		/* one stream per group: exactly that stream scored alone */
+		CHECK_OK(llr_net_set_score_threads(fx.net, B, NULL));
+		CHECK_OK(llr_net_score(fx.net, &bt, lpt, NULL, NULL));
+		int exact = 1;
+		for (int b = 0; b < B; b++) {
+			int L = ls[b] > 0 ? ls[b] : 1;
+			int32_t i1[T], t1[T];
+			float l1[T];
+			for (int t = 0; t < L; t++) {
+				i1[t] = in[t * B + b];
+				t1[t] = tg[t * B + b];
+			}
+			llr_batch b1 = {.B = 1, .T = L, .input = i1, .target = t1};
+			CHECK_OK(llr_net_score(ref.net, &b1, l1, NULL, NULL));
+			for (int t = 0; t < L; t++)
+				exact &= l1[t] == lpt[t * B + b];
+		}
+		CHECK(exact);
+		/* a target out of range is an error on threads too */
+		tg[3 * B + 1] = V;
+		llr_err e = {0};
+		CHECK(llr_net_score(fx.net, &bt, lpt, NULL, &e) == LLR_EINVAL && e.code == LLR_EINVAL);
+		tg[3 * B + 1] = s0[3];
+		/* back to one thread: the first call's numbers, exactly */
+		CHECK_OK(llr_net_set_score_threads(fx.net, 1, NULL));
+		CHECK_OK(llr_net_score(fx.net, &bt, lpt, NULL, NULL));
+		CHECK(!memcmp(lpt, lp1, sizeof lp1));
+		CHECK_OK(llr_net_set_score_threads(fx.net, 2, NULL)); /* freed with the net */
+		fx_free(&fx);
+		fx_free(&ref);
+	}
+}
+
 /* The output layer in slices of positions gives the same numbers. */
 static void test_slices(void)
 {
@@ -502,12 +567,13 @@ static void test_overfit(void)
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(11);
+	PLAN(12);
 	RUN(test_onehot_equals_softmax);
 	RUN(test_normalised);
 	RUN(test_padding);
 	RUN(test_step_and_alone);
 	RUN(test_score_packed);
+	RUN(test_score_threads);
 	RUN(test_slices);
 	RUN(test_determinism);
 	RUN(test_tensors);
