@@ -6,7 +6,6 @@
  * has no network code of its own.  The summary goes to stderr.
  */
 #include <getopt.h>
-#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,64 +14,71 @@
 #include "score_lm.h"
 
 static const char usage[] =
-	"usage: score [-hq] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
-	"             [--batch N] [--check-norm] [--threads N] [file ...]\n"
-	"       score --version\n";
+    "usage: score [-hq] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
+    "             [--batch N] [--check-norm] [--threads N] [file ...]\n"
+    "       score --version\n";
 
 #define NORM_TOL 1e-3
 
-enum { OPT_BASE = 256, OPT_PER_TOKEN, OPT_JSON, OPT_BATCH, OPT_CHECK_NORM, OPT_THREADS };
+enum { OPT_BASE = 256,
+       OPT_PER_TOKEN,
+       OPT_JSON,
+       OPT_BATCH,
+       OPT_CHECK_NORM,
+       OPT_THREADS };
 
 static const struct option longopts[] = {
-	{"model", required_argument, NULL, 'm'},
-	{"output", required_argument, NULL, 'o'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"base", required_argument, NULL, OPT_BASE},
-	{"per-token", no_argument, NULL, OPT_PER_TOKEN},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"batch", required_argument, NULL, OPT_BATCH},
-	{"check-norm", no_argument, NULL, OPT_CHECK_NORM},
-	{"threads", required_argument, NULL, OPT_THREADS},
-	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+    {"model", required_argument, NULL, 'm'},
+    {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"base", required_argument, NULL, OPT_BASE},
+    {"per-token", no_argument, NULL, OPT_PER_TOKEN},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"check-norm", no_argument, NULL, OPT_CHECK_NORM},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0},
 };
 
 /* One input line waiting in the batch. */
 typedef struct sline {
-	llr_buf text;   /* the line, tokens NUL-separated after splitting */
-	size_t n;       /* words */
-	size_t *tok;    /* n token offsets into text */
+	llr_buf text; /* the line, tokens NUL-separated after splitting */
+	size_t n;     /* words */
+	size_t *tok;  /* n token offsets into text */
 	size_t cap;
 	const char *file;
 	size_t lineno;
 } sline;
 
-static struct {
-	int per_token, json, check_norm, quiet;
-	double base_div; /* ln(base) */
-	const char *base_name;
-	int batch;
-	FILE *out;
-} opt;
-
-static struct {
-	size_t sentences, words, oovs;
-	double logp;     /* natural log, all tokens */
-	double logp_oov; /* the part of logp on OOV words */
-	double norm_max;
-	size_t norm_bad;
-} tot;
-
-static slm lm;
-static sline *lines;
-static int nlines;
-static int32_t *in_ids, *tgt_ids;
-static float *lp;
-static unsigned char *oov_at;
-static size_t ids_cap;
-static llr_buf outb;
-static cli_output out;
-
+/* Everything one run of score keeps: options, totals, the model and the
+ * batch being filled. */
+typedef struct scorer {
+	struct {
+		int per_token, json, check_norm, quiet;
+		double base_div; /* ln(base) */
+		const char *base_name;
+		int batch, threads;
+		const char *model, *output;
+	} opt;
+	struct {
+		size_t sentences, words, oovs;
+		double logp;     /* natural log, all tokens */
+		double logp_oov; /* the part of logp on OOV words */
+		double norm_max;
+		size_t norm_bad;
+	} tot;
+	slm lm;
+	sline *lines; /* opt.batch slots */
+	int nlines;
+	/* the batch, time-major: T x nlines */
+	int32_t *in_ids, *tgt_ids;
+	float *lp;
+	unsigned char *oov_at;
+	size_t ids_cap;
+	llr_buf outb;
+	cli_output out;
+} scorer;
 
 /* Copy line into slot s and split it into NUL-terminated tokens. */
 static void take_line(sline *s, const char *line, size_t len, const char *file, size_t lineno)
@@ -121,306 +127,172 @@ static void json_string(llr_buf *b, const char *s)
 }
 
 /* A number in the chosen base, %.4f; JSON has no infinities (null). */
-static void put_num(llr_buf *b, double v)
+static void put_num(const scorer *sc, llr_buf *b, double v)
 {
 	int rc;
 	if (isfinite(v))
-		rc = llr_buf_printf(b, "%.4f", v / opt.base_div);
+		rc = llr_buf_printf(b, "%.4f", v / sc->opt.base_div);
 	else
-		rc = llr_buf_printf(b, opt.json ? "null" : "%s", v < 0 ? "-inf" : "nan");
+		rc = llr_buf_printf(b, sc->opt.json ? "null" : "%s", v < 0 ? "-inf" : "nan");
 	if (rc < 0)
 		cli_oom();
 }
 
-static void ensure_ids(size_t n)
+static void ensure_ids(scorer *sc, size_t n)
 {
-	if (n <= ids_cap)
+	if (n <= sc->ids_cap)
 		return;
 	size_t cap = n + n / 2;
-	free(in_ids);
-	free(tgt_ids);
-	free(lp);
-	free(oov_at);
-	in_ids = llr_malloc(cap * sizeof *in_ids);
-	tgt_ids = llr_malloc(cap * sizeof *tgt_ids);
-	lp = llr_malloc(cap * sizeof *lp);
-	oov_at = llr_malloc(cap);
-	if (!in_ids || !tgt_ids || !lp || !oov_at)
-		cli_oom();
-	ids_cap = cap;
+	free(sc->in_ids);
+	free(sc->tgt_ids);
+	free(sc->lp);
+	free(sc->oov_at);
+	sc->in_ids = ereallocarray(NULL, cap, sizeof *sc->in_ids);
+	sc->tgt_ids = ereallocarray(NULL, cap, sizeof *sc->tgt_ids);
+	sc->lp = ereallocarray(NULL, cap, sizeof *sc->lp);
+	sc->oov_at = emalloc(cap);
+	sc->ids_cap = cap;
 }
 
-static void write_line(const sline *s, int b, int B)
+/* The JSON object of line s (column b of a batch of B). */
+static int put_json(const scorer *sc, llr_buf *o, const sline *s, int b, int B, double sum, size_t noov)
+{
+	const size_t T = s->n + 1;
+	int bad = llr_buf_append(o, "{\"logprob\":", 11);
+	put_num(sc, o, sum);
+	bad |= llr_buf_printf(o, ",\"tokens\":%zu,\"oovs\":%zu", T, noov) < 0;
+	if (sc->opt.per_token) {
+		bad |= llr_buf_append(o, ",\"per_token\":[", 14);
+		for (size_t t = 0; t < T; t++) {
+			size_t k = t * (size_t)B + (size_t)b;
+			bad |= llr_buf_append(o, t ? ",{\"token\":" : "{\"token\":", t ? 10 : 9);
+			json_string(o, t < s->n ? s->text.data + s->tok[t] : LLR_EOS);
+			bad |= llr_buf_append(o, ",\"logprob\":", 11);
+			put_num(sc, o, sc->lp[k]);
+			bad |= llr_buf_printf(o, ",\"oov\":%s}", sc->oov_at[k] ? "true" : "false") < 0;
+		}
+		bad |= llr_buf_putc(o, ']');
+	}
+	return bad | llr_buf_putc(o, '}');
+}
+
+/* The tab-separated fields of line s (column b of a batch of B). */
+static int put_tsv(const scorer *sc, llr_buf *o, const sline *s, int b, int B, double sum, size_t noov)
+{
+	const size_t T = s->n + 1;
+	put_num(sc, o, sum);
+	int bad = llr_buf_printf(o, "\t%zu\t%zu", T, noov) < 0;
+	for (size_t t = 0; sc->opt.per_token && t < T; t++) {
+		size_t k = t * (size_t)B + (size_t)b;
+		const char *w = t < s->n ? s->text.data + s->tok[t] : LLR_EOS;
+		bad |= llr_buf_printf(o, "\t%s=", w) < 0;
+		put_num(sc, o, sc->lp[k]);
+	}
+	return bad;
+}
+
+static void write_line(scorer *sc, const sline *s, int b, int B)
 {
 	const size_t T = s->n + 1;
 	double sum = 0, sum_oov = 0;
 	size_t noov = 0;
 	for (size_t t = 0; t < T; t++) {
 		size_t k = t * (size_t)B + (size_t)b;
-		sum += lp[k];
-		if (oov_at[k]) {
+		sum += sc->lp[k];
+		if (sc->oov_at[k]) {
 			noov++;
-			sum_oov += lp[k];
+			sum_oov += sc->lp[k];
 		}
 	}
-	tot.sentences++;
-	tot.words += s->n;
-	tot.oovs += noov;
-	tot.logp += sum;
-	tot.logp_oov += sum_oov;
+	sc->tot.sentences++;
+	sc->tot.words += s->n;
+	sc->tot.oovs += noov;
+	sc->tot.logp += sum;
+	sc->tot.logp_oov += sum_oov;
 
-	llr_buf *o = &outb;
+	llr_buf *o = &sc->outb;
 	llr_buf_clear(o);
-	int bad = 0;
-	if (opt.json) {
-		bad |= llr_buf_append(o, "{\"logprob\":", 11);
-		put_num(o, sum);
-		bad |= llr_buf_printf(o, ",\"tokens\":%zu,\"oovs\":%zu", T, noov) < 0;
-		if (opt.per_token) {
-			bad |= llr_buf_append(o, ",\"per_token\":[", 14);
-			for (size_t t = 0; t < T; t++) {
-				size_t k = t * (size_t)B + (size_t)b;
-				bad |= llr_buf_append(o, t ? ",{\"token\":" : "{\"token\":", t ? 10 : 9);
-				json_string(o, t < s->n ? s->text.data + s->tok[t] : LLR_EOS);
-				bad |= llr_buf_append(o, ",\"logprob\":", 11);
-				put_num(o, lp[k]);
-				bad |= llr_buf_printf(o, ",\"oov\":%s}", oov_at[k] ? "true" : "false") < 0;
-			}
-			bad |= llr_buf_putc(o, ']');
-		}
-		bad |= llr_buf_putc(o, '}');
-	} else {
-		put_num(o, sum);
-		bad |= llr_buf_printf(o, "\t%zu\t%zu", T, noov) < 0;
-		if (opt.per_token) {
-			for (size_t t = 0; t < T; t++) {
-				size_t k = t * (size_t)B + (size_t)b;
-				const char *w = t < s->n ? s->text.data + s->tok[t] : LLR_EOS;
-				bad |= llr_buf_printf(o, "\t%s=", w) < 0;
-				put_num(o, lp[k]);
-			}
-		}
-	}
-	bad |= llr_buf_putc(o, '\n');
-	if (bad)
+	int bad = sc->opt.json ? put_json(sc, o, s, b, B, sum, noov) : put_tsv(sc, o, s, b, B, sum, noov);
+	if (bad || llr_buf_putc(o, '\n'))
 		cli_oom();
-	fwrite(o->data, 1, o->len, opt.out);
+	fwrite(o->data, 1, o->len, sc->out.fp);
 }
 
-/* With --threads N > 1 and --batch > 1 a batch is split into up to N
- * groups of lines, scored at the same time, each on its own copy of the
- * network with single-threaded BLAS: on the small per-step products of
- * scoring, OpenBLAS's own threads gain little and spin.  The lines are
- * dealt to the groups in order of length, so every group gets about the
- * same number of tokens. */
-typedef struct worker {
-	llr_net *net; /* workers[0] uses the model's own */
-	int *cols;    /* its columns of the batch */
-	int B, T;     /* how many, its longest line */
-	int32_t *in, *tgt;
-	float *lp;
-	size_t cap;
-	double norm;
-	int rc;
-	llr_err err;
-	pthread_t th;
-} worker;
-static worker *workers;
-static int nworkers;
-static int *deal; /* a batch's columns, longest line first */
-static int deal_cap;
-
-static void *worker_run(void *p)
+/* Fill the batch's ids (T steps of B lines, time-major) from the lines:
+ * input <s> then the words, target the words then </s>, padding after. */
+static void fill_ids(scorer *sc, int B, size_t T)
 {
-	worker *w = p;
-	llr_batch bt = {.B = w->B, .T = w->T, .input = w->in, .target = w->tgt, .psi = slm_psi(&lm)};
-	w->norm = 0;
-	w->rc = llr_net_score(w->net, &bt, w->lp, opt.check_norm ? &w->norm : NULL, &w->err);
-	return NULL;
-}
-
-static void workers_init(int n)
-{
-	workers = calloc((size_t)n, sizeof *workers);
-	if (!workers)
-		cli_oom();
-	nworkers = n;
-	const llr_net_config *c = llr_net_cfg(lm.net);
-	size_t np, np2;
-	const float *src = llr_net_params(lm.net, &np);
-	for (int i = 0; i < n; i++) {
-		if (i == 0) {
-			workers[i].net = lm.net;
-			continue;
-		}
-		llr_err err = {0};
-		workers[i].net = llr_model_net_new(lm.lex, c, &err);
-		if (!workers[i].net)
-			cli_die_err(&err);
-		memcpy(llr_net_params(workers[i].net, &np2), src, np * sizeof(float));
-	}
-}
-
-static void workers_free(void)
-{
-	for (int i = 0; i < nworkers; i++) {
-		if (i > 0)
-			llr_net_free(workers[i].net);
-		free(workers[i].in);
-		free(workers[i].tgt);
-		free(workers[i].lp);
-		free(workers[i].cols);
-	}
-	free(workers);
-	free(deal);
-}
-
-/* Score columns of the batch (B lines, T steps, in in_ids/tgt_ids) on
- * the workers and put the log-probabilities back into lp. */
-static int by_length_desc(const void *a, const void *b)
-{
-	size_t x = lines[*(const int *)a].n, y = lines[*(const int *)b].n;
-	if (x != y)
-		return x > y ? -1 : 1;
-	return *(const int *)a - *(const int *)b;
-}
-
-static void score_split(int B, size_t T, double *norm)
-{
-	int W = nworkers < B ? nworkers : B;
-	if (B > deal_cap) {
-		free(deal);
-		deal_cap = B;
-		if (!(deal = malloc((size_t)B * sizeof *deal)))
-			cli_oom();
-		for (int g = 0; g < nworkers; g++) {
-			free(workers[g].cols);
-			if (!(workers[g].cols = malloc((size_t)B * sizeof *workers[g].cols)))
-				cli_oom();
-		}
-	}
-	for (int b = 0; b < B; b++)
-		deal[b] = b;
-	qsort(deal, (size_t)B, sizeof *deal, by_length_desc);
-	for (int g = 0; g < W; g++)
-		workers[g].B = 0;
-	for (int k = 0; k < B; k++) {
-		worker *w = &workers[k % W];
-		w->cols[w->B++] = deal[k];
-	}
-	for (int g = 0; g < W; g++) {
-		worker *w = &workers[g];
-		size_t Tg = lines[w->cols[0]].n + 1;
-		w->T = (int)Tg;
-		size_t need = Tg * (size_t)w->B;
-		if (need > w->cap) {
-			free(w->in);
-			free(w->tgt);
-			free(w->lp);
-			w->in = llr_malloc(need * sizeof *w->in);
-			w->tgt = llr_malloc(need * sizeof *w->tgt);
-			w->lp = llr_malloc(need * sizeof *w->lp);
-			if (!w->in || !w->tgt || !w->lp)
-				cli_oom();
-			w->cap = need;
-		}
-		for (size_t t = 0; t < Tg; t++)
-			for (int j = 0; j < w->B; j++) {
-				w->in[t * (size_t)w->B + (size_t)j] = in_ids[t * (size_t)B + (size_t)w->cols[j]];
-				w->tgt[t * (size_t)w->B + (size_t)j] = tgt_ids[t * (size_t)B + (size_t)w->cols[j]];
-			}
-	}
-	int started[W];
-	for (int g = 1; g < W; g++)
-		started[g] = pthread_create(&workers[g].th, NULL, worker_run, &workers[g]) == 0;
-	worker_run(&workers[0]);
-	for (int g = 1; g < W; g++) {
-		if (started[g])
-			pthread_join(workers[g].th, NULL);
-		else
-			worker_run(&workers[g]); /* no thread: run it here */
-	}
-	*norm = 0;
-	for (int g = 0; g < W; g++) {
-		worker *w = &workers[g];
-		if (w->rc != LLR_OK)
-			cli_die_err(&w->err);
-		if (w->norm > *norm || isnan(w->norm))
-			*norm = w->norm;
-		for (size_t t = 0; t < (size_t)w->T; t++)
-			for (int j = 0; j < w->B; j++)
-				lp[t * (size_t)B + (size_t)w->cols[j]] = w->lp[t * (size_t)w->B + (size_t)j];
-	}
-	(void)T;
-}
-
-/* Score the pending lines (one llr_net_score call, or one per worker)
- * and write them. */
-static void flush_batch(void)
-{
-	if (nlines == 0)
-		return;
-	const int B = nlines;
-	size_t T = 0;
-	for (int b = 0; b < B; b++)
-		if (lines[b].n + 1 > T)
-			T = lines[b].n + 1;
-	ensure_ids(T * (size_t)B);
-	slm_input_reset(&lm);
+	slm *lm = &sc->lm;
+	slm_input_reset(lm);
 	for (int b = 0; b < B; b++) {
-		sline *s = &lines[b];
+		sline *s = &sc->lines[b];
 		for (size_t t = 0; t < T; t++) {
 			size_t k = t * (size_t)B + (size_t)b;
-			oov_at[k] = 0;
-			lp[k] = 0;
+			sc->oov_at[k] = 0;
+			sc->lp[k] = 0;
 			if (t > s->n) { /* padding */
-				in_ids[k] = LLR_BOS_ID;
-				tgt_ids[k] = -1;
+				sc->in_ids[k] = LLR_BOS_ID;
+				sc->tgt_ids[k] = -1;
 				continue;
 			}
 			int oov = 0;
 			if (t < s->n) {
 				const char *w = s->text.data + s->tok[t];
 				size_t len = strlen(w);
-				int32_t vid = slm_word(&lm, w, len);
-				tgt_ids[k] = slm_target(&lm, w, len, &oov);
-				oov_at[k] = (unsigned char)oov;
+				int32_t vid = slm_word(lm, w, len);
+				sc->tgt_ids[k] = slm_target(lm, w, len, &oov);
+				sc->oov_at[k] = (unsigned char)oov;
 				/* word t is the input of position t + 1 */
 				if (t + 1 < T)
-					in_ids[k + (size_t)B] = slm_input(&lm, w, len, vid);
+					sc->in_ids[k + (size_t)B] = slm_input(lm, w, len, vid);
 			} else {
-				tgt_ids[k] = lm.eos_id;
+				sc->tgt_ids[k] = lm->eos_id;
 			}
 			if (t == 0)
-				in_ids[k] = LLR_BOS_ID;
+				sc->in_ids[k] = LLR_BOS_ID;
 		}
 	}
-	double norm = 0;
-	if (nworkers > 1 && B > 1) {
-		score_split(B, T, &norm);
-	} else {
-		llr_batch bt = {.B = B, .T = (int)T, .input = in_ids, .target = tgt_ids, .psi = slm_psi(&lm)};
-		llr_err err = {0};
-		if (llr_net_score(lm.net, &bt, lp, opt.check_norm ? &norm : NULL, &err) != LLR_OK)
-			cli_die_err(&err);
-	}
-	if (opt.check_norm) {
-		if (norm > tot.norm_max || isnan(norm))
-			tot.norm_max = norm;
-		if (!(norm <= NORM_TOL)) {
-			tot.norm_bad++;
-			if (B == 1)
-				cli_warn("%s:%zu: distribution sums to 1 %+.3g", lines[0].file, lines[0].lineno, norm);
-			else
-				cli_warn("%s:%zu-%zu: distribution sums to 1 %+.3g", lines[0].file, lines[0].lineno, lines[B - 1].lineno, norm);
-		}
-	}
-	for (int b = 0; b < B; b++)
-		write_line(&lines[b], b, B);
-	nlines = 0;
 }
 
-static void score_file(const char *path)
+static void check_norm(scorer *sc, double norm)
+{
+	const sline *first = &sc->lines[0], *last = &sc->lines[sc->nlines - 1];
+	if (norm > sc->tot.norm_max || isnan(norm))
+		sc->tot.norm_max = norm;
+	if (norm <= NORM_TOL)
+		return;
+	sc->tot.norm_bad++;
+	if (sc->nlines == 1)
+		cli_warn("%s:%zu: distribution sums to 1 %+.3g", first->file, first->lineno, norm);
+	else
+		cli_warn("%s:%zu-%zu: distribution sums to 1 %+.3g", first->file, first->lineno, last->lineno, norm);
+}
+
+/* Score the pending lines (one llr_net_score call; the library splits it
+ * across threads with --threads) and write them. */
+static void flush_batch(scorer *sc)
+{
+	if (sc->nlines == 0)
+		return;
+	const int B = sc->nlines;
+	size_t T = 0;
+	for (int b = 0; b < B; b++)
+		T = MAX(T, sc->lines[b].n + 1);
+	ensure_ids(sc, T * (size_t)B);
+	fill_ids(sc, B, T);
+	double norm = 0;
+	llr_batch bt = {.B = B, .T = (int)T, .input = sc->in_ids, .target = sc->tgt_ids, .psi = slm_psi(&sc->lm)};
+	llr_err err = {0};
+	if (llr_net_score(sc->lm.net, &bt, sc->lp, sc->opt.check_norm ? &norm : NULL, &err) != LLR_OK)
+		cli_die_err(&err);
+	if (sc->opt.check_norm)
+		check_norm(sc, norm);
+	for (int b = 0; b < B; b++)
+		write_line(sc, &sc->lines[b], b, B);
+	sc->nlines = 0;
+}
+
+static void score_file(scorer *sc, const char *path)
 {
 	llr_err err = {0};
 	llr_lines *l = llr_lines_open(path, 0, &err);
@@ -431,17 +303,17 @@ static void score_file(const char *path)
 	size_t len;
 	int rc;
 	while ((rc = llr_lines_next(l, &line, &len, &err)) > 0) {
-		take_line(&lines[nlines++], line, len, name, llr_lines_lineno(l));
-		if (nlines == opt.batch)
-			flush_batch();
+		take_line(&sc->lines[sc->nlines++], line, len, name, llr_lines_lineno(l));
+		if (sc->nlines == sc->opt.batch)
+			flush_batch(sc);
 	}
 	if (rc < 0) {
-		flush_batch();
-		fflush(opt.out);
+		flush_batch(sc);
+		fflush(sc->out.fp);
 		cli_die_err(&err);
 	}
 	/* Lines keep a pointer to the file name: score what is left first. */
-	flush_batch();
+	flush_batch(sc);
 	llr_lines_close(l);
 }
 
@@ -453,106 +325,117 @@ static void ppl_line(const char *what, double logp, size_t n)
 		fprintf(stderr, "%s: perplexity %s: %.4f\n", cli_prog, what, exp(-logp / (double)n));
 }
 
-static void summary(void)
+static void summary(const scorer *sc)
 {
-	size_t ntok = tot.words + tot.sentences;
-	fprintf(stderr, "%s: %zu sentences, %zu words, %zu OOVs\n", cli_prog, tot.sentences, tot.words, tot.oovs);
-	fprintf(stderr, "%s: logprob (base %s): %.4f over %zu tokens (words + </s>)\n", cli_prog, opt.base_name, tot.logp / opt.base_div, ntok);
-	ppl_line("(words + </s>)", tot.logp, ntok);
-	ppl_line("(ppl1, words only)", tot.logp, tot.words);
-	ppl_line("(excluding OOVs)", tot.logp - tot.logp_oov, ntok - tot.oovs);
-	if (opt.check_norm)
-		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, tot.norm_max, tot.norm_bad, NORM_TOL);
+	size_t ntok = sc->tot.words + sc->tot.sentences;
+	fprintf(stderr, "%s: %zu sentences, %zu words, %zu OOVs\n", cli_prog, sc->tot.sentences, sc->tot.words, sc->tot.oovs);
+	fprintf(stderr, "%s: logprob (base %s): %.4f over %zu tokens (words + </s>)\n", cli_prog, sc->opt.base_name, sc->tot.logp / sc->opt.base_div, ntok);
+	ppl_line("(words + </s>)", sc->tot.logp, ntok);
+	ppl_line("(ppl1, words only)", sc->tot.logp, sc->tot.words);
+	ppl_line("(excluding OOVs)", sc->tot.logp - sc->tot.logp_oov, ntok - sc->tot.oovs);
+	if (sc->opt.check_norm)
+		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, sc->tot.norm_max, sc->tot.norm_bad, NORM_TOL);
+}
+
+static void parse_args(scorer *sc, int argc, char **argv)
+{
+	sc->opt.threads = 1;
+	sc->opt.base_div = 1.0;
+	sc->opt.base_name = "e";
+	sc->opt.batch = 1;
+	int c;
+	while ((c = cli_getopt(argc, argv, ":hm:o:q", longopts, usage)) != -1) {
+		switch (c) {
+		case 'm':
+			sc->opt.model = optarg;
+			break;
+		case 'o':
+			sc->opt.output = optarg;
+			break;
+		case 'q':
+			sc->opt.quiet = 1;
+			break;
+		case OPT_BASE:
+			if (!strcmp(optarg, "e")) {
+				sc->opt.base_div = 1.0;
+			} else if (!strcmp(optarg, "2")) {
+				sc->opt.base_div = log(2.0);
+			} else if (!strcmp(optarg, "10")) {
+				sc->opt.base_div = log(10.0);
+			} else {
+				cli_usage_error(usage, "--base: must be e, 2 or 10, not '%s'", optarg);
+			}
+			sc->opt.base_name = optarg;
+			break;
+		case OPT_PER_TOKEN:
+			sc->opt.per_token = 1;
+			break;
+		case OPT_JSON:
+			sc->opt.json = 1;
+			break;
+		case OPT_BATCH:
+			sc->opt.batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 4096);
+			break;
+		case OPT_CHECK_NORM:
+			sc->opt.check_norm = 1;
+			break;
+		case OPT_THREADS:
+			sc->opt.threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
+			break;
+		}
+	}
+	if (!sc->opt.model)
+		cli_usage_error(usage, "no model: -m MODEL is required");
+}
+
+static void scorer_free(scorer *sc)
+{
+	for (int b = 0; b < sc->opt.batch; b++) {
+		llr_buf_free(&sc->lines[b].text);
+		free(sc->lines[b].tok);
+	}
+	free(sc->lines);
+	free(sc->in_ids);
+	free(sc->tgt_ids);
+	free(sc->lp);
+	free(sc->oov_at);
+	llr_buf_free(&sc->outb);
+	slm_free(&sc->lm);
 }
 
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "score");
-	const char *model = NULL, *output = NULL;
-	int threads = 1;
-	opt.base_div = 1.0;
-	opt.base_name = "e";
-	opt.batch = 1;
-	int c;
-	while ((c = cli_getopt(argc, argv, ":hm:o:q", longopts, usage)) != -1) {
-		switch (c) {
-		case 'm':
-			model = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'q':
-			opt.quiet = 1;
-			break;
-		case OPT_BASE:
-			if (!strcmp(optarg, "e")) {
-				opt.base_div = 1.0;
-			} else if (!strcmp(optarg, "2")) {
-				opt.base_div = log(2.0);
-			} else if (!strcmp(optarg, "10")) {
-				opt.base_div = log(10.0);
-			} else {
-				cli_usage_error(usage, "--base: must be e, 2 or 10, not '%s'", optarg);
-			}
-			opt.base_name = optarg;
-			break;
-		case OPT_PER_TOKEN:
-			opt.per_token = 1;
-			break;
-		case OPT_JSON:
-			opt.json = 1;
-			break;
-		case OPT_BATCH:
-			opt.batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 4096);
-			break;
-		case OPT_CHECK_NORM:
-			opt.check_norm = 1;
-			break;
-		case OPT_THREADS:
-			threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
-			break;
-		}
-	}
-	if (!model)
-		cli_usage_error(usage, "no model: -m MODEL is required");
+	scorer sc = {0};
+	parse_args(&sc, argc, argv);
 
-	slm_load(&lm, model);
-	llr_blas_set_threads(threads);
-	if (opt.batch > 1 && llr_blas_threads() > 1) {
-		workers_init(llr_blas_threads() < opt.batch ? llr_blas_threads() : opt.batch);
+	slm_load(&sc.lm, sc.opt.model);
+	llr_blas_set_threads(sc.opt.threads);
+	/* With --threads N > 1 and --batch > 1 a batch is split into up to N
+	 * groups of lines, scored at the same time with single-threaded
+	 * BLAS: on the small per-step products of scoring, OpenBLAS's own
+	 * threads gain little and spin. */
+	if (sc.opt.batch > 1 && llr_blas_threads() > 1) {
+		llr_err err = {0};
+		if (llr_net_set_score_threads(sc.lm.net, MIN(llr_blas_threads(), sc.opt.batch), &err) < 0)
+			cli_die_err(&err);
 		llr_blas_set_threads(1);
 	}
-	lines = calloc((size_t)opt.batch, sizeof *lines);
-	if (!lines)
-		cli_oom();
-
-	cli_output_open_lines(&out, output);
-	opt.out = out.fp;
+	sc.lines = ecalloc((size_t)sc.opt.batch, sizeof *sc.lines);
+	cli_output_open_lines(&sc.out, sc.opt.output);
 
 	if (optind == argc) {
-		score_file("-");
+		score_file(&sc, "-");
 	} else {
 		for (int i = optind; i < argc; i++)
-			score_file(argv[i]);
+			score_file(&sc, argv[i]);
 	}
-	cli_output_close(&out);
-	if (!opt.quiet)
-		summary();
-
-	for (int b = 0; b < opt.batch; b++) {
-		llr_buf_free(&lines[b].text);
-		free(lines[b].tok);
-	}
-	free(lines);
-	workers_free();
-	free(in_ids);
-	free(tgt_ids);
-	free(lp);
-	free(oov_at);
-	llr_buf_free(&outb);
-	slm_free(&lm);
-	if (tot.norm_bad)
-		cli_die("norm check failed at %zu batch(es): the distribution does not sum to 1 within %g", tot.norm_bad, NORM_TOL);
+	cli_output_close(&sc.out);
+	if (!sc.opt.quiet)
+		summary(&sc);
+	size_t bad = sc.tot.norm_bad;
+	scorer_free(&sc);
+	if (bad)
+		cli_die("norm check failed at %zu batch(es): the distribution does not sum to 1 within %g", bad, NORM_TOL);
 	return 0;
 }

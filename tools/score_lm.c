@@ -9,7 +9,6 @@
 
 #include "cli.h"
 
-
 void slm_load(slm *m, const char *path)
 {
 	llr_err err = {0};
