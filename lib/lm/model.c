@@ -239,6 +239,7 @@ llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
 	m->meta = llr_meta_new();
 	if (!m->meta) {
 		llr_net_free(m->net);
+		llr_words_free(m->words);
 		free(m);
 		return llr_err_set(err, LLR_ENOMEM, "model: out of memory"), NULL;
 	}

@@ -306,6 +306,45 @@ static void test_learn(void)
 	fx_free(&f);
 }
 
+/* Scoring on threads: the copies made before the tree learns follow its
+ * new groups and read the net's spellings (the unseen word). */
+static void threads_case(int input, int output)
+{
+	fx f;
+	if (fx_init(&f, input, output, 2, 31) < 0) {
+		CHECK(0);
+		return;
+	}
+	int32_t in[T * B], tg[T * B];
+	batch(&f, in, tg);
+	llr_batch bt = {.B = B, .T = T, .input = in, .target = tg, .psi = f.psi};
+	llr_err e = {0};
+	CHECK_OK(llr_net_set_score_threads(f.net, 2, &e));
+	if (output == LLR_OUT_TREE) {
+		int32_t moved = 0;
+		for (int i = 0; i < 3; i++)
+			CHECK_OK(llr_net_train_step(f.net, &bt, NULL, NULL, NULL, &e));
+		CHECK_OK(llr_net_tree_learn(f.net, &moved, &e));
+		CHECK(moved > 0);
+	}
+	float lp2[T * B], lp1[T * B];
+	double ne2 = 1, ne1 = 1;
+	CHECK_OK(llr_net_score(f.net, &bt, lp2, &ne2, &e));
+	CHECK_OK(llr_net_set_score_threads(f.net, 1, &e));
+	CHECK_OK(llr_net_score(f.net, &bt, lp1, &ne1, &e));
+	for (int k = 0; k < T * B; k++)
+		CHECK_NEAR(lp2[k], lp1[k], 1e-5 * (1 + fabs(lp1[k])));
+	CHECK(ne2 < 1e-5 && ne1 < 1e-5);
+	fx_free(&f);
+}
+
+static void test_threads(void)
+{
+	threads_case(LLR_IN_CHARS, LLR_OUT_TREE);
+	threads_case(LLR_IN_CONCAT, LLR_OUT_CLASSES);
+	threads_case(LLR_IN_SUM, LLR_OUT_LOGLINEAR);
+}
+
 static void test_errors(void)
 {
 	llr_err e = {0};
@@ -335,12 +374,13 @@ static void test_errors(void)
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(6);
+	PLAN(7);
 	RUN(test_grad_chars);
 	RUN(test_grad_tree);
 	RUN(test_normalised);
 	RUN(test_unseen);
 	RUN(test_learn);
 	RUN(test_errors);
+	RUN(test_threads);
 	DONE();
 }
