@@ -15,11 +15,11 @@
 #include "score_lm.h"
 
 static const char usage[] =
-	"usage: gen [-h] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
-	"           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
-	"           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
-	"           [--threads N]\n"
-	"       gen --version\n";
+    "usage: gen [-h] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
+    "           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
+    "           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
+    "           [--threads N]\n"
+    "       gen --version\n";
 
 #define GROUP 32 /* sampled sentences decoded side by side */
 
@@ -39,25 +39,25 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{"model", required_argument, NULL, 'm'},
-	{"output", required_argument, NULL, 'o'},
-	{"count", required_argument, NULL, 'n'},
-	{"seed", required_argument, NULL, 's'},
-	{"prefix", required_argument, NULL, 'p'},
-	{"prefix-file", required_argument, NULL, OPT_PREFIX_FILE},
-	{"max-len", required_argument, NULL, OPT_MAX_LEN},
-	{"temperature", required_argument, NULL, OPT_TEMPERATURE},
-	{"top-k", required_argument, NULL, OPT_TOP_K},
-	{"top-p", required_argument, NULL, OPT_TOP_P},
-	{"greedy", no_argument, NULL, OPT_GREEDY},
-	{"beam", required_argument, NULL, OPT_BEAM},
-	{"nbest", required_argument, NULL, OPT_NBEST},
-	{"no-unk", no_argument, NULL, OPT_NO_UNK},
-	{"logprob", no_argument, NULL, OPT_LOGPROB},
-	{"show-features", no_argument, NULL, OPT_SHOW_FEATURES},
-	{"threads", required_argument, NULL, OPT_THREADS},
-	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+    {"model", required_argument, NULL, 'm'},
+    {"output", required_argument, NULL, 'o'},
+    {"count", required_argument, NULL, 'n'},
+    {"seed", required_argument, NULL, 's'},
+    {"prefix", required_argument, NULL, 'p'},
+    {"prefix-file", required_argument, NULL, OPT_PREFIX_FILE},
+    {"max-len", required_argument, NULL, OPT_MAX_LEN},
+    {"temperature", required_argument, NULL, OPT_TEMPERATURE},
+    {"top-k", required_argument, NULL, OPT_TOP_K},
+    {"top-p", required_argument, NULL, OPT_TOP_P},
+    {"greedy", no_argument, NULL, OPT_GREEDY},
+    {"beam", required_argument, NULL, OPT_BEAM},
+    {"nbest", required_argument, NULL, OPT_NBEST},
+    {"no-unk", no_argument, NULL, OPT_NO_UNK},
+    {"logprob", no_argument, NULL, OPT_LOGPROB},
+    {"show-features", no_argument, NULL, OPT_SHOW_FEATURES},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0},
 };
 
 /* A sentence being generated: ids and per-token log p after the prefix. */
@@ -83,39 +83,37 @@ typedef struct prefix {
 	double lp;
 } prefix;
 
-static struct {
-	long long n;
-	int n_given;
-	int max_len;
-	int beam, nbest;
-	int no_unk, logprob, show_features;
-	llr_sample_opts so;
-	FILE *out;
-} opt;
-
-static slm lm;
-static llr_sampler *sampler;
-static llr_rng master;
-static llr_net_state *st1, *stA, *stB;
-static float *row1, *rows;
-static int32_t *inputs;
-static int nstreams; /* streams of stA and stB */
-static llr_buf outb;
-static cli_output out;
-
+/* Everything one run of gen keeps: options, the model, the sampler and
+ * the network states and rows of the decoding loops. */
+typedef struct generator {
+	struct {
+		long long n;
+		int n_given;
+		int max_len;
+		int beam, nbest;
+		int no_unk, logprob, show_features;
+		llr_sample_opts so;
+		const char *model, *output, *prefix_text, *prefix_file;
+		unsigned long long seed;
+		int threads;
+	} opt;
+	slm lm;
+	llr_sampler *sampler;
+	llr_rng master;
+	llr_net_state *st1, *stA, *stB;
+	float *row1, *rows;
+	int32_t *inputs;
+	int nstreams; /* streams of stA and stB */
+	llr_buf outb;
+	cli_output out;
+} generator;
 
 static void hyp_push(hyp *h, int32_t id, float lp)
 {
 	if (h->n == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 32;
-		int32_t *i = llr_reallocarray(h->ids, cap, sizeof *i);
-		if (!i)
-			cli_oom();
-		h->ids = i;
-		float *l = llr_reallocarray(h->lps, cap, sizeof *l);
-		if (!l)
-			cli_oom();
-		h->lps = l;
+		h->ids = ereallocarray(h->ids, cap, sizeof *h->ids);
+		h->lps = ereallocarray(h->lps, cap, sizeof *h->lps);
 		h->cap = cap;
 	}
 	h->ids[h->n] = id;
@@ -141,14 +139,14 @@ static void hyp_free(hyp *h)
 	free(h->lps);
 }
 
-static void step(llr_net_state *s, const int32_t *in, float *logp)
+static void step(generator *g, llr_net_state *s, const int32_t *in, float *logp)
 {
 	llr_err err = {0};
-	if (llr_net_step(lm.net, s, in, slm_psi(&lm), logp, &err) != LLR_OK)
+	if (llr_net_step(g->lm.net, s, in, slm_psi(&g->lm), logp, &err) != LLR_OK)
 		cli_die_err(&err);
 }
 
-static void set_prefix(prefix *p, const char *line, size_t len)
+static void set_prefix(generator *g, prefix *p, const char *line, size_t len)
 {
 	llr_buf_clear(&p->text);
 	if (llr_buf_append(&p->text, line, len) || llr_buf_putc(&p->text, '\0'))
@@ -170,30 +168,30 @@ static void set_prefix(prefix *p, const char *line, size_t len)
 		s[pos] = '\0'; /* it was a separator, or the end */
 		pos += pos < len;
 	}
-	slm_input_reset(&lm);
+	slm_input_reset(&g->lm);
 	for (size_t k = 0; k < p->n; k++) {
 		const char *w = s + p->off[k];
 		size_t wl = strlen(w);
 		int oov;
-		p->vid[k] = slm_word(&lm, w, wl);
-		p->tgt[k] = slm_target(&lm, w, wl, &oov);
-		p->in[k] = slm_input(&lm, w, wl, p->vid[k]);
+		p->vid[k] = slm_word(&g->lm, w, wl);
+		p->tgt[k] = slm_target(&g->lm, w, wl, &oov);
+		p->in[k] = slm_input(&g->lm, w, wl, p->vid[k]);
 	}
 }
 
 /* Feed <s> and the prefix through st1 (one stream), scoring each prefix
  * word; row1 then holds log p of the first word to generate. */
-static void run_prefix(prefix *p)
+static void run_prefix(generator *g, prefix *p)
 {
-	llr_net_state_reset(st1);
+	llr_net_state_reset(g->st1);
 	int32_t in = LLR_BOS_ID;
-	step(st1, &in, row1);
+	step(g, g->st1, &in, g->row1);
 	p->lp = 0;
 	for (size_t k = 0; k < p->n; k++) {
-		p->lps[k] = row1[p->tgt[k]];
+		p->lps[k] = g->row1[p->tgt[k]];
 		p->lp += p->lps[k];
 		in = p->in[k];
-		step(st1, &in, row1);
+		step(g, g->st1, &in, g->row1);
 	}
 }
 
@@ -208,12 +206,12 @@ static void put_lp(llr_buf *o, double v)
 		cli_oom();
 }
 
-static void emit(const prefix *p, const hyp *h)
+static void emit(generator *g, const prefix *p, const hyp *h)
 {
-	llr_buf *o = &outb;
-	const llr_strmap *voc = lm.lex->vocab;
+	llr_buf *o = &g->outb;
+	const llr_strmap *voc = g->lm.lex->vocab;
 	llr_buf_clear(o);
-	if (!opt.show_features) {
+	if (!g->opt.show_features) {
 		for (size_t k = 0; k < p->n; k++)
 			if ((k && llr_buf_putc(o, ' ')) || llr_buf_append(o, prefix_word(p, k), strlen(prefix_word(p, k))))
 				cli_oom();
@@ -221,7 +219,7 @@ static void emit(const prefix *p, const hyp *h)
 			if (((p->n || k) && llr_buf_putc(o, ' ')) ||
 			    llr_buf_append(o, llr_strmap_str(voc, h->ids[k]), llr_strmap_len(voc, h->ids[k])))
 				cli_oom();
-		if (opt.logprob) {
+		if (g->opt.logprob) {
 			if (llr_buf_putc(o, '\t'))
 				cli_oom();
 			put_lp(o, h->lp);
@@ -229,7 +227,7 @@ static void emit(const prefix *p, const hyp *h)
 		if (llr_buf_putc(o, '\n'))
 			cli_oom();
 	} else {
-		size_t total = p->n + h->n + (opt.logprob && h->ended);
+		size_t total = p->n + h->n + (g->opt.logprob && h->ended);
 		for (size_t k = 0; k < total; k++) {
 			const char *w;
 			size_t wl;
@@ -253,91 +251,91 @@ static void emit(const prefix *p, const hyp *h)
 			}
 			if (llr_buf_append(o, w, wl) || llr_buf_putc(o, '\t'))
 				cli_oom();
-			if (opt.logprob) {
+			if (g->opt.logprob) {
 				put_lp(o, lp);
 				if (llr_buf_putc(o, '\t'))
 					cli_oom();
 			}
 			if (vid != -2)
-				slm_features(&lm, w, wl, vid, o);
+				slm_features(&g->lm, w, wl, vid, o);
 			if (llr_buf_putc(o, '\n'))
 				cli_oom();
 		}
 		if (llr_buf_putc(o, '\n'))
 			cli_oom();
 	}
-	fwrite(o->data, 1, o->len, opt.out);
+	fwrite(o->data, 1, o->len, g->out.fp);
 }
 
 /* After the token just chosen, does hypothesis h stop? */
-static void advance(hyp *h, int32_t id, float lp)
+static void advance(generator *g, hyp *h, int32_t id, float lp)
 {
-	if (id == lm.eos_id) {
+	if (id == g->lm.eos_id) {
 		h->lp += lp;
 		h->eos_lp = lp;
 		h->ended = h->done = 1;
 		return;
 	}
 	hyp_push(h, id, lp);
-	if ((int)h->n >= opt.max_len)
+	if ((int)h->n >= g->opt.max_len)
 		h->done = 1;
 }
 
-static void mask_row(float *row)
+static void mask_row(generator *g, float *row)
 {
-	if (opt.no_unk && lm.unk_id >= 0 && lm.unk_id != lm.eos_id)
-		row[lm.unk_id] = -INFINITY;
+	if (g->opt.no_unk && g->lm.unk_id >= 0 && g->lm.unk_id != g->lm.eos_id)
+		row[g->lm.unk_id] = -INFINITY;
 }
 
 /* Sampling and greedy decoding: count sentences after prefix p, up to
  * GROUP streams at a time, each with its own generator drawn from the
  * master one (so sentence i does not depend on how many are asked). */
-static void decode_sample(prefix *p, long long count)
+static void decode_sample(generator *g, prefix *p, long long count)
 {
-	const int32_t V = lm.V;
+	const int32_t V = g->lm.V;
 	hyp hs[GROUP];
 	memset(hs, 0, sizeof hs);
-	run_prefix(p);
+	run_prefix(g, p);
 	while (count > 0) {
-		int G = count < GROUP ? (int)count : GROUP;
+		int G = (int)MIN(count, GROUP);
 		count -= G;
 		for (int b = 0; b < G; b++) {
 			hs[b].n = 0;
 			hs[b].lp = p->lp;
 			hs[b].ended = hs[b].done = 0;
-			llr_rng_seed(&hs[b].rng, llr_rng_u64(&master));
-			llr_net_state_copy(stA, b, st1, 0);
-			memcpy(rows + (size_t)b * V, row1, (size_t)V * sizeof *rows);
+			llr_rng_seed(&hs[b].rng, llr_rng_u64(&g->master));
+			llr_net_state_copy(g->stA, b, g->st1, 0);
+			memcpy(g->rows + (size_t)b * V, g->row1, (size_t)V * sizeof *g->rows);
 		}
-		for (int b = G; b < nstreams; b++)
-			llr_net_state_copy(stA, b, st1, 0);
+		for (int b = G; b < g->nstreams; b++)
+			llr_net_state_copy(g->stA, b, g->st1, 0);
 		for (;;) {
 			int live = 0;
 			for (int b = 0; b < G; b++) {
-				inputs[b] = LLR_BOS_ID;
+				g->inputs[b] = LLR_BOS_ID;
 				if (hs[b].done)
 					continue;
-				float *row = rows + (size_t)b * V;
-				float lp_unk = lm.unk_id >= 0 ? row[lm.unk_id] : 0;
-				mask_row(row);
-				int32_t id = llr_sample(sampler, &opt.so, row, &hs[b].rng);
+				float *row = g->rows + (size_t)b * V;
+				float lp_unk = g->lm.unk_id >= 0 ? row[g->lm.unk_id] : 0;
+				mask_row(g, row);
+				int32_t id = llr_sample(g->sampler, &g->opt.so, row, &hs[b].rng);
 				if (id < 0)
 					cli_die("the model gives no finite log-probability to any word");
-				float lp = id == lm.unk_id ? lp_unk : row[id];
-				advance(&hs[b], id, lp);
+				float lp = id == g->lm.unk_id ? lp_unk : row[id];
+				advance(g, &hs[b], id, lp);
 				if (!hs[b].done) {
-					inputs[b] = id;
+					g->inputs[b] = id;
 					live++;
 				}
 			}
 			if (!live)
 				break;
-			for (int b = G; b < nstreams; b++)
-				inputs[b] = LLR_BOS_ID;
-			step(stA, inputs, rows);
+			for (int b = G; b < g->nstreams; b++)
+				g->inputs[b] = LLR_BOS_ID;
+			step(g, g->stA, g->inputs, g->rows);
 		}
 		for (int b = 0; b < G; b++)
-			emit(p, &hs[b]);
+			emit(g, p, &hs[b]);
 	}
 	for (int b = 0; b < GROUP; b++)
 		hyp_free(&hs[b]);
@@ -370,30 +368,28 @@ static double norm_score(const hyp *h, double prefix_lp)
  * total log p; a hypothesis ending in </s> among the K best is finished;
  * the search stops when K are finished or at --max-len, and the finished
  * ones are ranked by log p / length (generated tokens, </s> included). */
-static void decode_beam(prefix *p)
+static void decode_beam(generator *g, prefix *p)
 {
-	const int K = opt.beam;
-	const int32_t V = lm.V;
-	hyp *live = calloc((size_t)K, sizeof *live), *next = calloc((size_t)K, sizeof *next);
-	hyp *fin = calloc((size_t)K * 2, sizeof *fin);
-	cand *cs = malloc((size_t)K * 2 * (size_t)K * sizeof *cs);
-	int32_t *top = malloc((size_t)K * 2 * sizeof *top);
-	int *order = malloc((size_t)K * 2 * sizeof *order);
-	if (!live || !next || !fin || !cs || !top || !order)
-		cli_oom();
+	const int K = g->opt.beam;
+	const int32_t V = g->lm.V;
+	hyp *live = ecalloc((size_t)K, sizeof *live), *next = ecalloc((size_t)K, sizeof *next);
+	hyp *fin = ecalloc((size_t)K * 2, sizeof *fin);
+	cand *cs = ereallocarray(NULL, (size_t)K * 2 * (size_t)K, sizeof *cs);
+	int32_t *top = ereallocarray(NULL, (size_t)K * 2, sizeof *top);
+	int *order = ereallocarray(NULL, (size_t)K * 2, sizeof *order);
 	int nlive = 1, nfin = 0;
-	run_prefix(p);
-	for (int b = 0; b < nstreams; b++)
-		llr_net_state_copy(stA, b, st1, 0);
-	memcpy(rows, row1, (size_t)V * sizeof *rows);
+	run_prefix(g, p);
+	for (int b = 0; b < g->nstreams; b++)
+		llr_net_state_copy(g->stA, b, g->st1, 0);
+	memcpy(g->rows, g->row1, (size_t)V * sizeof *g->rows);
 	live[0].n = 0;
 	live[0].lp = p->lp;
 	live[0].ended = live[0].done = 0;
 	for (int len = 0; nlive > 0; len++) {
 		int nc = 0;
 		for (int b = 0; b < nlive; b++) {
-			float *row = rows + (size_t)b * V;
-			mask_row(row);
+			float *row = g->rows + (size_t)b * V;
+			mask_row(g, row);
 			int32_t m = llr_top_k(row, V, 2 * K, top);
 			if (m < 0)
 				cli_oom();
@@ -406,38 +402,38 @@ static void decode_beam(prefix *p)
 		qsort(cs, (size_t)nc, sizeof *cs, cmp_cand);
 		int nnext = 0;
 		for (int c = 0; c < nc && nnext < K; c++) {
-			if (cs[c].id == lm.eos_id) {
+			if (cs[c].id == g->lm.eos_id) {
 				if (c < K && nfin < K) {
 					hyp_copy(&fin[nfin], &live[cs[c].beam]);
-					advance(&fin[nfin], cs[c].id, cs[c].lp);
+					advance(g, &fin[nfin], cs[c].id, cs[c].lp);
 					nfin++;
 				}
 				continue;
 			}
 			hyp_copy(&next[nnext], &live[cs[c].beam]);
-			advance(&next[nnext], cs[c].id, cs[c].lp);
-			llr_net_state_copy(stB, nnext, stA, cs[c].beam);
-			inputs[nnext] = cs[c].id;
+			advance(g, &next[nnext], cs[c].id, cs[c].lp);
+			llr_net_state_copy(g->stB, nnext, g->stA, cs[c].beam);
+			g->inputs[nnext] = cs[c].id;
 			nnext++;
 		}
 		hyp *t = live;
 		live = next;
 		next = t;
-		llr_net_state *ts = stA;
-		stA = stB;
-		stB = ts;
+		llr_net_state *ts = g->stA;
+		g->stA = g->stB;
+		g->stB = ts;
 		nlive = nnext;
 		if (nfin >= K)
 			break;
-		if (len + 1 >= opt.max_len) {
+		if (len + 1 >= g->opt.max_len) {
 			/* Out of length: the live ones end here, without </s>. */
 			for (int b = 0; b < nlive && nfin < 2 * K; b++)
 				hyp_copy(&fin[nfin++], &live[b]);
 			break;
 		}
-		for (int b = nlive; b < nstreams; b++)
-			inputs[b] = LLR_BOS_ID;
-		step(stA, inputs, rows);
+		for (int b = nlive; b < g->nstreams; b++)
+			g->inputs[b] = LLR_BOS_ID;
+		step(g, g->stA, g->inputs, g->rows);
 	}
 	for (int i = 0; i < nfin; i++)
 		order[i] = i;
@@ -451,8 +447,8 @@ static void decode_beam(prefix *p)
 		}
 		order[j] = v;
 	}
-	for (int i = 0; i < nfin && i < opt.nbest; i++)
-		emit(p, &fin[order[i]]);
+	for (int i = 0; i < nfin && i < g->opt.nbest; i++)
+		emit(g, p, &fin[order[i]]);
 	for (int b = 0; b < K; b++) {
 		hyp_free(&live[b]);
 		hyp_free(&next[b]);
@@ -467,155 +463,187 @@ static void decode_beam(prefix *p)
 	free(order);
 }
 
-static void generate(prefix *p)
+static void generate(generator *g, prefix *p)
 {
-	if (opt.beam > 0)
-		decode_beam(p);
+	if (g->opt.beam > 0)
+		decode_beam(g, p);
 	else
-		decode_sample(p, opt.so.greedy ? 1 : opt.n);
+		decode_sample(g, p, g->opt.so.greedy ? 1 : g->opt.n);
 }
 
-int main(int argc, char **argv)
+/* Options that exclude or need each other. */
+static void check_args(const generator *g, int nbest_given)
 {
-	cli_init(argv[0], "gen");
-	const char *model = NULL, *output = NULL, *prefix_text = NULL, *prefix_file = NULL;
-	unsigned long long seed = 1;
-	int threads = 1, nbest_given = 0;
-	opt.n = 1;
-	opt.max_len = 100;
-	opt.nbest = 1;
-	llr_sample_opts_init(&opt.so);
+	if (!g->opt.model)
+		cli_usage_error(usage, "no model: -m MODEL is required");
+	if (g->opt.prefix_text && g->opt.prefix_file)
+		cli_usage_error(usage, "-p and --prefix-file exclude each other");
+	if (g->opt.so.greedy && g->opt.beam)
+		cli_usage_error(usage, "--greedy and --beam exclude each other");
+	if ((g->opt.so.greedy || g->opt.beam) && g->opt.n_given)
+		cli_usage_error(usage, "-n applies to sampling; --greedy and --beam give one sentence (--nbest for more)");
+	if (nbest_given && !g->opt.beam)
+		cli_usage_error(usage, "--nbest needs --beam");
+	if (g->opt.beam && g->opt.nbest > g->opt.beam)
+		cli_usage_error(usage, "--nbest %d is more than --beam %d", g->opt.nbest, g->opt.beam);
+	llr_err err = {0};
+	if (llr_sample_opts_check(&g->opt.so, &err) != LLR_OK)
+		cli_usage_error(usage, "%s", err.msg);
+}
+
+static void parse_args(generator *g, int argc, char **argv)
+{
+	int nbest_given = 0;
+	g->opt.seed = 1;
+	g->opt.threads = 1;
+	g->opt.n = 1;
+	g->opt.max_len = 100;
+	g->opt.nbest = 1;
+	llr_sample_opts_init(&g->opt.so);
 	int c;
 	while ((c = cli_getopt(argc, argv, ":hm:o:n:s:p:", longopts, usage)) != -1) {
 		switch (c) {
 		case 'm':
-			model = optarg;
+			g->opt.model = optarg;
 			break;
 		case 'o':
-			output = optarg;
+			g->opt.output = optarg;
 			break;
 		case 'n':
-			opt.n = cli_parse_int(usage, "-n", optarg, 1, 1000000000LL);
-			opt.n_given = 1;
+			g->opt.n = cli_parse_int(usage, "-n", optarg, 1, 1000000000LL);
+			g->opt.n_given = 1;
 			break;
 		case 's':
-			seed = (unsigned long long)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX);
+			g->opt.seed = (unsigned long long)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX);
 			break;
 		case 'p':
-			prefix_text = optarg;
+			g->opt.prefix_text = optarg;
 			break;
 		case OPT_PREFIX_FILE:
-			prefix_file = optarg;
+			g->opt.prefix_file = optarg;
 			break;
 		case OPT_MAX_LEN:
-			opt.max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 100000);
+			g->opt.max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 100000);
 			break;
 		case OPT_TEMPERATURE:
-			opt.so.temperature = cli_parse_double(usage, "--temperature", optarg, 1e-6, 1e6);
+			g->opt.so.temperature = cli_parse_double(usage, "--temperature", optarg, 1e-6, 1e6);
 			break;
 		case OPT_TOP_K:
-			opt.so.top_k = (int32_t)cli_parse_int(usage, "--top-k", optarg, 0, INT32_MAX);
+			g->opt.so.top_k = (int32_t)cli_parse_int(usage, "--top-k", optarg, 0, INT32_MAX);
 			break;
 		case OPT_TOP_P:
-			opt.so.top_p = cli_parse_double(usage, "--top-p", optarg, 1e-9, 1);
+			g->opt.so.top_p = cli_parse_double(usage, "--top-p", optarg, 1e-9, 1);
 			break;
 		case OPT_GREEDY:
-			opt.so.greedy = 1;
+			g->opt.so.greedy = 1;
 			break;
 		case OPT_BEAM:
-			opt.beam = (int)cli_parse_int(usage, "--beam", optarg, 1, 1000);
+			g->opt.beam = (int)cli_parse_int(usage, "--beam", optarg, 1, 1000);
 			break;
 		case OPT_NBEST:
-			opt.nbest = (int)cli_parse_int(usage, "--nbest", optarg, 1, 1000);
+			g->opt.nbest = (int)cli_parse_int(usage, "--nbest", optarg, 1, 1000);
 			nbest_given = 1;
 			break;
 		case OPT_NO_UNK:
-			opt.no_unk = 1;
+			g->opt.no_unk = 1;
 			break;
 		case OPT_LOGPROB:
-			opt.logprob = 1;
+			g->opt.logprob = 1;
 			break;
 		case OPT_SHOW_FEATURES:
-			opt.show_features = 1;
+			g->opt.show_features = 1;
 			break;
 		case OPT_THREADS:
-			threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
+			g->opt.threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
 			break;
 		}
 	}
 	if (optind < argc)
 		cli_usage_error(usage, "unexpected operand '%s' (prefixes come with -p or --prefix-file)", argv[optind]);
-	if (!model)
-		cli_usage_error(usage, "no model: -m MODEL is required");
-	if (prefix_text && prefix_file)
-		cli_usage_error(usage, "-p and --prefix-file exclude each other");
-	if (opt.so.greedy && opt.beam)
-		cli_usage_error(usage, "--greedy and --beam exclude each other");
-	if ((opt.so.greedy || opt.beam) && opt.n_given)
-		cli_usage_error(usage, "-n applies to sampling; --greedy and --beam give one sentence (--nbest for more)");
-	if (nbest_given && !opt.beam)
-		cli_usage_error(usage, "--nbest needs --beam");
-	if (opt.beam && opt.nbest > opt.beam)
-		cli_usage_error(usage, "--nbest %d is more than --beam %d", opt.nbest, opt.beam);
+	check_args(g, nbest_given);
+}
+
+/* The model, the sampler, the network states and the rows. */
+static void generator_init(generator *g)
+{
 	llr_err err = {0};
-	if (llr_sample_opts_check(&opt.so, &err) != LLR_OK)
-		cli_usage_error(usage, "%s", err.msg);
-
-	slm_load(&lm, model);
-	llr_blas_set_threads(threads);
-	llr_rng_seed(&master, seed);
-	int B = nstreams = opt.beam > GROUP ? opt.beam : GROUP;
-	sampler = llr_sampler_new(lm.V, &err);
-	if (!sampler)
+	slm_load(&g->lm, g->opt.model);
+	llr_blas_set_threads(g->opt.threads);
+	llr_rng_seed(&g->master, g->opt.seed);
+	int B = g->nstreams = MAX(g->opt.beam, GROUP);
+	g->sampler = llr_sampler_new(g->lm.V, &err);
+	if (!g->sampler)
 		cli_die_err(&err);
-	st1 = llr_net_state_new(lm.net, 1);
-	stA = llr_net_state_new(lm.net, B);
-	stB = llr_net_state_new(lm.net, B);
-	row1 = llr_malloc((size_t)lm.V * sizeof *row1);
-	rows = llr_malloc((size_t)B * (size_t)lm.V * sizeof *rows);
-	inputs = llr_malloc((size_t)B * sizeof *inputs);
-	if (!st1 || !stA || !stB || !row1 || !rows || !inputs)
+	g->st1 = llr_net_state_new(g->lm.net, 1);
+	g->stA = llr_net_state_new(g->lm.net, B);
+	g->stB = llr_net_state_new(g->lm.net, B);
+	if (!g->st1 || !g->stA || !g->stB)
 		cli_oom();
+	g->row1 = ereallocarray(NULL, (size_t)g->lm.V, sizeof *g->row1);
+	g->rows = ereallocarray(NULL, (size_t)B * (size_t)g->lm.V, sizeof *g->rows);
+	g->inputs = ereallocarray(NULL, (size_t)B, sizeof *g->inputs);
+}
 
-	cli_output_open_lines(&out, output);
-	opt.out = out.fp;
+static void generator_free(generator *g)
+{
+	llr_buf_free(&g->outb);
+	free(g->row1);
+	free(g->rows);
+	free(g->inputs);
+	llr_net_state_free(g->st1);
+	llr_net_state_free(g->stA);
+	llr_net_state_free(g->stB);
+	llr_sampler_free(g->sampler);
+	slm_free(&g->lm);
+}
 
+static void prefix_free(prefix *p)
+{
+	llr_buf_free(&p->text);
+	free(p->off);
+	free(p->vid);
+	free(p->in);
+	free(p->tgt);
+	free(p->lps);
+}
+
+/* Generate after every line of the prefix file, or after -p (default:
+ * nothing). */
+static void run(generator *g)
+{
 	prefix p = {0};
-	if (prefix_file) {
-		llr_lines *l = llr_lines_open(prefix_file, 0, &err);
+	if (g->opt.prefix_file) {
+		llr_err err = {0};
+		llr_lines *l = llr_lines_open(g->opt.prefix_file, 0, &err);
 		if (!l)
 			cli_die_err(&err);
 		const char *line;
 		size_t len;
 		int rc;
 		while ((rc = llr_lines_next(l, &line, &len, &err)) > 0) {
-			set_prefix(&p, line, len);
-			generate(&p);
+			set_prefix(g, &p, line, len);
+			generate(g, &p);
 		}
 		if (rc < 0)
 			cli_die_err(&err);
 		llr_lines_close(l);
 	} else {
-		const char *t = prefix_text ? prefix_text : "";
-		set_prefix(&p, t, strlen(t));
-		generate(&p);
+		const char *t = g->opt.prefix_text ? g->opt.prefix_text : "";
+		set_prefix(g, &p, t, strlen(t));
+		generate(g, &p);
 	}
-	cli_output_close(&out);
+	prefix_free(&p);
+}
 
-	llr_buf_free(&p.text);
-	free(p.off);
-	free(p.vid);
-	free(p.in);
-	free(p.tgt);
-	free(p.lps);
-	llr_buf_free(&outb);
-	free(row1);
-	free(rows);
-	free(inputs);
-	llr_net_state_free(st1);
-	llr_net_state_free(stA);
-	llr_net_state_free(stB);
-	llr_sampler_free(sampler);
-	slm_free(&lm);
+int main(int argc, char **argv)
+{
+	cli_init(argv[0], "gen");
+	generator g = {0};
+	parse_args(&g, argc, argv);
+	generator_init(&g);
+	cli_output_open_lines(&g.out, g.opt.output);
+	run(&g);
+	cli_output_close(&g.out);
+	generator_free(&g);
 	return 0;
 }
