@@ -39,14 +39,12 @@ void slm_load(slm *m, const char *path)
 	m->psi.rows = base->rows;
 	m->psi.cols = base->cols;
 	m->psi.nnz = base->nnz;
-	m->psi.indptr = llr_malloc(((size_t)m->rows_cap + 1) * sizeof(int32_t));
-	m->psi.indices = llr_malloc(m->nnz_cap * sizeof(int32_t));
-	m->psi.data = llr_malloc(m->nnz_cap * sizeof(float));
+	m->psi.indptr = ereallocarray(NULL, (size_t)m->rows_cap + 1, sizeof(int32_t));
+	m->psi.indices = ereallocarray(NULL, m->nnz_cap, sizeof(int32_t));
+	m->psi.data = ereallocarray(NULL, m->nnz_cap, sizeof(float));
 	m->row_cap = 256;
-	m->row_cols = llr_malloc(m->row_cap * sizeof *m->row_cols);
-	m->row_vals = llr_malloc(m->row_cap * sizeof *m->row_vals);
-	if (!m->psi.indptr || !m->psi.indices || !m->psi.data || !m->row_cols || !m->row_vals)
-		cli_oom();
+	m->row_cols = ereallocarray(NULL, m->row_cap, sizeof *m->row_cols);
+	m->row_vals = ereallocarray(NULL, m->row_cap, sizeof *m->row_vals);
 	memcpy(m->psi.indptr, base->indptr, ((size_t)base->rows + 1) * sizeof(int32_t));
 	memcpy(m->psi.indices, base->indices, (size_t)base->nnz * sizeof(int32_t));
 	memcpy(m->psi.data, base->data, (size_t)base->nnz * sizeof(float));
@@ -92,14 +90,8 @@ static size_t word_row(slm *m, const char *w, size_t len, int input_side)
 		if (rc != LLR_ERANGE)
 			cli_die_err(&err);
 		size_t cap = m->row_cap * 2;
-		int32_t *c = llr_reallocarray(m->row_cols, cap, sizeof *c);
-		if (!c)
-			cli_oom();
-		m->row_cols = c;
-		float *v = llr_reallocarray(m->row_vals, cap, sizeof *v);
-		if (!v)
-			cli_oom();
-		m->row_vals = v;
+		m->row_cols = ereallocarray(m->row_cols, cap, sizeof *m->row_cols);
+		m->row_vals = ereallocarray(m->row_vals, cap, sizeof *m->row_vals);
 		m->row_cap = cap;
 	}
 }
@@ -115,22 +107,13 @@ int32_t slm_input(slm *m, const char *w, size_t len, int32_t vid)
 		return m->unk_id;
 	if (m->psi.rows >= m->rows_cap) {
 		int32_t cap = m->rows_cap * 2;
-		int32_t *p = llr_reallocarray(m->psi.indptr, (size_t)cap + 1, sizeof *p);
-		if (!p)
-			cli_oom();
-		m->psi.indptr = p;
+		m->psi.indptr = ereallocarray(m->psi.indptr, (size_t)cap + 1, sizeof *m->psi.indptr);
 		m->rows_cap = cap;
 	}
 	if ((size_t)m->psi.nnz + n > m->nnz_cap) {
 		size_t cap = (m->nnz_cap + n) * 2;
-		int32_t *ix = llr_reallocarray(m->psi.indices, cap, sizeof *ix);
-		if (!ix)
-			cli_oom();
-		m->psi.indices = ix;
-		float *d = llr_reallocarray(m->psi.data, cap, sizeof *d);
-		if (!d)
-			cli_oom();
-		m->psi.data = d;
+		m->psi.indices = ereallocarray(m->psi.indices, cap, sizeof *m->psi.indices);
+		m->psi.data = ereallocarray(m->psi.data, cap, sizeof *m->psi.data);
 		m->nnz_cap = cap;
 	}
 	memcpy(m->psi.indices + m->psi.nnz, m->row_cols, n * sizeof(int32_t));
@@ -174,10 +157,8 @@ void slm_features(slm *m, const char *w, size_t len, int32_t vid, llr_buf *out)
 	}
 	if (!m->row_cols) {
 		m->row_cap = 256;
-		m->row_cols = llr_malloc(m->row_cap * sizeof *m->row_cols);
-		m->row_vals = llr_malloc(m->row_cap * sizeof *m->row_vals);
-		if (!m->row_cols || !m->row_vals)
-			cli_oom();
+		m->row_cols = ereallocarray(NULL, m->row_cap, sizeof *m->row_cols);
+		m->row_vals = ereallocarray(NULL, m->row_cap, sizeof *m->row_vals);
 	}
 	size_t n = word_row(m, w, len, 0);
 	for (size_t k = 0; k < n; k++)
