@@ -1106,15 +1106,17 @@ int64_t llr_ngram_find(const llr_ngram *m, const int32_t *words, int n);
  * prefix is not listed, a duplicate. */
 int llr_ngram_read_arpa(const char *path, llr_ngram **out, llr_err *err);
 /* Write ARPA (gzip when path ends in .gz), atomically (temporary file and
- * rename); path "-" is stdout.  Numbers are the shortest decimal that
- * reads back as the same float. */
+ * rename, mode 0666 less the umask); path "-" is stdout.  Numbers have 8
+ * significant digits, 9 when 8 do not read back as the same float. */
 int llr_ngram_write_arpa(const llr_ngram *m, const char *path, llr_err *err);
 /* The binary form: a tensor archive of kind "ngram" (llrnn-tensor(5)). */
 int llr_ngram_save(const llr_ngram *m, const char *path, llr_err *err);
-/* Read either form (a tensor archive is told by its first bytes). */
+/* Read either form (a tensor archive is told by its first bytes; anything
+ * else is read as ARPA). */
 int llr_ngram_load(const char *path, llr_ngram **out, llr_err *err);
-/* 1 if path holds an n-gram model (ARPA text or an "ngram" archive), 0 if
- * not (another llrnn archive...), <0 if it cannot be read. */
+/* 1 if path holds an n-gram model (an "ngram" archive, or text with a
+ * \data\ line in its first 64 KiB), 0 if not (another llrnn archive, other
+ * text), <0 if it cannot be read. */
 int llr_ngram_sniff(const char *path, llr_err *err);
 
 /* ------------------------------------------------------------ BLAS seam */

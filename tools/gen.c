@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "score_lm.h"
+#include "score_ngram.h"
 
 static const char usage[] =
     "usage: gen [-h] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
@@ -635,11 +636,25 @@ static void run(generator *g)
 	prefix_free(&p);
 }
 
+/* An n-gram model: sampling and greedy decoding in gen_ngram.c. */
+static int run_ngram(const generator *g, sngram *ng)
+{
+	if (g->opt.beam || g->opt.show_features)
+		cli_usage_error(usage, "--beam and --show-features need a neural model, not an n-gram model");
+	gen_ngram_opts o = {g->opt.n, g->opt.seed, g->opt.max_len, g->opt.no_unk, g->opt.logprob, g->opt.so, g->opt.prefix_text, g->opt.prefix_file, g->opt.output};
+	int rc = gen_ngram(ng, &o);
+	sngram_free(ng);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "gen");
 	generator g = {0};
 	parse_args(&g, argc, argv);
+	sngram ng;
+	if (sngram_open(&ng, g.opt.model))
+		return run_ngram(&g, &ng);
 	generator_init(&g);
 	cli_output_open_lines(&g.out, g.opt.output);
 	run(&g);

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "score_lm.h"
+#include "score_ngram.h"
 
 static const char usage[] =
     "usage: score [-hq] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
@@ -69,6 +70,7 @@ typedef struct scorer {
 		size_t norm_bad;
 	} tot;
 	slm lm;
+	sngram ng; /* an n-gram model instead of lm (score_ngram.c) */
 	sline *lines; /* opt.batch slots */
 	int nlines;
 	/* the batch, time-major: T x nlines */
@@ -268,6 +270,18 @@ static void check_norm(scorer *sc, double norm)
 		cli_warn("%s:%zu-%zu: distribution sums to 1 %+.3g", first->file, first->lineno, last->lineno, norm);
 }
 
+/* The batch's log-probabilities from the n-gram model (lp and oov_at,
+ * time-major as fill_ids lays them out). */
+static void ngram_batch(scorer *sc, int B, double *norm)
+{
+	for (int b = 0; b < B; b++) {
+		const sline *s = &sc->lines[b];
+		double e = sngram_line(&sc->ng, s->text.data, s->tok, s->n, sc->lp + b, sc->oov_at + b, (size_t)B, sc->opt.check_norm);
+		if (e > *norm || isnan(e))
+			*norm = e;
+	}
+}
+
 /* Score the pending lines (one llr_net_score call; the library splits it
  * across threads with --threads) and write them. */
 static void flush_batch(scorer *sc)
@@ -279,12 +293,16 @@ static void flush_batch(scorer *sc)
 	for (int b = 0; b < B; b++)
 		T = MAX(T, sc->lines[b].n + 1);
 	ensure_ids(sc, T * (size_t)B);
-	fill_ids(sc, B, T);
 	double norm = 0;
-	llr_batch bt = {.B = B, .T = (int)T, .input = sc->in_ids, .target = sc->tgt_ids, .psi = slm_psi(&sc->lm)};
-	llr_err err = {0};
-	if (llr_net_score(sc->lm.net, &bt, sc->lp, sc->opt.check_norm ? &norm : NULL, &err) != LLR_OK)
-		cli_die_err(&err);
+	if (sc->ng.m) {
+		ngram_batch(sc, B, &norm);
+	} else {
+		fill_ids(sc, B, T);
+		llr_batch bt = {.B = B, .T = (int)T, .input = sc->in_ids, .target = sc->tgt_ids, .psi = slm_psi(&sc->lm)};
+		llr_err err = {0};
+		if (llr_net_score(sc->lm.net, &bt, sc->lp, sc->opt.check_norm ? &norm : NULL, &err) != LLR_OK)
+			cli_die_err(&err);
+	}
 	if (sc->opt.check_norm)
 		check_norm(sc, norm);
 	for (int b = 0; b < B; b++)
@@ -401,6 +419,7 @@ static void scorer_free(scorer *sc)
 	free(sc->oov_at);
 	llr_buf_free(&sc->outb);
 	slm_free(&sc->lm);
+	sngram_free(&sc->ng);
 }
 
 int main(int argc, char **argv)
@@ -409,13 +428,14 @@ int main(int argc, char **argv)
 	scorer sc = {0};
 	parse_args(&sc, argc, argv);
 
-	slm_load(&sc.lm, sc.opt.model);
+	if (!sngram_open(&sc.ng, sc.opt.model))
+		slm_load(&sc.lm, sc.opt.model);
 	llr_blas_set_threads(sc.opt.threads);
 	/* With --threads N > 1 and --batch > 1 a batch is split into up to N
 	 * groups of lines, scored at the same time with single-threaded
 	 * BLAS: on the small per-step products of scoring, OpenBLAS's own
 	 * threads gain little and spin. */
-	if (sc.opt.batch > 1 && llr_blas_threads() > 1) {
+	if (!sc.ng.m && sc.opt.batch > 1 && llr_blas_threads() > 1) {
 		llr_err err = {0};
 		if (llr_net_set_score_threads(sc.lm.net, MIN(llr_blas_threads(), sc.opt.batch), &err) < 0)
 			cli_die_err(&err);

@@ -26,6 +26,8 @@ static const char usage[] =
 	"             [--threads n] [--log file] [--progress n] [--resume model]\n"
 	"             [--init uniform|torch]\n"
 	"             [stream]\n"
+	"       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
+	"             [--memory SIZE] [file ...]\n"
 	"       train --version\n";
 
 /* ------------------------------------------------------------- options */
@@ -34,6 +36,7 @@ enum {
 	O_OUTPUT = 256, O_LAYERS, O_HIDDEN, O_EMBED, O_DROPOUT, O_BATCH, O_MAXLEN,
 	O_OPTIM, O_LR, O_CLIP, O_MINIMPR, O_VALID, O_PATIENCE, O_EPOCHS,
 	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME, O_MAXTOKENS, O_INIT,
+	O_NGRAM, O_PRUNE, O_FALLBACK, O_MEMORY,
 };
 
 static double parse_duration(const char *s)
@@ -81,6 +84,10 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		{"progress", required_argument, NULL, O_PROGRESS},
 		{"resume", required_argument, NULL, O_RESUME},
 		{"init", required_argument, NULL, O_INIT},
+		{"ngram", required_argument, NULL, O_NGRAM},
+		{"prune", required_argument, NULL, O_PRUNE},
+		{"discount-fallback", no_argument, NULL, O_FALLBACK},
+		{"memory", required_argument, NULL, O_MEMORY},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -135,6 +142,10 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		case O_LOG: o->log = optarg; break;
 		case O_PROGRESS: o->progress = (int)cli_parse_int(usage, "--progress", optarg, 0, INT32_MAX); break;
 		case O_RESUME: o->resume = optarg; break;
+		case O_NGRAM: o->ngram = (int)cli_parse_int(usage, "--ngram", optarg, 1, LLR_NGRAM_MAX_ORDER); break;
+		case O_PRUNE: o->prune = optarg; break;
+		case O_FALLBACK: o->discount_fallback = 1; break;
+		case O_MEMORY: o->memory = optarg; break;
 		case O_INIT:
 			if (!strcmp(optarg, "uniform"))
 				o->init = LLR_INIT_UNIFORM;
@@ -146,6 +157,14 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 			break;
 		}
 	}
+	if (o->ngram) {
+		o->family = TRAIN_NGRAM;
+		o->inputs = argv + optind;
+		o->ninputs = argc - optind;
+		return;
+	}
+	if (o->prune || o->memory || o->discount_fallback)
+		cli_usage_error(usage, "--prune, --memory and --discount-fallback need --ngram");
 	if (argc - optind > 1)
 		cli_usage_error(usage, "at most one stream operand");
 	if (optind < argc)
@@ -1125,6 +1144,8 @@ int main(int argc, char **argv)
 	 * each family reads its own input, builds or resumes its model,
 	 * trains and saves it.  New families add a case here (train.h). */
 	switch (o.family) {
+	case TRAIN_NGRAM:
+		return train_ngram(&o);
 	case TRAIN_LM:
 	default:
 		return train_lm(&o);

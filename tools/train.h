@@ -17,6 +17,7 @@
 /* The model families train knows. */
 enum {
 	TRAIN_LM, /* LSTM language model over a featurize stream, softmax or log-linear output (train.c) */
+	TRAIN_NGRAM, /* backoff n-gram model, modified Kneser-Ney, from token files (train_ngram.c) */
 };
 
 typedef struct train_opts {
@@ -44,9 +45,17 @@ typedef struct train_opts {
 	int set_output, set_layers, set_hidden, set_embed, set_dropout, set_batch;
 	int set_max_len, set_optim, set_lr, set_clip, set_min_impr, set_seed;
 	int set_patience, set_epochs;
+	/* TRAIN_NGRAM: the order, option values as given (checked by
+	 * train_ngram), the token files */
+	int ngram;
+	const char *prune, *memory;
+	int discount_fallback;
+	char **inputs;
+	int ninputs;
 } train_opts;
 
 /* Each family's entry point trains from the parsed options and returns
  * main's exit status (errors exit through cli_die). */
+int train_ngram(const train_opts *o);
 
 #endif

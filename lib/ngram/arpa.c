@@ -10,8 +10,8 @@
  * The reader builds the trie of trie.c level by level: the n-grams of a
  * section are sorted by (prefix entry, word) once the section is read, so
  * the file may list them in any order, but every prefix must be listed
- * in the section before.  The writer walks the trie; its numbers are the
- * shortest decimal that reads back as the same float.  gzip output goes
+ * in the section before.  The writer walks the trie; its numbers have 8
+ * significant digits, 9 when 8 do not read back as the same float.  gzip output goes
  * through libarchive's raw writer.  Not here: estimation, queries.
  */
 #include <archive.h>
@@ -339,11 +339,16 @@ static int aw_open(awriter *w, const char *path, llr_err *err)
 		w->fp = stdout;
 		return LLR_OK;
 	}
-	size_t n = strlen(path) + 16;
+	size_t n = strlen(path) + 48;
 	if (!(w->tmp = llr_malloc(n)))
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	snprintf(w->tmp, n, "%s.tmpXXXXXX", path);
-	if ((w->fd = mkstemp(w->tmp)) < 0) {
+	for (unsigned i = 0; i < 1000 && w->fd < 0; i++) {
+		snprintf(w->tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), i);
+		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (w->fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (w->fd < 0) {
 		int e = errno;
 		free(w->tmp);
 		w->tmp = NULL;
@@ -410,11 +415,13 @@ static int aw_close(awriter *w, const char *path, int ok, llr_err *err)
 	return rc;
 }
 
-/* Shortest %g that reads back as x. */
+/* x as %.8g, or %.9g when that does not read back as x. */
 static int put_float(llr_buf *b, float x)
 {
 	char s[32];
-	for (int p = 6; p <= 9; p++) {
+	if (x == 0 || x == -99)
+		return llr_buf_append(b, x == 0 ? "0" : "-99", x == 0 ? 1 : 3);
+	for (int p = 8; p <= 9; p++) {
 		snprintf(s, sizeof s, "%.*g", p, (double)x);
 		if (strtof(s, NULL) == x)
 			break;

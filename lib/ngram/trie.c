@@ -310,18 +310,25 @@ static int load_binary(const char *path, llr_ngram **out, llr_err *err)
 	return LLR_OK;
 }
 
-/* 1 for a tensor archive (its first member is `meta`), 0 otherwise. */
-static int is_archive(const char *path, llr_err *err)
+/* What path holds, from its first 64 KiB: 1 a tensor archive (its first
+ * member is `meta`), 2 ARPA text (a line \data\), 0 something else. */
+static int sniff_kind(const char *path, llr_err *err)
 {
 	llr_input *in = llr_input_open(path, err);
 	if (!in)
 		return llr_err_code(err, LLR_EIO);
-	char buf[8];
+	enum { HEAD = 65536 };
+	char *buf = llr_malloc(HEAD + 1);
+	if (!buf) {
+		llr_input_close(in);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
 	size_t got = 0;
-	while (got < sizeof buf) {
-		ssize_t k = llr_input_read(in, buf + got, sizeof buf - got, err);
+	while (got < HEAD) {
+		ssize_t k = llr_input_read(in, buf + got, HEAD - got, err);
 		if (k < 0) {
 			llr_input_close(in);
+			free(buf);
 			return (int)k;
 		}
 		if (k == 0)
@@ -329,23 +336,31 @@ static int is_archive(const char *path, llr_err *err)
 		got += (size_t)k;
 	}
 	llr_input_close(in);
-	return got >= 5 && !memcmp(buf, "meta", 5);
+	buf[got] = 0;
+	int kind = 0;
+	if (got >= 5 && !memcmp(buf, "meta", 5))
+		kind = 1;
+	for (size_t i = 0; i + 6 <= got && !kind; i++)
+		if ((i == 0 || buf[i - 1] == '\n') && !memcmp(buf + i, "\\data\\", 6))
+			kind = 2;
+	free(buf);
+	return kind;
 }
 
 int llr_ngram_load(const char *path, llr_ngram **out, llr_err *err)
 {
 	*out = NULL;
-	int a = is_archive(path, err);
+	int a = sniff_kind(path, err);
 	if (a < 0)
 		return a;
-	return a ? load_binary(path, out, err) : llr_ngram_read_arpa(path, out, err);
+	return a == 1 ? load_binary(path, out, err) : llr_ngram_read_arpa(path, out, err);
 }
 
 int llr_ngram_sniff(const char *path, llr_err *err)
 {
-	int a = is_archive(path, err);
-	if (a <= 0)
-		return a < 0 ? a : 1;
+	int a = sniff_kind(path, err);
+	if (a != 1)
+		return a < 0 ? a : a == 2;
 	llr_err e = {0};
 	llr_tensor_reader *r = llr_tr_open(path, NULL, &e);
 	if (!r)
