@@ -29,6 +29,14 @@ PKGS += hunspell
 override CPPFLAGS += -DLLR_HAVE_HUNSPELL=1
 endif
 
+# MPI for train --distributed: on when Open MPI's ompi-c is found.  Only
+# train links it (tools/train_dist.c); without it --distributed says so.
+MPI ?= $(shell $(PKG_CONFIG) --exists ompi-c 2>/dev/null && echo 1)
+ifeq ($(MPI),1)
+build/tools/train_dist.o: override CPPFLAGS += -DLLR_HAVE_MPI=1 $(shell $(PKG_CONFIG) --cflags ompi-c)
+bin/train: override LDLIBS += $(shell $(PKG_CONFIG) --libs ompi-c)
+endif
+
 DEPS_OK := $(shell $(PKG_CONFIG) --exists $(PKGS) 2>/dev/null && echo 1)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)

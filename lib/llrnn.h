@@ -462,6 +462,11 @@ int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err);
  * checked against them (messages name the member).  *out: caller frees
  * with llr_lexicon_free; out->meta is a copy of the reader's meta. */
 int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err);
+/* LLR_OK when x is y: the same vocabulary, features, phi, psi, background
+ * and </s>, <unk> ids (the extractors and meta are not compared);
+ * otherwise LLR_EFORMAT with the first difference, naming y and x as
+ * yname and xname ("vocabularies differ (12 in yname, 13 in xname)"). */
+int llr_lexicon_same(const llr_lexicon *y, const llr_lexicon *x, const char *yname, const char *xname, llr_err *err);
 
 /* ------------------------------------------------- lexicon: unseen words */
 

@@ -260,7 +260,6 @@ PY
 	run_err 2 '-o model is required' train "$FZ"
 	run_err 2 'unknown optimiser' train --optim lbfgs -o m.bin "$FZ"
 	run_err 2 'neither loglinear nor softmax' train --output dense -o m.bin "$FZ"
-	run_err 2 'at most one stream' train -o m.bin "$FZ" "$FZ"
 	run_err 2 '--lr' train --lr 0 -o m.bin "$FZ"
 	run_err 2 '--hidden' train --hidden x -o m.bin "$FZ"
 	run_err 2 '--max-time' train --max-time 5x -o m.bin "$FZ"

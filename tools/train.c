@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "train.h"
+#include "train_dist.h"
 
 static const char usage[] =
 	"usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
@@ -24,8 +25,8 @@ static const char usage[] =
 	"             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
 	"             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
 	"             [--threads n] [--log file] [--progress n] [--resume model]\n"
-	"             [--init uniform|torch]\n"
-	"             [stream]\n"
+	"             [--init uniform|torch] [--distributed]\n"
+	"             [stream ...]\n"
 	"       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
 	"             [--memory SIZE] [file ...]\n"
 	"       train --version\n";
@@ -36,7 +37,7 @@ enum {
 	O_OUTPUT = 256, O_LAYERS, O_HIDDEN, O_EMBED, O_DROPOUT, O_BATCH, O_MAXLEN,
 	O_OPTIM, O_LR, O_CLIP, O_MINIMPR, O_VALID, O_PATIENCE, O_EPOCHS,
 	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME, O_MAXTOKENS, O_INIT,
-	O_NGRAM, O_PRUNE, O_FALLBACK, O_MEMORY,
+	O_NGRAM, O_PRUNE, O_FALLBACK, O_MEMORY, O_DISTRIBUTED,
 };
 
 static double parse_duration(const char *s)
@@ -80,6 +81,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		{"max-time", required_argument, NULL, O_MAXTIME},
 		{"max-tokens", required_argument, NULL, O_MAXTOKENS},
 		{"threads", required_argument, NULL, O_THREADS},
+		{"distributed", no_argument, NULL, O_DISTRIBUTED},
 		{"log", required_argument, NULL, O_LOG},
 		{"progress", required_argument, NULL, O_PROGRESS},
 		{"resume", required_argument, NULL, O_RESUME},
@@ -139,6 +141,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		case O_MAXTIME: o->max_time = parse_duration(optarg); break;
 		case O_MAXTOKENS: o->max_tokens = cli_parse_int(usage, "--max-tokens", optarg, 1, INT64_MAX); break;
 		case O_THREADS: o->threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024); break;
+		case O_DISTRIBUTED: o->distributed = 1; break;
 		case O_LOG: o->log = optarg; break;
 		case O_PROGRESS: o->progress = (int)cli_parse_int(usage, "--progress", optarg, 0, INT32_MAX); break;
 		case O_RESUME: o->resume = optarg; break;
@@ -165,10 +168,13 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	}
 	if (o->prune || o->memory || o->discount_fallback)
 		cli_usage_error(usage, "--prune, --memory and --discount-fallback need --ngram");
-	if (argc - optind > 1)
-		cli_usage_error(usage, "at most one stream operand");
 	if (optind < argc)
-		o->stream = argv[optind];
+		o->stream = argv[optind++];
+	o->more = argv + optind;
+	o->nmore = argc - optind;
+	for (int i = 0; i < o->nmore; i++)
+		if (!strcmp(o->more[i], "-"))
+			cli_usage_error(usage, "'-' (stdin) can only be the first stream");
 	if (o->stream && !strcmp(o->stream, "-"))
 		o->stream = NULL;
 	if (!o->out)
@@ -184,12 +190,14 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 /* A piece of a sentence: predicts seq[start .. start+len) of the sentence
  * whose ids (words then </s>) begin at ids[sent]. */
 typedef struct piece {
-	int64_t sent;  /* offset of the sentence in ids */
+	int64_t sent;  /* offset of the sentence in ids; -1: another rank's (--distributed) */
 	int32_t start; /* first predicted position */
 	int32_t len;   /* predicted tokens, <= max_len */
 } piece;
 
 typedef struct corpus {
+	int64_t read;  /* sentences read, empty ones too (their index: --distributed) */
+	int64_t held;  /* sentences with a word whose ids this rank keeps */
 	int32_t *ids;
 	size_t n, cap;
 	piece *pieces;
@@ -239,14 +247,19 @@ static void add_sentence(corpus *c, int64_t off, int32_t len, int max_len)
 		push_piece(c, off, s, MIN(max_len, len - s));
 }
 
-/* The ids/ chunks of the stream: every sentence ends with eos_id. */
-static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len, corpus *c)
+/* The ids/ chunks of the stream: every sentence ends with eos_id.  Under
+ * --distributed the ids of the sentences another rank holds are not kept:
+ * their pieces are indexed (sent -1) so every rank batches alike. */
+static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len,
+		     const train_dist *dist, corpus *c)
 {
 	llr_err e = {0};
 	const char *mn;
 	int rc;
 	int32_t V = (int32_t)llr_strmap_size(x->vocab);
-	int64_t sent = 0; /* start of the current sentence */
+	int64_t index = c->read;     /* of the current sentence in the streams */
+	int64_t len = 0;             /* its ids read so far */
+	int64_t sent = (int64_t)c->n; /* where it starts in c->ids */
 	int nchunks = 0;
 	while ((rc = llr_tr_next(r, &mn, &e)) > 0) {
 		if (strncmp(mn, "ids/", 4))
@@ -257,19 +270,28 @@ static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *
 			cli_die_err(&e);
 		size_t k = llr_tensor_numel(t);
 		const int32_t *d = t->data;
-		size_t base = c->n;
-		push_ids(c, d, k);
+		size_t seg = 0; /* the current sentence's first id in this chunk */
 		for (size_t i = 0; i < k; i++) {
 			if (d[i] < 0 || d[i] >= V)
 				cli_die("%s: %s: id %d out of range [0, %d)", name, mn, (int)d[i], (int)V);
-			if (d[i] == x->eos_id) {
-				int64_t end = (int64_t)(base + i) + 1;
-				if (end - sent > INT32_MAX)
-					cli_die("%s: a sentence of more than %d tokens", name, INT32_MAX);
-				add_sentence(c, sent, (int32_t)(end - sent), max_len);
-				sent = end;
-			}
+			if (d[i] != x->eos_id)
+				continue;
+			int own = dist_owns(dist, index);
+			if (own)
+				push_ids(c, d + seg, i + 1 - seg);
+			len += (int64_t)(i + 1 - seg);
+			if (len > INT32_MAX)
+				cli_die("%s: a sentence of more than %d tokens", name, INT32_MAX);
+			add_sentence(c, own ? sent : -1, (int32_t)len, max_len);
+			c->held += own && len > 1;
+			sent = (int64_t)c->n;
+			len = 0;
+			index++;
+			seg = i + 1;
 		}
+		if (dist_owns(dist, index))
+			push_ids(c, d + seg, k - seg);
+		len += (int64_t)(k - seg);
 		llr_tensor_free(t);
 		nchunks++;
 	}
@@ -277,8 +299,9 @@ static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *
 		cli_die_err(&e);
 	if (!nchunks)
 		cli_die("%s: no ids/ members: empty corpus", name);
-	if ((size_t)sent != c->n)
+	if (len)
 		cli_die("%s: the last sentence has no </s> (truncated stream?)", name);
+	c->read = index;
 	if (!c->sentences)
 		cli_die("%s: empty corpus: no sentence with a word", name);
 }
@@ -532,6 +555,9 @@ static void catch_signals(void)
 
 typedef struct trainer {
 	train_opts *o;
+	train_dist *dist;       /* the ranks of --distributed (one otherwise) */
+	const piece **mine;     /* a batch's pieces this rank trains on */
+	int sig;                /* a signal caught by any rank, 0 none */
 	llr_model *model;
 	llr_train_state *ts;
 	size_t n;          /* parameters */
@@ -578,12 +604,14 @@ static void set_summary(trainer *T)
 static void save(trainer *T)
 {
 	llr_err e = {0};
+	T->wrote = 1;
+	if (T->dist->rank != 0)
+		return; /* rank 0 writes the files */
 	set_summary(T);
 	T->ts->best = T->bestbuf && !T->best_current ? T->bestbuf : NULL;
 	if (llr_model_save(T->o->out, T->model, T->ts, &e) < 0)
 		cli_die_err(&e);
 	T->ts->best = NULL;
-	T->wrote = 1;
 }
 
 static void progress_clear(trainer *T)
@@ -613,13 +641,15 @@ static void diverged(trainer *T, const char *what)
 
 static void interrupted(trainer *T)
 {
-	int sig = (int)got_signal;
+	int sig = T->sig;
 	progress_clear(T);
 	T->stop = "interrupted";
 	save(T);
-	cli_warn("%s: epoch %lld batch %lld: saved %s; continue with --resume %s",
+	if (T->dist->rank == 0)
+		cli_warn("%s: epoch %lld batch %lld: saved %s; continue with --resume %s",
 		 sig == SIGINT ? "interrupted" : "terminated", (long long)T->ts->epoch + 1, (long long)T->ts->batch,
 		 T->o->out, T->o->out);
+	dist_finish(T->dist);
 	exit(128 + sig);
 }
 
@@ -662,6 +692,20 @@ static void end_epoch_valid(trainer *T, double v, llr_net *net)
 		ts->last_valid = v;
 }
 
+/* The validation loss, computed by rank 0 and known to every rank; NaN
+ * when it is not finite (the model diverged). */
+static double validate(trainer *T, const corpus *vc)
+{
+	double v = NAN;
+	if (T->dist->rank == 0) {
+		int div = 0;
+		v = evaluate(T->model->net, vc, &T->vord, &T->bb, T->o->batch, &div);
+		if (div)
+			v = NAN;
+	}
+	return dist_bcast_double(T->dist, v);
+}
+
 /* Before the first step of a fresh run with --valid: the untrained
  * model's validation loss is epoch 0 of the log and the first best. */
 static void initial_valid(trainer *T, const corpus *vc)
@@ -670,9 +714,8 @@ static void initial_valid(trainer *T, const corpus *vc)
 	llr_net *net = T->model->net;
 	if (!vc || ts->epoch != 0 || ts->batch != 0 || isfinite(ts->best_valid))
 		return;
-	int div = 0;
-	double v = evaluate(net, vc, &T->vord, &T->bb, T->o->batch, &div);
-	if (div)
+	double v = validate(T, vc);
+	if (!isfinite(v))
 		cli_die("the initial model gives a non-finite validation loss");
 	ts->best_valid = v;
 	ts->best_epoch = 0;
@@ -684,9 +727,16 @@ static void initial_valid(trainer *T, const corpus *vc)
 	log_row(T, NAN, v);
 }
 
-/* One optimiser step on a batch: gradients averaged over its tokens,
- * clipped, applied. */
-static void train_step(trainer *T, const llr_batch *bt)
+/* Has --max-time passed, by this rank's clock? */
+static int time_up(const trainer *T)
+{
+	return T->o->max_time > 0 && cli_now() - T->t0 >= T->o->max_time;
+}
+
+/* One optimiser step on a batch (NULL: this rank holds none of its
+ * pieces): gradients summed over the ranks, averaged over the batch's
+ * tokens, clipped, applied.  Returns 1 when --max-time has passed. */
+static int train_step(trainer *T, const llr_batch *bt)
 {
 	llr_train_state *ts = T->ts;
 	llr_net *net = T->model->net;
@@ -695,15 +745,20 @@ static void train_step(trainer *T, const llr_batch *bt)
 	float *w = llr_net_params(net, NULL);
 	float *g = llr_net_grads(net, NULL);
 	memset(g, 0, n * sizeof(float));
-	double nll = 0;
-	int64_t ntok = 0;
-	int rc = llr_net_train_step(net, bt, T->o->dropout > 0 ? &ts->rng : NULL, &nll, &ntok, &e);
-	if (rc == LLR_ENAN || (rc >= 0 && !isfinite(nll)))
-		diverged(T, "the loss is not finite");
-	if (rc < 0)
+	dist_step s = {0};
+	int rc = bt ? llr_net_train_step(net, bt, T->o->dropout > 0 ? &ts->rng : NULL, &s.nll, &s.ntok, &e) : 0;
+	if (rc < 0 && rc != LLR_ENAN)
 		cli_die_err(&e);
-	if (ntok > 0) {
-		float scale = (float)(1.0 / (double)ntok);
+	if (rc == LLR_ENAN)
+		s.nll = NAN;
+	s.signal = (int)got_signal;
+	s.time_up = time_up(T);
+	dist_reduce_step(T->dist, g, n, &s);
+	T->sig = s.signal;
+	if (!isfinite(s.nll))
+		diverged(T, "the loss is not finite");
+	if (s.ntok > 0) {
+		float scale = (float)(1.0 / (double)s.ntok);
 		for (size_t i = 0; i < n; i++)
 			g[i] *= scale;
 	}
@@ -713,9 +768,10 @@ static void train_step(trainer *T, const llr_batch *bt)
 	llr_optim_step(ts->optim, w, g);
 	T->best_current = 0;
 	ts->step++;
-	ts->epoch_nll += nll;
-	ts->epoch_tok += ntok;
-	T->run_tok += ntok;
+	ts->epoch_nll += s.nll;
+	ts->epoch_tok += s.ntok;
+	T->run_tok += s.ntok;
+	return s.time_up;
 }
 
 /* The progress line after batch k: on a terminal, rewritten at most every
@@ -750,16 +806,25 @@ static int run_batches(trainer *T, const corpus *tc)
 	llr_train_state *ts = T->ts;
 	for (size_t k = T->ep_k0; k < T->ord.nbatches; k++) {
 		double t0 = cli_now();
+		const piece *const *p = T->ord.p + T->ord.first[k];
 		int nb = (int)(T->ord.first[k + 1] - T->ord.first[k]);
-		llr_batch bt = make_batch(&T->bb, tc, T->ord.p + T->ord.first[k], nb);
-		train_step(T, &bt);
+		if (T->dist->on) { /* this rank's share of the batch */
+			int m = 0;
+			for (int i = 0; i < nb; i++)
+				if (p[i]->sent >= 0)
+					T->mine[m++] = p[i];
+			p = T->mine;
+			nb = m;
+		}
+		llr_batch bt = nb ? make_batch(&T->bb, tc, p, nb) : (llr_batch){0};
+		int late = train_step(T, nb ? &bt : NULL);
 		ts->batch = (int64_t)k + 1;
 		double now = cli_now();
 		T->run_sec += now - t0;
 		progress_line(T, k, now);
-		if (got_signal)
+		if (T->sig)
 			interrupted(T);
-		if (o->max_time > 0 && now - T->t0 >= o->max_time)
+		if (late)
 			return 1;
 		if (o->max_tokens > 0 && T->run_tok >= o->max_tokens)
 			return 2;
@@ -781,7 +846,7 @@ static const char *stop_reason(const trainer *T, const corpus *vc, int limits)
 		return "patience";
 	if (ts->converged)
 		return "converged";
-	if (limits && o->max_time > 0 && cli_now() - T->t0 >= o->max_time)
+	if (limits && o->max_time > 0 && dist_any(T->dist, time_up(T)))
 		return "max-time";
 	if (limits && o->max_tokens > 0 && T->run_tok >= o->max_tokens)
 		return "max-tokens";
@@ -808,9 +873,8 @@ static void end_epoch(trainer *T, const corpus *vc, const llr_rng *r)
 	double v = NAN;
 	double lr_used = ts->lr;
 	if (vc) {
-		int div = 0;
-		v = evaluate(T->model->net, vc, &T->vord, &T->bb, o->batch, &div);
-		if (div)
+		v = validate(T, vc);
+		if (!isfinite(v))
 			diverged(T, "the validation loss is not finite");
 		end_epoch_valid(T, v, T->model->net);
 	} else {
@@ -861,7 +925,8 @@ static void train(trainer *T, const corpus *tc, const corpus *vc)
 			break;
 		}
 		end_epoch(T, vc, &r);
-		if (got_signal)
+		T->sig = dist_any(T->dist, (int)got_signal);
+		if (T->sig)
 			interrupted(T);
 		if (T->stop)
 			break;
@@ -962,21 +1027,42 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 	*tsp = ts;
 }
 
-/* The training stream: its lexicon (returned) and its sentences. */
-static llr_lexicon *read_stream(const train_opts *o, const char *sname, corpus *tc)
+/* Open a stream and read its lexicon. */
+static llr_tensor_reader *open_stream(const char *path, const char *name, llr_lexicon **lex)
 {
 	llr_err e = {0};
-	llr_tensor_reader *r = llr_tr_open(o->stream, "features", &e);
+	llr_tensor_reader *r = llr_tr_open(path, "features", &e);
 	if (!r)
 		cli_die_err(&e);
-	llr_lexicon *lex = NULL;
-	if (llr_lexicon_read(r, &lex, &e) < 0) {
-		if (strncmp(e.msg, sname, strlen(sname)))
-			llr_err_prefix(&e, "%s", sname);
+	if (llr_lexicon_read(r, lex, &e) < 0) {
+		if (strncmp(e.msg, name, strlen(name)))
+			llr_err_prefix(&e, "%s", name);
 		cli_die_err(&e);
 	}
-	read_ids(r, sname, lex, o->max_len, tc);
+	return r;
+}
+
+/* The training streams: the first one's lexicon (returned), and the
+ * sentences of them all, read as one corpus.  Every further stream must
+ * have that lexicon (shards featurized with one --vocab and options). */
+static llr_lexicon *read_stream(const train_opts *o, const char *sname, const train_dist *dist, corpus *tc)
+{
+	llr_err e = {0};
+	llr_lexicon *lex = NULL;
+	llr_tensor_reader *r = open_stream(o->stream, sname, &lex);
+	read_ids(r, sname, lex, o->max_len, dist, tc);
 	llr_tr_close(r);
+	for (int i = 0; i < o->nmore; i++) {
+		const char *name = o->more[i];
+		llr_lexicon *x = NULL;
+		r = open_stream(name, name, &x);
+		if (llr_lexicon_same(lex, x, sname, name, &e) < 0)
+			cli_die("%s: not a shard of %s's corpus: %s (featurize every shard with the same --vocab and options)",
+				name, sname, e.msg);
+		llr_lexicon_free(x);
+		read_ids(r, name, lex, o->max_len, dist, tc);
+		llr_tr_close(r);
+	}
 	return lex;
 }
 
@@ -1035,9 +1121,13 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_t
 
 /* The trainer of a loaded or new model: the best weights so far (with
  * --valid), the --log file. */
-static void trainer_init(trainer *T, train_opts *o, llr_model *model, llr_train_state *ts, const corpus *tc, const corpus *vc)
+static void trainer_init(trainer *T, train_opts *o, train_dist *dist, llr_model *model, llr_train_state *ts,
+			 const corpus *tc, const corpus *vc)
 {
-	*T = (trainer){.o = o, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN, .train_tokens = tc->tokens};
+	*T = (trainer){.o = o, .dist = dist, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN,
+		       .train_tokens = tc->tokens};
+	if (dist->on)
+		T->mine = emalloc((size_t)o->batch * sizeof *T->mine);
 	float *w = llr_net_params(model->net, &T->n);
 	if (vc->sentences) {
 		T->bestbuf = emalloc(T->n * sizeof(float));
@@ -1055,7 +1145,7 @@ static void trainer_init(trainer *T, train_opts *o, llr_model *model, llr_train_
 		T->saved_epoch = (int)ts->epoch;
 	T->tty = isatty(2);
 	T->t0 = cli_now();
-	if (o->log) {
+	if (o->log && dist->rank == 0) {
 		int append = o->resume && access(o->log, F_OK) == 0;
 		T->log = fopen(o->log, append ? "a" : "w");
 		if (!T->log)
@@ -1092,10 +1182,14 @@ static int train_lm(train_opts *o)
 	llr_err e = {0};
 	llr_model *model = NULL;
 	llr_train_state *ts = NULL;
+	train_dist dist;
+	dist_init(&dist, o->distributed);
+	if (dist.rank != 0)
+		o->quiet = 1; /* rank 0 speaks for the job */
 	if (o->resume)
 		resume_load(o, &model, &ts);
 	corpus tc = {0}, vc = {0};
-	llr_lexicon *lex = read_stream(o, sname, &tc);
+	llr_lexicon *lex = read_stream(o, sname, &dist, &tc);
 	if (o->valid)
 		read_valid(o->valid, lex, o->max_len, &vc);
 	if (model) {
@@ -1111,7 +1205,7 @@ static int train_lm(train_opts *o)
 	llr_meta_setf(model->meta, "min_improvement", "%.9g", o->min_impr);
 
 	trainer T;
-	trainer_init(&T, o, model, ts, &tc, &vc);
+	trainer_init(&T, o, &dist, model, ts, &tc, &vc);
 	if (!o->quiet) {
 		char at[64] = "";
 		if (o->resume)
@@ -1119,18 +1213,23 @@ static int train_lm(train_opts *o)
 		cli_warn("%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, (long long)tc.sentences,
 			 (long long)tc.tokens, llr_strmap_size(model->lex->vocab), o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear",
 			 T.n, at);
+		if (dist.on)
+			cli_warn("distributed: %d ranks (rank 0 holds %lld of the %lld sentences), %zu bytes summed across them per step",
+				 dist.size, (long long)tc.held, (long long)tc.sentences, dist_step_bytes(T.n));
 	}
 	train(&T, &tc, vc.sentences ? &vc : NULL);
 	if (!T.wrote)
 		save(&T); /* --epochs 0, or a resumed run that had already ended */
 	finish(&T, vc.sentences > 0);
 	free(T.bestbuf);
+	free(T.mine);
 	free(tc.ids);
 	free(tc.pieces);
 	free(vc.ids);
 	free(vc.pieces);
 	llr_train_state_free(ts);
 	llr_model_free(model);
+	dist_finish(&dist);
 	return 0;
 }
 
@@ -1143,6 +1242,8 @@ int main(int argc, char **argv)
 	/* The family dispatch: parse_opts chose the family from the options;
 	 * each family reads its own input, builds or resumes its model,
 	 * trains and saves it.  New families add a case here (train.h). */
+	if (o.distributed && o.family != TRAIN_LM)
+		cli_usage_error(usage, "--distributed: only the language model on a featurize stream trains distributed");
 	switch (o.family) {
 	case TRAIN_NGRAM:
 		return train_ngram(&o);

@@ -23,6 +23,8 @@ enum {
 typedef struct train_opts {
 	int family; /* TRAIN_* */
 	const char *out, *stream, *valid, *log, *resume;
+	char **more; /* further streams, read after stream as one corpus */
+	int nmore;
 	int output; /* 0 = by the stream */
 	int layers, hidden, embed;
 	double dropout;
@@ -39,6 +41,7 @@ typedef struct train_opts {
 	int set_init;
 	uint64_t seed;
 	int threads;
+	int distributed; /* --distributed: one rank of an MPI job (train_dist.h) */
 	int progress;
 	int quiet;
 	/* which were given on the command line (for --resume) */

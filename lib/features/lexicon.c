@@ -413,3 +413,51 @@ int llr_lex_read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64
 {
 	return read_csr(r, name, rows, cols, out, err);
 }
+
+/* ------------------------------------------------------------ comparing */
+
+static int same_strmap(const llr_strmap *a, const llr_strmap *b, const char *what, const char *an, const char *bn, llr_err *err)
+{
+	size_t na = llr_strmap_size(a), nb = llr_strmap_size(b);
+	if (na != nb)
+		return llr_err_set(err, LLR_EFORMAT, "%s differ (%zu in %s, %zu in %s)", what, na, an, nb, bn);
+	for (size_t i = 0; i < na; i++) {
+		size_t la = llr_strmap_len(a, (int32_t)i), lb = llr_strmap_len(b, (int32_t)i);
+		if (la != lb || memcmp(llr_strmap_str(a, (int32_t)i), llr_strmap_str(b, (int32_t)i), la))
+			return llr_err_set(err, LLR_EFORMAT, "%s differ at %zu ('%s' in %s, '%s' in %s)", what, i, llr_strmap_str(a, (int32_t)i), an, llr_strmap_str(b, (int32_t)i), bn);
+	}
+	return LLR_OK;
+}
+
+static int same_csr(const llr_csr *a, const llr_csr *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->rows == b->rows && a->cols == b->cols && a->nnz == b->nnz &&
+	       !memcmp(a->indptr, b->indptr, ((size_t)a->rows + 1) * sizeof(int32_t)) &&
+	       !memcmp(a->indices, b->indices, (size_t)a->nnz * sizeof(int32_t)) &&
+	       !memcmp(a->data, b->data, (size_t)a->nnz * sizeof(float));
+}
+
+int llr_lexicon_same(const llr_lexicon *y, const llr_lexicon *x, const char *yname, const char *xname, llr_err *err)
+{
+	int rc;
+	if ((rc = same_strmap(y->vocab, x->vocab, "vocabularies", yname, xname, err)) < 0)
+		return rc;
+	if ((rc = same_strmap(y->features, x->features, "output features", yname, xname, err)) < 0)
+		return rc;
+	if (!y->features_in != !x->features_in)
+		return llr_err_set(err, LLR_EFORMAT, "input features differ (psi %s in %s, %s in %s)", y->features_in ? "own" : "same", yname, x->features_in ? "own" : "same", xname);
+	if (y->features_in && (rc = same_strmap(y->features_in, x->features_in, "input features", yname, xname, err)) < 0)
+		return rc;
+	if (!same_csr(y->phi, x->phi))
+		return llr_err_set(err, LLR_EFORMAT, "phi differs");
+	if (!same_csr(y->psi, x->psi))
+		return llr_err_set(err, LLR_EFORMAT, "psi differs");
+	size_t V = llr_strmap_size(x->vocab);
+	if (memcmp(y->logb, x->logb, V * sizeof(float)))
+		return llr_err_set(err, LLR_EFORMAT, "background differs");
+	if (y->eos_id != x->eos_id || y->unk_id != x->unk_id)
+		return llr_err_set(err, LLR_EFORMAT, "</s> or <unk> ids differ");
+	return LLR_OK;
+}

@@ -249,51 +249,9 @@ llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
 
 /* ------------------------------------------------------------- fitting */
 
-static int same_strmap(const llr_strmap *a, const llr_strmap *b, const char *what, llr_err *err)
-{
-	size_t na = llr_strmap_size(a), nb = llr_strmap_size(b);
-	if (na != nb)
-		return llr_err_set(err, LLR_EFORMAT, "%s differ (%zu in the model, %zu here)", what, na, nb);
-	for (size_t i = 0; i < na; i++) {
-		size_t la = llr_strmap_len(a, (int32_t)i), lb = llr_strmap_len(b, (int32_t)i);
-		if (la != lb || memcmp(llr_strmap_str(a, (int32_t)i), llr_strmap_str(b, (int32_t)i), la))
-			return llr_err_set(err, LLR_EFORMAT, "%s differ at %zu ('%s' in the model, '%s' here)", what, i, llr_strmap_str(a, (int32_t)i), llr_strmap_str(b, (int32_t)i));
-	}
-	return LLR_OK;
-}
-
-static int same_csr(const llr_csr *a, const llr_csr *b)
-{
-	if (!a || !b)
-		return a == b;
-	return a->rows == b->rows && a->cols == b->cols && a->nnz == b->nnz &&
-	       !memcmp(a->indptr, b->indptr, ((size_t)a->rows + 1) * sizeof(int32_t)) &&
-	       !memcmp(a->indices, b->indices, (size_t)a->nnz * sizeof(int32_t)) &&
-	       !memcmp(a->data, b->data, (size_t)a->nnz * sizeof(float));
-}
-
 int llr_model_fits(const llr_model *m, const llr_lexicon *x, llr_err *err)
 {
-	const llr_lexicon *y = m->lex;
-	int rc;
-	if ((rc = same_strmap(y->vocab, x->vocab, "vocabularies", err)) < 0)
-		return rc;
-	if ((rc = same_strmap(y->features, x->features, "output features", err)) < 0)
-		return rc;
-	if (!y->features_in != !x->features_in)
-		return llr_err_set(err, LLR_EFORMAT, "input features differ (psi %s in the model, %s here)", y->features_in ? "own" : "same", x->features_in ? "own" : "same");
-	if (y->features_in && (rc = same_strmap(y->features_in, x->features_in, "input features", err)) < 0)
-		return rc;
-	if (!same_csr(y->phi, x->phi))
-		return llr_err_set(err, LLR_EFORMAT, "phi differs");
-	if (!same_csr(y->psi, x->psi))
-		return llr_err_set(err, LLR_EFORMAT, "psi differs");
-	size_t V = llr_strmap_size(x->vocab);
-	if (memcmp(y->logb, x->logb, V * sizeof(float)))
-		return llr_err_set(err, LLR_EFORMAT, "background differs");
-	if (y->eos_id != x->eos_id || y->unk_id != x->unk_id)
-		return llr_err_set(err, LLR_EFORMAT, "</s> or <unk> ids differ");
-	return LLR_OK;
+	return llr_lexicon_same(m->lex, x, "the model", "here", err);
 }
 
 /* -------------------------------------------------------------- saving */

@@ -1,0 +1,177 @@
+#!/usr/bin/env bats
+# 45-distributed.bats - train(1) --distributed under mpirun (Open MPI, two
+# ranks on this machine) and several streams read as one corpus: the
+# distributed loss curve is the single process's, seeded runs repeat,
+# rank 0 alone writes, --resume continues, a failing rank ends the job,
+# shards of one vocabulary train as the whole, a build without MPI says
+# so; the man page's shard recipe runs.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+TINY="--hidden 16 --embed 16 --layers 1 --threads 1"
+# Open MPI refuses root unless told; CI runs as root.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# two ranks on a machine that may have fewer free cores
+MPIRUN="mpirun --oversubscribe -np 2"
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR"
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 > "$d/train.tok"
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 60 > "$d/valid.tok"
+	featurize --top 50 "$d/train.tok" > "$d/train.fz" 2>/dev/null
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	FZ="$BATS_FILE_TMPDIR/train.fz"
+	VALID="$BATS_FILE_TMPDIR/valid.tok"
+	TRAIN_TOK="$BATS_FILE_TMPDIR/train.tok"
+	RUN="$TINY --batch 8 --epochs 2 -s 7 --valid $VALID"
+}
+
+need_mpi() {
+	command -v mpirun > /dev/null || skip "no mpirun (scripts/install-deps installs openmpi-bin)"
+	pkg-config --exists ompi-c || skip "no Open MPI headers: train was built without MPI"
+}
+
+meta() {
+	tar xOf "$1" meta | sed -n "s/^$2=//p"
+}
+
+# the largest absolute difference between the numbers of two files, read
+# in order (the files must hold the same count of numbers)
+max_diff() {
+	paste <(grep -oE -- '-?[0-9]+\.[0-9]+' "$1") <(grep -oE -- '-?[0-9]+\.[0-9]+' "$2") |
+		awk -F'\t' 'NF != 2 || $2 == "" { bad = 1 } { d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d }
+			END { if (bad || NR == 0) print "mismatch"; else printf "%.6f\n", m }'
+}
+
+@test "train --distributed: two ranks follow one process's loss curve, step by step" {
+	need_mpi
+	train $RUN --progress 1 --log one.tsv -o one.bin "$FZ" 2> one.err
+	$MPIRUN train --distributed $RUN --progress 1 --log two.tsv -o two.bin "$FZ" 2> two.err
+	grep -o 'loss [0-9.]*' one.err > one.loss
+	grep -o 'loss [0-9.]*' two.err > two.loss
+	[ "$(wc -l < one.loss)" -eq 76 ] # 38 steps an epoch, 2 epochs
+	[ "$(wc -l < two.loss)" -eq 76 ] # rank 0 alone prints
+	d=$(max_diff one.loss two.loss)
+	echo "largest step difference: $d"
+	awk -v d="$d" 'BEGIN { exit !(d != "mismatch" && d <= 0.0001) }'
+	# the learning curves (train and valid per epoch) agree within 1e-4
+	cut -f1,2,4,5 one.tsv > one.curve
+	cut -f1,2,4,5 two.tsv > two.curve
+	d=$(max_diff one.curve two.curve)
+	echo "largest curve difference: $d"
+	awk -v d="$d" 'BEGIN { exit !(d != "mismatch" && d <= 0.0001) }'
+	[ "$(meta two.bin steps)" = 76 ]
+	[ "$(meta two.bin epochs_done)" = 2 ]
+	grep -q 'distributed: 2 ranks (rank 0 holds 150 of the 300 sentences)' two.err
+}
+
+@test "train --distributed: a seeded run repeats byte for byte" {
+	need_mpi
+	$MPIRUN train --distributed -q $RUN -o a.bin "$FZ"
+	$MPIRUN train --distributed -q $RUN -o b.bin "$FZ"
+	cmp a.bin b.bin
+}
+
+@test "train --distributed: rank 0 alone writes the model and the log" {
+	need_mpi
+	mkdir out
+	$MPIRUN train --distributed -q $RUN --log out/curve.tsv -o out/m.bin "$FZ"
+	run ls out
+	assert_output $'curve.tsv\nm.bin'
+	[ "$(wc -l < out/curve.tsv)" -eq 4 ] # header, epochs 0, 1, 2: one writer
+}
+
+@test "train --distributed: --resume continues a distributed run as if it never stopped" {
+	need_mpi
+	$MPIRUN train --distributed -q $RUN -o whole.bin "$FZ"
+	$MPIRUN train --distributed -q $TINY --batch 8 --epochs 1 -s 7 --valid "$VALID" -o part.bin "$FZ"
+	[ "$(meta part.bin epochs_done)" = 1 ]
+	$MPIRUN train --distributed -q --resume part.bin --epochs 2 --valid "$VALID" "$FZ"
+	[ "$(meta part.bin epochs_done)" = 2 ]
+	[ "$(meta part.bin steps)" = "$(meta whole.bin steps)" ]
+	[ "$(meta part.bin valid_logppl)" = "$(meta whole.bin valid_logppl)" ]
+}
+
+@test "train --distributed: a single process started without mpirun is one rank" {
+	need_mpi
+	train -q $RUN -o one.bin "$FZ"
+	train --distributed -q $RUN -o single.bin "$FZ"
+	cmp one.bin single.bin
+}
+
+@test "train --distributed: a rank that fails ends the whole job, no rank left waiting" {
+	need_mpi
+	run -1 timeout 120 $MPIRUN train --distributed -q $RUN -o /nonexistent/m.bin "$FZ"
+	[ "$status" -ne 124 ] # not the timeout: the job ended by itself
+	[[ "$output" == *"train: /nonexistent/m.bin"* ]]
+}
+
+@test "train: several streams read as one corpus train the model of the whole" {
+	split -n l/3 -d "$TRAIN_TOK" shard.
+	for f in shard.0?; do vocab -o "$f.tsv" "$f"; done
+	vocab -m -o vocab.tsv shard.0?.tsv
+	for f in shard.0?; do featurize --vocab vocab.tsv --top 50 "$f" > "$f.fz" 2>/dev/null; done
+	featurize --vocab vocab.tsv --top 50 "$TRAIN_TOK" > whole.fz 2>/dev/null
+	train -q $RUN -o shards.bin shard.00.fz shard.01.fz shard.02.fz
+	train -q $RUN -o whole.bin whole.fz
+	cmp shards.bin whole.bin
+	[ "$(meta shards.bin train_tokens)" = "$(meta whole.bin train_tokens)" ]
+}
+
+@test "train: a stream whose lexicon differs is refused, naming the difference" {
+	head -n 100 "$TRAIN_TOK" > own.tok
+	featurize --top 50 own.tok > own.fz 2>/dev/null
+	run_err 1 "^train: own.fz: not a shard of .*train.fz's corpus: vocabularies differ" \
+		train -q --epochs 1 -o m.bin "$FZ" own.fz
+	assert_file_not_exists m.bin
+	run_err 2 "'-' \\(stdin\\) can only be the first stream" train -q -o m.bin "$FZ" -
+}
+
+@test "train --distributed: other families are refused; the usage lists it and several streams" {
+	run_err 2 '^train: --distributed: only the language model on a featurize stream trains distributed' \
+		train --distributed --ngram 3 -o lm.arpa "$TRAIN_TOK"
+	assert_file_not_exists lm.arpa
+	run train -h
+	assert_output --partial "[--distributed]"
+	assert_output --partial "[stream ...]"
+}
+
+@test "train --distributed: a train built without MPI says so" {
+	# train_dist.c compiled without LLR_HAVE_MPI, as make builds it when
+	# Open MPI's headers are missing, behind a main that asks for it
+	cat > main.c <<-'EOF'
+	#include "cli.h"
+	#include "train_dist.h"
+	int main(int argc, char **argv)
+	{
+		cli_init(argv[0], "train");
+		train_dist d;
+		dist_init(&d, argc > 1);
+		return d.size == 1 && d.rank == 0 && !d.on ? 0 : 3;
+	}
+	EOF
+	cc -I"$TOP/lib" -I"$TOP/tools" -o train main.c "$TOP/tools/train_dist.c" "$TOP/build/libcli.a" \
+		"$TOP/build/libllrnn.a" $(pkg-config --libs openblas libarchive libutf8proc) -lm -lpthread
+	./train # not asked: a single process, rank 0 of 1
+	run_err 1 '^train: --distributed: this train was built without MPI' ./train --distributed
+}
+
+@test "train(1) EXAMPLES: the shard recipe, two ranks (tiny sizes)" {
+	need_mpi
+	cp "$TRAIN_TOK" train.tok
+	cp "$VALID" valid.tok
+	split -n l/4 -d train.tok shard.
+	ls shard.0? | xargs -P 2 -I{} vocab -o {}.tsv {}
+	vocab -m -o vocab.tsv shard.0?.tsv
+	ls shard.0? | xargs -P 2 -I{} sh -c \
+		'featurize --vocab vocab.tsv --top 2500 {} > {}.fz 2>/dev/null'
+	$MPIRUN train -q $TINY --epochs 1 --distributed --threads 1 --valid valid.tok \
+		-o model.bin shard.0?.fz
+	[ "$(meta model.bin epochs_done)" = 1 ]
+	[ "$(meta model.bin train_tokens)" = 6925 ]
+	grep -q 'mpirun -np 2 train --distributed' "$TOP/man/train.1"
+}

@@ -1,0 +1,110 @@
+/*
+ * train_dist.c - train --distributed over MPI (train_dist.h): start and
+ * stop, the per-step gradient sum (MPI_Allreduce), and the agreements on
+ * rank 0's decisions.  Without LLR_HAVE_MPI it is the single-process
+ * case, and dist_init refuses --distributed.
+ */
+#include "train_dist.h"
+
+#include <stdlib.h>
+
+#include "cli.h"
+
+#ifdef LLR_HAVE_MPI
+#include <mpi.h>
+
+/* At exit: MPI still running means this rank did not end normally
+ * (cli_die, a write error): abort the job, so no rank waits forever in a
+ * reduction this one will never join. */
+static void abort_job(void)
+{
+	int fin = 1;
+	MPI_Finalized(&fin);
+	if (!fin)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+void dist_init(train_dist *d, int want)
+{
+	*d = (train_dist){0, 0, 1};
+	if (!want)
+		return;
+	if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
+		cli_die("--distributed: MPI_Init failed");
+	atexit(abort_job);
+	MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &d->size);
+	d->on = 1;
+}
+
+void dist_finish(train_dist *d)
+{
+	if (!d->on)
+		return;
+	MPI_Finalize();
+}
+
+void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s)
+{
+	if (!d->on)
+		return;
+	if (n > (size_t)INT32_MAX)
+		cli_die("--distributed: %zu parameters: more than MPI can reduce in one call", n);
+	MPI_Allreduce(MPI_IN_PLACE, g, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+	double sums[2] = {s->nll, (double)s->ntok};
+	MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	s->nll = sums[0];
+	s->ntok = (int64_t)sums[1];
+	int flags[2] = {s->signal, s->time_up};
+	MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	s->signal = flags[0];
+	s->time_up = flags[1];
+}
+
+double dist_bcast_double(const train_dist *d, double v)
+{
+	if (d->on)
+		MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+	return v;
+}
+
+int dist_any(const train_dist *d, int flag)
+{
+	if (d->on)
+		MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	return flag;
+}
+
+#else
+
+void dist_init(train_dist *d, int want)
+{
+	*d = (train_dist){0, 0, 1};
+	if (want)
+		cli_die("--distributed: this train was built without MPI (install libopenmpi-dev and rebuild)");
+}
+
+void dist_finish(train_dist *d)
+{
+}
+
+void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s)
+{
+}
+
+double dist_bcast_double(const train_dist *d, double v)
+{
+	return v;
+}
+
+int dist_any(const train_dist *d, int flag)
+{
+	return flag;
+}
+
+#endif
+
+size_t dist_step_bytes(size_t n)
+{
+	return n * sizeof(float) + 2 * sizeof(double) + 2 * sizeof(int);
+}
