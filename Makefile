@@ -17,7 +17,7 @@ CC ?= cc
 AR ?= ar
 PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
-PKGS := openblas libarchive libutf8proc
+PKGS := openblas libarchive libutf8proc libxml-2.0
 # The version lives in one place, LLR_VERSION in lib/llrnn.h: the tools'
 # --version prints it and llrnn.pc gets it from there.
 VERSION := $(shell sed -n 's/^\#define LLR_VERSION "\(.*\)"$$/\1/p' lib/llrnn.h)

@@ -202,6 +202,18 @@ int llr_archive_next(llr_archive *a, const char **name, int64_t *size, llr_err *
 ssize_t llr_archive_read(llr_archive *a, void *buf, size_t n, llr_err *err);
 const char *llr_archive_name(const llr_archive *a); /* the archive's path */
 void llr_archive_close(llr_archive *a);
+/* 1 if the first bytes of a member begin a compressed stream or an archive
+ * libarchive reads (by magic number: gzip, bzip2, xz, zstd, lz4, lzip,
+ * zip, 7z, ar, tar, cpio, xar, cab, rar, warc), else 0. */
+int llr_archive_sniff(const void *head, size_t n);
+/* The current member of parent read as an archive of its own (a .deb's
+ * data.tar.xz, a compressed member): head[0..n) are the bytes of the
+ * member already taken with llr_archive_read, replayed first.  It is named
+ * "parent:member", reads parent as it goes, and must be closed before
+ * parent moves on.  A member that is not an archive is one document. */
+llr_archive *llr_archive_open_nested(llr_archive *parent, const void *head, size_t n, llr_err *err);
+/* 1 once a read or a header of a has failed (it can go no further). */
+int llr_archive_failed(const llr_archive *a);
 
 /* --------------------------------------------------------------- lines */
 

@@ -239,7 +239,7 @@ docs_here() {
 
 @test "disc-pairs: binary and invalid UTF-8 members are skipped by name, the rest processed, exit 0" {
 	docs_here
-	printf 'PK\003\004 some \000 binary \001\002 bytes\n' >image.bin
+	printf '\211PNG\r\n\032\n some \000 binary \001\002 bytes\n' >image.bin
 	{ echo "A first line that is fine."; printf 'then \xff\xfe bytes that are not UTF-8\n'; } >latin.txt
 	tar cf mixed.tar garden.txt image.bin latin.txt harbour.txt letters.txt
 	disc-pairs $DOCS >want.out 2>/dev/null
@@ -383,4 +383,98 @@ docs_here() {
 	for m in cependant pourtant 'en effet' 'par exemple' ensuite donc 'de plus' 'en outre' 'par ailleurs' toutefois néanmoins ainsi 'de même' 'bien sûr' 'en fait'; do
 		grep -q "^$m	" <<<"$output" || { echo "missing $m"; false; }
 	done
+}
+
+# A .deb-like package built from the fixtures: ar holding debian-binary,
+# control.tar.xz and data.tar.xz (howto.html and a gzip'd text).
+deb_here() {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -p d/usr/share/doc/x c
+	cp "$F/howto.html" d/usr/share/doc/x/
+	gzip -9n -c "$F/garden.txt" >d/usr/share/doc/x/garden.txt.gz
+	printf 'Package: x\nVersion: 1\n' >c/control
+	echo 2.0 >debian-binary
+	tar -C c -cJf control.tar.xz ./control
+	tar -C d -cJf data.tar.xz ./usr
+	ar rc t.deb debian-binary control.tar.xz data.tar.xz
+}
+
+@test "disc-pairs: HTML through the parser: prose kept, headings, code and page furniture left out" {
+	run --separate-stderr disc-pairs --sentences "$F/howto.html"
+	assert_success
+	assert_line "It contains instructions on how to become a Linux kernel developer and how to learn to work with the Linux kernel development community ."
+	# entities decoded (&#8220; ... &#8221;), inline markup joined into its sentence
+	assert_line "Or you have been told by your manager , “ Go write a Linux driver for this device . ”"
+	# no heading, no Sphinx navigation, no headerlink pilcrow, no markup
+	refute_line "HOWTO do Linux kernel development"
+	refute_output --partial "Quick search"
+	refute_output --partial "¶"
+	refute_output --partial "<a "
+	refute_output --partial "href"
+	[[ "$stderr" == *"disc-pairs: 1 HTML document"* ]] || { echo "$stderr"; false; }
+	# the paragraphs are the page's <p> elements: the first one has 3 sentences
+	[ "$(disc-pairs --sentences "$F/howto.html" 2>/dev/null | awk 'NF==0{print NR-1; exit}')" -eq 3 ]
+}
+
+@test "disc-pairs: HTML that is not well formed: the parser recovers, no crash, exit 0" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '<html><body><p>The first <b>bold claim is made here today. It is <i>never closed at all.<p>A second paragraph &amp; stray </div></span> closers follow here now.</td><p>Unterminated <a href="x' >bad.html
+	run --separate-stderr disc-pairs --sentences bad.html
+	assert_success
+	assert_output "$(printf 'The first bold claim is made here today .\nIt is never closed at all .\n\nA second paragraph & stray closers follow here now .\n\nUnterminated\n')"
+	# a page cut in the middle of a tag, and one of garbage with a doctype
+	head -c 20000 "$F/howto.html" >cut.html
+	run --separate-stderr disc-pairs --sentences cut.html
+	assert_success
+	assert_line "This is the be-all , end-all document on this topic ."
+	{ printf '<!DOCTYPE html>'; head -c 3000 /dev/zero | tr '\0' '<'; printf '</p></p><p>Late text, but a sentence all the same.'; } >junk.page
+	run --separate-stderr disc-pairs --sentences junk.page
+	assert_success
+	[[ "$stderr" == *"1 HTML document"* ]] || { echo "$stderr"; false; }
+}
+
+@test "disc-pairs: a .deb is read as shipped: ar -> data.tar.xz -> files, HTML and gzip'd text" {
+	deb_here
+	run --separate-stderr disc-pairs --sentences --provenance --include '*.html' --include '*.gz' t.deb
+	assert_success
+	[[ "$stderr" == *"disc-pairs: 2 documents, "* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"1 HTML document"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"2 members not matching --include"* ]] || { echo "$stderr"; false; }
+	assert_line "$(printf 'It contains instructions on how to become a Linux kernel developer and how to learn to work with the Linux kernel development community .\tt.deb:data.tar.xz:./usr/share/doc/x/howto.html:1')"
+	assert_line "$(printf 'Our garden faces north and gets little direct sun in winter .\tt.deb:data.tar.xz:./usr/share/doc/x/garden.txt.gz:1')"
+	# the same examples as the files read directly, in the tar's order
+	local files
+	files=$(tar tJf data.tar.xz | sed -n 's|.*/\(garden\).txt.gz$|'"$F"'/\1.txt|p; s|.*/\(howto.html\)$|'"$F"'/\1|p')
+	[ "$(echo "$files" | wc -l)" -eq 2 ]
+	disc-pairs $files >want.out 2>/dev/null
+	disc-pairs --include '*.html' --include '*.gz' t.deb >got.out 2>/dev/null
+	cmp want.out got.out
+	[ -s got.out ]
+}
+
+@test "disc-pairs: a nested archive that ends early is skipped and counted, the rest processed" {
+	deb_here
+	head -c 3000 data.tar.xz >cut.tar.xz
+	cp "$F/harbour.txt" z.txt
+	ar rc bad.deb debian-binary cut.tar.xz z.txt
+	disc-pairs "$F/harbour.txt" >want.out 2>/dev/null
+	run --separate-stderr disc-pairs --tasks order,next,conj bad.deb
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(cat want.out)" ]
+	[[ "$stderr" == *"disc-pairs: bad.deb:cut.tar.xz: "* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"skipped 1 member: 1 truncated or corrupt archive"* ]] || { echo "$stderr"; false; }
+	# a member that starts like a zip but is none: the same
+	printf 'PK\003\004 not a zip at all\n' >fake.zip
+	ar rc fake.deb fake.zip z.txt
+	run --separate-stderr disc-pairs fake.deb
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(cat want.out)" ]
+	[[ "$stderr" == *"skipped 1 member: 1 truncated or corrupt archive"* ]] || { echo "$stderr"; false; }
+	# a truncated .deb: what comes before the cut is read, the cut counted
+	head -c 10000 t.deb >trunc.deb
+	run --separate-stderr disc-pairs --sentences --provenance trunc.deb
+	[ "$status" -eq 1 ]
+	assert_line --partial "trunc.deb:control.tar.xz:./control"
+	[[ "$stderr" == *"disc-pairs: trunc.deb:data.tar.xz: Truncated"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"skipped 1 member: 1 truncated or corrupt archive"* ]] || { echo "$stderr"; false; }
 }

@@ -13,6 +13,7 @@
 #include "disc.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@ static const char usage[] =
 	"usage: disc-pairs [-hl] [-o file] [-s seed] [--format text|tagged|conllu|tokens]\n"
 	"                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
 	"                  [--min-len n] [--max-len n] [--max-ratio x]\n"
-	"                  [--max-member-bytes n] [--provenance] [--sentences] [file ...]\n"
+	"                  [--max-member-bytes n] [--include pattern] [--provenance]\n"
+	"                  [--sentences] [file ...]\n"
 	"       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
 	"       disc-pairs --version\n";
 
@@ -33,9 +35,11 @@ static const char *const fmt_what[] = {"text", "word/TAG text", "CoNLL-U", "toke
 #define SNIFF_BYTES ((size_t)64 << 10) /* the text/binary decision looks this far */
 #define DEFAULT_MAX_MEMBER ((uint64_t)256 << 20)
 #define MAX_WARN_LINES 5 /* per member, for malformed CoNLL-U lines */
+#define MAX_DEPTH 8      /* nested archives: a .deb is 2 deep */
+#define MAX_INCLUDE 16
 
-enum { SKIP_BINARY, SKIP_UTF8, SKIP_FORMAT, SKIP_SIZE, SKIP_N };
-static const char *const skip_names[] = {"binary", "not UTF-8", "wrong format", "over --max-member-bytes"};
+enum { SKIP_BINARY, SKIP_UTF8, SKIP_FORMAT, SKIP_SIZE, SKIP_BROKEN, SKIP_N };
+static const char *const skip_names[] = {"binary", "not UTF-8", "wrong format", "over --max-member-bytes", "truncated or corrupt archive"};
 
 /* A member as a byte source for llr_lines: first the sniffed head, then
  * the rest of the member; counts bytes against the cap, refuses NULs. */
@@ -45,6 +49,7 @@ struct msrc {
 	size_t head_len, head_pos;
 	uint64_t total, cap;
 	int binary, over, ioerr, eof;
+	int head_nul_ok; /* while the head is read: NULs are judged after (an archive has them) */
 };
 
 static ssize_t msrc_pull(struct msrc *m, void *buf, size_t n, llr_err *err)
@@ -68,7 +73,7 @@ static ssize_t msrc_pull(struct msrc *m, void *buf, size_t n, llr_err *err)
 		m->over = 1;
 		return llr_err_set(err, LLR_ERANGE, "member over --max-member-bytes");
 	}
-	if (memchr(buf, '\0', (size_t)r)) {
+	if (!m->head_nul_ok && memchr(buf, '\0', (size_t)r)) {
 		m->binary = 1;
 		return llr_err_set(err, LLR_EFORMAT, "binary data (NUL byte)");
 	}
@@ -92,6 +97,10 @@ static ssize_t msrc_read(void *src, void *buf, size_t n, llr_err *err)
 struct run {
 	int format, lower, sentences, provenance;
 	uint64_t max_member;
+	const char *include[MAX_INCLUDE]; /* --include patterns */
+	int n_include;
+	int depth; /* nesting of the current archive */
+	uint64_t excluded, html_docs;
 	llr_tokenizer *tok;
 	disc_ctx ctx;
 	FILE *out;
@@ -111,7 +120,7 @@ struct run {
 	int doc_content;    /* CoNLL-U: a sentence since the last # newdoc */
 
 	disc_para para;
-	llr_buf ptext, tokout, norm, sent, lbuf, prov, docname;
+	llr_buf ptext, tokout, norm, sent, lbuf, prov, docname, html, htext;
 };
 
 /* Emit the paragraph collected so far. */
@@ -387,6 +396,107 @@ static void set_doc(struct run *r, const char *archive, const char *member)
 	r->member = member;
 }
 
+static int do_member(struct run *r, llr_archive *a, int64_t size);
+
+static int included(const struct run *r)
+{
+	if (!r->n_include)
+		return 1;
+	for (int i = 0; i < r->n_include; i++)
+		if (!fnmatch(r->include[i], r->member, 0))
+			return 1;
+	return 0;
+}
+
+/* A member that is itself an archive or compressed: its members are read
+ * in turn, named "archive:member:inner".  When it ends early, the rest of
+ * it is skipped with a counted warning; returns -1 only when the outer
+ * archive has failed too. */
+static int do_nested(struct run *r, llr_archive *a, const char *head, size_t n)
+{
+	llr_err e = {0};
+	llr_archive *na = llr_archive_open_nested(a, head, n, &e);
+	if (!na) {
+		if (e.code == LLR_ENOMEM)
+			cli_oom();
+		cli_warn("%s; skipped", e.msg[0] ? e.msg : llr_strerror(e.code));
+		r->skipped[SKIP_BROKEN]++;
+		r->status = 1;
+		return llr_archive_failed(a) ? -1 : 0;
+	}
+	r->depth++;
+	const char *name;
+	int64_t size;
+	int rc;
+	while ((rc = llr_archive_next(na, &name, &size, &e)) > 0) {
+		set_doc(r, llr_archive_name(na), name);
+		if (do_member(r, na, size) < 0)
+			break; /* counted there */
+	}
+	if (rc < 0) {
+		cli_warn("%s; rest skipped", e.msg[0] ? e.msg : llr_strerror(e.code));
+		r->skipped[SKIP_BROKEN]++;
+		r->status = 1;
+	}
+	r->depth--;
+	llr_archive_close(na);
+	return llr_archive_failed(a) ? -1 : 0;
+}
+
+/* An HTML member: read whole (within --max-member-bytes), its running
+ * text extracted by the parser, then cut as text. */
+static int do_html(struct run *r, struct msrc *m)
+{
+	llr_buf *b = &r->html;
+	llr_err e = {0};
+	llr_buf_clear(b);
+	if (llr_buf_append(b, m->head, m->head_len) != LLR_OK)
+		cli_oom();
+	for (;;) {
+		if (llr_buf_reserve(b, (size_t)1 << 16) != LLR_OK)
+			cli_oom();
+		ssize_t k = msrc_pull(m, b->data + b->len, (size_t)1 << 16, &e);
+		if (k < 0 && m->ioerr) {
+			warn_err(r, &e);
+			r->skipped[SKIP_BROKEN]++;
+			r->status = 1;
+			return -1;
+		}
+		if (k < 0) {
+			int over = m->over;
+			char why[96];
+			snprintf(why, sizeof why, over ? "over --max-member-bytes; skipped" : "binary data (NUL byte); skipped");
+			skip_member(r, over ? SKIP_SIZE : SKIP_BINARY, why);
+			if (over)
+				r->status = 1;
+			return 0;
+		}
+		if (k == 0)
+			break;
+		b->len += (size_t)k;
+	}
+	if (disc_html_text(b->data ? b->data : "", b->len, r->doc, &r->htext, &e) != LLR_OK) {
+		if (e.code == LLR_ENOMEM)
+			cli_oom();
+		warn_err(r, &e);
+		r->status = 1;
+		return 0;
+	}
+	r->html_docs++;
+	const char *s = r->htext.data, *end = s + r->htext.len;
+	while (s && s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t len = (size_t)((nl ? nl : end) - s);
+		if (llr_utf8_valid_prefix(s, len) != len)
+			end_par(r);
+		else
+			feed_text(r, s, len);
+		s += len + 1;
+	}
+	end_par(r);
+	return 0;
+}
+
 /* Read one member; returns 0, or -1 when the archive itself failed. */
 static int do_member(struct run *r, llr_archive *a, int64_t size)
 {
@@ -407,12 +517,13 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 		return 0;
 	}
 	static char head[SNIFF_BYTES];
-	struct msrc m = {.a = a, .head = head, .cap = r->max_member};
+	struct msrc m = {.a = a, .head = head, .cap = r->max_member, .head_nul_ok = 1};
 	llr_err e = {0};
 	while (m.head_len < SNIFF_BYTES) {
 		ssize_t k = msrc_pull(&m, head + m.head_len, SNIFF_BYTES - m.head_len, &e);
 		if (k < 0 && m.ioerr) {
 			warn_err(r, &e);
+			r->skipped[SKIP_BROKEN]++;
 			r->status = 1;
 			return -1;
 		}
@@ -430,6 +541,15 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 			break;
 		m.head_len += (size_t)k;
 	}
+	m.head_nul_ok = 0;
+	if (r->depth < MAX_DEPTH && llr_archive_sniff(head, m.head_len))
+		return do_nested(r, a, head, m.head_len);
+	if (!included(r)) {
+		r->excluded++;
+		return 0;
+	}
+	if (r->format == FMT_TEXT && disc_html_is(r->member, head, m.head_len) && !memchr(head, '\0', m.head_len))
+		return do_html(r, &m);
 	int reason = sniff(&m, m.eof, why, sizeof why);
 	if (reason) {
 		skip_member(r, reason - 1, why);
@@ -480,6 +600,8 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 			r->status = 1;
 		} else {
 			warn_err(r, &e);
+			if (m.ioerr)
+				r->skipped[SKIP_BROKEN]++;
 			r->status = 1;
 		}
 	}
@@ -528,6 +650,7 @@ static void do_operand(struct run *r, const char *path)
 	}
 	if (rc < 0) {
 		warn_err(r, &e);
+		r->skipped[SKIP_BROKEN]++;
 		r->status = 1;
 	} else if (n == 0 && rc == 0) {
 		cli_warn("%s: no documents (empty input or archive)", llr_archive_name(a));
@@ -597,6 +720,10 @@ static void summary(const struct run *r, const disc_markers *mk)
 		cli_warn("%s", b.data ? b.data : "pairs: out of memory");
 		llr_buf_free(&b);
 	}
+	if (r->html_docs)
+		cli_warn("%" PRIu64 " HTML document%s", r->html_docs, r->html_docs == 1 ? "" : "s");
+	if (r->excluded)
+		cli_warn("%" PRIu64 " member%s not matching --include", r->excluded, r->excluded == 1 ? "" : "s");
 	uint64_t total = 0;
 	for (int i = 0; i < SKIP_N; i++)
 		total += r->skipped[i];
@@ -615,7 +742,7 @@ static void summary(const struct run *r, const disc_markers *mk)
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "disc-pairs");
-	enum { O_FORMAT = 256, O_LANG, O_TASKS, O_MARKERS, O_MINPAR, O_MINLEN, O_MAXLEN, O_MAXRATIO, O_MAXMEMBER, O_PROV, O_SENT, O_LIST };
+	enum { O_FORMAT = 256, O_LANG, O_TASKS, O_MARKERS, O_MINPAR, O_MINLEN, O_MAXLEN, O_MAXRATIO, O_MAXMEMBER, O_INCLUDE, O_PROV, O_SENT, O_LIST };
 	static const struct option longopts[] = {
 		{"lower", no_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
@@ -629,6 +756,7 @@ int main(int argc, char **argv)
 		{"max-len", required_argument, NULL, O_MAXLEN},
 		{"max-ratio", required_argument, NULL, O_MAXRATIO},
 		{"max-member-bytes", required_argument, NULL, O_MAXMEMBER},
+		{"include", required_argument, NULL, O_INCLUDE},
 		{"provenance", no_argument, NULL, O_PROV},
 		{"sentences", no_argument, NULL, O_SENT},
 		{"list-markers", no_argument, NULL, O_LIST},
@@ -668,6 +796,11 @@ int main(int argc, char **argv)
 		case O_MAXLEN: o.max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 1000000); break;
 		case O_MAXRATIO: o.max_ratio = cli_parse_double(usage, "--max-ratio", optarg, 1.0, 1e9); break;
 		case O_MAXMEMBER: r.max_member = parse_bytes(optarg); break;
+		case O_INCLUDE:
+			if (r.n_include == MAX_INCLUDE)
+				cli_usage_error(usage, "--include: more than %d patterns", MAX_INCLUDE);
+			r.include[r.n_include++] = optarg;
+			break;
 		case O_PROV: r.provenance = 1; break;
 		case O_SENT: r.sentences = 1; break;
 		case O_LIST: list = 1; break;
@@ -727,5 +860,7 @@ int main(int argc, char **argv)
 	llr_buf_free(&r.lbuf);
 	llr_buf_free(&r.prov);
 	llr_buf_free(&r.docname);
+	llr_buf_free(&r.html);
+	llr_buf_free(&r.htext);
 	return r.status;
 }

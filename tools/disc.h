@@ -100,4 +100,19 @@ void disc_ctx_free(disc_ctx *c);
  * errors are left to the caller's ferror check. */
 int disc_paragraph(disc_ctx *c, const disc_para *p, const char *prov);
 
+/* --------------------------------------------------------------- html */
+
+/* Is a member HTML: its name ends in .html, .htm or .xhtml, or its head
+ * starts with <!DOCTYPE html or <html (case-insensitive, after a BOM and
+ * white space)? */
+int disc_html_is(const char *name, const char *head, size_t n);
+/* The running text of an HTML document (libxml2's HTML parser, with its
+ * recovery for malformed markup) into out: one line per paragraph, white
+ * space collapsed, paragraphs separated by blank lines.  Text in block
+ * elements (p, div, li, dd, blockquote, ...) makes paragraphs; headings,
+ * pre, tables, scripts, styles, navigation and Sphinx page furniture are
+ * left out.  url names the document in messages.  LLR_OK, LLR_ENOMEM or
+ * LLR_ERANGE (over 2 GiB). */
+int disc_html_text(const char *buf, size_t len, const char *url, llr_buf *out, llr_err *err);
+
 #endif

@@ -19,6 +19,7 @@
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -363,9 +364,19 @@ void llr_input_close(llr_input *in)
 
 /* ----------------------------------------------------------- llr_archive */
 
+/* The source of a nested archive: the bytes of the parent's member
+ * already read, then the rest of it. */
+typedef struct nest_src {
+	llr_archive *parent;
+	char *head;
+	size_t len, pos;
+	char block[INPUT_BLOCK];
+} nest_src;
+
 struct llr_archive {
 	struct archive *a; /* NULL: plain text read from pipe, one document */
 	pipe_src *pipe;
+	nest_src *nest;
 	char *name;
 	char *member; /* current member's name (a copy) */
 	int raw;      /* not an archive: one document */
@@ -524,6 +535,70 @@ ssize_t llr_archive_read(llr_archive *ar, void *buf, size_t n, llr_err *err)
 	return r;
 }
 
+int llr_archive_sniff(const void *head, size_t n)
+{
+	pipe_src p = {.buf = (char *)head, .len = n};
+	if (n >= 262 && !memcmp((const char *)head + 257, "ustar", 5))
+		return 1;
+	return looks_compressed(&p) || starts_with(&p, "PK\x03\x04", 4) ||
+	       starts_with(&p, "7z\xbc\xaf\x27\x1c", 6) || starts_with(&p, "!<arch>\n", 8) ||
+	       starts_with(&p, "07070", 5) || starts_with(&p, "xar!", 4) ||
+	       starts_with(&p, "MSCF", 4) || starts_with(&p, "Rar!", 4) ||
+	       starts_with(&p, "WARC/", 5);
+}
+
+/* libarchive read callback of a nested archive; a failure of the parent
+ * keeps its message (and so its "Truncated" for LLR_ETRUNC). */
+static la_ssize_t nest_read(struct archive *a, void *data, const void **out)
+{
+	nest_src *s = data;
+	if (s->pos < s->len) {
+		*out = s->head + s->pos;
+		la_ssize_t k = (la_ssize_t)(s->len - s->pos);
+		s->pos = s->len;
+		return k;
+	}
+	llr_err e = {0};
+	ssize_t r = llr_archive_read(s->parent, s->block, sizeof s->block, &e);
+	if (r < 0) {
+		archive_set_error(a, e.code == LLR_ENOMEM ? ENOMEM : EIO, "%s", e.msg[0] ? e.msg : llr_strerror(e.code));
+		return -1;
+	}
+	*out = s->block;
+	return (la_ssize_t)r;
+}
+
+llr_archive *llr_archive_open_nested(llr_archive *parent, const void *head, size_t n, llr_err *err)
+{
+	const char *pm = parent->member ? parent->member : "";
+	size_t nl = strlen(parent->name) + 1 + strlen(pm) + 1;
+	llr_archive *ar = calloc(1, sizeof *ar);
+	if (!ar || !(ar->name = malloc(nl)) || !(ar->nest = calloc(1, sizeof *ar->nest)) ||
+	    (n && !(ar->nest->head = malloc(n))) || !(ar->a = archive_read_new())) {
+		llr_archive_close(ar);
+		llr_err_set(err, LLR_ENOMEM, "%s: %s: out of memory", parent->name, pm);
+		return NULL;
+	}
+	snprintf(ar->name, nl, "%s:%s", parent->name, pm);
+	ar->nest->parent = parent;
+	if (n)
+		memcpy(ar->nest->head, head, n);
+	ar->nest->len = n;
+	archive_read_support_filter_all(ar->a);
+	support_formats(ar->a);
+	if (archive_read_open(ar->a, ar->nest, NULL, nest_read, NULL) != ARCHIVE_OK) {
+		archive_fail(ar->a, err, ar->name, NULL);
+		llr_archive_close(ar);
+		return NULL;
+	}
+	return ar;
+}
+
+int llr_archive_failed(const llr_archive *ar)
+{
+	return ar->failed;
+}
+
 const char *llr_archive_name(const llr_archive *ar)
 {
 	return ar->name;
@@ -536,6 +611,9 @@ void llr_archive_close(llr_archive *ar)
 	if (ar->a)
 		archive_read_free(ar->a);
 	pipe_free(ar->pipe);
+	if (ar->nest)
+		free(ar->nest->head);
+	free(ar->nest);
 	free(ar->name);
 	free(ar->member);
 	free(ar);
