@@ -800,6 +800,90 @@ llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_er
  * (NULL, err set) x is still the caller's. */
 llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err);
 
+/* ------------------------------------------------------ sentence encoders */
+
+/* Sentence encoders trained on the discourse objectives of disc-pairs
+ * (Jernite, Bowman and Sontag 2017): the sum of the word embeddings
+ * (CBOW), a GRU, or a bidirectional GRU, the recurrent ones max-pooled
+ * over their hidden states (D = E, H or 2H), with bilinear heads:
+ *   ORDER (2 classes) and CONJ (n_conj): score_k = u^T W_k v + b_k for the
+ *     encodings u, v of the two sentences;
+ *   NEXT (5 candidates): score_k = [c1 c2 c3]^T W e_k, the three context
+ *     encodings side by side against candidate k's.
+ * A word's embedding is its row of the lexicon's input features psi times
+ * the F_in x E table (the LL-RNN's input embedding).  The weights are one
+ * flat array, tensor after tensor (llr_senc_tensor), the gradient likewise. */
+enum { LLR_SENC_CBOW = 1, LLR_SENC_GRU = 2, LLR_SENC_BIGRU = 3 };
+enum { LLR_TASK_ORDER = 1, LLR_TASK_NEXT = 2, LLR_TASK_CONJ = 4, LLR_TASK_ALL = 7 };
+
+typedef struct llr_senc_config {
+	int encoder; /* LLR_SENC_* */
+	int E, H;    /* embedding and GRU sizes (H unused by CBOW) */
+	int tasks;   /* LLR_TASK_* mask: the heads present */
+	int n_conj;  /* CONJ classes */
+} llr_senc_config;
+
+typedef struct llr_senc llr_senc;
+/* "cbow", "gru", "bigru" -> LLR_SENC_*, 0 if unknown; and back. */
+int llr_senc_encoder_parse(const char *s);
+const char *llr_senc_encoder_name(int kind);
+/* A new encoder over psi (borrowed: it must outlive the encoder), weights
+ * zero.  NULL with err on a bad configuration or no memory. */
+llr_senc *llr_senc_new(const llr_senc_config *c, const llr_csr *psi, llr_err *err);
+void llr_senc_free(llr_senc *s);
+const llr_senc_config *llr_senc_cfg(const llr_senc *s);
+int llr_senc_dim(const llr_senc *s); /* D */
+size_t llr_senc_n_params(const llr_senc *s);
+float *llr_senc_params(llr_senc *s);
+float *llr_senc_grads(llr_senc *s); /* accumulated by llr_senc_run; the caller zeroes */
+/* Uniform weights: the GRU's in +-1/sqrt(H) (as PyTorch), the embeddings
+ * +-0.1, the heads +-1/D, biases 0. */
+void llr_senc_init(llr_senc *s, llr_rng *rng);
+/* The tensors: i in [0, llr_senc_n_tensors()), their name, shape (rows,
+ * cols; 0 x 0 when the configuration has no such tensor) and offset. */
+int llr_senc_n_tensors(void);
+size_t llr_senc_tensor(const llr_senc *s, int i, const char **name, int64_t shape[2]);
+
+/* Encode n sentences, sentence i the ids[off[i] .. off[i+1]) (vocabulary
+ * ids of psi's rows), into out (n x D).  An empty sentence encodes as 0. */
+int llr_senc_encode(llr_senc *s, const int32_t *ids, const size_t *off, size_t n, float *out, llr_err *err);
+
+/* A batch of n examples of one task: sentences as in llr_senc_encode,
+ * llr_senc_task_sents(task) per example (ORDER and CONJ: s1, s2; NEXT:
+ * c1 c2 c3 k1 .. k5), and a label each (or NULL: predict only). */
+typedef struct llr_senc_batch {
+	int task;
+	size_t n;
+	const int32_t *ids;
+	const size_t *off;
+	const int32_t *label;
+} llr_senc_batch;
+int llr_senc_task_sents(int task);
+int llr_senc_task_classes(const llr_senc *s, int task);
+/* Scores the batch: *loss the summed cross-entropy (nats), *correct the
+ * examples whose best class is the label, pred[n] the best classes (each
+ * optional).  With grad, adds the gradient of the MEAN loss to the
+ * gradient array. */
+int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, size_t *correct, int32_t *pred, llr_err *err);
+
+/* A sentence-encoder model file (llrnn-model(5), family "sentenc"): the
+ * lexicon, the encoder, the CONJ class names, meta. */
+#define LLR_SENC_MAX_CONJ 64
+typedef struct llr_senc_model {
+	llr_lexicon *lex;
+	llr_senc *enc; /* reads lex's psi (phi when psi is phi) */
+	char conj[LLR_SENC_MAX_CONJ][32];
+	int n_conj;
+	llr_meta *meta; /* hyperparameters and training summary */
+} llr_senc_model;
+void llr_senc_model_free(llr_senc_model *m);
+/* Write atomically: params/ are ts->best when given, else the weights;
+ * with ts the state/ members too (as llr_model_save). */
+int llr_senc_model_save(const char *path, const llr_senc_model *m, const llr_train_state *ts, llr_err *err);
+/* Load (LLR_EKIND for a model of another family); with tsp the training
+ * state too (*tsp NULL when the file has none). */
+int llr_senc_model_load(const char *path, llr_senc_model **out, llr_train_state **tsp, llr_err *err);
+
 /* -------------------------------------------------------------- sampling */
 
 /* Choosing the next word from a log-probability vector over V, such as a

@@ -71,6 +71,29 @@ void llr_lstm_forward(const llr_lstm_io *io, const float *X);
  * The gradient into h0/c0 is not computed. */
 void llr_lstm_backward(const llr_lstm_io *io, const float *X, float *dh, float *dz, float *dc, float *dX, float *dwx, float *dwh, float *db);
 
+/* --------------------------------------------------------------- gru.c */
+
+/* One GRU layer (PyTorch's gate order r, z, n and two biases):
+ *   a_t = x_t wx + bx,  c_t = h_{t-1} wh + bh       (N x 3H each)
+ *   r = sigmoid(a_r + c_r), z = sigmoid(a_z + c_z), n = tanh(a_n + r c_n)
+ *   h_t = (1 - z) n + z h_{t-1},  h_{-1} = 0
+ * over sequences sorted longest first and packed: step t holds rows[t]
+ * rows (non-increasing; the sequences still running, the first rows of
+ * step t-1), steps one after the other, N = sum of rows.  Saved for
+ * backward: a, c, g (the activated r, z, n); h (N x H) is the output. */
+typedef struct llr_gru_io {
+	int T, Din, H;
+	const int *rows;
+	const float *wx, *wh, *bx, *bh; /* Din x 3H, H x 3H, 3H, 3H */
+	float *a, *c, *g, *h;
+} llr_gru_io;
+
+void llr_gru_forward(const llr_gru_io *io, const float *X);
+/* dh (N x H) holds dLoss/dh_t on entry and is scratch after; da (N x 3H)
+ * and dc (rows[0] x 3H) are scratch; dX (N x Din) is overwritten unless
+ * NULL; dwx, dwh, dbx, dbh accumulate. */
+void llr_gru_backward(const llr_gru_io *io, const float *X, float *dh, float *da, float *dc, float *dX, float *dwx, float *dwh, float *dbx, float *dbh);
+
 /* ------------------------------------------------------------- dense.c */
 
 /* A = W X^T + c: W is F x Din, X is N x Din, c is F; A is F x N stored
