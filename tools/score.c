@@ -11,35 +11,36 @@
 #include <string.h>
 
 #include "cli.h"
+#include "score_disc.h"
 #include "score_lm.h"
 #include "score_ngram.h"
 
 static const char usage[] =
-    "usage: score [-hq] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
-    "             [--batch N] [--check-norm] [--threads N] [file ...]\n"
-    "       score --version\n";
+	"usage: score [-hq] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
+	"             [--batch N] [--check-norm] [--threads N] [file ...]\n"
+	"       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
+	"       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
+	"       score --version\n";
 
 #define NORM_TOL 1e-3
 
-enum { OPT_BASE = 256,
-       OPT_PER_TOKEN,
-       OPT_JSON,
-       OPT_BATCH,
-       OPT_CHECK_NORM,
-       OPT_THREADS };
+enum { OPT_BASE = 256, OPT_PER_TOKEN, OPT_JSON, OPT_BATCH, OPT_CHECK_NORM, OPT_THREADS, OPT_EMBED, OPT_TASK, OPT_TENSOR };
 
 static const struct option longopts[] = {
-    {"model", required_argument, NULL, 'm'},
-    {"output", required_argument, NULL, 'o'},
-    {"quiet", no_argument, NULL, 'q'},
-    {"base", required_argument, NULL, OPT_BASE},
-    {"per-token", no_argument, NULL, OPT_PER_TOKEN},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"batch", required_argument, NULL, OPT_BATCH},
-    {"check-norm", no_argument, NULL, OPT_CHECK_NORM},
-    {"threads", required_argument, NULL, OPT_THREADS},
-    CLI_COMMON_OPTIONS,
-    {NULL, 0, NULL, 0},
+	{"model", required_argument, NULL, 'm'},
+	{"output", required_argument, NULL, 'o'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"base", required_argument, NULL, OPT_BASE},
+	{"per-token", no_argument, NULL, OPT_PER_TOKEN},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"batch", required_argument, NULL, OPT_BATCH},
+	{"check-norm", no_argument, NULL, OPT_CHECK_NORM},
+	{"threads", required_argument, NULL, OPT_THREADS},
+	{"embed", no_argument, NULL, OPT_EMBED},
+	{"task", required_argument, NULL, OPT_TASK},
+	{"tensor", no_argument, NULL, OPT_TENSOR},
+	CLI_COMMON_OPTIONS,
+	{NULL, 0, NULL, 0},
 };
 
 /* One input line waiting in the batch. */
@@ -355,7 +356,27 @@ static void summary(const scorer *sc)
 		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, sc->tot.norm_max, sc->tot.norm_bad, NORM_TOL);
 }
 
-static void parse_args(scorer *sc, int argc, char **argv)
+static void disc_opt(int c, const char *arg, score_disc_opts *d)
+{
+	switch (c) {
+	case OPT_EMBED: d->embed = 1; break;
+	case OPT_TENSOR: d->tensor = 1; break;
+	case OPT_TASK:
+		if (!strcmp(arg, "order"))
+			d->task = LLR_TASK_ORDER;
+		else if (!strcmp(arg, "next"))
+			d->task = LLR_TASK_NEXT;
+		else if (!strcmp(arg, "conj"))
+			d->task = LLR_TASK_CONJ;
+		else if (!strcmp(arg, "all"))
+			d->task = LLR_TASK_ALL;
+		else
+			cli_usage_error(usage, "--task: unknown task '%s' (order, next, conj, all)", arg);
+		break;
+	}
+}
+
+static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 {
 	sc->opt.threads = 1;
 	sc->opt.base_div = 1.0;
@@ -400,6 +421,9 @@ static void parse_args(scorer *sc, int argc, char **argv)
 		case OPT_THREADS:
 			sc->opt.threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
 			break;
+		default:
+			disc_opt(c, optarg, dopt);
+			break;
 		}
 	}
 	if (!sc->opt.model)
@@ -422,11 +446,26 @@ static void scorer_free(scorer *sc)
 	sngram_free(&sc->ng);
 }
 
+
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "score");
 	scorer sc = {0};
-	parse_args(&sc, argc, argv);
+	score_disc_opts dopt = {0};
+	parse_args(&sc, &dopt, argc, argv);
+	/* The sentence-encoder modes (score_disc.c). */
+	if (dopt.embed || dopt.task) {
+		if (dopt.embed && dopt.task)
+			cli_usage_error(usage, "--embed and --task exclude each other");
+		if (dopt.tensor && !dopt.embed)
+			cli_usage_error(usage, "--tensor goes with --embed");
+		dopt.model = sc.opt.model;
+		dopt.output = sc.opt.output;
+		dopt.quiet = sc.opt.quiet;
+		dopt.batch = sc.opt.batch > 1 ? sc.opt.batch : 64;
+		llr_blas_set_threads(sc.opt.threads);
+		return score_disc(&dopt, argc - optind, argv + optind);
+	}
 
 	if (!sngram_open(&sc.ng, sc.opt.model))
 		slm_load(&sc.lm, sc.opt.model);

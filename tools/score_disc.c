@@ -1,0 +1,205 @@
+/*
+ * score_disc.c - score's sentence-encoder modes: --embed writes one
+ * sentence vector per input line (TSV, or a tensor archive with
+ * --tensor), --task predicts the labels of disc-pairs examples and
+ * reports the accuracy per task.  The model is a train --task file
+ * (family sentenc).  score(1) is the spec.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "discread.h"
+#include "score_disc.h"
+
+#define EMBED_CHUNK 4096 /* rows per tensor member */
+
+static llr_senc_model *load_model(const char *path)
+{
+	llr_err e = {0};
+	llr_senc_model *m = NULL;
+	if (llr_senc_model_load(path, &m, NULL, &e) < 0)
+		cli_die_err(&e);
+	return m;
+}
+
+typedef struct embedder {
+	llr_senc_model *m;
+	const score_disc_opts *o;
+	int D;
+	int32_t *ids;
+	size_t n_ids, cap_ids;
+	size_t off[EMBED_CHUNK + 1];
+	size_t n;
+	float *vec;
+	FILE *fp;
+	llr_tensor_writer *tw;
+	size_t chunk;
+	uint64_t sentences, tokens, unknown;
+} embedder;
+
+static void embed_flush(embedder *x)
+{
+	if (!x->n)
+		return;
+	llr_err e = {0};
+	if (llr_senc_encode(x->m->enc, x->ids, x->off, x->n, x->vec, &e) < 0)
+		cli_die_err(&e);
+	if (x->tw) {
+		char name[32];
+		int64_t shape[2] = {(int64_t)x->n, x->D};
+		snprintf(name, sizeof name, "vectors/%06zu", x->chunk++);
+		if (llr_tw_put_raw(x->tw, name, LLR_F32, 2, shape, x->vec, &e) < 0)
+			cli_die_err(&e);
+	} else {
+		for (size_t i = 0; i < x->n; i++) {
+			const float *v = x->vec + i * (size_t)x->D;
+			for (int j = 0; j < x->D; j++)
+				fprintf(x->fp, j ? "\t%.6g" : "%.6g", (double)v[j]);
+			fputc('\n', x->fp);
+		}
+	}
+	x->n = 0;
+	x->n_ids = 0;
+	x->off[0] = 0;
+}
+
+static void embed_line(embedder *x, const char *s, size_t len)
+{
+	const llr_lexicon *lex = x->m->lex;
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		size_t st = i;
+		while (i < len && s[i] != ' ' && s[i] != '\t')
+			i++;
+		if (i == st)
+			break;
+		int32_t id = llr_strmap_get(lex->vocab, s + st, i - st);
+		if (x->n_ids == x->cap_ids) {
+			x->cap_ids = x->cap_ids ? 2 * x->cap_ids : 1 << 16;
+			x->ids = ereallocarray(x->ids, x->cap_ids, sizeof *x->ids);
+		}
+		x->ids[x->n_ids++] = id < 0 ? lex->unk_id : id;
+		x->tokens++;
+		x->unknown += id < 0;
+	}
+	x->off[++x->n] = x->n_ids;
+	x->sentences++;
+	if (x->n == (size_t)(x->o->batch < EMBED_CHUNK ? x->o->batch : EMBED_CHUNK))
+		embed_flush(x);
+}
+
+static int do_embed(const score_disc_opts *o, int nfiles, char **files)
+{
+	embedder x = {.o = o, .m = load_model(o->model)};
+	x.D = llr_senc_dim(x.m->enc);
+	x.vec = emalloc((size_t)EMBED_CHUNK * x.D * sizeof *x.vec);
+	llr_err e = {0};
+	cli_output out = {0};
+	if (o->tensor) {
+		llr_meta *meta = llr_meta_new();
+		if (!meta)
+			cli_oom();
+		llr_meta_setf(meta, "dim", "%d", x.D);
+		llr_meta_set(meta, "encoder", llr_senc_encoder_name(llr_senc_cfg(x.m->enc)->encoder));
+		if (!o->output || !strcmp(o->output, "-"))
+			cli_refuse_tty(1, "a tensor archive");
+		if (!(x.tw = llr_tw_open(o->output, "vectors", meta, &e)))
+			cli_die_err(&e);
+		llr_meta_free(meta);
+	} else {
+		cli_output_open_lines(&out, o->output);
+		x.fp = out.fp;
+	}
+	for (int f = 0; f < (nfiles ? nfiles : 1); f++) {
+		llr_lines *l = llr_lines_open(nfiles ? files[f] : "-", 0, &e);
+		if (!l)
+			cli_die_err(&e);
+		const char *line;
+		size_t len;
+		int rc;
+		while ((rc = llr_lines_next(l, &line, &len, &e)) > 0)
+			embed_line(&x, line, len);
+		if (rc < 0)
+			cli_die_err(&e);
+		llr_lines_close(l);
+	}
+	embed_flush(&x);
+	if (x.tw && llr_tw_close(x.tw, &e) < 0)
+		cli_die_err(&e);
+	if (!x.tw)
+		cli_output_close(&out);
+	if (!o->quiet)
+		cli_warn("%llu sentences, %llu tokens, %llu unknown; %d-dimensional %s vectors", (unsigned long long)x.sentences,
+		         (unsigned long long)x.tokens, (unsigned long long)x.unknown, x.D, llr_senc_encoder_name(llr_senc_cfg(x.m->enc)->encoder));
+	free(x.ids);
+	free(x.vec);
+	llr_senc_model_free(x.m);
+	return 0;
+}
+
+static const char *const upper[3] = {"ORDER", "NEXT", "CONJ"};
+
+/* Predict every example of task index t in d: a line each. */
+static void predict_task(llr_senc_model *m, const dset *d, int t, int batch, FILE *fp, size_t *correct)
+{
+	llr_err e = {0};
+	dset_buf buf = {0};
+	size_t bs = (size_t)batch, *idx = ecalloc(bs, sizeof *idx);
+	int32_t *pred = ecalloc(bs, sizeof *pred);
+	for (size_t s = 0; s < d->task[t].n; s += bs) {
+		size_t k = d->task[t].n - s < bs ? d->task[t].n - s : bs;
+		for (size_t i = 0; i < k; i++)
+			idx[i] = s + i;
+		llr_senc_batch b;
+		dset_batch(d, t, idx, k, &buf, &b);
+		if (llr_senc_run(m->enc, &b, 0, NULL, correct, pred, &e) < 0)
+			cli_die_err(&e);
+		for (size_t i = 0; i < k; i++) {
+			if (t == 2)
+				fprintf(fp, "%s\t%s\t%s\n", upper[t], m->conj[b.label[i]], m->conj[pred[i]]);
+			else
+				fprintf(fp, "%s\t%d\t%d\n", upper[t], b.label[i], pred[i]);
+		}
+	}
+	free(idx);
+	free(pred);
+	dset_buf_free(&buf);
+}
+
+static int do_task(const score_disc_opts *o, int nfiles, char **files)
+{
+	llr_senc_model *m = load_model(o->model);
+	int have = llr_senc_cfg(m->enc)->tasks, tasks = o->task & have;
+	if (!tasks)
+		cli_die("%s: the model has no head for the task asked for", o->model);
+	cli_output out;
+	cli_output_open_lines(&out, o->output);
+	for (int f = 0; f < (nfiles ? nfiles : 1); f++) {
+		dset d = {.conj = m->conj, .n_conj = m->n_conj};
+		dset_read(&d, nfiles ? files[f] : "-", m->lex, tasks, 0);
+		for (int t = 0; t < 3; t++) {
+			if (!(tasks & (1 << t)))
+				continue;
+			size_t correct = 0;
+			predict_task(m, &d, t, o->batch, out.fp, &correct);
+			if (!o->quiet && d.task[t].n)
+				cli_warn("%s: %s: %zu examples, accuracy %.2f%%", nfiles ? files[f] : "<stdin>", upper[t], d.task[t].n,
+				         100.0 * (double)correct / (double)d.task[t].n);
+			else if (!o->quiet)
+				cli_warn("%s: %s: no examples", nfiles ? files[f] : "<stdin>", upper[t]);
+		}
+		dset_free(&d);
+	}
+	cli_output_close(&out);
+	llr_senc_model_free(m);
+	return 0;
+}
+
+int score_disc(const score_disc_opts *o, int nfiles, char **files)
+{
+	return o->embed ? do_embed(o, nfiles, files) : do_task(o, nfiles, files);
+}

@@ -1,0 +1,321 @@
+/*
+ * train_disc.c - train's discourse sentence-encoder family (train --task):
+ * an encoder (CBOW, GRU or BiGRU, lib/nn/sentenc.c) with bilinear heads
+ * for ORDER, NEXT and CONJ, trained on disc-pairs output over the
+ * vocabulary and input features of a featurize stream, jointly when
+ * several tasks are given.  The optimisers, gradient clipping, validation
+ * with early stopping, per-epoch checkpoints and seeds are the language
+ * models' (llr_optim_*, llr_train_state, trainstate.c).  train(1) is the
+ * spec.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "discread.h"
+#include "train.h"
+
+static const char *const task_names[3] = {"order", "next", "conj"};
+
+typedef struct dtrain {
+	const train_opts *o;
+	llr_senc_model *m;
+	llr_train_state ts;
+	dset tr, va;
+	dset_buf buf;
+	size_t n;
+	float *w, *g, *best;
+	int tasks;
+	size_t *order[3];
+	size_t *plan; /* batch k: task plan[2k], first example plan[2k+1] */
+	size_t nplan;
+	double train_time;
+	uint64_t train_tokens;
+	const char *stop;
+	double valid_acc[3], best_acc[3];
+} dtrain;
+
+static llr_lexicon *read_lexicon(const char *path)
+{
+	llr_err e = {0};
+	llr_tensor_reader *r = llr_tr_open(path, "features", &e);
+	if (!r)
+		cli_die_err(&e);
+	llr_lexicon *lex = NULL;
+	if (llr_lexicon_read(r, &lex, &e) < 0) {
+		if (strncmp(e.msg, path, strlen(path)))
+			llr_err_prefix(&e, "%s", path);
+		cli_die_err(&e);
+	}
+	llr_tr_close(r);
+	return lex;
+}
+
+/* Loss and accuracy of the encoder on every task of d in tasks. */
+static void evaluate(dtrain *T, const dset *d, double loss[3], double acc[3])
+{
+	llr_err e = {0};
+	size_t bs = (size_t)T->o->batch, *idx = ecalloc(bs, sizeof *idx);
+	for (int t = 0; t < 3; t++) {
+		loss[t] = acc[t] = NAN;
+		if (!(T->tasks & (1 << t)) || d->task[t].n == 0)
+			continue;
+		double l = 0;
+		size_t correct = 0;
+		for (size_t s = 0; s < d->task[t].n; s += bs) {
+			size_t k = d->task[t].n - s < bs ? d->task[t].n - s : bs;
+			for (size_t i = 0; i < k; i++)
+				idx[i] = s + i;
+			llr_senc_batch b;
+			dset_batch(d, t, idx, k, &T->buf, &b);
+			double bl = 0;
+			if (llr_senc_run(T->m->enc, &b, 0, &bl, &correct, NULL, &e) < 0)
+				cli_die_err(&e);
+			l += bl;
+		}
+		loss[t] = l / (double)d->task[t].n;
+		acc[t] = 100.0 * (double)correct / (double)d->task[t].n;
+	}
+	free(idx);
+}
+
+static void shuffle(size_t *a, size_t n, llr_rng *r)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)llr_rng_below(r, i), x = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = x;
+	}
+}
+
+/* The batches of an epoch: each task's examples shuffled and cut into
+ * batches, the batches of all tasks shuffled together. */
+static void plan_epoch(dtrain *T, llr_rng *r)
+{
+	size_t bs = (size_t)T->o->batch;
+	T->nplan = 0;
+	for (int t = 0; t < 3; t++) {
+		size_t n = T->tr.task[t].n;
+		if (!(T->tasks & (1 << t)))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			T->order[t][i] = i;
+		shuffle(T->order[t], n, r);
+		for (size_t s = 0; s < n; s += bs) {
+			T->plan[2 * T->nplan] = (size_t)t;
+			T->plan[2 * T->nplan + 1] = s;
+			T->nplan++;
+		}
+	}
+	for (size_t i = T->nplan; i > 1; i--) {
+		size_t j = (size_t)llr_rng_below(r, i);
+		size_t a = T->plan[2 * (i - 1)], b = T->plan[2 * (i - 1) + 1];
+		T->plan[2 * (i - 1)] = T->plan[2 * j];
+		T->plan[2 * (i - 1) + 1] = T->plan[2 * j + 1];
+		T->plan[2 * j] = a;
+		T->plan[2 * j + 1] = b;
+	}
+}
+
+/* One epoch of updates; returns the mean training loss per example. */
+static double train_epoch(dtrain *T)
+{
+	const train_opts *o = T->o;
+	llr_err e = {0};
+	llr_rng r = T->ts.rng_epoch;
+	plan_epoch(T, &r);
+	double sum = 0, t0 = cli_now();
+	size_t seen = 0;
+	for (size_t k = 0; k < T->nplan; k++) {
+		int t = (int)T->plan[2 * k];
+		size_t s = T->plan[2 * k + 1], n = T->tr.task[t].n - s < (size_t)o->batch ? T->tr.task[t].n - s : (size_t)o->batch;
+		llr_senc_batch b;
+		dset_batch(&T->tr, t, T->order[t] + s, n, &T->buf, &b);
+		memset(T->g, 0, T->n * sizeof *T->g);
+		double l = 0;
+		if (llr_senc_run(T->m->enc, &b, 1, &l, NULL, NULL, &e) < 0)
+			cli_die_err(&e);
+		double norm = llr_clip_grad_norm(T->g, T->n, o->clip);
+		if (!isfinite(norm) || !isfinite(l))
+			cli_die("training diverged (loss %g, gradient norm %g) at epoch %lld; try a lower --lr", l, norm, (long long)T->ts.epoch + 1);
+		llr_optim_step(T->ts.optim, T->w, T->g);
+		T->ts.step++;
+		sum += l;
+		seen += n;
+		T->train_tokens += b.n ? T->buf.tokens : 0;
+		if ((o->max_time > 0 && T->train_time + (cli_now() - t0) >= o->max_time) ||
+		    (o->max_tokens > 0 && T->train_tokens >= (uint64_t)o->max_tokens)) {
+			T->stop = o->max_time > 0 && T->train_time + (cli_now() - t0) >= o->max_time ? "--max-time" : "--max-tokens";
+			break;
+		}
+	}
+	T->train_time += cli_now() - t0;
+	T->ts.rng_epoch = r;
+	return seen ? sum / (double)seen : NAN;
+}
+
+static void set_meta(dtrain *T)
+{
+	llr_meta *m = T->m->meta;
+	const train_opts *o = T->o;
+	llr_meta_set(m, "optim", llr_optim_name(o->optim));
+	llr_meta_setf(m, "batch", "%d", o->batch);
+	llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
+	llr_meta_setf(m, "epochs_trained", "%lld", (long long)T->ts.epoch);
+	for (int t = 0; t < 3; t++) {
+		char k[32];
+		snprintf(k, sizeof k, "valid_%s_acc", task_names[t]);
+		if (isfinite(T->best_acc[t]))
+			llr_meta_setf(m, k, "%.4f", T->best_acc[t]);
+	}
+}
+
+static void save(dtrain *T, int have_best)
+{
+	llr_err e = {0};
+	set_meta(T);
+	T->ts.best = have_best ? T->best : NULL;
+	if (llr_senc_model_save(T->o->out, T->m, &T->ts, &e) < 0)
+		cli_die_err(&e);
+	T->ts.best = NULL;
+}
+
+/* Validation, early stopping, checkpoint: 1 to stop. */
+static int end_epoch(dtrain *T, double train_loss, double t_epoch)
+{
+	const train_opts *o = T->o;
+	double vl[3], va[3], mean = 0;
+	int nt = 0, quiet = o->quiet;
+	llr_buf line = {0};
+	llr_buf_printf(&line, "epoch %lld: train loss %.4f", (long long)T->ts.epoch, train_loss);
+	if (o->valid) {
+		evaluate(T, &T->va, vl, va);
+		llr_buf_printf(&line, ", valid loss");
+		for (int t = 0; t < 3; t++)
+			if (isfinite(vl[t])) {
+				mean += vl[t];
+				nt++;
+				T->valid_acc[t] = va[t];
+				llr_buf_printf(&line, " %s %.4f (%.2f%%)", task_names[t], vl[t], va[t]);
+			}
+		mean = nt ? mean / nt : INFINITY;
+	}
+	llr_buf_printf(&line, "; %.0f tokens/s", T->train_time > 0 ? (double)T->train_tokens / T->train_time : 0.0);
+	(void)t_epoch;
+	if (!quiet)
+		cli_warn("%s", line.data);
+	llr_buf_free(&line);
+	if (!o->valid) {
+		save(T, 0);
+		return 0;
+	}
+	int improved = mean < T->ts.best_valid - o->min_impr;
+	if (mean < T->ts.best_valid) {
+		T->ts.best_valid = mean;
+		T->ts.best_epoch = T->ts.epoch;
+		memcpy(T->best, T->w, T->n * sizeof *T->w);
+		memcpy(T->best_acc, T->valid_acc, sizeof T->best_acc);
+	}
+	T->ts.bad_epochs = improved ? 0 : T->ts.bad_epochs + 1;
+	save(T, T->ts.best_epoch != T->ts.epoch);
+	if (T->ts.bad_epochs >= o->patience) {
+		T->stop = "no improvement";
+		return 1;
+	}
+	return 0;
+}
+
+static void setup(dtrain *T, train_opts *o)
+{
+	llr_err e = {0};
+	if (!o->features)
+		cli_die("--task needs --features FILE, the featurize stream of the vocabulary");
+	if (o->resume)
+		cli_die("--resume: not available with --task yet");
+	llr_lexicon *lex = read_lexicon(o->features);
+	T->m = ecalloc(1, sizeof *T->m);
+	T->m->lex = lex;
+	T->m->meta = llr_meta_new();
+	if (!T->m->meta)
+		cli_oom();
+	dset_conj_builtin(T->m->conj, &T->m->n_conj);
+	T->tr.conj = T->va.conj = T->m->conj;
+	T->tr.n_conj = T->m->n_conj;
+	dset_read(&T->tr, o->stream ? o->stream : "-", lex, o->task, 1);
+	T->m->n_conj = T->va.n_conj = T->tr.n_conj;
+	if (o->valid)
+		dset_read(&T->va, o->valid, lex, o->task, 0);
+	T->tasks = 0;
+	for (int t = 0; t < 3; t++)
+		if ((o->task & (1 << t)) && T->tr.task[t].n)
+			T->tasks |= 1 << t;
+	if (!T->tasks)
+		cli_die("%s: no training examples of the tasks asked for", o->stream ? o->stream : "<stdin>");
+	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .n_conj = T->m->n_conj};
+	if (!(T->m->enc = llr_senc_new(&c, lex->psi ? lex->psi : lex->phi, &e)))
+		cli_die_err(&e);
+	llr_rng r;
+	llr_rng_seed(&r, o->seed);
+	llr_senc_init(T->m->enc, &r);
+	T->n = llr_senc_n_params(T->m->enc);
+	T->w = llr_senc_params(T->m->enc);
+	T->g = llr_senc_grads(T->m->enc);
+	T->best = emalloc(T->n * sizeof *T->best);
+	memcpy(T->best, T->w, T->n * sizeof *T->best);
+	llr_optim_config oc;
+	llr_optim_defaults(&oc, o->optim);
+	if (o->lr > 0)
+		oc.lr = (float)o->lr;
+	if (!(T->ts.optim = llr_optim_new(&oc, T->n, &e)))
+		cli_die_err(&e);
+	T->ts.lr = oc.lr;
+	T->ts.best_valid = T->ts.last_valid = INFINITY;
+	llr_rng_seed(&T->ts.rng_epoch, o->seed + 1);
+	llr_rng_seed(&T->ts.rng, o->seed + 2);
+	size_t nb = 0;
+	for (int t = 0; t < 3; t++) {
+		T->order[t] = ecalloc(T->tr.task[t].n + 1, sizeof *T->order[t]);
+		nb += T->tr.task[t].n / (size_t)o->batch + 1;
+	}
+	T->plan = ecalloc(2 * nb, sizeof *T->plan);
+	for (int t = 0; t < 3; t++)
+		T->best_acc[t] = T->valid_acc[t] = NAN;
+}
+
+int train_disc(train_opts *o)
+{
+	dtrain T = {.o = o};
+	setup(&T, o);
+	if (!o->quiet) {
+		const char *sname = o->stream ? o->stream : "<stdin>";
+		cli_warn("%s: ORDER %zu, NEXT %zu, CONJ %zu examples (%llu tokens, %llu unknown); %s encoder, D %d, %zu parameters",
+		         sname, T.tr.task[0].n, T.tr.task[1].n, T.tr.task[2].n, (unsigned long long)T.tr.tokens,
+		         (unsigned long long)T.tr.unknown, llr_senc_encoder_name(o->encoder), llr_senc_dim(T.m->enc), T.n);
+	}
+	while (T.ts.epoch < o->epochs) {
+		double t0 = cli_now();
+		double tl = train_epoch(&T);
+		T.ts.epoch++;
+		if (end_epoch(&T, tl, cli_now() - t0) || T.stop)
+			break;
+	}
+	if (T.ts.epoch == 0)
+		save(&T, 0);
+	if (!T.stop)
+		T.stop = "--epochs";
+	if (!o->quiet)
+		cli_warn("stopped (%s) after epoch %lld: %llu training tokens in %.1f s, %.0f tokens/s; wrote %s", T.stop,
+		         (long long)T.ts.epoch, (unsigned long long)T.train_tokens, T.train_time,
+		         T.train_time > 0 ? (double)T.train_tokens / T.train_time : 0.0, o->out);
+	dset_free(&T.tr);
+	dset_free(&T.va);
+	dset_buf_free(&T.buf);
+	for (int t = 0; t < 3; t++)
+		free(T.order[t]);
+	free(T.plan);
+	free(T.best);
+	llr_optim_free(T.ts.optim);
+	llr_senc_model_free(T.m);
+	return 0;
+}
