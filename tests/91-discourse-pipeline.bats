@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# 91-discourse-pipeline.bats - pipelines/discourse.mk end to end on a tiny
+# run (the Brown slice of fixtures/ and a .deb-like package of the kernel
+# HTML page fixture, tiny encoders, one epoch), and its scripts:
+# disc-split (by document), disc-probe, disc-report.  Guards the wiring and
+# the outputs, not the figures of the full run.
+
+load test_helper
+
+MK="$TOP/pipelines/discourse.mk"
+
+tiny_deb() {
+	local d="$BATS_TEST_TMPDIR/deb"
+	mkdir -p "$d/data/usr/share/doc/x" "$d/c"
+	cp "$FIXTURES/disc-pairs/howto.html" "$d/data/usr/share/doc/x/"
+	printf 'Package: x\n' >"$d/c/control"
+	echo 2.0 >"$d/debian-binary"
+	tar -C "$d/c" -cJf "$d/control.tar.xz" ./control
+	tar -C "$d/data" -cJf "$d/data.tar.xz" ./usr
+	(cd "$d" && ar rc x.deb debian-binary control.tar.xz data.tar.xz)
+	echo "$d/x.deb"
+}
+
+@test "discourse.mk: tiny run writes the table, the report and the probe" {
+	local deb
+	deb=$(tiny_deb)
+	run make -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/res" BROWN="$BROWN" DEB="$deb" \
+		ENCODERS="cbow bigru" TASKS="order all" EPOCHS=1 HIDDEN=4 EMBED=4 TOP=500 MAX_TIME=30s
+	assert_success
+	local R="$BATS_TEST_TMPDIR/res" W="$BATS_TEST_TMPDIR/w"
+	run cat "$R/discourse.tsv"
+	assert_line --index 0 "$(printf 'encoder\ttasks\torder_acc\tnext_acc\tconj_acc')"
+	assert_line --index 1 --regexp "$(printf '^cbow\torder\t[0-9.]+\t\t$')"
+	assert_line --index 2 --regexp "$(printf '^cbow\tall\t[0-9.]+\t[0-9.]*\t[0-9.]*$')"
+	assert_line --index 4 --regexp "$(printf '^bigru\tall\t[0-9.]+\t[0-9.]*\t[0-9.]*$')"
+	[ "${#lines[@]}" -eq 5 ]
+	# the accuracies are score's on the test part
+	acc=$(awk -F'\t' '$1=="ORDER"{n++; c+=($2==$3)} END{printf "%.2f", 100*c/n}' "$W/bigru-all.test")
+	assert_line --index 4 --regexp "$(printf '^bigru\tall\t%s\t' "$acc")"
+	grep -q '^| bigru | all | ' "$R/discourse.md"
+	grep -q 'kdoc: 1 HTML document' "$R/discourse.md"
+	run cat "$R/discourse-probe.tsv"
+	assert_line --index 0 "$(printf 'features\taccuracy')"
+	assert_line --index 1 --regexp "$(printf '^majority\t[0-9.]+$')"
+	assert_line --index 2 --regexp "$(printf '^bigru-all\t[0-9.]+$')"
+	assert_line --index 3 --regexp "$(printf '^cbow-all\t[0-9.]+$')"
+	# the split is by document: no document's examples in two parts
+	for p in train valid test; do
+		[ -s "$W/$p.pairs" ]
+	done
+	awk -F'\t' '{print $NF}' "$W/all.pairs" | sed 's/:[0-9]*$//' | sort -u >"$BATS_TEST_TMPDIR/docs"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/docs")" -gt 3 ]
+}
+
+@test "disc-split: every document goes whole to one part, the provenance column dropped" {
+	cd "$BATS_TEST_TMPDIR"
+	disc-pairs --format tagged --provenance "$BROWN" >p.tsv 2>/dev/null
+	run "$TOP/scripts/disc-split" p.tsv tr va te
+	assert_success
+	[ "$(cat tr va te | wc -l)" -eq "$(wc -l <p.tsv)" ]
+	[ -s tr ] && [ -s va ] && [ -s te ]
+	# rebuild each part's documents from p.tsv by its lines: no overlap
+	for f in tr va te; do
+		awk -F'\t' 'NR == FNR { want[$0]; next } { line = $1; for (i = 2; i < NF; i++) line = line "\t" $i; if (line in want) { d = $NF; sub(/:[0-9]+$/, "", d); print d } }' $f p.tsv | sort -u >$f.docs
+	done
+	[ -z "$(comm -12 tr.docs va.docs)" ] && [ -z "$(comm -12 tr.docs te.docs)" ] && [ -z "$(comm -12 va.docs te.docs)" ]
+	# the lines keep their columns but the provenance
+	[ "$(awk -F'\t' '$1=="ORDER"{print NF}' tr | sort -u)" = 4 ]
+	run "$TOP/scripts/disc-split" p.tsv tr va
+	assert_failure 2
+}
+
+@test "disc-probe: usage and a vector file of the wrong length" {
+	cd "$BATS_TEST_TMPDIR"
+	run "$TOP/scripts/disc-probe"
+	assert_failure
+	assert_output --partial "usage: disc-probe"
+	printf 'news\tca01\ta b\nnews\tca01\tc d\nfiction\tcn01\te f\n' >g.tsv
+	printf '1\t2\n3\t4\n' >v.tsv
+	run "$TOP/scripts/disc-probe" g.tsv x=v.tsv
+	assert_failure
+	assert_output --partial "v.tsv: 2 vectors for 3 sentences"
+}
