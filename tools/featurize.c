@@ -17,12 +17,12 @@
 #include "featurize_src.h"
 
 static const char usage[] =
-	"usage: featurize [-l] [--top M] [--conllu FILE] [--lexicon FILE] [--tagged FILE]\n"
-	"                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
-	"                 [--min-feature-count N] [--input-features LIST]\n"
-	"                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
-	"                 [--background uniform|unigram[:K]|FILE] [--dump] [-o FILE] [FILE ...]\n"
-	"       featurize --version\n";
+    "usage: featurize [-l] [--top M] [--conllu FILE] [--lexicon FILE] [--tagged FILE]\n"
+    "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
+    "                 [--min-feature-count N] [--input-features LIST]\n"
+    "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
+    "                 [--background uniform|unigram[:K]|FILE] [--dump] [-o FILE] [FILE ...]\n"
+    "       featurize --version\n";
 
 #define CHUNK_IDS ((size_t)1 << 20) /* ids per ids/NNNNNN member, at most (whole sentences) */
 
@@ -74,7 +74,9 @@ static char *fz_stdin_only[] = {"-"};
 
 /* ------------------------------------------------------------ options */
 
-enum { FZ_BG_UNIGRAM, FZ_BG_UNIFORM, FZ_BG_FILE };
+enum { FZ_BG_UNIGRAM,
+       FZ_BG_UNIFORM,
+       FZ_BG_FILE };
 
 typedef struct {
 	const char *output;
@@ -85,9 +87,9 @@ typedef struct {
 	const char *vocab_file;
 	char **extra;
 	int nextra;
-	int bg;                 /* --background: FZ_BG_* */
-	double bg_k;            /* FZ_BG_UNIGRAM: the count added to every word */
-	const char *bg_file;    /* FZ_BG_FILE: token<TAB>probability */
+	int bg;              /* --background: FZ_BG_* */
+	double bg_k;         /* FZ_BG_UNIGRAM: the count added to every word */
+	const char *bg_file; /* FZ_BG_FILE: token<TAB>probability */
 	const char *hunspell;
 	unsigned in_mask; /* sources of psi; 0 = psi is phi */
 	char **files;
@@ -116,7 +118,7 @@ static unsigned fz_parse_sources(const char *s)
 				break;
 		if (k == FZ_NSRC)
 			cli_usage_error(usage, "--input-features: unknown source '%.*s' (top conllu tagged lexicon hunspell ortho suffix ngrams)",
-					(int)l, p);
+			                (int)l, p);
 		mask |= 1u << k;
 		p += l + (q ? 1 : 0);
 	}
@@ -179,7 +181,7 @@ static void fz_corpus_read(fz_corpus *c, fz_tok_in *t)
 				cli_oom();
 			if (llr_vocab_size(c->types) > (size_t)LLR_MAX_VOCAB - 2)
 				cli_die("%s:%zu: more than %d types (the limit)", llr_lines_name(t->l),
-					llr_lines_lineno(t->l), LLR_MAX_VOCAB - 2);
+				        llr_lines_lineno(t->l), LLR_MAX_VOCAB - 2);
 			c->tokens++;
 			fz_corpus_push(c, id);
 		}
@@ -232,7 +234,7 @@ static int fz_emit_row(const char *name, size_t len, float value, void *ctx)
 	int32_t f = fz_feature(e->z, name, len, e->src, &why);
 	if (f < 0)
 		cli_die("word '%s': %s feature '%.*s': %s", e->word, fz_src_names[e->src], (int)MIN(len, 80), name,
-			why);
+		        why);
 	fz_row_put(e->r, f, value);
 	return 0;
 }
@@ -305,7 +307,7 @@ static void fz_background(const fz_opts *o, const llr_vocab *v, float *logb, llr
 		double x = strtod(tab + 1, &end);
 		if (end == tab + 1 || end != line + len || !isfinite(x) || x < 0)
 			cli_die("%s:%zu: bad probability '%.*s' (want a finite number >= 0)", name, no,
-				(int)MIN((size_t)(line + len - tab - 1), 40), tab + 1);
+			        (int)MIN((size_t)(line + len - tab - 1), 40), tab + 1);
 		int32_t id = llr_vocab_id(v, line, (size_t)(tab - line));
 		if (id < 0)
 			continue;
@@ -322,7 +324,7 @@ static void fz_background(const fz_opts *o, const llr_vocab *v, float *logb, llr
 	for (size_t i = 0; i < V; i++) {
 		if (!seen[i])
 			cli_die("%s: no probability for vocabulary word '%s' (every word, </s> and <unk> included, needs one)",
-				llr_lines_name(l), llr_vocab_token(v, (int32_t)i));
+			        llr_lines_name(l), llr_vocab_token(v, (int32_t)i));
 		sum += p[i];
 	}
 	for (size_t i = 0; i < V; i++)
@@ -423,13 +425,13 @@ typedef struct fz_run {
 	/* 3. rows, in vocabulary order */
 	fz_rows r;
 	/* 4. columns */
-	int32_t Fall, F;  /* features seen, kept */
-	int64_t *df;      /* vocabulary words with each feature */
-	int32_t *col;     /* phi column of each feature seen, -1 dropped */
-	int32_t *col_in;  /* psi column, -1 not an input feature */
+	int32_t Fall, F; /* features seen, kept */
+	int64_t *df;     /* vocabulary words with each feature */
+	int32_t *col;    /* phi column of each feature seen, -1 dropped */
+	int32_t *col_in; /* psi column, -1 not an input feature */
 	int64_t per_src[FZ_NSRC];
-	unsigned used;    /* sources with a kept feature */
-	int own_psi;      /* psi differs from phi */
+	unsigned used; /* sources with a kept feature */
+	int own_psi;   /* psi differs from phi */
 	/* 5. the lexicon */
 	llr_lexicon lex;
 	unsigned char *covered; /* words with a non-TOP feature */
@@ -441,29 +443,42 @@ typedef struct fz_run {
 static void fz_parse_opts(int argc, char **argv, fz_run *R)
 {
 	enum {
-		O_TOP = 256, O_CONLLU, O_LEXICON, O_TAGGED, O_ORTHO, O_SUFFIX, O_NGRAMS, O_HUNSPELL, O_MINCOUNT,
-		O_INPUT, O_VOCAB, O_VOCABFROM, O_EXTRA, O_BACKGROUND, O_DUMP
+		O_TOP = 256,
+		O_CONLLU,
+		O_LEXICON,
+		O_TAGGED,
+		O_ORTHO,
+		O_SUFFIX,
+		O_NGRAMS,
+		O_HUNSPELL,
+		O_MINCOUNT,
+		O_INPUT,
+		O_VOCAB,
+		O_VOCABFROM,
+		O_EXTRA,
+		O_BACKGROUND,
+		O_DUMP
 	};
 	static const struct option lopts[] = {
-		{"top", required_argument, 0, O_TOP},
-		{"conllu", required_argument, 0, O_CONLLU},
-		{"lexicon", required_argument, 0, O_LEXICON},
-		{"tagged", required_argument, 0, O_TAGGED},
-		{"ortho", no_argument, 0, O_ORTHO},
-		{"suffix", required_argument, 0, O_SUFFIX},
-		{"char-ngrams", required_argument, 0, O_NGRAMS},
-		{"hunspell", required_argument, 0, O_HUNSPELL},
-		{"min-feature-count", required_argument, 0, O_MINCOUNT},
-		{"input-features", required_argument, 0, O_INPUT},
-		{"vocab", required_argument, 0, O_VOCAB},
-		{"vocab-from", required_argument, 0, O_VOCABFROM},
-		{"extra", required_argument, 0, O_EXTRA},
-		{"background", required_argument, 0, O_BACKGROUND},
-		{"dump", no_argument, 0, O_DUMP},
-		{"lowercase", no_argument, 0, 'l'},
-		{"output", required_argument, 0, 'o'},
-		CLI_COMMON_OPTIONS,
-		{0, 0, 0, 0},
+	    {"top", required_argument, 0, O_TOP},
+	    {"conllu", required_argument, 0, O_CONLLU},
+	    {"lexicon", required_argument, 0, O_LEXICON},
+	    {"tagged", required_argument, 0, O_TAGGED},
+	    {"ortho", no_argument, 0, O_ORTHO},
+	    {"suffix", required_argument, 0, O_SUFFIX},
+	    {"char-ngrams", required_argument, 0, O_NGRAMS},
+	    {"hunspell", required_argument, 0, O_HUNSPELL},
+	    {"min-feature-count", required_argument, 0, O_MINCOUNT},
+	    {"input-features", required_argument, 0, O_INPUT},
+	    {"vocab", required_argument, 0, O_VOCAB},
+	    {"vocab-from", required_argument, 0, O_VOCABFROM},
+	    {"extra", required_argument, 0, O_EXTRA},
+	    {"background", required_argument, 0, O_BACKGROUND},
+	    {"dump", no_argument, 0, O_DUMP},
+	    {"lowercase", no_argument, 0, 'l'},
+	    {"output", required_argument, 0, 'o'},
+	    CLI_COMMON_OPTIONS,
+	    {0, 0, 0, 0},
 	};
 	fz_opts *o = &R->o;
 	const char *bg = "unigram";
@@ -715,7 +730,8 @@ static void fz_columns(fz_run *R)
 			int fs = z->fsrc[f];
 			/* Extractor names say which extractor made them. */
 			if (fs == FZ_ORTHO)
-				fs = !strncmp(nm, "SUF:", 4) ? FZ_SUFFIX : !strncmp(nm, "CNG:", 4) ? FZ_NGRAMS : FZ_ORTHO;
+				fs = !strncmp(nm, "SUF:", 4) ? FZ_SUFFIX : !strncmp(nm, "CNG:", 4) ? FZ_NGRAMS
+				                                                                   : FZ_ORTHO;
 			if (fs != s)
 				continue;
 			z->fsrc[f] = (unsigned char)fs;
@@ -911,18 +927,18 @@ static void fz_summary(const fz_run *R)
 		if (R->per_src[s])
 			llr_buf_printf(&b, "%s%s %lld", b.len ? ", " : "", fz_src_names[s], (long long)R->per_src[s]);
 	fprintf(stderr, "featurize: %d types, %d features (%s), nnz(phi) %d", R->V, R->F, b.len ? b.data : "none",
-		lex->phi->nnz);
+	        lex->phi->nnz);
 	if (lex->psi)
 		fprintf(stderr, ", psi %d features nnz %d", lex->psi->cols, lex->psi->nnz);
 	fputc('\n', stderr);
 	if (R->streaming && !R->o.dump)
 		fprintf(stderr, "featurize: %lld tokens in %lld sentences, %lld unknown, coverage %.2f%%\n",
-			(long long)R->stream_tok, (long long)R->stream_sent, (long long)R->stream_unk,
-			R->stream_tok ? 100.0 * (double)R->stream_cov / (double)R->stream_tok : 0.0);
+		        (long long)R->stream_tok, (long long)R->stream_sent, (long long)R->stream_unk,
+		        R->stream_tok ? 100.0 * (double)R->stream_cov / (double)R->stream_tok : 0.0);
 	else
 		fprintf(stderr, "featurize: %lld tokens%s, coverage %.2f%% (share of running tokens with a non-TOP feature)\n",
-			(long long)R->word_tok, R->streaming ? " (vocabulary counts)" : "",
-			R->word_tok ? 100.0 * (double)R->nonid_tok / (double)R->word_tok : 0.0);
+		        (long long)R->word_tok, R->streaming ? " (vocabulary counts)" : "",
+		        R->word_tok ? 100.0 * (double)R->nonid_tok / (double)R->word_tok : 0.0);
 	llr_buf_free(&b);
 }
 
@@ -970,14 +986,14 @@ int main(int argc, char **argv)
 	fz_vocabulary(&R);     /* 2. */
 	fz_rows_build(&R);     /* 3. */
 	llr_morph_close(R.morph);
-	fz_columns(&R);        /* 4. */
-	fz_matrices(&R);       /* 5. */
-	fz_meta(&R);           /* 6. */
-	if (R.o.dump)          /* 7. */
+	fz_columns(&R);  /* 4. */
+	fz_matrices(&R); /* 5. */
+	fz_meta(&R);     /* 6. */
+	if (R.o.dump)    /* 7. */
 		fz_dump(&R.o, &R.lex);
 	else
 		fz_write_stream(&R);
-	fz_summary(&R);        /* 8. */
+	fz_summary(&R); /* 8. */
 	fz_run_free(&R);
 	return 0;
 }

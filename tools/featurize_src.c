@@ -38,7 +38,7 @@ int32_t fz_feature(fz_state *z, const char *name, size_t len, int src, const cha
 	if (llr_strmap_size(z->names) > before) {
 		if (llr_strmap_size(z->names) > (size_t)LLR_MAX_FEATURES)
 			cli_die("more than %d distinct features (the limit); use fewer sources or --min-feature-count",
-				LLR_MAX_FEATURES);
+			        LLR_MAX_FEATURES);
 		if ((size_t)id >= z->fcap) {
 			z->fcap = z->fcap ? z->fcap * 2 : 1024;
 			z->fsrc = llr_reallocarray(z->fsrc, z->fcap, 1);
@@ -133,7 +133,7 @@ static void fz_norm_word(fz_state *z, const char *s, size_t len, llr_buf *out, c
 }
 
 static void fz_add_feature(fz_state *z, fz_flist *l, const char *f, size_t len, float v, int src, const char *name,
-			size_t no)
+                           size_t no)
 {
 	const char *why;
 	int32_t id = fz_feature(z, f, len, src, &why);
@@ -252,7 +252,7 @@ static void fz_load_lexicon(fz_state *z, const char *path)
 				double d = strtod(num, &ne);
 				if (ne == num || *ne || !isfinite(d) || !isfinite((float)d))
 					cli_die("%s:%zu: feature '%.*s': bad value '%s' (want a finite number)", name, no,
-						(int)MIN(fl_len, 80), p, num);
+					        (int)MIN(fl_len, 80), p, num);
 				val = (float)d;
 				fl_len = (size_t)(eq - p);
 			}
@@ -305,7 +305,7 @@ static void fz_load_tagged(fz_state *z, const char *path)
 			continue;
 		llr_buf_clear(&where);
 		if (whole ? llr_buf_printf(&where, "%s", llr_archive_name(a)) < 0
-			  : llr_buf_printf(&where, "%s:%s", llr_archive_name(a), member) < 0)
+		          : llr_buf_printf(&where, "%s:%s", llr_archive_name(a), member) < 0)
 			cli_oom();
 		llr_lines *l = llr_lines_from(fz_arch_read, a, where.data, 0);
 		if (!l)

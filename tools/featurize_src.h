@@ -11,7 +11,15 @@
 #include "llrnn.h"
 
 /* Feature sources, in column order. */
-enum { FZ_TOP, FZ_CONLLU, FZ_TAGGED, FZ_LEXICON, FZ_HUNSPELL, FZ_ORTHO, FZ_SUFFIX, FZ_NGRAMS, FZ_NSRC };
+enum { FZ_TOP,
+       FZ_CONLLU,
+       FZ_TAGGED,
+       FZ_LEXICON,
+       FZ_HUNSPELL,
+       FZ_ORTHO,
+       FZ_SUFFIX,
+       FZ_NGRAMS,
+       FZ_NSRC };
 extern const char *const fz_src_names[FZ_NSRC];
 
 /* The features of one word: columns and values, no repeats. */
@@ -22,17 +30,17 @@ typedef struct fz_flist {
 } fz_flist;
 
 typedef struct fz_state {
-	int lower;             /* -l: lowercase the words of lexicon sources */
-	llr_strmap *names;     /* every feature name seen, first-seen order */
-	unsigned char *fsrc;   /* the source that named each one first */
+	int lower;           /* -l: lowercase the words of lexicon sources */
+	llr_strmap *names;   /* every feature name seen, first-seen order */
+	unsigned char *fsrc; /* the source that named each one first */
 	size_t fcap;
-	llr_strmap *lw;        /* words the lexicon sources know */
-	fz_flist *lwf;         /* their features */
+	llr_strmap *lw; /* words the lexicon sources know */
+	fz_flist *lwf;  /* their features */
 	size_t lwcap;
 	struct fz_src {
 		int kind;
 		const char *path;
-	} *src;
+	} * src;
 	int nsrc;
 } fz_state;
 

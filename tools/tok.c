@@ -16,11 +16,13 @@
 #include "llrnn.h"
 
 static const char usage[] =
-	"usage: tok [-hl] [--chars] [--from text|conllu|tagged] [--lang en|fr] [--nfkc]\n"
-	"           [-o file] [--replace-invalid] [--sentences] [--surface] [file ...]\n"
-	"       tok --version\n";
+    "usage: tok [-hl] [--chars] [--from text|conllu|tagged] [--lang en|fr] [--nfkc]\n"
+    "           [-o file] [--replace-invalid] [--sentences] [--surface] [file ...]\n"
+    "       tok --version\n";
 
-enum { FROM_TEXT, FROM_CONLLU, FROM_TAGGED };
+enum { FROM_TEXT,
+       FROM_CONLLU,
+       FROM_TAGGED };
 
 typedef struct tok_state {
 	llr_tok_opts opts;
@@ -293,19 +295,25 @@ static void do_file(const char *path)
 
 int main(int argc, char **argv)
 {
-	enum { O_CHARS = 256, O_FROM, O_LANG, O_NFKC, O_REPLACE, O_SENT, O_SURFACE };
+	enum { O_CHARS = 256,
+	       O_FROM,
+	       O_LANG,
+	       O_NFKC,
+	       O_REPLACE,
+	       O_SENT,
+	       O_SURFACE };
 	static const struct option longopts[] = {
-		{"chars", no_argument, NULL, O_CHARS},
-		{"from", required_argument, NULL, O_FROM},
-		{"lang", required_argument, NULL, O_LANG},
-		{"lower", no_argument, NULL, 'l'},
-		{"nfkc", no_argument, NULL, O_NFKC},
-		{"output", required_argument, NULL, 'o'},
-		{"replace-invalid", no_argument, NULL, O_REPLACE},
-		{"sentences", no_argument, NULL, O_SENT},
-		{"surface", no_argument, NULL, O_SURFACE},
-		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+	    {"chars", no_argument, NULL, O_CHARS},
+	    {"from", required_argument, NULL, O_FROM},
+	    {"lang", required_argument, NULL, O_LANG},
+	    {"lower", no_argument, NULL, 'l'},
+	    {"nfkc", no_argument, NULL, O_NFKC},
+	    {"output", required_argument, NULL, 'o'},
+	    {"replace-invalid", no_argument, NULL, O_REPLACE},
+	    {"sentences", no_argument, NULL, O_SENT},
+	    {"surface", no_argument, NULL, O_SURFACE},
+	    CLI_COMMON_OPTIONS,
+	    {NULL, 0, NULL, 0},
 	};
 	cli_init(argv[0], "tok");
 	const char *outpath = NULL;

@@ -19,31 +19,55 @@
 #include "train_dist.h"
 
 static const char usage[] =
-	"usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
-	"             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
-	"             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
-	"             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
-	"             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
-	"             [--threads n] [--log file] [--progress n] [--resume model]\n"
-	"             [--init uniform|torch] [--distributed]\n"
-	"             [stream ...]\n"
-	"       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
-	"             [--memory SIZE] [file ...]\n"
-	"       train --task order|next|conj|all --features stream [--encoder cbow|gru|bigru]\n"
-	"             [-q] [-o model] [-s seed] [--hidden n] [--embed n] [--batch n]\n"
-	"             [--optim rmsprop|adam|sgd] [--lr x] [--clip x] [--valid pairs]\n"
-	"             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
-	"             [--threads n] [pairs]\n"
-	"       train --version\n";
+    "usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
+    "             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
+    "             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
+    "             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
+    "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
+    "             [--threads n] [--log file] [--progress n] [--resume model]\n"
+    "             [--init uniform|torch] [--distributed]\n"
+    "             [stream ...]\n"
+    "       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
+    "             [--memory SIZE] [file ...]\n"
+    "       train --task order|next|conj|all --features stream [--encoder cbow|gru|bigru]\n"
+    "             [-q] [-o model] [-s seed] [--hidden n] [--embed n] [--batch n]\n"
+    "             [--optim rmsprop|adam|sgd] [--lr x] [--clip x] [--valid pairs]\n"
+    "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
+    "             [--threads n] [pairs]\n"
+    "       train --version\n";
 
 /* ------------------------------------------------------------- options */
 
 enum {
-	O_OUTPUT = 256, O_LAYERS, O_HIDDEN, O_EMBED, O_DROPOUT, O_BATCH, O_MAXLEN,
-	O_OPTIM, O_LR, O_CLIP, O_MINIMPR, O_VALID, O_PATIENCE, O_EPOCHS,
-	O_MAXTIME, O_THREADS, O_LOG, O_PROGRESS, O_RESUME, O_MAXTOKENS, O_INIT,
-	O_NGRAM, O_PRUNE, O_FALLBACK, O_MEMORY, O_DISTRIBUTED,
-	O_TASK, O_ENCODER, O_FEATURES,
+	O_OUTPUT = 256,
+	O_LAYERS,
+	O_HIDDEN,
+	O_EMBED,
+	O_DROPOUT,
+	O_BATCH,
+	O_MAXLEN,
+	O_OPTIM,
+	O_LR,
+	O_CLIP,
+	O_MINIMPR,
+	O_VALID,
+	O_PATIENCE,
+	O_EPOCHS,
+	O_MAXTIME,
+	O_THREADS,
+	O_LOG,
+	O_PROGRESS,
+	O_RESUME,
+	O_MAXTOKENS,
+	O_INIT,
+	O_NGRAM,
+	O_PRUNE,
+	O_FALLBACK,
+	O_MEMORY,
+	O_DISTRIBUTED,
+	O_TASK,
+	O_ENCODER,
+	O_FEATURES,
 };
 
 static double parse_duration(const char *s)
@@ -54,10 +78,22 @@ static double parse_duration(const char *s)
 	double mul = 1;
 	if (end != s && *end && !end[1]) {
 		switch (*end) {
-		case 's': mul = 1; end++; break;
-		case 'm': mul = 60; end++; break;
-		case 'h': mul = 3600; end++; break;
-		case 'd': mul = 86400; end++; break;
+		case 's':
+			mul = 1;
+			end++;
+			break;
+		case 'm':
+			mul = 60;
+			end++;
+			break;
+		case 'h':
+			mul = 3600;
+			end++;
+			break;
+		case 'd':
+			mul = 86400;
+			end++;
+			break;
 		}
 	}
 	if (errno || end == s || *end || !isfinite(v) || v <= 0)
@@ -93,39 +129,39 @@ static void disc_opt(int c, const char *arg, train_opts *o)
 static void parse_opts(int argc, char **argv, train_opts *o)
 {
 	static const struct option lo[] = {
-		{"quiet", no_argument, NULL, 'q'},
-		{"seed", required_argument, NULL, 's'},
-		{"output", required_argument, NULL, O_OUTPUT},
-		{"layers", required_argument, NULL, O_LAYERS},
-		{"hidden", required_argument, NULL, O_HIDDEN},
-		{"embed", required_argument, NULL, O_EMBED},
-		{"dropout", required_argument, NULL, O_DROPOUT},
-		{"batch", required_argument, NULL, O_BATCH},
-		{"max-len", required_argument, NULL, O_MAXLEN},
-		{"optim", required_argument, NULL, O_OPTIM},
-		{"lr", required_argument, NULL, O_LR},
-		{"clip", required_argument, NULL, O_CLIP},
-		{"min-improvement", required_argument, NULL, O_MINIMPR},
-		{"valid", required_argument, NULL, O_VALID},
-		{"patience", required_argument, NULL, O_PATIENCE},
-		{"epochs", required_argument, NULL, O_EPOCHS},
-		{"max-time", required_argument, NULL, O_MAXTIME},
-		{"max-tokens", required_argument, NULL, O_MAXTOKENS},
-		{"threads", required_argument, NULL, O_THREADS},
-		{"distributed", no_argument, NULL, O_DISTRIBUTED},
-		{"log", required_argument, NULL, O_LOG},
-		{"progress", required_argument, NULL, O_PROGRESS},
-		{"resume", required_argument, NULL, O_RESUME},
-		{"init", required_argument, NULL, O_INIT},
-		{"ngram", required_argument, NULL, O_NGRAM},
-		{"prune", required_argument, NULL, O_PRUNE},
-		{"discount-fallback", no_argument, NULL, O_FALLBACK},
-		{"memory", required_argument, NULL, O_MEMORY},
-		{"task", required_argument, NULL, O_TASK},
-		{"encoder", required_argument, NULL, O_ENCODER},
-		{"features", required_argument, NULL, O_FEATURES},
-		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"output", required_argument, NULL, O_OUTPUT},
+	    {"layers", required_argument, NULL, O_LAYERS},
+	    {"hidden", required_argument, NULL, O_HIDDEN},
+	    {"embed", required_argument, NULL, O_EMBED},
+	    {"dropout", required_argument, NULL, O_DROPOUT},
+	    {"batch", required_argument, NULL, O_BATCH},
+	    {"max-len", required_argument, NULL, O_MAXLEN},
+	    {"optim", required_argument, NULL, O_OPTIM},
+	    {"lr", required_argument, NULL, O_LR},
+	    {"clip", required_argument, NULL, O_CLIP},
+	    {"min-improvement", required_argument, NULL, O_MINIMPR},
+	    {"valid", required_argument, NULL, O_VALID},
+	    {"patience", required_argument, NULL, O_PATIENCE},
+	    {"epochs", required_argument, NULL, O_EPOCHS},
+	    {"max-time", required_argument, NULL, O_MAXTIME},
+	    {"max-tokens", required_argument, NULL, O_MAXTOKENS},
+	    {"threads", required_argument, NULL, O_THREADS},
+	    {"distributed", no_argument, NULL, O_DISTRIBUTED},
+	    {"log", required_argument, NULL, O_LOG},
+	    {"progress", required_argument, NULL, O_PROGRESS},
+	    {"resume", required_argument, NULL, O_RESUME},
+	    {"init", required_argument, NULL, O_INIT},
+	    {"ngram", required_argument, NULL, O_NGRAM},
+	    {"prune", required_argument, NULL, O_PRUNE},
+	    {"discount-fallback", no_argument, NULL, O_FALLBACK},
+	    {"memory", required_argument, NULL, O_MEMORY},
+	    {"task", required_argument, NULL, O_TASK},
+	    {"encoder", required_argument, NULL, O_ENCODER},
+	    {"features", required_argument, NULL, O_FEATURES},
+	    CLI_COMMON_OPTIONS,
+	    {NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
 	o->layers = 2;
@@ -145,7 +181,10 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = 1; break;
-		case 's': o->seed = (uint64_t)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX); o->set_seed = 1; break;
+		case 's':
+			o->seed = (uint64_t)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX);
+			o->set_seed = 1;
+			break;
 		case O_OUTPUT:
 			if (!strcmp(optarg, "loglinear"))
 				o->output = LLR_OUT_LOGLINEAR;
@@ -155,24 +194,57 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 				cli_usage_error(usage, "--output: '%s' is neither loglinear nor softmax", optarg);
 			o->set_output = 1;
 			break;
-		case O_LAYERS: o->layers = (int)cli_parse_int(usage, "--layers", optarg, 1, 64); o->set_layers = 1; break;
-		case O_HIDDEN: o->hidden = (int)cli_parse_int(usage, "--hidden", optarg, 1, 1 << 16); o->set_hidden = 1; break;
-		case O_EMBED: o->embed = (int)cli_parse_int(usage, "--embed", optarg, 1, 1 << 16); o->set_embed = 1; break;
-		case O_DROPOUT: o->dropout = cli_parse_double(usage, "--dropout", optarg, 0, 0.95); o->set_dropout = 1; break;
-		case O_BATCH: o->batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 1 << 16); o->set_batch = 1; break;
-		case O_MAXLEN: o->max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 1 << 20); o->set_max_len = 1; break;
+		case O_LAYERS:
+			o->layers = (int)cli_parse_int(usage, "--layers", optarg, 1, 64);
+			o->set_layers = 1;
+			break;
+		case O_HIDDEN:
+			o->hidden = (int)cli_parse_int(usage, "--hidden", optarg, 1, 1 << 16);
+			o->set_hidden = 1;
+			break;
+		case O_EMBED:
+			o->embed = (int)cli_parse_int(usage, "--embed", optarg, 1, 1 << 16);
+			o->set_embed = 1;
+			break;
+		case O_DROPOUT:
+			o->dropout = cli_parse_double(usage, "--dropout", optarg, 0, 0.95);
+			o->set_dropout = 1;
+			break;
+		case O_BATCH:
+			o->batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 1 << 16);
+			o->set_batch = 1;
+			break;
+		case O_MAXLEN:
+			o->max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 1 << 20);
+			o->set_max_len = 1;
+			break;
 		case O_OPTIM:
 			o->optim = llr_optim_parse(optarg);
 			if (!o->optim)
 				cli_usage_error(usage, "--optim: unknown optimiser '%s' (rmsprop, adam, sgd)", optarg);
 			o->set_optim = 1;
 			break;
-		case O_LR: o->lr = cli_parse_double(usage, "--lr", optarg, 1e-12, 1e30); o->set_lr = 1; break;
-		case O_CLIP: o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12); o->set_clip = 1; break;
-		case O_MINIMPR: o->min_impr = cli_parse_double(usage, "--min-improvement", optarg, 0, 1e6); o->set_min_impr = 1; break;
+		case O_LR:
+			o->lr = cli_parse_double(usage, "--lr", optarg, 1e-12, 1e30);
+			o->set_lr = 1;
+			break;
+		case O_CLIP:
+			o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12);
+			o->set_clip = 1;
+			break;
+		case O_MINIMPR:
+			o->min_impr = cli_parse_double(usage, "--min-improvement", optarg, 0, 1e6);
+			o->set_min_impr = 1;
+			break;
 		case O_VALID: o->valid = optarg; break;
-		case O_PATIENCE: o->patience = (int)cli_parse_int(usage, "--patience", optarg, 1, 1 << 20); o->set_patience = 1; break;
-		case O_EPOCHS: o->epochs = cli_parse_int(usage, "--epochs", optarg, 0, 1 << 30); o->set_epochs = 1; break;
+		case O_PATIENCE:
+			o->patience = (int)cli_parse_int(usage, "--patience", optarg, 1, 1 << 20);
+			o->set_patience = 1;
+			break;
+		case O_EPOCHS:
+			o->epochs = cli_parse_int(usage, "--epochs", optarg, 0, 1 << 30);
+			o->set_epochs = 1;
+			break;
 		case O_MAXTIME: o->max_time = parse_duration(optarg); break;
 		case O_MAXTOKENS: o->max_tokens = cli_parse_int(usage, "--max-tokens", optarg, 1, INT64_MAX); break;
 		case O_THREADS: o->threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024); break;
@@ -234,8 +306,8 @@ typedef struct piece {
 } piece;
 
 typedef struct corpus {
-	int64_t read;  /* sentences read, empty ones too (their index: --distributed) */
-	int64_t held;  /* sentences with a word whose ids this rank keeps */
+	int64_t read; /* sentences read, empty ones too (their index: --distributed) */
+	int64_t held; /* sentences with a word whose ids this rank keeps */
 	int32_t *ids;
 	size_t n, cap;
 	piece *pieces;
@@ -289,14 +361,14 @@ static void add_sentence(corpus *c, int64_t off, int32_t len, int max_len)
  * --distributed the ids of the sentences another rank holds are not kept:
  * their pieces are indexed (sent -1) so every rank batches alike. */
 static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len,
-		     const train_dist *dist, corpus *c)
+                     const train_dist *dist, corpus *c)
 {
 	llr_err e = {0};
 	const char *mn;
 	int rc;
 	int32_t V = (int32_t)llr_strmap_size(x->vocab);
-	int64_t index = c->read;     /* of the current sentence in the streams */
-	int64_t len = 0;             /* its ids read so far */
+	int64_t index = c->read;      /* of the current sentence in the streams */
+	int64_t len = 0;              /* its ids read so far */
 	int64_t sent = (int64_t)c->n; /* where it starts in c->ids */
 	int nchunks = 0;
 	while ((rc = llr_tr_next(r, &mn, &e)) > 0) {
@@ -593,9 +665,9 @@ static void catch_signals(void)
 
 typedef struct trainer {
 	train_opts *o;
-	train_dist *dist;       /* the ranks of --distributed (one otherwise) */
-	const piece **mine;     /* a batch's pieces this rank trains on */
-	int sig;                /* a signal caught by any rank, 0 none */
+	train_dist *dist;   /* the ranks of --distributed (one otherwise) */
+	const piece **mine; /* a batch's pieces this rank trains on */
+	int sig;            /* a signal caught by any rank, 0 none */
 	llr_model *model;
 	llr_train_state *ts;
 	size_t n;          /* parameters */
@@ -608,11 +680,11 @@ typedef struct trainer {
 	FILE *log;
 	double t0;
 	int tty;
-	int wrote;         /* the model file was written by this run */
-	int64_t run_tok;   /* training tokens of this run's steps */
-	double run_sec;    /* wall-clock seconds spent in them */
-	batcher bb;        /* batch buffers, shared by training and validation */
-	order ord, vord;   /* this epoch's training batches, the validation ones */
+	int wrote;       /* the model file was written by this run */
+	int64_t run_tok; /* training tokens of this run's steps */
+	double run_sec;  /* wall-clock seconds spent in them */
+	batcher bb;      /* batch buffers, shared by training and validation */
+	order ord, vord; /* this epoch's training batches, the validation ones */
 	/* the current epoch, as far as this run goes */
 	size_t ep_k0;      /* first batch this run trains */
 	int64_t ep_tok0;   /* ts->epoch_tok then */
@@ -672,9 +744,9 @@ static void diverged(trainer *T, const char *what)
 	progress_clear(T);
 	if (T->saved_epoch >= 0)
 		cli_die("epoch %lld step %lld: %s: training diverged; %s keeps the model of epoch %d (try a lower --lr or --clip)",
-			(long long)T->ts->epoch + 1, (long long)T->ts->step + 1, what, T->o->out, T->saved_epoch);
+		        (long long)T->ts->epoch + 1, (long long)T->ts->step + 1, what, T->o->out, T->saved_epoch);
 	cli_die("epoch %lld step %lld: %s: training diverged before the first epoch ended; no model written (try a lower --lr or --clip)",
-		(long long)T->ts->epoch + 1, (long long)T->ts->step + 1, what);
+	        (long long)T->ts->epoch + 1, (long long)T->ts->step + 1, what);
 }
 
 static void interrupted(trainer *T)
@@ -685,8 +757,8 @@ static void interrupted(trainer *T)
 	save(T);
 	if (T->dist->rank == 0)
 		cli_warn("%s: epoch %lld batch %lld: saved %s; continue with --resume %s",
-		 sig == SIGINT ? "interrupted" : "terminated", (long long)T->ts->epoch + 1, (long long)T->ts->batch,
-		 T->o->out, T->o->out);
+		         sig == SIGINT ? "interrupted" : "terminated", (long long)T->ts->epoch + 1, (long long)T->ts->batch,
+		         T->o->out, T->o->out);
 	dist_finish(T->dist);
 	exit(128 + sig);
 }
@@ -829,9 +901,9 @@ static void progress_line(trainer *T, size_t k, double now)
 	double tps = el > 0 ? (double)(ts->epoch_tok - T->ep_tok0) / el : 0;
 	double eta = el / (double)(k + 1 - T->ep_k0) * (double)(nb - k - 1);
 	fprintf(stderr, "%strain: epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s%s",
-		T->tty ? "\r\033[K" : "", (long long)ts->epoch + 1, (long long)ts->step, k + 1, nb,
-		ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1), tps, cli_duration(eta, dur, sizeof dur),
-		T->tty ? "" : "\n");
+	        T->tty ? "\r\033[K" : "", (long long)ts->epoch + 1, (long long)ts->step, k + 1, nb,
+	        ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1), tps, cli_duration(eta, dur, sizeof dur),
+	        T->tty ? "" : "\n");
 	T->last_print = now;
 }
 
@@ -923,10 +995,10 @@ static void end_epoch(trainer *T, const corpus *vc, const llr_rng *r)
 		double tps = el > 0 ? (double)ep_tok / el : 0.0;
 		if (vc)
 			cli_warn("epoch %lld train %.4f valid %.4f%s lr %.3g %.0f tok/s %s", (long long)ts->epoch, train_lp, v,
-				 ts->best_epoch == ts->epoch ? " (best)" : "", lr_used, tps, cli_duration(el, dur, sizeof dur));
+			         ts->best_epoch == ts->epoch ? " (best)" : "", lr_used, tps, cli_duration(el, dur, sizeof dur));
 		else
 			cli_warn("epoch %lld train %.4f lr %.3g %.0f tok/s %s", (long long)ts->epoch, train_lp, lr_used, tps,
-				 cli_duration(el, dur, sizeof dur));
+			         cli_duration(el, dur, sizeof dur));
 	}
 	double next_lr = ts->lr;
 	ts->lr = lr_used; /* the row shows the rate this epoch trained with */
@@ -959,7 +1031,7 @@ static void train(trainer *T, const corpus *tc, const corpus *vc)
 			save(T);
 			if (!o->quiet)
 				cli_warn("--%s reached in epoch %lld (batch %lld of %zu); saved %s", T->stop, (long long)ts->epoch + 1,
-					 (long long)ts->batch, T->ord.nbatches, o->out);
+				         (long long)ts->batch, T->ord.nbatches, o->out);
 			break;
 		}
 		end_epoch(T, vc, &r);
@@ -1002,7 +1074,6 @@ static double meta_num(const llr_meta *m, const char *key, double dflt)
 	double v;
 	return llr_meta_get_f64(m, key, &v, NULL) < 0 ? dflt : v;
 }
-
 
 /* --resume: the model and its training state come first, and the options
  * they were trained with bind (contradicting one is a usage error). */
@@ -1096,7 +1167,7 @@ static llr_lexicon *read_stream(const train_opts *o, const char *sname, const tr
 		r = open_stream(name, name, &x);
 		if (llr_lexicon_same(lex, x, sname, name, &e) < 0)
 			cli_die("%s: not a shard of %s's corpus: %s (featurize every shard with the same --vocab and options)",
-				name, sname, e.msg);
+			        name, sname, e.msg);
 		llr_lexicon_free(x);
 		read_ids(r, name, lex, o->max_len, dist, tc);
 		llr_tr_close(r);
@@ -1113,11 +1184,11 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_t
 	if (!o->output)
 		o->output = one_hot(lex->phi) && one_hot(lex->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
 	llr_net_config c = {
-		.embed = o->embed,
-		.hidden = o->hidden,
-		.layers = o->layers,
-		.dropout = (float)o->dropout,
-		.output = o->output,
+	    .embed = o->embed,
+	    .hidden = o->hidden,
+	    .layers = o->layers,
+	    .dropout = (float)o->dropout,
+	    .output = o->output,
 	};
 	llr_model *model = llr_model_new(lex, &c, &e);
 	if (!model)
@@ -1160,10 +1231,9 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_t
 /* The trainer of a loaded or new model: the best weights so far (with
  * --valid), the --log file. */
 static void trainer_init(trainer *T, train_opts *o, train_dist *dist, llr_model *model, llr_train_state *ts,
-			 const corpus *tc, const corpus *vc)
+                         const corpus *tc, const corpus *vc)
 {
-	*T = (trainer){.o = o, .dist = dist, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN,
-		       .train_tokens = tc->tokens};
+	*T = (trainer){.o = o, .dist = dist, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN, .train_tokens = tc->tokens};
 	if (dist->on)
 		T->mine = emalloc((size_t)o->batch * sizeof *T->mine);
 	float *w = llr_net_params(model->net, &T->n);
@@ -1200,14 +1270,14 @@ static void finish(trainer *T, int valid)
 	llr_train_state *ts = T->ts;
 	if (o->max_tokens > 0 && !o->quiet)
 		cli_warn("max-tokens: %lld training tokens in %.3f s: %.0f tokens/s", (long long)T->run_tok, T->run_sec,
-			 T->run_sec > 0 ? (double)T->run_tok / T->run_sec : 0.0);
+		         T->run_sec > 0 ? (double)T->run_tok / T->run_sec : 0.0);
 	if (T->log && fclose(T->log) != 0)
 		cli_die("%s: write error: %s", o->log, strerror(errno));
 	if (o->quiet)
 		return;
 	if (isfinite(ts->best_valid) && valid)
 		cli_warn("stopped (%s) after epoch %lld; best valid %.4f at epoch %lld; wrote %s", T->stop ? T->stop : "?",
-			 (long long)ts->epoch, ts->best_valid, (long long)ts->best_epoch, o->out);
+		         (long long)ts->epoch, ts->best_valid, (long long)ts->best_epoch, o->out);
 	else
 		cli_warn("stopped (%s) after epoch %lld; wrote %s", T->stop ? T->stop : "?", (long long)ts->epoch, o->out);
 }
@@ -1249,11 +1319,11 @@ static int train_lm(train_opts *o)
 		if (o->resume)
 			snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)ts->epoch + 1);
 		cli_warn("%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, (long long)tc.sentences,
-			 (long long)tc.tokens, llr_strmap_size(model->lex->vocab), o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear",
-			 T.n, at);
+		         (long long)tc.tokens, llr_strmap_size(model->lex->vocab), o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear",
+		         T.n, at);
 		if (dist.on)
 			cli_warn("distributed: %d ranks (rank 0 holds %lld of the %lld sentences), %zu bytes summed across them per step",
-				 dist.size, (long long)tc.held, (long long)tc.sentences, dist_step_bytes(T.n));
+			         dist.size, (long long)tc.held, (long long)tc.sentences, dist_step_bytes(T.n));
 	}
 	train(&T, &tc, vc.sentences ? &vc : NULL);
 	if (!T.wrote)
