@@ -175,7 +175,7 @@ $(WORK)/%.row: $(WORK)/%.eval $(WORK)/%.model $(SCRIPTS)/ud-row
 CONFIG_TEXT = embedding $(EMBED), $(LAYERS) LSTM layers of $(HIDDEN), \
 	RMSprop lr $(LR), batch $(BATCH), gradient clip 5, early stopping on \
 	valid with patience $(PATIENCE), at most $(EPOCHS) epochs$(if $(MAXTIME), and $(MAXTIME) per model), \
-	seed $(SEED), $(THREADS) thread(s), initialisation $(or $(INIT),train's default (uniform)); <unk> mass in the paper background $(UNK_MASS)
+	seed $(SEED), $(THREADS) thread(s), initialisation $(or $(INIT),train's default (torch)); <unk> mass in the paper background $(UNK_MASS)
 
 # 6. Tables and plots.  The reference columns appear when `make reference`
 # has produced $(WORK)/ref/*.out.

@@ -230,11 +230,17 @@ wait_for_file() {
 	assert_file_not_exists nan.bin
 }
 
-@test "train: --init torch draws weights the way PyTorch does; --init checks its value" {
+@test "train: --init torch (the default) draws weights the way PyTorch does; --init checks its value" {
 	train $TINY --epochs 0 --init torch -o t.bin "$FZ" 2>/dev/null
-	train $TINY --epochs 0 -o u.bin "$FZ" 2>/dev/null
+	train $TINY --epochs 0 --init uniform -o u.bin "$FZ" 2>/dev/null
+	train $TINY --epochs 0 -o d.bin "$FZ" 2>/dev/null
 	[ "$(meta t.bin init)" = torch ]
 	[ "$(meta u.bin init)" = uniform ]
+	# the default is torch: the same model, byte for byte
+	[ "$(meta d.bin init)" = torch ]
+	cmp d.bin t.bin
+	run cmp -s d.bin u.bin
+	assert_failure
 	run /usr/bin/python3 - t.bin u.bin <<'PY'
 import io, sys, tarfile, numpy as np
 def load(path, name):

@@ -25,7 +25,7 @@ static const char usage[] =
     "             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
     "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
     "             [--threads n] [--log file] [--progress n] [--resume model]\n"
-    "             [--init uniform|torch] [--distributed]\n"
+    "             [--init torch|uniform] [--distributed]\n"
     "             [stream ...]\n"
     "       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
     "             [--memory SIZE] [file ...]\n"
@@ -176,6 +176,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	o->seed = 1;
 	o->encoder = LLR_SENC_BIGRU;
 	o->progress = 100;
+	o->init = LLR_INIT_TORCH;
 	int c;
 	while ((c = cli_getopt(argc, argv, ":ho:qs:", lo, usage)) != -1) {
 		switch (c) {
