@@ -126,43 +126,47 @@ static void disc_opt(int c, const char *arg, train_opts *o)
 	}
 }
 
+static void parse_operands(int argc, char **argv, train_opts *o);
+
+/* The long options of every family (parse_opts, disc_opt). */
+static const struct option train_options[] = {
+    {"quiet", no_argument, NULL, 'q'},
+    {"seed", required_argument, NULL, 's'},
+    {"output", required_argument, NULL, O_OUTPUT},
+    {"layers", required_argument, NULL, O_LAYERS},
+    {"hidden", required_argument, NULL, O_HIDDEN},
+    {"embed", required_argument, NULL, O_EMBED},
+    {"dropout", required_argument, NULL, O_DROPOUT},
+    {"batch", required_argument, NULL, O_BATCH},
+    {"max-len", required_argument, NULL, O_MAXLEN},
+    {"optim", required_argument, NULL, O_OPTIM},
+    {"lr", required_argument, NULL, O_LR},
+    {"clip", required_argument, NULL, O_CLIP},
+    {"min-improvement", required_argument, NULL, O_MINIMPR},
+    {"valid", required_argument, NULL, O_VALID},
+    {"patience", required_argument, NULL, O_PATIENCE},
+    {"epochs", required_argument, NULL, O_EPOCHS},
+    {"max-time", required_argument, NULL, O_MAXTIME},
+    {"max-tokens", required_argument, NULL, O_MAXTOKENS},
+    {"threads", required_argument, NULL, O_THREADS},
+    {"distributed", no_argument, NULL, O_DISTRIBUTED},
+    {"log", required_argument, NULL, O_LOG},
+    {"progress", required_argument, NULL, O_PROGRESS},
+    {"resume", required_argument, NULL, O_RESUME},
+    {"init", required_argument, NULL, O_INIT},
+    {"ngram", required_argument, NULL, O_NGRAM},
+    {"prune", required_argument, NULL, O_PRUNE},
+    {"discount-fallback", no_argument, NULL, O_FALLBACK},
+    {"memory", required_argument, NULL, O_MEMORY},
+    {"task", required_argument, NULL, O_TASK},
+    {"encoder", required_argument, NULL, O_ENCODER},
+    {"features", required_argument, NULL, O_FEATURES},
+    CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
 static void parse_opts(int argc, char **argv, train_opts *o)
 {
-	static const struct option lo[] = {
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"seed", required_argument, NULL, 's'},
-	    {"output", required_argument, NULL, O_OUTPUT},
-	    {"layers", required_argument, NULL, O_LAYERS},
-	    {"hidden", required_argument, NULL, O_HIDDEN},
-	    {"embed", required_argument, NULL, O_EMBED},
-	    {"dropout", required_argument, NULL, O_DROPOUT},
-	    {"batch", required_argument, NULL, O_BATCH},
-	    {"max-len", required_argument, NULL, O_MAXLEN},
-	    {"optim", required_argument, NULL, O_OPTIM},
-	    {"lr", required_argument, NULL, O_LR},
-	    {"clip", required_argument, NULL, O_CLIP},
-	    {"min-improvement", required_argument, NULL, O_MINIMPR},
-	    {"valid", required_argument, NULL, O_VALID},
-	    {"patience", required_argument, NULL, O_PATIENCE},
-	    {"epochs", required_argument, NULL, O_EPOCHS},
-	    {"max-time", required_argument, NULL, O_MAXTIME},
-	    {"max-tokens", required_argument, NULL, O_MAXTOKENS},
-	    {"threads", required_argument, NULL, O_THREADS},
-	    {"distributed", no_argument, NULL, O_DISTRIBUTED},
-	    {"log", required_argument, NULL, O_LOG},
-	    {"progress", required_argument, NULL, O_PROGRESS},
-	    {"resume", required_argument, NULL, O_RESUME},
-	    {"init", required_argument, NULL, O_INIT},
-	    {"ngram", required_argument, NULL, O_NGRAM},
-	    {"prune", required_argument, NULL, O_PRUNE},
-	    {"discount-fallback", no_argument, NULL, O_FALLBACK},
-	    {"memory", required_argument, NULL, O_MEMORY},
-	    {"task", required_argument, NULL, O_TASK},
-	    {"encoder", required_argument, NULL, O_ENCODER},
-	    {"features", required_argument, NULL, O_FEATURES},
-	    CLI_COMMON_OPTIONS,
-	    {NULL, 0, NULL, 0},
-	};
 	memset(o, 0, sizeof *o);
 	o->layers = 2;
 	o->hidden = o->embed = 256;
@@ -178,7 +182,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	o->progress = 100;
 	o->init = LLR_INIT_TORCH;
 	int c;
-	while ((c = cli_getopt(argc, argv, ":ho:qs:", lo, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":ho:qs:", train_options, usage)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = 1; break;
@@ -269,18 +273,26 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		default: disc_opt(c, optarg, o); break;
 		}
 	}
+	parse_operands(argc - optind, argv + optind, o);
+}
+
+/* The operands after the options, and the checks that need them all:
+ * the n-gram family's token files, or the streams (or pairs file). */
+static void parse_operands(int argc, char **argv, train_opts *o)
+{
+	int k = 0; /* the next operand */
 	if (o->ngram) {
 		o->family = TRAIN_NGRAM;
-		o->inputs = argv + optind;
-		o->ninputs = argc - optind;
+		o->inputs = argv + k;
+		o->ninputs = argc - k;
 		return;
 	}
 	if (o->prune || o->memory || o->discount_fallback)
 		cli_usage_error(usage, "--prune, --memory and --discount-fallback need --ngram");
-	if (optind < argc)
-		o->stream = argv[optind++];
-	o->more = argv + optind;
-	o->nmore = argc - optind;
+	if (k < argc)
+		o->stream = argv[k++];
+	o->more = argv + k;
+	o->nmore = argc - k;
 	for (int i = 0; i < o->nmore; i++)
 		if (!strcmp(o->more[i], "-"))
 			cli_usage_error(usage, "'-' (stdin) can only be the first stream");
