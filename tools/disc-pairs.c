@@ -20,15 +20,18 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: disc-pairs [-hl] [-o file] [-s seed] [--format text|tagged|conllu|tokens]\n"
-	"                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
-	"                  [--min-len n] [--max-len n] [--max-ratio x]\n"
-	"                  [--max-member-bytes n] [--include pattern] [--provenance]\n"
-	"                  [--sentences] [file ...]\n"
-	"       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
-	"       disc-pairs --version\n";
+    "usage: disc-pairs [-hl] [-o file] [-s seed] [--format text|tagged|conllu|tokens]\n"
+    "                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
+    "                  [--min-len n] [--max-len n] [--max-ratio x]\n"
+    "                  [--max-member-bytes n] [--include pattern] [--provenance]\n"
+    "                  [--sentences] [file ...]\n"
+    "       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
+    "       disc-pairs --version\n";
 
-enum { FMT_TEXT, FMT_TAGGED, FMT_CONLLU, FMT_TOKENS };
+enum { FMT_TEXT,
+       FMT_TAGGED,
+       FMT_CONLLU,
+       FMT_TOKENS };
 static const char *const fmt_names[] = {"text", "tagged", "conllu", "tokens"};
 static const char *const fmt_what[] = {"text", "word/TAG text", "CoNLL-U", "tokens"};
 
@@ -38,7 +41,12 @@ static const char *const fmt_what[] = {"text", "word/TAG text", "CoNLL-U", "toke
 #define MAX_DEPTH 8      /* nested archives: a .deb is 2 deep */
 #define MAX_INCLUDE 16
 
-enum { SKIP_BINARY, SKIP_UTF8, SKIP_FORMAT, SKIP_SIZE, SKIP_BROKEN, SKIP_N };
+enum { SKIP_BINARY,
+       SKIP_UTF8,
+       SKIP_FORMAT,
+       SKIP_SIZE,
+       SKIP_BROKEN,
+       SKIP_N };
 static const char *const skip_names[] = {"binary", "not UTF-8", "wrong format", "over --max-member-bytes", "truncated or corrupt archive"};
 
 /* A member as a byte source for llr_lines: first the sniffed head, then
@@ -110,14 +118,14 @@ struct run {
 	uint64_t docs, paras, sents, skipped[SKIP_N];
 
 	/* the current member */
-	const char *doc; /* "archive:member", or the file for a plain text */
+	const char *doc;           /* "archive:member", or the file for a plain text */
 	const char *arch, *member; /* the parts of doc */
 	uint64_t par_index;
-	int member_lines;   /* content lines seen (format sniffing) */
-	int member_bad;     /* malformed lines reported */
+	int member_lines; /* content lines seen (format sniffing) */
+	int member_bad;   /* malformed lines reported */
 	uint64_t invalid_lines, untagged;
-	int sent_bad;       /* CoNLL-U: current sentence had a malformed line */
-	int doc_content;    /* CoNLL-U: a sentence since the last # newdoc */
+	int sent_bad;    /* CoNLL-U: current sentence had a malformed line */
+	int doc_content; /* CoNLL-U: a sentence since the last # newdoc */
 
 	disc_para para;
 	llr_buf ptext, tokout, norm, sent, lbuf, prov, docname, html, htext;
@@ -388,7 +396,7 @@ static void set_doc(struct run *r, const char *archive, const char *member)
 {
 	llr_buf_clear(&r->docname);
 	int rc = strcmp(archive, member) ? llr_buf_printf(&r->docname, "%s:%s", archive, member)
-					 : llr_buf_printf(&r->docname, "%s", archive);
+	                                 : llr_buf_printf(&r->docname, "%s", archive);
 	if (rc != LLR_OK)
 		cli_oom();
 	r->doc = r->docname.data;
@@ -497,6 +505,8 @@ static int do_html(struct run *r, struct msrc *m)
 	return 0;
 }
 
+static int feed_member(struct run *r, struct msrc *m);
+
 /* Read one member; returns 0, or -1 when the archive itself failed. */
 static int do_member(struct run *r, llr_archive *a, int64_t size)
 {
@@ -556,7 +566,15 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 		return 0;
 	}
 
-	llr_lines *l = llr_lines_from(msrc_read, &m, r->doc, LLR_LINES_NO_VALIDATE);
+	return feed_member(r, &m);
+}
+
+/* The member's lines, fed to the --format reader; returns as do_member. */
+static int feed_member(struct run *r, struct msrc *m)
+{
+	char why[160];
+	llr_err e = {0};
+	llr_lines *l = llr_lines_from(msrc_read, m, r->doc, LLR_LINES_NO_VALIDATE);
 	if (!l)
 		cli_oom();
 	const char *line;
@@ -591,16 +609,16 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 	}
 	if (rc < 0) {
 		failed = 1;
-		if (m.binary) {
+		if (m->binary) {
 			cli_warn("%s: binary data (NUL byte) after line %zu; rest of member skipped", r->doc, llr_lines_lineno(l));
 			r->skipped[SKIP_BINARY]++;
-		} else if (m.over) {
+		} else if (m->over) {
 			cli_warn("%s: over --max-member-bytes %" PRIu64 " after line %zu; rest of member skipped", r->doc, r->max_member, llr_lines_lineno(l));
 			r->skipped[SKIP_SIZE]++;
 			r->status = 1;
 		} else {
 			warn_err(r, &e);
-			if (m.ioerr)
+			if (m->ioerr)
 				r->skipped[SKIP_BROKEN]++;
 			r->status = 1;
 		}
@@ -624,7 +642,7 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 		cli_warn("%s: %" PRIu64 " line%s with invalid UTF-8 dropped", r->doc, r->invalid_lines, r->invalid_lines == 1 ? "" : "s");
 	if (r->untagged)
 		cli_warn("%s: %" PRIu64 " token%s without /TAG kept whole", r->doc, r->untagged, r->untagged == 1 ? "" : "s");
-	return (failed && m.ioerr) ? -1 : 0;
+	return (failed && m->ioerr) ? -1 : 0;
 }
 
 static void do_operand(struct run *r, const char *path)
@@ -705,8 +723,8 @@ static uint64_t parse_bytes(const char *s)
 static void summary(const struct run *r, const disc_markers *mk)
 {
 	cli_warn("%" PRIu64 " document%s, %" PRIu64 " paragraph%s, %" PRIu64 " sentence%s",
-		 r->docs, r->docs == 1 ? "" : "s", r->paras, r->paras == 1 ? "" : "s",
-		 r->sents, r->sents == 1 ? "" : "s");
+	         r->docs, r->docs == 1 ? "" : "s", r->paras, r->paras == 1 ? "" : "s",
+	         r->sents, r->sents == 1 ? "" : "s");
 	if (!r->sentences) {
 		llr_buf b = {0};
 		const disc_ctx *c = &r->ctx;
@@ -739,30 +757,44 @@ static void summary(const struct run *r, const disc_markers *mk)
 	}
 }
 
+/* The command line: disc-pairs.1 is its spec. */
+enum { O_FORMAT = 256,
+       O_LANG,
+       O_TASKS,
+       O_MARKERS,
+       O_MINPAR,
+       O_MINLEN,
+       O_MAXLEN,
+       O_MAXRATIO,
+       O_MAXMEMBER,
+       O_INCLUDE,
+       O_PROV,
+       O_SENT,
+       O_LIST };
+static const struct option longopts[] = {
+    {"lower", no_argument, NULL, 'l'},
+    {"output", required_argument, NULL, 'o'},
+    {"seed", required_argument, NULL, 's'},
+    {"format", required_argument, NULL, O_FORMAT},
+    {"lang", required_argument, NULL, O_LANG},
+    {"tasks", required_argument, NULL, O_TASKS},
+    {"markers", required_argument, NULL, O_MARKERS},
+    {"min-par", required_argument, NULL, O_MINPAR},
+    {"min-len", required_argument, NULL, O_MINLEN},
+    {"max-len", required_argument, NULL, O_MAXLEN},
+    {"max-ratio", required_argument, NULL, O_MAXRATIO},
+    {"max-member-bytes", required_argument, NULL, O_MAXMEMBER},
+    {"include", required_argument, NULL, O_INCLUDE},
+    {"provenance", no_argument, NULL, O_PROV},
+    {"sentences", no_argument, NULL, O_SENT},
+    {"list-markers", no_argument, NULL, O_LIST},
+    CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "disc-pairs");
-	enum { O_FORMAT = 256, O_LANG, O_TASKS, O_MARKERS, O_MINPAR, O_MINLEN, O_MAXLEN, O_MAXRATIO, O_MAXMEMBER, O_INCLUDE, O_PROV, O_SENT, O_LIST };
-	static const struct option longopts[] = {
-		{"lower", no_argument, NULL, 'l'},
-		{"output", required_argument, NULL, 'o'},
-		{"seed", required_argument, NULL, 's'},
-		{"format", required_argument, NULL, O_FORMAT},
-		{"lang", required_argument, NULL, O_LANG},
-		{"tasks", required_argument, NULL, O_TASKS},
-		{"markers", required_argument, NULL, O_MARKERS},
-		{"min-par", required_argument, NULL, O_MINPAR},
-		{"min-len", required_argument, NULL, O_MINLEN},
-		{"max-len", required_argument, NULL, O_MAXLEN},
-		{"max-ratio", required_argument, NULL, O_MAXRATIO},
-		{"max-member-bytes", required_argument, NULL, O_MAXMEMBER},
-		{"include", required_argument, NULL, O_INCLUDE},
-		{"provenance", no_argument, NULL, O_PROV},
-		{"sentences", no_argument, NULL, O_SENT},
-		{"list-markers", no_argument, NULL, O_LIST},
-		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
-	};
 	struct run r = {0};
 	disc_opts o = {.tasks = DISC_ALL, .min_par = 9, .min_len = 5, .max_len = 50, .max_ratio = 5.0, .seed = 1};
 	const char *lang = "en", *markers_path = NULL, *out_path = NULL;
