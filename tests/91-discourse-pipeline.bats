@@ -70,6 +70,20 @@ tiny_deb() {
 	assert_failure 2
 }
 
+@test "disc-split: the split depends on the archive's name, not on the folder it lies in" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -p a/deep/er b
+	cp "$BROWN" a/deep/er/brown-slice.tgz
+	cp "$BROWN" b/brown-slice.tgz
+	disc-pairs --format tagged --provenance a/deep/er/brown-slice.tgz >a.tsv 2>/dev/null
+	(cd b && disc-pairs --format tagged --provenance brown-slice.tgz) >b.tsv 2>/dev/null
+	! cmp -s a.tsv b.tsv
+	"$TOP/scripts/disc-split" a.tsv tr1 va1 te1
+	"$TOP/scripts/disc-split" b.tsv tr2 va2 te2
+	cmp tr1 tr2 && cmp va1 va2 && cmp te1 te2
+	[ -s va1 ] && [ -s te1 ]
+}
+
 @test "disc-probe: usage and a vector file of the wrong length" {
 	cd "$BATS_TEST_TMPDIR"
 	run "$TOP/scripts/disc-probe"
