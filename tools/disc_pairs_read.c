@@ -134,6 +134,16 @@ static size_t add_tokens(dset *d, const llr_strmap *vocab, int32_t unk, const ch
 	return k;
 }
 
+/* Does a sentence column hold a token? (a shard's check of the lines it
+ * does not keep) */
+static int has_token(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ')
+			return 1;
+	return 0;
+}
+
 void dset_read(dset *d, const char *path, const llr_lexicon *lex, int tasks, int add_classes)
 {
 	static const int ncols[3] = {4, 10, 4};
@@ -163,11 +173,13 @@ void dset_read(dset *d, const char *path, const llr_lexicon *lex, int tasks, int
 		int32_t lab = parse_label(f[1], fl[1], t, d, add_classes, &why);
 		if (lab < 0)
 			cli_die("%s:%zu: %s: '%.*s'", name, ln, why, (int)(fl[1] > 40 ? 40 : fl[1]), f[1]);
-		size_t first = d->n_sent;
+		size_t g = d->task[t].total++, first = d->n_sent;
+		int keep = d->shard_size <= 1 || g % (size_t)d->shard_size == (size_t)d->shard_rank;
 		for (int k = 2; k < ncols[t]; k++)
-			if (add_tokens(d, lex->vocab, lex->unk_id, f[k], fl[k]) == 0)
+			if ((keep ? add_tokens(d, lex->vocab, lex->unk_id, f[k], fl[k]) : (size_t)has_token(f[k], fl[k])) == 0)
 				cli_die("%s:%zu: empty sentence in column %d", name, ln, k + 1);
-		push_example(&d->task[t], first, lab);
+		if (keep)
+			push_example(&d->task[t], first, lab);
 	}
 	if (rc < 0)
 		cli_die_err(&e);

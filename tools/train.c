@@ -1363,8 +1363,8 @@ int main(int argc, char **argv)
 	/* The family dispatch: parse_opts chose the family from the options;
 	 * each family reads its own input, builds or resumes its model,
 	 * trains and saves it.  New families add a case here (train.h). */
-	if (o.distributed && o.family != TRAIN_LM)
-		cli_usage_error(usage, "--distributed: only the language model on a featurize stream trains distributed");
+	if (o.distributed && o.family == TRAIN_NGRAM)
+		cli_usage_error(usage, "--distributed: n-gram estimation (--ngram) counts, it does not train by gradient steps; it runs in one process");
 	switch (o.family) {
 	case TRAIN_NGRAM:
 		return train_ngram(&o);

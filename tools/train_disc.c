@@ -5,8 +5,11 @@
  * vocabulary and input features of a featurize stream, jointly when
  * several tasks are given.  The optimisers, gradient clipping, validation
  * with early stopping, per-epoch checkpoints and seeds are the language
- * models' (llr_optim_*, llr_train_state, trainstate.c).  train(1) is the
- * spec.
+ * models' (llr_optim_*, llr_train_state, trainstate.c).  Under
+ * --distributed each rank holds every N-th example of each task, every
+ * rank plans the same batches, trains on its share of each and the
+ * gradients are summed (train_dist.h); rank 0 validates and writes.
+ * train(1) is the spec.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,11 +18,13 @@
 #include "cli.h"
 #include "discread.h"
 #include "train.h"
+#include "train_dist.h"
 
 static const char *const task_names[3] = {"order", "next", "conj"};
 
 typedef struct dtrain {
 	const train_opts *o;
+	train_dist *dist;
 	llr_senc_model *m;
 	llr_train_state ts;
 	dset tr, va;
@@ -27,8 +32,9 @@ typedef struct dtrain {
 	size_t n;
 	float *w, *g, *best;
 	int tasks;
-	size_t *order[3];
-	size_t *plan; /* batch k: task plan[2k], first example plan[2k+1] */
+	size_t *order[3]; /* a task's examples by their index in the file */
+	size_t *mine;     /* this rank's share of a batch, indices into tr */
+	size_t *plan;     /* batch k: task plan[2k], first example plan[2k+1] */
 	size_t nplan;
 	double train_time;
 	uint64_t train_tokens;
@@ -96,7 +102,7 @@ static void plan_epoch(dtrain *T, llr_rng *r)
 	size_t bs = (size_t)T->o->batch;
 	T->nplan = 0;
 	for (int t = 0; t < 3; t++) {
-		size_t n = T->tr.task[t].n;
+		size_t n = T->tr.task[t].total;
 		if (!(T->tasks & (1 << t)))
 			continue;
 		for (size_t i = 0; i < n; i++)
@@ -118,35 +124,70 @@ static void plan_epoch(dtrain *T, llr_rng *r)
 	}
 }
 
+/* This rank's examples among idx[0..n) (indices in the file), as indices
+ * into its shard; their count. */
+static size_t my_share(const dtrain *T, const size_t *idx, size_t n)
+{
+	size_t m = 0, N = (size_t)T->dist->size, r = (size_t)T->dist->rank;
+	for (size_t i = 0; i < n; i++)
+		if (idx[i] % N == r)
+			T->mine[m++] = idx[i] / N;
+	return m;
+}
+
+/* One step on the batch idx[0..n) of task t: this rank's share run, the
+ * gradients of the mean loss over the whole batch summed across ranks,
+ * clipped, applied.  Returns the batch's summed loss; *tokens gets the
+ * batch's tokens, *late whether --max-time has passed on any rank. */
+static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t0, uint64_t *tokens, int *late)
+{
+	const train_opts *o = T->o;
+	llr_err e = {0};
+	size_t m = my_share(T, idx, n);
+	memset(T->g, 0, T->n * sizeof *T->g);
+	dist_step s = {0};
+	if (m) {
+		llr_senc_batch b;
+		dset_batch(&T->tr, t, T->mine, m, &T->buf, &b);
+		if (llr_senc_run(T->m->enc, &b, 1, &s.nll, NULL, NULL, &e) < 0)
+			cli_die_err(&e);
+		s.ntok = (int64_t)T->buf.tokens;
+		if (m < n) { /* the mean over m examples, as a share of the mean over n */
+			float f = (float)((double)m / (double)n);
+			for (size_t i = 0; i < T->n; i++)
+				T->g[i] *= f;
+		}
+	}
+	s.time_up = o->max_time > 0 && T->train_time + (cli_now() - t0) >= o->max_time;
+	dist_reduce_step(T->dist, T->g, T->n, &s);
+	double norm = llr_clip_grad_norm(T->g, T->n, o->clip);
+	if (!isfinite(norm) || !isfinite(s.nll))
+		cli_die("training diverged (loss %g, gradient norm %g) at epoch %lld; try a lower --lr", s.nll, norm, (long long)T->ts.epoch + 1);
+	llr_optim_step(T->ts.optim, T->w, T->g);
+	T->ts.step++;
+	*tokens = (uint64_t)s.ntok;
+	*late = s.time_up;
+	return s.nll;
+}
+
 /* One epoch of updates; returns the mean training loss per example. */
 static double train_epoch(dtrain *T)
 {
 	const train_opts *o = T->o;
-	llr_err e = {0};
 	llr_rng r = T->ts.rng_epoch;
 	plan_epoch(T, &r);
 	double sum = 0, t0 = cli_now();
 	size_t seen = 0;
 	for (size_t k = 0; k < T->nplan; k++) {
-		int t = (int)T->plan[2 * k];
-		size_t s = T->plan[2 * k + 1], n = T->tr.task[t].n - s < (size_t)o->batch ? T->tr.task[t].n - s : (size_t)o->batch;
-		llr_senc_batch b;
-		dset_batch(&T->tr, t, T->order[t] + s, n, &T->buf, &b);
-		memset(T->g, 0, T->n * sizeof *T->g);
-		double l = 0;
-		if (llr_senc_run(T->m->enc, &b, 1, &l, NULL, NULL, &e) < 0)
-			cli_die_err(&e);
-		double norm = llr_clip_grad_norm(T->g, T->n, o->clip);
-		if (!isfinite(norm) || !isfinite(l))
-			cli_die("training diverged (loss %g, gradient norm %g) at epoch %lld; try a lower --lr", l, norm, (long long)T->ts.epoch + 1);
-		llr_optim_step(T->ts.optim, T->w, T->g);
-		T->ts.step++;
-		sum += l;
+		int t = (int)T->plan[2 * k], late;
+		size_t s = T->plan[2 * k + 1], total = T->tr.task[t].total;
+		size_t n = total - s < (size_t)o->batch ? total - s : (size_t)o->batch;
+		uint64_t tokens;
+		sum += train_step(T, t, T->order[t] + s, n, t0, &tokens, &late);
 		seen += n;
-		T->train_tokens += b.n ? T->buf.tokens : 0;
-		if ((o->max_time > 0 && T->train_time + (cli_now() - t0) >= o->max_time) ||
-		    (o->max_tokens > 0 && T->train_tokens >= (uint64_t)o->max_tokens)) {
-			T->stop = o->max_time > 0 && T->train_time + (cli_now() - t0) >= o->max_time ? "--max-time" : "--max-tokens";
+		T->train_tokens += tokens;
+		if (late || (o->max_tokens > 0 && T->train_tokens >= (uint64_t)o->max_tokens)) {
+			T->stop = late ? "--max-time" : "--max-tokens";
 			break;
 		}
 	}
@@ -181,15 +222,15 @@ static void save(dtrain *T, int have_best)
 	T->ts.best = NULL;
 }
 
-/* Validation, early stopping, checkpoint: 1 to stop. */
-static int end_epoch(dtrain *T, double train_loss, double t_epoch)
+/* Validation (rank 0's), early stopping, checkpoint: 1 to stop. */
+static int end_epoch(dtrain *T, double train_loss)
 {
 	const train_opts *o = T->o;
 	double vl[3], va[3], mean = 0;
-	int nt = 0, quiet = o->quiet;
+	int nt = 0, lead = T->dist->rank == 0;
 	llr_buf line = {0};
 	llr_buf_printf(&line, "epoch %lld: train loss %.4f", (long long)T->ts.epoch, train_loss);
-	if (o->valid) {
+	if (o->valid && lead) {
 		evaluate(T, &T->va, vl, va);
 		llr_buf_printf(&line, ", valid loss");
 		for (int t = 0; t < 3; t++)
@@ -202,14 +243,15 @@ static int end_epoch(dtrain *T, double train_loss, double t_epoch)
 		mean = nt ? mean / nt : INFINITY;
 	}
 	llr_buf_printf(&line, "; %.0f tokens/s", T->train_time > 0 ? (double)T->train_tokens / T->train_time : 0.0);
-	(void)t_epoch;
-	if (!quiet)
+	if (!o->quiet)
 		cli_warn("%s", line.data);
 	llr_buf_free(&line);
 	if (!o->valid) {
-		save(T, 0);
+		if (lead)
+			save(T, 0);
 		return 0;
 	}
+	mean = dist_bcast_double(T->dist, mean); /* every rank decides alike */
 	int improved = mean < T->ts.best_valid - o->min_impr;
 	if (mean < T->ts.best_valid) {
 		T->ts.best_valid = mean;
@@ -218,7 +260,8 @@ static int end_epoch(dtrain *T, double train_loss, double t_epoch)
 		memcpy(T->best_acc, T->valid_acc, sizeof T->best_acc);
 	}
 	T->ts.bad_epochs = improved ? 0 : T->ts.bad_epochs + 1;
-	save(T, T->ts.best_epoch != T->ts.epoch);
+	if (lead)
+		save(T, T->ts.best_epoch != T->ts.epoch);
 	if (T->ts.bad_epochs >= o->patience) {
 		T->stop = "no improvement";
 		return 1;
@@ -242,13 +285,15 @@ static void setup(dtrain *T, train_opts *o)
 	dset_conj_builtin(T->m->conj, &T->m->n_conj);
 	T->tr.conj = T->va.conj = T->m->conj;
 	T->tr.n_conj = T->m->n_conj;
+	T->tr.shard_rank = T->dist->rank;
+	T->tr.shard_size = T->dist->size;
 	dset_read(&T->tr, o->stream ? o->stream : "-", lex, o->task, 1);
 	T->m->n_conj = T->va.n_conj = T->tr.n_conj;
-	if (o->valid)
+	if (o->valid && T->dist->rank == 0)
 		dset_read(&T->va, o->valid, lex, o->task, 0);
 	T->tasks = 0;
 	for (int t = 0; t < 3; t++)
-		if ((o->task & (1 << t)) && T->tr.task[t].n)
+		if ((o->task & (1 << t)) && T->tr.task[t].total)
 			T->tasks |= 1 << t;
 	if (!T->tasks)
 		cli_die("%s: no training examples of the tasks asked for", o->stream ? o->stream : "<stdin>");
@@ -275,9 +320,10 @@ static void setup(dtrain *T, train_opts *o)
 	llr_rng_seed(&T->ts.rng, o->seed + 2);
 	size_t nb = 0;
 	for (int t = 0; t < 3; t++) {
-		T->order[t] = ecalloc(T->tr.task[t].n + 1, sizeof *T->order[t]);
-		nb += T->tr.task[t].n / (size_t)o->batch + 1;
+		T->order[t] = ecalloc(T->tr.task[t].total + 1, sizeof *T->order[t]);
+		nb += T->tr.task[t].total / (size_t)o->batch + 1;
 	}
+	T->mine = ecalloc((size_t)o->batch, sizeof *T->mine);
 	T->plan = ecalloc(2 * nb, sizeof *T->plan);
 	for (int t = 0; t < 3; t++)
 		T->best_acc[t] = T->valid_acc[t] = NAN;
@@ -285,22 +331,31 @@ static void setup(dtrain *T, train_opts *o)
 
 int train_disc(train_opts *o)
 {
-	dtrain T = {.o = o};
+	train_dist dist;
+	dist_init(&dist, o->distributed);
+	if (dist.rank != 0)
+		o->quiet = 1; /* rank 0 speaks for the job */
+	dtrain T = {.o = o, .dist = &dist};
 	setup(&T, o);
+	double counts[2] = {(double)T.tr.tokens, (double)T.tr.unknown}; /* every shard's */
+	dist_sum(&dist, counts, 2);
 	if (!o->quiet) {
 		const char *sname = o->stream ? o->stream : "<stdin>";
-		cli_warn("%s: ORDER %zu, NEXT %zu, CONJ %zu examples (%llu tokens, %llu unknown); %s encoder, D %d, %zu parameters",
-		         sname, T.tr.task[0].n, T.tr.task[1].n, T.tr.task[2].n, (unsigned long long)T.tr.tokens,
-		         (unsigned long long)T.tr.unknown, llr_senc_encoder_name(o->encoder), llr_senc_dim(T.m->enc), T.n);
+		cli_warn("%s: ORDER %zu, NEXT %zu, CONJ %zu examples (%.0f tokens, %.0f unknown); %s encoder, D %d, %zu parameters",
+		         sname, T.tr.task[0].total, T.tr.task[1].total, T.tr.task[2].total, counts[0], counts[1],
+		         llr_senc_encoder_name(o->encoder), llr_senc_dim(T.m->enc), T.n);
+		if (dist.on)
+			cli_warn("distributed: %d ranks (rank 0 holds %zu of the %zu examples), %zu bytes summed across them per step",
+			         dist.size, T.tr.task[0].n + T.tr.task[1].n + T.tr.task[2].n,
+			         T.tr.task[0].total + T.tr.task[1].total + T.tr.task[2].total, dist_step_bytes(T.n));
 	}
 	while (T.ts.epoch < o->epochs) {
-		double t0 = cli_now();
 		double tl = train_epoch(&T);
 		T.ts.epoch++;
-		if (end_epoch(&T, tl, cli_now() - t0) || T.stop)
+		if (end_epoch(&T, tl) || T.stop)
 			break;
 	}
-	if (T.ts.epoch == 0)
+	if (T.ts.epoch == 0 && dist.rank == 0)
 		save(&T, 0);
 	if (!T.stop)
 		T.stop = "--epochs";
@@ -313,9 +368,11 @@ int train_disc(train_opts *o)
 	dset_buf_free(&T.buf);
 	for (int t = 0; t < 3; t++)
 		free(T.order[t]);
+	free(T.mine);
 	free(T.plan);
 	free(T.best);
 	llr_optim_free(T.ts.optim);
 	llr_senc_model_free(T.m);
+	dist_finish(&dist);
 	return 0;
 }

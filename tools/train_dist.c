@@ -61,6 +61,12 @@ void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s)
 	s->time_up = flags[1];
 }
 
+void dist_sum(const train_dist *d, double *v, int n)
+{
+	if (d->on)
+		MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
 double dist_bcast_double(const train_dist *d, double v)
 {
 	if (d->on)
@@ -89,6 +95,10 @@ void dist_finish(train_dist *d)
 }
 
 void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s)
+{
+}
+
+void dist_sum(const train_dist *d, double *v, int n)
 {
 }
 

@@ -44,6 +44,8 @@ typedef struct dist_step {
 } dist_step;
 void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s);
 
+/* v[0..n) summed across ranks, in place. */
+void dist_sum(const train_dist *d, double *v, int n);
 /* Rank 0's value, on every rank. */
 double dist_bcast_double(const train_dist *d, double v);
 int dist_any(const train_dist *d, int flag);
