@@ -160,7 +160,7 @@ max_diff() {
 	{ head -n 5 tr.tsv; printf 'ORDER\t7\ta b\tc d\n'; } > bad.tsv
 	run -1 timeout 120 $MPIRUN train --distributed $A -o bad.bin bad.tsv
 	[ "$status" -ne 124 ]
-	[ "$(grep -c "^train: bad.tsv:6: ORDER label not 0 or 1: '7'$" <<< "$output")" -eq 2 ] # each rank read it
+	[ "$(grep -c "^train: bad.tsv:6: ORDER label not 0 or 1: '7'$" <<< "$output")" -ge 1 ] # the first rank to read it ends the job
 	assert_file_not_exists bad.bin
 }
 
