@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "featurize_source.h"
 #include "featurize_src.h"
 
 static const char usage[] =
@@ -22,6 +23,7 @@ static const char usage[] =
     "                 [--min-feature-count N] [--input-features LIST]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
     "                 [--background uniform|unigram[:K]|FILE] [--dump] [-o FILE] [FILE ...]\n"
+    "       featurize [options] --source SRC [-o FILE] TARGET\n"
     "       featurize --version\n";
 
 #define CHUNK_IDS ((size_t)1 << 20) /* ids per ids/NNNNNN member, at most (whole sentences) */
@@ -91,7 +93,8 @@ typedef struct {
 	double bg_k;         /* FZ_BG_UNIGRAM: the count added to every word */
 	const char *bg_file; /* FZ_BG_FILE: token<TAB>probability */
 	const char *hunspell;
-	unsigned in_mask; /* sources of psi; 0 = psi is phi */
+	const char *source; /* --source: parallel data (featurize_source.c) */
+	unsigned in_mask;   /* sources of psi; 0 = psi is phi */
 	char **files;
 	int nfiles;
 } fz_opts;
@@ -436,6 +439,7 @@ typedef struct fz_run {
 	llr_lexicon lex;
 	unsigned char *covered; /* words with a non-TOP feature */
 	int64_t word_tok, nonid_tok;
+	fz_parallel par; /* --source: the source side */
 	/* 7. the stream of ids */
 	int64_t stream_tok, stream_unk, stream_cov, stream_sent;
 } fz_run;
@@ -457,7 +461,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		O_VOCABFROM,
 		O_EXTRA,
 		O_BACKGROUND,
-		O_DUMP
+		O_DUMP,
+		O_SOURCE
 	};
 	static const struct option lopts[] = {
 	    {"top", required_argument, 0, O_TOP},
@@ -475,6 +480,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	    {"extra", required_argument, 0, O_EXTRA},
 	    {"background", required_argument, 0, O_BACKGROUND},
 	    {"dump", no_argument, 0, O_DUMP},
+	    {"source", required_argument, 0, O_SOURCE},
 	    {"lowercase", no_argument, 0, 'l'},
 	    {"output", required_argument, 0, 'o'},
 	    CLI_COMMON_OPTIONS,
@@ -509,6 +515,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		case O_EXTRA: fz_add_str(&o->extra, &o->nextra, optarg); break;
 		case O_BACKGROUND: bg = optarg; break;
 		case O_DUMP: o->dump = 1; break;
+		case O_SOURCE: o->source = optarg; break;
 		}
 	}
 	o->files = argv + optind;
@@ -520,6 +527,10 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	fz_parse_background(bg, o);
 	if (o->vocab_lex && !R->z.nsrc)
 		cli_usage_error(usage, "--vocab-from corpus+lexicon needs a lexicon source (--conllu, --lexicon, --tagged)");
+	if (o->source && o->dump)
+		cli_usage_error(usage, "--source: not with --dump (the lexicon is the target's)");
+	if (o->source && (argc - optind != 1 || !strcmp(o->files[0], "-")))
+		cli_usage_error(usage, "--source: want exactly one target file, aligned with the source line by line");
 }
 
 /* The name of the corpus in messages. */
@@ -897,7 +908,7 @@ static void fz_write_stream(fz_run *R)
 	if (!out || !strcmp(out, "-"))
 		cli_refuse_tty(1, "a tensor stream");
 	llr_meta *m = llr_meta_new();
-	if (!m || llr_lexicon_to_meta(&R->lex, m) < 0)
+	if (!m || llr_lexicon_to_meta(&R->lex, m) < 0 || (R->par.src && llr_source_to_meta(R->par.src, m) < 0))
 		cli_oom();
 	fz_ids d = {.buf = emalloc(CHUNK_IDS * sizeof *d.buf)};
 	if (!(d.w = llr_tw_open(out, "features", m, &e)))
@@ -905,7 +916,7 @@ static void fz_write_stream(fz_run *R)
 	fz_writer = d.w;
 	atexit(fz_abort_writer);
 	llr_meta_free(m);
-	if (llr_lexicon_write(d.w, &R->lex, &e) < 0)
+	if (llr_lexicon_write(d.w, &R->lex, &e) < 0 || (R->par.src && llr_source_write(d.w, R->par.src, R->V, &e) < 0))
 		cli_die_err(&e);
 	if (R->streaming)
 		fz_ids_stream(R, &d);
@@ -913,6 +924,8 @@ static void fz_write_stream(fz_run *R)
 		fz_ids_corpus(R, &d);
 	fz_ids_flush(&d);
 	free(d.buf);
+	if (R->par.src)
+		fz_parallel_write_ids(&R->par, d.w);
 	fz_writer = NULL;
 	if (llr_tw_close(d.w, &e) < 0)
 		cli_die_err(&e);
@@ -940,10 +953,14 @@ static void fz_summary(const fz_run *R)
 		        (long long)R->word_tok, R->streaming ? " (vocabulary counts)" : "",
 		        R->word_tok ? 100.0 * (double)R->nonid_tok / (double)R->word_tok : 0.0);
 	llr_buf_free(&b);
+	if (R->par.src)
+		fprintf(stderr, "featurize: source %s: %lld lines (%lld empty), %lld tokens, %zu types\n", R->o.source,
+		        (long long)R->par.pairs, (long long)R->par.empty, (long long)R->par.tokens, llr_strmap_size(R->par.src->vocab));
 }
 
 static void fz_run_free(fz_run *R)
 {
+	fz_parallel_free(&R->par);
 	fz_tok_close(&R->tin);
 	free(R->covered);
 	free(R->df);
@@ -982,6 +999,8 @@ int main(int argc, char **argv)
 		if (!(R.morph = llr_morph_open(R.o.hunspell, &e)))
 			cli_die_err(&e);
 	}
+	if (R.o.source) /* the source side first: misaligned files stop here */
+		fz_parallel_read(&R.par, R.o.source, R.o.files[0]);
 	fz_load_sources(&R.z); /* 1. lexicon sources, in command-line order */
 	fz_vocabulary(&R);     /* 2. */
 	fz_rows_build(&R);     /* 3. */
