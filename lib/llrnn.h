@@ -1113,9 +1113,10 @@ int llr_encdec_model_fits(const llr_encdec_model *m, const llr_lexicon *x, const
  * toff[k+1]), the target's </s> included).  iters = 0: co-occurrence
  * counts, t(x | s) ~ sum over pairs of count_s count_x / |source|;
  * iters > 0: that many EM iterations of IBM model 1 from there.  Every
- * row is smoothed with weight k towards the target unigram distribution,
- * so no entry is 0: t(x | s) = (n(s, x) + k u(x)) / (n(s) + k).  table is
- * Vs x V.  LLR_EEMPTY if there is no pair with a target. */
+ * row is smoothed with weight k towards the add-one target unigram
+ * distribution u(x) = (count(x) + 1) / (N + V), so no entry is 0:
+ * t(x | s) = (n(s, x) + k u(x)) / (n(s) + k).  table is Vs x V.
+ * LLR_EEMPTY if there is no pair with a target. */
 int llr_prime_table(int32_t Vs, int32_t V, size_t npairs, const int32_t *src, const size_t *soff, const int32_t *tgt, const size_t *toff, int iters, double k, float *table, llr_err *err);
 
 /* --------------------------------------------------------- n-gram models */

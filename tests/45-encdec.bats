@@ -90,3 +90,68 @@ assert list(s).count(e) == 3 and s[2] == e, s'
 	assert_line 'source/vocab'
 	assert_line 'source/ids/000000.npy'
 }
+
+# A tiny network: seconds on the slice.
+TINY="--hidden 32 --embed 16 --attn-hidden 16 --threads 1 -q"
+
+feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1" "$D/train.tgt" 2>/dev/null; }
+
+@test "train: an encoder-decoder from a featurize --source stream, every attention, both outputs, primed" {
+	cd "$BATS_TEST_TMPDIR"
+	feat_ll ll.fz
+	featurize --source "$D/train.src" -o sm.fz "$D/train.tgt" 2>/dev/null
+	for a in dot bilinear mlp; do
+		train $TINY --attention $a --epochs 2 --valid-source "$D/valid.src" --valid "$D/valid.tgt" --log $a.tsv -o $a.bin ll.fz
+		tar xOf $a.bin meta >meta
+		grep -qx family=encdec meta
+		grep -qx attention=$a meta
+		grep -qx output=loglinear meta
+		# the validation log-perplexity fell below the untrained model's
+		awk -F'\t' 'NR == 2 { v0 = $5 } NR > 2 { v = $5 } END { exit !(v < v0) }' $a.tsv
+	done
+	train $TINY --output softmax --epochs 1 -o sm.bin sm.fz
+	tar xOf sm.bin meta | grep -qx output=softmax
+	train $TINY --prime table --prime-iters 2 --epochs 1 -o pr.bin ll.fz
+	tar xOf pr.bin meta >meta
+	grep -qx primed=1 meta
+	grep -qx prime_iters=2 meta
+	tar tf pr.bin | grep -qx source/table.npy
+}
+
+@test "train: encoder-decoder runs are deterministic and --resume ends with the uninterrupted model" {
+	cd "$BATS_TEST_TMPDIR"
+	feat_ll ll.fz
+	V="--valid-source $D/valid.src --valid $D/valid.tgt"
+	train $TINY --dropout 0.2 --prime table --epochs 3 $V -o a.bin ll.fz
+	train $TINY --dropout 0.2 --prime table --epochs 3 $V -o b.bin ll.fz
+	cmp a.bin b.bin
+	train $TINY --dropout 0.2 --prime table --epochs 1 $V -o c.bin ll.fz
+	train --threads 1 -q --resume c.bin --epochs 3 $V ll.fz
+	cmp a.bin c.bin
+	run_err 2 "--attention: the resumed model c.bin has attention=mlp" train --resume c.bin --attention dot ll.fz
+}
+
+@test "train: encoder-decoder error paths" {
+	cd "$BATS_TEST_TMPDIR"
+	feat_ll ll.fz
+	featurize -o lm.fz "$D/train.tgt" 2>/dev/null
+	run_err 2 "--attention: 'cosine' is not dot, bilinear or mlp" train --attention cosine -o m.bin ll.fz
+	run_err 2 "--valid and --valid-source go together" train --valid "$D/valid.tgt" -o m.bin ll.fz
+	run_err 2 "--layers: the encoder-decoder has --enc-layers" train --layers 2 -o m.bin ll.fz
+	run_err 2 "--hidden: must be even" train --hidden 33 -o m.bin ll.fz
+	run_err 2 "--prime table: the background of a softmax output is uniform" train --output softmax --prime table -o m.bin ll.fz
+	run_err 1 "lm.fz: no source side: not made by featurize --source" train --attention dot -o m.bin lm.fz
+	head -n 5 "$D/valid.tgt" >short.tgt
+	run_err 1 "are not aligned: they diverge at line 6" train $TINY --valid-source "$D/valid.src" --valid short.tgt -o m.bin ll.fz
+	[ ! -e m.bin ]
+}
+
+@test "train(1) EXAMPLES: the g2p encoder-decoder" {
+	cd "$D"
+	cp "$LEX" .
+	featurize --top 100 --lexicon arpabet-phonology.lex \
+		--source train.src -o g2p.fz train.tgt
+	train --attention mlp --prime table --valid-source valid.src \
+		--valid valid.tgt --epochs 2 -o g2p.bin g2p.fz
+	tar xOf g2p.bin meta | grep -qx stopped=epochs
+}

@@ -168,6 +168,13 @@ static const struct option train_options[] = {
 static void parse_opts(int argc, char **argv, train_opts *o)
 {
 	memset(o, 0, sizeof *o);
+	/* The encoder-decoder parses its own options (train_encdec.c). */
+	if (train_encdec_wanted(argc, argv)) {
+		o->family = TRAIN_ENCDEC;
+		o->argc = argc;
+		o->argv = argv;
+		return;
+	}
 	o->layers = 2;
 	o->hidden = o->embed = 256;
 	o->batch = 32;
@@ -1370,6 +1377,8 @@ int main(int argc, char **argv)
 		return train_ngram(&o);
 	case TRAIN_DISC:
 		return train_disc(&o);
+	case TRAIN_ENCDEC:
+		return train_encdec(&o);
 	case TRAIN_LM:
 	default:
 		return train_lm(&o);

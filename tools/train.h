@@ -19,10 +19,15 @@ enum {
 	TRAIN_LM, /* LSTM language model over a featurize stream, softmax or log-linear output (train.c) */
 	TRAIN_NGRAM, /* backoff n-gram model, modified Kneser-Ney, from token files (train_ngram.c) */
 	TRAIN_DISC, /* discourse sentence encoder over disc-pairs output (train_disc.c) */
+	TRAIN_ENCDEC, /* encoder-decoder with attention over a featurize --source stream (train_encdec.c) */
 };
 
 typedef struct train_opts {
 	int family; /* TRAIN_* */
+	/* The command line, for a family that parses its own options
+	 * (TRAIN_ENCDEC: parse_opts sets only family, argc and argv). */
+	int argc;
+	char **argv;
 	const char *out, *stream, *valid, *log, *resume;
 	char **more; /* further streams, read after stream as one corpus */
 	int nmore;
@@ -68,5 +73,11 @@ int train_ngram(const train_opts *o);
 
 /* train --task: tools/train_disc.c */
 int train_disc(train_opts *o);
+/* train_encdec.c: 1 if the command line trains an encoder-decoder (an
+ * option only it has, a --resume model of family encdec, or a stream made
+ * by featurize --source); reads only those files' meta. */
+int train_encdec_wanted(int argc, char **argv);
+/* Parses o->argc, o->argv itself (train(1), "Encoder-decoder"). */
+int train_encdec(const train_opts *o);
 
 #endif

@@ -11,7 +11,9 @@
  * co-occurrence counts, each target token's count shared equally among
  * the source tokens of its pair; then, if asked, by EM iterations of IBM
  * model 1 (each target token's count shared in proportion to t(x | s)).
- * Each row is smoothed towards the target unigram distribution u:
+ * Each row is smoothed towards the add-one target unigram distribution
+ * u (u(x) = (count(x) + 1) / (N + V), so no entry is 0 even for a word
+ * absent from the pairs, such as <unk>):
  *   t(x | s) = (n(s, x) + k u(x)) / (n(s) + k)
  * so a source token never seen gets u, and no entry is 0.  Not here: the
  * use of the table in the output layer (lib/nn/encdec.c).
@@ -75,8 +77,10 @@ int llr_prime_table(int32_t Vs, int32_t V, size_t npairs, const int32_t *src, co
 		free(u);
 		return llr_err_set(err, LLR_EEMPTY, "priming table: no target token");
 	}
+	/* add-one, so a target word the pairs never show (<unk>) keeps a
+	 * positive background */
 	for (int32_t x = 0; x < V; x++)
-		u[x] /= total;
+		u[x] = (u[x] + 1.0) / (total + (double)V);
 	/* co-occurrence: each target token's count split equally */
 	for (size_t p = 0; p < npairs; p++) {
 		size_t ls = soff[p + 1] - soff[p];

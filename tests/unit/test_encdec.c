@@ -476,7 +476,7 @@ static void test_prime_table(void)
 	float t[4 * 3];
 	llr_err e = {0};
 	CHECK(llr_prime_table(4, 3, 3, src, soff, tgt, toff, 0, 0.1, t, &e) == LLR_OK);
-	double u[3] = {0.5, 0.25, 0.25};
+	double u[3] = {3.0 / 7, 2.0 / 7, 2.0 / 7}; /* add-one: (count + 1) / (4 + 3) */
 	double n0[3] = {1.5, 0.5, 0.0}, n1[3] = {0.5, 0.5, 0.0};
 	for (int x = 0; x < 3; x++) {
 		CHECK_NEAR(t[0 * 3 + x], (n0[x] + 0.1 * u[x]) / 2.1, 1e-6);
