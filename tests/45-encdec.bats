@@ -155,3 +155,85 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 		--valid valid.tgt --epochs 2 -o g2p.bin g2p.fz
 	tar xOf g2p.bin meta | grep -qx stopped=epochs
 }
+
+# Two tiny trained models for gen and score, made once.
+tiny_models() {
+	[ -e "$D/m1.bin" ] && return 0
+	feat_ll "$D/ll.fz"
+	train $TINY --epochs 3 -o "$D/m1.bin" "$D/ll.fz"
+	train $TINY --epochs 3 --attention dot -s 2 -o "$D/m2.bin" "$D/ll.fz"
+}
+
+@test "gen -m: one output per source, empty and unknown sources included; beam, n-best, log-probs agree with score" {
+	tiny_models
+	cd "$BATS_TEST_TMPDIR"
+	head -n 20 "$D/test.src" >in.src
+	printf '\nq @ q\n' >>in.src
+	gen -m "$D/m1.bin" in.src >greedy.out
+	[ "$(wc -l <greedy.out)" -eq 22 ]
+	gen -m "$D/m1.bin" --beam 4 --logprob <in.src >beam.out
+	[ "$(wc -l <beam.out)" -eq 22 ]
+	# the log-probability gen reports is score's forced decoding of the same output
+	cut -f1 beam.out >hyp.tgt
+	awk -F'\t' '{ print $2 }' beam.out >gen.lp
+	score -m "$D/m1.bin" --source in.src hyp.tgt | cut -f1 >score.lp
+	paste gen.lp score.lp | awk '{ d = $1 - $2; if (d < -0.01 || d > 0.01) { print "differ: " $0; exit 1 } }'
+	# n-best: N lines per source, ranked, numbered
+	gen -m "$D/m1.bin" --beam 4 --nbest 3 <in.src >nbest.out
+	awk -F'\t' 'NF != 4 { exit 1 } { n[$1]++ } $1 == p && $3 > s + 1e-9 { exit 1 } { p = $1; s = $3 } END { for (k in n) if (n[k] != 3) exit 1; if (length(n) != 22) exit 1 }' nbest.out
+	# beam 1 is the greedy search
+	gen -m "$D/m1.bin" --beam 1 in.src | cmp - greedy.out
+}
+
+@test "gen -m A -m B: an ensemble; --show-attention rows sum to 1" {
+	tiny_models
+	cd "$BATS_TEST_TMPDIR"
+	head -n 10 "$D/test.src" >in.src
+	gen -m "$D/m1.bin" -m "$D/m2.bin" --beam 3 in.src >ens.out
+	[ "$(wc -l <ens.out)" -eq 10 ]
+	echo 'p h o n e' | gen -m "$D/m1.bin" --show-attention >att.out
+	head -n 1 att.out | grep -vq '^#'
+	sed -n 2p att.out | grep -qx '#	p h o n e </s>'
+	awk -F'\t' 'NR > 2 { n = split($3, w, " "); if (n != 6) exit 1; t = 0; for (i = 1; i <= n; i++) t += w[i]; if (t < 0.99 || t > 1.01) exit 1; rows++ } END { exit !(rows == NR - 2 && rows >= 1) }' att.out
+}
+
+@test "score -m --source: one line per pair; refused for a language model and misaligned files" {
+	tiny_models
+	cd "$BATS_TEST_TMPDIR"
+	score -m "$D/m1.bin" --source "$D/valid.src" "$D/valid.tgt" >s.out
+	[ "$(wc -l <s.out)" -eq "$(wc -l <"$D/valid.tgt")" ]
+	awk -F'\t' 'NF != 3 || $1 >= 0 || $3 != 0 { exit 1 }' s.out
+	# tokens column: the phonemes + </s>
+	awk '{ print NF + 1 }' "$D/valid.tgt" | cmp - <(cut -f2 s.out)
+	score -m "$D/m1.bin" --source "$D/valid.src" --batch 1 <"$D/valid.tgt" | cmp - s.out
+	featurize -o lm.fz "$D/train.tgt" 2>/dev/null
+	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -o lm.bin lm.fz
+	run_err 1 "lm.bin: a language model, trained without a source" score -m lm.bin --source "$D/valid.src" "$D/valid.tgt"
+	run_err 1 "lm.bin: a language model, trained without a source" gen -m "$D/m1.bin" -m lm.bin
+	head -n 3 "$D/valid.tgt" >short.tgt
+	run_err 1 "valid.src and short.tgt are not aligned: they diverge at line 4, which only .*valid.src has" score -m "$D/m1.bin" --source "$D/valid.src" short.tgt
+	run_err 2 "--source SRC is required" score -m "$D/m1.bin" "$D/valid.tgt"
+	run_err 2 "--nbest 3 is more than --beam 2" gen -m "$D/m1.bin" --beam 2 --nbest 3
+	run_err 2 "--greedy and --beam exclude each other" gen -m "$D/m1.bin" --greedy --beam 2
+}
+
+@test "gen(1) and score(1) EXAMPLES: g2p" {
+	tiny_models
+	cd "$BATS_TEST_TMPDIR"
+	cp "$D/m1.bin" g2p.bin
+	cp "$D/m2.bin" g2p-2.bin
+	cp "$D/test.src" "$D/valid.src" "$D/valid.tgt" .
+	run sh -c "printf 'l l a m a\nz y x\n' | gen -m g2p.bin --beam 5"
+	assert_success
+	[ "${#lines[@]}" -eq 2 ]
+	run sh -c "echo 'p h o n e' | gen -m g2p.bin --beam 5 --nbest 3"
+	assert_success
+	[ "${#lines[@]}" -eq 3 ]
+	echo 'p h o n e' | gen -m g2p.bin --show-attention | grep -q '^#	p h o n e </s>$'
+	gen -m g2p.bin -m g2p-2.bin --beam 5 test.src >test.hyp
+	[ "$(wc -l <test.hyp)" -eq "$(wc -l <test.src)" ]
+	run sh -c "score -m g2p.bin --source valid.src valid.tgt | head -n 3"
+	assert_success
+	[ "${#lines[@]}" -eq 3 ]
+	mandoc -Tlint -W warning "$TOP/man/gen.1" "$TOP/man/score.1" "$TOP/man/train.1" "$TOP/man/featurize.1"
+}

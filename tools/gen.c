@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gen_encdec.h"
 #include "score_lm.h"
 #include "score_ngram.h"
 
@@ -650,6 +651,8 @@ static int run_ngram(const generator *g, sngram *ng)
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "gen");
+	if (encdec_wanted(argc, argv, 0)) /* the encoder-decoder family */
+		return gen_encdec_main(argc, argv);
 	generator g = {0};
 	parse_args(&g, argc, argv);
 	sngram ng;

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "score_disc.h"
+#include "gen_encdec.h"
 #include "score_lm.h"
 #include "score_ngram.h"
 
@@ -450,6 +451,8 @@ static void scorer_free(scorer *sc)
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "score");
+	if (encdec_wanted(argc, argv, 1)) /* the encoder-decoder family */
+		return score_encdec_main(argc, argv);
 	scorer sc = {0};
 	score_disc_opts dopt = {0};
 	parse_args(&sc, &dopt, argc, argv);
