@@ -28,8 +28,9 @@
 # g2p-attention.png (gen --show-attention of the first row's model).
 #
 # Knobs: ARCHIVE WORK RESULTS BIN ROWS BEAM EMBED HIDDEN ATTN_HIDDEN BATCH
-# LR EPOCHS MAXTIME PATIENCE THREADS PYTHON.  MAXTIME caps each model's
-# training (issue 15: an hour on 2 cores).
+# LR EPOCHS MAXTIME PATIENCE THREADS PYTHON PLOT_WORD, and NOTE, a
+# paragraph added to g2p.md (how a partial run was made).  MAXTIME caps
+# each model's training (issue 15: an hour on 2 cores).
 
 ARCHIVE ?= data/cmu-pronouncing-dictionary-3.0.0.tgz
 WORK ?= work/g2p
@@ -56,7 +57,6 @@ PLOT_WORD ?= p h o t o g r a p h
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
-.SECONDARY:
 .SUFFIXES:
 
 D := $(WORK)/data
@@ -133,7 +133,8 @@ $(RESULTS)/g2p.md: $(RESULTS)/g2p.tsv
 	    m=$(WORK)/$$o-$$a-$$([ "$$f" = 1 ] && echo 100 || echo 10)-s1.bin; \
 	    ep=$$(tar xOf $$m meta | sed -n 's/^epochs_done=//p'); st=$$(tar xOf $$m meta | sed -n 's/^stopped=//p'); \
 	    echo "| $$o | $$a | $$f | $$e | $$b | $$w | $$p | $$s | $$ep | $$st |"; done; \
-	  echo; echo 'Attention of the first row'"'"'s model on "$(PLOT_WORD)": g2p-attention.png.'; } >$@
+	  echo; echo 'Attention of the first row'"'"'s model on "$(PLOT_WORD)": g2p-attention.png.'; \
+	  $(if $(NOTE),echo; echo '$(NOTE)';) } >$@
 
 $(RESULTS)/g2p-attention.png: $(firstword $(call row_models,$(firstword $(ROWS))))
 	mkdir -p $(RESULTS)
