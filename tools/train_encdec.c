@@ -315,22 +315,24 @@ int train_encdec_wanted(int argc, char **argv)
 	int c, own = 0;
 	const char *resume = NULL;
 	int save = opterr;
+	/* getopt permutes what it scans: scan a copy, so the family that
+	 * parses next sees the command line as given */
+	char **av = ecalloc((size_t)argc + 1, sizeof *av);
+	memcpy(av, argv, (size_t)argc * sizeof *av);
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":ho:qs:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, av, ":ho:qs:", long_opts, NULL)) != -1) {
 		if (c == O_ATT || c == O_PRIME || c == O_PITERS || c == O_PSMOOTH || c == O_ENCL || c == O_AHID || c == O_VSRC)
 			own = 1;
 		if (c == O_RESUME)
 			resume = optarg;
 	}
-	const char *stream = optind < argc && strcmp(argv[optind], "-") ? argv[optind] : NULL;
+	const char *stream = optind < argc && strcmp(av[optind], "-") ? av[optind] : NULL;
 	opterr = save;
 	optind = 0;
-	if (own)
-		return 1;
-	if (resume && stream_has_source(resume, "model", 1))
-		return 1;
-	return stream && stream_has_source(stream, "features", 0);
+	int yes = own || (resume && stream_has_source(resume, "model", 1)) || (stream && stream_has_source(stream, "features", 0));
+	free(av);
+	return yes;
 }
 
 /* --------------------------------------------------------------- pairs */
