@@ -16,9 +16,9 @@
 
 /* The model families train knows. */
 enum {
-	TRAIN_LM, /* LSTM language model over a featurize stream, softmax or log-linear output (train.c) */
-	TRAIN_NGRAM, /* backoff n-gram model, modified Kneser-Ney, from token files (train_ngram.c) */
-	TRAIN_DISC, /* discourse sentence encoder over disc-pairs output (train_disc.c) */
+	TRAIN_LM,     /* LSTM language model over a featurize stream, softmax or log-linear output (train.c) */
+	TRAIN_NGRAM,  /* backoff n-gram model, modified Kneser-Ney, from token files (train_ngram.c) */
+	TRAIN_DISC,   /* discourse sentence encoder over disc-pairs output (train_disc.c) */
 	TRAIN_ENCDEC, /* encoder-decoder with attention over a featurize --source stream (train_encdec.c) */
 };
 
