@@ -1221,6 +1221,39 @@ int llr_ngram_load(const char *path, llr_ngram **out, llr_err *err);
  * text), <0 if it cannot be read. */
 int llr_ngram_sniff(const char *path, llr_err *err);
 
+/* An n-gram as the context-dependent background b(K; x) of the LL-RNN
+ * (featurize --background ngram:FILE; man/llrnn.7 derives the sums).
+ * b(K; x) is the n-gram's probability of lexicon word x after the last
+ * order-1 words of K.  A lexicon word the n-gram lacks maps to the
+ * n-gram's <unk> (all such words then share p(<unk> | K)); without a
+ * <unk> in the n-gram, or when a word's unigram probability is 0,
+ * llr_ngram_bg_new refuses (LLR_EINVAL naming the word).  m and vocab
+ * are borrowed (m must outlive the background; vocab is read here only).
+ * Contexts are arrays of n-gram ids, oldest first, as llr_ngram_log10p
+ * reads them (a negative id cuts the context there). */
+typedef struct llr_ngram_bg llr_ngram_bg;
+llr_ngram_bg *llr_ngram_bg_new(const llr_ngram *m, const llr_strmap *vocab, llr_err *err);
+void llr_ngram_bg_free(llr_ngram_bg *g);
+const llr_ngram *llr_ngram_bg_model(const llr_ngram_bg *g);
+int32_t llr_ngram_bg_size(const llr_ngram_bg *g);   /* V, lexicon words */
+int llr_ngram_bg_ctxlen(const llr_ngram_bg *g);     /* order - 1 */
+/* ln p1(x) for the V lexicon words: the context-free part of b, the
+ * lexicon's logb (the unigram level of the backoff recursion). */
+const float *llr_ngram_bg_logb1(const llr_ngram_bg *g);
+int32_t llr_ngram_bg_absent(const llr_ngram_bg *g); /* words mapped to <unk> */
+/* n-gram id of lexicon word x; any x outside [0, V) gives <unk> (-1 if
+ * the n-gram has none). */
+int32_t llr_ngram_bg_map(const llr_ngram_bg *g, int32_t x);
+/* ln b(K; x) by the plain backoff query (the dense definition). */
+double llr_ngram_bg_logp(const llr_ngram_bg *g, const int32_t *ctx, int n, int32_t x);
+/* The sparse form of b(K; .): *logc = ln C(K), the sum of the ln backoff
+ * weights of the listed suffixes of K, so b(K; x) = C(K) p1(x) for every
+ * word not returned; the returned words xs[i] (distinct lexicon ids, at
+ * most V: the caller's arrays hold V) are those listed after a suffix of
+ * K, with lnb[i] = ln b(K; xs[i]).  Cost: the listed continuations of the
+ * suffixes of K, never O(V). */
+size_t llr_ngram_bg_expand(const llr_ngram_bg *g, const int32_t *ctx, int n, double *logc, int32_t *xs, double *lnb);
+
 /* ------------------------------------------------------------ BLAS seam */
 
 /* C = alpha op(A) op(B) + beta C, row-major; op = transpose when trans. */

@@ -19,8 +19,12 @@
  * L1, with a running max (online softmax).  Chunks are independent (they
  * touch disjoint columns of dA), so they run on several threads without
  * locks; per-chunk sums are combined in chunk order, so the result does not
- * depend on the number of threads.  Not here: the dense layer that makes A
- * (dense.c).
+ * depend on the number of threads.  With a context-dependent background
+ * (an n-gram, o->bg) the pass over the rows uses its unigram level and is
+ * scaled by the context's backoff product C(K); the words listed after
+ * the context and its suffixes then correct Z, log p and the gradient
+ * one by one (bg_sum, bg_grad: background.c has the identity), so the
+ * cost stays sparse.  Not here: the dense layer that makes A (dense.c).
  */
 #include <math.h>
 #include <pthread.h>
@@ -73,9 +77,14 @@ LLR_CLONES LLR_VECTORIZE void llr_vexp(float *y, const float *x, size_t n)
 		y[i] = vexp1(x[i]);
 }
 
+/* Per thread: the V x NC block of scores, then for a context-dependent
+ * background V doubles of ln b, V doubles of terms and V word ids (6 V
+ * floats, so the next thread's block stays 8-byte aligned). */
+#define WSTRIDE(V) ((size_t)(V) * (NC + 6))
+
 size_t llr_ll_work_size(int V, int threads)
 {
-	return (size_t)(threads > 0 ? threads : 1) * (size_t)V * NC;
+	return (size_t)(threads > 0 ? threads : 1) * WSTRIDE(V);
 }
 
 size_t llr_ll_chunk_size(int N)
@@ -100,6 +109,7 @@ typedef struct job {
 	const llr_csr *rphi;
 	const float *rlogb;
 	const int32_t *row_of;
+	const int32_t *ctx; /* N x o->ctxlen, with o->bg */
 } job;
 
 /* The score s of row r at position n: the same float operations, in the
@@ -137,8 +147,9 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void row_scores(const
 	}
 }
 
-/* The loss at the targets of a chunk, given log Z. */
-static double chunk_loss(const job *jb, int n0, int nc, const double *logz)
+/* The loss at the targets of a chunk, given log Z and, with a
+ * context-dependent background, lny[j] = ln b(K; target). */
+static double chunk_loss(const job *jb, int n0, int nc, const double *logz, const double *lny)
 {
 	double nll = 0.0;
 	for (int j = 0; j < nc; j++) {
@@ -146,8 +157,11 @@ static double chunk_loss(const job *jb, int n0, int nc, const double *logz)
 		int y = jb->target ? jb->target[n] : -1;
 		if (y >= 0) {
 			int r = jb->row_of ? jb->row_of[y] : y;
-			float l = jb->o->logb[y] + score_of(jb, r, n);
-			double lp = (double)l - logz[j];
+			double lp;
+			if (lny)
+				lp = lny[j] + (double)score_of(jb, r, n) - logz[j];
+			else
+				lp = (double)(jb->o->logb[y] + score_of(jb, r, n)) - logz[j];
 			nll -= lp;
 			if (jb->logp_t)
 				jb->logp_t[n] = (float)lp;
@@ -156,6 +170,99 @@ static double chunk_loss(const job *jb, int n0, int nc, const double *logz)
 		}
 	}
 	return nll;
+}
+
+/* ------------------------------------ context-dependent background */
+
+/* A thread's scratch for the listed continuations, after its scores. */
+typedef struct bgscr {
+	double *lnb, *t;
+	int32_t *x;
+} bgscr;
+
+static bgscr bg_scratch(const job *jb, float *L)
+{
+	size_t V = (size_t)jb->o->V;
+	double *d = (double *)(L + V * NC);
+	return (bgscr){d, d + V, (int32_t *)(d + 2 * V)};
+}
+
+/* dA[:, n] += coef * (row r of the rows' phi). */
+static void row_axpy(const job *jb, int r, int n, float coef)
+{
+	if (jb->o->identity) {
+		jb->dA[(size_t)r * jb->lda + n] += coef;
+		return;
+	}
+	const llr_csr *phi = jb->rphi;
+	for (int32_t k = phi->indptr[r]; k < phi->indptr[r + 1]; k++)
+		jb->dA[(size_t)phi->indices[k] * jb->lda + n] += coef * phi->data[k];
+}
+
+/* Position n with the context-dependent background: from the sum over
+ * the rows with the unigram level, s1 = sum_x p1(x) e^{s_x - mx}, the sum
+ * S = Z(K) e^{-mx} = C s1 + sum_{x in U} (b(K; x) - C p1(x)) e^{s_x - mx}
+ * (background.c).  sc gets U (x, ln b) and each word's term; *k its size,
+ * *logc ln C; *lny ln b(K; y) when y >= 0. */
+static double bg_sum(const job *jb, int n, float mx, double s1, int32_t y, bgscr *sc, size_t *k, double *logc, double *lny)
+{
+	const llr_ll *o = jb->o;
+	size_t cnt = llr_ngram_bg_expand(o->bg, jb->ctx + (size_t)n * o->ctxlen, o->ctxlen, logc, sc->x, sc->lnb);
+	double S = exp(*logc) * s1;
+	if (y >= 0)
+		*lny = *logc + (double)o->logb[y];
+	for (size_t i = 0; i < cnt; i++) {
+		int32_t x = sc->x[i];
+		int r = jb->row_of ? jb->row_of[x] : x;
+		double e = exp((double)score_of(jb, r, n) - (double)mx);
+		sc->t[i] = (exp(sc->lnb[i]) - exp(*logc + (double)o->logb[x])) * e;
+		S += sc->t[i];
+		if (x == y)
+			*lny = sc->lnb[i];
+	}
+	*k = cnt;
+	return S;
+}
+
+/* Gradient at position n (after the rows' part, C p1 e^s / Z each): the
+ * listed words' terms over Z, minus phi(y). */
+static void bg_grad(const job *jb, int n, float mx, double s1, double S, int32_t y, bgscr *sc)
+{
+	size_t cnt;
+	double logc, lny;
+	bg_sum(jb, n, mx, s1, y, sc, &cnt, &logc, &lny);
+	for (size_t i = 0; i < cnt; i++) {
+		int32_t x = sc->x[i];
+		row_axpy(jb, jb->row_of ? jb->row_of[x] : x, n, (float)(sc->t[i] / S));
+	}
+	row_axpy(jb, jb->row_of ? jb->row_of[y] : y, n, -1.0f);
+}
+
+/* Inference at position n: log p of every word (logp_all) from its row's
+ * score in L (column j), and the normalisation error, summed over the
+ * words with b from the plain backoff query (independent of bg_sum). */
+static double bg_dist(const job *jb, int n, int j, const float *L, double logz, bgscr *sc, float mx, double s1)
+{
+	const llr_ll *o = jb->o;
+	size_t cnt;
+	double logc, lny;
+	bg_sum(jb, n, mx, s1, -1, sc, &cnt, &logc, &lny);
+	if (jb->logp_all) {
+		float *lp = jb->logp_all + (size_t)n * o->V;
+		for (int v = 0; v < o->V; v++)
+			lp[v] = (float)(logc + (double)o->logb[v] + (double)L[(size_t)(jb->row_of ? jb->row_of[v] : v) * NC + j] - logz);
+		for (size_t i = 0; i < cnt; i++) {
+			int32_t x = sc->x[i];
+			lp[x] = (float)(sc->lnb[i] + (double)L[(size_t)(jb->row_of ? jb->row_of[x] : x) * NC + j] - logz);
+		}
+	}
+	if (!jb->want_norm)
+		return 0.0;
+	double sum = 0.0;
+	const int32_t *ctx = jb->ctx + (size_t)n * o->ctxlen;
+	for (int v = 0; v < o->V; v++)
+		sum += exp(llr_ngram_bg_logp(o->bg, ctx, o->ctxlen, v) + (double)L[(size_t)(jb->row_of ? jb->row_of[v] : v) * NC + j] - logz);
+	return fabs(sum - 1.0);
 }
 
 /* One chunk of nc <= NC positions starting at n0; L is R x NC scratch of
@@ -194,9 +301,23 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		for (int j = 0; j < nc; j++)
 			s[j] += e[j];
 	}
-	for (int j = 0; j < nc; j++)
-		logz[j] = mx[j] + log(s[j]);
-	*out_nll = chunk_loss(jb, n0, nc, logz);
+	double S[NC], lny[NC];
+	bgscr sc = {0};
+	if (o->bg)
+		sc = bg_scratch(jb, L);
+	for (int j = 0; j < nc; j++) {
+		int32_t y = jb->target ? jb->target[n0 + j] : -1;
+		if (o->bg && (y >= 0 || !jb->target)) {
+			size_t k;
+			double lc;
+			S[j] = bg_sum(jb, n0 + j, mx[j], s[j], y, &sc, &k, &lc, &lny[j]);
+			logz[j] = mx[j] + log(S[j]);
+			inv[j] = (float)(exp(lc) / S[j]);
+		} else {
+			logz[j] = mx[j] + log(s[j]);
+		}
+	}
+	*out_nll = chunk_loss(jb, n0, nc, logz, o->bg ? lny : NULL);
 	*out_norm = 0.0;
 
 	if (jb->dA) {
@@ -206,6 +327,11 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		 * onehot is taken off in exp units first. */
 		for (int j = 0; j < nc; j++) {
 			int y = jb->target[n0 + j];
+			if (o->bg) {
+				/* C / S from above; phi(y) comes off in bg_grad */
+				inv[j] = y >= 0 ? inv[j] : 0.0f;
+				continue;
+			}
 			inv[j] = y >= 0 ? (float)(1.0 / s[j]) : 0.0f;
 			if (y >= 0)
 				L[(size_t)(jb->row_of ? jb->row_of[y] : y) * NC + j] -= (float)s[j];
@@ -228,6 +354,19 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 					d[j] += val * g[j];
 			}
 		}
+		for (int j = 0; o->bg && j < nc; j++)
+			if (jb->target[n0 + j] >= 0)
+				bg_grad(jb, n0 + j, mx[j], s[j], S[j], jb->target[n0 + j], &sc);
+	} else if (o->bg && (jb->logp_all || jb->want_norm)) {
+		double worst = 0.0;
+		for (int j = 0; j < nc; j++) {
+			if (jb->target && jb->target[n0 + j] < 0)
+				continue;
+			double e = bg_dist(jb, n0 + j, j, L, logz[j], &sc, mx[j], s[j]);
+			if (!(e <= worst))
+				worst = e;
+		}
+		*out_norm = worst;
 	} else if (jb->logp_all || jb->want_norm) {
 		/* Pass 3 (inference): log p for every word from its row's
 		 * score; the normalisation check uses libm's expf,
@@ -309,9 +448,21 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_lse_body(c
 				s[j] += tmp[j];
 		}
 	}
-	for (int j = 0; j < nc; j++)
-		logz[j] = mx[j] + log(s[j]);
-	*out_nll = chunk_loss(jb, n0, nc, logz);
+	double lny[NC];
+	bgscr sc = {0};
+	if (jb->o->bg)
+		sc = bg_scratch(jb, L);
+	for (int j = 0; j < nc; j++) {
+		int32_t y = jb->target[n0 + j];
+		if (jb->o->bg && y >= 0) {
+			size_t k;
+			double lc;
+			logz[j] = mx[j] + log(bg_sum(jb, n0 + j, mx[j], s[j], y, &sc, &k, &lc, &lny[j]));
+		} else {
+			logz[j] = mx[j] + log(s[j]);
+		}
+	}
+	*out_nll = chunk_loss(jb, n0, nc, logz, jb->o->bg ? lny : NULL);
 }
 
 LLR_CLONES LLR_VECTORIZE static void chunk_lse_full(const job *jb, int n0, float *L, double *nll)
@@ -343,7 +494,7 @@ static void *worker_run(void *arg)
 {
 	const worker *w = arg;
 	const job *jb = w->jb;
-	float *L = jb->work + (size_t)w->tid * jb->o->V * NC; /* R <= V rows */
+	float *L = jb->work + (size_t)w->tid * WSTRIDE(jb->o->V); /* R <= V rows */
 	for (int ci = w->tid; ci < jb->nchunks; ci += jb->threads) {
 		int n0 = ci * NC, nc = LLR_MIN(NC, jb->N - n0);
 		if (!jb->dA && !jb->logp_all && !jb->want_norm) {
@@ -385,8 +536,9 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		.logp_all = io->mode == LLR_LL_DIST ? io->logp_all : NULL,
 		.dA = io->mode == LLR_LL_GRAD ? io->dA : NULL,
 		.want_norm = io->norm_err != NULL, .work = io->work,
-		.R = o->V, .rphi = o->phi, .rlogb = o->logb,
+		.R = o->V, .rphi = o->phi, .rlogb = o->logb, .ctx = io->ctx,
 	};
+	LLR_ASSERT(!o->bg || o->ctxlen == 0 || io->ctx);
 	if (o->cls && !o->identity) {
 		jb.R = o->cls->C;
 		jb.rphi = o->cls->phi;

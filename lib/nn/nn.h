@@ -133,6 +133,13 @@ typedef struct llr_ll {
 	/* NULL, or phi's classes: the pass over V then runs over the C
 	 * classes (the same numbers up to float rounding) */
 	const llr_ll_classes *cls;
+	/* NULL, or a context-dependent background (lib/ngram/background.c):
+	 * b(K_n; x) replaces exp(logb[x]), logb then being its unigram level
+	 * (llr_ngram_bg_logb1); each position's context is ctxlen n-gram ids
+	 * in io->ctx.  Z is the pass over the rows with logb, scaled by C(K),
+	 * plus the sparse correction over the listed continuations. */
+	const llr_ngram_bg *bg;
+	int ctxlen;
 } llr_ll;
 
 /* One pass of the output over N positions, in one of three modes:
@@ -153,6 +160,8 @@ typedef struct llr_ll {
  *   dA        F x N (lda): E_p[phi] - phi(target), overwritten; zero in
  *             skipped columns
  *   work      the scratch of llr_ll_work_size(V, threads) floats
+ *   ctx       with a context-dependent background (o->bg), the context
+ *             of every position (of the non-skipped ones at least)
  *   chunk     llr_ll_chunk_size(N) doubles
  *   threads   chunks of positions run on that many threads; the result
  *             does not depend on the thread count
@@ -171,6 +180,7 @@ typedef struct llr_ll_io {
 	float *work;
 	double *chunk;
 	int threads;
+	const int32_t *ctx; /* N x ctxlen n-gram ids, oldest first (o->bg) */
 } llr_ll_io;
 int llr_ll_run(const llr_ll *o, const llr_ll_io *io);
 /* Floats of scratch llr_ll_run needs; doubles of its per-chunk results. */
