@@ -146,6 +146,61 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 	[ ! -e m.bin ]
 }
 
+need_mpi() {
+	command -v mpirun >/dev/null || skip "no mpirun (scripts/install-deps installs openmpi-bin)"
+	pkg-config --exists ompi-c || skip "no Open MPI headers: train was built without MPI"
+}
+
+# the largest absolute difference between the numbers of two files, read
+# in order (the files must hold the same count of numbers)
+max_diff() {
+	paste <(grep -oE -- '-?[0-9]+\.[0-9]+' "$1") <(grep -oE -- '-?[0-9]+\.[0-9]+' "$2") |
+		awk -F'\t' 'NF != 2 || $2 == "" { bad = 1 } { d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d }
+			END { if (bad || NR == 0) print "mismatch"; else printf "%.6f\n", m }'
+}
+
+@test "train --distributed: an encoder-decoder on two ranks follows one process's loss curve, step by step" {
+	need_mpi
+	cd "$BATS_TEST_TMPDIR"
+	feat_ll ll.fz
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	R="--hidden 32 --embed 16 --attn-hidden 16 --threads 1 --batch 50 --epochs 2 --progress 1 -s 3"
+	V="--valid-source $D/valid.src --valid $D/valid.tgt"
+	train $R $V --log one.tsv -o one.bin ll.fz 2>one.err
+	mpirun --oversubscribe -np 2 train --distributed $R $V --log two.tsv -o two.bin ll.fz 2>two.err
+	grep -q 'distributed: 2 ranks' two.err
+	grep -o 'loss [0-9.]*' one.err >one.loss
+	grep -o 'loss [0-9.]*' two.err >two.loss
+	[ "$(wc -l <one.loss)" -eq 58 ] # 1442 pairs in batches of 50: 29 steps an epoch, 2 epochs
+	[ "$(wc -l <two.loss)" -eq 58 ] # rank 0 alone prints
+	d=$(max_diff one.loss two.loss)
+	echo "largest step difference: $d"
+	awk -v d="$d" 'BEGIN { exit !(d != "mismatch" && d <= 0.0001) }'
+	# the validation figures of the log, too
+	d=$(max_diff <(cut -f5 one.tsv) <(cut -f5 two.tsv))
+	echo "largest validation difference: $d"
+	awk -v d="$d" 'BEGIN { exit !(d != "mismatch" && d <= 0.0001) }'
+	tar xOf two.bin meta | grep -qx epochs_done=2
+}
+
+@test "train --distributed: encoder-decoder runs repeat, rank 0 alone writes, --resume continues the run" {
+	need_mpi
+	cd "$BATS_TEST_TMPDIR"
+	feat_ll ll.fz
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	M="mpirun --oversubscribe -np 2 train --distributed"
+	V="--valid-source $D/valid.src --valid $D/valid.tgt"
+	$M $TINY --dropout 0.2 --epochs 3 $V --log a.tsv -o a.bin ll.fz
+	$M $TINY --dropout 0.2 --epochs 3 $V -o b.bin ll.fz
+	cmp a.bin b.bin
+	[ "$(grep -c . a.tsv)" -eq 5 ] # header, epoch 0 and three epochs: one writer
+	$M $TINY --dropout 0.2 --epochs 1 $V -o c.bin ll.fz
+	$M --threads 1 -q --resume c.bin --epochs 3 $V ll.fz
+	cmp a.bin c.bin
+	ls >files
+	[ "$(grep -c . files)" -eq 6 ] # a.bin a.tsv b.bin c.bin files ll.fz: no second writer's leftovers
+}
+
 @test "train(1) EXAMPLES: the g2p encoder-decoder" {
 	cd "$D"
 	cp "$LEX" .

@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "train.h"
+#include "train_dist.h"
 
 static const char usage[] =
     "usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
@@ -30,7 +31,7 @@ static const char usage[] =
     "             [--lr x] [--clip x] [--min-improvement x]\n"
     "             [--valid-source file --valid file] [--patience n] [--epochs n]\n"
     "             [--max-time duration] [--max-tokens n] [--threads n] [--log file]\n"
-    "             [--progress n] [--resume model] [stream]\n"
+    "             [--progress n] [--resume model] [--distributed] [stream]\n"
     "       (an encoder-decoder: the stream is featurize --source's)\n";
 
 /* ------------------------------------------------------------- options */
@@ -63,7 +64,7 @@ typedef struct ed_opts {
 	double max_time;
 	int64_t max_tokens;
 	uint64_t seed;
-	int threads, progress, quiet;
+	int threads, progress, quiet, distributed;
 	int set[F_NFIXED];
 	int set_lr, set_clip, set_min_impr, set_patience, set_epochs;
 } ed_opts;
@@ -97,6 +98,7 @@ enum {
 	O_RESUME,
 	O_LAYERS,
 	O_INIT,
+	O_DIST,
 };
 
 static const struct option long_opts[] = {
@@ -130,6 +132,7 @@ static const struct option long_opts[] = {
     {"resume", required_argument, NULL, O_RESUME},
     {"layers", required_argument, NULL, O_LAYERS},
     {"init", required_argument, NULL, O_INIT},
+    {"distributed", no_argument, NULL, O_DIST},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -268,6 +271,7 @@ static void parse_one(ed_opts *o, int c)
 	case O_LOG: o->log = optarg; break;
 	case O_PROGRESS: o->progress = (int)cli_parse_int(usage, "--progress", optarg, 0, INT32_MAX); break;
 	case O_RESUME: o->resume = optarg; break;
+	case O_DIST: o->distributed = 1; break;
 	case O_LAYERS: cli_usage_error(usage, "--layers: the encoder-decoder has --enc-layers (the decoder has one layer)");
 	case O_INIT: cli_usage_error(usage, "--init: not for the encoder-decoder (weights are uniform in [-0.08, 0.08))");
 	}
@@ -685,11 +689,18 @@ typedef struct trainer {
 	double run_sec;  /* wall-clock seconds spent in them */
 	batcher bb;
 	order ord, vord;
+	train_dist *dist; /* the ranks of --distributed (one otherwise) */
+	int32_t *share;   /* this rank's pairs of a batch (--distributed) */
+	int sig;          /* a signal caught by any rank, 0 none */
+	int time_up;      /* --max-time passed on some rank (the last step's) */
 } trainer;
 
 static void save(trainer *T)
 {
 	llr_err e = {0};
+	T->wrote = 1;
+	if (T->dist->rank != 0)
+		return; /* rank 0 writes the files */
 	llr_meta *m = T->model->meta;
 	llr_train_state *ts = T->ts;
 	int rc = llr_meta_setf(m, "epochs_done", "%lld", (long long)ts->epoch);
@@ -708,7 +719,6 @@ static void save(trainer *T)
 	if (llr_encdec_model_save(T->o->out, T->model, ts, &e) < 0)
 		cli_die_err(&e);
 	ts->best = NULL;
-	T->wrote = 1;
 }
 
 static void progress_clear(trainer *T)
@@ -738,17 +748,26 @@ static _Noreturn void diverged(trainer *T, const char *what)
 
 static _Noreturn void interrupted(trainer *T)
 {
-	int sig = (int)got_signal;
+	int sig = T->sig;
 	progress_clear(T);
 	T->stop = "interrupted";
 	save(T);
-	cli_warn("%s: epoch %lld batch %lld: saved %s; continue with --resume %s", sig == SIGINT ? "interrupted" : "terminated",
-	         (long long)T->ts->epoch + 1, (long long)T->ts->batch, T->o->out, T->o->out);
+	if (T->dist->rank == 0)
+		cli_warn("%s: epoch %lld batch %lld: saved %s; continue with --resume %s", sig == SIGINT ? "interrupted" : "terminated",
+		         (long long)T->ts->epoch + 1, (long long)T->ts->batch, T->o->out, T->o->out);
+	dist_finish(T->dist);
 	exit(128 + sig);
 }
 
-/* Validation log-perplexity (nats per target token, </s> included). */
+/* Validation log-perplexity (nats per target token, </s> included),
+ * computed by rank 0 and known to every rank. */
+static double evaluate_here(trainer *T, const pairs *vp);
 static double evaluate(trainer *T, const pairs *vp)
+{
+	return dist_bcast_double(T->dist, T->dist->rank == 0 ? evaluate_here(T, vp) : NAN);
+}
+
+static double evaluate_here(trainer *T, const pairs *vp)
 {
 	llr_err e = {0};
 	int B = T->o->batch;
@@ -807,24 +826,58 @@ static void end_epoch_valid(trainer *T, double v)
 		ts->last_valid = v;
 }
 
-/* One optimiser step on batch k of the epoch's order. */
-static void step(trainer *T, const pairs *tp, size_t k)
+/* The gradient of this rank's share of batch k (all of it when not
+ * distributed: rank r takes the batch's pairs r, r + size, ...), added to
+ * the zeroed gradients; the loss and token count in s. */
+static void share_grads(trainer *T, const pairs *tp, size_t k, dist_step *s)
 {
 	llr_err e = {0};
+	llr_encdec *net = T->model->net;
+	memset(llr_encdec_grads(net, NULL), 0, T->n * sizeof(float));
+	const int32_t *idx = T->ord.idx + T->ord.first[k];
+	int nb = (int)(T->ord.first[k + 1] - T->ord.first[k]), mine = 0;
+	if (T->dist->on) {
+		for (int j = T->dist->rank; j < nb; j += T->dist->size)
+			T->share[mine++] = idx[j];
+		idx = T->share;
+		nb = mine;
+	}
+	/* Dropout: distributed, every rank draws the same seed from the
+	 * shared state and makes its own masks from it and its rank, so the
+	 * state stays the same on all ranks (and in the checkpoint). */
+	llr_rng *rng = T->o->dropout > 0 ? &T->ts->rng : NULL, mine_rng;
+	if (rng && T->dist->on) {
+		llr_rng_seed(&mine_rng, llr_rng_u64(rng) ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(T->dist->rank + 1)));
+		rng = &mine_rng;
+	}
+	if (nb == 0)
+		return; /* fewer pairs in the batch than ranks */
+	llr_encdec_batch bt = make_batch(&T->bb, tp, idx, nb);
+	int rc = llr_encdec_train_step(net, &bt, rng, &s->nll, &s->ntok, &e);
+	if (rc == LLR_ENAN || (rc >= 0 && !isfinite(s->nll)))
+		diverged(T, "the loss is not finite");
+	if (rc < 0)
+		cli_die_err(&e);
+}
+
+/* One optimiser step on batch k of the epoch's order: gradients summed
+ * over the ranks, averaged over the batch's target tokens; every rank
+ * takes the same step.  Signals and --max-time are agreed on here. */
+static void step(trainer *T, const pairs *tp, size_t k)
+{
 	llr_train_state *ts = T->ts;
 	llr_encdec *net = T->model->net;
 	float *w = llr_encdec_params(net, NULL), *g = llr_encdec_grads(net, NULL);
 	double t0 = cli_now();
-	int nb = (int)(T->ord.first[k + 1] - T->ord.first[k]);
-	llr_encdec_batch bt = make_batch(&T->bb, tp, T->ord.idx + T->ord.first[k], nb);
-	memset(g, 0, T->n * sizeof(float));
-	double nll = 0;
-	int64_t ntok = 0;
-	int rc = llr_encdec_train_step(net, &bt, T->o->dropout > 0 ? &ts->rng : NULL, &nll, &ntok, &e);
-	if (rc == LLR_ENAN || (rc >= 0 && !isfinite(nll)))
-		diverged(T, "the loss is not finite");
-	if (rc < 0)
-		cli_die_err(&e);
+	dist_step s = {0};
+	share_grads(T, tp, k, &s);
+	s.signal = (int)got_signal;
+	s.time_up = T->o->max_time > 0 && cli_now() - T->t0 >= T->o->max_time;
+	dist_reduce_step(T->dist, g, T->n, &s);
+	T->sig = s.signal;
+	T->time_up = s.time_up;
+	double nll = s.nll;
+	int64_t ntok = s.ntok;
 	if (ntok > 0) {
 		float scale = (float)(1.0 / (double)ntok);
 		for (size_t i = 0; i < T->n; i++)
@@ -876,10 +929,10 @@ static int run_epoch(trainer *T, const pairs *tp, llr_rng *r)
 			        cli_duration(el / (double)(k + 1 - kstart) * (double)(nb - k - 1), dur, sizeof dur), T->tty ? "" : "\n");
 			last_print = now;
 		}
-		if (got_signal)
+		if (T->sig)
 			interrupted(T);
-		int lim = o->max_time > 0 && now - T->t0 >= o->max_time ? 1 : o->max_tokens > 0 && T->run_tok >= o->max_tokens ? 2
-		                                                                                                               : 0;
+		int lim = T->time_up ? 1 : o->max_tokens > 0 && T->run_tok >= o->max_tokens ? 2
+		                                                                            : 0;
 		if (lim && k + 1 < nb) {
 			progress_clear(T);
 			T->stop = lim == 2 ? "max-tokens" : "max-time";
@@ -923,13 +976,13 @@ static void end_epoch(trainer *T, const pairs *vp, llr_rng *r, double te, int64_
 	}
 	log_row(T, train_lp, v, lr_used);
 	T->stop = stop_reason(T, vp != NULL);
-	if (!T->stop && o->max_time > 0 && cli_now() - T->t0 >= o->max_time)
+	if (!T->stop && o->max_time > 0 && dist_any(T->dist, cli_now() - T->t0 >= o->max_time))
 		T->stop = "max-time";
 	else if (!T->stop && o->max_tokens > 0 && T->run_tok >= o->max_tokens)
 		T->stop = "max-tokens";
 	save(T);
 	T->saved_epoch = (int)ts->epoch;
-	if (got_signal)
+	if ((T->sig = dist_any(T->dist, (int)got_signal)))
 		interrupted(T);
 }
 
@@ -1146,7 +1199,7 @@ static void finish(trainer *T, const pairs *vp)
 static void open_log(trainer *T)
 {
 	const ed_opts *o = T->o;
-	if (!o->log)
+	if (!o->log || T->dist->rank != 0)
 		return;
 	int append = o->resume && access(o->log, F_OK) == 0;
 	if (!(T->log = fopen(o->log, append ? "a" : "w")))
@@ -1161,7 +1214,11 @@ int train_encdec(const train_opts *to)
 	parse_opts(to->argc, to->argv, &o);
 	llr_blas_set_threads(o.threads);
 	llr_err e = {0};
-	trainer T = {.o = &o, .saved_epoch = -1, .last_train = NAN};
+	train_dist dist;
+	dist_init(&dist, o.distributed);
+	if (dist.rank != 0)
+		o.quiet = 1; /* rank 0 speaks for the job */
+	trainer T = {.o = &o, .saved_epoch = -1, .last_train = NAN, .dist = &dist};
 	if (o.resume)
 		resume(&o, &T);
 	llr_lexicon *x = NULL;
@@ -1211,6 +1268,12 @@ int train_encdec(const train_opts *to)
 		         o.stream ? o.stream : "<stdin>", tp.n, (long long)tp.skipped, (long long)tp.tokens, llr_strmap_size(s->vocab),
 		         llr_strmap_size(x->vocab), llr_encdec_cfg(T.model->net)->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear",
 		         llr_attention_name(llr_encdec_cfg(T.model->net)->attention), llr_encdec_cfg(T.model->net)->primed ? ", primed background" : "", T.n);
+	if (dist.on) {
+		T.share = ecalloc((size_t)o.batch, sizeof *T.share);
+		if (!o.quiet)
+			cli_warn("distributed: %d ranks, rank r trains on the pairs r, r + %d, ... of each batch; %zu bytes summed across them per step", dist.size,
+			         dist.size, dist_step_bytes(T.n));
+	}
 	train(&T, &tp, vp.n ? &vp : NULL);
 	finish(&T, vp.n ? &vp : NULL);
 	free(T.bestbuf);
@@ -1219,7 +1282,9 @@ int train_encdec(const train_opts *to)
 	order_free(&T.ord);
 	order_free(&T.vord);
 	batcher_free(&T.bb);
+	free(T.share);
 	llr_train_state_free(T.ts);
 	llr_encdec_model_free(T.model);
+	dist_finish(&dist);
 	return 0;
 }
