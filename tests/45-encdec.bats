@@ -311,3 +311,17 @@ tiny_models() {
 	grep -q '^| ll-primed | dot | 0.1 | 1 | 5 |' r/g2p.md
 	file r/g2p-attention.png | grep -q 'PNG image'
 }
+
+@test "g2p-eval: WER and PER against any of a word's pronunciations; --no-stress drops the stress digits" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'AH0 B AW1 T\tEY1 B AW2 T\nK AE1 T\n' >ref
+	printf 'AH1 B AW1 T\nK AE1 T S\n' >hyp
+	run python3 "$TOP/scripts/g2p-eval" ref hyp
+	[ "$output" = "words 2 wer 100.00 per 28.57" ] # 1 + 1 edits over 4 + 3 phonemes
+	run python3 "$TOP/scripts/g2p-eval" --no-stress ref hyp
+	[ "$output" = "words 2 wer 50.00 per 14.29" ]
+	printf 'K AE1 T\n' >one
+	run_err 1 "ref has 2 lines, one has 1" "$TOP/scripts/g2p-eval" ref one
+	run python3 "$TOP/scripts/g2p-eval" --no-stress ref
+	[ "$status" -eq 2 ]
+}
