@@ -439,6 +439,11 @@ int llr_conllu_feats(const char *feats, llr_feature_fn emit, void *ctx, llr_err 
 
 /* ------------------------------------------------------ features stream */
 
+/* An n-gram model and its use as a context-dependent background (the
+ * n-gram models section below). */
+typedef struct llr_ngram llr_ngram;
+typedef struct llr_ngram_bg llr_ngram_bg;
+
 /* What featurize writes and train reads (kind "features"), also the word
  * model part of a model file.  See llrnn-tensor(5). */
 typedef struct llr_lexicon {
@@ -451,6 +456,12 @@ typedef struct llr_lexicon {
 	int32_t eos_id, unk_id;
 	llr_extractors extract;
 	llr_meta *meta;        /* everything else featurize recorded */
+	/* NULL, or the n-gram of a context-dependent background b(K; x)
+	 * (featurize --background ngram:FILE), whose unigram level logb
+	 * then is, and bg its mapping onto vocab (llr_ngram_bg_new); both
+	 * owned, written and read with the other members */
+	llr_ngram *ngram;
+	llr_ngram_bg *bg;
 } llr_lexicon;
 
 /* Limits featurize and the readers enforce (LLR_ERANGE beyond them). */
@@ -465,10 +476,15 @@ void llr_lexicon_free(llr_lexicon *x);
 int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m);
 /* Write the members vocab (text, one token a line), features (text, one
  * name a line)[, features_in], phi/indptr phi/indices phi/data[, psi/...],
- * logb (float32 [V]); the meta member is the writer's (see above). */
+ * logb (float32 [V]), and with an n-gram background the n-gram's trie as
+ * bg/vocab, bg/1/logp, bg/1/backoff, bg/1/child, bg/2/word... (the
+ * members of llr_ngram_save under bg/; its sizes in the meta as
+ * bg.order, bg.ngram.N); the meta member is the writer's (see above). */
 int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err);
 /* Read those members: the first is the next member of r (right after
- * llr_tr_open, or after the caller's own members), the last is logb, so
+ * llr_tr_open, or after the caller's own members), the last is logb (or
+ * the n-gram's last, when the meta has bg.order: then logb must be the
+ * n-gram's unigram level, or LLR_EFORMAT), so
  * the caller goes on with llr_tr_next for its own members.  Sizes, eos_id,
  * unk_id and the extractors come from llr_tr_meta(r); every member is
  * checked against them (messages name the member).  *out: caller frees
@@ -1159,7 +1175,6 @@ typedef struct llr_kn_opts {
 } llr_kn_opts;
 void llr_kn_opts_init(llr_kn_opts *o);
 
-typedef struct llr_ngram llr_ngram;
 /* Estimate the model from the counts (the counter is left empty, its
  * memory given back as estimation proceeds).  discounts, when not NULL,
  * gets D1, D2, D3+ for each order (order x 3).  LLR_EEMPTY if nothing
@@ -1231,7 +1246,6 @@ int llr_ngram_sniff(const char *path, llr_err *err);
  * are borrowed (m must outlive the background; vocab is read here only).
  * Contexts are arrays of n-gram ids, oldest first, as llr_ngram_log10p
  * reads them (a negative id cuts the context there). */
-typedef struct llr_ngram_bg llr_ngram_bg;
 llr_ngram_bg *llr_ngram_bg_new(const llr_ngram *m, const llr_strmap *vocab, llr_err *err);
 void llr_ngram_bg_free(llr_ngram_bg *g);
 const llr_ngram *llr_ngram_bg_model(const llr_ngram_bg *g);
@@ -1253,6 +1267,14 @@ double llr_ngram_bg_logp(const llr_ngram_bg *g, const int32_t *ctx, int n, int32
  * K, with lnb[i] = ln b(K; xs[i]).  Cost: the listed continuations of the
  * suffixes of K, never O(V). */
 size_t llr_ngram_bg_expand(const llr_ngram_bg *g, const int32_t *ctx, int n, double *logc, int32_t *xs, double *lnb);
+/* Make g (borrowed, NULL: none) the background of a log-linear net: its
+ * logb must be g's unigram level (llr_ngram_bg_logb1), V the same.  Each
+ * position's context is then the stream's inputs back to its <s>
+ * (llr_net_train_step, llr_net_score) or the inputs fed to a state since
+ * its reset or <s> (llr_net_step); an input that is not a vocabulary
+ * word counts as <unk>.  llr_model_net_new does this for a lexicon with
+ * an n-gram.  LLR_EINVAL otherwise (another output, a mismatch). */
+int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err);
 
 /* ------------------------------------------------------------ BLAS seam */
 

@@ -22,7 +22,7 @@ static const char usage[] =
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
     "                 [--min-feature-count N] [--input-features LIST]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
-    "                 [--background uniform|unigram[:K]|FILE] [--dump] [-o FILE] [FILE ...]\n"
+    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--dump] [-o FILE] [FILE ...]\n"
     "       featurize [options] --source SRC [-o FILE] TARGET\n"
     "       featurize --version\n";
 
@@ -78,7 +78,8 @@ static char *fz_stdin_only[] = {"-"};
 
 enum { FZ_BG_UNIGRAM,
        FZ_BG_UNIFORM,
-       FZ_BG_FILE };
+       FZ_BG_FILE,
+       FZ_BG_NGRAM };
 
 typedef struct {
 	const char *output;
@@ -91,7 +92,7 @@ typedef struct {
 	int nextra;
 	int bg;              /* --background: FZ_BG_* */
 	double bg_k;         /* FZ_BG_UNIGRAM: the count added to every word */
-	const char *bg_file; /* FZ_BG_FILE: token<TAB>probability */
+	const char *bg_file; /* FZ_BG_FILE: token<TAB>probability; FZ_BG_NGRAM: the n-gram */
 	const char *hunspell;
 	const char *source; /* --source: parallel data (featurize_source.c) */
 	unsigned in_mask;   /* sources of psi; 0 = psi is phi */
@@ -261,10 +262,33 @@ static void fz_parse_background(const char *s, fz_opts *o)
 		o->bg = FZ_BG_UNIGRAM;
 		if (s[7] == ':')
 			o->bg_k = cli_parse_double(usage, "--background unigram:K", s + 8, 1e-9, 1e9);
+	} else if (!strncmp(s, "ngram:", 6)) {
+		o->bg = FZ_BG_NGRAM;
+		o->bg_file = s + 6;
+		if (!*o->bg_file)
+			cli_usage_error(usage, "--background ngram: needs a file");
 	} else {
 		o->bg = FZ_BG_FILE;
 		o->bg_file = s;
 	}
+}
+
+/* --background ngram:LM: b(K; x) from an ARPA or binary n-gram, carried
+ * in the stream; logb is its unigram level.  Words of the vocabulary the
+ * n-gram lacks take its <unk> probability (said on stderr). */
+static void fz_background_ngram(const fz_opts *o, llr_lexicon *lex)
+{
+	llr_err e = {0};
+	if (llr_ngram_load(o->bg_file, &lex->ngram, &e) < 0)
+		cli_die_err(&e);
+	if (!(lex->bg = llr_ngram_bg_new(lex->ngram, lex->vocab, &e)))
+		cli_die("%s: %s", o->bg_file, e.msg);
+	memcpy(lex->logb, llr_ngram_bg_logb1(lex->bg), llr_strmap_size(lex->vocab) * sizeof *lex->logb);
+	llr_meta_set(lex->meta, "background", "ngram");
+	llr_meta_setf(lex->meta, "background_absent", "%d", llr_ngram_bg_absent(lex->bg));
+	if (llr_ngram_bg_absent(lex->bg))
+		fprintf(stderr, "featurize: %s: %d vocabulary words are not in the n-gram: they take its <unk> probability\n", o->bg_file,
+		        llr_ngram_bg_absent(lex->bg));
 }
 
 static void fz_background(const fz_opts *o, const llr_vocab *v, float *logb, llr_meta *m)
@@ -833,7 +857,10 @@ static void fz_meta(fz_run *R)
 	const fz_opts *o = &R->o;
 	llr_lexicon *lex = &R->lex;
 	lex->logb = ecalloc((size_t)R->V, sizeof *lex->logb);
-	fz_background(o, R->v, lex->logb, lex->meta);
+	if (o->bg == FZ_BG_NGRAM)
+		fz_background_ngram(o, lex);
+	else
+		fz_background(o, R->v, lex->logb, lex->meta);
 	llr_meta_setf(lex->meta, "unk_logb", "%.9g", (double)lex->logb[R->unk]);
 	fz_source_list(lex->meta, "sources", R->used);
 	if (R->own_psi)
@@ -980,6 +1007,8 @@ static void fz_run_free(fz_run *R)
 	llr_csr_free(R->lex.psi);
 	free(R->lex.logb);
 	llr_meta_free(R->lex.meta);
+	llr_ngram_bg_free(R->lex.bg);
+	llr_ngram_free(R->lex.ngram);
 	free(R->o.extra);
 }
 

@@ -8,6 +8,7 @@
  * Member order, exactly: vocab, features, [features_in], phi/indptr,
  * phi/indices, phi/data, [psi/indptr, psi/indices, psi/data], logb.  The
  * sizes live in the meta member written before them (llr_lexicon_to_meta).
+ * With an n-gram background (x->ngram) its trie follows logb, under bg/.
  * Not here: building a lexicon from sources (tools/featurize.c), the string
  * extractors (extract.c), the archive format (tensorio.c).
  */
@@ -28,6 +29,8 @@ void llr_lexicon_free(llr_lexicon *x)
 	llr_csr_free(x->psi);
 	free(x->logb);
 	llr_meta_free(x->meta);
+	llr_ngram_bg_free(x->bg);
+	llr_ngram_free(x->ngram);
 	free(x);
 }
 
@@ -40,7 +43,7 @@ static int is_reserved_key(const char *k)
 	for (int i = 0; keys[i]; i++)
 		if (!strcmp(k, keys[i]))
 			return 1;
-	return !strncmp(k, "extract.", 8);
+	return !strncmp(k, "extract.", 8) || !strncmp(k, "bg.", 3);
 }
 
 int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
@@ -56,6 +59,8 @@ int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
 	    (rc = llr_meta_setf(m, "unk_id", "%d", x->unk_id)) < 0 ||
 	    (rc = llr_meta_set(m, "psi", x->psi ? "own" : "same")) < 0 ||
 	    (rc = llr_extractors_to_meta(&x->extract, m)) < 0)
+		return rc;
+	if (x->ngram && (rc = llr_ngram_meta(x->ngram, m, "bg/")) < 0)
 		return rc;
 	size_t n = x->meta ? llr_meta_count(x->meta) : 0;
 	for (size_t i = 0; i < n; i++) {
@@ -105,7 +110,9 @@ int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
 		return rc;
 	if (x->psi && (rc = llr_tw_put_csr(w, "psi", x->psi, err)) < 0)
 		return rc;
-	return llr_tw_put_raw(w, "logb", LLR_F32, 1, &V, x->logb, err);
+	if ((rc = llr_tw_put_raw(w, "logb", LLR_F32, 1, &V, x->logb, err)) < 0 || !x->ngram)
+		return rc;
+	return llr_ngram_put_members(w, x->ngram, "bg/", err);
 }
 
 /* ------------------------------------------------------------- reading */
@@ -207,6 +214,21 @@ static int read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_
 	return rc;
 }
 
+/* The n-gram of a context-dependent background, after logb: its unigram
+ * level must be logb exactly. */
+static int read_ngram_bg(llr_tensor_reader *r, const llr_meta *m, llr_lexicon *x, llr_err *err)
+{
+	int rc = llr_ngram_get_members(r, m, "bg/", "member bg", &x->ngram, err);
+	if (rc < 0)
+		return rc;
+	if (!(x->bg = llr_ngram_bg_new(x->ngram, x->vocab, err)))
+		return llr_err_prefix(err, "member bg");
+	size_t V = llr_strmap_size(x->vocab);
+	if (memcmp(x->logb, llr_ngram_bg_logb1(x->bg), V * sizeof(float)))
+		return llr_err_set(err, LLR_EFORMAT, "member logb: not the unigram level of the n-gram background");
+	return LLR_OK;
+}
+
 int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 {
 	*out = NULL;
@@ -278,6 +300,8 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 			goto fail;
 		}
 	}
+	if (llr_meta_get(m, "bg.order") && (rc = read_ngram_bg(r, m, x, err)) < 0)
+		goto fail;
 	*out = x;
 	return LLR_OK;
 fail:
@@ -439,6 +463,28 @@ static int same_csr(const llr_csr *a, const llr_csr *b)
 	       !memcmp(a->data, b->data, (size_t)a->nnz * sizeof(float));
 }
 
+/* The same n-gram: vocabulary, sizes and every probability and backoff. */
+static int same_ngram(const llr_ngram *a, const llr_ngram *b)
+{
+	int n = llr_ngram_order(a);
+	if (n != llr_ngram_order(b) || llr_ngram_vocab_size(a) != llr_ngram_vocab_size(b))
+		return 0;
+	for (int32_t w = 0; w < llr_ngram_vocab_size(a); w++)
+		if (strcmp(llr_ngram_token(a, w), llr_ngram_token(b, w)))
+			return 0;
+	for (int k = 1; k <= n; k++) {
+		llr_ngram_level la, lb;
+		llr_ngram_level_get(a, k, &la);
+		llr_ngram_level_get(b, k, &lb);
+		size_t c = (size_t)la.count;
+		if (la.count != lb.count || memcmp(la.logp, lb.logp, c * sizeof(float)) ||
+		    (la.word && memcmp(la.word, lb.word, c * sizeof(int32_t))) ||
+		    (la.backoff && memcmp(la.backoff, lb.backoff, c * sizeof(float))))
+			return 0;
+	}
+	return 1;
+}
+
 int llr_lexicon_same(const llr_lexicon *y, const llr_lexicon *x, const char *yname, const char *xname, llr_err *err)
 {
 	int rc;
@@ -459,5 +505,9 @@ int llr_lexicon_same(const llr_lexicon *y, const llr_lexicon *x, const char *yna
 		return llr_err_set(err, LLR_EFORMAT, "background differs");
 	if (y->eos_id != x->eos_id || y->unk_id != x->unk_id)
 		return llr_err_set(err, LLR_EFORMAT, "</s> or <unk> ids differ");
+	if (!y->ngram != !x->ngram)
+		return llr_err_set(err, LLR_EFORMAT, "background differs (an n-gram in %s only)", y->ngram ? yname : xname);
+	if (y->ngram && !same_ngram(y->ngram, x->ngram))
+		return llr_err_set(err, LLR_EFORMAT, "n-gram backgrounds differ");
 	return LLR_OK;
 }

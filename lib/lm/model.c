@@ -212,7 +212,12 @@ llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_er
 	lexicon_sizes(x, &cf);
 	if (cf.output != LLR_OUT_LOGLINEAR)
 		return llr_net_new(&cf, NULL, NULL, NULL, err);
-	return llr_net_new(&cf, x->phi, x->psi, x->logb, err);
+	llr_net *net = llr_net_new(&cf, x->phi, x->psi, x->logb, err);
+	if (net && x->bg && llr_net_set_ngram_bg(net, x->bg, err) < 0) {
+		llr_net_free(net);
+		return NULL;
+	}
+	return net;
 }
 
 llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)

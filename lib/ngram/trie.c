@@ -195,18 +195,49 @@ int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err)
 
 /* ------------------------------------------------------- binary form */
 
+/* The meta keys of m's sizes: <prefix>order, <prefix>ngram.N. */
+int llr_ngram_meta(const llr_ngram *m, llr_meta *meta, const char *prefix)
+{
+	int rc = llr_meta_setf(meta, prefix[0] ? "bg.order" : "order", "%d", m->order);
+	for (int n = 1; n <= m->order && rc == LLR_OK; n++) {
+		char key[48];
+		snprintf(key, sizeof key, "%sngram.%d", prefix[0] ? "bg." : "", n);
+		rc = llr_meta_setf(meta, key, "%lld", (long long)m->count[n - 1]);
+	}
+	return rc;
+}
+
+int llr_ngram_put_members(llr_tensor_writer *w, const llr_ngram *m, const char *prefix, llr_err *err)
+{
+	char name[48];
+	snprintf(name, sizeof name, "%svocab", prefix);
+	int rc = llr_lex_put_names(w, name, m->vocab, err);
+	for (int n = 1; n <= m->order && rc == LLR_OK; n++) {
+		int64_t k = m->count[n - 1], k1 = k + 1;
+		if (n > 1) {
+			snprintf(name, sizeof name, "%s%d/word", prefix, n);
+			rc = llr_tw_put_raw(w, name, LLR_I32, 1, &k, m->word[n - 1], err);
+		}
+		snprintf(name, sizeof name, "%s%d/logp", prefix, n);
+		if (rc == LLR_OK)
+			rc = llr_tw_put_raw(w, name, LLR_F32, 1, &k, m->logp[n - 1], err);
+		if (n < m->order && rc == LLR_OK) {
+			snprintf(name, sizeof name, "%s%d/backoff", prefix, n);
+			rc = llr_tw_put_raw(w, name, LLR_F32, 1, &k, m->backoff[n - 1], err);
+			snprintf(name, sizeof name, "%s%d/child", prefix, n);
+			if (rc == LLR_OK)
+				rc = llr_tw_put_raw(w, name, LLR_I64, 1, &k1, m->child[n - 1], err);
+		}
+	}
+	return rc;
+}
+
 int llr_ngram_save(const llr_ngram *m, const char *path, llr_err *err)
 {
 	llr_meta *meta = llr_meta_new();
 	if (!meta)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	int rc = llr_meta_setf(meta, "order", "%d", m->order);
-	for (int n = 1; n <= m->order && rc == LLR_OK; n++) {
-		char key[32];
-		snprintf(key, sizeof key, "ngram.%d", n);
-		rc = llr_meta_setf(meta, key, "%lld", (long long)m->count[n - 1]);
-	}
-	if (rc != LLR_OK) {
+	if (llr_ngram_meta(m, meta, "") != LLR_OK) {
 		llr_meta_free(meta);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	}
@@ -214,25 +245,7 @@ int llr_ngram_save(const llr_ngram *m, const char *path, llr_err *err)
 	llr_meta_free(meta);
 	if (!w)
 		return llr_err_code(err, LLR_EIO);
-	rc = llr_lex_put_names(w, "vocab", m->vocab, err);
-	for (int n = 1; n <= m->order && rc == LLR_OK; n++) {
-		char name[32];
-		int64_t k = m->count[n - 1], k1 = k + 1;
-		if (n > 1) {
-			snprintf(name, sizeof name, "%d/word", n);
-			rc = llr_tw_put_raw(w, name, LLR_I32, 1, &k, m->word[n - 1], err);
-		}
-		snprintf(name, sizeof name, "%d/logp", n);
-		if (rc == LLR_OK)
-			rc = llr_tw_put_raw(w, name, LLR_F32, 1, &k, m->logp[n - 1], err);
-		if (n < m->order && rc == LLR_OK) {
-			snprintf(name, sizeof name, "%d/backoff", n);
-			rc = llr_tw_put_raw(w, name, LLR_F32, 1, &k, m->backoff[n - 1], err);
-			snprintf(name, sizeof name, "%d/child", n);
-			if (rc == LLR_OK)
-				rc = llr_tw_put_raw(w, name, LLR_I64, 1, &k1, m->child[n - 1], err);
-		}
-	}
+	int rc = llr_ngram_put_members(w, m, "", err);
 	if (rc != LLR_OK) {
 		llr_tw_abort(w);
 		return rc;
@@ -256,49 +269,47 @@ static int read_array(llr_tensor_reader *r, const char *name, llr_dtype dt, int6
 	return LLR_OK;
 }
 
-static int load_binary(const char *path, llr_ngram **out, llr_err *err)
+int llr_ngram_get_members(llr_tensor_reader *r, const llr_meta *meta, const char *prefix, const char *path, llr_ngram **out, llr_err *err)
 {
-	llr_tensor_reader *r = llr_tr_open(path, "ngram", err);
-	if (!r)
-		return llr_err_code(err, LLR_EFORMAT);
-	const llr_meta *meta = llr_tr_meta(r);
+	const char *kp = prefix[0] ? "bg." : "";
+	char key[48], name[48];
 	int64_t order;
 	llr_ngram *m = NULL;
-	int rc = llr_meta_get_i64(meta, "order", &order, err);
+	*out = NULL;
+	snprintf(key, sizeof key, "%sorder", kp);
+	int rc = llr_meta_get_i64(meta, key, &order, err);
 	if (rc == LLR_OK && !(m = llr_ngram_alloc((int)(order < 1 || order > LLR_NGRAM_MAX_ORDER ? 0 : order), err)))
 		rc = llr_err_prefix(err, "%s", path);
 	for (int n = 1; rc == LLR_OK && n <= m->order; n++) {
-		char key[32];
-		snprintf(key, sizeof key, "ngram.%d", n);
+		snprintf(key, sizeof key, "%sngram.%d", kp, n);
 		if ((rc = llr_meta_get_i64(meta, key, &m->count[n - 1], err)) == LLR_OK && (m->count[n - 1] < 0 || m->count[n - 1] > ((int64_t)1 << 40) || (n == 1 && m->count[0] > LLR_MAX_VOCAB)))
 			rc = llr_err_set(err, LLR_ERANGE, "%s: %s=%lld out of range", path, key, (long long)m->count[n - 1]);
 	}
 	if (rc == LLR_OK) {
 		llr_strmap *v = NULL;
-		if ((rc = llr_lex_read_names(r, "vocab", m->count[0], &v, err)) == LLR_OK) {
+		snprintf(name, sizeof name, "%svocab", prefix);
+		if ((rc = llr_lex_read_names(r, name, m->count[0], &v, err)) == LLR_OK) {
 			llr_strmap_free(m->vocab);
 			m->vocab = v;
 		}
 	}
 	for (int n = 1; rc == LLR_OK && n <= m->order; n++) {
-		char name[32];
 		int64_t k = m->count[n - 1];
 		if (n > 1) {
-			snprintf(name, sizeof name, "%d/word", n);
+			snprintf(name, sizeof name, "%s%d/word", prefix, n);
 			rc = read_array(r, name, LLR_I32, k, (void **)&m->word[n - 1], err);
 		}
-		snprintf(name, sizeof name, "%d/logp", n);
+		snprintf(name, sizeof name, "%s%d/logp", prefix, n);
 		if (rc == LLR_OK)
 			rc = read_array(r, name, LLR_F32, k, (void **)&m->logp[n - 1], err);
 		if (n < m->order && rc == LLR_OK) {
-			snprintf(name, sizeof name, "%d/backoff", n);
+			snprintf(name, sizeof name, "%s%d/backoff", prefix, n);
 			rc = read_array(r, name, LLR_F32, k, (void **)&m->backoff[n - 1], err);
-			snprintf(name, sizeof name, "%d/child", n);
+			snprintf(name, sizeof name, "%s%d/child", prefix, n);
 			if (rc == LLR_OK)
 				rc = read_array(r, name, LLR_I64, k + 1, (void **)&m->child[n - 1], err);
 		}
 	}
-	llr_tr_close(r);
 	if (rc == LLR_OK)
 		rc = llr_ngram_check(m, path, err);
 	if (rc != LLR_OK) {
@@ -308,6 +319,16 @@ static int load_binary(const char *path, llr_ngram **out, llr_err *err)
 	llr_ngram_specials(m);
 	*out = m;
 	return LLR_OK;
+}
+
+static int load_binary(const char *path, llr_ngram **out, llr_err *err)
+{
+	llr_tensor_reader *r = llr_tr_open(path, "ngram", err);
+	if (!r)
+		return llr_err_code(err, LLR_EFORMAT);
+	int rc = llr_ngram_get_members(r, llr_tr_meta(r), "", path, out, err);
+	llr_tr_close(r);
+	return rc;
 }
 
 /* What path holds, from its first 64 KiB: 1 a tensor archive (its first

@@ -241,7 +241,7 @@ static void bg_grad(const job *jb, int n, float mx, double s1, double S, int32_t
 /* Inference at position n: log p of every word (logp_all) from its row's
  * score in L (column j), and the normalisation error, summed over the
  * words with b from the plain backoff query (independent of bg_sum). */
-static double bg_dist(const job *jb, int n, int j, const float *L, double logz, bgscr *sc, float mx, double s1)
+static double bg_dist(const job *jb, int n, int j, const float *L, double logz, bgscr *sc, float mx, double s1, int norm)
 {
 	const llr_ll *o = jb->o;
 	size_t cnt;
@@ -256,7 +256,7 @@ static double bg_dist(const job *jb, int n, int j, const float *L, double logz, 
 			lp[x] = (float)(sc->lnb[i] + (double)L[(size_t)(jb->row_of ? jb->row_of[x] : x) * NC + j] - logz);
 		}
 	}
-	if (!jb->want_norm)
+	if (!norm)
 		return 0.0;
 	double sum = 0.0;
 	const int32_t *ctx = jb->ctx + (size_t)n * o->ctxlen;
@@ -307,7 +307,7 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		sc = bg_scratch(jb, L);
 	for (int j = 0; j < nc; j++) {
 		int32_t y = jb->target ? jb->target[n0 + j] : -1;
-		if (o->bg && (y >= 0 || !jb->target)) {
+		if (o->bg && (y >= 0 || !jb->target || jb->logp_all)) {
 			size_t k;
 			double lc;
 			S[j] = bg_sum(jb, n0 + j, mx[j], s[j], y, &sc, &k, &lc, &lny[j]);
@@ -360,9 +360,10 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 	} else if (o->bg && (jb->logp_all || jb->want_norm)) {
 		double worst = 0.0;
 		for (int j = 0; j < nc; j++) {
-			if (jb->target && jb->target[n0 + j] < 0)
+			int counted = !jb->target || jb->target[n0 + j] >= 0;
+			if (!counted && !jb->logp_all)
 				continue;
-			double e = bg_dist(jb, n0 + j, j, L, logz[j], &sc, mx[j], s[j]);
+			double e = bg_dist(jb, n0 + j, j, L, logz[j], &sc, mx[j], s[j], counted && jb->want_norm);
 			if (!(e <= worst))
 				worst = e;
 		}

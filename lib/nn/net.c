@@ -102,14 +102,25 @@ struct llr_net {
 	llr_treeout tree;
 	float *xe; /* LLR_IN_CONCAT: N x E, the embedding and its gradient */
 
+	/* a context-dependent background (llr_net_set_ngram_bg): the
+	 * context of every position, ctxlen n-gram ids each, oldest first */
+	const llr_ngram_bg *bg;
+	int32_t *ctx;
+	size_t ctx_cap; /* positions ctx holds */
+
 	int shared;        /* params are another net's (a scoring copy) */
 	score_group *grp;  /* llr_net_set_score_threads: ngrp groups */
 	int ngrp, grp_cap; /* grp_cap: streams each group's cols can hold */
 };
 
+/* The n-gram words a stream has read, oldest first (-1: none), for a
+ * context-dependent background. */
+#define HIST (LLR_NGRAM_MAX_ORDER - 1)
+
 struct llr_net_state {
 	int B, L, H;
-	float *h, *c; /* L x B x H each */
+	float *h, *c;  /* L x B x H each */
+	int32_t *hist; /* B x HIST */
 };
 
 static void add_tensor(llr_net *net, const char *name, int ndim, int64_t d0, int64_t d1, size_t *off)
@@ -321,8 +332,11 @@ static void free_all_ws(llr_net *net)
 	free(net->A);
 	free(net->dA);
 	free(net->chunk);
+	free(net->ctx);
 	net->A = net->dA = NULL;
 	net->chunk = NULL;
+	net->ctx = NULL;
+	net->ctx_cap = 0;
 }
 
 static void free_groups(llr_net *net)
@@ -497,6 +511,14 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 		}
 		net->capN = N;
 	}
+	if (net->bg && net->ctx_cap < N) {
+		size_t m = (size_t)llr_ngram_bg_ctxlen(net->bg);
+		free(net->ctx);
+		net->ctx_cap = 0;
+		if (!(net->ctx = llr_malloc(LLR_MAX(N, net->capN) * (m ? m : 1) * sizeof *net->ctx)))
+			return llr_err_set(err, LLR_ENOMEM, "network: out of memory for a batch of %zu positions", N);
+		net->ctx_cap = LLR_MAX(N, net->capN);
+	}
 	if (train && !net->dA && !(net->dA = llr_calloc(F * (size_t)net->slice, sizeof(float))))
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory for a batch of %zu positions", N);
 	for (int l = 0; drop && l < cf->layers; l++)
@@ -519,6 +541,33 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 		net->llthreads = th;
 	}
 	return LLR_OK;
+}
+
+/* The n-gram context of every position of a batch (a context-dependent
+ * background): the inputs read so far in the stream back to its <s>,
+ * the last ctxlen of them as n-gram ids, oldest first, -1 before <s>
+ * (or before the batch's first step when a stream does not start with
+ * <s>).  An input that is not a lexicon word (an unseen word's row,
+ * padding) is the n-gram's <unk>. */
+static void batch_contexts(llr_net *net, const llr_batch *bt)
+{
+	int m = llr_ngram_bg_ctxlen(net->bg), B = bt->B;
+	int32_t bos = llr_ngram_bos(llr_ngram_bg_model(net->bg));
+	for (size_t n = 0; n < (size_t)bt->T * B; n++) {
+		int t = (int)(n / B), b = (int)(n % B), stop = 0;
+		int32_t *c = net->ctx + n * (size_t)m;
+		for (int k = 0; k < m; k++) {
+			int32_t v = -1;
+			if (!stop && t - k >= 0) {
+				int32_t x = bt->input[(size_t)(t - k) * B + b];
+				stop = x == LLR_BOS_ID;
+				v = stop ? bos : llr_ngram_bg_map(net->bg, x);
+			} else {
+				stop = 1;
+			}
+			c[m - 1 - k] = v;
+		}
+	}
 }
 
 /* Validate a batch and fill net->in (input ids, LLR_PAD_IN for padding
@@ -545,6 +594,8 @@ static int load_batch(llr_net *net, const llr_batch *bt, const llr_csr *psi, int
 		net->in[n] = valid ? x : LLR_PAD_IN;
 		net->tg[n] = y;
 	}
+	if (net->bg && bt->T > 0 && bt->target)
+		batch_contexts(net, bt);
 	return LLR_OK;
 }
 
@@ -684,6 +735,7 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		    .work = net->llwork,
 		    .chunk = net->chunk,
 		    .threads = net->llthreads,
+		    .ctx = net->bg ? net->ctx + p0 * (size_t)llr_ngram_bg_ctxlen(net->bg) : NULL,
 		};
 		int r = llr_ll_run(&net->out, &io);
 		if (r < 0)
@@ -809,7 +861,9 @@ static int score_one(llr_net *net, const llr_csr *psi, const llr_batch *bt, floa
 	int *rows = malloc((size_t)T * sizeof *rows);
 	int32_t *in = malloc(N * sizeof *in), *tg = malloc(N * sizeof *tg);
 	float *lp = logp ? malloc(N * sizeof *lp) : NULL;
-	if (!sl || !rows || !in || !tg || (logp && !lp)) {
+	size_t m = net->bg ? (size_t)llr_ngram_bg_ctxlen(net->bg) : 0;
+	int32_t *cx = m ? malloc(N * m * sizeof *cx) : NULL;
+	if (!sl || !rows || !in || !tg || (logp && !lp) || (m && !cx)) {
 		rc = llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 		goto done;
 	}
@@ -834,6 +888,8 @@ static int score_one(llr_net *net, const llr_csr *psi, const llr_batch *bt, floa
 			size_t src = (size_t)t * B + sl[j].b;
 			in[live] = net->in[src];
 			tg[live] = net->tg[src];
+			if (m)
+				memcpy(cx + live * m, net->ctx + src * m, m * sizeof *cx);
 		}
 	}
 	if (logp)
@@ -844,6 +900,8 @@ static int score_one(llr_net *net, const llr_csr *psi, const llr_batch *bt, floa
 		goto done;
 	memcpy(net->in, in, live * sizeof *in);
 	memcpy(net->tg, tg, live * sizeof *tg);
+	if (m)
+		memcpy(net->ctx, cx, live * m * sizeof *cx);
 	if (forward_rnn(net, psi, Tp, B, rows, live, NULL, NULL, NULL, 0, 0) < 0) {
 		rc = llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 		goto done;
@@ -862,6 +920,7 @@ done:
 	free(in);
 	free(tg);
 	free(lp);
+	free(cx);
 	return rc;
 }
 
@@ -889,6 +948,14 @@ static llr_net *net_copy(llr_net *net, llr_err *err)
 static int sync_copy(llr_net *net, llr_net *c, llr_err *err)
 {
 	c->words = net->words;
+	if (c->bg != net->bg) {
+		free(c->ctx);
+		c->ctx = NULL;
+		c->ctx_cap = 0;
+		c->bg = net->bg;
+		c->out.bg = net->out.bg;
+		c->out.ctxlen = net->out.ctxlen;
+	}
 	if (!net->factored)
 		return LLR_OK;
 	const int32_t *g = net->tree.t.group, *h = c->tree.t.group;
@@ -1061,7 +1128,11 @@ llr_net_state *llr_net_state_new(const llr_net *net, int B)
 	size_t n = (size_t)s->L * B * s->H;
 	s->h = llr_calloc(n, sizeof *s->h);
 	s->c = llr_calloc(n, sizeof *s->c);
-	if (!s->h || !s->c) {
+	s->hist = llr_malloc((size_t)B * HIST * sizeof *s->hist);
+	if (s->hist)
+		for (size_t k = 0; k < (size_t)B * HIST; k++)
+			s->hist[k] = -1;
+	if (!s->h || !s->c || !s->hist) {
 		llr_net_state_free(s);
 		return NULL;
 	}
@@ -1074,6 +1145,7 @@ void llr_net_state_free(llr_net_state *s)
 		return;
 	free(s->h);
 	free(s->c);
+	free(s->hist);
 	free(s);
 }
 
@@ -1082,6 +1154,8 @@ void llr_net_state_reset(llr_net_state *s)
 	size_t n = (size_t)s->L * s->B * s->H;
 	memset(s->h, 0, n * sizeof *s->h);
 	memset(s->c, 0, n * sizeof *s->c);
+	for (size_t k = 0; k < (size_t)s->B * HIST; k++)
+		s->hist[k] = -1;
 }
 
 void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, int sb)
@@ -1092,6 +1166,25 @@ void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, in
 	for (int l = 0; l < src->L; l++) {
 		memmove(dst->h + ((size_t)l * dst->B + db) * H, src->h + ((size_t)l * src->B + sb) * H, H * sizeof(float));
 		memmove(dst->c + ((size_t)l * dst->B + db) * H, src->c + ((size_t)l * src->B + sb) * H, H * sizeof(float));
+	}
+	memmove(dst->hist + (size_t)db * HIST, src->hist + (size_t)sb * HIST, HIST * sizeof *dst->hist);
+}
+
+/* A step's contexts from the streams' histories, after the input. */
+static void step_contexts(llr_net *net, llr_net_state *s, const int32_t *input)
+{
+	int m = llr_ngram_bg_ctxlen(net->bg);
+	int32_t bos = llr_ngram_bos(llr_ngram_bg_model(net->bg));
+	for (int b = 0; b < s->B; b++) {
+		int32_t *h = s->hist + (size_t)b * HIST;
+		if (input[b] == LLR_BOS_ID) {
+			for (int k = 0; k < HIST - 1; k++)
+				h[k] = -1;
+		} else {
+			memmove(h, h + 1, (HIST - 1) * sizeof *h);
+		}
+		h[HIST - 1] = input[b] == LLR_BOS_ID ? bos : llr_ngram_bg_map(net->bg, input[b]);
+		memcpy(net->ctx + (size_t)b * m, h + HIST - m, (size_t)m * sizeof *h);
 	}
 }
 
@@ -1112,6 +1205,8 @@ int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr
 		memcpy(s->h + l * BH, net->h[l], BH * sizeof(float));
 		memcpy(s->c + l * BH, net->c[l], BH * sizeof(float));
 	}
+	if (net->bg)
+		step_contexts(net, s, input);
 	rc = forward_out(net, net->h[cf->layers - 1], (size_t)B, NULL, NULL, NULL, logp, NULL);
 	if (rc < 0)
 		return llr_err_set(err, rc, "network: log-probability is not finite");
@@ -1150,4 +1245,25 @@ int llr_net_tree_learn(llr_net *net, int32_t *moved, llr_err *err)
 	if (!net->factored)
 		return llr_err_set(err, LLR_EINVAL, "network: no tree output");
 	return llr_treeout_learn(&net->tree, net->params, moved, err);
+}
+
+int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err)
+{
+	if (g) {
+		if (net->cfg.output != LLR_OUT_LOGLINEAR)
+			return llr_err_set(err, LLR_EINVAL, "network: a context-dependent background needs the log-linear output");
+		if (llr_ngram_bg_size(g) != net->cfg.vocab)
+			return llr_err_set(err, LLR_EINVAL, "network: the n-gram background has %d words, the network %d", llr_ngram_bg_size(g), net->cfg.vocab);
+		if (llr_ngram_bg_ctxlen(g) > HIST)
+			return llr_err_set(err, LLR_EINVAL, "network: n-gram order %d over %d", llr_ngram_bg_ctxlen(g) + 1, HIST + 1);
+		if (memcmp(net->out.logb, llr_ngram_bg_logb1(g), (size_t)net->cfg.vocab * sizeof(float)))
+			return llr_err_set(err, LLR_EINVAL, "network: the background is not the n-gram's unigram level");
+	}
+	free(net->ctx);
+	net->ctx = NULL;
+	net->ctx_cap = 0;
+	net->bg = g;
+	net->out.bg = g;
+	net->out.ctxlen = g ? llr_ngram_bg_ctxlen(g) : 0;
+	return LLR_OK;
 }

@@ -290,6 +290,168 @@ static void test_softmax_ngram(void)
 	bg_case(1, 0, 1);
 }
 
+/* ------------------------------------------------- in the net and model */
+
+static llr_lexicon *ngram_lexicon(void)
+{
+	llr_err e = {0};
+	llr_rng r;
+	llr_rng_seed(&r, 31);
+	llr_lexicon *x = calloc(1, sizeof *x);
+	x->vocab = lexicon_vocab();
+	x->features = llr_strmap_new();
+	char f[8];
+	for (int i = 0; i < FEAT; i++)
+		llr_strmap_add(x->features, f, (size_t)snprintf(f, sizeof f, "F%d", i));
+	int V = (int)llr_strmap_size(x->vocab);
+	x->phi = make_phi(V, &r);
+	x->ngram = markov_ngram(3);
+	x->bg = llr_ngram_bg_new(x->ngram, x->vocab, &e);
+	x->logb = malloc((size_t)V * sizeof *x->logb);
+	memcpy(x->logb, llr_ngram_bg_logb1(x->bg), (size_t)V * sizeof *x->logb);
+	x->eos_id = 0;
+	x->unk_id = 1;
+	return x;
+}
+
+typedef struct net_ctx {
+	llr_net *net;
+	llr_batch bt;
+} net_ctx;
+
+static double net_nll(void *p)
+{
+	net_ctx *c = p;
+	float lp[64];
+	llr_net_score(c->net, &c->bt, lp, NULL, NULL);
+	double s = 0;
+	for (int n = 0; n < c->bt.T * c->bt.B; n++)
+		s -= lp[n];
+	return s;
+}
+
+/* Batch scoring (contexts from the batch), step-by-step inference
+ * (contexts from the state), threads, the gradient end to end, and the
+ * model file round trip. */
+static void test_net_model(void)
+{
+	llr_err e = {0};
+	llr_net_config c = {.embed = 5, .hidden = 6, .layers = 1, .output = LLR_OUT_LOGLINEAR};
+	llr_model *m = llr_model_new(ngram_lexicon(), &c, &e);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	llr_rng r;
+	llr_rng_seed(&r, 3);
+	llr_net_init_scheme(m->net, &r, LLR_INIT_TORCH);
+	enum { B = 3,
+	       T = 7 };
+	int32_t in[T * B], tg[T * B];
+	int V = (int)llr_strmap_size(m->lex->vocab);
+	for (int b = 0; b < B; b++) {
+		int len = T - 2 * b;
+		for (int t = 0; t < T; t++) {
+			int32_t y = t < len - 1 ? 2 + (int32_t)llr_rng_below(&r, (uint64_t)(V - 2)) : t == len - 1 ? 0
+			                                                                                           : -1;
+			tg[t * B + b] = y;
+			in[t * B + b] = t == 0 ? LLR_BOS_ID : tg[(t - 1) * B + b] >= 0 ? tg[(t - 1) * B + b]
+			                                                               : 0;
+		}
+	}
+	llr_batch bt = {.B = B, .T = T, .input = in, .target = tg};
+	float lp[T * B], lp2[T * B];
+	double ne = -1;
+	CHECK(llr_net_score(m->net, &bt, lp, &ne, &e) == LLR_OK);
+	CHECK(ne >= 0 && ne < 1e-5);
+	/* one stream at a time through llr_net_step */
+	llr_net_state *st = llr_net_state_new(m->net, 1);
+	float *all = malloc((size_t)V * sizeof *all);
+	double worst = 0;
+	for (int b = 0; b < B; b++) {
+		llr_net_state_reset(st);
+		for (int t = 0; t < T && tg[t * B + b] >= 0; t++) {
+			CHECK(llr_net_step(m->net, st, &in[t * B + b], NULL, all, &e) == LLR_OK);
+			worst = fmax(worst, fabs(all[tg[t * B + b]] - lp[t * B + b]));
+			double z = 0;
+			for (int v = 0; v < V; v++)
+				z += exp(all[v]);
+			CHECK(fabs(z - 1) < 1e-5);
+		}
+	}
+	printf("# |step log p - batch log p| %.2g\n", worst);
+	CHECK(worst < 1e-5);
+	llr_net_state_free(st);
+	free(all);
+	/* two scoring threads: the same numbers */
+	CHECK(llr_net_set_score_threads(m->net, 2, &e) == LLR_OK);
+	CHECK(llr_net_score(m->net, &bt, lp2, NULL, &e) == LLR_OK);
+	worst = 0;
+	for (int n = 0; n < T * B; n++)
+		worst = fmax(worst, fabs(lp[n] - lp2[n]));
+	CHECK(worst < 1e-5);
+	CHECK(llr_net_set_score_threads(m->net, 1, &e) == LLR_OK);
+	/* the gradient of the whole net with this background */
+	size_t np;
+	float *P = llr_net_params(m->net, &np), *G = llr_net_grads(m->net, &np);
+	memset(G, 0, np * sizeof *G);
+	double nll;
+	int64_t ntok;
+	CHECK(llr_net_train_step(m->net, &bt, NULL, &nll, &ntok, &e) == LLR_OK);
+	net_ctx nc = {m->net, bt};
+	CHECK_NEAR(nll, net_nll(&nc), 1e-4 * nll);
+	CHECK(gradcheck("net with n-gram background", P, G, np, net_nll, &nc, 150, &r) == 0);
+	/* with a zero adaptor the net predicts the n-gram, renormalised over
+	 * the lexicon, after the words of the stream since <s> */
+	float *keep = malloc(np * sizeof *keep);
+	memcpy(keep, P, np * sizeof *keep);
+	for (size_t i = 0; i < llr_net_n_tensors(m->net); i++) {
+		const char *name;
+		int nd;
+		int64_t sh[2];
+		size_t off;
+		llr_net_tensor_info(m->net, i, &name, &nd, sh, &off);
+		if (!strncmp(name, "out/", 4))
+			memset(P + off, 0, (size_t)sh[0] * (size_t)(nd > 1 ? sh[1] : 1) * sizeof *P);
+	}
+	CHECK(llr_net_score(m->net, &bt, lp2, NULL, &e) == LLR_OK);
+	worst = 0;
+	const llr_ngram_bg *g = m->lex->bg;
+	for (int b = 0; b < B; b++)
+		for (int t = 0; t < T && tg[t * B + b] >= 0; t++) {
+			int32_t ctx[2];
+			ctx[0] = t >= 1 ? (t >= 2 ? llr_ngram_bg_map(g, in[(t - 1) * B + b]) : llr_ngram_bos(m->lex->ngram)) : -1;
+			ctx[1] = t >= 1 ? llr_ngram_bg_map(g, in[t * B + b]) : llr_ngram_bos(m->lex->ngram);
+			double z = 0;
+			for (int v = 0; v < V; v++)
+				z += exp(llr_ngram_bg_logp(g, ctx, 2, v));
+			worst = fmax(worst, fabs(lp2[t * B + b] - (llr_ngram_bg_logp(g, ctx, 2, tg[t * B + b]) - log(z))));
+		}
+	printf("# zero adaptor: |log p - n-gram log p| %.2g\n", worst);
+	CHECK(worst < 1e-5);
+	memcpy(P, keep, np * sizeof *keep);
+	free(keep);
+	/* the model file carries the n-gram */
+	char path[512];
+	snprintf(path, sizeof path, "%s/ngbg.model", test_tmpdir());
+	CHECK(llr_model_save(path, m, NULL, &e) == LLR_OK);
+	llr_model *l = NULL;
+	CHECK(llr_model_load(path, &l, &e) == LLR_OK);
+	if (l) {
+		CHECK(l->lex->ngram != NULL && llr_ngram_order(l->lex->ngram) == 3);
+		CHECK(llr_model_fits(l, m->lex, &e) == LLR_OK);
+		CHECK(llr_net_score(l->net, &bt, lp2, NULL, &e) == LLR_OK);
+		CHECK(!memcmp(lp, lp2, sizeof lp));
+		llr_model_free(l);
+	}
+	/* a background that is not the n-gram's unigram level is refused */
+	m->lex->logb[3] -= 0.5f;
+	llr_net *bad = llr_model_net_new(m->lex, &c, &e);
+	CHECK(bad == NULL && e.code == LLR_EINVAL);
+	llr_net_free(bad);
+	m->lex->logb[3] += 0.5f;
+	llr_model_free(m);
+}
+
 /* Refusals: no <unk> in the n-gram for a word it lacks. */
 static void test_refusals(void)
 {
@@ -317,11 +479,12 @@ static void test_refusals(void)
 
 int main(void)
 {
-	PLAN(5);
+	PLAN(6);
 	RUN(test_expand);
 	RUN(test_loglinear_ngram);
 	RUN(test_loglinear_ngram_classes_threads);
 	RUN(test_softmax_ngram);
+	RUN(test_net_model);
 	RUN(test_refusals);
 	DONE();
 }

@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# 56-ngram-background.bats - the n-gram as context-dependent background
+# (featurize --background ngram:LM): the stream and the model carry the
+# n-gram, train/score/gen use it, score --check-norm holds within 1e-5,
+# the OOV policy is said, and the error paths.  The sparse normaliser
+# itself is checked against the dense sum in tests/unit/test_ngbg.c.
+# Data: the UD French slice (300 training sentences, tiny networks).
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+TINY="--hidden 16 --embed 16 --layers 1 --threads 1"
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR"
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 >"$d/train.tok"
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 60 >"$d/valid.tok"
+	train -q --ngram 3 -o "$d/lm.arpa" "$d/train.tok"
+	featurize --top 50 --extra "$d/valid.tok" --background "ngram:$d/lm.arpa" -o "$d/bg.fz" "$d/train.tok" 2>"$d/fz.err"
+	train -q $TINY --epochs 2 -s 3 -o "$d/bg.llrnn" "$d/bg.fz"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	D="$BATS_FILE_TMPDIR"
+}
+
+meta() {
+	tar xOf "$1" meta | sed -n "s/^$2=//p"
+}
+
+@test "featurize --background ngram: the stream carries the n-gram, logb is its unigram level" {
+	[ "$(meta "$D/bg.fz" background)" = ngram ]
+	[ "$(meta "$D/bg.fz" bg.order)" = 3 ]
+	[ "$(meta "$D/bg.fz" bg.ngram.1)" = "$(sed -n 's/^ngram 1=//p' "$D/lm.arpa")" ]
+	tar tf "$D/bg.fz" | grep -qx 'bg/3/logp.npy'
+	# the vocabulary words of valid.tok the n-gram lacks are counted
+	# and said: they take its <unk> probability
+	n=$(meta "$D/bg.fz" background_absent)
+	[ "$n" -gt 0 ]
+	grep -q "^featurize: .*lm.arpa: $n vocabulary words are not in the n-gram: they take its <unk> probability" "$D/fz.err"
+}
+
+@test "train: the model carries the n-gram and scores sum to 1 within 1e-5 (score --check-norm)" {
+	[ "$(meta "$D/bg.llrnn" background)" = ngram ]
+	tar tf "$D/bg.llrnn" | grep -qx 'bg/vocab'
+	run --separate-stderr score -m "$D/bg.llrnn" --check-norm "$D/valid.tok"
+	assert_success
+	[ "${#lines[@]}" -eq 60 ]
+	max=$(echo "$stderr" | sed -n 's/.*norm check: max |sum p - 1| = \([^,]*\), 0 batch(es) over.*/\1/p')
+	[ -n "$max" ]
+	awk -v m="$max" 'BEGIN { exit !(m <= 1e-5) }'
+	# a finite perplexity
+	echo "$stderr" | grep -Eq 'perplexity \(words \+ </s>\): [0-9]+\.[0-9]+'
+}
+
+@test "score: the same numbers in batches, on threads and one line at a time" {
+	score -m "$D/bg.llrnn" "$D/valid.tok" >one 2>/dev/null
+	score -m "$D/bg.llrnn" --batch 16 --threads 2 "$D/valid.tok" >many 2>/dev/null
+	[ "$(wc -l <one)" -eq 60 ] && [ "$(wc -l <many)" -eq 60 ]
+	paste one many | awk -F '\t' '{ d = $1 - $4; if (d < 0) d = -d; if (d > 1e-3 * (1 + ($1 < 0 ? -$1 : $1))) bad++ } END { exit bad > 0 }'
+}
+
+@test "train: an n-gram background model trains deterministically (same seed, same bytes)" {
+	train -q $TINY --epochs 1 -s 3 -o a.llrnn "$D/bg.fz"
+	train -q $TINY --epochs 1 -s 3 -o b.llrnn "$D/bg.fz"
+	cmp a.llrnn b.llrnn
+}
+
+@test "gen: samples from a model with an n-gram background, seeded" {
+	gen -m "$D/bg.llrnn" -n 5 -s 9 >a
+	gen -m "$D/bg.llrnn" -n 5 -s 9 >b
+	cmp a b
+	[ "$(wc -l <a)" -eq 5 ]
+}
+
+@test "featurize --background ngram: error paths" {
+	run_err 1 'featurize: nosuch.arpa: ' featurize --top 5 --background ngram:nosuch.arpa "$D/train.tok"
+	run_err 2 'featurize: .*ngram: needs a file' featurize --top 5 --background ngram: "$D/train.tok"
+	# a malformed ARPA file: file:line: reason
+	sed 's/^ngram 2=.*/ngram 2=3/' "$D/lm.arpa" >bad.arpa
+	run_err 1 'featurize: bad.arpa:[0-9]+: ' featurize --top 5 --background ngram:bad.arpa "$D/train.tok"
+	# no <unk> in the n-gram and a vocabulary word it lacks: refused
+	printf '\\data\\\nngram 1=3\n\n\\1-grams:\n-0.5\t</s>\n-99\t<s>\n-0.2\tle\n\n\\end\\\n' >nounk.arpa
+	run_err 1 "featurize: nounk.arpa: the n-gram has no <unk> and lacks the word" featurize --top 5 --background ngram:nounk.arpa "$D/train.tok"
+	[ ! -e out.fz ]
+}
+
+@test "score: a model whose n-gram member is cut is refused" {
+	mkdir x && tar xf "$D/bg.llrnn" -C x
+	tar --format=pax -cf cut.llrnn -C x $(tar tf "$D/bg.llrnn" | grep -v '^bg/3/logp')
+	run_err 1 'score: .*cut.llrnn' score -m cut.llrnn "$D/valid.tok"
+}
+
+@test "featurize(1) EXAMPLES: the adaptation recipe runs as written (tiny sizes)" {
+	cp "$D/train.tok" general.tok
+	head -n 40 "$D/valid.tok" >domain.tok
+	tail -n 20 "$D/valid.tok" >test.tok
+	train -q --ngram 4 -o general.arpa general.tok
+	featurize --top 2500 --background ngram:general.arpa \
+		-o domain.feat domain.tok 2>/dev/null
+	train -q $TINY --epochs 1 -o adapted.llrnn domain.feat
+	run --separate-stderr score -m adapted.llrnn --check-norm test.tok
+	assert_success
+	echo "$stderr" | grep -q ', 0 batch(es) over'
+}
