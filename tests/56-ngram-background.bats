@@ -104,3 +104,48 @@ meta() {
 	assert_success
 	echo "$stderr" | grep -q ', 0 batch(es) over'
 }
+
+@test "scripts/lm-adapt-report: nats per token of each row and lambda tuned on valid" {
+	mkdir w
+	# two sentences of two tokens each: the n-gram and the RNN each put
+	# 0.9 on a different token and 0.1 on the other, so the best mixture
+	# is lambda = 0.5 (0.5 on each), -log 0.5 nats per token
+	a=$(awk 'BEGIN { printf "%.6f", log(0.9) }') b=$(awk 'BEGIN { printf "%.6f", log(0.1) }')
+	for p in dvalid dtest; do
+		for m in kn-general kn-domain ll-unigram ll-ngram; do
+			printf -- '-2\t2\t0\tx=-1\t</s>=-1\n-4\t2\t0\tx=-2\t</s>=-2\n' >w/$m.$p.lp
+		done
+		t=$(awk -v a="$a" -v b="$b" 'BEGIN { print a + b }')
+		printf -- '%s\t2\t0\tx=%s\t</s>=%s\n' "$t" "$a" "$b" "$t" "$a" "$b" >w/kn-all.$p.lp
+		printf -- '%s\t2\t0\tx=%s\t</s>=%s\n' "$t" "$b" "$a" "$t" "$b" "$a" >w/rnn.$p.lp
+	done
+	for m in rnn ll-unigram ll-ngram; do
+		printf 'epochs_done=3\nstopped=patience\ntrain_tokens=10\n' >meta
+		tar --format=pax -cf w/$m.model meta
+	done
+	"$TOP/scripts/lm-adapt-report" -s "test" w out
+	[ "$(cut -f1 out.tsv | tr '\n' ' ')" = "model kn-general kn-domain kn-all rnn ll-unigram ll-ngram interp " ]
+	grep -qx 'kn-general	1.5000	1.5000' out.tsv
+	grep -qx 'kn-all	1.2040	1.2040' out.tsv
+	grep -qx 'interp	0.6931	0.6931' out.tsv
+	grep -q 'lambda = 0.5 for kn-all' out.md
+	grep -q '^rnn: 3 epochs (patience), 10 training tokens' out.md
+}
+
+@test "pipelines/lm-adaptation.mk: a tiny run on the Brown slice writes the table, its note and the plot" {
+	# an archive where four of the slice's documents play genre j
+	mkdir -p a/package && tar xzf "$BROWN" -C a
+	i=0
+	for f in $(ls a/package | grep -E '^c[a-r][0-9][0-9]$' | grep -v '^cj' | tail -n 4); do
+		i=$((i + 1)) && mv "a/package/$f" "a/package/cj0$i"
+	done
+	tar czf brown.tgz -C a package
+	run make -s -f "$TOP/pipelines/lm-adaptation.mk" ARCHIVE=brown.tgz W=w RESULTS=res BIN="$TOP/bin" \
+		SCRIPTS="$TOP/scripts" DTRAIN=2 DVALID=1 DTEST=1 ORDER=3 TOP=50 EMBED=8 HIDDEN=8 EPOCHS=1 MAXTIME=30s THREADS=1
+	assert_success
+	[ "$(cut -f1 res/lm-adaptation.tsv | tr '\n' ' ')" = "model kn-general kn-domain kn-all rnn ll-unigram ll-ngram interp " ]
+	awk -F '\t' 'NR > 1 && !($2 > 0 && $3 > 0 && $2 < 20 && $3 < 20) { bad++ } END { exit bad > 0 }' res/lm-adaptation.tsv
+	grep -q '^interp: lambda = ' res/lm-adaptation.md
+	[ "$(tar xOf w/ll-ngram.model meta | sed -n 's/^background=//p')" = ngram ]
+	if command -v gnuplot >/dev/null; then [ -s res/lm-adaptation.png ]; fi
+}
