@@ -22,9 +22,22 @@ void cli_init(const char *argv0, const char *name)
 	cli_prog = name;
 }
 
+/* "prog: message\n" in one write when it fits, so the lines of tools
+ * sharing a stderr (make -j, the ranks of mpirun) never interleave. */
 static void vmsg(const char *fmt, va_list ap)
 {
+	char line[4096];
+	va_list aq;
 	fflush(stdout);
+	va_copy(aq, ap);
+	int p = snprintf(line, sizeof line, "%s: ", cli_prog);
+	int n = p >= 0 && (size_t)p < sizeof line ? vsnprintf(line + p, sizeof line - (size_t)p, fmt, aq) : -1;
+	va_end(aq);
+	if (n >= 0 && (size_t)p + (size_t)n + 1 < sizeof line) {
+		line[p + n] = '\n';
+		fwrite(line, 1, (size_t)p + (size_t)n + 1, stderr);
+		return;
+	}
 	fprintf(stderr, "%s: ", cli_prog);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

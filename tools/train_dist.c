@@ -6,7 +6,9 @@
  */
 #include "train_dist.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -20,8 +22,13 @@ static void abort_job(void)
 {
 	int fin = 1;
 	MPI_Finalized(&fin);
-	if (!fin)
-		MPI_Abort(MPI_COMM_WORLD, 1);
+	if (fin)
+		return;
+	/* The message this rank printed goes to mpirun through a pipe; the
+	 * abort kills the daemons that forward it, so let it through first. */
+	fflush(stderr);
+	nanosleep(&(struct timespec){0, 300000000}, NULL);
+	MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 void dist_init(train_dist *d, int want)
