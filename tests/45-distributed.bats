@@ -117,7 +117,8 @@ max_diff() {
 	vocab -m -o vocab.tsv shard.0?.tsv
 	for f in shard.0?; do featurize --vocab vocab.tsv --top 50 "$f" > "$f.fz" 2>/dev/null; done
 	featurize --vocab vocab.tsv --top 50 "$TRAIN_TOK" > whole.fz 2>/dev/null
-	train -q $RUN -o shards.bin shard.00.fz shard.01.fz shard.02.fz
+	train $RUN -o shards.bin shard.00.fz shard.01.fz shard.02.fz 2> shards.err
+	grep -q '^train: shard.00.fz and 2 more streams: 300 sentences, ' shards.err
 	train -q $RUN -o whole.bin whole.fz
 	cmp shards.bin whole.bin
 	[ "$(meta shards.bin train_tokens)" = "$(meta whole.bin train_tokens)" ]

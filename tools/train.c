@@ -1338,7 +1338,10 @@ static int train_lm(train_opts *o)
 		char at[64] = "";
 		if (o->resume)
 			snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)ts->epoch + 1);
-		cli_warn("%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, (long long)tc.sentences,
+		char more[48] = "";
+		if (o->nmore)
+			snprintf(more, sizeof more, " and %d more stream%s", o->nmore, o->nmore > 1 ? "s" : "");
+		cli_warn("%s%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, more, (long long)tc.sentences,
 		         (long long)tc.tokens, llr_strmap_size(model->lex->vocab), o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear",
 		         T.n, at);
 		if (dist.on)
