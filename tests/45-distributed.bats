@@ -156,7 +156,16 @@ max_diff() {
 	# seeded: the same bytes again
 	$MPIRUN train --distributed -q $A -o again.bin tr.tsv
 	cmp two.bin again.bin
-	score --task all -m two.bin va.tsv > /dev/null
+	# every rank resumes from the file: a second epoch on two ranks, as one process's
+	$MPIRUN train --distributed -q --task all --resume two.bin --threads 1 --epochs 2 --valid va.tsv tr.tsv
+	train -q $A --epochs 2 -o one2.bin tr.tsv
+	cut -f3 va.tsv | head -n 50 > s.txt
+	score --embed -m one2.bin s.txt > one.vec 2> /dev/null
+	score --embed -m two.bin s.txt > two.vec 2> /dev/null
+	[ "$(wc -l < two.vec)" -eq 50 ]
+	d=$(max_diff one.vec two.vec)
+	echo "largest vector difference after resuming: $d"
+	awk -v d="$d" 'BEGIN { exit !(d != "mismatch" && d <= 0.001) }'
 	# a bad line stops every rank, not one of them
 	{ head -n 5 tr.tsv; printf 'ORDER\t7\ta b\tc d\n'; } > bad.tsv
 	run -1 timeout 120 $MPIRUN train --distributed $A -o bad.bin bad.tsv

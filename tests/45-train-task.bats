@@ -26,7 +26,6 @@ setup_file() {
 	run_err 2 "unknown encoder 'lstm'" train --task all --encoder lstm --features brown.fz -o x.bin train.tsv
 	run_err 2 "usage: train" train --task
 	run_err 1 "needs --features" train --task all -o x.bin train.tsv
-	run_err 1 "not available with --task" train --task all --features brown.fz --resume bigru.bin train.tsv
 	[ ! -e x.bin ]
 }
 
@@ -93,6 +92,43 @@ setup_file() {
 	[ $# -eq 2 ]
 	cmp "$1" "$2"
 	! cmp -s "$1" m2.*.bin
+}
+
+@test "train --task --resume: an interrupted run continues to the bytes of an uninterrupted one" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	local A="--task all --encoder gru --features $d/brown.fz --hidden 8 --embed 8 --threads 1 --valid $d/valid.tsv"
+	train -q $A --epochs 3 -o full.bin "$d/train.tsv"
+	train -q $A --epochs 1 -o part.bin "$d/train.tsv"
+	! cmp -s part.bin full.bin
+	# the model fixes the encoder and sizes: --features may be left out, -o defaults to the resumed file
+	run --separate-stderr train --task all --resume part.bin --threads 1 --epochs 3 --valid "$d/valid.tsv" "$d/train.tsv"
+	assert_success
+	[[ "$stderr" == *"resuming at epoch 2"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" != *"epoch 1:"* ]] || { echo "$stderr"; false; }
+	cmp part.bin full.bin
+	# nothing left to train: the model is written again as it was
+	cp full.bin again.bin
+	train -q --task all --resume again.bin --threads 1 --epochs 3 "$d/train.tsv"
+	cmp again.bin full.bin
+}
+
+@test "train --task --resume: options the model fixes, another vocabulary, another family are refused" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	cp "$d/bigru.bin" m.bin
+	run_err 2 "^train: --hidden 9: the resumed model has hidden=16" train --task all --resume m.bin --hidden 9 "$d/train.tsv"
+	run_err 2 "^train: --encoder cbow: the resumed model has encoder=bigru" train --task all --resume m.bin --encoder cbow "$d/train.tsv"
+	run_err 2 "^train: --task: the resumed model trains order next conj" train --task order --resume m.bin "$d/train.tsv"
+	head -n 300 "$d/brown.tok" > small.tok
+	featurize --top 50 small.tok > small.fz 2> /dev/null
+	run_err 1 "^train: small.fz: not the vocabulary of m.bin: " train --task all --resume m.bin --features small.fz "$d/train.tsv"
+	printf 'CONJ\tmystery\tThe dog ran .\tIt was fast .\n' > conj.tsv
+	cat "$d/train.tsv" conj.tsv > more.tsv
+	run_err 1 "^train: more.tsv:1201: unknown CONJ class: 'mystery'$" train --task all --resume m.bin more.tsv
+	train -q --hidden 4 --embed 4 --layers 1 --epochs 1 -o lm.bin small.fz
+	run_err 1 "lm.bin: a model of family lm, not a sentence encoder" train --task all --resume lm.bin "$d/train.tsv"
+	cmp m.bin "$d/bigru.bin"
 }
 
 @test "train --task: validation, early stopping, the best epoch's accuracies in the model" {

@@ -29,12 +29,14 @@ static const char usage[] =
     "             [stream ...]\n"
     "       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
     "             [--memory SIZE] [file ...]\n"
-    "       train --task order|next|conj|all --features stream [--encoder cbow|gru|bigru]\n"
-    "             [-q] [-o model] [-s seed] [--hidden n] [--embed n] [--batch n]\n"
+    "       train --task order|next|conj|all --features stream|--resume model\n"
+    "             [--encoder cbow|gru|bigru] [-q] [-o model] [-s seed] [--hidden n]\n"
+    "             [--embed n] [--batch n]\n"
     "             [--optim rmsprop|adam|sgd] [--lr x] [--clip x] [--valid pairs]\n"
     "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
-    "             [--threads n] [pairs]\n"
+    "             [--threads n] [--distributed] [pairs]\n"
     "       train --version\n";
+const char *const train_usage = usage;
 
 /* ------------------------------------------------------------- options */
 
@@ -121,6 +123,7 @@ static void disc_opt(int c, const char *arg, train_opts *o)
 	case O_ENCODER:
 		if (!(o->encoder = llr_senc_encoder_parse(arg)))
 			cli_usage_error(usage, "--encoder: unknown encoder '%s' (cbow, gru, bigru)", arg);
+		o->set_encoder = 1;
 		break;
 	case O_FEATURES: o->features = arg; break;
 	}
@@ -1082,14 +1085,14 @@ static int one_hot(const llr_csr *m)
 	return 1;
 }
 
-static void fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want)
+void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want)
 {
 	const char *have = llr_meta_get(m, key);
 	if (given && (!have || strcmp(have, want)))
 		cli_usage_error(usage, "%s %s: the resumed model has %s=%s", opt, want, key, have ? have : "(none)");
 }
 
-static double meta_num(const llr_meta *m, const char *key, double dflt)
+double train_meta_num(const llr_meta *m, const char *key, double dflt)
 {
 	double v;
 	return llr_meta_get_f64(m, key, &v, NULL) < 0 ? dflt : v;
@@ -1109,37 +1112,37 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 		cli_die("%s: no training state to resume from", o->resume);
 	const llr_meta *m = model->meta;
 	const llr_net_config *c = llr_net_cfg(model->net);
-	fixed_opt(o->set_output, "--output", m, "output", o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear");
+	train_fixed_opt(o->set_output, "--output", m, "output", o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear");
 	snprintf(buf, sizeof buf, "%d", o->layers);
-	fixed_opt(o->set_layers, "--layers", m, "layers", buf);
+	train_fixed_opt(o->set_layers, "--layers", m, "layers", buf);
 	snprintf(buf, sizeof buf, "%d", o->hidden);
-	fixed_opt(o->set_hidden, "--hidden", m, "hidden", buf);
+	train_fixed_opt(o->set_hidden, "--hidden", m, "hidden", buf);
 	snprintf(buf, sizeof buf, "%d", o->embed);
-	fixed_opt(o->set_embed, "--embed", m, "embed", buf);
+	train_fixed_opt(o->set_embed, "--embed", m, "embed", buf);
 	snprintf(buf, sizeof buf, "%d", o->batch);
-	fixed_opt(o->set_batch, "--batch", m, "batch", buf);
+	train_fixed_opt(o->set_batch, "--batch", m, "batch", buf);
 	snprintf(buf, sizeof buf, "%d", o->max_len);
-	fixed_opt(o->set_max_len, "--max-len", m, "max_len", buf);
-	fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
+	train_fixed_opt(o->set_max_len, "--max-len", m, "max_len", buf);
+	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
 	if (o->set_dropout && fabs(o->dropout - c->dropout) > 1e-6)
 		cli_usage_error(usage, "--dropout %g: the resumed model has dropout=%g", o->dropout, (double)c->dropout);
-	if (o->set_seed && (double)o->seed != meta_num(m, "seed", -1))
+	if (o->set_seed && (double)o->seed != train_meta_num(m, "seed", -1))
 		cli_usage_error(usage, "-s %llu: the resumed model has seed=%s", (unsigned long long)o->seed, llr_meta_get(m, "seed"));
 	o->output = c->output;
 	o->layers = c->layers;
 	o->hidden = c->hidden;
 	o->embed = c->embed;
 	o->dropout = c->dropout;
-	o->batch = (int)meta_num(m, "batch", o->batch);
-	o->max_len = (int)meta_num(m, "max_len", o->max_len);
+	o->batch = (int)train_meta_num(m, "batch", o->batch);
+	o->max_len = (int)train_meta_num(m, "max_len", o->max_len);
 	if (!o->set_clip)
-		o->clip = meta_num(m, "clip", o->clip);
+		o->clip = train_meta_num(m, "clip", o->clip);
 	if (!o->set_min_impr)
-		o->min_impr = meta_num(m, "min_improvement", o->min_impr);
+		o->min_impr = train_meta_num(m, "min_improvement", o->min_impr);
 	if (!o->set_patience)
-		o->patience = (int)meta_num(m, "patience", o->patience);
+		o->patience = (int)train_meta_num(m, "patience", o->patience);
 	if (!o->set_epochs)
-		o->epochs = (int64_t)meta_num(m, "max_epochs", (double)o->epochs);
+		o->epochs = (int64_t)train_meta_num(m, "max_epochs", (double)o->epochs);
 	if (o->patience < 1 || o->epochs < 0)
 		cli_die("%s: bad patience or max_epochs in meta", o->resume);
 	if (!ts->optim)

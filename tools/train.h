@@ -64,12 +64,20 @@ typedef struct train_opts {
 	/* TRAIN_DISC */
 	int task;             /* LLR_TASK_* mask; nonzero selects the family */
 	int encoder;          /* LLR_SENC_* */
+	int set_encoder;      /* --encoder given */
 	const char *features; /* featurize stream: vocabulary and psi */
 } train_opts;
 
 /* Each family's entry point trains from the parsed options and returns
  * main's exit status (errors exit through cli_die). */
 int train_ngram(const train_opts *o);
+
+/* For the families (train.c): the usage text; a usage error when an
+ * option given (given) differs from the resumed model's meta key; a
+ * number of the meta, or dflt. */
+extern const char *const train_usage;
+void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want);
+double train_meta_num(const llr_meta *m, const char *key, double dflt);
 
 /* train --task: tools/train_disc.c */
 int train_disc(train_opts *o);

@@ -269,55 +269,125 @@ static int end_epoch(dtrain *T, double train_loss)
 	return 0;
 }
 
-static void setup(dtrain *T, train_opts *o)
+/* A new model: the lexicon of --features and the built-in CONJ classes
+ * (dset_read adds the others the pairs name). */
+static void new_model(dtrain *T, const train_opts *o)
 {
-	llr_err e = {0};
 	if (!o->features)
 		cli_die("--task needs --features FILE, the featurize stream of the vocabulary");
-	if (o->resume)
-		cli_die("--resume: not available with --task yet");
-	llr_lexicon *lex = read_lexicon(o->features);
 	T->m = ecalloc(1, sizeof *T->m);
-	T->m->lex = lex;
+	T->m->lex = read_lexicon(o->features);
 	T->m->meta = llr_meta_new();
 	if (!T->m->meta)
 		cli_oom();
 	dset_conj_builtin(T->m->conj, &T->m->n_conj);
-	T->tr.conj = T->va.conj = T->m->conj;
-	T->tr.n_conj = T->m->n_conj;
-	T->tr.shard_rank = T->dist->rank;
-	T->tr.shard_size = T->dist->size;
-	dset_read(&T->tr, o->stream ? o->stream : "-", lex, o->task, 1);
-	T->m->n_conj = T->va.n_conj = T->tr.n_conj;
-	if (o->valid && T->dist->rank == 0)
-		dset_read(&T->va, o->valid, lex, o->task, 0);
-	T->tasks = 0;
-	for (int t = 0; t < 3; t++)
-		if ((o->task & (1 << t)) && T->tr.task[t].total)
-			T->tasks |= 1 << t;
-	if (!T->tasks)
-		cli_die("%s: no training examples of the tasks asked for", o->stream ? o->stream : "<stdin>");
+}
+
+/* --resume: the model with its encoder, CONJ classes and training state;
+ * the options it fixes are checked against those given and taken from
+ * it.  --features, when given, must be the model's lexicon. */
+static void resume_model(dtrain *T, train_opts *o)
+{
+	llr_err e = {0};
+	llr_train_state *ts = NULL;
+	if (llr_senc_model_load(o->resume, &T->m, &ts, &e) < 0)
+		cli_die_err(&e);
+	if (!ts)
+		cli_die("%s: no training state to resume from", o->resume);
+	const llr_meta *m = T->m->meta;
+	char buf[32];
+	train_fixed_opt(o->set_encoder, "--encoder", m, "encoder", llr_senc_encoder_name(o->encoder));
+	snprintf(buf, sizeof buf, "%d", o->embed);
+	train_fixed_opt(o->set_embed, "--embed", m, "embed", buf);
+	snprintf(buf, sizeof buf, "%d", o->hidden);
+	train_fixed_opt(o->set_hidden, "--hidden", m, "hidden", buf);
+	snprintf(buf, sizeof buf, "%d", o->batch);
+	train_fixed_opt(o->set_batch, "--batch", m, "batch", buf);
+	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
+	train_fixed_opt(o->set_seed, "-s", m, "seed", buf);
+	int tasks = (int)train_meta_num(m, "tasks", 0);
+	if ((o->task & tasks) != tasks)
+		cli_usage_error(train_usage, "--task: the resumed model trains%s%s%s", tasks & 1 ? " order" : "",
+		                tasks & 2 ? " next" : "", tasks & 4 ? " conj" : "");
+	o->task = tasks;
+	o->encoder = llr_senc_encoder_parse(llr_meta_get(m, "encoder"));
+	o->batch = (int)train_meta_num(m, "batch", o->batch);
+	if (o->features) {
+		llr_lexicon *lex = read_lexicon(o->features);
+		if (llr_lexicon_same(T->m->lex, lex, o->resume, o->features, &e) < 0)
+			cli_die("%s: not the vocabulary of %s: %s", o->features, o->resume, e.msg);
+		llr_lexicon_free(lex);
+	}
+	T->ts = *ts;
+	free(ts);
+	if (o->set_lr) {
+		T->ts.lr = o->lr;
+		llr_optim_set_lr(T->ts.optim, (float)o->lr);
+	}
+	for (int t = 0; t < 3; t++) {
+		char k[32];
+		snprintf(k, sizeof k, "valid_%s_acc", task_names[t]);
+		T->best_acc[t] = train_meta_num(m, k, NAN);
+	}
+}
+
+/* The encoder of a new model, seeded; its optimiser and training state. */
+static void new_encoder(dtrain *T, const train_opts *o)
+{
+	llr_err e = {0};
 	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .n_conj = T->m->n_conj};
-	if (!(T->m->enc = llr_senc_new(&c, lex->psi ? lex->psi : lex->phi, &e)))
+	if (!(T->m->enc = llr_senc_new(&c, T->m->lex->psi ? T->m->lex->psi : T->m->lex->phi, &e)))
 		cli_die_err(&e);
 	llr_rng r;
 	llr_rng_seed(&r, o->seed);
 	llr_senc_init(T->m->enc, &r);
-	T->n = llr_senc_n_params(T->m->enc);
-	T->w = llr_senc_params(T->m->enc);
-	T->g = llr_senc_grads(T->m->enc);
-	T->best = emalloc(T->n * sizeof *T->best);
-	memcpy(T->best, T->w, T->n * sizeof *T->best);
+	size_t n = llr_senc_n_params(T->m->enc);
 	llr_optim_config oc;
 	llr_optim_defaults(&oc, o->optim);
 	if (o->lr > 0)
 		oc.lr = (float)o->lr;
-	if (!(T->ts.optim = llr_optim_new(&oc, T->n, &e)))
+	if (!(T->ts.optim = llr_optim_new(&oc, n, &e)))
 		cli_die_err(&e);
 	T->ts.lr = oc.lr;
 	T->ts.best_valid = T->ts.last_valid = INFINITY;
 	llr_rng_seed(&T->ts.rng_epoch, o->seed + 1);
 	llr_rng_seed(&T->ts.rng, o->seed + 2);
+}
+
+static void setup(dtrain *T, train_opts *o)
+{
+	for (int t = 0; t < 3; t++)
+		T->best_acc[t] = T->valid_acc[t] = NAN;
+	if (o->resume)
+		resume_model(T, o);
+	else
+		new_model(T, o);
+	T->tr.conj = T->va.conj = T->m->conj;
+	T->tr.n_conj = T->m->n_conj;
+	T->tr.shard_rank = T->dist->rank;
+	T->tr.shard_size = T->dist->size;
+	/* a resumed model's CONJ classes are fixed: its head has their rows */
+	dset_read(&T->tr, o->stream ? o->stream : "-", T->m->lex, o->task, !o->resume);
+	T->m->n_conj = T->va.n_conj = T->tr.n_conj;
+	if (o->valid && T->dist->rank == 0)
+		dset_read(&T->va, o->valid, T->m->lex, o->task, 0);
+	T->tasks = 0;
+	for (int t = 0; t < 3; t++)
+		if ((o->task & (1 << t)) && T->tr.task[t].total)
+			T->tasks |= 1 << t;
+	if (!T->tasks || (o->resume && T->tasks != o->task))
+		cli_die("%s: no training examples of %s", o->stream ? o->stream : "<stdin>",
+		        o->resume ? "every task of the resumed model" : "the tasks asked for");
+	if (!o->resume)
+		new_encoder(T, o);
+	T->n = llr_senc_n_params(T->m->enc);
+	T->w = llr_senc_params(T->m->enc);
+	T->g = llr_senc_grads(T->m->enc);
+	T->best = emalloc(T->n * sizeof *T->best);
+	memcpy(T->best, T->ts.best ? T->ts.best : T->w, T->n * sizeof *T->best);
+	free(T->ts.best); /* save() lends T->best when it differs */
+	T->ts.best = NULL;
 	size_t nb = 0;
 	for (int t = 0; t < 3; t++) {
 		T->order[t] = ecalloc(T->tr.task[t].total + 1, sizeof *T->order[t]);
@@ -325,8 +395,6 @@ static void setup(dtrain *T, train_opts *o)
 	}
 	T->mine = ecalloc((size_t)o->batch, sizeof *T->mine);
 	T->plan = ecalloc(2 * nb, sizeof *T->plan);
-	for (int t = 0; t < 3; t++)
-		T->best_acc[t] = T->valid_acc[t] = NAN;
 }
 
 int train_disc(train_opts *o)
@@ -341,22 +409,28 @@ int train_disc(train_opts *o)
 	dist_sum(&dist, counts, 2);
 	if (!o->quiet) {
 		const char *sname = o->stream ? o->stream : "<stdin>";
-		cli_warn("%s: ORDER %zu, NEXT %zu, CONJ %zu examples (%.0f tokens, %.0f unknown); %s encoder, D %d, %zu parameters",
+		char at[48] = "";
+		if (o->resume)
+			snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)T.ts.epoch + 1);
+		cli_warn("%s: ORDER %zu, NEXT %zu, CONJ %zu examples (%.0f tokens, %.0f unknown); %s encoder, D %d, %zu parameters%s",
 		         sname, T.tr.task[0].total, T.tr.task[1].total, T.tr.task[2].total, counts[0], counts[1],
-		         llr_senc_encoder_name(o->encoder), llr_senc_dim(T.m->enc), T.n);
+		         llr_senc_encoder_name(o->encoder), llr_senc_dim(T.m->enc), T.n, at);
 		if (dist.on)
 			cli_warn("distributed: %d ranks (rank 0 holds %zu of the %zu examples), %zu bytes summed across them per step",
 			         dist.size, T.tr.task[0].n + T.tr.task[1].n + T.tr.task[2].n,
 			         T.tr.task[0].total + T.tr.task[1].total + T.tr.task[2].total, dist_step_bytes(T.n));
 	}
-	while (T.ts.epoch < o->epochs) {
+	int64_t first = T.ts.epoch;
+	if (o->valid && T.ts.bad_epochs >= o->patience) /* a resumed run that had stopped */
+		T.stop = "no improvement";
+	while (!T.stop && T.ts.epoch < o->epochs) {
 		double tl = train_epoch(&T);
 		T.ts.epoch++;
-		if (end_epoch(&T, tl) || T.stop)
+		if (end_epoch(&T, tl))
 			break;
 	}
-	if (T.ts.epoch == 0 && dist.rank == 0)
-		save(&T, 0);
+	if (T.ts.epoch == first && dist.rank == 0) /* nothing trained: the model as it was */
+		save(&T, T.ts.best_epoch != T.ts.epoch);
 	if (!T.stop)
 		T.stop = "--epochs";
 	if (!o->quiet)
