@@ -149,3 +149,11 @@ meta() {
 	[ "$(tar xOf w/ll-ngram.model meta | sed -n 's/^background=//p')" = ngram ]
 	if command -v gnuplot >/dev/null; then [ -s res/lm-adaptation.png ]; fi
 }
+
+@test "train: the encoder-decoder refuses an n-gram background, writing nothing" {
+	head -n 20 "$D/train.tok" >tgt.tok
+	head -n 20 "$D/valid.tok" >src.tok
+	featurize --top 20 --background "ngram:$D/lm.arpa" --source src.tok -o ed.fz tgt.tok 2>/dev/null
+	run_err 1 'train: an n-gram background .* is for the LSTM language model' train -q --hidden 8 --embed 8 --threads 1 --epochs 1 -o ed.llrnn ed.fz
+	[ ! -e ed.llrnn ]
+}

@@ -76,6 +76,8 @@ int llr_encdec_model_config(const llr_meta *meta, const llr_lexicon *x, const ll
 llr_encdec *llr_encdec_model_net(const llr_encdec_config *c, const llr_lexicon *x, const llr_source *s, llr_err *err)
 {
 	int sm = c->output == LLR_OUT_SOFTMAX;
+	if (x->bg && !sm)
+		return llr_err_set(err, LLR_EINVAL, "an n-gram background (featurize --background ngram:) is for the LSTM language model; the encoder-decoder takes uniform, unigram or file backgrounds"), NULL;
 	return llr_encdec_new(c, s->psi, sm ? NULL : x->phi, sm ? NULL : x->psi, sm ? NULL : x->logb, c->primed ? s->table : NULL, err);
 }
 
