@@ -206,3 +206,29 @@ setup() {
 	assert_success
 	assert_output --partial 'usage: demo-split'
 }
+
+@test "demo: a model its time cap stopped inside epoch 1 is plotted and reported as untrained, not an error" {
+	local u=$BATS_TEST_TMPDIR/u
+	cp -r "$W" "$u"
+	# what train --log writes when --max-time ends the run in epoch 1
+	head -n 2 "$W/ll.curve.tsv" >"$u/ll.curve.tsv"
+	[ "$(cut -f4 "$u/ll.curve.tsv" | tail -n 1)" = nan ]
+	run "$TOP/scripts/demo-plot" "$u/curve.png" "$u/ll.curve.tsv" "$u/rnn.curve.tsv"
+	assert_success
+	[ -s "$u/curve.png" ]
+	run "$TOP/scripts/demo-report" "$u"
+	assert_success
+	assert_output --regexp 'LL-RNN +loglinear +[0-9]+ +0 '
+	assert_output --partial 'Note: the LL-RNN stopped before the end of its first epoch'
+	# the full run says nothing of the kind
+	run cat "$REPORT"
+	refute_output --partial 'Note: the'
+	# both curves cut: still a plot
+	head -n 2 "$W/rnn.curve.tsv" >"$u/rnn.curve.tsv"
+	"$TOP/scripts/demo-plot" "$u/curve2.png" "$u/ll.curve.tsv" "$u/rnn.curve.tsv" 2>/dev/null
+	[ -s "$u/curve2.png" ]
+	# no value at all: an error, no file
+	head -n 1 "$W/rnn.curve.tsv" >"$u/none.tsv"
+	run_err 1 'demo-plot: .*: no values to plot' "$TOP/scripts/demo-plot" "$u/curve3.png" "$u/none.tsv" "$u/none.tsv"
+	[ ! -e "$u/curve3.png" ]
+}
