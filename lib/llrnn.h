@@ -1236,6 +1236,27 @@ int llr_ngram_load(const char *path, llr_ngram **out, llr_err *err);
  * text), <0 if it cannot be read. */
 int llr_ngram_sniff(const char *path, llr_err *err);
 
+/* The spelling model of open-vocabulary scoring (lib/ngram/spelling.c):
+ * p_spell(w) over every finite string of Unicode scalar values, a
+ * Kneser-Ney character n-gram with </s> ending the word; a character it
+ * never saw gets p(<unk> | h) / U (U: the scalar values not seen), so the
+ * probabilities of all strings sum to 1 and none is 0.  Train it by
+ * counting words with llr_spelling_count into an llr_ngram_counter, then
+ * llr_ngram_estimate (llr_kn_opts.discount_fallback helps small word
+ * lists) and llr_spelling_new. */
+typedef struct llr_spelling llr_spelling;
+/* Count w[0..len) as the sentence of its characters.  LLR_EFORMAT for an
+ * empty word, invalid UTF-8, a space, TAB, newline or NUL. */
+int llr_spelling_count(llr_ngram_counter *c, const char *w, size_t len, llr_err *err);
+/* Takes m (llr_spelling_free frees it; on failure it stays the caller's).
+ * LLR_EINVAL if m has no <unk> or </s>. */
+llr_spelling *llr_spelling_new(llr_ngram *m, llr_err *err);
+void llr_spelling_free(llr_spelling *s);
+const llr_ngram *llr_spelling_ngram(const llr_spelling *s);
+/* ln p_spell(w), finite for any bytes (a byte that is not UTF-8, a space
+ * or a TAB scores as an unseen character). */
+double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len);
+
 /* An n-gram as the context-dependent background b(K; x) of the LL-RNN
  * (featurize --background ngram:FILE; man/llrnn.7 derives the sums).
  * b(K; x) is the n-gram's probability of lexicon word x after the last

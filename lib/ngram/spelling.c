@@ -1,0 +1,125 @@
+/*
+ * spelling.c - the spelling model of open-vocabulary scoring: p_spell(w), a
+ * distribution over every finite string of Unicode scalar values.  A word
+ * is the sentence "<s> c1 .. ck </s>" of its characters, scored by an
+ * interpolated Kneser-Ney character n-gram (count.c, estimate.c), with
+ * </s> as the end of the word.  A character the model never saw takes an
+ * equal share of the model's <unk> probability:
+ *     p(c | h) = p(<unk> | h) / U   for each of the U unseen scalar values
+ * (U = 1,112,064 scalar values less the characters seen), and stands as
+ * <unk> in later contexts.  Kneser-Ney gives </s> and <unk> a positive
+ * probability after every context, so the masses of all strings sum to
+ * one and no string gets probability zero.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ngram.h"
+
+/* Unicode scalar values: U+0000..U+10FFFF without the 2,048 surrogates. */
+#define SCALAR_VALUES 1112064.0
+
+struct llr_spelling {
+	llr_ngram *m;
+	double log_unseen; /* ln of the share of one unseen character */
+};
+
+int llr_spelling_count(llr_ngram_counter *c, const char *w, size_t len, llr_err *err)
+{
+	char stack[256];
+	size_t cap = 2 * len + 1;
+	char *line = cap <= sizeof stack ? stack : malloc(cap);
+	if (!line)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < len;) {
+		int32_t cp;
+		int k = llr_utf8_decode(w + i, len - i, &cp);
+		if (k < 0 || cp == ' ' || cp == '\t' || cp == '\n' || cp == 0) {
+			if (line != stack)
+				free(line);
+			return llr_err_set(err, LLR_EFORMAT, "'%.*s': %s", (int)(len > 40 ? 40 : len), w,
+			                   k < 0 ? "not valid UTF-8" : "a word cannot hold a space, TAB, newline or NUL");
+		}
+		if (n)
+			line[n++] = ' ';
+		memcpy(line + n, w + i, (size_t)k);
+		n += (size_t)k;
+		i += (size_t)k;
+	}
+	int rc = n ? llr_ngram_count_line(c, line, n, err) : llr_err_set(err, LLR_EFORMAT, "an empty word");
+	if (line != stack)
+		free(line);
+	return rc;
+}
+
+llr_spelling *llr_spelling_new(llr_ngram *m, llr_err *err)
+{
+	if (llr_ngram_unk(m) < 0 || llr_ngram_eos(m) < 0) {
+		llr_err_set(err, LLR_EINVAL, "a spelling model needs <unk> and </s>");
+		return NULL;
+	}
+	llr_spelling *s = llr_calloc(1, sizeof *s);
+	if (!s) {
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	/* the characters seen: the vocabulary less <unk>, <s>, </s> */
+	double seen = (double)llr_ngram_vocab_size(m) - 3;
+	s->m = m;
+	s->log_unseen = -log(SCALAR_VALUES - seen);
+	return s;
+}
+
+void llr_spelling_free(llr_spelling *s)
+{
+	if (!s)
+		return;
+	llr_ngram_free(s->m);
+	free(s);
+}
+
+const llr_ngram *llr_spelling_ngram(const llr_spelling *s)
+{
+	return s->m;
+}
+
+double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len)
+{
+	const llr_ngram *m = s->m;
+	int N = llr_ngram_order(m);
+	int32_t ctx[LLR_NGRAM_MAX_ORDER];
+	int n = 1;
+	ctx[0] = llr_ngram_bos(m);
+	double lp = 0;
+	for (size_t i = 0; i <= len;) {
+		int32_t x;
+		double extra = 0;
+		if (i == len) {
+			x = llr_ngram_eos(m);
+			i++;
+		} else {
+			int32_t cp = 0;
+			int k = llr_utf8_decode(w + i, len - i, &cp);
+			x = -1; /* a byte that is not UTF-8 counts as an unseen character */
+			if (k < 0)
+				k = 1;
+			else if (cp != ' ' && cp != '\t')
+				x = llr_ngram_word(m, w + i, (size_t)k);
+			if (x < 0 || x == llr_ngram_bos(m) || x == llr_ngram_eos(m)) {
+				x = llr_ngram_unk(m);
+				extra = s->log_unseen;
+			}
+			i += (size_t)k;
+		}
+		lp += (double)llr_ngram_log10p(m, ctx, n, x, NULL) * M_LN10 + extra;
+		if (n == N - 1) { /* keep the last N - 1 symbols */
+			memmove(ctx, ctx + 1, (size_t)(n - 1) * sizeof *ctx);
+			n--;
+		}
+		if (N > 1)
+			ctx[n++] = x;
+	}
+	return lp;
+}
