@@ -22,13 +22,16 @@ void slm_load(slm *m, const char *path)
 	m->unk_id = m->lex->unk_id;
 	m->eos_id = m->lex->eos_id;
 	m->loglinear = c->output == LLR_OUT_LOGLINEAR;
+	m->words = m->model->words;
 	if (m->eos_id < 0 || m->eos_id >= m->V)
 		cli_die("%s: model has no </s> in its vocabulary", path);
 	if (m->unk_id >= m->V)
 		cli_die("%s: model's <unk> id %d is out of range", path, (int)m->unk_id);
 
 	const llr_csr *base = m->lex->psi ? m->lex->psi : m->lex->phi;
-	if (!m->loglinear || !base)
+	if (!m->loglinear)
+		base = c->input == LLR_IN_CONCAT || c->input == LLR_IN_SUM ? (m->eye = llr_csr_identity(m->V, NULL)) : NULL;
+	if (!base)
 		return;
 	if (base->cols != c->feat_in || base->rows != m->V)
 		cli_die("%s: input features are %dx%d, the network expects %dx%d", path, (int)base->rows, (int)base->cols, (int)m->V, (int)c->feat_in);
@@ -58,6 +61,7 @@ void slm_free(slm *m)
 	free(m->psi.data);
 	free(m->row_cols);
 	free(m->row_vals);
+	llr_csr_free(m->eye);
 	memset(m, 0, sizeof *m);
 }
 
@@ -76,6 +80,8 @@ int32_t slm_target(const slm *m, const char *w, size_t len, int *oov)
 		cli_die("%.*s: word not in the model's vocabulary, and the model has no <unk>", (int)len, w);
 	return m->unk_id;
 }
+
+static int32_t psi_append(slm *m, size_t n);
 
 /* The feature row of word w (side 0 output, 1 input) into the scratch
  * arrays, growing them as needed; returns the entry count. */
@@ -96,15 +102,58 @@ static size_t word_row(slm *m, const char *w, size_t len, int input_side)
 	}
 }
 
+/* <unk>'s input row into the scratch arrays (an unseen word without
+ * features of its own, in a net that reads both psi and spellings). */
+static size_t unk_row(slm *m)
+{
+	const llr_csr *p = &m->psi;
+	int32_t u = m->unk_id;
+	size_t n = u < 0 ? 0 : (size_t)(p->indptr[u + 1] - p->indptr[u]);
+	while (n > m->row_cap) {
+		size_t cap = m->row_cap * 2;
+		int32_t *c = llr_reallocarray(m->row_cols, cap, sizeof *c);
+		float *v = c ? llr_reallocarray(m->row_vals, cap, sizeof *v) : NULL;
+		if (c)
+			m->row_cols = c;
+		if (!v)
+			cli_oom();
+		m->row_vals = v;
+		m->row_cap = cap;
+	}
+	if (n) {
+		memcpy(m->row_cols, p->indices + p->indptr[u], n * sizeof(int32_t));
+		memcpy(m->row_vals, p->data + p->indptr[u], n * sizeof(float));
+	}
+	return n;
+}
+
 int32_t slm_input(slm *m, const char *w, size_t len, int32_t vid)
 {
 	if (vid >= 0)
 		return vid;
+	if (m->words) {
+		llr_err err = {0};
+		int32_t id = llr_words_add(m->words, w, len, &err);
+		if (id < 0)
+			cli_die_err(&err);
+		if (!m->psi.indptr)
+			return id;
+		size_t n = m->loglinear ? word_row(m, w, len, 1) : 0;
+		if (n == 0)
+			n = unk_row(m);
+		return psi_append(m, n);
+	}
 	if (!m->loglinear || !m->psi.indptr)
 		return m->unk_id;
 	size_t n = word_row(m, w, len, 1);
 	if (n == 0)
 		return m->unk_id;
+	return psi_append(m, n);
+}
+
+/* Append the scratch row of n entries to psi; its row index. */
+static int32_t psi_append(slm *m, size_t n)
+{
 	if (m->psi.rows >= m->rows_cap) {
 		int32_t cap = m->rows_cap * 2;
 		m->psi.indptr = ereallocarray(m->psi.indptr, (size_t)cap + 1, sizeof *m->psi.indptr);
@@ -126,6 +175,8 @@ int32_t slm_input(slm *m, const char *w, size_t len, int32_t vid)
 
 void slm_input_reset(slm *m)
 {
+	if (m->words)
+		llr_words_reset(m->words);
 	m->psi.rows = m->base_rows;
 	m->psi.nnz = m->base_nnz;
 }

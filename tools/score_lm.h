@@ -17,6 +17,7 @@ typedef struct slm {
 	llr_net *net;
 	int32_t V, unk_id, eos_id;
 	int loglinear; /* LLR_OUT_LOGLINEAR: unseen words get extracted features */
+	llr_words *words; /* character-aware input: unseen words are spelled out */
 
 	/* Input features: base_rows rows of the model's psi (or phi), then
 	 * rows appended by slm_input since the last slm_input_reset. */
@@ -24,6 +25,8 @@ typedef struct slm {
 	int32_t base_rows, rows_cap;
 	int32_t base_nnz;
 	size_t nnz_cap;
+
+	llr_csr *eye; /* the identity psi of a softmax-type net that reads psi and spellings */
 
 	int32_t *row_cols; /* scratch for llr_lexicon_word_row */
 	float *row_vals;
@@ -40,8 +43,10 @@ int32_t slm_word(const slm *m, const char *w, size_t len);
 int32_t slm_target(const slm *m, const char *w, size_t len, int *oov);
 /* Input id for a word whose vocabulary id is vid (-1 if unseen): vid
  * itself, or for an unseen word of a log-linear model a new row holding
- * its extracted input features (the <unk> row if it has none).  Exits 1
- * on out of memory. */
+ * its extracted input features (the <unk> row if it has none).  With a
+ * character-aware input every unseen word gets a new id: its spelling
+ * (llr_words_add) and, when the net also reads psi, a psi row (its
+ * features, or <unk>'s).  Exits 1 on out of memory. */
 int32_t slm_input(slm *m, const char *w, size_t len, int32_t vid);
 /* Forget the rows slm_input appended. */
 void slm_input_reset(slm *m);

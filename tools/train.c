@@ -19,7 +19,11 @@
 #include "train_dist.h"
 
 static const char usage[] =
-    "usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
+    "usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax|tree|classes]\n"
+    "             [--input word|chars|word+chars] [--combine concat|sum]\n"
+    "             [--char-embed n] [--char-filters w:n,...] [--highway n]\n"
+    "             [--classes n] [--tree-depth n] [--tree-arity n] [--tree-cap n]\n"
+    "             [--tree-update n]\n"
     "             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
     "             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
     "             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
@@ -164,6 +168,7 @@ static const struct option train_options[] = {
     {"task", required_argument, NULL, O_TASK},
     {"encoder", required_argument, NULL, O_ENCODER},
     {"features", required_argument, NULL, O_FEATURES},
+    LMX_OPTIONS,
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -178,6 +183,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		o->argv = argv;
 		return;
 	}
+	lmx_defaults(&o->x);
 	o->layers = 2;
 	o->hidden = o->embed = 256;
 	o->batch = 32;
@@ -201,12 +207,8 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 			o->set_seed = 1;
 			break;
 		case O_OUTPUT:
-			if (!strcmp(optarg, "loglinear"))
-				o->output = LLR_OUT_LOGLINEAR;
-			else if (!strcmp(optarg, "softmax"))
-				o->output = LLR_OUT_SOFTMAX;
-			else
-				cli_usage_error(usage, "--output: '%s' is neither loglinear nor softmax", optarg);
+			if (!(o->output = lmx_parse_output(optarg)))
+				cli_usage_error(usage, "--output: '%s' is not loglinear, softmax, tree or classes", optarg);
 			o->set_output = 1;
 			break;
 		case O_LAYERS:
@@ -280,7 +282,10 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 				cli_usage_error(usage, "--init: expected uniform or torch, not '%s'", optarg);
 			o->set_init = 1;
 			break;
-		default: disc_opt(c, optarg, o); break;
+		default:
+			if (!lmx_parse_opt(o, c, optarg, usage))
+				disc_opt(c, optarg, o);
+			break;
 		}
 	}
 	parse_operands(argc - optind, argv + optind, o);
@@ -299,6 +304,7 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 	}
 	if (o->prune || o->memory || o->discount_fallback)
 		cli_usage_error(usage, "--prune, --memory and --discount-fallback need --ngram");
+	lmx_check(o, usage);
 	if (k < argc)
 		o->stream = argv[k++];
 	o->more = argv + k;
@@ -952,6 +958,7 @@ static int run_batches(trainer *T, const corpus *tc)
 		llr_batch bt = nb ? make_batch(&T->bb, tc, p, nb) : (llr_batch){0};
 		int late = train_step(T, nb ? &bt : NULL);
 		ts->batch = (int64_t)k + 1;
+		lmx_after_step(o, T->model->net, ts);
 		double now = cli_now();
 		T->run_sec += now - t0;
 		progress_line(T, k, now);
@@ -1112,7 +1119,7 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 		cli_die("%s: no training state to resume from", o->resume);
 	const llr_meta *m = model->meta;
 	const llr_net_config *c = llr_net_cfg(model->net);
-	train_fixed_opt(o->set_output, "--output", m, "output", o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear");
+	train_fixed_opt(o->set_output, "--output", m, "output", lmx_output_name(o->output));
 	snprintf(buf, sizeof buf, "%d", o->layers);
 	train_fixed_opt(o->set_layers, "--layers", m, "layers", buf);
 	snprintf(buf, sizeof buf, "%d", o->hidden);
@@ -1213,6 +1220,7 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_t
 	    .dropout = (float)o->dropout,
 	    .output = o->output,
 	};
+	lmx_config(o, &c);
 	llr_model *model = llr_model_new(lex, &c, &e);
 	if (!model)
 		cli_die_err(&e);
@@ -1329,6 +1337,7 @@ static int train_lm(train_opts *o)
 		llr_lexicon_free(lex);
 	} else {
 		new_model(o, lex, &model, &ts);
+		lmx_init(o, model, tc.ids, tc.n);
 	}
 	llr_meta_setf(model->meta, "patience", "%d", o->patience);
 	llr_meta_setf(model->meta, "max_epochs", "%lld", (long long)o->epochs);
@@ -1345,8 +1354,7 @@ static int train_lm(train_opts *o)
 		if (o->nmore)
 			snprintf(more, sizeof more, " and %d more stream%s", o->nmore, o->nmore > 1 ? "s" : "");
 		cli_warn("%s%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, more, (long long)tc.sentences,
-		         (long long)tc.tokens, llr_strmap_size(model->lex->vocab), o->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear",
-		         T.n, at);
+		         (long long)tc.tokens, llr_strmap_size(model->lex->vocab), lmx_output_name(o->output), T.n, at);
 		if (dist.on)
 			cli_warn("distributed: %d ranks (rank 0 holds %lld of the %lld sentences), %zu bytes summed across them per step",
 			         dist.size, (long long)tc.held, (long long)tc.sentences, dist_step_bytes(T.n));

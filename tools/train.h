@@ -22,6 +22,36 @@ enum {
 	TRAIN_ENCDEC, /* encoder-decoder with attention over a featurize --source stream (train_encdec.c) */
 };
 
+/* The LM family's character-aware input and factored outputs
+ * (train_lmx.c). */
+typedef struct train_lmx {
+	int input; /* LLR_IN_WORD, LLR_IN_CHARS or LLR_IN_CONCAT (word+chars) */
+	int sum;   /* --combine sum: LLR_IN_SUM instead of LLR_IN_CONCAT */
+	int char_embed, char_nw, highway;
+	int32_t char_width[LLR_MAX_CHAR_WIDTHS], char_filters[LLR_MAX_CHAR_WIDTHS];
+	int classes;                          /* 0 = sqrt(V) */
+	int tree_depth, tree_arity, tree_cap; /* 0 = the library's defaults */
+	int tree_update;                      /* batches between re-learnings of the tree */
+	int set_input, set_chars, set_tree, set_classes;
+} train_lmx;
+
+/* Their long options (ids from 512 on, clear of train.c's). */
+enum {
+	O_INPUT = 512, O_COMBINE, O_CHAR_EMBED, O_CHAR_FILTERS, O_HIGHWAY,
+	O_CLASSES, O_TREE_DEPTH, O_TREE_ARITY, O_TREE_CAP, O_TREE_UPDATE,
+};
+#define LMX_OPTIONS \
+	{"input", required_argument, NULL, O_INPUT}, \
+	{"combine", required_argument, NULL, O_COMBINE}, \
+	{"char-embed", required_argument, NULL, O_CHAR_EMBED}, \
+	{"char-filters", required_argument, NULL, O_CHAR_FILTERS}, \
+	{"highway", required_argument, NULL, O_HIGHWAY}, \
+	{"classes", required_argument, NULL, O_CLASSES}, \
+	{"tree-depth", required_argument, NULL, O_TREE_DEPTH}, \
+	{"tree-arity", required_argument, NULL, O_TREE_ARITY}, \
+	{"tree-cap", required_argument, NULL, O_TREE_CAP}, \
+	{"tree-update", required_argument, NULL, O_TREE_UPDATE}
+
 typedef struct train_opts {
 	int family; /* TRAIN_* */
 	/* The command line, for a family that parses its own options
@@ -66,7 +96,25 @@ typedef struct train_opts {
 	int encoder;          /* LLR_SENC_* */
 	int set_encoder;      /* --encoder given */
 	const char *features; /* featurize stream: vocabulary and psi */
+	train_lmx x;
 } train_opts;
+
+/* train_lmx.c.  --output's value (loglinear or ll, softmax, tree,
+ * classes) as LLR_OUT_*, 0 if unknown; and back. */
+int lmx_parse_output(const char *s);
+const char *lmx_output_name(int output);
+void lmx_defaults(train_lmx *x);
+/* 1 if option c (with its argument) was one of LMX_OPTIONS. */
+int lmx_parse_opt(train_opts *o, int c, const char *arg, const char *usage);
+/* Usage errors for options that do not go together (after parsing). */
+void lmx_check(const train_opts *o, const char *usage);
+/* The input and output fields of a new net's configuration. */
+void lmx_config(const train_opts *o, llr_net_config *c);
+/* A new model's tree or classes from the training corpus' word ids. */
+void lmx_init(const train_opts *o, llr_model *model, const int32_t *ids, size_t n);
+/* After each optimiser step: re-learn the tree every --tree-update
+ * batches of the first epoch. */
+void lmx_after_step(const train_opts *o, llr_net *net, const llr_train_state *ts);
 
 /* Each family's entry point trains from the parsed options and returns
  * main's exit status (errors exit through cli_die). */
