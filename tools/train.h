@@ -37,20 +37,30 @@ typedef struct train_lmx {
 
 /* Their long options (ids from 512 on, clear of train.c's). */
 enum {
-	O_INPUT = 512, O_COMBINE, O_CHAR_EMBED, O_CHAR_FILTERS, O_HIGHWAY,
-	O_CLASSES, O_TREE_DEPTH, O_TREE_ARITY, O_TREE_CAP, O_TREE_UPDATE,
+	O_INPUT = 512,
+	O_COMBINE,
+	O_CHAR_EMBED,
+	O_CHAR_FILTERS,
+	O_HIGHWAY,
+	O_CLASSES,
+	O_TREE_DEPTH,
+	O_TREE_ARITY,
+	O_TREE_CAP,
+	O_TREE_UPDATE,
 };
-#define LMX_OPTIONS \
-	{"input", required_argument, NULL, O_INPUT}, \
-	{"combine", required_argument, NULL, O_COMBINE}, \
-	{"char-embed", required_argument, NULL, O_CHAR_EMBED}, \
-	{"char-filters", required_argument, NULL, O_CHAR_FILTERS}, \
-	{"highway", required_argument, NULL, O_HIGHWAY}, \
-	{"classes", required_argument, NULL, O_CLASSES}, \
-	{"tree-depth", required_argument, NULL, O_TREE_DEPTH}, \
-	{"tree-arity", required_argument, NULL, O_TREE_ARITY}, \
-	{"tree-cap", required_argument, NULL, O_TREE_CAP}, \
-	{"tree-update", required_argument, NULL, O_TREE_UPDATE}
+#define LMX_OPTIONS                                                    \
+	{"input", required_argument, NULL, O_INPUT},                   \
+	    {"combine", required_argument, NULL, O_COMBINE},           \
+	    {"char-embed", required_argument, NULL, O_CHAR_EMBED},     \
+	    {"char-filters", required_argument, NULL, O_CHAR_FILTERS}, \
+	    {"highway", required_argument, NULL, O_HIGHWAY},           \
+	    {"classes", required_argument, NULL, O_CLASSES},           \
+	    {"tree-depth", required_argument, NULL, O_TREE_DEPTH},     \
+	    {"tree-arity", required_argument, NULL, O_TREE_ARITY},     \
+	    {"tree-cap", required_argument, NULL, O_TREE_CAP},         \
+	{                                                              \
+		"tree-update", required_argument, NULL, O_TREE_UPDATE  \
+	}
 
 typedef struct train_opts {
 	int family; /* TRAIN_* */
