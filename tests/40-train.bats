@@ -265,7 +265,7 @@ PY
 @test "train: usage errors exit 2" {
 	run_err 2 '-o model is required' train "$FZ"
 	run_err 2 'unknown optimiser' train --optim lbfgs -o m.bin "$FZ"
-	run_err 2 'neither loglinear nor softmax' train --output dense -o m.bin "$FZ"
+	run_err 2 'is not loglinear, softmax, tree or classes' train --output dense -o m.bin "$FZ"
 	run_err 2 '--lr' train --lr 0 -o m.bin "$FZ"
 	run_err 2 '--hidden' train --hidden x -o m.bin "$FZ"
 	run_err 2 '--max-time' train --max-time 5x -o m.bin "$FZ"
