@@ -12,7 +12,10 @@
 # Every model trains for at most EPOCHS epochs and MAXTIME each (train
 # --max-time; early stopping on the validation set with PATIENCE), so a
 # short MAXTIME compares the models at equal training time, not at
-# convergence; the tables say how many epochs ran.  Speed: SPEED_TOKENS
+# convergence; the tables say how many epochs ran.  EARLY_STOP=no trains
+# without --valid, so the model keeps its last weights: use it when
+# MAXTIME ends the runs within their first epoch (with --valid the file
+# would then hold the epoch-0 weights, the best validated so far).  Speed: SPEED_TOKENS
 # training tokens of each model (train --max-tokens), THREADS threads.
 #
 # Brown: `tok --from tagged -l`; every 20th sentence is test, the one
@@ -46,6 +49,8 @@ SHELL := /bin/bash
 
 NET_OPTS = --threads $(THREADS) --seed $(SEED) --embed $(EMBED) --hidden $(HIDDEN) \
 	--layers $(LAYERS) --batch $(BATCH) --progress 0
+EARLY_STOP ?= yes
+valid_opt = $(if $(filter yes,$(EARLY_STOP)),--valid $(1))
 TRAIN_OPTS = $(NET_OPTS) --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) -q
 
 .PHONY: all tree chars
@@ -78,7 +83,7 @@ $(B)/train.fz: $(B)/train.tok
 	$(BIN)/featurize --top 1 -o $@ $< 2> $@.err
 
 $(B)/%.model: $(B)/train.fz $(B)/valid.tok
-	$(BIN)/train $(TRAIN_OPTS) --output $* --valid $(B)/valid.tok --log $(B)/$*.log.tsv -o $@ $<
+	$(BIN)/train $(TRAIN_OPTS) --output $* $(call valid_opt,$(B)/valid.tok) --log $(B)/$*.log.tsv -o $@ $<
 $(B)/%.row: $(B)/%.model $(B)/test.tok $(B)/train.fz
 	tps=$$($(call speed,$(NET_OPTS) --output $*,$(B)/$*,$(B)/train.fz)); \
 	V=$$($(call meta,$<,vocab_size)); ep=$$($(call meta,$<,epochs_done)); \
@@ -97,7 +102,7 @@ $(U)/rnn.fz $(U)/paper/ll-2500.fz $(U)/valid.tok $(U)/test.tok: | $(U)
 stream_of = $(if $(findstring ll-2500,$(1)),$(U)/paper/ll-2500.fz,$(U)/rnn.fz)
 opts_of = --input $(firstword $(subst -, ,$(1))) --output $(if $(findstring ll-,$(1)),loglinear,softmax)
 $(U)/%.model: $(U)/rnn.fz $(U)/paper/ll-2500.fz $(U)/valid.tok
-	$(BIN)/train $(TRAIN_OPTS) $(call opts_of,$*) --valid $(U)/valid.tok --log $(U)/$*.log.tsv -o $@ $(call stream_of,$*)
+	$(BIN)/train $(TRAIN_OPTS) $(call opts_of,$*) $(call valid_opt,$(U)/valid.tok) --log $(U)/$*.log.tsv -o $@ $(call stream_of,$*)
 $(U)/%.row: $(U)/%.model $(U)/test.tok
 	in=$(firstword $(subst -, ,$*)); out=$(patsubst $(firstword $(subst -, ,$*))-%,%,$*); \
 	np=$$($(call meta,$<,n_params)); ep=$$($(call meta,$<,epochs_done)); \
