@@ -16,7 +16,7 @@ typedef struct slm {
 	const llr_lexicon *lex;
 	llr_net *net;
 	int32_t V, unk_id, eos_id;
-	int loglinear; /* LLR_OUT_LOGLINEAR: unseen words get extracted features */
+	int loglinear;    /* LLR_OUT_LOGLINEAR: unseen words get extracted features */
 	llr_words *words; /* character-aware input: unseen words are spelled out */
 
 	/* Input features: base_rows rows of the model's psi (or phi), then
