@@ -4,7 +4,8 @@
 # tree|classes), on the UD French slice with tiny networks: the model
 # file's members, exact normalisation in score --check-norm, unseen words
 # read through their spelling in score and gen, threads and batches
-# agreeing, the man page EXAMPLES, and every error path of the options.
+# agreeing, the man page EXAMPLES, every error path of the options, and
+# --distributed training of these models (two ranks under mpirun).
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -178,4 +179,51 @@ PY
 	n=$(tar tvf "$CT" | awk '{ s += $3 } /chars.npy/ { print s; exit }')
 	head -c $(( n + 600 )) "$CT" > cut.bin
 	run_err 1 'cut.bin: .*' score -m cut.bin "$VALID"
+}
+
+need_mpi() {
+	command -v mpirun > /dev/null || skip "no mpirun (scripts/install-deps installs openmpi-bin)"
+	pkg-config --exists ompi-c || skip "no Open MPI headers: train was built without MPI"
+}
+
+# Open MPI refuses root unless told (CI runs as root); two ranks on a
+# machine that may have fewer free cores
+MPIRUN="env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2"
+
+@test "train --distributed: character inputs and tree, class outputs follow one process's loss curve, step by step" {
+	need_mpi
+	run="$TINY --batch 8 --epochs 2 -s 7 --valid $VALID --progress 1"
+	# --tree-update 0: no re-learning (its samples are each rank's own)
+	for v in "--input chars --output tree --tree-update 0" "--input word+chars --output classes --classes 9" \
+		"--input word+chars --combine sum --output softmax" "--input chars --output loglinear"; do
+		echo "# $v"
+		train $run $v -o one.bin "$FZ" 2> one.err
+		$MPIRUN train --distributed $run $v -o two.bin "$FZ" 2> two.err
+		grep -q 'distributed: 2 ranks' two.err
+		grep -o 'loss [0-9.]*' one.err > one.loss
+		grep -o 'loss [0-9.]*' two.err > two.loss
+		[ "$(wc -l < one.loss)" -eq 76 ] # 38 steps an epoch, 2 epochs
+		paste one.loss two.loss | awk '{ d = $2 - $4; if (d < 0) d = -d; if (d > m) m = d }
+			END { printf "largest step difference %g\n", m; exit !(NR == 76 && m <= 0.0001) }'
+		[ "$(meta one.bin valid_logppl)" = "$(meta two.bin valid_logppl)" ]
+		# the tree or classes built from both ranks' counts are the single process's
+		if tar tf one.bin | grep -q '^tree/group.npy$'; then
+			cmp <(tar xOf one.bin tree/group.npy) <(tar xOf two.bin tree/group.npy)
+		fi
+	done
+}
+
+@test "train --distributed: a re-learned tree is rank 0's on every rank, and the run repeats" {
+	need_mpi
+	run="-q $TINY --batch 8 --epochs 2 -s 7 --input chars --output tree --tree-update 5"
+	# every rank takes rank 0's tree after a re-learning; the ranks check
+	# at each epoch's end that their trees agree (without the broadcast
+	# this run exits 1: "the ranks hold different trees")
+	$MPIRUN train --distributed $run -o a.bin "$FZ"
+	$MPIRUN train --distributed $run -o b.bin "$FZ"
+	cmp a.bin b.bin
+	[ "$(meta a.bin epochs_done)" = 2 ]
+	train $run --tree-update 0 -o frozen.bin "$FZ"
+	! cmp -s <(tar xOf a.bin tree/group.npy) <(tar xOf frozen.bin tree/group.npy) # it was re-learned
+	score -q -m a.bin --check-norm "$VALID" > /dev/null
 }

@@ -958,7 +958,7 @@ static int run_batches(trainer *T, const corpus *tc)
 		llr_batch bt = nb ? make_batch(&T->bb, tc, p, nb) : (llr_batch){0};
 		int late = train_step(T, nb ? &bt : NULL);
 		ts->batch = (int64_t)k + 1;
-		lmx_after_step(o, T->model->net, ts);
+		lmx_after_step(o, T->dist, T->model->net, ts);
 		double now = cli_now();
 		T->run_sec += now - t0;
 		progress_line(T, k, now);
@@ -1007,6 +1007,7 @@ static void end_epoch(trainer *T, const corpus *vc, const llr_rng *r)
 	ts->epoch++;
 	ts->batch = 0;
 	ts->rng_epoch = *r;
+	lmx_check_ranks(T->dist, T->model->net, ts->epoch);
 	ts->epoch_nll = 0;
 	ts->epoch_tok = 0;
 	T->last_train = train_lp;
@@ -1337,7 +1338,7 @@ static int train_lm(train_opts *o)
 		llr_lexicon_free(lex);
 	} else {
 		new_model(o, lex, &model, &ts);
-		lmx_init(o, model, tc.ids, tc.n);
+		lmx_init(o, &dist, model, tc.ids, tc.n);
 	}
 	llr_meta_setf(model->meta, "patience", "%d", o->patience);
 	llr_meta_setf(model->meta, "max_epochs", "%lld", (long long)o->epochs);

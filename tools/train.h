@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "llrnn.h"
+#include "train_dist.h"
 
 /* The model families train knows. */
 enum {
@@ -120,11 +121,16 @@ int lmx_parse_opt(train_opts *o, int c, const char *arg, const char *usage);
 void lmx_check(const train_opts *o, const char *usage);
 /* The input and output fields of a new net's configuration. */
 void lmx_config(const train_opts *o, llr_net_config *c);
-/* A new model's tree or classes from the training corpus' word ids. */
-void lmx_init(const train_opts *o, llr_model *model, const int32_t *ids, size_t n);
+/* A new model's tree or classes from the training corpus' word ids
+ * (under --distributed, this rank's share: the counts are summed). */
+void lmx_init(const train_opts *o, const train_dist *d, llr_model *model, const int32_t *ids, size_t n);
 /* After each optimiser step: re-learn the tree every --tree-update
- * batches of the first epoch. */
-void lmx_after_step(const train_opts *o, llr_net *net, const llr_train_state *ts);
+ * batches of the first epoch (under --distributed, every rank then takes
+ * rank 0's tree). */
+void lmx_after_step(const train_opts *o, const train_dist *d, llr_net *net, const llr_train_state *ts);
+/* Under --distributed, at the end of an epoch: exit 1 if the ranks'
+ * trees differ (they cannot, unless a re-learning was missed). */
+void lmx_check_ranks(const train_dist *d, const llr_net *net, int64_t epoch);
 
 /* Each family's entry point trains from the parsed options and returns
  * main's exit status (errors exit through cli_die). */

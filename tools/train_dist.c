@@ -88,6 +88,35 @@ int dist_any(const train_dist *d, int flag)
 	return flag;
 }
 
+static int count_int(size_t n)
+{
+	if (n > (size_t)INT32_MAX)
+		cli_die("--distributed: %zu values: more than MPI sends in one call", n);
+	return (int)n;
+}
+
+void dist_sum_i64(const train_dist *d, int64_t *v, size_t n)
+{
+	if (d->on)
+		MPI_Allreduce(MPI_IN_PLACE, v, count_int(n), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
+void dist_bcast_i32(const train_dist *d, int32_t *v, size_t n)
+{
+	if (d->on)
+		MPI_Bcast(v, count_int(n), MPI_INT32_T, 0, MPI_COMM_WORLD);
+}
+
+int dist_same(const train_dist *d, uint64_t h)
+{
+	if (!d->on)
+		return 1;
+	uint64_t lo = h, hi = h;
+	MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+	MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	return lo == hi;
+}
+
 #else
 
 void dist_init(train_dist *d, int want)
@@ -117,6 +146,19 @@ double dist_bcast_double(const train_dist *d, double v)
 int dist_any(const train_dist *d, int flag)
 {
 	return flag;
+}
+
+void dist_sum_i64(const train_dist *d, int64_t *v, size_t n)
+{
+}
+
+void dist_bcast_i32(const train_dist *d, int32_t *v, size_t n)
+{
+}
+
+int dist_same(const train_dist *d, uint64_t h)
+{
+	return 1;
 }
 
 #endif

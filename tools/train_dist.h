@@ -50,6 +50,13 @@ void dist_sum(const train_dist *d, double *v, int n);
 double dist_bcast_double(const train_dist *d, double v);
 int dist_any(const train_dist *d, int flag);
 
+/* In place: the sums across ranks of v[0..n); rank 0's v[0..n) on every
+ * rank. */
+void dist_sum_i64(const train_dist *d, int64_t *v, size_t n);
+void dist_bcast_i32(const train_dist *d, int32_t *v, size_t n);
+/* 1 when every rank passed the same h, 0 otherwise (on every rank). */
+int dist_same(const train_dist *d, uint64_t h);
+
 /* The bytes sent per rank in one step's reduction (for the log). */
 size_t dist_step_bytes(size_t n);
 
