@@ -107,6 +107,13 @@ setup_file() {
 	[[ "$stderr" == *"resuming at epoch 2"* ]] || { echo "$stderr"; false; }
 	[[ "$stderr" != *"epoch 1:"* ]] || { echo "$stderr"; false; }
 	cmp part.bin full.bin
+	# the run's limits come back from the model when not given again
+	train -q $A --epochs 1 --patience 1 --clip 2 -o lim.bin "$d/train.tsv"
+	train -q --task all --resume lim.bin --threads 1 "$d/train.tsv"
+	tar -xOf lim.bin meta | grep -q '^patience=1$'
+	tar -xOf lim.bin meta | grep -q '^clip=2$'
+	tar -xOf lim.bin meta | grep -q '^max_epochs=1$'
+	tar -xOf lim.bin meta | grep -q '^epochs_trained=1$'
 	# nothing left to train: the model is written again as it was
 	cp full.bin again.bin
 	train -q --task all --resume again.bin --threads 1 --epochs 3 "$d/train.tsv"

@@ -227,6 +227,17 @@ setup() {
 	head -n 2 "$W/rnn.curve.tsv" >"$u/rnn.curve.tsv"
 	"$TOP/scripts/demo-plot" "$u/curve2.png" "$u/ll.curve.tsv" "$u/rnn.curve.tsv" 2>/dev/null
 	[ -s "$u/curve2.png" ]
+	# training figures without validation ones: the epoch panel only
+	awk -F'\t' -v OFS='\t' 'NR > 1 { $5 = "nan" } 1' "$W/ll.curve.tsv" >"$u/tonly.tsv"
+	run "$TOP/scripts/demo-plot" "$u/curve4.png" "$u/tonly.tsv" "$u/tonly.tsv"
+	assert_success
+	[ -s "$u/curve4.png" ]
+	# a file name with quotes reaches gnuplot as an argument, never as its script
+	local q="$u/x'.system('touch INJECTED').'.tsv"
+	cp "$W/ll.curve.tsv" "$q"
+	(cd "$u" && "$TOP/scripts/demo-plot" q.png "$q" "$W/rnn.curve.tsv" 2>/dev/null)
+	[ -s "$u/q.png" ]
+	[ ! -e "$u/INJECTED" ]
 	# no value at all: an error, no file
 	head -n 1 "$W/rnn.curve.tsv" >"$u/none.tsv"
 	run_err 1 'demo-plot: .*: no values to plot' "$TOP/scripts/demo-plot" "$u/curve3.png" "$u/none.tsv" "$u/none.tsv"

@@ -80,8 +80,11 @@ tiny_deb() {
 	! cmp -s a.tsv b.tsv
 	"$TOP/scripts/disc-split" a.tsv tr1 va1 te1
 	"$TOP/scripts/disc-split" b.tsv tr2 va2 te2
-	cmp tr1 tr2 && cmp va1 va2 && cmp te1 te2
-	[ -s va1 ] && [ -s te1 ]
+	cmp tr1 tr2
+	cmp va1 va2
+	cmp te1 te2
+	[ -s va1 ]
+	[ -s te1 ]
 }
 
 @test "disc-probe: usage and a vector file of the wrong length" {

@@ -1106,6 +1106,33 @@ double train_meta_num(const llr_meta *m, const char *key, double dflt)
 	return llr_meta_get_f64(m, key, &v, NULL) < 0 ? dflt : v;
 }
 
+void train_limits_meta(const train_opts *o, llr_meta *m)
+{
+	if (llr_meta_setf(m, "patience", "%d", o->patience) < 0 || llr_meta_setf(m, "max_epochs", "%lld", (long long)o->epochs) < 0 ||
+	    llr_meta_setf(m, "clip", "%.9g", o->clip) < 0 || llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr) < 0)
+		cli_oom();
+}
+
+void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
+{
+	if (!o->set_clip)
+		o->clip = train_meta_num(m, "clip", o->clip);
+	if (!o->set_min_impr)
+		o->min_impr = train_meta_num(m, "min_improvement", o->min_impr);
+	if (!o->set_patience)
+		o->patience = (int)train_meta_num(m, "patience", o->patience);
+	if (!o->set_epochs)
+		o->epochs = (int64_t)train_meta_num(m, "max_epochs", (double)o->epochs);
+	if (o->patience < 1 || o->epochs < 0)
+		cli_die("%s: bad patience or max_epochs in meta", o->resume);
+	if (!ts->optim)
+		cli_die("%s: the training state has no optimiser", o->resume);
+	if (o->set_lr) {
+		ts->lr = o->lr;
+		llr_optim_set_lr(ts->optim, (float)o->lr);
+	}
+}
+
 /* --resume: the model and its training state come first, and the options
  * they were trained with bind (contradicting one is a usage error). */
 static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp)
@@ -1143,22 +1170,7 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 	o->dropout = c->dropout;
 	o->batch = (int)train_meta_num(m, "batch", o->batch);
 	o->max_len = (int)train_meta_num(m, "max_len", o->max_len);
-	if (!o->set_clip)
-		o->clip = train_meta_num(m, "clip", o->clip);
-	if (!o->set_min_impr)
-		o->min_impr = train_meta_num(m, "min_improvement", o->min_impr);
-	if (!o->set_patience)
-		o->patience = (int)train_meta_num(m, "patience", o->patience);
-	if (!o->set_epochs)
-		o->epochs = (int64_t)train_meta_num(m, "max_epochs", (double)o->epochs);
-	if (o->patience < 1 || o->epochs < 0)
-		cli_die("%s: bad patience or max_epochs in meta", o->resume);
-	if (!ts->optim)
-		cli_die("%s: the training state has no optimiser", o->resume);
-	if (o->set_lr) {
-		ts->lr = o->lr;
-		llr_optim_set_lr(ts->optim, (float)o->lr);
-	}
+	train_resume_limits(o, m, ts);
 	if (o->batch < 1 || o->max_len < 1)
 		cli_die("%s: bad batch or max_len in meta", o->resume);
 	if (o->valid == NULL && isfinite(ts->best_valid) && ts->best_epoch > 0)
@@ -1340,10 +1352,7 @@ static int train_lm(train_opts *o)
 		new_model(o, lex, &model, &ts);
 		lmx_init(o, &dist, model, tc.ids, tc.n);
 	}
-	llr_meta_setf(model->meta, "patience", "%d", o->patience);
-	llr_meta_setf(model->meta, "max_epochs", "%lld", (long long)o->epochs);
-	llr_meta_setf(model->meta, "clip", "%.9g", o->clip);
-	llr_meta_setf(model->meta, "min_improvement", "%.9g", o->min_impr);
+	train_limits_meta(o, model->meta);
 
 	trainer T;
 	trainer_init(&T, o, &dist, model, ts, &tc, &vc);

@@ -142,6 +142,11 @@ int train_ngram(const train_opts *o);
 extern const char *const train_usage;
 void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want);
 double train_meta_num(const llr_meta *m, const char *key, double dflt);
+/* The run's limits (patience, max_epochs, clip, min_improvement) into a
+ * model's meta; on --resume, back from it for those not given, the
+ * optimiser checked and --lr applied. */
+void train_limits_meta(const train_opts *o, llr_meta *m);
+void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts);
 
 /* train --task: tools/train_disc.c */
 int train_disc(train_opts *o);

@@ -204,6 +204,7 @@ static void set_meta(dtrain *T)
 	llr_meta_setf(m, "batch", "%d", o->batch);
 	llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
 	llr_meta_setf(m, "epochs_trained", "%lld", (long long)T->ts.epoch);
+	train_limits_meta(o, m);
 	for (int t = 0; t < 3; t++) {
 		char k[32];
 		snprintf(k, sizeof k, "valid_%s_acc", task_names[t]);
@@ -319,12 +320,9 @@ static void resume_model(dtrain *T, train_opts *o)
 			cli_die("%s: not the vocabulary of %s: %s", o->features, o->resume, e.msg);
 		llr_lexicon_free(lex);
 	}
+	train_resume_limits(o, m, ts);
 	T->ts = *ts;
 	free(ts);
-	if (o->set_lr) {
-		T->ts.lr = o->lr;
-		llr_optim_set_lr(T->ts.optim, (float)o->lr);
-	}
 	for (int t = 0; t < 3; t++) {
 		char k[32];
 		snprintf(k, sizeof k, "valid_%s_acc", task_names[t]);
@@ -405,6 +403,14 @@ int train_disc(train_opts *o)
 		o->quiet = 1; /* rank 0 speaks for the job */
 	dtrain T = {.o = o, .dist = &dist};
 	setup(&T, o);
+	/* every rank read every line, so they agree on the classes and the
+	 * sizes; a disagreement would sum gradients of different lengths */
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	uint64_t sizes[5] = {T.n, (uint64_t)T.m->n_conj, T.tr.task[0].total, T.tr.task[1].total, T.tr.task[2].total};
+	for (size_t i = 0; i < 5; i++)
+		h = (h ^ sizes[i]) * 1099511628211u;
+	if (!dist_same(&dist, h))
+		cli_die("--distributed: the ranks read %s differently", o->stream ? o->stream : "<stdin>");
 	double counts[2] = {(double)T.tr.tokens, (double)T.tr.unknown}; /* every shard's */
 	dist_sum(&dist, counts, 2);
 	if (!o->quiet) {

@@ -16,19 +16,20 @@
 #include <mpi.h>
 
 /* At exit: MPI still running means this rank did not end normally
- * (cli_die, a write error): abort the job, so no rank waits forever in a
+ * (cli_die, a usage error, a write error): abort the job with the rank's
+ * exit status (1, or 2 for a usage error), so no rank waits forever in a
  * reduction this one will never join. */
-static void abort_job(void)
+static void abort_job(int status, void *arg)
 {
 	int fin = 1;
 	MPI_Finalized(&fin);
 	if (fin)
 		return;
 	/* The message this rank printed goes to mpirun through a pipe; the
-	 * abort kills the daemons that forward it, so let it through first. */
+	 * abort kills the daemons that forward it, so give it time first. */
 	fflush(stderr);
 	nanosleep(&(struct timespec){0, 300000000}, NULL);
-	MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
 }
 
 void dist_init(train_dist *d, int want)
@@ -38,7 +39,7 @@ void dist_init(train_dist *d, int want)
 		return;
 	if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
 		cli_die("--distributed: MPI_Init failed");
-	atexit(abort_job);
+	on_exit(abort_job, NULL);
 	MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &d->size);
 	d->on = 1;

@@ -60,6 +60,18 @@ llr_spelling *llr_spelling_new(llr_ngram *m, llr_err *err)
 		llr_err_set(err, LLR_EINVAL, "a spelling model needs <unk> and </s>");
 		return NULL;
 	}
+	/* every other token must be one character the counting could make */
+	for (int32_t x = 0; x < llr_ngram_vocab_size(m); x++) {
+		if (x == llr_ngram_unk(m) || x == llr_ngram_eos(m) || x == llr_ngram_bos(m))
+			continue;
+		const char *t = llr_ngram_token(m, x);
+		int32_t cp = 0;
+		int k = llr_utf8_decode(t, strlen(t), &cp);
+		if (k < 0 || (size_t)k != strlen(t) || cp == ' ' || cp == '\t') {
+			llr_err_set(err, LLR_EINVAL, "not a character model: its token '%s' is not one character", t);
+			return NULL;
+		}
+	}
 	llr_spelling *s = llr_calloc(1, sizeof *s);
 	if (!s) {
 		llr_err_set(err, LLR_ENOMEM, "out of memory");

@@ -157,9 +157,9 @@ static void test_finite(void)
 	double lp = llr_spelling_logp(s, lng, n);
 	CHECK(isfinite(lp) && lp < -1000);
 	free(lng);
-	/* a longer word is less likely than its prefix plus an end */
-	CHECK(llr_spelling_logp(s, "chats", 5) < 0);
+	/* a word of the list is likelier than a misspelling of it */
 	CHECK(llr_spelling_logp(s, "chat", 4) > llr_spelling_logp(s, "chqt", 4));
+	CHECK(llr_spelling_logp(s, "chiens", 6) > llr_spelling_logp(s, "cheins", 6));
 	llr_spelling_free(s);
 }
 
@@ -189,6 +189,18 @@ static void test_count_errors(void)
 	if (m) {
 		CHECK(llr_spelling_new(m, &e) == NULL);
 		CHECK(strstr(e.msg, "needs <unk>") != NULL);
+		llr_ngram_free(m);
+	}
+	/* a model of words, not characters, is refused */
+	f = fopen(path, "w");
+	fputs("\\data\\\nngram 1=4\n\n\\1-grams:\n-99\t<s>\n-0.5\t<unk>\n-0.3\tab\n-0.3\t</s>\n\n\\end\\\n", f);
+	fclose(f);
+	m = NULL;
+	CHECK(llr_ngram_read_arpa(path, &m, &e) == LLR_OK);
+	remove(path);
+	if (m) {
+		CHECK(llr_spelling_new(m, &e) == NULL);
+		CHECK(strstr(e.msg, "not a character model: its token 'ab'") != NULL);
 		llr_ngram_free(m);
 	}
 }
