@@ -621,6 +621,24 @@ typedef struct llr_batch {
  * output loops.  LLR_EINVAL on an id out of range, LLR_ENAN if the loss
  * is not finite. */
 int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *nll, int64_t *ntok, llr_err *err);
+
+/* Row-sparse gradients.  A block is a rows x cols matrix of the flat
+ * parameter array starting at off; after llr_net_train_step the
+ * gradient of the block's rows that are not listed in row (ascending,
+ * nrow of them) is exactly zero: the rows of the input embedding the
+ * batch's inputs did not use, and a tree or class output's rows of the
+ * words outside the batch's target groups.  The blocks are in ascending
+ * order of off and do not overlap. */
+typedef struct llr_rows {
+	size_t off;
+	int32_t rows, cols;
+	const int32_t *row;
+	int32_t nrow;
+} llr_rows;
+/* The blocks of the last llr_net_train_step (net-owned, valid until the
+ * next call): their count (0: every gradient may be nonzero), or
+ * LLR_ENOMEM. */
+int llr_net_rows(llr_net *net, const llr_rows **blocks, llr_err *err);
 /* Forward only: logp[t*B+b] = log p(target) (0 at padding).  If norm_err is
  * not NULL it receives max over positions of |sum_x p(x) - 1|. */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
@@ -737,6 +755,24 @@ double llr_grad_norm(const float *g, size_t n);
  * alone.  Returns the norm before clipping (NaN/Inf if g is not finite,
  * and then g is left alone). */
 double llr_clip_grad_norm(float *g, size_t n, double max_norm);
+
+/* The same for a gradient g[n] that is zero outside the listed rows of
+ * the blocks b[0 .. nb) (llr_net_rows): only the rows listed and the
+ * parameters in no block are read or written, with results identical to
+ * the dense functions' (the norm sums the same terms in the same order).
+ * llr_optim_step_rows is llr_optim_step: SGD and RMSprop update only those
+ * rows (RMSprop's decay of the other rows' squares is caught up, one
+ * multiplication per step as in llr_optim_step, when a row is next used
+ * or the state is read through llr_optim_state); Adam, whose every
+ * parameter moves at every step, stays dense.  llr_grad_zero_rows zeroes
+ * what the others read, so g is all zero again. */
+double llr_grad_norm_rows(const float *g, size_t n, const llr_rows *b, int nb);
+double llr_clip_grad_norm_rows(float *g, size_t n, const llr_rows *b, int nb, double max_norm);
+void llr_grad_scale_rows(float *g, size_t n, const llr_rows *b, int nb, float f);
+void llr_grad_zero_rows(float *g, size_t n, const llr_rows *b, int nb);
+/* LLR_ENOMEM (nothing done), LLR_EINVAL if the blocks are not the first
+ * call's (the lazy RMSprop state is per row of those blocks). */
+int llr_optim_step_rows(llr_optim *o, float *params, const float *g, const llr_rows *b, int nb, llr_err *err);
 
 /* ----------------------------------------------------------------- model */
 

@@ -719,6 +719,7 @@ typedef struct trainer {
 	int64_t ep_tok0;   /* ts->epoch_tok then */
 	double ep_t0;      /* its start time */
 	double last_print; /* time of the last progress line */
+	int g_clean;       /* the gradient is all zero (after a single-process step) */
 } trainer;
 
 static void set_summary(trainer *T)
@@ -883,28 +884,38 @@ static int train_step(trainer *T, const llr_batch *bt)
 	size_t n = T->n;
 	float *w = llr_net_params(net, NULL);
 	float *g = llr_net_grads(net, NULL);
-	memset(g, 0, n * sizeof(float));
+	/* One process reads, updates and zeroes only the rows of the batch in
+	 * the row-sparse blocks (the others' gradient is zero); --distributed
+	 * sums the whole gradient across the ranks. */
+	int sparse = !T->dist->on;
+	if (!sparse || !T->g_clean)
+		memset(g, 0, n * sizeof(float));
+	T->g_clean = 0;
 	dist_step s = {0};
 	int rc = bt ? llr_net_train_step(net, bt, T->o->dropout > 0 ? &ts->rng : NULL, &s.nll, &s.ntok, &e) : 0;
 	if (rc < 0 && rc != LLR_ENAN)
 		cli_die_err(&e);
 	if (rc == LLR_ENAN)
 		s.nll = NAN;
+	const llr_rows *rb = NULL;
+	int nb = sparse && rc == 0 ? llr_net_rows(net, &rb, &e) : 0;
 	s.signal = (int)got_signal;
 	s.time_up = time_up(T);
 	dist_reduce_step(T->dist, g, n, &s);
 	T->sig = s.signal;
 	if (!isfinite(s.nll))
 		diverged(T, "the loss is not finite");
-	if (s.ntok > 0) {
-		float scale = (float)(1.0 / (double)s.ntok);
-		for (size_t i = 0; i < n; i++)
-			g[i] *= scale;
-	}
-	double norm = llr_clip_grad_norm(g, n, T->o->clip);
+	if (s.ntok > 0)
+		llr_grad_scale_rows(g, n, rb, nb, (float)(1.0 / (double)s.ntok));
+	double norm = llr_clip_grad_norm_rows(g, n, rb, nb, T->o->clip);
 	if (!isfinite(norm))
 		diverged(T, "the gradient is not finite");
-	llr_optim_step(ts->optim, w, g);
+	if (llr_optim_step_rows(ts->optim, w, g, rb, nb, &e) < 0)
+		cli_die_err(&e);
+	if (sparse) {
+		llr_grad_zero_rows(g, n, rb, nb);
+		T->g_clean = 1;
+	}
 	T->best_current = 0;
 	ts->step++;
 	ts->epoch_nll += s.nll;
@@ -1281,6 +1292,8 @@ static void trainer_init(trainer *T, train_opts *o, train_dist *dist, llr_model 
 	if (dist->on)
 		T->mine = emalloc((size_t)o->batch * sizeof *T->mine);
 	float *w = llr_net_params(model->net, &T->n);
+	memset(llr_net_grads(model->net, NULL), 0, T->n * sizeof(float));
+	T->g_clean = 1;
 	if (vc->sentences) {
 		T->bestbuf = emalloc(T->n * sizeof(float));
 		if (ts->best) {

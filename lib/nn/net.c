@@ -108,6 +108,13 @@ struct llr_net {
 	int32_t *ctx;
 	size_t ctx_cap; /* positions ctx holds */
 
+	/* llr_net_rows: the row-sparse blocks of the last training batch */
+	llr_rows rblk[3];
+	int nrblk;
+	unsigned char *rmark; /* max(feat_in, V) zeros between calls */
+	int32_t *remb, *rword;
+	size_t rmark_cap, remb_cap, rword_cap;
+
 	int shared;        /* params are another net's (a scoring copy) */
 	score_group *grp;  /* llr_net_set_score_threads: ngrp groups */
 	int ngrp, grp_cap; /* grp_cap: streams each group's cols can hold */
@@ -372,6 +379,9 @@ void llr_net_free(llr_net *net)
 	if (net->factored)
 		llr_treeout_free(&net->tree);
 	free(net->own_logb);
+	free(net->rmark);
+	free(net->remb);
+	free(net->rword);
 	free(net);
 }
 
@@ -753,6 +763,90 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 	return rc;
 }
 
+static int grow_i32(int32_t **p, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return LLR_OK;
+	int32_t *q = llr_reallocarray(*p, n, sizeof *q);
+	if (!q)
+		return LLR_ENOMEM;
+	*p = q;
+	*cap = n;
+	return LLR_OK;
+}
+
+/* The rows of the listed marks, ascending, into out (the marks cleared). */
+static int32_t collect(unsigned char *mark, int32_t n, int32_t *out)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < n; i++)
+		if (mark[i]) {
+			mark[i] = 0;
+			out[k++] = i;
+		}
+	return k;
+}
+
+/* The row-sparse blocks of the batch just trained (llr_net_rows): the
+ * embedding rows of the inputs' psi entries; the tree words of the
+ * targets' groups (their w and b rows). */
+static int find_rows(llr_net *net, const llr_csr *psi, size_t N)
+{
+	const llr_net_config *cf = &net->cfg;
+	size_t need = net->has_emb ? (size_t)cf->feat_in : 0;
+	if (net->factored && (size_t)cf->vocab > need)
+		need = (size_t)cf->vocab;
+	net->nrblk = 0;
+	if (!need)
+		return LLR_OK;
+	if (need > net->rmark_cap) {
+		free(net->rmark);
+		if (!(net->rmark = llr_calloc(need, 1)))
+			return net->rmark_cap = 0, LLR_ENOMEM;
+		net->rmark_cap = need;
+	}
+	unsigned char *mark = net->rmark;
+	llr_rows *b = net->rblk;
+	if (net->has_emb) {
+		if (grow_i32(&net->remb, &net->remb_cap, (size_t)cf->feat_in) < 0)
+			return LLR_ENOMEM;
+		for (size_t n = 0; n < N; n++) {
+			int32_t id = net->in[n];
+			if (id < 0 || id >= psi->rows)
+				continue; /* <s> (its own vector) or padding */
+			for (int32_t k = psi->indptr[id]; k < psi->indptr[id + 1]; k++)
+				mark[psi->indices[k]] = 1;
+		}
+		int32_t k = collect(mark, cf->feat_in, net->remb);
+		b[net->nrblk++] = (llr_rows){net->o_emb, cf->feat_in, cf->embed, net->remb, k};
+	}
+	if (net->factored) {
+		const llr_tree *t = &net->tree.t;
+		if (grow_i32(&net->rword, &net->rword_cap, (size_t)cf->vocab) < 0)
+			return LLR_ENOMEM;
+		for (size_t n = 0; n < N; n++) {
+			int32_t y = net->tg[n];
+			if (y < 0)
+				continue;
+			const int32_t *w = t->gword + t->gstart[t->group[y]], *end = t->gword + t->gstart[t->group[y] + 1];
+			if (mark[*w])
+				continue; /* the group is marked already */
+			for (; w < end; w++)
+				mark[*w] = 1;
+		}
+		int32_t k = collect(mark, cf->vocab, net->rword);
+		b[net->nrblk++] = (llr_rows){net->tree.o_ww, cf->vocab, cf->hidden, net->rword, k};
+		b[net->nrblk++] = (llr_rows){net->tree.o_bw, cf->vocab, 1, net->rword, k};
+	}
+	for (int i = 1; i < net->nrblk; i++) /* in ascending order of off */
+		for (int j = i; j > 0 && b[j].off < b[j - 1].off; j--) {
+			llr_rows x = b[j];
+			b[j] = b[j - 1];
+			b[j - 1] = x;
+		}
+	return LLR_OK;
+}
+
 int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *nll, int64_t *ntok, llr_err *err)
 {
 	const llr_net_config *cf = &net->cfg;
@@ -806,9 +900,15 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 		if (l)
 			memcpy(net->dh, net->dx, N * H * sizeof *net->dh);
 	}
-	if (backward_input(net, psi, N, net->dx) < 0)
+	if (backward_input(net, psi, N, net->dx) < 0 || find_rows(net, psi, N) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 	return LLR_OK;
+}
+
+int llr_net_rows(llr_net *net, const llr_rows **blocks, llr_err *err)
+{
+	*blocks = net->rblk;
+	return net->nrblk;
 }
 
 /* One forward pass over a whole batch (validated by the caller). */

@@ -371,10 +371,60 @@ static void test_errors(void)
 	llr_net_free(net);
 }
 
+/* llr_net_rows after a training step: the blocks' unlisted rows have a
+ * zero gradient, the listed ones are ascending and some are nonzero: the
+ * embedding (word+chars input) and the tree or class words. */
+static void rows_case(int input, int output, int nblocks)
+{
+	fx f;
+	if (fx_init(&f, input, output, 1, 17) < 0) {
+		CHECK(0);
+		return;
+	}
+	int32_t in[T * B], tg[T * B];
+	batch(&f, in, tg);
+	net_ctx c = {f.net, {.B = B, .T = T, .input = in, .target = tg, .psi = f.psi}};
+	size_t np;
+	float *G = llr_net_grads(f.net, &np);
+	memset(G, 0, np * sizeof *G);
+	CHECK(isfinite(net_loss(&c)));
+	const llr_rows *b;
+	int nb = llr_net_rows(f.net, &b, NULL);
+	CHECK(nb == nblocks);
+	for (int i = 0; i < nb; i++) {
+		CHECK(i == 0 || b[i].off >= b[i - 1].off + (size_t)b[i - 1].rows * b[i - 1].cols);
+		CHECK(b[i].off + (size_t)b[i].rows * b[i].cols <= np);
+		CHECK(b[i].nrow > 0 && b[i].nrow < b[i].rows);
+		int ok = 1, nonzero = 0;
+		for (int32_t r = 0, k = 0; r < b[i].rows; r++) {
+			int listed = k < b[i].nrow && b[i].row[k] == r;
+			k += listed;
+			ok &= k == 0 || b[i].row[k - 1] <= r;
+			for (int32_t j = 0; j < b[i].cols; j++) {
+				float g = G[b[i].off + (size_t)r * b[i].cols + j];
+				ok &= listed || g == 0.0f;
+				nonzero |= listed && g != 0.0f;
+			}
+		}
+		CHECK(ok);
+		CHECK(nonzero);
+	}
+	fx_free(&f);
+}
+
+static void test_rows(void)
+{
+	rows_case(LLR_IN_CONCAT, LLR_OUT_TREE, 3);
+	rows_case(LLR_IN_SUM, LLR_OUT_CLASSES, 3);
+	rows_case(LLR_IN_CONCAT, LLR_OUT_SOFTMAX, 1);
+	rows_case(LLR_IN_CHARS, LLR_OUT_TREE, 2);
+	rows_case(LLR_IN_CHARS, LLR_OUT_SOFTMAX, 0);
+}
+
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(7);
+	PLAN(8);
 	RUN(test_grad_chars);
 	RUN(test_grad_tree);
 	RUN(test_normalised);
@@ -382,5 +432,6 @@ int main(void)
 	RUN(test_learn);
 	RUN(test_errors);
 	RUN(test_threads);
+	RUN(test_rows);
 	DONE();
 }

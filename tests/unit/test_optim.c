@@ -114,7 +114,8 @@ static void test_against_reference(void)
 {
 	int kinds[2] = {LLR_OPT_RMSPROP, LLR_OPT_ADAM};
 	for (int k = 0; k < 2; k++) {
-		enum { N = 8, STEPS = 50 };
+		enum { N = 8,
+		       STEPS = 50 };
 		double ref[N];
 		float p[N], g[N];
 		for (int i = 0; i < N; i++)
@@ -205,9 +206,91 @@ static void test_clip(void)
 	CHECK(!isfinite(llr_clip_grad_norm(inf, 2, 1.0)));
 }
 
+/* The row-sparse path (llr_optim_step_rows and the _rows gradient
+ * functions) against the dense one on a gradient that is zero outside the
+ * rows listed each step: the same bits in the weights, the norms and, once
+ * read through llr_optim_state, the state; the rows of both blocks are
+ * left unused for stretches (RMSprop's deferred decays); a restore
+ * through llr_optim_set_steps mid-run changes nothing. */
+static void test_rows(void)
+{
+	enum { N = 60,
+	       STEPS = 40 };
+	/* parameters 0-4 dense, 5-22 block 0 (6 x 3), 23-29 dense, 30-39
+	 * block 1 (10 x 1), 40-59 dense */
+	for (int kind = LLR_OPT_SGD; kind <= LLR_OPT_ADAM; kind++) {
+		llr_optim_config c;
+		llr_optim_defaults(&c, kind);
+		c.lr = 0.01f;
+		llr_err e = {0};
+		llr_optim *a = llr_optim_new(&c, N, NULL), *b = llr_optim_new(&c, N, NULL);
+		float pa[N], pb[N], ga[N], gb[N] = {0};
+		llr_rng r;
+		llr_rng_seed(&r, 3 + kind);
+		for (int i = 0; i < N; i++)
+			pa[i] = pb[i] = llr_rng_uniform(&r) - 0.5f;
+		int same = 1, zero = 1, gaps = 0, used[6];
+		for (int k = 0; k < 6; k++)
+			used[k] = -1;
+		for (int t = 0; t < STEPS; t++) {
+			int32_t r0[6], r1[10], n0 = 0, n1 = 0;
+			for (int32_t k = 0; k < 6; k++)
+				if (llr_rng_uniform(&r) < (t < 20 ? 0.3 : 0.7)) {
+					gaps += used[k] >= 0 && used[k] < t - 1;
+					used[k] = t;
+					r0[n0++] = k;
+				}
+			for (int32_t k = 0; k < 10; k++)
+				if (k != 9 && llr_rng_uniform(&r) < 0.2) /* row 9 never */
+					r1[n1++] = k;
+			llr_rows blk[2] = {{5, 6, 3, r0, n0}, {30, 10, 1, r1, n1}};
+			for (int i = 0; i < N; i++)
+				zero &= gb[i] == 0.0f;
+			memset(ga, 0, sizeof ga);
+			for (int i = 0; i < N; i++) {
+				int in0 = i >= 5 && i < 23, in1 = i >= 30 && i < 40, listed = !in0 && !in1;
+				for (int k = 0; in0 && k < n0; k++)
+					listed |= (i - 5) / 3 == r0[k];
+				for (int k = 0; in1 && k < n1; k++)
+					listed |= i - 30 == r1[k];
+				if (listed)
+					ga[i] = gb[i] = (float)sin(1.3 * i + 0.7 * t) * (t % 7 == 3 ? 40.0f : 1.0f);
+			}
+			float f = 1.0f / (float)(t + 3);
+			for (int i = 0; i < N; i++)
+				ga[i] *= f;
+			llr_grad_scale_rows(gb, N, blk, 2, f);
+			double na = llr_clip_grad_norm(ga, N, 5.0), nb = llr_clip_grad_norm_rows(gb, N, blk, 2, 5.0);
+			same &= na == nb && llr_grad_norm_rows(gb, N, blk, 2) == llr_grad_norm(ga, N);
+			llr_optim_step(a, pa, ga);
+			CHECK_OK(llr_optim_step_rows(b, pb, gb, blk, 2, &e));
+			llr_grad_zero_rows(gb, N, blk, 2);
+			same &= !memcmp(pa, pb, sizeof pa);
+			if (t == 25) { /* a restore: read the state, set the steps */
+				for (size_t k = 0; k < llr_optim_n_state(b); k++)
+					same &= !memcmp(llr_optim_state(a, k, NULL), llr_optim_state(b, k, NULL), N * sizeof(float));
+				llr_optim_set_steps(b, llr_optim_steps(a));
+			}
+		}
+		CHECK(same);
+		CHECK(zero);
+		CHECK(llr_optim_steps(a) == llr_optim_steps(b));
+		for (size_t k = 0; k < llr_optim_n_state(b); k++)
+			CHECK(!memcmp(llr_optim_state(a, k, NULL), llr_optim_state(b, k, NULL), N * sizeof(float)));
+		CHECK(gaps > 0); /* rows used again after steps unused: deferred decays */
+		if (kind == LLR_OPT_RMSPROP) {
+			llr_rows other = {5, 5, 3, NULL, 0};
+			CHECK(llr_optim_step_rows(b, pb, gb, &other, 1, &e) == LLR_EINVAL);
+			CHECK(strstr(e.msg, "row blocks changed") != NULL);
+		}
+		llr_optim_free(a);
+		llr_optim_free(b);
+	}
+}
+
 int main(void)
 {
-	PLAN(7);
+	PLAN(8);
 	RUN(test_names);
 	RUN(test_bad_config);
 	RUN(test_first_step);
@@ -215,5 +298,6 @@ int main(void)
 	RUN(test_converges);
 	RUN(test_state_restore);
 	RUN(test_clip);
+	RUN(test_rows);
 	DONE();
 }
