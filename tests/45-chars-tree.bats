@@ -10,7 +10,8 @@
 bats_require_minimum_version 1.5.0
 load test_helper
 
-TINY="--hidden 16 --embed 16 --layers 1 --threads 1 --char-embed 4 --char-filters 1:4,2:4,3:8"
+CH="--char-embed 4 --char-filters 1:4,2:4,3:8"
+TINY="--hidden 16 --embed 16 --layers 1 --threads 1 $CH"
 
 setup_file() {
 	local d="$BATS_FILE_TMPDIR"
@@ -226,4 +227,28 @@ MPIRUN="env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --o
 	train $run --tree-update 0 -o frozen.bin "$FZ"
 	! cmp -s <(tar xOf a.bin tree/group.npy) <(tar xOf frozen.bin tree/group.npy) # it was re-learned
 	score -q -m a.bin --check-norm "$VALID" > /dev/null
+}
+
+@test "train: one process updates only the rows a batch used, and its model is the dense update's, byte for byte" {
+	need_mpi
+	# train --distributed without mpirun is a single rank that sums and
+	# updates the whole gradient; a plain train reads and updates only the
+	# embedding rows and the tree or class words of each batch
+	run="-q --hidden 16 --embed 16 --layers 1 --threads 1 --batch 8 --epochs 2 -s 7 --valid $VALID"
+	for v in "$CH --input word+chars --output tree --tree-update 5" "--output classes --optim sgd" \
+		"--output softmax --dropout 0.2" "$CH --input word+chars --output tree --optim adam" ""; do
+		echo "# $v"
+		train $run $v -o sparse.bin "$FZ"
+		train --distributed $run $v -o dense.bin "$FZ"
+		cmp sparse.bin dense.bin
+	done
+	# a run stopped mid-epoch and resumed too (the optimiser state is
+	# caught up before it is written)
+	for d in "" --distributed; do
+		train $d $run --output tree --max-tokens 3000 -o part$d.bin "$FZ"
+		[ "$(meta part$d.bin epochs_done)" = 0 ]
+		train $d -q --resume part$d.bin "$FZ"
+		[ "$(meta part$d.bin epochs_done)" = 2 ]
+	done
+	cmp part.bin part--distributed.bin
 }
