@@ -28,7 +28,7 @@
 # g2p-attention.png (gen --show-attention of the first row's model).
 #
 # Knobs: ARCHIVE WORK RESULTS BIN ROWS BEAM EMBED HIDDEN ATTN_HIDDEN BATCH
-# LR EPOCHS MAXTIME PATIENCE THREADS PYTHON PLOT_WORD, and NOTE, a
+# DROPOUT LR EPOCHS MAXTIME PATIENCE THREADS PYTHON PLOT_WORD, and NOTE, a
 # paragraph added to g2p.md (how a partial run was made).  MAXTIME caps
 # each model's training (issue 15: an hour on 2 cores).
 
@@ -47,6 +47,7 @@ EMBED ?= 64
 HIDDEN ?= 128
 ATTN_HIDDEN ?= 64
 BATCH ?= 64
+DROPOUT ?= 0
 LR ?= 0.002
 EPOCHS ?= 30
 MAXTIME ?= 1h
@@ -89,7 +90,7 @@ define model_rule
 $(WORK)/$(1)-$(2)-$(3)-s$(4).bin: $(WORK)/fz-$(3).fz
 	start=$$$$(date +%s.%N); \
 	$(BIN)/train $(call out_opt,$(1)) --attention $(2) --embed $(EMBED) --hidden $(HIDDEN) \
-		--attn-hidden $(ATTN_HIDDEN) --batch $(BATCH) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) \
+		--attn-hidden $(ATTN_HIDDEN) $(if $(filter-out 0,$(DROPOUT)),--dropout $(DROPOUT)) --batch $(BATCH) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) \
 		$(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) -s $(4) --progress 0 \
 		--valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $(WORK)/$(1)-$(2)-$(3)-s$(4).curve.tsv \
 		-o $$@ $$< 2>$(WORK)/$(1)-$(2)-$(3)-s$(4).log; \
@@ -126,7 +127,7 @@ $(RESULTS)/g2p.tsv: $(foreach r,$(ROWS),$(WORK)/rows/$(r).row)
 $(RESULTS)/g2p.md: $(RESULTS)/g2p.tsv
 	{ echo '# g2p on CMUdict (pipelines/g2p.mk)'; echo; \
 	  echo 'Test words: '"$$(wc -l <$(D)/test.src)"'; beam $(BEAM); WER and PER in percent (scripts/g2p-eval).'; \
-	  echo 'Models: embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), batch $(BATCH), Adam $(LR), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads.'; \
+	  echo 'Models: embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads.'; \
 	  echo; echo '| output | attention | train fraction | ensemble | beam | WER % | PER % | train s | epochs | stopped |'; \
 	  echo '|---|---|---|---|---|---|---|---|---|---|'; \
 	  tail -n +2 $< | while IFS=$$'\t' read -r o a f e b w p s; do \
