@@ -44,10 +44,10 @@ ROWS ?= softmax-mlp-100 ll-mlp-100 ll-primed-mlp-100 softmax-mlp-10 ll-mlp-10 ll
 	ll-dot-100 ll-bilinear-100 ll-mlp-100-e2
 BEAM ?= 5
 EMBED ?= 64
-HIDDEN ?= 128
+HIDDEN ?= 256
 ATTN_HIDDEN ?= 64
 BATCH ?= 64
-DROPOUT ?= 0
+DROPOUT ?= 0.2
 LR ?= 0.002
 EPOCHS ?= 30
 MAXTIME ?= 1h
