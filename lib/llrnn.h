@@ -110,6 +110,12 @@ uint64_t llr_rng_below(llr_rng *r, uint64_t n);  /* [0, n), unbiased; n > 0 */
 double llr_rng_normal(llr_rng *r);               /* N(0, 1) */
 void llr_rng_shuffle_i32(llr_rng *r, int32_t *a, size_t n); /* Fisher-Yates */
 
+/* ----------------------------------------------------------------- crc32c */
+
+/* CRC-32C (Castagnoli) of n bytes, continuing from crc (0 to start):
+ * llr_crc32c(0, "123456789", 9) == 0xE3069283. */
+uint32_t llr_crc32c(uint32_t crc, const void *data, size_t n);
+
 /* --------------------------------------------------------------- tensors */
 
 typedef enum llr_dtype { LLR_F32 = 1, LLR_I32 = 2, LLR_I64 = 3, LLR_F64 = 4 } llr_dtype;

@@ -89,3 +89,96 @@ EOF
 	featurize -o features.bin tokens.txt 2>/dev/null
 	run_err 1 "features.bin: is a 'features' archive.*expected a 'model'; make one with 'train'" score -m features.bin tokens.txt
 }
+
+# A tiny model of the UD slice for the checksum tests.
+tiny_model() {
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -60 >in.tok
+	featurize --top 20 -l --suffix 2 in.tok >feats.bin 2>/dev/null
+	train -q --hidden 4 --embed 4 --layers 1 --epochs 1 -s 1 -o model.bin feats.bin
+}
+
+# flip FILE OUT SEED PREFIX: copy FILE to OUT with one bit flipped at a
+# seeded random byte of a random member whose name starts with PREFIX;
+# prints that member's name.
+flip() {
+	/usr/bin/python3 - "$@" <<'PY'
+import random, sys, tarfile
+src, out, seed, prefix = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+rng = random.Random(seed)
+ms = [m for m in tarfile.open(src).getmembers() if m.name.startswith(prefix) and m.size]
+m = rng.choice(ms)
+b = bytearray(open(src, "rb").read())
+b[m.offset_data + rng.randrange(m.size)] ^= 1 << rng.randrange(8)
+open(out, "wb").write(b)
+print(m.name)
+PY
+}
+
+@test "checksums: every member carries a CRC-32C in its pax header; tar lists it without a warning" {
+	tiny_model
+	run tar xOf model.bin meta
+	assert_line --index 3 'checksum=crc32c'
+	run tar tvf model.bin
+	assert_success
+	refute_output --partial 'Ignoring'
+	run /usr/bin/python3 -c 'import sys, tarfile, zlib
+ms = tarfile.open("model.bin").getmembers()
+bad = [m.name for m in ms if len(m.pax_headers.get("SCHILY.xattr.user.llrnn.crc32c", "")) != 8]
+print(len(ms), bad)'
+	assert_success
+	assert_output --regexp '^[0-9]+ \[\]$'
+}
+
+@test "checksums: a bit flipped in a weight tensor of a model is refused, at 12 seeded places" {
+	tiny_model
+	score -q -m model.bin in.tok >good.txt
+	for seed in $(seq 1 12); do
+		member=$(flip model.bin bad.bin "$seed" params/)
+		run_err 1 "^score: bad.bin: member $member: checksum mismatch \(corrupted file\)$" score -q -m bad.bin in.tok
+		run_err 1 "^gen: bad.bin: member $member: checksum mismatch \(corrupted file\)$" gen -m bad.bin -n 1
+	done
+	# the training state and the lexicon too, and through --resume
+	for seed in 1 2 3; do
+		member=$(flip model.bin bad.bin "$seed" state/)
+		run_err 1 "^train: bad.bin: member $member: checksum mismatch \(corrupted file\)$" train -q --resume bad.bin --epochs 2 feats.bin
+		member=$(flip model.bin bad.bin "$seed" phi/)
+		run_err 1 "member $member: checksum mismatch \(corrupted file\)$" score -q -m bad.bin in.tok
+	done
+	score -q -m model.bin in.tok | cmp - good.txt
+}
+
+@test "checksums: a bit flipped in a features stream is refused by train" {
+	tiny_model
+	for seed in 1 2 3 4; do
+		member=$(flip feats.bin bad.bin "$seed" ids/)
+		run_err 1 "^train: bad.bin: member $member: checksum mismatch \(corrupted file\)$" train -q --hidden 4 --embed 4 --epochs 1 -o m2.bin bad.bin
+		assert_file_not_exists m2.bin
+	done
+}
+
+@test "checksums: files from before them still load, with a note under -v" {
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -60 >in.tok
+	old="$FIXTURES/tensor/old-model.llrnn"
+	run tar xOf "$old" meta
+	refute_output --partial checksum
+	score -q -m "$old" in.tok >out.txt 2>err.txt
+	[ "$(wc -l <out.txt)" -eq 60 ]
+	[ ! -s err.txt ]
+	! grep -Eqi 'nan|inf' out.txt
+	run score -q -v -m "$old" in.tok
+	assert_success
+	assert_output --partial "score: $old: no checksums (written before llrnn had them): its data are not verified"
+	run gen -v -m "$old" -n 1
+	assert_success
+	assert_output --partial "gen: $old: no checksums"
+	run train -q -v --resume "$old" --epochs 2 -o resumed.bin "$FIXTURES/tensor/old-features.bin"
+	assert_success
+	assert_output --partial "train: $old: no checksums"
+	assert_output --partial "train: $FIXTURES/tensor/old-features.bin: no checksums"
+	# what it writes has them, and says nothing under -v
+	run tar xOf resumed.bin meta
+	assert_line 'checksum=crc32c'
+	run score -q -v -m resumed.bin in.tok
+	assert_success
+	refute_output --partial 'no checksums'
+}

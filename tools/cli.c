@@ -278,6 +278,12 @@ void cli_flush_stdout(void)
 		cli_die("<stdout>: write error: %s", strerror(errno));
 }
 
+void cli_note_checksums(const char *path, const llr_meta *meta)
+{
+	if (!llr_meta_get(meta, "checksum"))
+		cli_warn("%s: no checksums (written before llrnn had them): its data are not verified", path ? path : "<stdin>");
+}
+
 double cli_now(void)
 {
 	struct timespec ts;

@@ -79,6 +79,10 @@ void cli_stdout_linebuf(void);
 /* Exit 1 if writing stdout failed (sbase fshut). */
 void cli_flush_stdout(void);
 
+/* Under -v: a note that the archive at path (its meta) was written
+ * before checksums, so its data are read unverified. */
+void cli_note_checksums(const char *path, const llr_meta *meta);
+
 /* Wall clock in seconds. */
 double cli_now(void);
 /* "3m12s" style duration into buf. */

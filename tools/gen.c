@@ -17,7 +17,7 @@
 #include "score_ngram.h"
 
 static const char usage[] =
-    "usage: gen [-h] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
+    "usage: gen [-hv] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
     "           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
     "           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
     "           [--threads N]\n"
@@ -42,6 +42,7 @@ enum {
 
 static const struct option longopts[] = {
     {"model", required_argument, NULL, 'm'},
+    {"verbose", no_argument, NULL, 'v'},
     {"output", required_argument, NULL, 'o'},
     {"count", required_argument, NULL, 'n'},
     {"seed", required_argument, NULL, 's'},
@@ -98,6 +99,7 @@ typedef struct generator {
 		const char *model, *output, *prefix_text, *prefix_file;
 		unsigned long long seed;
 		int threads;
+		int verbose;
 	} opt;
 	slm lm;
 	llr_sampler *sampler;
@@ -503,10 +505,13 @@ static void parse_args(generator *g, int argc, char **argv)
 	g->opt.nbest = 1;
 	llr_sample_opts_init(&g->opt.so);
 	int c;
-	while ((c = cli_getopt(argc, argv, ":hm:o:n:s:p:", longopts, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hm:o:n:s:p:v", longopts, usage)) != -1) {
 		switch (c) {
 		case 'm':
 			g->opt.model = optarg;
+			break;
+		case 'v':
+			g->opt.verbose = 1;
 			break;
 		case 'o':
 			g->opt.output = optarg;
@@ -569,7 +574,7 @@ static void parse_args(generator *g, int argc, char **argv)
 static void generator_init(generator *g)
 {
 	llr_err err = {0};
-	slm_load(&g->lm, g->opt.model);
+	slm_load(&g->lm, g->opt.model, g->opt.verbose);
 	llr_blas_set_threads(g->opt.threads);
 	llr_rng_seed(&g->master, g->opt.seed);
 	int B = g->nstreams = MAX(g->opt.beam, GROUP);

@@ -17,7 +17,7 @@
 #include "score_ngram.h"
 
 static const char usage[] =
-	"usage: score [-hq] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
+	"usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
 	"             [--batch N] [--check-norm] [--threads N] [file ...]\n"
 	"       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
 	"       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
@@ -31,6 +31,7 @@ static const struct option longopts[] = {
 	{"model", required_argument, NULL, 'm'},
 	{"output", required_argument, NULL, 'o'},
 	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
 	{"base", required_argument, NULL, OPT_BASE},
 	{"per-token", no_argument, NULL, OPT_PER_TOKEN},
 	{"json", no_argument, NULL, OPT_JSON},
@@ -58,7 +59,7 @@ typedef struct sline {
  * batch being filled. */
 typedef struct scorer {
 	struct {
-		int per_token, json, check_norm, quiet;
+		int per_token, json, check_norm, quiet, verbose;
 		double base_div; /* ln(base) */
 		const char *base_name;
 		int batch, threads;
@@ -384,7 +385,7 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 	sc->opt.base_name = "e";
 	sc->opt.batch = 1;
 	int c;
-	while ((c = cli_getopt(argc, argv, ":hm:o:q", longopts, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hm:o:qv", longopts, usage)) != -1) {
 		switch (c) {
 		case 'm':
 			sc->opt.model = optarg;
@@ -394,6 +395,9 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 			break;
 		case 'q':
 			sc->opt.quiet = 1;
+			break;
+		case 'v':
+			sc->opt.verbose = 1;
 			break;
 		case OPT_BASE:
 			if (!strcmp(optarg, "e")) {
@@ -471,7 +475,7 @@ int main(int argc, char **argv)
 	}
 
 	if (!sngram_open(&sc.ng, sc.opt.model))
-		slm_load(&sc.lm, sc.opt.model);
+		slm_load(&sc.lm, sc.opt.model, sc.opt.verbose);
 	llr_blas_set_threads(sc.opt.threads);
 	/* With --threads N > 1 and --batch > 1 a batch is split into up to N
 	 * groups of lines, scored at the same time with single-threaded

@@ -9,12 +9,14 @@
 
 #include "cli.h"
 
-void slm_load(slm *m, const char *path)
+void slm_load(slm *m, const char *path, int verbose)
 {
 	llr_err err = {0};
 	memset(m, 0, sizeof *m);
 	if (llr_model_load(path, &m->model, &err) != LLR_OK)
 		cli_die_err(&err);
+	if (verbose)
+		cli_note_checksums(path, m->model->meta);
 	m->lex = m->model->lex;
 	m->net = m->model->net;
 	const llr_net_config *c = llr_net_cfg(m->net);

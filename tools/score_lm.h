@@ -35,7 +35,7 @@ typedef struct slm {
 
 /* Load path with llr_model_load; on failure print the library's message
  * and exit 1. */
-void slm_load(slm *m, const char *path);
+void slm_load(slm *m, const char *path, int verbose);
 void slm_free(slm *m);
 /* Vocabulary id of a word, or -1. */
 int32_t slm_word(const slm *m, const char *w, size_t len);

@@ -19,7 +19,7 @@
 #include "train_dist.h"
 
 static const char usage[] =
-    "usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax|tree|classes]\n"
+    "usage: train [-hqv] [-o model] [-s seed] [--output loglinear|softmax|tree|classes]\n"
     "             [--input word|chars|word+chars] [--combine concat|sum]\n"
     "             [--char-embed n] [--char-filters w:n,...] [--highway n]\n"
     "             [--classes n] [--tree-depth n] [--tree-arity n] [--tree-cap n]\n"
@@ -138,6 +138,7 @@ static void parse_operands(int argc, char **argv, train_opts *o);
 /* The long options of every family (parse_opts, disc_opt). */
 static const struct option train_options[] = {
     {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
     {"seed", required_argument, NULL, 's'},
     {"output", required_argument, NULL, O_OUTPUT},
     {"layers", required_argument, NULL, O_LAYERS},
@@ -198,10 +199,11 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	o->progress = 100;
 	o->init = LLR_INIT_TORCH;
 	int c;
-	while ((c = cli_getopt(argc, argv, ":ho:qs:", train_options, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":ho:qs:v", train_options, usage)) != -1) {
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = 1; break;
+		case 'v': o->verbose = 1; break;
 		case 's':
 			o->seed = (uint64_t)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX);
 			o->set_seed = 1;
@@ -1156,6 +1158,8 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 		cli_die_err(&e);
 	if (!ts)
 		cli_die("%s: no training state to resume from", o->resume);
+	if (o->verbose)
+		cli_note_checksums(o->resume, model->meta);
 	const llr_meta *m = model->meta;
 	const llr_net_config *c = llr_net_cfg(model->net);
 	train_fixed_opt(o->set_output, "--output", m, "output", lmx_output_name(o->output));
@@ -1191,12 +1195,14 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 }
 
 /* Open a stream and read its lexicon. */
-static llr_tensor_reader *open_stream(const char *path, const char *name, llr_lexicon **lex)
+static llr_tensor_reader *open_stream(const char *path, const char *name, int verbose, llr_lexicon **lex)
 {
 	llr_err e = {0};
 	llr_tensor_reader *r = llr_tr_open(path, "features", &e);
 	if (!r)
 		cli_die_err(&e);
+	if (verbose)
+		cli_note_checksums(name, llr_tr_meta(r));
 	if (llr_lexicon_read(r, lex, &e) < 0) {
 		if (strncmp(e.msg, name, strlen(name)))
 			llr_err_prefix(&e, "%s", name);
@@ -1212,13 +1218,13 @@ static llr_lexicon *read_stream(const train_opts *o, const char *sname, const tr
 {
 	llr_err e = {0};
 	llr_lexicon *lex = NULL;
-	llr_tensor_reader *r = open_stream(o->stream, sname, &lex);
+	llr_tensor_reader *r = open_stream(o->stream, sname, o->verbose, &lex);
 	read_ids(r, sname, lex, o->max_len, dist, tc);
 	llr_tr_close(r);
 	for (int i = 0; i < o->nmore; i++) {
 		const char *name = o->more[i];
 		llr_lexicon *x = NULL;
-		r = open_stream(name, name, &x);
+		r = open_stream(name, name, o->verbose, &x);
 		if (llr_lexicon_same(lex, x, sname, name, &e) < 0)
 			cli_die("%s: not a shard of %s's corpus: %s (featurize every shard with the same --vocab and options)",
 			        name, sname, e.msg);

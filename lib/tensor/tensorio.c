@@ -11,6 +11,15 @@
  * .npy magic, header, dtype, shape, exact sizes) before allocating, so a
  * truncated or foreign stream is an error, never a crash.
  *
+ * Checksums: every member carries the CRC-32C of its bytes in its pax
+ * header, as the extended attribute user.llrnn.crc32c (the key
+ * SCHILY.xattr.user.llrnn.crc32c, 8 lowercase hex digits), and meta says
+ * checksum=crc32c.  The CRC is computed before the header is written (the
+ * writer holds the member's bytes), and the reader checks it as soon as
+ * it has read a member's last byte, before handing the data on; a member
+ * the caller skips is read through and checked when it moves on.  Files
+ * written before checksums (no key in meta, none on meta) still load.
+ *
  * Not here: what the members of a given kind mean (lexicon, model).
  */
 #include <archive.h>
@@ -27,6 +36,7 @@
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAX_HEADER 65536
 #define IO_CHUNK 65536
+#define CRC_XATTR "user.llrnn.crc32c"
 
 static int host_le(void)
 {
@@ -340,9 +350,35 @@ static int tw_member(llr_tensor_writer *w, const char *mname, const void *p1, si
 		w->failed = 1;
 		return llr_err_set(err, LLR_ERANGE, "%s: member %s: %zu bytes, over the 4 GiB limit", w->name, mname, n1 + n2);
 	}
+	const void *ps[2] = {p1, p2};
+	size_t ns[2] = {n1, n2};
+	char *tmp = NULL;
+	uint32_t crc = 0;
+	for (int k = 0; k < 2; k++) { /* the CRC of the bytes as stored */
+		if (k == 1 && swap_es > 1) {
+			const char *p = ps[k];
+			for (size_t left = ns[k]; left > 0;) {
+				size_t n = LLR_MIN(left, (size_t)IO_CHUNK);
+				if (!tmp && !(tmp = malloc(IO_CHUNK)))
+					return w->failed = 1, llr_err_set(err, LLR_ENOMEM, "%s: out of memory", w->name);
+				memcpy(tmp, p, n);
+				swap_bytes(tmp, n / (size_t)swap_es, (size_t)swap_es);
+				crc = llr_crc32c(crc, tmp, n);
+				p += n;
+				left -= n;
+			}
+		} else if (ns[k]) {
+			crc = llr_crc32c(crc, ps[k], ns[k]);
+		}
+	}
+	char hex[9];
+	snprintf(hex, sizeof hex, "%08x", (unsigned)crc);
 	struct archive_entry *e = archive_entry_new();
-	if (!e)
+	if (!e) {
+		free(tmp);
 		return w->failed = 1, llr_err_set(err, LLR_ENOMEM, "%s: out of memory", w->name);
+	}
+	archive_entry_xattr_add_entry(e, CRC_XATTR, hex, 8);
 	archive_entry_set_pathname(e, mname);
 	archive_entry_set_size(e, (la_int64_t)(n1 + n2));
 	archive_entry_set_filetype(e, AE_IFREG);
@@ -352,11 +388,10 @@ static int tw_member(llr_tensor_writer *w, const char *mname, const void *p1, si
 	archive_entry_set_gid(e, 0);
 	int r = archive_write_header(w->a, e);
 	archive_entry_free(e);
-	if (r < ARCHIVE_OK)
+	if (r < ARCHIVE_OK) {
+		free(tmp);
 		return tw_fail(w, err, mname);
-	const void *ps[2] = {p1, p2};
-	size_t ns[2] = {n1, n2};
-	char *tmp = NULL;
+	}
 	for (int k = 0; k < 2; k++) {
 		const char *p = ps[k];
 		size_t left = ns[k];
@@ -424,6 +459,8 @@ llr_tensor_writer *llr_tw_open(const char *path, const char *kind, const llr_met
 	}
 	if (archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
 	    archive_write_add_filter_none(w->a) != ARCHIVE_OK ||
+	    /* the checksum once, as SCHILY.xattr.*, which GNU tar knows */
+	    archive_write_set_format_option(w->a, "pax", "xattrheader", "SCHILY") < ARCHIVE_WARN ||
 	    archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
 	    archive_write_open_fd(w->a, to_stdout ? 1 : w->fd) != ARCHIVE_OK) {
 		tw_fail(w, err, NULL);
@@ -439,10 +476,12 @@ llr_tensor_writer *llr_tw_open(const char *path, const char *kind, const llr_met
 		rc = llr_meta_setf(m, "version", "%d", LLR_FORMAT_VERSION);
 	if (rc == LLR_OK)
 		rc = llr_meta_set(m, "kind", kind);
+	if (rc == LLR_OK)
+		rc = llr_meta_set(m, "checksum", "crc32c");
 	for (size_t i = 0; meta && rc == LLR_OK && i < llr_meta_count(meta); i++) {
 		const char *k, *v;
 		llr_meta_at(meta, i, &k, &v);
-		if (strcmp(k, "format") && strcmp(k, "version") && strcmp(k, "kind"))
+		if (strcmp(k, "format") && strcmp(k, "version") && strcmp(k, "kind") && strcmp(k, "checksum"))
 			rc = llr_meta_set(m, k, v);
 	}
 	if (rc == LLR_OK)
@@ -573,6 +612,11 @@ struct llr_tensor_reader {
 	int is_npy;
 	int64_t size, done; /* declared size, bytes read */
 	int state;       /* 0 member current, 1 end, -1 failed */
+	int has_crc;     /* the current member carries a CRC-32C */
+	int checked;     /* and it has been checked */
+	uint32_t want_crc, crc; /* the stored CRC, the CRC of what was read */
+	int need_crc;    /* a checksummed file: every member has one */
+	int crc_bad;     /* a member failed its check */
 };
 
 /* libarchive's read failure as an LLR code and "name: member: reason". */
@@ -581,10 +625,16 @@ static int tr_fail(llr_tensor_reader *r, llr_err *err, const char *what)
 	r->state = -1;
 	const char *s = archive_error_string(r->a);
 	int e = archive_errno(r->a);
-	if (!s)
-		s = e > 0 ? strerror(e) : "read error";
 	int code = LLR_EFORMAT;
-	if (strstr(s, "runcat") || strstr(s, "remature") || strstr(s, "nexpected end"))
+	/* libarchive fails without a word when the stream ends inside a pax
+	 * extended header (the checksum's) */
+	if (!s && e <= 0) {
+		s = "truncated stream (ends inside a member's pax header)";
+		code = LLR_ETRUNC;
+	}
+	if (!s)
+		s = strerror(e);
+	if (code == LLR_ETRUNC || strstr(s, "runcat") || strstr(s, "remature") || strstr(s, "nexpected end"))
 		code = LLR_ETRUNC;
 	else if (e == ENOMEM)
 		code = LLR_ENOMEM;
@@ -595,7 +645,15 @@ static int tr_fail(llr_tensor_reader *r, llr_err *err, const char *what)
 	return llr_err_set(err, code, "%s: %s", r->name, s);
 }
 
-/* Exactly n bytes of the current member into buf. */
+static int tr_crc_mismatch(llr_tensor_reader *r, llr_err *err)
+{
+	r->state = -1;
+	r->crc_bad = 1;
+	return llr_err_set(err, LLR_EFORMAT, "%s: member %s: checksum mismatch (corrupted file)", r->name, r->member);
+}
+
+/* Exactly n bytes of the current member into buf; the member's CRC is
+ * checked with its last byte. */
 static int tr_read(llr_tensor_reader *r, void *buf, size_t n, llr_err *err)
 {
 	char *p = buf;
@@ -613,16 +671,91 @@ static int tr_read(llr_tensor_reader *r, void *buf, size_t n, llr_err *err)
 			r->state = -1;
 			return llr_err_set(err, LLR_ETRUNC, "%s: member %s: ends after %lld of %lld bytes (truncated stream)", r->name, r->member, (long long)r->done, (long long)r->size);
 		}
+		if (r->has_crc)
+			r->crc = llr_crc32c(r->crc, p, (size_t)got);
 		p += got;
 		n -= (size_t)got;
 		r->done += got;
 	}
+	if (r->has_crc && r->done == r->size && !r->checked) {
+		r->checked = 1;
+		if (r->crc != r->want_crc)
+			return tr_crc_mismatch(r, err);
+	}
 	return LLR_OK;
+}
+
+/* Before leaving a member: read what the caller left of it and check its
+ * CRC, so a damaged member the caller skips is still reported. */
+static int tr_finish(llr_tensor_reader *r, llr_err *err)
+{
+	if (r->state != 0 || !r->has_crc || r->checked)
+		return LLR_OK;
+	char buf[4096];
+	while (r->done < r->size) {
+		int rc = tr_read(r, buf, (size_t)LLR_MIN(r->size - r->done, (int64_t)sizeof buf), err);
+		if (rc < 0)
+			return rc;
+	}
+	if (!r->checked) { /* an empty member */
+		r->checked = 1;
+		if (r->crc != r->want_crc)
+			return tr_crc_mismatch(r, err);
+	}
+	return LLR_OK;
+}
+
+/* A member refused before its end (bad .npy header, wrong shape): when
+ * its CRC fails, the damage is the reason, so say that instead. */
+static int tr_blame(llr_tensor_reader *r, int rc, llr_err *err)
+{
+	if (rc >= 0 || r->state != 0 || !r->has_crc || r->checked)
+		return rc;
+	llr_err e = {0};
+	if (tr_finish(r, &e) < 0 && r->crc_bad) {
+		if (err)
+			*err = e;
+		return e.code;
+	}
+	return rc;
+}
+
+/* The member's stored CRC: 1 with *crc, 0 when it has none, -1 when the
+ * value is not 8 hex digits. */
+static int entry_crc(struct archive_entry *e, uint32_t *crc)
+{
+	const char *name;
+	const void *v;
+	size_t n;
+	int found = 0;
+	archive_entry_xattr_reset(e);
+	while (archive_entry_xattr_next(e, &name, &v, &n) == ARCHIVE_OK) {
+		if (strcmp(name, CRC_XATTR))
+			continue;
+		const char *s = v;
+		uint32_t x = 0;
+		if (n != 8)
+			return -1;
+		for (size_t i = 0; i < 8; i++) {
+			int c = s[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+			if (d < 0)
+				return -1;
+			x = x << 4 | (uint32_t)d;
+		}
+		if (found && x != *crc)
+			return -1;
+		*crc = x;
+		found = 1;
+	}
+	return found;
 }
 
 /* Advance to the next regular member: 1, 0 at a proper end, <0. */
 static int tr_advance(llr_tensor_reader *r, llr_err *err)
 {
+	int frc = tr_finish(r, err);
+	if (frc < 0)
+		return frc;
 	for (;;) {
 		struct archive_entry *e;
 		int rc = archive_read_next_header(r->a, &e);
@@ -670,6 +803,17 @@ static int tr_advance(llr_tensor_reader *r, llr_err *err)
 		r->size = archive_entry_size_is_set(e) ? (int64_t)archive_entry_size(e) : -1;
 		r->done = 0;
 		r->state = 0;
+		r->checked = 0;
+		r->crc = 0;
+		r->has_crc = entry_crc(e, &r->want_crc);
+		if (r->has_crc < 0) {
+			r->state = -1;
+			return llr_err_set(err, LLR_EFORMAT, "%s: member %s: malformed checksum in its header (corrupted file)", r->name, r->member);
+		}
+		if (r->need_crc && !r->has_crc) {
+			r->state = -1;
+			return llr_err_set(err, LLR_EFORMAT, "%s: member %s: no checksum in its header (corrupted file)", r->name, r->member);
+		}
 		if (r->size < 0) {
 			r->state = -1;
 			return llr_err_set(err, LLR_EFORMAT, "%s: member %s: no size in its header", r->name, r->member);
@@ -771,6 +915,7 @@ llr_tensor_reader *llr_tr_open(const char *path, const char *kind, llr_err *err)
 		llr_tr_close(r);
 		return NULL;
 	}
+	r->need_crc = r->has_crc;
 	if (r->size > LLR_MAX_META) {
 		llr_err_set(err, LLR_ERANGE, "%s: meta: %lld bytes, over the 16 MiB limit", r->name, (long long)r->size);
 		llr_tr_close(r);
@@ -791,6 +936,14 @@ llr_tensor_reader *llr_tr_open(const char *path, const char *kind, llr_err *err)
 	free(text);
 	if (rc == LLR_OK)
 		rc = tr_check_meta(r, kind, err);
+	if (rc == LLR_OK) {
+		const char *ck = llr_meta_get(r->meta, "checksum");
+		if (ck && strcmp(ck, "crc32c"))
+			rc = llr_err_set(err, LLR_EKIND, "%s: meta: checksum=%s not supported (only crc32c): upgrade llrnn", r->name, ck);
+		else if (ck && !r->has_crc)
+			rc = llr_err_set(err, LLR_EFORMAT, "%s: member meta: no checksum in its header (corrupted file)", r->name);
+		r->need_crc = r->need_crc || ck;
+	}
 	if (rc < 0) {
 		llr_tr_close(r);
 		return NULL;
@@ -879,7 +1032,7 @@ int llr_tr_tensor_expect(llr_tensor_reader *r, llr_dtype dt, int ndim, const int
 	int64_t fsh[LLR_MAX_DIMS] = {0}, nbytes = 0;
 	int rc = tr_npy_header(r, &fdt, &fnd, fsh, &nbytes, err);
 	if (rc < 0)
-		return rc;
+		return tr_blame(r, rc, err);
 	if (dt) {
 		int ok = fdt == dt && fnd == ndim;
 		for (int i = 0; ok && i < ndim; i++)
@@ -891,7 +1044,8 @@ int llr_tr_tensor_expect(llr_tensor_reader *r, llr_dtype dt, int ndim, const int
 			for (char *p = b; *p; p++) /* "-1" entries read as "any" */
 				if (p[0] == '-' && p[1] == '1')
 					p[0] = '*', memmove(p + 1, p + 2, strlen(p + 2) + 1);
-			return llr_err_set(err, LLR_EFORMAT, "%s: member %s: %s %s, expected %s %s", r->name, r->member, llr_dtype_name(fdt), fnd ? a : "scalar", llr_dtype_name(dt), ndim ? b : "scalar");
+			rc = llr_err_set(err, LLR_EFORMAT, "%s: member %s: %s %s, expected %s %s", r->name, r->member, llr_dtype_name(fdt), fnd ? a : "scalar", llr_dtype_name(dt), ndim ? b : "scalar");
+			return tr_blame(r, rc, err);
 		}
 	}
 	llr_tensor *t = llr_tensor_new(fdt, fnd, fsh, err);

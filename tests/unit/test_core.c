@@ -1,6 +1,6 @@
 /*
  * test_core.c - unit tests for errors, allocation, the RNG, tensors, CSR
- * matrices and string interning.
+ * matrices, string interning and CRC-32C.
  */
 #include "llrnn.h"
 #include "test.h"
@@ -128,14 +128,41 @@ static void test_strmap(void)
 	llr_strmap_free(NULL);
 }
 
+/* RFC 3720 B.4 vectors and the usual check value; the result must not
+ * depend on how the input is split (the slicing path against the tail). */
+static void test_crc32c(void)
+{
+	CHECK(llr_crc32c(0, "123456789", 9) == 0xE3069283u);
+	CHECK(llr_crc32c(0, "", 0) == 0);
+	unsigned char b[48];
+	memset(b, 0, sizeof b);
+	CHECK(llr_crc32c(0, b, 32) == 0x8A9136AAu);
+	memset(b, 0xff, sizeof b);
+	CHECK(llr_crc32c(0, b, 32) == 0x62A8AB43u);
+	for (int i = 0; i < 32; i++)
+		b[i] = (unsigned char)i;
+	CHECK(llr_crc32c(0, b, 32) == 0x46DD794Eu);
+	for (int i = 0; i < 32; i++)
+		b[i] = (unsigned char)(31 - i);
+	CHECK(llr_crc32c(0, b, 32) == 0x113FDB5Cu);
+	static const unsigned char iscsi[48] = {
+		0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18,
+		0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+	CHECK(llr_crc32c(0, iscsi, 48) == 0xD9963A56u);
+	for (size_t cut = 0; cut <= 48; cut++)
+		CHECK(llr_crc32c(llr_crc32c(0, iscsi, cut), iscsi + cut, 48 - cut) == 0xD9963A56u);
+}
+
 int main(void)
 {
-	PLAN(6);
+	PLAN(7);
 	RUN(test_err);
 	RUN(test_buf);
 	RUN(test_rng);
 	RUN(test_tensor);
 	RUN(test_csr);
 	RUN(test_strmap);
+	RUN(test_crc32c);
 	DONE();
 }

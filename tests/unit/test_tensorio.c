@@ -50,6 +50,8 @@ static char *slurp(const char *path, size_t *n)
 	return b;
 }
 
+static char *find(const char *hay, size_t n, const char *needle);
+
 static void spit(const char *path, const void *p, size_t n)
 {
 	FILE *f = fopen(path, "wb");
@@ -192,13 +194,15 @@ static int read_all(const char *path, const char *kind, int check, llr_err *e)
 	if (check) {
 		const llr_meta *m = llr_tr_meta(r);
 		const char *k, *v;
-		CHECK(llr_meta_count(m) == 4);
+		CHECK(llr_meta_count(m) == 5);
 		llr_meta_at(m, 0, &k, &v);
 		CHECK(!strcmp(k, "format") && !strcmp(v, "llrnn"));
 		llr_meta_at(m, 1, &k, &v);
 		CHECK(!strcmp(k, "version") && !strcmp(v, "1"));
 		llr_meta_at(m, 2, &k, &v);
 		CHECK(!strcmp(k, "kind") && !strcmp(v, "features"));
+		llr_meta_at(m, 3, &k, &v);
+		CHECK(!strcmp(k, "checksum") && !strcmp(v, "crc32c"));
 		CHECK(!strcmp(llr_meta_get(m, "dims.V"), "3"));
 	}
 	while ((rc = llr_tr_next(r, &name, e)) > 0) {
@@ -284,12 +288,15 @@ static void test_roundtrip(void)
 	size_t n1, n2, n3;
 	char *a = slurp(p, &n1), *b = slurp(p2, &n2), *c = slurp(p3, &n3);
 	CHECK(a && b && c && n1 == n2 && n1 == n3 && !memcmp(a, b, n1) && !memcmp(a, c, n1));
-	/* the tar headers: mtime 0, uid/gid 0, no user names; .npy data
-	 * 64-byte aligned; the archive ends right after its zero blocks */
-	CHECK(!memcmp(a, "meta", 5));
-	CHECK(!memcmp(a + 108, "000000 ", 7) && !memcmp(a + 116, "000000 ", 7)); /* uid, gid */
-	CHECK(!memcmp(a + 136, "00000000000", 11)); /* mtime */
-	CHECK(a[265] == 0 && a[297] == 0);          /* uname, gname */
+	/* the tar headers: a pax header with the CRC of meta alone, then
+	 * meta's: mtime 0, uid/gid 0, no user names; .npy data 64-byte
+	 * aligned; the archive ends right after its zero blocks */
+	CHECK(!memcmp(a, "PaxHeader/meta", 15));
+	CHECK(find(a + 512, 512, "SCHILY.xattr.user.llrnn.crc32c=") && !find(a + 512, 512, "LIBARCHIVE"));
+	CHECK(!memcmp(a + 1024, "meta", 5));
+	CHECK(!memcmp(a + 1024 + 108, "000000 ", 7) && !memcmp(a + 1024 + 116, "000000 ", 7)); /* uid, gid */
+	CHECK(!memcmp(a + 1024 + 136, "00000000000", 11)); /* mtime */
+	CHECK(a[1024 + 265] == 0 && a[1024 + 297] == 0);   /* uname, gname */
 	CHECK(n1 % 512 == 0);
 	char *npy = memchr(a + 1024, 0x93, n1 - 1024);
 	CHECK(npy && !memcmp(npy, "\x93NUMPY\x01\x00", 8));
@@ -301,6 +308,108 @@ static void test_roundtrip(void)
 	free(a);
 	free(b);
 	free(c);
+}
+
+/* The members of a tar image: data offset, size, name (pax headers
+ * skipped); returns how many, at most max. */
+typedef struct tar_member {
+	size_t off, size;
+	char name[101];
+} tar_member;
+
+static int tar_members(const char *a, size_t n, tar_member *out, int max)
+{
+	int k = 0;
+	for (size_t off = 0; off + 512 <= n && a[off] && k < max;) {
+		size_t size = (size_t)strtoull(a + off + 124, NULL, 8);
+		if (a[off + 156] != 'x') { /* not a pax header */
+			out[k].off = off + 512;
+			out[k].size = size;
+			memcpy(out[k].name, a + off, 100);
+			out[k].name[100] = 0;
+			k++;
+		}
+		off += 512 + (size + 511) / 512 * 512;
+	}
+	return k;
+}
+
+static char *find(const char *hay, size_t n, const char *needle)
+{
+	size_t k = strlen(needle);
+	for (size_t i = 0; i + k <= n; i++)
+		if (!memcmp(hay + i, needle, k))
+			return (char *)hay + i;
+	return NULL;
+}
+
+/* A flipped bit in any member's bytes, a damaged or missing CRC: refused,
+ * naming the member; a member the caller skips is checked too. */
+static void test_checksums(void)
+{
+	const char *p = tpath("crc.llr"), *q = tpath("crc-bad.llr");
+	llr_err e = {0};
+	CHECK(write_test_archive(p, "features") == 0);
+	CHECK(read_all(p, "features", 1, &e) == LLR_OK);
+	size_t n;
+	char *a = slurp(p, &n);
+	tar_member m[32];
+	int k = tar_members(a, n, m, 32);
+	CHECK(k == 10); /* meta, 6 members, 3 of phi */
+	char want[200];
+	for (int i = 0; i < k; i++) {
+		if (!m[i].size)
+			continue;
+		/* the first byte (magic, meta's "format"), the middle, the last */
+		size_t at[3] = {m[i].off, m[i].off + m[i].size / 2, m[i].off + m[i].size - 1};
+		for (int j = 0; j < 3; j++) {
+			a[at[j]] ^= (char)(1 << (j + 2));
+			spit(q, a, n);
+			a[at[j]] ^= (char)(1 << (j + 2));
+			memset(&e, 0, sizeof e);
+			int rc = read_all(q, "features", 0, &e);
+			snprintf(want, sizeof want, "crc-bad.llr: member %s: checksum mismatch (corrupted file)", m[i].name);
+			CHECK(rc == LLR_EFORMAT && strstr(e.msg, want));
+			if (!strstr(e.msg, want))
+				printf("#   %s byte %zu: %s\n", m[i].name, at[j] - m[i].off, e.msg);
+		}
+	}
+	/* skipped: flip vocab, step over every member without reading */
+	for (int i = 0; i < k; i++)
+		if (!strcmp(m[i].name, "vocab")) {
+			a[m[i].off + 1] ^= 1;
+			spit(q, a, n);
+			a[m[i].off + 1] ^= 1;
+		}
+	llr_tensor_reader *r = llr_tr_open(q, "features", &e);
+	const char *name;
+	int rc;
+	while (r && (rc = llr_tr_next(r, &name, &e)) > 0)
+		;
+	CHECK(r && rc == LLR_EFORMAT && strstr(e.msg, "member vocab: checksum mismatch"));
+	llr_tr_close(r);
+	/* a malformed CRC; a CRC key renamed away, on a member and on meta */
+	char *key = find(a + 512, n - 512, "llrnn.crc32c="); /* meta's */
+	char *key2 = key ? find(key + 13, n - (size_t)(key + 13 - a), "llrnn.crc32c=") : NULL;
+	CHECK(key && key2);
+	if (key && key2) {
+		char c = key2[13];
+		key2[13] = 'g';
+		spit(q, a, n);
+		key2[13] = c;
+		CHECK(read_all(q, "features", 0, &e) == LLR_EFORMAT && strstr(e.msg, "member weights/f32.npy: malformed checksum in its header (corrupted file)"));
+		key2[11] = 'x';
+		spit(q, a, n);
+		key2[11] = 'c';
+		CHECK(read_all(q, "features", 0, &e) == LLR_EFORMAT && strstr(e.msg, "member weights/f32.npy: no checksum in its header (corrupted file)"));
+		key[11] = 'x';
+		spit(q, a, n);
+		key[11] = 'c';
+		CHECK(read_all(q, "features", 0, &e) == LLR_EFORMAT && strstr(e.msg, "member meta: no checksum in its header (corrupted file)"));
+		spit(q, a, n);
+		CHECK(read_all(q, "features", 1, &e) == LLR_OK);
+	}
+	free(a);
 }
 
 static void test_writer_errors(void)
@@ -740,9 +849,10 @@ static int test_numpy(void)
 
 int main(void)
 {
-	PLAN(9);
+	PLAN(10);
 	RUN(test_meta);
 	RUN(test_roundtrip);
+	RUN(test_checksums);
 	RUN(test_writer_errors);
 	RUN(test_kind_version);
 	RUN(test_npy_members);
