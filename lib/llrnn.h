@@ -1345,5 +1345,11 @@ int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err);
 void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
 void llr_blas_set_threads(int n); /* n <= 0: number of cores */
 int llr_blas_threads(void);
+/* Have BLAS take its work space now, after llr_blas_set_threads: LLR_OK,
+ * or LLR_ENOMEM when it does not fit.  OpenBLAS (0.3.21) takes ~128 MiB
+ * per thread on its first GEMM and, when malloc fails, retries forever:
+ * a process near its memory limit would hang instead of failing.  Tools
+ * call this before they load anything big. */
+int llr_blas_reserve(llr_err *err);
 
 #endif

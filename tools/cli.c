@@ -10,16 +10,32 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 const char *cli_prog = "llrnn";
 
+/* Under an address-space limit (ulimit -v), OpenBLAS's worker threads
+ * can fail to get their work buffers and retry forever, and its exit
+ * handler joins them, so exit would hang.  Under a limit, then, exit
+ * flushes stdio and ends the process without the libraries' exit
+ * handlers (the tools' own atexit handlers, registered later, run first). */
+static void exit_now(int status, void *arg)
+{
+	(void)arg;
+	fflush(NULL);
+	_exit(status);
+}
+
 void cli_init(const char *argv0, const char *name)
 {
 	(void)argv0;
 	cli_prog = name;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		on_exit(exit_now, NULL);
 }
 
 /* "prog: message\n" in one write when it fits, so the lines of tools

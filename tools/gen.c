@@ -576,6 +576,8 @@ static void generator_init(generator *g)
 	llr_err err = {0};
 	slm_load(&g->lm, g->opt.model, g->opt.verbose);
 	llr_blas_set_threads(g->opt.threads);
+	if (llr_blas_reserve(&err) < 0)
+		cli_die_err(&err);
 	llr_rng_seed(&g->master, g->opt.seed);
 	int B = g->nstreams = MAX(g->opt.beam, GROUP);
 	g->sampler = llr_sampler_new(g->lm.V, &err);

@@ -477,6 +477,9 @@ int main(int argc, char **argv)
 	if (!sngram_open(&sc.ng, sc.opt.model))
 		slm_load(&sc.lm, sc.opt.model, sc.opt.verbose);
 	llr_blas_set_threads(sc.opt.threads);
+	llr_err rerr = {0};
+	if (llr_blas_reserve(&rerr) < 0) /* a buffer for each scoring thread, too */
+		cli_die_err(&rerr);
 	/* With --threads N > 1 and --batch > 1 a batch is split into up to N
 	 * groups of lines, scored at the same time with single-threaded
 	 * BLAS: on the small per-step products of scoring, OpenBLAS's own

@@ -8,6 +8,7 @@
  * themselves live in libllrnn (llr_tokenize, llr_normalize,
  * llr_conllu_parse); this file is options, reading and writing.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ static void emit(const char *s, size_t n)
 	fputc('\n', S.out);
 	S.wrote_any = S.doc_started = 1;
 	if (ferror(S.out)) {
-		cli_die("%s: write error", S.o.path ? S.o.path : "<stdout>");
+		cli_die("%s: write error: %s", S.o.path ? S.o.path : "<stdout>", strerror(errno));
 	}
 }
 

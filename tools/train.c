@@ -1410,6 +1410,9 @@ int main(int argc, char **argv)
 	train_opts o;
 	parse_opts(argc, argv, &o);
 	llr_blas_set_threads(o.threads);
+	llr_err e = {0};
+	if (llr_blas_reserve(&e) < 0)
+		cli_die_err(&e);
 	/* The family dispatch: parse_opts chose the family from the options;
 	 * each family reads its own input, builds or resumes its model,
 	 * trains and saves it.  New families add a case here (train.h). */

@@ -7,6 +7,7 @@
  * sparse Phi products and the softmax, which are hand-written loops in
  * loglinear.c.
  */
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -34,6 +35,26 @@ void llr_blas_set_threads(int n)
 		n = c > 0 ? (int)c : 1;
 	}
 	openblas_set_num_threads(n);
+}
+
+/* OpenBLAS's BUFFER_SIZE on x86_64 (128 MiB, 32 << 22) and a margin for
+ * its alignment; one buffer a thread. */
+#define BLAS_BUFFER (((size_t)128 << 20) + ((size_t)1 << 20))
+#define WARM 128 /* over OpenBLAS's small-matrix path, which takes no buffer */
+
+int llr_blas_reserve(llr_err *err)
+{
+	size_t n = (size_t)llr_blas_threads();
+	void *p = malloc(n * BLAS_BUFFER);
+	if (!p)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory: BLAS needs %zu MiB of work space (%zu thread%s)", n * (BLAS_BUFFER >> 20), n, n == 1 ? "" : "s");
+	free(p);
+	float *m = calloc((size_t)3 * WARM * WARM, sizeof *m);
+	if (!m)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	llr_gemm(0, 0, WARM, WARM, WARM, 1.0f, m, WARM, m + WARM * WARM, WARM, 0.0f, m + 2 * WARM * WARM, WARM);
+	free(m);
+	return LLR_OK;
 }
 
 int llr_blas_threads(void)

@@ -1,0 +1,212 @@
+#!/usr/bin/env bats
+# 45-faults.bats - the tools under faults (issue 19): train killed with
+# SIGKILL and SIGTERM at seeded random moments, a full filesystem (a tiny
+# tmpfs, as root), stdout on /dev/full, a read-only output directory,
+# address space too small to allocate (ulimit -v), and models whose
+# weights are pushed to extreme values, which score must never turn into
+# nan or -inf.  Every failure must be a clean `tool: object: reason` with
+# status 1, never a crash, a hang, a partial file or a damaged old one.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+TINY="--hidden 8 --embed 8 --layers 1 --threads 1"
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR"
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 200 >"$d/in.tok"
+	featurize --top 30 -l --suffix 2 "$d/in.tok" >"$d/fz.bin" 2>/dev/null
+	train -q $TINY --epochs 1 -s 1 -o "$d/base.bin" "$d/fz.bin"
+	train -q --output softmax $TINY --epochs 1 -s 1 -o "$d/sm.bin" "$d/fz.bin"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	D="$BATS_FILE_TMPDIR"
+	FZ="$D/fz.bin"
+	IN="$D/in.tok"
+	BASE="$D/base.bin"
+}
+
+teardown() {
+	local m
+	for m in "$BATS_TEST_TMPDIR"/fs "$BATS_TEST_TMPDIR"/ro; do
+		if mountpoint -q "$m" 2>/dev/null; then umount "$m"; fi
+	done
+	return 0
+}
+
+epoch() {
+	tar xOf "$1" state/info | sed -n 's/^epoch=//p'
+}
+
+# a seeded random pause of up to 1.5 s (bash's RANDOM, seeded by the test)
+pause() {
+	sleep "$((RANDOM % 2)).$(printf '%03d' $((RANDOM % 1000)))"
+}
+
+# Kill train with signal $1 at seeded random moments, $2 trials: the model
+# file is the one before or a complete new one, and --resume continues it.
+kill_trials() {
+	local sig=$1 n=$2 t pid status e changed=0
+	cp "$BASE" m.bin
+	for t in $(seq "$n"); do
+		cp m.bin before.bin
+		train -q $TINY --epochs 100000 -s 1 -o m.bin "$FZ" 2>err.txt &
+		pid=$!
+		pause
+		kill "-$sig" "$pid"
+		status=0
+		wait "$pid" || status=$?
+		if [ "$sig" = KILL ]; then
+			[ "$status" -eq 137 ]
+		else
+			[ "$status" -eq 143 ]
+			# SIGTERM cleans up: no temporary left
+			run ls
+			refute_output --partial '.tmp-'
+		fi
+		cmp -s m.bin before.bin || changed=$((changed + 1))
+		# loads, every checksum verified, and scores
+		run score -q -m m.bin "$IN"
+		assert_success
+		[ "${#lines[@]}" -eq "$(wc -l <"$IN")" ]
+		e=$(epoch m.bin)
+		train -q --resume m.bin --epochs $((e + 1)) "$FZ"
+		[ "$(epoch m.bin)" -eq $((e + 1)) ]
+	done
+	echo "# $sig: $changed of $n trials replaced the model" >&3
+}
+
+@test "faults: kill -9 during train at 6 seeded moments: the old model or a complete new one; --resume continues" {
+	RANDOM=19
+	kill_trials KILL 6
+}
+
+@test "faults: kill -TERM during train at 6 seeded moments: saved, no temporaries; --resume continues" {
+	RANDOM=1919
+	kill_trials TERM 6
+}
+
+@test "faults: a full filesystem: a clear error, no partial file, the previous output untouched" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to mount a tiny tmpfs"
+	mkdir fs
+	mount -t tmpfs -o size=256k tmpfs fs 2>/dev/null || skip "cannot mount a tmpfs here"
+	cp "$BASE" fs/m.bin
+	echo previous >fs/out.txt
+	cp fs/out.txt fs/f.bin
+	dd if=/dev/zero of=fs/fill bs=4k 2>/dev/null || true
+	run_err 1 '^train: fs/m.bin: .*No space left on device' train -q $TINY --epochs 1 -o fs/m.bin "$FZ"
+	cmp fs/m.bin "$BASE"
+	run_err 1 '^featurize: fs/f.bin: .*No space left on device' featurize --top 30 -o fs/f.bin "$IN"
+	run_err 1 '^score: fs/out.txt: .*No space left on device' score -q -m "$BASE" -o fs/out.txt "$IN"
+	run_err 1 '^tok: fs/out.txt: .*No space left on device' tok -o fs/out.txt "$IN"
+	[ "$(cat fs/out.txt)" = previous ]
+	[ "$(cat fs/f.bin)" = previous ]
+	run ls -a fs
+	refute_output --partial '.tmp'
+}
+
+@test "faults: stdout on /dev/full: a clear error, status 1" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	for cmd in "featurize --top 30 $IN" "score -q -m $BASE $IN" "tok $IN" "gen -m $BASE -n 50" "vocab $IN"; do
+		run -1 sh -c "$cmd >/dev/full"
+		[ "$status" -eq 1 ]
+		[[ "$output" =~ (No space left on device|write error) ]]
+	done
+}
+
+@test "faults: a read-only output directory: a clear error, the previous output untouched" {
+	mkdir ro
+	cp "$BASE" ro/m.bin
+	echo previous >ro/out.txt
+	if [ "$(id -u)" -eq 0 ]; then
+		# root writes through permissions: a read-only mount instead
+		mount -t tmpfs -o size=1m tmpfs ro 2>/dev/null || skip "cannot mount a tmpfs here"
+		cp "$BASE" ro/m.bin
+		echo previous >ro/out.txt
+		mount -o remount,ro ro
+		why='Read-only file system'
+	else
+		chmod 555 ro
+		why='Permission denied'
+	fi
+	run_err 1 "^train: ro/m.bin: .*$why" train -q $TINY --epochs 1 -o ro/m.bin "$FZ"
+	cmp ro/m.bin "$BASE"
+	run_err 1 "^featurize: ro/f.bin: .*$why" featurize --top 30 -o ro/f.bin "$IN"
+	run_err 1 "^score: ro/out.txt: .*$why" score -q -m "$BASE" -o ro/out.txt "$IN"
+	[ "$(cat ro/out.txt)" = previous ]
+	[ ! -e ro/f.bin ]
+	[ "$(id -u)" -eq 0 ] || chmod 755 ro
+}
+
+# Run "$@" under ulimit -v $1 (KiB): success, or status 1 with a
+# "tool: ...out of memory" message; never a signal, a hang or another
+# status.  Prints "ok", "oom" when it ran out, "nostart" when the
+# dynamic loader could not map the libraries.
+under_limit() {
+	local kb=$1 status=0
+	shift
+	timeout 120 sh -c 'ulimit -v "$0" && exec "$@"' "$kb" "$@" >lim.out 2>lim.err || status=$?
+	if [ "$status" -eq 0 ]; then
+		echo ok
+	elif [ "$status" -eq 1 ] && grep -q "^${1##*/}: .*out of memory" lim.err; then
+		echo oom
+	elif [ "$status" -eq 127 ] && grep -q 'error while loading shared libraries' lim.err; then
+		echo nostart # below what the dynamic loader needs: not the tool's doing
+	else
+		echo "ulimit -v $kb: $*: status $status" >&2
+		cat lim.err >&2
+		return 1
+	fi
+}
+
+@test "faults: ulimit -v too small for train, score, featurize: out of memory, status 1, never a crash or a hang" {
+	local kb tool r
+	# featurize needs a corpus big enough to run out: 200,000 tokens of
+	# seeded random words
+	awk 'BEGIN { srand(19); for (i = 0; i < 20000; i++) { s = "w" int(rand() * 1e6)
+		for (j = 1; j < 10; j++) s = s " w" int(rand() * 1e6); print s } }' >big.tok
+	for tool in train score featurize; do
+		local oom=0 ok=0
+		for kb in 1000000 400000 250000 180000 140000 110000 90000; do
+			case $tool in
+			train) r=$(under_limit "$kb" train -q $TINY --epochs 1 -o t.bin "$FZ") ;;
+			score) r=$(under_limit "$kb" score -q -m "$BASE" "$IN") ;;
+			featurize) r=$(under_limit "$kb" featurize --top 100000 --suffix 3 -o f.bin big.tok) ;;
+			esac
+			[ "$r" = oom ] && oom=$((oom + 1))
+			[ "$r" = ok ] && ok=$((ok + 1))
+		done
+		echo "# $tool: $ok limits ran, $oom ran out of memory cleanly" >&3
+		[ "$oom" -ge 1 ]
+		[ "$ok" -ge 1 ]
+	done
+	# a network too big for any limit: refused at once, not after a swap storm
+	r=$(under_limit 2000000 train -q --hidden 65536 --embed 65536 --layers 1 --threads 1 --epochs 1 -o big.bin "$FZ")
+	[ "$r" = oom ]
+}
+
+@test "score never prints nan or -inf, whatever the weights: models pushed to extremes" {
+	local m mode opts
+	for m in "$BASE" "$D/sm.bin"; do
+		for mode in huge max tiny mixed; do
+			/usr/bin/python3 "$FIXTURES/faults/push_weights.py" "$m" x.bin "$mode" 19
+			for opts in "" "--per-token" "--json" "--base 2 --per-token" "--batch 4 --threads 2"; do
+				status=0
+				score $opts -m x.bin "$IN" >out.txt 2>err.txt || status=$?
+				if grep -Eiq '(^|[^[:alpha:]])-?(nan|inf|infinity)([^[:alpha:]]|$)' out.txt; then
+					echo "score $opts on $mode weights printed:" >&2
+					grep -Ei '(^|[^[:alpha:]])-?(nan|inf|infinity)([^[:alpha:]]|$)' out.txt | head -3 >&2
+					return 1
+				fi
+				if [ "$status" -eq 0 ]; then
+					[ "$(wc -l <out.txt)" -eq "$(wc -l <"$IN")" ]
+				else
+					[ "$status" -eq 1 ]
+					grep -q '^score: ' err.txt
+				fi
+			done
+		done
+	done
+}
