@@ -4,6 +4,8 @@
 #   make demo       the main job on a real corpus (pipelines/demo.mk)
 #   make install    PREFIX, DESTDIR, BINDIR, MANDIR, PROGPREFIX honoured
 #   make SANITIZE=address,undefined check
+#   make check TESTS='tests/47-threads.bats'   only those BATS files
+#   make fuzz FUZZ_SECONDS=N   libFuzzer harnesses (tests/fuzz), N s each
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -112,7 +114,36 @@ $(UNITS): build/tests/%: build/tests/%.o build/libllrnn.a
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@SANITIZE='$(SANITIZE)' scripts/run-tests
+	@SANITIZE='$(SANITIZE)' scripts/run-tests $(TESTS)
+
+# Fuzzing (tests/fuzz/README.md): the library again, built with clang
+# for libFuzzer with ASan and UBSan under build/fuzz/, one binary for
+# each tests/fuzz/fuzz_*.c, each run FUZZ_SECONDS from seeds made of the
+# fixtures (tests/fuzz/make-seeds, which uses the tools in bin/).
+# FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION: a checksum mismatch is not
+# fatal there, so the fuzzer gets past the CRCs into the parsers.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZERS := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_LIB_OBJ := $(LIB_SRC:lib/%.c=build/fuzz/lib/%.o)
+
+build/fuzz/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -Wall -Wextra -Wno-unused-parameter $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libllrnn.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build/fuzz/libllrnn.a
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -Wall -Wextra $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libllrnn.a $(LDLIBS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory all $(FUZZERS)
+	@tests/fuzz/run $(FUZZ_SECONDS)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -140,6 +171,7 @@ uninstall:
 clean:
 	rm -rf build bin
 
-.PHONY: all deps deps-check check demo lint-man install uninstall clean FORCE
+.PHONY: all deps deps-check check fuzz demo lint-man install uninstall clean FORCE
 FORCE:
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZERS:=.d)
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TOOL_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d)
