@@ -332,7 +332,8 @@ static int load_binary(const char *path, llr_ngram **out, llr_err *err)
 }
 
 /* What path holds, from its first 64 KiB: 1 a tensor archive (its first
- * member is `meta`), 2 ARPA text (a line \data\), 0 something else. */
+ * member is `meta`, after the pax header with its checksum,
+ * llrnn-tensor(5)), 2 ARPA text (a line \data\), 0 something else. */
 static int sniff_kind(const char *path, llr_err *err)
 {
 	llr_input *in = llr_input_open(path, err);
@@ -359,7 +360,7 @@ static int sniff_kind(const char *path, llr_err *err)
 	llr_input_close(in);
 	buf[got] = 0;
 	int kind = 0;
-	if (got >= 5 && !memcmp(buf, "meta", 5))
+	if ((got >= 5 && !memcmp(buf, "meta", 5)) || (got >= 15 && !memcmp(buf, "PaxHeader/meta", 15)))
 		kind = 1;
 	for (size_t i = 0; i + 6 <= got && !kind; i++)
 		if ((i == 0 || buf[i - 1] == '\n') && !memcmp(buf + i, "\\data\\", 6))
