@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# 45-faults.bats - the tools under faults (issue 19): train killed with
+# 48-faults.bats - the tools under faults (issue 19): train killed with
 # SIGKILL and SIGTERM at seeded random moments, a full filesystem (a tiny
 # tmpfs, as root), stdout on /dev/full, a read-only output directory,
 # address space too small to allocate (ulimit -v), and models whose
