@@ -17,32 +17,32 @@
 #include "score_ngram.h"
 
 static const char usage[] =
-	"usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
-	"             [--batch N] [--check-norm] [--threads N] [file ...]\n"
-	"       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
-	"       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
-	"       score --version\n";
+    "usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
+    "             [--batch N] [--check-norm] [--threads N] [file ...]\n"
+    "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
+    "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
+    "       score --version\n";
 
 #define NORM_TOL 1e-3
 
 enum { OPT_BASE = 256, OPT_PER_TOKEN, OPT_JSON, OPT_BATCH, OPT_CHECK_NORM, OPT_THREADS, OPT_EMBED, OPT_TASK, OPT_TENSOR };
 
 static const struct option longopts[] = {
-	{"model", required_argument, NULL, 'm'},
-	{"output", required_argument, NULL, 'o'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"base", required_argument, NULL, OPT_BASE},
-	{"per-token", no_argument, NULL, OPT_PER_TOKEN},
-	{"json", no_argument, NULL, OPT_JSON},
-	{"batch", required_argument, NULL, OPT_BATCH},
-	{"check-norm", no_argument, NULL, OPT_CHECK_NORM},
-	{"threads", required_argument, NULL, OPT_THREADS},
-	{"embed", no_argument, NULL, OPT_EMBED},
-	{"task", required_argument, NULL, OPT_TASK},
-	{"tensor", no_argument, NULL, OPT_TENSOR},
-	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+    {"model", required_argument, NULL, 'm'},
+    {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"base", required_argument, NULL, OPT_BASE},
+    {"per-token", no_argument, NULL, OPT_PER_TOKEN},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"check-norm", no_argument, NULL, OPT_CHECK_NORM},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"embed", no_argument, NULL, OPT_EMBED},
+    {"task", required_argument, NULL, OPT_TASK},
+    {"tensor", no_argument, NULL, OPT_TENSOR},
+    CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0},
 };
 
 /* One input line waiting in the batch. */

@@ -91,7 +91,7 @@ typedef struct train_opts {
 	int distributed; /* --distributed: one rank of an MPI job (train_dist.h) */
 	int progress;
 	int quiet;
-	int verbose;     /* -v: notes (an archive without checksums) */
+	int verbose; /* -v: notes (an archive without checksums) */
 	/* which were given on the command line (for --resume) */
 	int set_output, set_layers, set_hidden, set_embed, set_dropout, set_batch;
 	int set_max_len, set_optim, set_lr, set_clip, set_min_impr, set_seed;

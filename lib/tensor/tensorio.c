@@ -617,8 +617,8 @@ struct llr_tensor_reader {
 	int has_crc;     /* the current member carries a CRC-32C */
 	int checked;     /* and it has been checked */
 	uint32_t want_crc, crc; /* the stored CRC, the CRC of what was read */
-	int need_crc;    /* a checksummed file: every member has one */
-	int crc_bad;     /* a member failed its check */
+	int need_crc;           /* a checksummed file: every member has one */
+	int crc_bad;            /* a member failed its check */
 };
 
 /* libarchive's read failure as an LLR code and "name: member: reason". */
@@ -745,7 +745,8 @@ static int entry_crc(struct archive_entry *e, uint32_t *crc)
 		if (n != 8)
 			return -1;
 		for (size_t i = 0; i < 8; i++) {
-			int c = s[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+			int c = s[i], d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			                                                                        : -1;
 			if (d < 0)
 				return -1;
 			x = x << 4 | (uint32_t)d;

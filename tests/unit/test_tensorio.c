@@ -295,8 +295,8 @@ static void test_roundtrip(void)
 	CHECK(find(a + 512, 512, "SCHILY.xattr.user.llrnn.crc32c=") && !find(a + 512, 512, "LIBARCHIVE"));
 	CHECK(!memcmp(a + 1024, "meta", 5));
 	CHECK(!memcmp(a + 1024 + 108, "000000 ", 7) && !memcmp(a + 1024 + 116, "000000 ", 7)); /* uid, gid */
-	CHECK(!memcmp(a + 1024 + 136, "00000000000", 11)); /* mtime */
-	CHECK(a[1024 + 265] == 0 && a[1024 + 297] == 0);   /* uname, gname */
+	CHECK(!memcmp(a + 1024 + 136, "00000000000", 11));                                     /* mtime */
+	CHECK(a[1024 + 265] == 0 && a[1024 + 297] == 0);                                       /* uname, gname */
 	CHECK(n1 % 512 == 0);
 	char *npy = memchr(a + 1024, 0x93, n1 - 1024);
 	CHECK(npy && !memcmp(npy, "\x93NUMPY\x01\x00", 8));
