@@ -154,6 +154,8 @@ under_limit() {
 		echo oom
 	elif [ "$status" -eq 127 ] && grep -q 'error while loading shared libraries' lim.err; then
 		echo nostart # below what the dynamic loader needs: not the tool's doing
+	elif grep -q '^OpenBLAS blas_thread_init: pthread_create failed' lim.err; then
+		echo nostart # OpenBLAS starts its threads when loaded, before main
 	else
 		echo "ulimit -v $kb: $*: status $status" >&2
 		cat lim.err >&2
