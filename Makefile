@@ -93,15 +93,23 @@ build/llrnn.pc: FORCE
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn -lm -lpthread%s\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' '$(PKGS)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' > $@
 
-build/lib/%.o: lib/%.c
+# The objects do not record their flags: build/flags does, and every
+# object depends on it, so a change of SANITIZE (or CC, CFLAGS) rebuilds
+# them all, never linking plain objects into a sanitizer build.
+BUILD_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(LDLIBS)
+build/flags: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(BUILD_FLAGS)' | cmp -s - $@ || printf '%s\n' '$(BUILD_FLAGS)' >$@
+
+build/lib/%.o: lib/%.c build/flags
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/tools/%.o: tools/%.c
+build/tools/%.o: tools/%.c build/flags
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-build/tests/%.o: tests/unit/%.c
+build/tests/%.o: tests/unit/%.c build/flags
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests/unit -Ilib/nn $(CFLAGS) -c -o $@ $<
 
