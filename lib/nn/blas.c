@@ -28,12 +28,41 @@ void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const fl
 	cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+#if defined(__SANITIZE_THREAD__)
+#define LLR_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LLR_TSAN 1
+#endif
+#endif
+
+#ifdef LLR_TSAN
+/* Under ThreadSanitizer OpenBLAS runs every GEMM on the calling thread.
+ * Its thread pool hands work over by spinning on plain flags, which TSan
+ * cannot see (OpenBLAS is not instrumented), so each split GEMM was
+ * reported as a race between sgemm_* on OpenBLAS's thread and our reads
+ * of its result.  The count asked for is still what llr_blas_threads
+ * returns, so our own threads (the log-linear workers, the score groups)
+ * run as many as without TSan, and TSan checks them. */
+static _Atomic int tsan_threads = 1;
+
+__attribute__((constructor)) static void tsan_blas_init(void)
+{
+	tsan_threads = openblas_get_num_threads();
+	openblas_set_num_threads(1);
+}
+#endif
+
 void llr_blas_set_threads(int n)
 {
 	if (n <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 		n = c > 0 ? (int)c : 1;
 	}
+#ifdef LLR_TSAN
+	tsan_threads = n;
+	n = 1;
+#endif
 	openblas_set_num_threads(n);
 }
 
@@ -59,6 +88,10 @@ int llr_blas_reserve(llr_err *err)
 
 int llr_blas_threads(void)
 {
+#ifdef LLR_TSAN
+	int n = tsan_threads;
+#else
 	int n = openblas_get_num_threads();
+#endif
 	return n > 0 ? n : 1;
 }

@@ -24,8 +24,12 @@
 #define LLR_VECTORIZE
 #endif
 /* The default build targets baseline x86-64 (SSE2); on x86-64 Linux the
- * hot loops are also compiled for AVX2 and picked at load time. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+ * hot loops are also compiled for AVX2 and picked at load time.  Not under
+ * ThreadSanitizer: GCC instruments the ifunc resolvers the clones need,
+ * and the dynamic loader runs them before the TSan runtime is set up, so
+ * every tool crashed at start (even --version). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__SANITIZE_THREAD__)
 #define LLR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define LLR_CLONES
