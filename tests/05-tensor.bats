@@ -230,3 +230,20 @@ print(len(ms), [m.name for m in ms if len(m.pax_headers.get("SCHILY.xattr.user.l
 	score --embed --tensor -m enc.bin -o vec.bin s20.tok
 	crcs_all vec.bin
 }
+
+@test "checksums: a character-aware model with a tree output: a flipped bit in its characters, its tree or their weights is refused" {
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -100 >in.tok
+	featurize --top 50 in.tok >ct.fz 2>/dev/null
+	train -q --hidden 8 --embed 8 --layers 1 --threads 1 --char-embed 4 --char-filters 1:4,2:4 \
+		--input chars --output tree --epochs 1 -o ct.bin ct.fz
+	crcs_all ct.bin
+	score -q -m ct.bin in.tok >good.txt
+	local prefix seed member
+	for prefix in chars.npy tree/ params/chars/ params/highway params/tree/; do
+		for seed in 1 2; do
+			member=$(flip ct.bin bad.bin "$seed" "$prefix")
+			run_err 1 "^score: bad.bin: member $member: checksum mismatch \(corrupted file\)$" score -q -m bad.bin in.tok
+		done
+	done
+	score -q -m ct.bin in.tok | cmp - good.txt
+}

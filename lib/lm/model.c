@@ -433,7 +433,7 @@ static int read_i32(loader *L, const char *name, int64_t n, int32_t **out, llr_e
 	int64_t sh[1] = {n};
 	int rc = llr_tr_tensor_expect(L->r, LLR_I32, 1, sh, &t, err);
 	if (rc < 0)
-		return llr_err_prefix(err, "%s: %s", L->path, name);
+		return rc; /* "path: member NAME: reason" already */
 	*out = t->data;
 	t->data = NULL;
 	llr_tensor_free(t);
