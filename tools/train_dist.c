@@ -26,9 +26,10 @@ static void abort_job(int status, void *arg)
 	if (fin)
 		return;
 	/* The message this rank printed goes to mpirun through a pipe; the
-	 * abort kills the daemons that forward it, so give it time first. */
+	 * abort kills the daemons that forward it, so give it a second first
+	 * (the job is ending anyway; a loaded machine forwards slowly). */
 	fflush(stderr);
-	nanosleep(&(struct timespec){0, 300000000}, NULL);
+	nanosleep(&(struct timespec){1, 0}, NULL);
 	MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
 }
 
