@@ -437,7 +437,11 @@ static int read_i32(loader *L, const char *name, int64_t n, int32_t **out, llr_e
 	*out = t->data;
 	t->data = NULL;
 	llr_tensor_free(t);
-	return next(L, err);
+	if ((rc = next(L, err)) < 0) { /* the next member's header is bad */
+		free(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 /* The character vocabulary and the tree's groups, when the network has them. */
