@@ -1046,11 +1046,6 @@ static void check_fixed(const ed_opts *o, const llr_meta *m)
 	}
 }
 
-static double meta_num(const llr_meta *m, const char *key, double dflt)
-{
-	double v;
-	return llr_meta_get_f64(m, key, &v, NULL) < 0 ? dflt : v;
-}
 
 /* Continue the run in o->resume: its options bind. */
 static void resume(ed_opts *o, trainer *T)
@@ -1062,17 +1057,17 @@ static void resume(ed_opts *o, trainer *T)
 		cli_die("%s: no training state to resume from", o->resume);
 	const llr_meta *m = T->model->meta;
 	check_fixed(o, m);
-	o->batch = (int)meta_num(m, "batch", o->batch);
-	o->max_len = (int)meta_num(m, "max_len", o->max_len);
+	o->batch = (int)train_meta_num(m, "batch", o->batch);
+	o->max_len = (int)train_meta_num(m, "max_len", o->max_len);
 	o->dropout = llr_encdec_cfg(T->model->net)->dropout;
 	if (!o->set_clip)
-		o->clip = meta_num(m, "clip", o->clip);
+		o->clip = train_meta_num(m, "clip", o->clip);
 	if (!o->set_min_impr)
-		o->min_impr = meta_num(m, "min_improvement", o->min_impr);
+		o->min_impr = train_meta_num(m, "min_improvement", o->min_impr);
 	if (!o->set_patience)
-		o->patience = (int)meta_num(m, "patience", o->patience);
+		o->patience = (int)train_meta_num(m, "patience", o->patience);
 	if (!o->set_epochs)
-		o->epochs = (int64_t)meta_num(m, "max_epochs", (double)o->epochs);
+		o->epochs = (int64_t)train_meta_num(m, "max_epochs", (double)o->epochs);
 	if (o->batch < 1 || o->max_len < 1 || o->patience < 1 || o->epochs < 0)
 		cli_die("%s: bad batch, max_len, patience or max_epochs in meta", o->resume);
 	if (o->set_lr) {
