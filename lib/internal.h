@@ -35,8 +35,9 @@ int llr_lex_read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64
 
 /* lib/ngram/trie.c: an n-gram's trie as members of a tensor archive, for
  * its own archive (prefix "": meta keys order, ngram.N) and inside a
- * lexicon (prefix "bg/": meta keys bg.order, bg.ngram.N); reading checks
- * the trie (messages name path). */
+ * lexicon (prefix "bg/": meta keys bg.order, bg.ngram.N; "spell/":
+ * spell.order, spell.ngram.N): the meta keys take the member prefix with
+ * its slashes as dots.  Reading checks the trie (messages name path). */
 int llr_ngram_meta(const llr_ngram *m, llr_meta *meta, const char *prefix);
 int llr_ngram_put_members(llr_tensor_writer *w, const llr_ngram *m, const char *prefix, llr_err *err);
 int llr_ngram_get_members(llr_tensor_reader *r, const llr_meta *meta, const char *prefix, const char *path, llr_ngram **out, llr_err *err);

@@ -449,6 +449,7 @@ int llr_conllu_feats(const char *feats, llr_feature_fn emit, void *ctx, llr_err 
  * n-gram models section below). */
 typedef struct llr_ngram llr_ngram;
 typedef struct llr_ngram_bg llr_ngram_bg;
+typedef struct llr_spelling llr_spelling;
 
 /* What featurize writes and train reads (kind "features"), also the word
  * model part of a model file.  See llrnn-tensor(5). */
@@ -468,6 +469,12 @@ typedef struct llr_lexicon {
 	 * owned, written and read with the other members */
 	llr_ngram *ngram;
 	llr_ngram_bg *bg;
+	/* NULL, or the spelling model p_spell of open-vocabulary scoring
+	 * (featurize --spelling N), owned, and spell_lambda, the open
+	 * background's mass of the strings outside the vocabulary
+	 * (llr_open_lambda), in (0, 1); see llr_openbg_new */
+	llr_spelling *spell;
+	double spell_lambda;
 } llr_lexicon;
 
 /* Limits featurize and the readers enforce (LLR_ERANGE beyond them). */
@@ -485,12 +492,15 @@ int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m);
  * logb (float32 [V]), and with an n-gram background the n-gram's trie as
  * bg/vocab, bg/1/logp, bg/1/backoff, bg/1/child, bg/2/word... (the
  * members of llr_ngram_save under bg/; its sizes in the meta as
- * bg.order, bg.ngram.N); the meta member is the writer's (see above). */
+ * bg.order, bg.ngram.N), then with a spelling model its character n-gram
+ * the same way under spell/ (meta spell.order, spell.ngram.N, and
+ * spell.lambda); the meta member is the writer's (see above). */
 int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err);
 /* Read those members: the first is the next member of r (right after
  * llr_tr_open, or after the caller's own members), the last is logb (or
  * the n-gram's last, when the meta has bg.order: then logb must be the
- * n-gram's unigram level, or LLR_EFORMAT), so
+ * n-gram's unigram level, or LLR_EFORMAT; then the spelling model's, when
+ * the meta has spell.order: spell.lambda must be in (0, 1)), so
  * the caller goes on with llr_tr_next for its own members.  Sizes, eos_id,
  * unk_id and the extractors come from llr_tr_meta(r); every member is
  * checked against them (messages name the member).  *out: caller frees
@@ -1286,7 +1296,6 @@ int llr_ngram_sniff(const char *path, llr_err *err);
  * counting words with llr_spelling_count into an llr_ngram_counter, then
  * llr_ngram_estimate (llr_kn_opts.discount_fallback helps small word
  * lists) and llr_spelling_new. */
-typedef struct llr_spelling llr_spelling;
 /* Count w[0..len) as the sentence of its characters.  LLR_EFORMAT for an
  * empty word, invalid UTF-8, a space, TAB, newline or NUL. */
 int llr_spelling_count(llr_ngram_counter *c, const char *w, size_t len, llr_err *err);
@@ -1298,6 +1307,39 @@ const llr_ngram *llr_spelling_ngram(const llr_spelling *s);
 /* ln p_spell(w), finite for any bytes (a byte that is not UTF-8, a space
  * or a TAB scores as an unseen character). */
 double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len);
+
+/* The open background of open-vocabulary scoring (lib/ngram/openbg.c),
+ * over every string w, for a lexicon with a spelling model.  V' is the
+ * vocabulary less <unk> (</s> stays: the end of the sentence), and
+ *     b(w) = (1 - lambda) b_V(w)                       for w in V'
+ *     b(w) = lambda p_spell(w) / (1 - S_V)             for w outside V'
+ * with b_V(w) = exp(logb[w]) / (1 - exp(logb[<unk>])), the lexicon's
+ * background renormalised to V', and S_V = sum over v in V' of
+ * p_spell(v): p_spell renormalised to the strings outside V', so V' has
+ * mass exactly 1 - lambda and the rest exactly lambda.  The string
+ * "<unk>" is outside V' like any unseen string.  The softmax-plus-spelling
+ * baseline spreads p(<unk> | K) over the unseen strings by the same
+ * p_spell(w) / (1 - S_V) (llr_openbg_unseen_logp). */
+typedef struct llr_openbg llr_openbg;
+/* The unseen-word mass lambda, Good-Turing: (n1 + n_unk) / N, with n1 the
+ * training types seen once, n_unk the training tokens outside the
+ * vocabulary and N every event the model predicts (tokens and </s>);
+ * at least 1 / N, at most 1 - 1 / N.  N >= 2. */
+double llr_open_lambda(int64_t n1, int64_t n_unk, int64_t N);
+/* x (borrowed; it must outlive g) with x->spell.  LLR_EINVAL without a
+ * spelling model; LLR_ENOMEM. */
+llr_openbg *llr_openbg_new(const llr_lexicon *x, llr_err *err);
+void llr_openbg_free(llr_openbg *g);
+double llr_openbg_lambda(const llr_openbg *g);
+/* ln(1 - S_V): the log of p_spell's mass outside V'. */
+double llr_openbg_log_outside(const llr_openbg *g);
+/* The id of w in V', or -1 for a string outside V' (among them <unk>). */
+int32_t llr_openbg_word(const llr_openbg *g, const char *w, size_t len);
+/* ln p_spell(w) - ln(1 - S_V): the distribution over the strings outside
+ * V' (meaningful only for those). */
+double llr_openbg_unseen_logp(const llr_openbg *g, const char *w, size_t len);
+/* ln b(w) for any bytes, finite. */
+double llr_openbg_logb(const llr_openbg *g, const char *w, size_t len);
 
 /* An n-gram as the context-dependent background b(K; x) of the LL-RNN
  * (featurize --background ngram:FILE; man/llrnn.7 derives the sums).

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "featurize_source.h"
+#include "featurize_spell.h"
 #include "featurize_src.h"
 
 static const char usage[] =
@@ -22,7 +23,8 @@ static const char usage[] =
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
     "                 [--min-feature-count N] [--input-features LIST]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
-    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--dump] [-o FILE] [FILE ...]\n"
+    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--spelling N] [--dump]\n"
+    "                 [-o FILE] [FILE ...]\n"
     "       featurize [options] --source SRC [-o FILE] TARGET\n"
     "       featurize --version\n";
 
@@ -95,6 +97,7 @@ typedef struct {
 	const char *bg_file; /* FZ_BG_FILE: token<TAB>probability; FZ_BG_NGRAM: the n-gram */
 	const char *hunspell;
 	const char *source; /* --source: parallel data (featurize_source.c) */
+	int spelling;       /* --spelling N: the character order, 0 = none (featurize_spell.c) */
 	unsigned in_mask;   /* sources of psi; 0 = psi is phi */
 	char **files;
 	int nfiles;
@@ -486,7 +489,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		O_EXTRA,
 		O_BACKGROUND,
 		O_DUMP,
-		O_SOURCE
+		O_SOURCE,
+		O_SPELLING
 	};
 	static const struct option lopts[] = {
 	    {"top", required_argument, 0, O_TOP},
@@ -505,6 +509,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	    {"background", required_argument, 0, O_BACKGROUND},
 	    {"dump", no_argument, 0, O_DUMP},
 	    {"source", required_argument, 0, O_SOURCE},
+	    {"spelling", required_argument, 0, O_SPELLING},
 	    {"lowercase", no_argument, 0, 'l'},
 	    {"output", required_argument, 0, 'o'},
 	    CLI_COMMON_OPTIONS,
@@ -540,6 +545,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		case O_BACKGROUND: bg = optarg; break;
 		case O_DUMP: o->dump = 1; break;
 		case O_SOURCE: o->source = optarg; break;
+		case O_SPELLING: o->spelling = (int)cli_parse_int(usage, "--spelling", optarg, 1, LLR_NGRAM_MAX_ORDER); break;
 		}
 	}
 	o->files = argv + optind;
@@ -551,6 +557,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	fz_parse_background(bg, o);
 	if (o->vocab_lex && !R->z.nsrc)
 		cli_usage_error(usage, "--vocab-from corpus+lexicon needs a lexicon source (--conllu, --lexicon, --tagged)");
+	if (o->spelling && o->dump)
+		cli_usage_error(usage, "--spelling: not with --dump (the dump holds the features only)");
 	if (o->source && o->dump)
 		cli_usage_error(usage, "--source: not with --dump (the lexicon is the target's)");
 	if (o->source && (argc - optind != 1 || !strcmp(o->files[0], "-")))
@@ -1009,6 +1017,7 @@ static void fz_run_free(fz_run *R)
 	llr_meta_free(R->lex.meta);
 	llr_ngram_bg_free(R->lex.bg);
 	llr_ngram_free(R->lex.ngram);
+	llr_spelling_free(R->lex.spell);
 	free(R->o.extra);
 }
 
@@ -1037,6 +1046,8 @@ int main(int argc, char **argv)
 	fz_columns(&R);  /* 4. */
 	fz_matrices(&R); /* 5. */
 	fz_meta(&R);     /* 6. */
+	if (R.o.spelling)
+		fz_spelling(R.v, R.o.spelling, &R.lex, fz_corpus_name(&R.o));
 	if (R.o.dump)    /* 7. */
 		fz_dump(&R.o, &R.lex);
 	else

@@ -8,7 +8,9 @@
  * Member order, exactly: vocab, features, [features_in], phi/indptr,
  * phi/indices, phi/data, [psi/indptr, psi/indices, psi/data], logb.  The
  * sizes live in the meta member written before them (llr_lexicon_to_meta).
- * With an n-gram background (x->ngram) its trie follows logb, under bg/.
+ * With an n-gram background (x->ngram) its trie follows logb, under bg/;
+ * with a spelling model (x->spell) its character n-gram comes last, under
+ * spell/.
  * Not here: building a lexicon from sources (tools/featurize.c), the string
  * extractors (extract.c), the archive format (tensorio.c).
  */
@@ -31,6 +33,7 @@ void llr_lexicon_free(llr_lexicon *x)
 	llr_meta_free(x->meta);
 	llr_ngram_bg_free(x->bg);
 	llr_ngram_free(x->ngram);
+	llr_spelling_free(x->spell);
 	free(x);
 }
 
@@ -43,7 +46,8 @@ static int is_reserved_key(const char *k)
 	for (int i = 0; keys[i]; i++)
 		if (!strcmp(k, keys[i]))
 			return 1;
-	return !strncmp(k, "extract.", 8) || !strncmp(k, "bg.", 3);
+	return !strncmp(k, "extract.", 8) || !strncmp(k, "bg.", 3) || !strcmp(k, "spell.order") || !strcmp(k, "spell.lambda") ||
+	       !strncmp(k, "spell.ngram.", 12);
 }
 
 int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
@@ -61,6 +65,9 @@ int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
 	    (rc = llr_extractors_to_meta(&x->extract, m)) < 0)
 		return rc;
 	if (x->ngram && (rc = llr_ngram_meta(x->ngram, m, "bg/")) < 0)
+		return rc;
+	if (x->spell && ((rc = llr_ngram_meta(llr_spelling_ngram(x->spell), m, "spell/")) < 0 ||
+	                 (rc = llr_meta_setf(m, "spell.lambda", "%.17g", x->spell_lambda)) < 0))
 		return rc;
 	size_t n = x->meta ? llr_meta_count(x->meta) : 0;
 	for (size_t i = 0; i < n; i++) {
@@ -110,9 +117,11 @@ int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
 		return rc;
 	if (x->psi && (rc = llr_tw_put_csr(w, "psi", x->psi, err)) < 0)
 		return rc;
-	if ((rc = llr_tw_put_raw(w, "logb", LLR_F32, 1, &V, x->logb, err)) < 0 || !x->ngram)
+	if ((rc = llr_tw_put_raw(w, "logb", LLR_F32, 1, &V, x->logb, err)) < 0)
 		return rc;
-	return llr_ngram_put_members(w, x->ngram, "bg/", err);
+	if (x->ngram && (rc = llr_ngram_put_members(w, x->ngram, "bg/", err)) < 0)
+		return rc;
+	return x->spell ? llr_ngram_put_members(w, llr_spelling_ngram(x->spell), "spell/", err) : LLR_OK;
 }
 
 /* ------------------------------------------------------------- reading */
@@ -229,6 +238,28 @@ static int read_ngram_bg(llr_tensor_reader *r, const llr_meta *m, llr_lexicon *x
 	return LLR_OK;
 }
 
+/* The spelling model, after logb and the n-gram background: a character
+ * n-gram and the unseen-word mass spell.lambda in (0, 1). */
+static int read_spelling(llr_tensor_reader *r, const llr_meta *m, llr_lexicon *x, llr_err *err)
+{
+	const char *l = llr_meta_get(m, "spell.lambda");
+	char *end = NULL;
+	double lambda = l ? strtod(l, &end) : NAN;
+	if (!l || end == l || *end || !(lambda > 0 && lambda < 1))
+		return llr_err_set(err, LLR_EFORMAT, "meta: spell.lambda: %s%s%s", l ? "'" : "missing", l ? l : "",
+		                   l ? "' is not a number in (0, 1)" : "");
+	llr_ngram *ng = NULL;
+	int rc = llr_ngram_get_members(r, m, "spell/", "member spell", &ng, err);
+	if (rc < 0)
+		return rc;
+	if (!(x->spell = llr_spelling_new(ng, err))) {
+		llr_ngram_free(ng);
+		return llr_err_prefix(err, "member spell");
+	}
+	x->spell_lambda = lambda;
+	return LLR_OK;
+}
+
 int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 {
 	*out = NULL;
@@ -301,6 +332,8 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 		}
 	}
 	if (llr_meta_get(m, "bg.order") && (rc = read_ngram_bg(r, m, x, err)) < 0)
+		goto fail;
+	if (llr_meta_get(m, "spell.order") && (rc = read_spelling(r, m, x, err)) < 0)
 		goto fail;
 	*out = x;
 	return LLR_OK;

@@ -195,13 +195,25 @@ int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err)
 
 /* ------------------------------------------------------- binary form */
 
+/* The meta key prefix of the member prefix: its slashes as dots ("bg/"
+ * gives keys bg.order, bg.ngram.N; "" gives order, ngram.N). */
+static void meta_prefix(const char *prefix, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", prefix);
+	for (char *p = out; *p; p++)
+		if (*p == '/')
+			*p = '.';
+}
+
 /* The meta keys of m's sizes: <prefix>order, <prefix>ngram.N. */
 int llr_ngram_meta(const llr_ngram *m, llr_meta *meta, const char *prefix)
 {
-	int rc = llr_meta_setf(meta, prefix[0] ? "bg.order" : "order", "%d", m->order);
+	char kp[32], key[64];
+	meta_prefix(prefix, kp, sizeof kp);
+	snprintf(key, sizeof key, "%sorder", kp);
+	int rc = llr_meta_setf(meta, key, "%d", m->order);
 	for (int n = 1; n <= m->order && rc == LLR_OK; n++) {
-		char key[48];
-		snprintf(key, sizeof key, "%sngram.%d", prefix[0] ? "bg." : "", n);
+		snprintf(key, sizeof key, "%sngram.%d", kp, n);
 		rc = llr_meta_setf(meta, key, "%lld", (long long)m->count[n - 1]);
 	}
 	return rc;
@@ -271,8 +283,8 @@ static int read_array(llr_tensor_reader *r, const char *name, llr_dtype dt, int6
 
 int llr_ngram_get_members(llr_tensor_reader *r, const llr_meta *meta, const char *prefix, const char *path, llr_ngram **out, llr_err *err)
 {
-	const char *kp = prefix[0] ? "bg." : "";
-	char key[48], name[48];
+	char kp[32], key[64], name[48];
+	meta_prefix(prefix, kp, sizeof kp);
 	int64_t order;
 	llr_ngram *m = NULL;
 	*out = NULL;
