@@ -73,18 +73,26 @@ meta() {
 	[ "${#lines[@]}" -eq 60 ]
 }
 
-@test "featurize --spelling with --vocab: <unk>'s count is n_unk; none warns" {
+@test "featurize --spelling with --vocab: the corpus's tokens outside it are n_unk; from stdin the file's <unk> count" {
 	vocab "$D/train.tok" >v.tsv
+	read -r n1 N < <(awk -F '\t' '$1 != "</s>" && $2 == 1 { n1++ } { N += $2 } END { print n1, N }' v.tsv)
 	{ grep -v '^</s>' v.tsv | awk -F '\t' '$2 >= 2'; printf '</s>\t300\n<unk>\t1700\n'; } >cut.tsv
+	# a file: read again, the words seen once are the tokens outside
 	featurize --vocab cut.tsv --top 50 --spelling 3 -o cut.fz "$D/train.tok" 2>err
 	[ "$(meta cut.fz spell.n1)" = 0 ]
-	[ "$(meta cut.fz spell.n_unk)" = 1700 ]
+	[ "$(meta cut.fz spell.n_unk)" = "$n1" ]
+	[ "$(meta cut.fz spell.events)" = "$N" ]
 	! grep -q 'lambda is its floor' err
+	# standard input: the file's counts, <unk>'s line included
+	featurize --vocab cut.tsv --top 50 --spelling 3 -o cut2.fz <"$D/train.tok" 2>err
+	[ "$(meta cut2.fz spell.n_unk)" = 1700 ]
+	[ "$(meta cut2.fz spell.events)" = "$(awk -F '\t' '{ N += $2 } END { print N }' cut.tsv)" ]
+	# and without that line, lambda falls to its floor, with a warning
 	grep -v '^<unk>' cut.tsv >nounk.tsv
-	featurize --vocab nounk.tsv --top 50 --spelling 3 -o nounk.fz "$D/train.tok" 2>err
-	grep -q '^featurize: .*train.tok: --spelling: no type seen once and no <unk> count: lambda is its floor 1/' err
-	N=$(meta nounk.fz spell.events)
-	awk -v l="$(meta nounk.fz spell.lambda)" -v N="$N" 'BEGIN { d = l - 1 / N; exit !(d < 1e-12 && d > -1e-12) }'
+	featurize --vocab nounk.tsv --top 50 --spelling 3 -o nounk.fz <"$D/train.tok" 2>err
+	grep -q '^featurize: <stdin>: --spelling: no type seen once and no token outside the vocabulary: lambda is its floor 1/' err
+	N2=$(meta nounk.fz spell.events)
+	awk -v l="$(meta nounk.fz spell.lambda)" -v N="$N2" 'BEGIN { d = l - 1 / N; exit !(d < 1e-12 && d > -1e-12) }'
 }
 
 @test "featurize --spelling: usage errors" {
@@ -106,4 +114,137 @@ meta() {
 	sed -i '/^checksum=/d' y/meta
 	tar --format=pax -cf cut.llrnn -C y $(tar tf "$D/sp.llrnn" | grep -v '^spell/4/logp')
 	run_err 1 'score: .*cut.llrnn: .*spell' score -m cut.llrnn "$D/valid.tok"
+}
+
+# ------------------------------------------------ score: open vocabulary
+
+# The softmax-plus-spelling baseline: a softmax RNN on the words seen
+# twice or more (so <unk> is trained) and a character 4-gram.
+base_model() {
+	if [ ! -e "$D/base.llrnn" ]; then
+		vocab --min-count 2 "$D/train.tok" >"$D/v2.tsv"
+		featurize --vocab "$D/v2.tsv" --spelling 4 -o "$D/base.fz" "$D/train.tok" 2>/dev/null
+		train -q --output softmax $TINY --epochs 1 -s 3 -o "$D/base.llrnn" "$D/base.fz"
+	fi
+}
+
+# The model's spelling model as an n-gram archive of its own (the spell/
+# members under their n-gram names, meta order and ngram.N), so score's
+# n-gram path gives ln p_spell of a spelled-out word independently.
+spell_ngram() {
+	mkdir -p sx && tar xf "$1" -C sx
+	{
+		printf 'format=llrnn\nversion=1\nkind=ngram\norder=%s\n' "$(sed -n 's/^spell\.order=//p' sx/meta)"
+		sed -n 's/^spell\.\(ngram\.[0-9]*=\)/\1/p' sx/meta
+	} >sx/spell/meta
+	(cd sx/spell && tar --format=ustar -cf "$2" meta $(tar tf "$1" | sed -n 's|^spell/||p'))
+}
+
+@test "score: an OOV word gets p(<unk> | K) p_spell(w) / (1 - S_V), the n-gram scorer's p_spell checked" {
+	base_model
+	score -m "$D/base.llrnn" --closed --per-token "$D/valid.tok" >closed 2>/dev/null
+	score -m "$D/base.llrnn" --per-token "$D/valid.tok" >open 2>/dev/null
+	spell_ngram "$D/base.llrnn" "$PWD/spell.bin"
+	# token by token: the same tokens; in-vocabulary ones (and </s>)
+	# unchanged; the others are the OOVs, one line each: "word<TAB>closed<TAB>open"
+	paste closed open | awk -F '\t' '{
+		n = NF / 2
+		if ($2 != $(n + 2) || $3 != $(n + 3)) { print "counts differ at line " NR > "/dev/stderr"; exit 1 }
+		d = 0
+		for (i = 4; i <= n; i++) {
+			a = $i; b = $(n + i); ka = a; kb = b
+			sub(/=[^=]*$/, "", ka); sub(/=[^=]*$/, "", kb)
+			if (ka != kb) { print "tokens differ at line " NR > "/dev/stderr"; exit 1 }
+			va = substr(a, length(ka) + 2); vb = substr(b, length(kb) + 2)
+			if (va != vb) { d++; print ka "\t" va "\t" vb > "oov" }
+		}
+		if (d != $3) { print "line " NR ": " d " tokens changed, " $3 " OOVs" > "/dev/stderr"; exit 1 }
+	}'
+	[ "$(wc -l <oov)" -gt 20 ]
+	cut -f1 oov | LC_ALL=C.UTF-8 sed 's/./& /g; s/ $//' >spelled
+	score -m spell.bin spelled >spell.lp 2>/dev/null
+	out=$(tar xOf "$D/base.llrnn" meta | sed -n 's/^spell\.mass_outside=//p')
+	# only the words whose every character the spelling model saw (an
+	# unseen one costs a share the n-gram scorer does not add)
+	paste oov spell.lp | awk -F '\t' -v out="$out" '
+		$6 == 0 { n++; want = $2 + $4 - log(out); d = $3 - want; if (d < 0) d = -d
+			if (d > 3e-4) { print $1 ": open " $3 ", want " want > "/dev/stderr"; bad++ } }
+		END { print n " OOV words checked" > "/dev/stderr"; exit !(n > 20 && !bad) }'
+}
+
+@test "score: the open summary: nats per token, the OOV tokens' share, bits per character" {
+	base_model
+	run --separate-stderr score -m "$D/base.llrnn" "$D/valid.tok"
+	assert_success
+	printf '%s\n' "$output" >lines
+	L=$(awk -F '\t' '{ s += $1 } END { printf "%.4f", s }' lines)
+	T=$(awk -F '\t' '{ s += $2 } END { print s }' lines)
+	O=$(awk -F '\t' '{ s += $3 } END { print s }' lines)
+	C=$(LC_ALL=C.UTF-8 wc -m <"$D/valid.tok")
+	echo "$stderr" | grep -q '^score: open vocabulary: OOV words scored as p(<unk> | K) p_spell(w) / (1 - S_V), 1 - S_V = 0\.[0-9]*$'
+	npt=$(echo "$stderr" | sed -n "s/^score: nats per token: \([0-9.]*\) over $T tokens (words + <\/s>)$/\1/p")
+	awk -v a="$npt" -v L="$L" -v T="$T" 'BEGIN { d = a + L / T; exit !(d < 1e-3 && d > -1e-3) }'
+	share=$(awk -v O="$O" -v T="$T" 'BEGIN { printf "%.2f", 100 * O / T }')
+	echo "$stderr" | grep -q "^score: OOV tokens: $O, $share% of the tokens, [0-9.]*% of the nats, [0-9.]* nats per OOV token$"
+	bpc=$(echo "$stderr" | sed -n "s/^score: bits per character: \([0-9.]*\) over $C characters (code points of the words + 1 a word)$/\1/p")
+	awk -v a="$bpc" -v L="$L" -v C="$C" 'BEGIN { d = a + L / log(2) / C; exit !(a > 0 && d < 1e-3 && d > -1e-3) }'
+	# closed scoring says none of it
+	score -m "$D/base.llrnn" --closed "$D/valid.tok" 2>err >/dev/null
+	! grep -q -e 'nats per token' -e 'open vocabulary' err
+}
+
+@test "score: without a spelling model nothing changes; --closed scores as before" {
+	base_model
+	featurize --vocab "$D/v2.tsv" -o plain.fz "$D/train.tok" 2>/dev/null
+	train -q --output softmax $TINY --epochs 1 -s 3 -o plain.llrnn plain.fz
+	score -m plain.llrnn --per-token "$D/valid.tok" >a 2>/dev/null
+	score -m plain.llrnn --closed --per-token "$D/valid.tok" >b 2>/dev/null
+	cmp a b
+	# the same network with and without a spelling model scores alike
+	# when closed
+	score -m "$D/base.llrnn" --closed --per-token "$D/valid.tok" >c 2>/dev/null
+	cmp a c
+}
+
+@test "score: random valid UTF-8 and a 100,000-character word never give -inf or nan" {
+	base_model
+	LC_ALL=C awk -v seed=7 -v lines=150 -f "$BATS_TEST_DIRNAME/fixtures/score/random-utf8.awk" >rnd.txt
+	iconv -f UTF-8 -t UTF-8 rnd.txt >/dev/null
+	LC_ALL=C awk 'BEGIN { s = ""; for (i = 0; i < 100000; i++) s = s "\xc3\xa9"; print "le " s " ." }' >long.txt
+	for f in rnd.txt long.txt; do
+		for mode in --open --closed; do
+			score -m "$D/base.llrnn" $mode --per-token $f >out 2>err
+			[ "$(wc -l <out)" -eq "$(wc -l <$f)" ]
+			! grep -q -i -e inf -e nan out
+			! grep -q -i -e '-inf' -e nan err
+			score -m "$D/base.llrnn" $mode --json --per-token $f >out 2>/dev/null
+			! grep -q -e null -e nan out
+		done
+	done
+	# the long word costs about its length in characters, finitely
+	lp=$(score -q -m "$D/base.llrnn" long.txt | cut -f1)
+	awk -v l="$lp" 'BEGIN { exit !(l < -10000 && l > -10000000) }'
+}
+
+@test "score --open: refused without a spelling model, with an n-gram, or with --closed" {
+	base_model
+	featurize --vocab "$D/v2.tsv" -o plain.fz "$D/train.tok" 2>/dev/null
+	train -q --output softmax $TINY --epochs 1 -o plain.llrnn plain.fz
+	run_err 1 '^score: plain.llrnn: --open: the model has no spelling model \(featurize --spelling N makes one\)$' \
+		score -m plain.llrnn --open "$D/valid.tok"
+	train -q --ngram 2 -o lm.arpa "$D/train.tok"
+	run_err 1 '^score: lm.arpa: --open: the model has no spelling model \(an n-gram model\)$' score -m lm.arpa --open "$D/valid.tok"
+	run_err 2 '^score: --open and --closed exclude each other' score -m "$D/base.llrnn" --open --closed "$D/valid.tok"
+}
+
+@test "score(1) EXAMPLES: the softmax-plus-spelling baseline runs as written (tiny sizes)" {
+	cp "$D/train.tok" train.tok
+	cp "$D/valid.tok" test.tok
+	vocab --min-count 2 train.tok >vocab.tsv
+	featurize --vocab vocab.tsv --spelling 5 -o open.feat train.tok 2>/dev/null
+	train -q $TINY --epochs 1 --output softmax -o open.llrnn open.feat
+	run --separate-stderr score -m open.llrnn --per-token test.tok
+	assert_success
+	echo "$stderr" | grep -q '^score: bits per character: '
+	! echo "$output" | grep -q '<unk>'
 }

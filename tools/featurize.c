@@ -887,6 +887,36 @@ static void fz_meta(fz_run *R)
 	llr_meta_setf(lex->meta, "ids_chunk", "%zu", CHUNK_IDS);
 }
 
+/* 6b. --spelling: the spelling model and lambda.  With --vocab the
+ * corpus is read once more first, for its tokens outside the vocabulary
+ * and its events, unless it is standard input (then the file's counts). */
+static void fz_spelling_run(fz_run *R)
+{
+	const fz_opts *o = &R->o;
+	int64_t n_unk = -1, events = 0;
+	int piped = 0;
+	for (int i = 0; i < o->nfiles; i++)
+		piped |= !strcmp(o->files[i], "-");
+	if (R->streaming && !piped) {
+		fz_tok_in t = {.files = o->files, .n = o->nfiles};
+		const char *line;
+		size_t len;
+		n_unk = 0;
+		while (fz_tok_next(&t, &line, &len)) {
+			size_t pos = 0, tl;
+			const char *tok;
+			while (llr_token_next(line, len, &pos, &tok, &tl)) {
+				int32_t id = llr_vocab_id(R->v, tok, tl);
+				n_unk += id < 0 || id == R->unk;
+				events++;
+			}
+			events++;
+		}
+		fz_tok_close(&t);
+	}
+	fz_spelling(R->v, o->spelling, n_unk, events, &R->lex, fz_corpus_name(o));
+}
+
 /* 7a. The corpus read whole (the vocabulary was made from it) as ids. */
 static void fz_ids_corpus(fz_run *R, fz_ids *d)
 {
@@ -1047,7 +1077,7 @@ int main(int argc, char **argv)
 	fz_matrices(&R); /* 5. */
 	fz_meta(&R);     /* 6. */
 	if (R.o.spelling)
-		fz_spelling(R.v, R.o.spelling, &R.lex, fz_corpus_name(&R.o));
+		fz_spelling_run(&R);
 	if (R.o.dump)    /* 7. */
 		fz_dump(&R.o, &R.lex);
 	else

@@ -19,7 +19,8 @@
 
 #define SPELL_MAX_BYTES ((size_t)1 << 31)
 
-void fz_spelling(const llr_vocab *v, int order, llr_lexicon *lex, const char *name)
+void fz_spelling(const llr_vocab *v, int order, int64_t n_unk_corpus, int64_t events_corpus, llr_lexicon *lex,
+                 const char *name)
 {
 	llr_err e = {0};
 	llr_ngram_counter *c = llr_ngram_counter_new(order, SPELL_MAX_BYTES, &e);
@@ -41,6 +42,10 @@ void fz_spelling(const llr_vocab *v, int order, llr_lexicon *lex, const char *na
 		if (llr_spelling_count(c, w, strlen(w), &e) < 0)
 			cli_die("%s: --spelling: %s", name, e.msg);
 	}
+	if (n_unk_corpus >= 0) {
+		n_unk = n_unk_corpus;
+		events = events_corpus;
+	}
 	if (types == 0 || events < 2)
 		cli_die("%s: --spelling: no counted word to learn spellings from", name);
 	llr_kn_opts o;
@@ -56,9 +61,8 @@ void fz_spelling(const llr_vocab *v, int order, llr_lexicon *lex, const char *na
 	}
 	lex->spell_lambda = llr_open_lambda(n1, n_unk, events);
 	if (n1 + n_unk == 0)
-		cli_warn("%s: --spelling: no type seen once and no <unk> count: lambda is its floor 1/%lld (a --vocab file without "
-		         "rare words or an <unk> line?)",
-		         name, (long long)events);
+		cli_warn("%s: --spelling: no type seen once and no token outside the vocabulary: lambda is its floor 1/%lld%s", name,
+		         (long long)events, n_unk_corpus < 0 ? " (a --vocab file without rare words or an <unk> line?)" : "");
 	llr_openbg *g = llr_openbg_new(lex, &e);
 	if (!g)
 		cli_die("%s: --spelling: %s", name, e.msg);

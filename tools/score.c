@@ -15,17 +15,28 @@
 #include "gen_encdec.h"
 #include "score_lm.h"
 #include "score_ngram.h"
+#include "score_open.h"
 
 static const char usage[] =
     "usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
-    "             [--batch N] [--check-norm] [--threads N] [file ...]\n"
+    "             [--batch N] [--check-norm] [--threads N] [--open | --closed] [file ...]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
     "       score --version\n";
 
 #define NORM_TOL 1e-3
 
-enum { OPT_BASE = 256, OPT_PER_TOKEN, OPT_JSON, OPT_BATCH, OPT_CHECK_NORM, OPT_THREADS, OPT_EMBED, OPT_TASK, OPT_TENSOR };
+enum { OPT_BASE = 256,
+       OPT_PER_TOKEN,
+       OPT_JSON,
+       OPT_BATCH,
+       OPT_CHECK_NORM,
+       OPT_THREADS,
+       OPT_EMBED,
+       OPT_TASK,
+       OPT_TENSOR,
+       OPT_OPEN,
+       OPT_CLOSED };
 
 static const struct option longopts[] = {
     {"model", required_argument, NULL, 'm'},
@@ -41,6 +52,8 @@ static const struct option longopts[] = {
     {"embed", no_argument, NULL, OPT_EMBED},
     {"task", required_argument, NULL, OPT_TASK},
     {"tensor", no_argument, NULL, OPT_TENSOR},
+    {"open", no_argument, NULL, OPT_OPEN},
+    {"closed", no_argument, NULL, OPT_CLOSED},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -63,6 +76,7 @@ typedef struct scorer {
 		double base_div; /* ln(base) */
 		const char *base_name;
 		int batch, threads;
+		int open; /* SOPEN_* */
 		const char *model, *output;
 	} opt;
 	struct {
@@ -74,11 +88,13 @@ typedef struct scorer {
 	} tot;
 	slm lm;
 	sngram ng; /* an n-gram model instead of lm (score_ngram.c) */
+	sopen open;   /* open-vocabulary scoring (score_open.c) */
 	sline *lines; /* opt.batch slots */
 	int nlines;
 	/* the batch, time-major: T x nlines */
 	int32_t *in_ids, *tgt_ids;
 	float *lp;
+	double *lp_open; /* added to lp: an OOV word's share of <unk> (open mode), else 0 */
 	unsigned char *oov_at;
 	size_t ids_cap;
 	llr_buf outb;
@@ -143,6 +159,12 @@ static void put_num(const scorer *sc, llr_buf *b, double v)
 		cli_oom();
 }
 
+/* The log-probability of the token at k (time-major). */
+static double tok_lp(const scorer *sc, size_t k)
+{
+	return (double)sc->lp[k] + sc->lp_open[k];
+}
+
 static void ensure_ids(scorer *sc, size_t n)
 {
 	if (n <= sc->ids_cap)
@@ -151,10 +173,12 @@ static void ensure_ids(scorer *sc, size_t n)
 	free(sc->in_ids);
 	free(sc->tgt_ids);
 	free(sc->lp);
+	free(sc->lp_open);
 	free(sc->oov_at);
 	sc->in_ids = ereallocarray(NULL, cap, sizeof *sc->in_ids);
 	sc->tgt_ids = ereallocarray(NULL, cap, sizeof *sc->tgt_ids);
 	sc->lp = ereallocarray(NULL, cap, sizeof *sc->lp);
+	sc->lp_open = ecalloc(cap, sizeof *sc->lp_open);
 	sc->oov_at = emalloc(cap);
 	sc->ids_cap = cap;
 }
@@ -173,7 +197,7 @@ static int put_json(const scorer *sc, llr_buf *o, const sline *s, int b, int B, 
 			bad |= llr_buf_append(o, t ? ",{\"token\":" : "{\"token\":", t ? 10 : 9);
 			json_string(o, t < s->n ? s->text.data + s->tok[t] : LLR_EOS);
 			bad |= llr_buf_append(o, ",\"logprob\":", 11);
-			put_num(sc, o, sc->lp[k]);
+			put_num(sc, o, tok_lp(sc, k));
 			bad |= llr_buf_printf(o, ",\"oov\":%s}", sc->oov_at[k] ? "true" : "false") < 0;
 		}
 		bad |= llr_buf_putc(o, ']');
@@ -191,7 +215,7 @@ static int put_tsv(const scorer *sc, llr_buf *o, const sline *s, int b, int B, d
 		size_t k = t * (size_t)B + (size_t)b;
 		const char *w = t < s->n ? s->text.data + s->tok[t] : LLR_EOS;
 		bad |= llr_buf_printf(o, "\t%s=", w) < 0;
-		put_num(sc, o, sc->lp[k]);
+		put_num(sc, o, tok_lp(sc, k));
 	}
 	return bad;
 }
@@ -203,12 +227,14 @@ static void write_line(scorer *sc, const sline *s, int b, int B)
 	size_t noov = 0;
 	for (size_t t = 0; t < T; t++) {
 		size_t k = t * (size_t)B + (size_t)b;
-		sum += sc->lp[k];
+		sum += tok_lp(sc, k);
 		if (sc->oov_at[k]) {
 			noov++;
-			sum_oov += sc->lp[k];
+			sum_oov += tok_lp(sc, k);
 		}
 	}
+	if (sc->open.g)
+		sopen_count(&sc->open, s->text.data, s->tok, s->n);
 	sc->tot.sentences++;
 	sc->tot.words += s->n;
 	sc->tot.oovs += noov;
@@ -235,6 +261,7 @@ static void fill_ids(scorer *sc, int B, size_t T)
 			size_t k = t * (size_t)B + (size_t)b;
 			sc->oov_at[k] = 0;
 			sc->lp[k] = 0;
+			sc->lp_open[k] = 0;
 			if (t > s->n) { /* padding */
 				sc->in_ids[k] = LLR_BOS_ID;
 				sc->tgt_ids[k] = -1;
@@ -247,6 +274,8 @@ static void fill_ids(scorer *sc, int B, size_t T)
 				int32_t vid = slm_word(lm, w, len);
 				sc->tgt_ids[k] = slm_target(lm, w, len, &oov);
 				sc->oov_at[k] = (unsigned char)oov;
+				if (oov && sc->open.g)
+					sc->lp_open[k] = sopen_oov(&sc->open, w, len);
 				/* word t is the input of position t + 1 */
 				if (t + 1 < T)
 					sc->in_ids[k + (size_t)B] = slm_input(lm, w, len, vid);
@@ -342,6 +371,8 @@ static void ppl_line(const char *what, double logp, size_t n)
 {
 	if (n == 0)
 		fprintf(stderr, "%s: perplexity %s: n/a (no tokens)\n", cli_prog, what);
+	else if (!isfinite(exp(-logp / (double)n)) && isfinite(logp)) /* open scoring of very unlikely strings */
+		fprintf(stderr, "%s: perplexity %s: exp(%.4f), beyond a double\n", cli_prog, what, -logp / (double)n);
 	else
 		fprintf(stderr, "%s: perplexity %s: %.4f\n", cli_prog, what, exp(-logp / (double)n));
 }
@@ -354,6 +385,8 @@ static void summary(const scorer *sc)
 	ppl_line("(words + </s>)", sc->tot.logp, ntok);
 	ppl_line("(ppl1, words only)", sc->tot.logp, sc->tot.words);
 	ppl_line("(excluding OOVs)", sc->tot.logp - sc->tot.logp_oov, ntok - sc->tot.oovs);
+	if (sc->open.g)
+		sopen_summary(&sc->open, sc->tot.logp, sc->tot.logp_oov, sc->tot.words, sc->tot.sentences, sc->tot.oovs);
 	if (sc->opt.check_norm)
 		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, sc->tot.norm_max, sc->tot.norm_bad, NORM_TOL);
 }
@@ -426,6 +459,12 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 		case OPT_THREADS:
 			sc->opt.threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
 			break;
+		case OPT_OPEN:
+		case OPT_CLOSED:
+			if (sc->opt.open != SOPEN_AUTO && sc->opt.open != (c == OPT_OPEN ? SOPEN_ON : SOPEN_OFF))
+				cli_usage_error(usage, "--open and --closed exclude each other");
+			sc->opt.open = c == OPT_OPEN ? SOPEN_ON : SOPEN_OFF;
+			break;
 		default:
 			disc_opt(c, optarg, dopt);
 			break;
@@ -449,6 +488,7 @@ static void scorer_free(scorer *sc)
 	llr_buf_free(&sc->outb);
 	slm_free(&sc->lm);
 	sngram_free(&sc->ng);
+	sopen_free(&sc->open);
 }
 
 
@@ -476,6 +516,7 @@ int main(int argc, char **argv)
 
 	if (!sngram_open(&sc.ng, sc.opt.model))
 		slm_load(&sc.lm, sc.opt.model, sc.opt.verbose);
+	sopen_init(&sc.open, sc.opt.open, sc.ng.m ? NULL : sc.lm.lex, sc.opt.model);
 	llr_blas_set_threads(sc.opt.threads);
 	llr_err rerr = {0};
 	if (llr_blas_reserve(&rerr) < 0) /* a buffer for each scoring thread, too */

@@ -160,7 +160,7 @@ static void test_round_trip(void)
  * characters, and one unseen one standing for the U unseen ones), the
  * strings in the vocabulary apart; b summed the same way. */
 typedef struct {
-	double spell_all, spell_out, b_out;
+	double spell_all, spell_out, b_out, unseen_out;
 } sums;
 
 static sums enumerate(const llr_lexicon *x, const llr_openbg *g, int L)
@@ -173,7 +173,7 @@ static sums enumerate(const llr_lexicon *x, const llr_openbg *g, int L)
 			alpha[na++] = llr_ngram_token(m, i);
 	double U = 1112064.0 - na;
 	alpha[na++] = "\xce\xa9"; /* never seen */
-	sums s = {0, 0, 0};
+	sums s = {0, 0, 0, 0};
 	char buf[64];
 	for (int len = 0; len <= L; len++) {
 		int idx[8] = {0};
@@ -191,6 +191,7 @@ static sums enumerate(const llr_lexicon *x, const llr_openbg *g, int L)
 			if (llr_openbg_word(g, buf, bl) < 0) {
 				s.spell_out += p;
 				s.b_out += exp(llr_openbg_logb(g, buf, bl)) * w;
+				s.unseen_out += exp(llr_openbg_unseen_logp(g, buf, bl)) * w;
 			}
 			int i = 0;
 			while (i < len && ++idx[i] == na)
@@ -248,6 +249,9 @@ static void test_mass(void)
 	CHECK(tail > 0 && tail < 1);
 	CHECK(s.b_out > 0.5 * lambda);
 	CHECK_NEAR(total, 1, 1e-6);
+	/* the baseline's spread of p(<unk> | K): the renormalised p_spell
+	 * sums to 1 over the strings outside V' */
+	CHECK_NEAR(s.unseen_out + tail / (1 - sv), 1, 1e-6);
 	/* outside V', b is lambda times the renormalised p_spell */
 	CHECK_NEAR(s.b_out, lambda * s.spell_out / (1 - sv), 1e-9);
 	/* every string gets a finite log b */
