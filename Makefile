@@ -101,6 +101,10 @@ build/flags: FORCE
 	@mkdir -p $(@D)
 	@printf '%s\n' '$(BUILD_FLAGS)' | cmp -s - $@ || printf '%s\n' '$(BUILD_FLAGS)' >$@
 
+# The optimisers' update loops vectorise only when sqrtf need not set
+# errno (lib/nn/optim.c; nothing there reads errno).
+build/lib/nn/optim.o: override CFLAGS += -fno-math-errno
+
 build/lib/%.o: lib/%.c build/flags
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

@@ -8,10 +8,12 @@ batches of --batch pairs in file order after a seeded shuffle.  The
 vocabulary is the --top most frequent training tokens, the rest one
 unknown id (as featurize --top).  Prints the training tokens/s (tokens of
 the sentences encoded, over the time of the training steps) after
---max-time seconds.
+--max-time seconds, or after the step that reaches --max-tokens tokens
+(as train --max-tokens), whichever comes first.
 
 usage: disc_torch.py [--hidden H] [--embed E] [--batch B] [--top N]
-                     [--threads T] [--max-time S] [--seed S] PAIRS"""
+                     [--threads T] [--max-time S] [--max-tokens N]
+                     [--seed S] PAIRS"""
 import argparse
 import collections
 import random
@@ -51,6 +53,7 @@ def main():
     ap.add_argument("--top", type=int, default=20000)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--max-time", type=float, default=60)
+    ap.add_argument("--max-tokens", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
@@ -73,7 +76,7 @@ def main():
     model = Enc(len(vocab) + 1, a.embed, a.hidden)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     tokens, spent, steps, k = 0, 0.0, 0, 0
-    while spent < a.max_time:
+    while spent < a.max_time and (a.max_tokens <= 0 or tokens < a.max_tokens):
         if k >= len(ex):
             k = 0
         b = ex[k:k + a.batch]

@@ -933,6 +933,12 @@ int llr_senc_task_classes(const llr_senc *s, int task);
  * optional).  With grad, adds the gradient of the MEAN loss to the
  * gradient array. */
 int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, size_t *correct, int32_t *pred, llr_err *err);
+/* The row-sparse block of the last llr_senc_run's gradient (llr_rows):
+ * the word embedding's rows (psi's columns) its sentences used, the only
+ * rows of that tensor whose gradient it changed.  Valid until the next
+ * call; 1 block, or LLR_ENOMEM.  For llr_clip_grad_norm_rows and
+ * llr_grad_zero_rows. */
+int llr_senc_rows(llr_senc *s, const llr_rows **blocks, llr_err *err);
 
 /* A sentence-encoder model file (llrnn-model(5), family "sentenc"): the
  * lexicon, the encoder, the CONJ class names, meta. */

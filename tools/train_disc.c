@@ -144,7 +144,8 @@ static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t
 	const train_opts *o = T->o;
 	llr_err e = {0};
 	size_t m = my_share(T, idx, n);
-	memset(T->g, 0, T->n * sizeof *T->g);
+	if (T->dist->on) /* the summed gradient's rows are every rank's */
+		memset(T->g, 0, T->n * sizeof *T->g);
 	dist_step s = {0};
 	if (m) {
 		llr_senc_batch b;
@@ -160,10 +161,19 @@ static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t
 	}
 	s.time_up = o->max_time > 0 && T->train_time + (cli_now() - t0) >= o->max_time;
 	dist_reduce_step(T->dist, T->g, T->n, &s);
-	double norm = llr_clip_grad_norm(T->g, T->n, o->clip);
+	/* One process: the gradient is zero outside the embedding rows the
+	 * batch used (llr_senc_rows), so only those are clipped and zeroed
+	 * after the update (the same bits as the dense pass; g starts zero). */
+	const llr_rows *rows = NULL;
+	int nb = 0;
+	if (!T->dist->on && (nb = llr_senc_rows(T->m->enc, &rows, &e)) < 0)
+		cli_die_err(&e);
+	double norm = T->dist->on ? llr_clip_grad_norm(T->g, T->n, o->clip) : llr_clip_grad_norm_rows(T->g, T->n, rows, nb, o->clip);
 	if (!isfinite(norm) || !isfinite(s.nll))
 		cli_die("training diverged (loss %g, gradient norm %g) at epoch %lld; try a lower --lr", s.nll, norm, (long long)T->ts.epoch + 1);
 	llr_optim_step(T->ts.optim, T->w, T->g);
+	if (!T->dist->on)
+		llr_grad_zero_rows(T->g, T->n, rows, nb);
 	T->ts.step++;
 	*tokens = (uint64_t)s.ntok;
 	*late = s.time_up;

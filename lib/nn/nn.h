@@ -84,7 +84,8 @@ void llr_lstm_backward(const llr_lstm_io *io, const float *X, float *dh, float *
  * over sequences sorted longest first and packed: step t holds rows[t]
  * rows (non-increasing; the sequences still running, the first rows of
  * step t-1), steps one after the other, N = sum of rows.  Saved for
- * backward: a, c, g (the activated r, z, n); h (N x H) is the output. */
+ * backward (N x 3H each, their layout gru.c's own): a, c, g (the
+ * activated r, z, n); h (N x H) is the output. */
 typedef struct llr_gru_io {
 	int T, Din, H;
 	const int *rows;
@@ -93,8 +94,8 @@ typedef struct llr_gru_io {
 } llr_gru_io;
 
 void llr_gru_forward(const llr_gru_io *io, const float *X);
-/* dh (N x H) holds dLoss/dh_t on entry and is scratch after; da (N x 3H)
- * and dc (rows[0] x 3H) are scratch; dX (N x Din) is overwritten unless
+/* dh (N x H) holds dLoss/dh_t on entry and is scratch after; da and dc
+ * (N x 3H each) are scratch; dX (N x Din) is overwritten unless
  * NULL; dwx, dwh, dbx, dbh accumulate. */
 void llr_gru_backward(const llr_gru_io *io, const float *X, float *dh, float *da, float *dc, float *dX, float *dwx, float *dwh, float *dbx, float *dbh);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "llrnn.h"
+#include "nn.h"
 
 #define MAX_ROW_BLOCKS 8
 
@@ -160,6 +161,13 @@ float *llr_optim_state(llr_optim *o, size_t i, const char **name)
 	return o->buf[i];
 }
 
+/* The update loops vectorise, element by element, the same operations in
+ * the same order, so the same bits as the scalar loop.  sqrtf must not
+ * have to set errno for that (it is never given a negative number here):
+ * the Makefile compiles this file with -fno-math-errno, which GCC's
+ * optimize attribute does not apply. */
+#define OPTIM_VEC LLR_CLONES LLR_VECTORIZE
+
 /* p[n] -= lr g[n] */
 static void sgd_step(float *restrict p, const float *restrict g, size_t n, float lr)
 {
@@ -168,7 +176,7 @@ static void sgd_step(float *restrict p, const float *restrict g, size_t n, float
 }
 
 /* s[n] = alpha s + (1 - alpha) g^2;  p -= lr g / (sqrt(s) + eps) */
-static void rmsprop_step(float *restrict p, const float *restrict g, float *restrict s, size_t n, float lr, float alpha, float eps)
+OPTIM_VEC static void rmsprop_step(float *restrict p, const float *restrict g, float *restrict s, size_t n, float lr, float alpha, float eps)
 {
 	const float beta = 1.0f - alpha;
 	for (size_t i = 0; i < n; i++) {
@@ -178,7 +186,7 @@ static void rmsprop_step(float *restrict p, const float *restrict g, float *rest
 }
 
 /* Adam with torch's bias correction, t the 1-based step. */
-static void adam_step(float *restrict p, const float *restrict g, float *restrict m, float *restrict v, size_t n, const llr_optim_config *c, int64_t t)
+OPTIM_VEC static void adam_step(float *restrict p, const float *restrict g, float *restrict m, float *restrict v, size_t n, const llr_optim_config *c, int64_t t)
 {
 	double bc1 = 1.0 - pow(c->beta1, (double)t);
 	double bc2 = 1.0 - pow(c->beta2, (double)t);

@@ -84,6 +84,10 @@ struct llr_senc {
 	/* heads */
 	float *enc, *denc, *U, *Vv, *UW, *dUW, *dU, *p;
 	size_t cap_enc, cap_head;
+	/* llr_senc_rows */
+	unsigned char *rmark; /* psi->cols zeros between calls */
+	int32_t *rrow;        /* psi->cols */
+	llr_rows rblk;
 };
 
 int llr_senc_encoder_parse(const char *s)
@@ -214,6 +218,8 @@ void llr_senc_free(llr_senc *s)
 	free(s->dUW);
 	free(s->dU);
 	free(s->p);
+	free(s->rmark);
+	free(s->rrow);
 	free(s);
 }
 
@@ -286,7 +292,6 @@ static int grow(llr_senc *s, size_t n, size_t N, int T, llr_err *err)
 		GROW(s->len, s->cap_n, n, "len");
 		for (int k = 0; k < 2; k++)
 			GROW(s->d[k].arg, s->cap_n * gH, n * gH, "arg");
-		GROW(s->dc, s->cap_n * G, n * (size_t)G, "dc");
 		s->cap_n = n;
 	}
 	if ((size_t)T + 1 > s->cap_T) {
@@ -306,6 +311,7 @@ static int grow(llr_senc *s, size_t n, size_t N, int T, llr_err *err)
 		}
 		GROW(s->dh, s->cap_N * gH, N * gH, "dh");
 		GROW(s->da, s->cap_N * G, N * G, "da");
+		GROW(s->dc, s->cap_N * G, N * G, "dc");
 		GROW(s->dX, s->cap_N * E, N * E, "dX");
 		s->cap_N = N;
 	}
@@ -608,4 +614,37 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 	}
 	llr_senc_backward(s, s->denc);
 	return LLR_OK;
+}
+
+int llr_senc_rows(llr_senc *s, const llr_rows **blocks, llr_err *err)
+{
+	const llr_csr *psi = s->psi;
+	if (!s->rmark) {
+		s->rmark = calloc((size_t)psi->cols, 1);
+		s->rrow = malloc((size_t)psi->cols * sizeof *s->rrow);
+		if (!s->rmark || !s->rrow) {
+			free(s->rmark);
+			free(s->rrow);
+			s->rmark = NULL;
+			s->rrow = NULL;
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		}
+	}
+	size_t a = s->n ? s->soff[0] : 0, z = s->n ? s->soff[s->n] : 0;
+	for (size_t p = a; p < z; p++) {
+		int32_t id = s->ids[p];
+		if (id < 0 || id >= psi->rows)
+			continue;
+		for (int32_t k = psi->indptr[id]; k < psi->indptr[id + 1]; k++)
+			s->rmark[psi->indices[k]] = 1;
+	}
+	int32_t k = 0;
+	for (int32_t c = 0; c < psi->cols; c++)
+		if (s->rmark[c]) {
+			s->rmark[c] = 0;
+			s->rrow[k++] = c;
+		}
+	s->rblk = (llr_rows){.off = s->off[T_EMB], .rows = (int32_t)psi->cols, .cols = s->c.E, .row = s->rrow, .nrow = k};
+	*blocks = &s->rblk;
+	return 1;
 }

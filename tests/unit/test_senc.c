@@ -82,7 +82,7 @@ static void test_gru(void)
 	}
 	CHECK(worst < 1e-5);
 	float dwx[sizeof x.wx / 4] = {0}, dwh[sizeof x.wh / 4] = {0}, dbx[3 * GH] = {0}, dbh[3 * GH] = {0};
-	float dh[GN * GH], da[GN * 3 * GH], dc[3 * 3 * GH], dX[GN * GDIN];
+	float dh[GN * GH], da[GN * 3 * GH], dc[GN * 3 * GH], dX[GN * GDIN];
 	memcpy(dh, x.R, sizeof dh);
 	llr_gru_io io = gru_io(&x);
 	llr_gru_backward(&io, x.X, dh, da, dc, dX, dwx, dwh, dbx, dbh);
