@@ -7,11 +7,16 @@
  * sections; text before \data\ is ignored.  A log-probability of -inf
  * reads as -99, SRILM's stand-in.
  *
- * The reader builds the trie of trie.c level by level: the n-grams of a
- * section are sorted by (prefix entry, word) once the section is read, so
- * the file may list them in any order, but every prefix must be listed
- * in the section before.  The writer walks the trie; its numbers have 8
- * significant digits, 9 when 8 do not read back as the same float.  gzip output goes
+ * The reader builds the trie of trie.c level by level in one pass over
+ * the lines: each n-gram goes straight into its level's arrays, and the
+ * child offsets of the level below are counted as the lines come, when
+ * they are in (prefix entry, word) order as writers list them; a section
+ * in any other order is sorted once it is read.  Every prefix must be
+ * listed in the section before.  Numbers are parsed exactly (Clinger's
+ * fast path, else strtod), words looked up in a table of their own, and
+ * the prefix of the line before is reused when it repeats.  The writer
+ * walks the trie; its numbers have 8 significant digits, 9 when 8 do not
+ * read back as the same float.  gzip output goes
  * through libarchive's raw writer.  Not here: estimation, queries.
  */
 #include <archive.h>
@@ -27,14 +32,93 @@
 
 /* ------------------------------------------------------------ reading */
 
-typedef struct rentry {
-	int64_t prefix;
-	int32_t word;
-	float logp, backoff;
-	size_t line;
-} rentry;
+/* The words of the 1-grams once they are all read, for the lookups of
+ * the higher sections: open addressing (linear probing, at most half
+ * full) over 16-byte slots that hold the word's length, id and first 8
+ * bytes, so finding a word of up to 8 bytes reads one slot; the rest of
+ * a longer word is compared in one arena. */
+typedef struct vslot {
+	uint64_t head; /* the first 8 bytes, zero-padded */
+	uint32_t len;  /* 0 = empty */
+	int32_t id;
+} vslot;
+
+typedef struct vtab {
+	vslot *slot;
+	size_t mask;
+	char *arena;
+	size_t *off; /* of word id in arena */
+} vtab;
+
+static uint64_t word_head(const char *s, size_t n)
+{
+	uint64_t v = 0;
+	if (n >= 8)
+		memcpy(&v, s, 8);
+	else
+		for (size_t i = 0; i < n; i++)
+			v |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	return v;
+}
+
+static size_t word_hash(const char *s, size_t n, uint64_t head)
+{
+	uint64_t h = (head ^ n) * 0xFF51AFD7ED558CCDull;
+	for (size_t i = 8; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001B3ull;
+	h ^= h >> 32;
+	h *= 0xC4CEB9FE1A85EC53ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int vt_build(vtab *t, const llr_strmap *v)
+{
+	size_t n = llr_strmap_size(v), bytes = 1, cap = 64;
+	while (cap < 2 * n)
+		cap *= 2;
+	for (size_t i = 0; i < n; i++)
+		bytes += llr_strmap_len(v, (int32_t)i);
+	if (!(t->slot = llr_calloc(cap, sizeof *t->slot)) || !(t->arena = llr_malloc(bytes)) || !(t->off = llr_malloc((n + 1) * sizeof *t->off)))
+		return LLR_ENOMEM;
+	t->mask = cap - 1;
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *w = llr_strmap_str(v, (int32_t)i);
+		size_t len = llr_strmap_len(v, (int32_t)i);
+		uint64_t head = word_head(w, len);
+		size_t j = word_hash(w, len, head) & t->mask;
+		while (t->slot[j].len)
+			j = (j + 1) & t->mask;
+		t->slot[j] = (vslot){head, (uint32_t)len, (int32_t)i};
+		t->off[i] = off;
+		memcpy(t->arena + off, w, len);
+		off += len;
+	}
+	return LLR_OK;
+}
+
+static void vt_free(vtab *t)
+{
+	free(t->slot);
+	free(t->arena);
+	free(t->off);
+}
+
+/* The id of s[0..n), -1 if it is not a 1-gram. */
+static int32_t vt_get(const vtab *t, const char *s, size_t n)
+{
+	uint64_t head = word_head(s, n);
+	for (size_t j = word_hash(s, n, head) & t->mask;; j = (j + 1) & t->mask) {
+		const vslot *e = &t->slot[j];
+		if (!e->len)
+			return -1;
+		if (e->len == n && e->head == head && (n <= 8 || !memcmp(t->arena + t->off[e->id] + 8, s + 8, n - 8)))
+			return e->id;
+	}
+}
 
 typedef struct reader {
+	vtab vt;
 	llr_lines *l;
 	const char *name;
 	const char *line;
@@ -93,7 +177,12 @@ static int rd_skip_blank(reader *r)
 	return rc;
 }
 
-static int parse_num(const char *s, size_t n, float *out)
+/* The exact powers of ten of a double. */
+static const double pow10_exact[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The general case of llr_arpa_parse_float: strtod on a copy. */
+static int parse_float_slow(const char *s, size_t n, float *out)
 {
 	char buf[64];
 	if (n == 0 || n >= sizeof buf)
@@ -101,7 +190,6 @@ static int parse_num(const char *s, size_t n, float *out)
 	memcpy(buf, s, n);
 	buf[n] = 0;
 	char *end;
-	errno = 0;
 	double v = strtod(buf, &end);
 	if (end != buf + n || isnan(v))
 		return -1;
@@ -110,6 +198,55 @@ static int parse_num(const char *s, size_t n, float *out)
 	if (isinf(v))
 		return -1;
 	*out = (float)v;
+	return 0;
+}
+
+/* Decimal numbers ([+-]digits[.digits][e[+-]digits]) of at most 19
+ * significant digits whose value m * 10^e has m <= 2^53 and |e| <= 22
+ * take one exact multiplication or division of doubles (Clinger's fast
+ * path), so they get strtod's correctly rounded double; every other
+ * form (hex, inf, long or extreme numbers) goes to strtod itself. */
+int llr_arpa_parse_float(const char *s, size_t n, float *out)
+{
+	const char *p = s, *e = s + n;
+	int neg = 0, digits = 0, nd = 0, x10 = 0;
+	uint64_t m = 0;
+	if (p < e && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	for (int frac = 0;; p++) {
+		if (p < e && *p == '.' && !frac) {
+			frac = 1;
+			continue;
+		}
+		if (p == e || *p < '0' || *p > '9')
+			break;
+		digits = 1;
+		if (m || *p != '0') {
+			if (nd == 19)
+				return parse_float_slow(s, n, out);
+			m = m * 10 + (uint64_t)(*p - '0');
+			nd++;
+		}
+		x10 -= frac;
+	}
+	if (!digits)
+		return parse_float_slow(s, n, out);
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		int eneg = 0, x = 0;
+		if (++p < e && (*p == '-' || *p == '+'))
+			eneg = *p++ == '-';
+		if (p == e)
+			return parse_float_slow(s, n, out);
+		for (; p < e && *p >= '0' && *p <= '9'; p++)
+			if (x < 100000)
+				x = x * 10 + (*p - '0');
+		x10 += eneg ? -x : x;
+	}
+	if (p != e || m > (uint64_t)1 << 53 || (m && (x10 < -22 || x10 > 22)))
+		return parse_float_slow(s, n, out);
+	double v = m == 0 ? 0.0 : x10 < 0 ? (double)m / pow10_exact[-x10]
+	                                  : (double)m * pow10_exact[x10];
+	*out = (float)(neg ? -v : v);
 	return 0;
 }
 
@@ -148,54 +285,238 @@ static int parse_header(reader *r, int *order, int64_t *counts)
 	return LLR_OK;
 }
 
-static int by_prefix_word(const void *a, const void *b)
+/* Section n as it is read: its entries go straight into the trie's
+ * arrays of level n, and level n-1's child counts are counted as they
+ * come while the lines are in (prefix, word) order, as ARPA writers list
+ * them; a section out of that order keeps the prefix entry of every line
+ * (from the first line out of order on, the lines before rebuilt from the
+ * counts) and is sorted at its end.  The bytes and entry of the last
+ * prefix looked up are kept, since most lines repeat the prefix of the
+ * line before. */
+typedef struct section {
+	int n;
+	int64_t k, cap, want;
+	int64_t *child;    /* n > 1: level n-1's, counts at [prefix + 1] */
+	int64_t *prefix;   /* out of order: the prefix entry of each line */
+	size_t first_line; /* the line of entry 0 */
+	int sorted;        /* so far by (prefix, word) */
+	int64_t dup;       /* an entry equal to the one before it, or -1 */
+	char *pbuf;        /* the cached prefix, as on its line */
+	size_t plen, pcap;
+	int64_t pidx;  /* its entry, -1 none */
+	int64_t pidx0; /* the prefix entry of the line before */
+} section;
+
+/* Room for more entries: at first the count \data\ gives (up to 2^24;
+ * pages untouched cost nothing), then twice as many. */
+static int sec_grow(section *sc, llr_ngram *m)
 {
-	const rentry *x = a, *y = b;
-	if (x->prefix != y->prefix)
-		return x->prefix < y->prefix ? -1 : 1;
-	return (x->word > y->word) - (x->word < y->word);
+	const int n = sc->n;
+	int64_t cap = sc->cap ? sc->cap * 2 : (int64_t)1 << 24;
+	if (cap > sc->want)
+		cap = sc->want;
+	size_t sz = (size_t)cap + 1;
+	float *lp = llr_reallocarray(m->logp[n - 1], sz, sizeof *lp);
+	if (lp)
+		m->logp[n - 1] = lp;
+	float *bo = n < m->order ? llr_reallocarray(m->backoff[n - 1], sz, sizeof *bo) : NULL;
+	if (bo)
+		m->backoff[n - 1] = bo;
+	int32_t *w = n > 1 ? llr_reallocarray(m->word[n - 1], sz, sizeof *w) : NULL;
+	if (w)
+		m->word[n - 1] = w;
+	int64_t *pr = sc->prefix ? llr_reallocarray(sc->prefix, sz, sizeof *pr) : NULL;
+	if (pr)
+		sc->prefix = pr;
+	if (!lp || (n < m->order && !bo) || (n > 1 && !w) || (sc->prefix && !pr))
+		return LLR_ENOMEM;
+	sc->cap = cap;
+	return LLR_OK;
 }
 
-/* One n-gram line of section n into e (words looked up; for n = 1 the
- * word is added to the vocabulary). */
-static int parse_entry(reader *r, llr_ngram *m, int n, rentry *e, int32_t *words)
+/* The first line out of order: the prefix entries of the lines before
+ * it from the counts, then of every line. */
+static int sec_unsorted(section *sc, const llr_ngram *m)
 {
-	const char *tok;
-	size_t pos = 0, tl;
-	if (!llr_token_next(r->line, r->len, &pos, &tok, &tl) || parse_num(tok, tl, &e->logp) < 0)
-		return rd_fail(r, "'%.40s' is not a number (the log10 probability)", tl ? tok : "", 0, 0);
-	if (e->logp > 0)
-		return rd_fail(r, "log10 probability %s%lld > 0", "", 0, 0);
-	for (int k = 0; k < n; k++) {
-		if (!llr_token_next(r->line, r->len, &pos, &tok, &tl))
+	if (!(sc->prefix = llr_malloc(((size_t)sc->cap + 1) * sizeof *sc->prefix)))
+		return LLR_ENOMEM;
+	int64_t i = 0;
+	for (int64_t p = 0; p < m->count[sc->n - 2]; p++)
+		for (int64_t c = sc->child[p + 1]; c > 0; c--)
+			sc->prefix[i++] = p;
+	sc->sorted = 0;
+	return LLR_OK;
+}
+
+/* The first n-1 words of an n-gram line from pos on: their entry in
+ * level n-1 into *prefix (-1 if not listed), through the cache of sc.
+ * *pos moves past them. */
+static int parse_prefix(reader *r, const llr_ngram *m, section *sc, size_t *pos, int64_t *prefix)
+{
+	const int n = sc->n;
+	const char *tok = NULL, *start = NULL;
+	size_t tl = 0, p0 = *pos;
+	for (int k = 0; k < n - 1; k++) {
+		if (!llr_token_next(r->line, r->len, pos, &tok, &tl))
 			return rd_fail(r, "%s%lld words expected, %lld found", "", n, k);
-		if (n == 1) {
-			if (llr_strmap_get(m->vocab, tok, tl) >= 0)
-				return rd_fail(r, "the 1-gram '%.200s' is listed twice", tok, 0, 0);
-			words[k] = llr_strmap_add(m->vocab, tok, tl);
-			if (words[k] < 0)
-				return llr_err_set(r->err, LLR_ENOMEM, "out of memory");
-		} else if ((words[k] = llr_strmap_get(m->vocab, tok, tl)) < 0) {
+		if (!start)
+			start = tok;
+	}
+	size_t plen = (size_t)(tok + tl - start);
+	if (sc->pidx >= 0 && plen == sc->plen && !memcmp(start, sc->pbuf, plen)) {
+		*prefix = sc->pidx;
+		return LLR_OK;
+	}
+	int32_t words[LLR_NGRAM_MAX_ORDER];
+	for (int k = 0; k < n - 1; k++) {
+		llr_token_next(r->line, r->len, &p0, &tok, &tl);
+		if ((words[k] = vt_get(&r->vt, tok, tl)) < 0) {
 			char w[256];
 			snprintf(w, sizeof w, "%.*s", (int)(tl < 200 ? tl : 200), tok);
 			return rd_fail(r, "the word '%s' is not among the 1-grams", w, 0, 0);
 		}
 	}
-	e->backoff = 0;
+	*prefix = llr_ngram_find(m, words, n - 1);
+	sc->pidx = -1;
+	if (*prefix < 0)
+		return LLR_OK;
+	if (plen > sc->pcap) {
+		char *b = llr_reallocarray(sc->pbuf, plen, 1);
+		if (!b)
+			return llr_err_set(r->err, LLR_ENOMEM, "out of memory");
+		sc->pbuf = b;
+		sc->pcap = plen;
+	}
+	memcpy(sc->pbuf, start, plen);
+	sc->plen = plen;
+	sc->pidx = *prefix;
+	return LLR_OK;
+}
+
+/* One n-gram line of section n as entry sc->k (for n = 1 the word is
+ * added to the vocabulary). */
+static int parse_entry(reader *r, llr_ngram *m, section *sc)
+{
+	const int n = sc->n;
+	const int64_t i = sc->k;
+	const char *tok = NULL;
+	size_t pos = 0, tl = 0;
+	float lp, bo = 0;
+	if (!llr_token_next(r->line, r->len, &pos, &tok, &tl) || llr_arpa_parse_float(tok, tl, &lp) < 0)
+		return rd_fail(r, "'%.40s' is not a number (the log10 probability)", tl ? tok : "", 0, 0);
+	if (lp > 0)
+		return rd_fail(r, "log10 probability %s%lld > 0", "", 0, 0);
+	int64_t prefix = 0;
+	int rc;
+	if (n > 1 && (rc = parse_prefix(r, m, sc, &pos, &prefix)) != LLR_OK)
+		return rc;
+	if (!llr_token_next(r->line, r->len, &pos, &tok, &tl))
+		return rd_fail(r, "%s%lld words expected, %lld found", "", n, n - 1);
+	int32_t w;
+	if (n == 1) {
+		size_t before = llr_strmap_size(m->vocab);
+		if ((w = llr_strmap_add(m->vocab, tok, tl)) < 0)
+			return llr_err_set(r->err, LLR_ENOMEM, "out of memory");
+		if (llr_strmap_size(m->vocab) == before)
+			return rd_fail(r, "the 1-gram '%.200s' is listed twice", tok, 0, 0);
+	} else if ((w = vt_get(&r->vt, tok, tl)) < 0) {
+		char s[256];
+		snprintf(s, sizeof s, "%.*s", (int)(tl < 200 ? tl : 200), tok);
+		return rd_fail(r, "the word '%s' is not among the 1-grams", s, 0, 0);
+	}
 	if (llr_token_next(r->line, r->len, &pos, &tok, &tl)) {
 		if (n == m->order)
 			return rd_fail(r, "a %s%lld-gram of the highest order has no backoff weight", "", n, 0);
-		if (parse_num(tok, tl, &e->backoff) < 0)
+		if (llr_arpa_parse_float(tok, tl, &bo) < 0)
 			return rd_fail(r, "'%.40s' is not a number (the log10 backoff)", tok, 0, 0);
 		if (llr_token_next(r->line, r->len, &pos, &tok, &tl))
 			return rd_fail(r, "'%.40s': more fields than an n-gram line has", tok, 0, 0);
 	}
-	e->word = words[n - 1];
-	e->line = llr_lines_lineno(r->l);
-	e->prefix = n == 1 ? 0 : llr_ngram_find(m, words, n - 1);
-	if (e->prefix < 0)
+	if (prefix < 0)
 		return rd_fail(r, "the prefix of this %s%lld-gram is not listed among the %lld-grams", "", n, n - 1);
+	m->logp[n - 1][i] = lp;
+	if (n < m->order)
+		m->backoff[n - 1][i] = bo;
+	if (n == 1)
+		return LLR_OK;
+	m->word[n - 1][i] = w;
+	if (sc->sorted && i > 0) {
+		int64_t pp = sc->pidx0;
+		int32_t pw = m->word[n - 1][i - 1];
+		if (pp > prefix || (pp == prefix && pw > w)) {
+			if (sec_unsorted(sc, m) != LLR_OK)
+				return llr_err_set(r->err, LLR_ENOMEM, "out of memory");
+		} else if (pp == prefix && pw == w && sc->dup < 0) {
+			sc->dup = i;
+		}
+	}
+	if (sc->sorted)
+		sc->child[prefix + 1]++;
+	else
+		sc->prefix[i] = prefix;
+	sc->pidx0 = prefix;
 	return LLR_OK;
+}
+
+typedef struct skey {
+	int64_t prefix, idx;
+	int32_t word;
+} skey;
+
+static int by_prefix_word(const void *a, const void *b)
+{
+	const skey *x = a, *y = b;
+	if (x->prefix != y->prefix)
+		return x->prefix < y->prefix ? -1 : 1;
+	if (x->word != y->word)
+		return x->word < y->word ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* A section listed out of order: sort its entries by (prefix, word) and
+ * report the first n-gram listed twice, at the later of its two lines. */
+static int sec_sort(reader *r, llr_ngram *m, section *sc)
+{
+	const int n = sc->n;
+	const int64_t k = sc->k;
+	size_t sz = (size_t)k + 1;
+	skey *key = llr_malloc(sz * sizeof *key);
+	float *lp = llr_malloc(sz * sizeof *lp), *bo = n < m->order ? llr_malloc(sz * sizeof *bo) : NULL;
+	int32_t *w = llr_malloc(sz * sizeof *w);
+	if (!key || !lp || !w || (n < m->order && !bo)) {
+		free(key);
+		free(lp);
+		free(bo);
+		free(w);
+		return llr_err_set(r->err, LLR_ENOMEM, "out of memory");
+	}
+	for (int64_t i = 0; i < k; i++)
+		key[i] = (skey){sc->prefix[i], i, m->word[n - 1][i]};
+	qsort(key, (size_t)k, sizeof *key, by_prefix_word);
+	sc->dup = -1;
+	for (int64_t i = 0; i < k; i++) {
+		int64_t j = key[i].idx;
+		lp[i] = m->logp[n - 1][j];
+		if (bo)
+			bo[i] = m->backoff[n - 1][j];
+		w[i] = key[i].word;
+		sc->prefix[i] = key[i].prefix;
+		if (i > 0 && sc->dup < 0 && key[i].prefix == key[i - 1].prefix && key[i].word == key[i - 1].word) {
+			int64_t a = key[i - 1].idx < j ? key[i - 1].idx : j, b = key[i - 1].idx < j ? j : key[i - 1].idx;
+			sc->dup = b;
+			llr_err_set(r->err, LLR_EFORMAT, "%s:%zu: this %d-gram is also on line %zu", r->name, sc->first_line + (size_t)b, n, sc->first_line + (size_t)a);
+		}
+	}
+	free(key);
+	free(m->logp[n - 1]);
+	m->logp[n - 1] = lp;
+	if (bo) {
+		free(m->backoff[n - 1]);
+		m->backoff[n - 1] = bo;
+	}
+	free(m->word[n - 1]);
+	m->word[n - 1] = w;
+	return sc->dup >= 0 ? LLR_EFORMAT : LLR_OK;
 }
 
 /* Section n: its lines into the trie (level n, and level n-1's child
@@ -214,60 +535,42 @@ static int read_section(reader *r, llr_ngram *m, int n, int64_t want)
 		snprintf(what, sizeof what, "%s (found '%.40s')", head, r->line);
 		return rd_fail(r, "missing section %s", what, 0, 0);
 	}
-	rentry *e = NULL;
-	size_t cap = 0;
-	int64_t k = 0;
-	int32_t words[LLR_NGRAM_MAX_ORDER];
+	section sc = {.n = n, .want = want, .sorted = 1, .dup = -1, .pidx = -1};
+	if (n > 1 && !(sc.child = m->child[n - 2] = llr_calloc((size_t)m->count[n - 2] + 1, sizeof(int64_t))))
+		return llr_err_set(r->err, LLR_ENOMEM, "out of memory");
 	while ((rc = rd_next(r)) == LLR_OK && !r->eof && !is_blank(r->line, r->len) && r->line[0] != '\\') {
-		if (k == want) {
+		if (sc.k == want) {
 			rc = rd_fail(r, "\\data\\ says %s%lld %lld-grams, the section has more", "", want, n);
 			break;
 		}
-		if ((size_t)k == cap) {
-			cap = cap ? cap * 2 : 4096;
-			rentry *ne = llr_reallocarray(e, cap, sizeof *e);
-			if (!ne) {
-				rc = llr_err_set(r->err, LLR_ENOMEM, "out of memory");
-				break;
-			}
-			e = ne;
-		}
-		if ((rc = parse_entry(r, m, n, &e[k], words)) != LLR_OK)
+		if (sc.k == sc.cap && (rc = sec_grow(&sc, m)) != LLR_OK) {
+			rc = llr_err_set(r->err, LLR_ENOMEM, "out of memory");
 			break;
-		k++;
-	}
-	if (rc == LLR_OK && k != want)
-		rc = rd_fail(r, "\\data\\ says %s%lld %lld-grams, the section has fewer", "", want, n);
-	if (rc == LLR_OK && n > 1) {
-		int sorted = 1;
-		for (int64_t i = 1; i < k && sorted; i++)
-			sorted = by_prefix_word(&e[i - 1], &e[i]) < 0;
-		if (!sorted)
-			qsort(e, (size_t)k, sizeof *e, by_prefix_word);
-		for (int64_t i = 1; i < k && rc == LLR_OK; i++)
-			if (!by_prefix_word(&e[i - 1], &e[i]))
-				rc = llr_err_set(r->err, LLR_EFORMAT, "%s:%zu: this %d-gram is also on line %zu", r->name, e[i].line > e[i - 1].line ? e[i].line : e[i - 1].line, n, e[i].line > e[i - 1].line ? e[i - 1].line : e[i].line);
-	}
-	size_t sz = (size_t)k + 1;
-	if (rc == LLR_OK && (!(m->logp[n - 1] = llr_malloc(sz * sizeof(float))) || (n < m->order && !(m->backoff[n - 1] = llr_malloc(sz * sizeof(float)))) ||
-	                     (n > 1 && !(m->word[n - 1] = llr_malloc(sz * sizeof(int32_t)))) || (n > 1 && !(m->child[n - 2] = llr_calloc((size_t)m->count[n - 2] + 1, sizeof(int64_t))))))
-		rc = llr_err_set(r->err, LLR_ENOMEM, "out of memory");
-	if (rc == LLR_OK) {
-		m->count[n - 1] = k;
-		for (int64_t i = 0; i < k; i++) {
-			m->logp[n - 1][i] = e[i].logp;
-			if (n < m->order)
-				m->backoff[n - 1][i] = e[i].backoff;
-			if (n > 1) {
-				m->word[n - 1][i] = e[i].word;
-				m->child[n - 2][e[i].prefix + 1]++;
-			}
 		}
-		if (n > 1)
-			for (int64_t i = 0; i < m->count[n - 2]; i++)
-				m->child[n - 2][i + 1] += m->child[n - 2][i];
+		if (sc.k == 0)
+			sc.first_line = llr_lines_lineno(r->l);
+		if ((rc = parse_entry(r, m, &sc)) != LLR_OK)
+			break;
+		sc.k++;
 	}
-	free(e);
+	if (rc == LLR_OK && sc.k != want)
+		rc = rd_fail(r, "\\data\\ says %s%lld %lld-grams, the section has fewer", "", want, n);
+	if (rc == LLR_OK && sc.k == 0 && (rc = sec_grow(&sc, m)) != LLR_OK)
+		rc = llr_err_set(r->err, LLR_ENOMEM, "out of memory");
+	if (rc == LLR_OK && !sc.sorted && (rc = sec_sort(r, m, &sc)) == LLR_OK) {
+		memset(sc.child, 0, ((size_t)m->count[n - 2] + 1) * sizeof *sc.child);
+		for (int64_t i = 0; i < sc.k; i++)
+			sc.child[sc.prefix[i] + 1]++;
+	} else if (rc == LLR_OK && sc.dup >= 0) {
+		rc = llr_err_set(r->err, LLR_EFORMAT, "%s:%zu: this %d-gram is also on line %zu", r->name, sc.first_line + (size_t)sc.dup, n, sc.first_line + (size_t)sc.dup - 1);
+	}
+	if (rc == LLR_OK) {
+		m->count[n - 1] = sc.k;
+		for (int64_t i = 0; n > 1 && i < m->count[n - 2]; i++)
+			sc.child[i + 1] += sc.child[i];
+	}
+	free(sc.prefix);
+	free(sc.pbuf);
 	return rc;
 }
 
@@ -285,8 +588,13 @@ int llr_ngram_read_arpa(const char *path, llr_ngram **out, llr_err *err)
 	int rc = parse_header(&r, &order, counts);
 	if (rc == LLR_OK && !(m = llr_ngram_alloc(order, err)))
 		rc = llr_err_code(err, LLR_ENOMEM);
-	for (int n = 1; rc == LLR_OK && n <= order; n++)
-		rc = read_section(&r, m, n, counts[n - 1]);
+	for (int n = 1; rc == LLR_OK && n <= order; n++) {
+		if (n == 2 && vt_build(&r.vt, m->vocab) != LLR_OK)
+			rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+		if (rc == LLR_OK)
+			rc = read_section(&r, m, n, counts[n - 1]);
+	}
+	vt_free(&r.vt);
 	if (rc == LLR_OK)
 		rc = rd_skip_blank(&r);
 	if (rc == LLR_OK && (r.eof || !line_is(&r, "\\end\\")))

@@ -36,4 +36,11 @@ int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err);
  * The counter is left empty. */
 int llr_ngram_counter_take(llr_ngram_counter *c, uint32_t **keys, uint64_t **counts, size_t *cap, size_t *n, llr_strmap **vocab);
 
+/* arpa.c: an ARPA number (the whole of s[0..n)) as (float)strtod(s)
+ * gives it, -inf as -99; -1 if s is not a number (or is NaN or +inf). */
+int llr_arpa_parse_float(const char *s, size_t n, float *out);
+/* arpa.c: x as the ARPA writer prints it (printf's %.8g, or %.9g when
+ * %.8g does not read back as x), NUL-terminated in buf; its length. */
+size_t llr_arpa_format_float(char *buf, float x);
+
 #endif

@@ -2,12 +2,15 @@
  * test_ngram.c - unit tests for lib/ngram: modified Kneser-Ney estimation
  * pinned on a corpus worked by hand and on KenLM's own test model, the
  * normalisation of the estimated models, the ARPA reader's errors, ARPA
- * and binary round trips, and the counter's memory bound.
+ * and binary round trips, and the counter's memory bound; the ARPA
+ * number parser and formatter against strtod and printf, and sections
+ * listed out of order.
  */
 #include <math.h>
 #include <unistd.h>
 
 #include "llrnn.h"
+#include "ngram/ngram.h"
 #include "test.h"
 
 static llr_ngram *estimate_pruned(const char *text, int order, int fallback, double *D, uint64_t prune)
@@ -391,14 +394,200 @@ static void test_memory_bound(void)
 	llr_ngram_counter_free(c);
 }
 
+/* What llr_arpa_parse_float must give: (float)strtod on the whole
+ * string, -inf as -99, NaN and +inf refused. */
+static int ref_parse(const char *s, float *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (!*s || *end || isnan(v) || (isinf(v) && v > 0))
+		return -1;
+	*out = (float)(isinf(v) ? -99 : v);
+	return 0;
+}
+
+static int same_parse(const char *s)
+{
+	float a = 1234.5f, b = 1234.5f;
+	int ra = llr_arpa_parse_float(s, strlen(s), &a), rb = ref_parse(s, &b);
+	if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a))) {
+		printf("#   '%s': parsed %d %.9g, strtod %d %.9g\n", s, ra, (double)a, rb, (double)b);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_parse_float(void)
+{
+	static const char *good[] = {"-1.5e-05", "-99", "0", "-0", "1.", ".5", "-.5", "+2.5", "-3.1839137", "-0.094899632", "1E3", "1e+2",
+	                             "-2.4e-7", "0.000000000000000000000000001", "12345678901234567890", "-1.17549435e-38", "3.4028235e38",
+	                             "1e-50", "9007199254740993", "0x1p3", "-inf", "-Infinity", "00012.500", "-0.0000", "4.9406564584124654e-324"};
+	static const char *bad[] = {"", "-", "+", ".", "-.", "e5", "1e", "1e+", "1e-", "1.2.3", "1,5", "--1", "1e5x", "1 ",
+	                            "nan", "-nan", "inf", "+inf", "1e999", "0x", "1-", "abc", "1d5"};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		float v;
+		CHECK(same_parse(good[i]));
+		CHECK(llr_arpa_parse_float(good[i], strlen(good[i]), &v) == 0);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		float v;
+		CHECK(same_parse(bad[i]));
+		if (llr_arpa_parse_float(bad[i], strlen(bad[i]), &v) != -1)
+			printf("#   %s accepted\n", bad[i]), t_failed_checks++;
+	}
+	float v;
+	CHECK(llr_arpa_parse_float("-1.5e-05", 8, &v) == 0 && v == (float)-1.5e-05);
+	CHECK(llr_arpa_parse_float("-99", 3, &v) == 0 && v == -99.0f);
+	CHECK(llr_arpa_parse_float("-0.25x", 5, &v) == 0 && v == -0.25f); /* only n bytes */
+	char longnum[200];
+	memset(longnum, '1', sizeof longnum - 1);
+	longnum[sizeof longnum - 1] = 0;
+	CHECK(llr_arpa_parse_float(longnum, strlen(longnum), &v) == -1); /* longer than any number */
+	/* Random decimals of the forms ARPA writers print, bit for bit. */
+	llr_rng rng;
+	llr_rng_seed(&rng, 13);
+	int bad_count = 0;
+	for (int i = 0; i < 300000 && bad_count < 5; i++) {
+		char s[64];
+		int len = 0, intd = (int)(llr_rng_u64(&rng) % 4), frac = (int)(llr_rng_u64(&rng) % 12);
+		if (llr_rng_u64(&rng) % 4)
+			s[len++] = '-';
+		for (int k = 0; k < intd; k++)
+			s[len++] = (char)('0' + llr_rng_u64(&rng) % 10);
+		if (frac || !intd) {
+			s[len++] = '.';
+			for (int k = 0; k < frac + !intd; k++)
+				s[len++] = (char)('0' + llr_rng_u64(&rng) % 10);
+		}
+		if (llr_rng_u64(&rng) % 3 == 0)
+			len += snprintf(s + len, sizeof s - (size_t)len, "e%d", (int)(llr_rng_u64(&rng) % 81) - 40);
+		s[len] = 0;
+		bad_count += !same_parse(s);
+	}
+	CHECK(bad_count == 0);
+}
+
+/* Every line of each \n-grams: section of `in`, for n >= 2, put out of
+ * order (the second half shuffled, or the whole section reversed), into
+ * `out`; dup_at > 0 repeats the dup_at-th 2-gram line at the end of its
+ * section and raises its count in \data\. */
+static void arpa_disorder(const char *in, const char *out, int reverse, int dup_at)
+{
+	FILE *f = fopen(in, "r"), *g = fopen(out, "w");
+	char **lines = NULL, buf[4096], dup[4096] = "";
+	size_t n = 0, cap = 0;
+	int sec = 0;
+	llr_rng rng;
+	llr_rng_seed(&rng, 5);
+	for (;;) {
+		char *l = fgets(buf, sizeof buf, f);
+		if (!l || buf[0] == '\n' || buf[0] == '\\') {
+			size_t h = reverse ? 0 : n / 2;
+			if (reverse)
+				for (size_t i = 0; i < n / 2; i++) {
+					char *t = lines[i];
+					lines[i] = lines[n - 1 - i];
+					lines[n - 1 - i] = t;
+				}
+			else
+				for (size_t i = n; i > h + 1; i--) {
+					size_t j = h + (size_t)(llr_rng_u64(&rng) % (i - h));
+					char *t = lines[i - 1];
+					lines[i - 1] = lines[j];
+					lines[j] = t;
+				}
+			for (size_t i = 0; i < n; i++) {
+				fputs(lines[i], g);
+				free(lines[i]);
+			}
+			if (sec == 2 && dup[0])
+				fputs(dup, g);
+			n = 0;
+		}
+		if (!l)
+			break;
+		if (buf[0] == '\\' && buf[1] >= '1' && buf[1] <= '9')
+			sec = buf[1] - '0';
+		else if (buf[0] == '\\')
+			sec = 0;
+		if (sec >= 2 && buf[0] != '\n' && buf[0] != '\\') {
+			if (n == cap)
+				lines = realloc(lines, (cap = cap ? 2 * cap : 64) * sizeof *lines);
+			lines[n++] = strdup(buf);
+			if (sec == 2 && (int)n == dup_at)
+				snprintf(dup, sizeof dup, "%s", buf);
+		} else if (dup_at > 0 && !strncmp(buf, "ngram 2=", 8)) {
+			fprintf(g, "ngram 2=%lld\n", atoll(buf + 8) + 1);
+		} else {
+			fputs(buf, g);
+		}
+	}
+	free(lines);
+	fclose(f);
+	fclose(g);
+}
+
+static void test_arpa_order(void)
+{
+	char *text = random_corpus(7, 400, 1500);
+	llr_ngram *m = estimate(text, 3, 0, NULL);
+	free(text);
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	llr_err e = {0};
+	char path[3][512];
+	snprintf(path[0], 512, "%s/ord.arpa", test_tmpdir());
+	snprintf(path[1], 512, "%s/ord-shuffled.arpa", test_tmpdir());
+	snprintf(path[2], 512, "%s/ord-dup.arpa", test_tmpdir());
+	CHECK_OK(llr_ngram_write_arpa(m, path[0], &e));
+	for (int reverse = 0; reverse <= 1; reverse++) {
+		arpa_disorder(path[0], path[1], reverse, 0);
+		llr_ngram *r = NULL;
+		CHECK_OK(llr_ngram_read_arpa(path[1], &r, &e));
+		if (r)
+			check_same_model(m, r, 0);
+		llr_ngram_free(r);
+	}
+	/* A 2-gram listed twice in a section out of order: the later line. */
+	arpa_disorder(path[0], path[2], 1, 3);
+	llr_ngram *r = NULL;
+	CHECK(llr_ngram_read_arpa(path[2], &r, &e) == LLR_EFORMAT);
+	CHECK(r == NULL && strstr(e.msg, "2-gram is also on line") != NULL);
+	llr_ngram_free(m);
+
+	/* A very long word and line; numbers as SRILM prints them. */
+	size_t wl = 100000;
+	char *big = malloc(3 * wl + 400);
+	char *word = malloc(wl + 1);
+	memset(word, 'x', wl);
+	word[wl] = 0;
+	snprintf(big, 3 * wl + 400, "\\data\\\nngram 1=3\nngram 2=2\n\n\\1-grams:\n-99\t<s>\t-1.5e-05\n-0.5\t%s\t-2E-1\n-3.0103e-01\t</s>\n\n\\2-grams:\n-0.1\t<s> %s\n-1e-07\t%s </s>\n\n\\end\\\n", word, word, word);
+	if (llr_ngram_read_arpa(write_tmp("long.arpa", big), &r, &e) != LLR_OK)
+		printf("#   %s\n", e.msg), t_failed_checks++;
+	if (r) {
+		llr_ngram_level lv;
+		llr_ngram_level_get(r, 1, &lv);
+		CHECK(lv.logp[0] == -99.0f && lv.backoff[0] == (float)-1.5e-05 && lv.backoff[1] == -0.2f && lv.logp[2] == (float)-3.0103e-01);
+		CHECK(llr_ngram_word(r, word, wl) == 1);
+		llr_ngram_level_get(r, 2, &lv);
+		CHECK(lv.count == 2 && lv.logp[1] == (float)-1e-07);
+	}
+	llr_ngram_free(r);
+	free(big);
+	free(word);
+}
+
 int main(void)
 {
-	PLAN(6);
+	PLAN(8);
 	RUN(test_hand_worked);
 	RUN(test_kenlm_toy);
 	RUN(test_sums_to_one);
 	RUN(test_round_trips);
 	RUN(test_arpa_errors);
 	RUN(test_memory_bound);
+	RUN(test_parse_float);
+	RUN(test_arpa_order);
 	DONE();
 }
