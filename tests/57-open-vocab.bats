@@ -248,3 +248,27 @@ spell_ngram() {
 	echo "$stderr" | grep -q '^score: bits per character: '
 	! echo "$output" | grep -q '<unk>'
 }
+
+@test "open-vocab.mk: a tiny run writes the table: every corpus and model, figures from score's own" {
+	make -s -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res BIN="$TOP/bin" DATA="$UD" ARCHIVE="$BROWN" \
+		BROWN_TRAIN=3 EMBED=8 HIDDEN=8 EPOCHS=1 MAXTIME=2m THREADS=1 >make.log 2>&1 || { cat make.log; false; }
+	[ "$(head -n 1 res/open-vocab.tsv)" = "$(printf 'corpus\tmodel\tnats_per_token\toov_nats_per_token\tbits_per_char\tcheck_norm')" ]
+	[ "$(tail -n +2 res/open-vocab.tsv | cut -f1,2 | tr '\t\n' ': ')" = "ud-french:rnn-spell ud-french:char-lstm brown:rnn-spell brown:char-lstm " ]
+	# numbers where due: no OOV column for the character model
+	awk -F '\t' 'NR > 1 { if ($3 !~ /^[0-9]+\.[0-9]+$/ || $5 !~ /^[0-9]+\.[0-9]+$/ || $6 == "") exit 1
+		if (($2 == "char-lstm") != ($4 == "")) exit 1 }' res/open-vocab.tsv
+	# rnn-spell: score's nats per token and bits per character
+	for c in ud-french brown; do
+		row=$(grep "^$c	rnn-spell	" res/open-vocab.tsv)
+		[ "$(echo "$row" | cut -f3)" = "$(sed -n 's/^score: nats per token: \([0-9.]*\) .*/\1/p' w/$c/rnn-spell.lp.log)" ]
+		[ "$(echo "$row" | cut -f5)" = "$(sed -n 's/^score: bits per character: \([0-9.]*\) .*/\1/p' w/$c/rnn-spell.lp.log)" ]
+		# the OOV tokens: types not in the training text
+		n=$(awk 'FNR == NR { seen[$1] = 1; next } { for (i = 1; i <= NF; i++) if (!($i in seen)) o++ } END { print o + 0 }' \
+			w/$c/train.types w/$c/test.tok)
+		grep -q "^- $c rnn-spell: [0-9]* tokens, $n OOV" res/open-vocab.md
+	done
+	grep -q '^| ud-french | rnn-spell | ' res/open-vocab.md
+	# nothing to redo
+	make -q -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res BIN="$TOP/bin" DATA="$UD" ARCHIVE="$BROWN" \
+		BROWN_TRAIN=3 EMBED=8 HIDDEN=8 EPOCHS=1 MAXTIME=2m THREADS=1
+}

