@@ -16,7 +16,9 @@
 # Knobs: W BROWN (the Brown archive; scripts/fetch-brown puts it there) DEB
 # (the linux-doc .deb; fetched with apt-get download when missing) BIN
 # HIDDEN EMBED BATCH OPTIM LR EPOCHS PATIENCE MAX_TIME (per model) THREADS
-# TOP SEED ENCODERS TASKS.  Each model trains at most MAX_TIME: run it under
+# TOP SEED ENCODERS TASKS NEXT_STRIDE (empty: NEXT from disjoint blocks of
+# a paragraph; 1: disc-pairs --next-stride 1, a NEXT window at every
+# sentence, about 3 times the examples, overlapping).  Each model trains at most MAX_TIME: run it under
 # the CPU lock (TEAM.md) on a shared machine.
 
 W ?= work/discourse
@@ -39,6 +41,8 @@ TOP ?= 20000
 SEED ?= 1
 ENCODERS ?= cbow gru bigru
 TASKS ?= order next conj all
+NEXT_STRIDE ?=
+STRIDE := $(if $(NEXT_STRIDE),--next-stride $(NEXT_STRIDE))
 
 MODELS := $(foreach e,$(ENCODERS),$(foreach t,$(TASKS),$(W)/$(e)-$(t)))
 
@@ -53,11 +57,11 @@ $(DEB):
 
 $(W)/brown.pairs: $(BROWN)
 	@mkdir -p $(W)
-	$(BIN)/disc-pairs --format tagged --provenance $(BROWN) > $@ 2> $(W)/brown.pairs.log
+	$(BIN)/disc-pairs --format tagged $(STRIDE) --provenance $(BROWN) > $@ 2> $(W)/brown.pairs.log
 
 $(W)/kdoc.pairs: $(DEB)
 	@mkdir -p $(W)
-	$(BIN)/disc-pairs --include '*.html' --min-par 8 --provenance $(DEB) > $@ 2> $(W)/kdoc.pairs.log
+	$(BIN)/disc-pairs --include '*.html' --min-par 8 $(STRIDE) --provenance $(DEB) > $@ 2> $(W)/kdoc.pairs.log
 
 $(W)/train.pairs: $(W)/brown.pairs $(W)/kdoc.pairs
 	cat $^ > $(W)/all.pairs

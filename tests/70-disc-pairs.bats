@@ -30,7 +30,7 @@ docs_here() {
 	run disc-pairs -h
 	assert_success
 	assert_line --index 0 --partial "usage: disc-pairs [-hl] [-o file] [-s seed]"
-	for opt in format lang tasks markers min-par min-len max-len max-ratio max-member-bytes provenance sentences list-markers; do
+	for opt in format lang tasks markers min-par next-stride min-len max-len max-ratio max-member-bytes provenance sentences list-markers; do
 		assert_output --partial "--$opt"
 		grep -q -- "^\.Op Fl -$opt\|^\.Fl -$opt\|^\.It Fl -$opt" "$TOP/man/disc-pairs.1"
 	done
@@ -42,6 +42,7 @@ docs_here() {
 	run_err 2 "unknown task 'swap'" disc-pairs --tasks order,swap "$F/garden.txt"
 	run_err 2 "min-len 9 is over --max-len 8" disc-pairs --min-len 9 --max-len 8 "$F/garden.txt"
 	run_err 2 "min-par: 3 out of range" disc-pairs --min-par 3 "$F/garden.txt"
+	run_err 2 "next-stride: 0 out of range" disc-pairs --next-stride 0 "$F/garden.txt"
 	run_err 2 "max-ratio: 0.5 out of range" disc-pairs --max-ratio 0.5 "$F/garden.txt"
 	run_err 2 "max-member-bytes: not a size" disc-pairs --max-member-bytes 12X "$F/garden.txt"
 	run_err 2 "not an integer" disc-pairs -s seven "$F/garden.txt"
@@ -83,6 +84,26 @@ docs_here() {
 	run awk -F'\t' -v minpar=9 -f "$F/check.awk" "$d/markers.en" "$d/brown.sent" "$d/brown.pairs"
 	assert_success
 	assert_output "checked 1526 lines, 0 bad"
+}
+
+@test "disc-pairs --next-stride 1: a NEXT window at every sentence, each checks out; ORDER and CONJ unchanged" {
+	local d="$BATS_FILE_TMPDIR"
+	cd "$BATS_TEST_TMPDIR"
+	disc-pairs --format tagged --provenance --next-stride 1 "$BROWN" >slide.pairs 2>slide.err
+	# at most one window per start that leaves 9 sentences in the paragraph
+	bound=$(awk -F'\t' '$0 == "" { if (k > 8) b += k - 8; k = 0; next } { k++ } END { if (k > 8) b += k - 8; print b + 0 }' "$d/brown.sent")
+	n=$(grep -c '^NEXT' slide.pairs)
+	[ "$n" -gt 36 ] && [ "$n" -le "$bound" ]
+	grep -q "NEXT $n," slide.err
+	run awk -F'\t' -v minpar=9 -v stride=1 -f "$F/check.awk" "$d/markers.en" "$d/brown.sent" slide.pairs
+	assert_success
+	assert_output --regexp '^checked [0-9]+ lines, 0 bad$'
+	# the blocks of the default run are not windows of every paragraph
+	# start under stride 2: the checker sees the difference
+	run awk -F'\t' -v minpar=9 -v stride=2 -f "$F/check.awk" "$d/markers.en" "$d/brown.sent" slide.pairs
+	assert_output --regexp 'NEXT context does not start a block'
+	run diff <(grep -v '^NEXT' "$d/brown.pairs") <(grep -v '^NEXT' slide.pairs)
+	assert_success
 }
 
 @test "disc-pairs: Brown: the checker catches a wrong label, swap or class" {

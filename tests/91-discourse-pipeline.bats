@@ -52,6 +52,18 @@ tiny_deb() {
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/docs")" -gt 3 ]
 }
 
+@test "discourse.mk: NEXT_STRIDE reaches both disc-pairs runs, and only when set" {
+	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" BROWN=b.tgz DEB=x.deb NEXT_STRIDE=1 \
+		"$BATS_TEST_TMPDIR/w/brown.pairs" "$BATS_TEST_TMPDIR/w/kdoc.pairs"
+	assert_success
+	[ "$(grep -c -- 'disc-pairs .*--next-stride 1 ' <<<"$output")" -eq 2 ]
+	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" BROWN=b.tgz DEB=x.deb \
+		"$BATS_TEST_TMPDIR/w/brown.pairs" "$BATS_TEST_TMPDIR/w/kdoc.pairs"
+	assert_success
+	[ "$(grep -c 'disc-pairs ' <<<"$output")" -eq 2 ]
+	refute_output --partial "next-stride"
+}
+
 @test "disc-split: every document goes whole to one part, the provenance column dropped" {
 	cd "$BATS_TEST_TMPDIR"
 	disc-pairs --format tagged --provenance "$BROWN" >p.tsv 2>/dev/null

@@ -22,7 +22,7 @@
 static const char usage[] =
     "usage: disc-pairs [-hl] [-o file] [-s seed] [--format text|tagged|conllu|tokens]\n"
     "                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
-    "                  [--min-len n] [--max-len n] [--max-ratio x]\n"
+    "                  [--next-stride n] [--min-len n] [--max-len n] [--max-ratio x]\n"
     "                  [--max-member-bytes n] [--include pattern] [--provenance]\n"
     "                  [--sentences] [file ...]\n"
     "       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
@@ -763,6 +763,7 @@ enum { O_FORMAT = 256,
        O_TASKS,
        O_MARKERS,
        O_MINPAR,
+       O_STRIDE,
        O_MINLEN,
        O_MAXLEN,
        O_MAXRATIO,
@@ -780,6 +781,7 @@ static const struct option longopts[] = {
     {"tasks", required_argument, NULL, O_TASKS},
     {"markers", required_argument, NULL, O_MARKERS},
     {"min-par", required_argument, NULL, O_MINPAR},
+    {"next-stride", required_argument, NULL, O_STRIDE},
     {"min-len", required_argument, NULL, O_MINLEN},
     {"max-len", required_argument, NULL, O_MAXLEN},
     {"max-ratio", required_argument, NULL, O_MAXRATIO},
@@ -824,6 +826,7 @@ int main(int argc, char **argv)
 		case O_TASKS: o.tasks = parse_tasks(optarg); break;
 		case O_MARKERS: markers_path = optarg; break;
 		case O_MINPAR: o.min_par = (int)cli_parse_int(usage, "--min-par", optarg, DISC_NEXT_CONTEXT + DISC_NEXT_CANDIDATES, 1000000); break;
+		case O_STRIDE: o.next_stride = (int)cli_parse_int(usage, "--next-stride", optarg, 1, 1000000); break;
 		case O_MINLEN: o.min_len = (int)cli_parse_int(usage, "--min-len", optarg, 1, 1000000); break;
 		case O_MAXLEN: o.max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 1000000); break;
 		case O_MAXRATIO: o.max_ratio = cli_parse_double(usage, "--max-ratio", optarg, 1.0, 1e9); break;

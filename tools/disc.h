@@ -72,6 +72,7 @@ static inline const char *disc_para_sent(const disc_para *p, size_t i)
 typedef struct disc_opts {
 	int tasks;        /* DISC_* mask */
 	int min_par;      /* NEXT: sentences a paragraph needs */
+	int next_stride;  /* NEXT: 0 = blocks of min_par; s = a window of min_par every s sentences */
 	int min_len, max_len; /* sentence length bounds, in tokens */
 	double max_ratio; /* pairs: longer / shorter at most this */
 	int provenance;   /* append a provenance column */

@@ -4,9 +4,10 @@
  *
  * ORDER: every adjacent pair, swapped with probability 0.5 (label 1 in
  * order, 0 swapped).  NEXT: one example per block of min_par sentences
- * of a paragraph: the block's first three sentences, then the fourth (the
- * true next one) and four others drawn from later in the block, shuffled;
- * the label is the 0-based index of the true one.  CONJ: adjacent pairs whose
+ * of a paragraph (or, with a stride, per window of min_par sentences
+ * starting every stride sentences): the block's first three sentences,
+ * then the fourth (the true next one) and four others drawn from later in
+ * the block, shuffled; the label is the 0-based index of the true one.  CONJ: adjacent pairs whose
  * second sentence opens with a marker and a comma.  The rules are spelled
  * out in disc-pairs(1).  Not here: reading input, splitting sentences.
  */
@@ -262,10 +263,20 @@ static int next_block(disc_ctx *c, const disc_para *p, size_t b, size_t e, const
 
 /* The paragraph is cut into floor(n / min_par) blocks of min_par
  * sentences, the last one taking the remainder; one example per block.
- * A paragraph of min_par to 2 min_par - 1 sentences is one block. */
+ * A paragraph of min_par to 2 min_par - 1 sentences is one block.  With
+ * a stride s, the blocks are the windows [i, i + min_par) for i = 0, s,
+ * 2s, ... that fit in the paragraph (n - min_par + 1 of them for s = 1). */
 static int do_next(disc_ctx *c, const disc_para *p, const char *prov)
 {
 	size_t m = (size_t)c->o.min_par, nb = p->n / m;
+	if (c->o.next_stride > 0) {
+		for (size_t i = 0; i + m <= p->n; i += (size_t)c->o.next_stride) {
+			int rc = next_block(c, p, i, i + m, prov);
+			if (rc != LLR_OK)
+				return rc;
+		}
+		return LLR_OK;
+	}
 	for (size_t k = 0; k < nb; k++) {
 		int rc = next_block(c, p, k * m, k + 1 == nb ? p->n : (k + 1) * m, prov);
 		if (rc != LLR_OK)
