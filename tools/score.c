@@ -484,6 +484,7 @@ static void scorer_free(scorer *sc)
 	free(sc->in_ids);
 	free(sc->tgt_ids);
 	free(sc->lp);
+	free(sc->lp_open);
 	free(sc->oov_at);
 	llr_buf_free(&sc->outb);
 	slm_free(&sc->lm);
