@@ -30,7 +30,7 @@ docs_here() {
 	run disc-pairs -h
 	assert_success
 	assert_line --index 0 --partial "usage: disc-pairs [-hl] [-o file] [-s seed]"
-	for opt in format lang tasks markers min-par next-stride min-len max-len max-ratio max-member-bytes provenance sentences list-markers; do
+	for opt in format lang tasks markers min-par next-stride min-len max-len max-ratio max-member-bytes include exclude provenance sentences list-markers; do
 		assert_output --partial "--$opt"
 		grep -q -- "^\.Op Fl -$opt\|^\.Fl -$opt\|^\.It Fl -$opt" "$TOP/man/disc-pairs.1"
 	done
@@ -43,6 +43,7 @@ docs_here() {
 	run_err 2 "min-len 9 is over --max-len 8" disc-pairs --min-len 9 --max-len 8 "$F/garden.txt"
 	run_err 2 "min-par: 3 out of range" disc-pairs --min-par 3 "$F/garden.txt"
 	run_err 2 "next-stride: 0 out of range" disc-pairs --next-stride 0 "$F/garden.txt"
+	run_err 2 "exclude: more than 16 patterns" disc-pairs $(printf -- '--exclude x%d ' $(seq 17)) "$F/garden.txt"
 	run_err 2 "max-ratio: 0.5 out of range" disc-pairs --max-ratio 0.5 "$F/garden.txt"
 	run_err 2 "max-member-bytes: not a size" disc-pairs --max-member-bytes 12X "$F/garden.txt"
 	run_err 2 "not an integer" disc-pairs -s seven "$F/garden.txt"
@@ -471,6 +472,22 @@ deb_here() {
 	disc-pairs --include '*.html' --include '*.gz' t.deb >got.out 2>/dev/null
 	cmp want.out got.out
 	[ -s got.out ]
+}
+
+@test "disc-pairs --exclude: a matching member is left out even when --include matches it, and counted" {
+	deb_here
+	run --separate-stderr disc-pairs --sentences --provenance --include '*.html' --include '*.gz' --exclude '*/x/garden*' t.deb
+	assert_success
+	[[ "$stderr" == *"disc-pairs: 1 document, "* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"1 member matching --exclude"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"2 members not matching --include"* ]] || { echo "$stderr"; false; }
+	refute_output --partial "garden.txt.gz"
+	assert_line --partial "howto.html:1"
+	# without --include, --exclude alone: everything else is read
+	run --separate-stderr disc-pairs --sentences --provenance --exclude '*.html' t.deb
+	refute_output --partial "howto.html"
+	assert_line --partial "garden.txt.gz:1"
+	[[ "$stderr" == *"1 member matching --exclude"* ]] || { echo "$stderr"; false; }
 }
 
 @test "disc-pairs: a nested archive that ends early is skipped and counted, the rest processed" {

@@ -57,6 +57,7 @@ tiny_deb() {
 		"$BATS_TEST_TMPDIR/w/brown.pairs" "$BATS_TEST_TMPDIR/w/kdoc.pairs"
 	assert_success
 	[ "$(grep -c -- 'disc-pairs .*--next-stride 1 ' <<<"$output")" -eq 2 ]
+	assert_output --partial "--exclude '*/translations/*'"
 	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" BROWN=b.tgz DEB=x.deb \
 		"$BATS_TEST_TMPDIR/w/brown.pairs" "$BATS_TEST_TMPDIR/w/kdoc.pairs"
 	assert_success

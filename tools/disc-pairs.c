@@ -23,8 +23,8 @@ static const char usage[] =
     "usage: disc-pairs [-hl] [-o file] [-s seed] [--format text|tagged|conllu|tokens]\n"
     "                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
     "                  [--next-stride n] [--min-len n] [--max-len n] [--max-ratio x]\n"
-    "                  [--max-member-bytes n] [--include pattern] [--provenance]\n"
-    "                  [--sentences] [file ...]\n"
+    "                  [--max-member-bytes n] [--include pattern] [--exclude pattern]\n"
+    "                  [--provenance] [--sentences] [file ...]\n"
     "       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
     "       disc-pairs --version\n";
 
@@ -106,9 +106,10 @@ struct run {
 	int format, lower, sentences, provenance;
 	uint64_t max_member;
 	const char *include[MAX_INCLUDE]; /* --include patterns */
-	int n_include;
-	int depth; /* nesting of the current archive */
-	uint64_t excluded, html_docs;
+	const char *exclude[MAX_INCLUDE]; /* --exclude patterns */
+	int n_include, n_exclude;
+	int depth;                             /* nesting of the current archive */
+	uint64_t excluded, dropped, html_docs; /* left out by --include, by --exclude */
 	llr_tokenizer *tok;
 	disc_ctx ctx;
 	FILE *out;
@@ -406,8 +407,12 @@ static void set_doc(struct run *r, const char *archive, const char *member)
 
 static int do_member(struct run *r, llr_archive *a, int64_t size);
 
+/* 1: read the member; 0: --include leaves it out; -1: --exclude does. */
 static int included(const struct run *r)
 {
+	for (int i = 0; i < r->n_exclude; i++)
+		if (!fnmatch(r->exclude[i], r->member, 0))
+			return -1;
 	if (!r->n_include)
 		return 1;
 	for (int i = 0; i < r->n_include; i++)
@@ -554,8 +559,9 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 	m.head_nul_ok = 0;
 	if (r->depth < MAX_DEPTH && llr_archive_sniff(head, m.head_len))
 		return do_nested(r, a, head, m.head_len);
-	if (!included(r)) {
-		r->excluded++;
+	int in = included(r);
+	if (in <= 0) {
+		*(in ? &r->dropped : &r->excluded) += 1;
 		return 0;
 	}
 	if (r->format == FMT_TEXT && disc_html_is(r->member, head, m.head_len) && !memchr(head, '\0', m.head_len))
@@ -742,6 +748,8 @@ static void summary(const struct run *r, const disc_markers *mk)
 		cli_warn("%" PRIu64 " HTML document%s", r->html_docs, r->html_docs == 1 ? "" : "s");
 	if (r->excluded)
 		cli_warn("%" PRIu64 " member%s not matching --include", r->excluded, r->excluded == 1 ? "" : "s");
+	if (r->dropped)
+		cli_warn("%" PRIu64 " member%s matching --exclude", r->dropped, r->dropped == 1 ? "" : "s");
 	uint64_t total = 0;
 	for (int i = 0; i < SKIP_N; i++)
 		total += r->skipped[i];
@@ -769,6 +777,7 @@ enum { O_FORMAT = 256,
        O_MAXRATIO,
        O_MAXMEMBER,
        O_INCLUDE,
+       O_EXCLUDE,
        O_PROV,
        O_SENT,
        O_LIST };
@@ -787,6 +796,7 @@ static const struct option longopts[] = {
     {"max-ratio", required_argument, NULL, O_MAXRATIO},
     {"max-member-bytes", required_argument, NULL, O_MAXMEMBER},
     {"include", required_argument, NULL, O_INCLUDE},
+    {"exclude", required_argument, NULL, O_EXCLUDE},
     {"provenance", no_argument, NULL, O_PROV},
     {"sentences", no_argument, NULL, O_SENT},
     {"list-markers", no_argument, NULL, O_LIST},
@@ -835,6 +845,11 @@ int main(int argc, char **argv)
 			if (r.n_include == MAX_INCLUDE)
 				cli_usage_error(usage, "--include: more than %d patterns", MAX_INCLUDE);
 			r.include[r.n_include++] = optarg;
+			break;
+		case O_EXCLUDE:
+			if (r.n_exclude == MAX_INCLUDE)
+				cli_usage_error(usage, "--exclude: more than %d patterns", MAX_INCLUDE);
+			r.exclude[r.n_exclude++] = optarg;
 			break;
 		case O_PROV: r.provenance = 1; break;
 		case O_SENT: r.sentences = 1; break;
