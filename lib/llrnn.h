@@ -820,7 +820,9 @@ typedef struct llr_train_state {
 	double last_valid;  /* the previous epoch's, INFINITY if none (SGD schedule) */
 	int64_t bad_epochs; /* epochs since the best (patience) */
 	int halving;        /* SGD schedule: learning-rate halving has begun */
-	int converged;      /* SGD schedule: stop */
+	int converged;      /* SGD or --lr-decay schedule: stop */
+	int64_t decays;     /* --lr-decay schedule: decays done */
+	int64_t stalls;     /* and epochs since the last gain of --min-improvement or decay */
 	double lr;          /* learning rate now */
 	llr_rng rng_epoch;  /* batch shuffling: generator at the start of the epoch */
 	llr_rng rng;        /* dropout: generator now */

@@ -214,6 +214,42 @@ wait_for_file() {
 	awk -F'\t' 'NR > 2 && $6 < 1 { h = 1 } END { exit !h }' s.tsv
 }
 
+@test "train --lr-decay: a stall restores the best weights and decays the rate; --resume goes on exactly" {
+	S="--lr 0.01 --patience 10 --lr-decay 0.5"
+	train $TINY -q $S --epochs 8 --valid "$VALID" --log d.tsv -o d.bin "$FZ"
+	# the first epoch that did not beat the best by --min-improvement
+	# (0.003); the next one ran at half its rate
+	e=$(awk -F'\t' 'NR == 2 { b = $5 } NR > 2 { if ($5 > b - 0.003) { print $1; exit } b = $5 }' d.tsv)
+	[ -n "$e" ] && [ "$e" -lt 8 ]
+	awk -F'\t' -v e="$e" '$1 == e { r = $6 } $1 == e + 1 { n = $6 } END { exit !(n > 0 && (n - r / 2) ^ 2 < 1e-10 * r * r) }' d.tsv
+	[ "$(meta d.bin lr_decay)" = 0.5 ]
+	# cut at that epoch: the best weights are back in the net (no
+	# state/weights), one decay done; without the schedule the stalled
+	# weights stay the current ones
+	train $TINY -q $S --epochs "$e" --valid "$VALID" -o c.bin "$FZ"
+	run -0 tar tf c.bin
+	assert_line state/info
+	refute_line --partial state/weights
+	tar xOf c.bin state/info | grep -qx decays=1
+	train $TINY -q --lr 0.01 --patience 10 --epochs "$e" --valid "$VALID" -o k.bin "$FZ"
+	tar tf k.bin | grep -qx state/weights.npy
+	# --resume after the decay, and from before it, ends with the
+	# uninterrupted model
+	train -q --threads 1 --resume c.bin --epochs 8 --valid "$VALID" "$FZ"
+	cmp c.bin d.bin
+	train $TINY -q $S --epochs 1 --valid "$VALID" -o c1.bin "$FZ"
+	train -q --threads 1 --resume c1.bin --epochs 8 --valid "$VALID" "$FZ"
+	cmp c1.bin d.bin
+	# no decay left: the first stall stops training
+	train $TINY -q $S --lr-decays 0 --epochs 8 --valid "$VALID" -o z.bin "$FZ"
+	[ "$(meta z.bin stopped)" = converged ]
+	[ "$(meta z.bin epochs_done)" = "$e" ]
+	run_err 2 'lr-decay needs --valid' train $TINY --lr-decay 0.5 -o x.bin "$FZ"
+	run_err 2 'lr-decays' train $TINY --lr-decay 0.5 --lr-decays -1 --valid "$VALID" -o x.bin "$FZ"
+	run_err 2 'not for the discourse encoders' train --task order --features "$FZ" --lr-decay 0.5 -o x.bin
+	[ ! -e x.bin ]
+}
+
 @test "train: progress lines every --progress steps when stderr is not a tty" {
 	run train --progress 5 $TINY --epochs 1 -o m.bin "$FZ"
 	assert_success

@@ -131,6 +131,54 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 	run_err 2 "--attention: the resumed model c.bin has attention=mlp" train --resume c.bin --attention dot ll.fz
 }
 
+@test "train --lr-decay: a stall restores the best weights and decays the rate; --resume goes on exactly" {
+	cd "$BATS_TEST_TMPDIR"
+	feat_ll ll.fz
+	V="--valid-source $D/valid.src --valid $D/valid.tgt"
+	S="--lr 0.02 --patience 10 --lr-decay 0.5"
+	train $TINY $S --epochs 8 $V --log d.tsv -o d.bin ll.fz
+	# the first epoch that did not beat the best by --min-improvement
+	# (0.003); the next one ran at half its rate
+	e=$(awk -F'\t' 'NR == 2 { b = $5 } NR > 2 { if ($5 > b - 0.003) { print $1; exit } b = $5 }' d.tsv)
+	[ -n "$e" ] && [ "$e" -lt 8 ]
+	awk -F'\t' -v e="$e" '$1 == e { r = $6 } $1 == e + 1 { n = $6 } END { exit !(n > 0 && (n - r / 2) ^ 2 < 1e-10 * r * r) }' d.tsv
+	tar xOf d.bin meta >meta
+	grep -qx lr_decay=0.5 meta
+	grep -qx lr_patience=1 meta
+	# cut at that epoch: the best weights are back in the net (no
+	# state/weights: the current weights are the params), one decay done
+	train $TINY $S --epochs "$e" $V -o c.bin ll.fz
+	tar tf c.bin >list
+	grep -qx state/info list
+	[ -z "$(grep state/weights list)" ]
+	tar xOf c.bin state/info | grep -qx decays=1
+	# without the schedule the stalled weights stay the current ones
+	train $TINY --lr 0.02 --patience 10 --epochs "$e" $V -o k.bin ll.fz
+	tar tf k.bin | grep -q '^state/weights'
+	# --resume after the decay, and from before it, ends with the
+	# uninterrupted model
+	train --threads 1 -q --resume c.bin --epochs 8 $V ll.fz
+	cmp c.bin d.bin
+	train $TINY $S --epochs 1 $V -o c1.bin ll.fz
+	train --threads 1 -q --resume c1.bin --epochs 8 $V ll.fz
+	cmp c1.bin d.bin
+	# --lr-patience 2: a run cut after the first stall counts it on
+	train $TINY $S --lr-patience 2 --epochs 8 $V -o p.bin ll.fz
+	train $TINY $S --lr-patience 2 --epochs "$e" $V -o p2.bin ll.fz
+	tar xOf p2.bin state/info | grep -qx stalls=1
+	train --threads 1 -q --resume p2.bin --epochs 8 $V ll.fz
+	cmp p.bin p2.bin
+	# no decay left: the first stall stops training
+	train $TINY $S --lr-decays 0 --epochs 8 $V -o z.bin ll.fz
+	tar xOf z.bin meta >meta
+	grep -qx stopped=converged meta
+	grep -qx "epochs_done=$e" meta
+	run_err 2 "lr-decay needs --valid" train $TINY --lr-decay 0.5 -o x.bin ll.fz
+	run_err 2 "lr-decay" train $TINY --lr-decay 1 $V -o x.bin ll.fz
+	run_err 2 "lr-patience" train $TINY --lr-decay 0.5 --lr-patience 0 $V -o x.bin ll.fz
+	[ ! -e x.bin ]
+}
+
 @test "train: encoder-decoder error paths" {
 	cd "$BATS_TEST_TMPDIR"
 	feat_ll ll.fz
@@ -213,6 +261,14 @@ max_diff() {
 	train --attention mlp --prime table --valid-source valid.src \
 		--valid valid.tgt --epochs 2 -o g2p.bin g2p.fz
 	tar xOf g2p.bin meta | grep -qx stopped=epochs
+	# (tiny sizes, 3 epochs)
+	train $TINY --attention mlp --lr-decay 0.5 --lr-decays 4 --patience 10 \
+		--max-time 1h --valid-source valid.src --valid valid.tgt \
+		--epochs 3 -o g2p-decay.bin g2p.fz
+	tar xOf g2p-decay.bin meta >meta
+	grep -qx lr_decay=0.5 meta
+	grep -qx lr_decays=4 meta
+	grep -qx max_epochs=3 meta
 }
 
 # Two tiny trained models for gen and score, made once.

@@ -27,6 +27,7 @@ static const char usage[] =
     "             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
     "             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
     "             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
+    "             [--lr-decay f] [--lr-patience n] [--lr-decays n]\n"
     "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
     "             [--threads n] [--log file] [--progress n] [--resume model]\n"
     "             [--init torch|uniform] [--distributed]\n"
@@ -170,6 +171,7 @@ static const struct option train_options[] = {
     {"encoder", required_argument, NULL, O_ENCODER},
     {"features", required_argument, NULL, O_FEATURES},
     LMX_OPTIONS,
+    SCHED_OPTIONS,
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -185,6 +187,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		return;
 	}
 	lmx_defaults(&o->x);
+	sched_defaults(&o->sched);
 	o->layers = 2;
 	o->hidden = o->embed = 256;
 	o->batch = 32;
@@ -285,7 +288,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 			o->set_init = 1;
 			break;
 		default:
-			if (!lmx_parse_opt(o, c, optarg, usage))
+			if (!lmx_parse_opt(o, c, optarg, usage) && !sched_parse_opt(&o->sched, c, optarg, usage))
 				disc_opt(c, optarg, o);
 			break;
 		}
@@ -307,6 +310,10 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 	if (o->prune || o->memory || o->discount_fallback)
 		cli_usage_error(usage, "--prune, --memory and --discount-fallback need --ngram");
 	lmx_check(o, usage);
+	if (o->family == TRAIN_DISC && (o->sched.set_decay || o->sched.set_patience || o->sched.set_max))
+		cli_usage_error(usage, "--lr-decay, --lr-patience and --lr-decays: not for the discourse encoders (--task)");
+	if (o->sched.decay > 0 && !o->valid)
+		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
 	if (k < argc)
 		o->stream = argv[k++];
 	o->more = argv + k;
@@ -795,43 +802,11 @@ static void interrupted(trainer *T)
 	exit(128 + sig);
 }
 
-/* The end-of-epoch bookkeeping: best weights, patience, SGD schedule. */
+/* The end-of-epoch bookkeeping: best weights, patience, the learning-rate
+ * schedule (train_sched.c). */
 static void end_epoch_valid(trainer *T, double v, llr_net *net)
 {
-	llr_train_state *ts = T->ts;
-	float *w = llr_net_params(net, NULL);
-	int improved = v < ts->best_valid - 1e-4;
-	if (improved) {
-		ts->best_valid = v;
-		ts->best_epoch = ts->epoch;
-		ts->bad_epochs = 0;
-		memcpy(T->bestbuf, w, T->n * sizeof(float));
-		T->best_current = 1;
-	} else {
-		ts->bad_epochs++;
-	}
-	if (llr_optim_cfg(ts->optim)->kind != LLR_OPT_SGD)
-		return;
-	/* RNNLM schedule (Mikolov): a worse epoch is undone; once the gain
-	 * falls below --min-improvement the rate is halved every epoch, and
-	 * the second time it falls below, training stops. */
-	int bad = isfinite(ts->last_valid) && v >= ts->last_valid;
-	if (bad && !T->best_current) {
-		memcpy(w, T->bestbuf, T->n * sizeof(float));
-		T->best_current = 1;
-	}
-	int small = bad || (isfinite(ts->last_valid) && ts->last_valid - v < T->o->min_impr);
-	if (small) {
-		if (ts->halving)
-			ts->converged = 1;
-		ts->halving = 1;
-	}
-	if (ts->halving && !ts->converged) {
-		ts->lr /= 2;
-		llr_optim_set_lr(ts->optim, (float)ts->lr);
-	}
-	if (!bad)
-		ts->last_valid = v;
+	train_epoch_valid(T->ts, &T->o->sched, T->o->min_impr, v, llr_net_params(net, NULL), T->bestbuf, T->n, &T->best_current);
 }
 
 /* The validation loss, computed by rank 0 and known to every rank; NaN
@@ -1124,6 +1099,7 @@ void train_limits_meta(const train_opts *o, llr_meta *m)
 	if (llr_meta_setf(m, "patience", "%d", o->patience) < 0 || llr_meta_setf(m, "max_epochs", "%lld", (long long)o->epochs) < 0 ||
 	    llr_meta_setf(m, "clip", "%.9g", o->clip) < 0 || llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr) < 0)
 		cli_oom();
+	sched_meta(&o->sched, m);
 }
 
 void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
@@ -1138,6 +1114,7 @@ void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
 		o->epochs = (int64_t)train_meta_num(m, "max_epochs", (double)o->epochs);
 	if (o->patience < 1 || o->epochs < 0)
 		cli_die("%s: bad patience or max_epochs in meta", o->resume);
+	sched_resume(&o->sched, m);
 	if (!ts->optim)
 		cli_die("%s: the training state has no optimiser", o->resume);
 	if (o->set_lr) {

@@ -63,6 +63,53 @@ enum {
 		"tree-update", required_argument, NULL, O_TREE_UPDATE  \
 	}
 
+/* The learning-rate schedule on the validation loss (train_sched.c),
+ * shared by the families trained by gradient steps (the language model
+ * and the encoder-decoder): with --lr-decay F, after --lr-patience epochs
+ * in a row that do not beat the best by --min-improvement, the best
+ * weights are restored and the rate is multiplied by F; once --lr-decays
+ * decays are done, the next stall stops training ("converged").  Without it, SGD keeps the RNNLM halving
+ * schedule and the other optimisers a constant rate. */
+typedef struct train_sched {
+	double decay;   /* --lr-decay, 0 = off */
+	int patience;   /* --lr-patience */
+	int max_decays; /* --lr-decays */
+	int set_decay, set_patience, set_max;
+} train_sched;
+
+/* Their long options (ids from 640 on, clear of train.c's, the
+ * encoder-decoder's and LMX_OPTIONS). */
+enum {
+	O_LR_DECAY = 640,
+	O_LR_PATIENCE,
+	O_LR_DECAYS,
+};
+#define SCHED_OPTIONS                                                \
+	{"lr-decay", required_argument, NULL, O_LR_DECAY},           \
+	    {"lr-patience", required_argument, NULL, O_LR_PATIENCE}, \
+	{                                                            \
+		"lr-decays", required_argument, NULL, O_LR_DECAYS    \
+	}
+
+void sched_defaults(train_sched *s);
+/* 1 if option c (with its argument) was one of SCHED_OPTIONS. */
+int sched_parse_opt(train_sched *s, int c, const char *arg, const char *usage);
+/* The schedule into a model's meta (lr_decay, lr_patience, lr_decays;
+ * nothing for a run that never had one); on --resume, back from it for
+ * the options not given. */
+void sched_meta(const train_sched *s, llr_meta *m);
+void sched_resume(train_sched *s, const llr_meta *m);
+
+/* The end-of-epoch bookkeeping of every gradient-trained family, given
+ * the epoch's validation loss v: a new best (v below the best by more
+ * than 1e-4) is copied to best and counted in ts, a stall in
+ * ts->bad_epochs; then the --lr-decay schedule, or without it SGD's
+ * RNNLM schedule (min_impr: --min-improvement), which may restore best
+ * into the net's weights w (n floats; *best_current then 1, as after a
+ * new best) and change ts->lr and the optimiser's rate. */
+void train_epoch_valid(llr_train_state *ts, const train_sched *s, double min_impr, double v, float *w, float *best, size_t n,
+                       int *best_current);
+
 typedef struct train_opts {
 	int family; /* TRAIN_* */
 	/* The command line, for a family that parses its own options
@@ -81,6 +128,7 @@ typedef struct train_opts {
 	double clip;
 	double min_impr;
 	int patience;
+	train_sched sched;
 	int64_t epochs;
 	double max_time;    /* seconds, 0 = none */
 	int64_t max_tokens; /* training tokens in this run, 0 = none */

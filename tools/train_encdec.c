@@ -29,6 +29,7 @@ static const char usage[] =
     "             [--enc-layers n] [--hidden n] [--embed n] [--attn-hidden n]\n"
     "             [--dropout p] [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
     "             [--lr x] [--clip x] [--min-improvement x]\n"
+    "             [--lr-decay f] [--lr-patience n] [--lr-decays n]\n"
     "             [--valid-source file --valid file] [--patience n] [--epochs n]\n"
     "             [--max-time duration] [--max-tokens n] [--threads n] [--log file]\n"
     "             [--progress n] [--resume model] [--distributed] [stream]\n"
@@ -60,6 +61,7 @@ typedef struct ed_opts {
 	int batch, max_len, optim;
 	double lr, clip, min_impr;
 	int patience;
+	train_sched sched;
 	int64_t epochs;
 	double max_time;
 	int64_t max_tokens;
@@ -133,6 +135,7 @@ static const struct option long_opts[] = {
     {"layers", required_argument, NULL, O_LAYERS},
     {"init", required_argument, NULL, O_INIT},
     {"distributed", no_argument, NULL, O_DIST},
+    SCHED_OPTIONS,
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -172,6 +175,7 @@ static void opt_defaults(ed_opts *o)
 	o->clip = 5;
 	o->min_impr = 0.003;
 	o->patience = 3;
+	sched_defaults(&o->sched);
 	o->epochs = 30;
 	o->seed = 1;
 	o->progress = 100;
@@ -274,6 +278,7 @@ static void parse_one(ed_opts *o, int c)
 	case O_DIST: o->distributed = 1; break;
 	case O_LAYERS: cli_usage_error(usage, "--layers: the encoder-decoder has --enc-layers (the decoder has one layer)");
 	case O_INIT: cli_usage_error(usage, "--init: not for the encoder-decoder (weights are uniform in [-0.08, 0.08))");
+	default: sched_parse_opt(&o->sched, c, optarg, usage);
 	}
 }
 
@@ -296,6 +301,8 @@ static void parse_opts(int argc, char **argv, ed_opts *o)
 		cli_usage_error(usage, "-o: the model must be a file (it is rewritten every epoch)");
 	if (!o->valid != !o->valid_src)
 		cli_usage_error(usage, "--valid and --valid-source go together (the validation targets and their sources)");
+	if (o->sched.decay > 0 && !o->valid)
+		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
 	if (o->hidden % 2)
 		cli_usage_error(usage, "--hidden: must be even (the encoder has hidden/2 per direction), got %d", o->hidden);
 }
@@ -791,39 +798,11 @@ static double evaluate_here(trainer *T, const pairs *vp)
 	return ntok ? nll / (double)ntok : NAN;
 }
 
-/* The end-of-epoch bookkeeping: best weights, patience, SGD schedule
- * (train.c's). */
+/* The end-of-epoch bookkeeping: best weights, patience, the learning-rate
+ * schedule (train_sched.c, as for the language models). */
 static void end_epoch_valid(trainer *T, double v)
 {
-	llr_train_state *ts = T->ts;
-	float *w = llr_encdec_params(T->model->net, NULL);
-	if (v < ts->best_valid - 1e-4) {
-		ts->best_valid = v;
-		ts->best_epoch = ts->epoch;
-		ts->bad_epochs = 0;
-		memcpy(T->bestbuf, w, T->n * sizeof(float));
-		T->best_current = 1;
-	} else {
-		ts->bad_epochs++;
-	}
-	if (llr_optim_cfg(ts->optim)->kind != LLR_OPT_SGD)
-		return;
-	int bad = isfinite(ts->last_valid) && v >= ts->last_valid;
-	if (bad && !T->best_current) {
-		memcpy(w, T->bestbuf, T->n * sizeof(float));
-		T->best_current = 1;
-	}
-	if (bad || (isfinite(ts->last_valid) && ts->last_valid - v < T->o->min_impr)) {
-		if (ts->halving)
-			ts->converged = 1;
-		ts->halving = 1;
-	}
-	if (ts->halving && !ts->converged) {
-		ts->lr /= 2;
-		llr_optim_set_lr(ts->optim, (float)ts->lr);
-	}
-	if (!bad)
-		ts->last_valid = v;
+	train_epoch_valid(T->ts, &T->o->sched, T->o->min_impr, v, llr_encdec_params(T->model->net, NULL), T->bestbuf, T->n, &T->best_current);
 }
 
 /* The gradient of this rank's share of batch k (all of it when not
@@ -1070,6 +1049,7 @@ static void resume(ed_opts *o, trainer *T)
 		o->epochs = (int64_t)train_meta_num(m, "max_epochs", (double)o->epochs);
 	if (o->batch < 1 || o->max_len < 1 || o->patience < 1 || o->epochs < 0)
 		cli_die("%s: bad batch, max_len, patience or max_epochs in meta", o->resume);
+	sched_resume(&o->sched, m);
 	if (o->set_lr) {
 		T->ts->lr = o->lr;
 		llr_optim_set_lr(T->ts->optim, (float)o->lr);
@@ -1242,6 +1222,7 @@ int train_encdec(const train_opts *to)
 	         llr_meta_setf(m, "clip", "%.9g", o.clip) | llr_meta_setf(m, "min_improvement", "%.9g", o.min_impr);
 	if (rc < 0)
 		cli_oom();
+	sched_meta(&o.sched, m);
 	if (o.valid)
 		read_valid(o.valid_src, o.valid, x, s, o.max_len, &vp);
 	float *w = llr_encdec_params(T.model->net, &T.n);

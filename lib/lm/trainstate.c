@@ -37,6 +37,8 @@ static int state_info(const llr_train_state *ts, llr_buf *b)
 	rc |= llr_buf_printf(b, "best_epoch=%lld\n", (long long)ts->best_epoch);
 	rc |= fmt_double(b, "last_valid", ts->last_valid);
 	rc |= llr_buf_printf(b, "bad_epochs=%lld\nhalving=%d\nconverged=%d\n", (long long)ts->bad_epochs, ts->halving, ts->converged);
+	if (ts->decays || ts->stalls)
+		rc |= llr_buf_printf(b, "decays=%lld\nstalls=%lld\n", (long long)ts->decays, (long long)ts->stalls);
 	rc |= fmt_double(b, "lr", ts->lr);
 	if (ts->optim) {
 		const llr_optim_config *c = llr_optim_cfg(ts->optim);
@@ -155,7 +157,9 @@ static int read_state_info(const char *text, size_t len, size_t n, llr_train_sta
 	    (rc = parse_int(m, "bad_epochs", 0, &ts->bad_epochs, err)) >= 0 &&
 	    (rc = parse_int(m, "halving", 0, &v, err)) >= 0 && (ts->halving = v != 0, 1) &&
 	    (rc = parse_int(m, "converged", 0, &v, err)) >= 0 && (ts->converged = v != 0, 1) &&
-	    (rc = parse_dbl(m, "lr", &ts->lr, err)) >= 0 && llr_meta_get(m, "optim")) {
+	    (rc = parse_dbl(m, "lr", &ts->lr, err)) >= 0 &&
+	    (!llr_meta_get(m, "decays") || (rc = parse_int(m, "decays", 0, &ts->decays, err)) >= 0) &&
+	    (!llr_meta_get(m, "stalls") || (rc = parse_int(m, "stalls", 0, &ts->stalls, err)) >= 0) && llr_meta_get(m, "optim")) {
 		llr_optim_config c;
 		double lr, a, b1, b2, eps;
 		int64_t steps;
