@@ -24,13 +24,21 @@
 # Every row is scored on the test words with beam $(BEAM): WER and PER in
 # percent (g2p-eval: a word is right if its output is one of its
 # pronunciations).  train_seconds is the wall-clock time of training (the
-# sum over an ensemble's models).  Results: $(RESULTS)/g2p.tsv, g2p.md and
+# sum over an ensemble's models); g2p.md adds the CPU seconds (user +
+# system, summed likewise) and the load average when training ended, since
+# the machine may be shared.  Results: $(RESULTS)/g2p.tsv, g2p.md and
 # g2p-attention.png (gen --show-attention of the first row's model).
 #
+# Training uses Adam at LR with train's --lr-decay schedule: after
+# LR_PATIENCE epochs that gain less than 0.003 nats on validation, the best
+# weights back and the rate times LR_DECAY (LR_DECAY=0: a constant rate),
+# at most LR_DECAYS times, then the next stall stops training.
+#
 # Knobs: ARCHIVE WORK RESULTS BIN ROWS BEAM EMBED HIDDEN ATTN_HIDDEN BATCH
-# DROPOUT LR EPOCHS MAXTIME PATIENCE THREADS PYTHON PLOT_WORD, and NOTE, a
-# paragraph added to g2p.md (how a partial run was made).  MAXTIME caps
-# each model's training (issue 15: an hour on 2 cores).
+# DROPOUT LR LR_DECAY LR_PATIENCE LR_DECAYS EPOCHS MAXTIME PATIENCE THREADS
+# PYTHON PLOT_WORD, and NOTE, a paragraph added to g2p.md (how a partial run
+# was made).  MAXTIME caps each model's training (issue 15: an hour on 2
+# cores; 55m leaves the start-up and last validation inside it).
 
 ARCHIVE ?= data/cmu-pronouncing-dictionary-3.0.0.tgz
 WORK ?= work/g2p
@@ -49,9 +57,12 @@ ATTN_HIDDEN ?= 64
 BATCH ?= 64
 DROPOUT ?= 0.2
 LR ?= 0.002
-EPOCHS ?= 30
-MAXTIME ?= 1h
-PATIENCE ?= 3
+LR_DECAY ?= 0.5
+LR_PATIENCE ?= 1
+LR_DECAYS ?= 4
+EPOCHS ?= 40
+MAXTIME ?= 55m
+PATIENCE ?= 10
 THREADS ?= 2
 PLOT_WORD ?= p h o t o g r a p h
 
@@ -83,17 +94,21 @@ $(WORK)/fz-10.fz: $(D)/train.src
 	$(BIN)/featurize --top 100 --lexicon $(LEXICON) --source $(D)/train10.src -o $@ $(D)/train10.tgt
 
 # Models: $(WORK)/OUTPUT-ATTENTION-FRACTION-sSEED.bin; .secs holds the
-# training wall-clock seconds.
+# training wall-clock seconds, .time the wall-clock, user and system
+# seconds (bash's time) and /proc/loadavg when training ended.
 out_opt = $(if $(filter softmax,$(1)),--output softmax,--output loglinear$(if $(filter ll-primed,$(1)), --prime table))
 # $(call model_rule,OUTPUT,ATTENTION,FRACTION,SEED)
 define model_rule
 $(WORK)/$(1)-$(2)-$(3)-s$(4).bin: $(WORK)/fz-$(3).fz
-	start=$$$$(date +%s.%N); \
-	$(BIN)/train $(call out_opt,$(1)) --attention $(2) --embed $(EMBED) --hidden $(HIDDEN) \
-		--attn-hidden $(ATTN_HIDDEN) $(if $(filter-out 0,$(DROPOUT)),--dropout $(DROPOUT)) --batch $(BATCH) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) \
+	start=$$$$(date +%s.%N); TIMEFORMAT='%R %U %S'; \
+	{ time $(BIN)/train $(call out_opt,$(1)) --attention $(2) --embed $(EMBED) --hidden $(HIDDEN) \
+		--attn-hidden $(ATTN_HIDDEN) $(if $(filter-out 0,$(DROPOUT)),--dropout $(DROPOUT)) --batch $(BATCH) --lr $(LR) \
+		$(if $(filter-out 0,$(LR_DECAY)),--lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)) \
+		--epochs $(EPOCHS) --patience $(PATIENCE) \
 		$(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) -s $(4) --progress 0 \
 		--valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $(WORK)/$(1)-$(2)-$(3)-s$(4).curve.tsv \
-		-o $$@ $$< 2>$(WORK)/$(1)-$(2)-$(3)-s$(4).log; \
+		-o $$@ $$< 2>$(WORK)/$(1)-$(2)-$(3)-s$(4).log; } 2>$(WORK)/$(1)-$(2)-$(3)-s$(4).time; \
+	cat /proc/loadavg >>$(WORK)/$(1)-$(2)-$(3)-s$(4).time; \
 	awk -v s=$$$$start -v e=$$$$(date +%s.%N) 'BEGIN { printf "%.0f\n", e - s }' >$(WORK)/$(1)-$(2)-$(3)-s$(4).secs
 endef
 OUTPUTS := softmax ll ll-primed
@@ -127,13 +142,16 @@ $(RESULTS)/g2p.tsv: $(foreach r,$(ROWS),$(WORK)/rows/$(r).row)
 $(RESULTS)/g2p.md: $(RESULTS)/g2p.tsv
 	{ echo '# g2p on CMUdict (pipelines/g2p.mk)'; echo; \
 	  echo 'Test words: '"$$(wc -l <$(D)/test.src)"'; beam $(BEAM); WER and PER in percent (scripts/g2p-eval).'; \
-	  echo 'Models: embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads.'; \
-	  echo; echo '| output | attention | train fraction | ensemble | beam | WER % | PER % | train s | epochs | stopped |'; \
-	  echo '|---|---|---|---|---|---|---|---|---|---|'; \
+	  echo 'Models: embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR)$(if $(filter-out 0,$(LR_DECAY)), with --lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads.'; \
+	  echo 'train s: wall-clock seconds of training; CPU s: its user + system seconds (both summed over an ensemble'"'"'s models); load: the load average (1, 5, 15 minutes) when the first model'"'"'s training ended; epochs and stopped: the first model'"'"'s.'; \
+	  echo; echo '| output | attention | train fraction | ensemble | beam | WER % | PER % | train s | CPU s | load | epochs | stopped |'; \
+	  echo '|---|---|---|---|---|---|---|---|---|---|---|---|'; \
 	  tail -n +2 $< | while IFS=$$'\t' read -r o a f e b w p s; do \
-	    m=$(WORK)/$$o-$$a-$$([ "$$f" = 1 ] && echo 100 || echo 10)-s1.bin; \
-	    ep=$$(tar xOf $$m meta | sed -n 's/^epochs_done=//p'); st=$$(tar xOf $$m meta | sed -n 's/^stopped=//p'); \
-	    echo "| $$o | $$a | $$f | $$e | $$b | $$w | $$p | $$s | $$ep | $$st |"; done; \
+	    m=$(WORK)/$$o-$$a-$$([ "$$f" = 1 ] && echo 100 || echo 10); \
+	    ep=$$(tar xOf $$m-s1.bin meta | sed -n 's/^epochs_done=//p'); st=$$(tar xOf $$m-s1.bin meta | sed -n 's/^stopped=//p'); \
+	    cpu=$$(for i in $$(seq 1 $$e); do head -n 1 $$m-s$$i.time; done | awk '{ c += $$2 + $$3 } END { printf "%.0f", c }'); \
+	    load=$$(sed -n '2s/^\([^ ]*\) \([^ ]*\) \([^ ]*\).*/\1 \2 \3/p' $$m-s1.time); \
+	    echo "| $$o | $$a | $$f | $$e | $$b | $$w | $$p | $$s | $$cpu | $$load | $$ep | $$st |"; done; \
 	  echo; echo 'Attention of the first row'"'"'s model on "$(PLOT_WORD)": g2p-attention.png.'; \
 	  $(if $(NOTE),echo; echo '$(NOTE)';) } >$@
 

@@ -369,6 +369,9 @@ tiny_models() {
 	read -r _ _ _ wer _ per <eval
 	grep -q "^ll	mlp	1	1	5	$wer	$per	" r/g2p.tsv
 	grep -q '^| ll-primed | dot | 0.1 | 1 | 5 |' r/g2p.md
+	# CPU seconds and the load beside the wall-clock seconds; the schedule
+	grep -q '^| ll | mlp | 1 | 1 | 5 | [0-9.]* | [0-9.]* | [0-9]* | [0-9]* | [0-9.]* [0-9.]* [0-9.]* | 2 | epochs |$' r/g2p.md
+	tar xOf w/ll-mlp-100-s1.bin meta | grep -qx lr_decay=0.5
 	file r/g2p-attention.png | grep -q 'PNG image'
 }
 
