@@ -33,6 +33,12 @@ int llr_lex_next_member(llr_tensor_reader *r, const char *want, llr_err *err);
 int llr_lex_read_names(llr_tensor_reader *r, const char *member, int64_t want, llr_strmap **out, llr_err *err);
 int llr_lex_read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, llr_csr **out, llr_err *err);
 
+/* lib/features/anyword.c: the any/ members of a lexicon (after logb and
+ * the bg/ members), their meta keys (any.*). */
+int llr_anyword_meta(const llr_anyword *a, llr_meta *m);
+int llr_anyword_write(llr_tensor_writer *w, const llr_anyword *a, llr_err *err);
+int llr_anyword_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_anyword **out, llr_err *err);
+
 /* lib/ngram/trie.c: an n-gram's trie as members of a tensor archive, for
  * its own archive (prefix "": meta keys order, ngram.N) and inside a
  * lexicon (prefix "bg/": meta keys bg.order, bg.ngram.N; "spell/":

@@ -450,6 +450,7 @@ int llr_conllu_feats(const char *feats, llr_feature_fn emit, void *ctx, llr_err 
 typedef struct llr_ngram llr_ngram;
 typedef struct llr_ngram_bg llr_ngram_bg;
 typedef struct llr_spelling llr_spelling;
+typedef struct llr_anyword llr_anyword;
 
 /* What featurize writes and train reads (kind "features"), also the word
  * model part of a model file.  See llrnn-tensor(5). */
@@ -475,6 +476,11 @@ typedef struct llr_lexicon {
 	 * (llr_open_lambda), in (0, 1); see llr_openbg_new */
 	llr_spelling *spell;
 	double spell_lambda;
+	/* NULL, or what the row of a string featurize never saw needs
+	 * beyond the extractors (llr_lexicon_any_row): the lexicon sources'
+	 * entries, an embedded hunspell dictionary;
+	 * owned, written and read with the other members (any/...) */
+	llr_anyword *any;
 } llr_lexicon;
 
 /* Limits featurize and the readers enforce (LLR_ERANGE beyond them). */
@@ -494,7 +500,8 @@ int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m);
  * members of llr_ngram_save under bg/; its sizes in the meta as
  * bg.order, bg.ngram.N), then with a spelling model its character n-gram
  * the same way under spell/ (meta spell.order, spell.ngram.N, and
- * spell.lambda); the meta member is the writer's (see above). */
+ * spell.lambda), then with x->any its any/ members
+ * (llr_lexicon_any_row); the meta member is the writer's (see above). */
 int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err);
 /* Read those members: the first is the next member of r (right after
  * llr_tr_open, or after the caller's own members), the last is logb (or
@@ -521,6 +528,37 @@ int llr_lexicon_same(const llr_lexicon *y, const llr_lexicon *x, const char *yna
  * sorted by column; *n is the count.  LLR_ERANGE if cap is too small. */
 int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int input_side, int32_t *cols, float *vals, size_t cap, size_t *n, llr_err *err);
 
+/* ------------------------------------ lexicon: features of any string */
+
+/* The row featurize would give the string word if it were a vocabulary
+ * word past the top M (lib/features/anyword.c), in x's columns (phi's, or
+ * with input_side psi's), features x does not have dropped: TOP:@notTop
+ * (when featurize ran with --top M > 0, or the meta does not say), the
+ * lexicon sources' entry for word (x->any keeps them all), the hunspell
+ * analyses of the embedded dictionary, and the extractors' features.  Zero values dropped, sorted by column,
+ * the first of repeated columns kept; the row may be empty.  A word that
+ * is not valid UTF-8 gets no string features.  For a vocabulary word past
+ * the top M this is its row of phi (tests/58-open-features.bats checks
+ * it).  Opens the embedded dictionary on first use: not safe to call from
+ * several threads at once on the same x.  LLR_ERANGE if cap is too small,
+ * LLR_EINVAL when x embeds a dictionary and this library was built
+ * without hunspell. */
+int llr_lexicon_any_row(const llr_lexicon *x, const char *word, size_t len, int input_side, int32_t *cols,
+                        float *vals, size_t cap, size_t *n, llr_err *err);
+/* Give x the lexicon sources' entries: words (distinct) and their rows (a
+ * words x F matrix in phi's columns).  Takes both, even on failure. */
+int llr_lexicon_set_words(llr_lexicon *x, llr_strmap *words, llr_csr *rows, llr_err *err);
+/* Embed the hunspell dictionary at path (as llr_morph_open takes it: the
+ * .aff and .dic files, their bytes as they are) so that any_row analyses
+ * an unseen word with it.  The meta records its name and sizes. */
+int llr_lexicon_set_hunspell(llr_lexicon *x, const char *path, llr_err *err);
+/* The entries set by llr_lexicon_set_words (0 when none), and whether a
+ * dictionary is embedded. */
+size_t llr_lexicon_any_words(const llr_lexicon *x);
+int llr_lexicon_any_hunspell(const llr_lexicon *x);
+/* Free x->any's content (for a lexicon not freed by llr_lexicon_free). */
+void llr_anyword_free(llr_anyword *a);
+
 /* -------------------------------------------------------------- hunspell */
 
 /* Morphological analyses from a hunspell dictionary (featurize --hunspell).
@@ -529,6 +567,10 @@ int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int
  * .dic or .aff file. */
 typedef struct llr_morph llr_morph;
 llr_morph *llr_morph_open(const char *path, llr_err *err);
+/* The same from a dictionary's bytes (aff_len bytes of .aff, dic_len of
+ * .dic), written to a private temporary directory for hunspell to read
+ * and removed once it has. */
+llr_morph *llr_morph_open_mem(const char *aff, size_t aff_len, const char *dic, size_t dic_len, llr_err *err);
 /* emit HS:<field>:<value> for every kept field (po: is: ds: ts: dp: ip:
  * tp:) of every analysis of word (UTF-8); stems and other free-text fields
  * (st: al: pa: sp: ...) are skipped.  A name may repeat.  LLR_OK, the

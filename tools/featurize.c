@@ -848,6 +848,51 @@ static void fz_matrices(fz_run *R)
 	lex->extract = R->ex;
 }
 
+/* 5b. What the row of a word featurize does not see needs beyond the
+ * extractors (llr_lexicon_any_row): the lexicon sources' entries, in
+ * phi's columns, and the hunspell dictionary, embedded. */
+static void fz_any(fz_run *R)
+{
+	llr_err e = {0};
+	const fz_state *z = &R->z;
+	llr_strmap *words = llr_strmap_new();
+	llr_csr_builder *b = llr_csr_builder_new(R->F);
+	int32_t *c = ecalloc((size_t)R->F + 1, sizeof *c);
+	float *v = ecalloc((size_t)R->F + 1, sizeof *v);
+	if (!words || !b)
+		cli_oom();
+	for (int32_t lid = 0; lid < (int32_t)llr_strmap_size(z->lw); lid++) {
+		const char *w = llr_strmap_str(z->lw, lid);
+		size_t wl = llr_strmap_len(z->lw, lid), n = 0;
+		for (uint32_t k = 0; k < z->lwf[lid].n; k++) {
+			int32_t col = R->col[z->lwf[lid].f[k]];
+			float val = z->lwf[lid].v[k];
+			if (col < 0 || val == 0.0f)
+				continue;
+			size_t j = n++; /* insertion by column (a list has no repeats) */
+			for (; j > 0 && c[j - 1] > col; j--) {
+				c[j] = c[j - 1];
+				v[j] = v[j - 1];
+			}
+			c[j] = col;
+			v[j] = val;
+		}
+		if (n == 0)
+			continue;
+		if (llr_strmap_add(words, w, wl) < 0)
+			cli_oom();
+		if (llr_csr_builder_row(b, c, v, n, &e) < 0)
+			cli_die_err(&e);
+	}
+	free(c);
+	free(v);
+	llr_csr *rows = llr_csr_builder_finish(b, &e);
+	if (!rows || llr_lexicon_set_words(&R->lex, words, rows, &e) < 0)
+		cli_die_err(&e);
+	if (R->o.hunspell && llr_lexicon_set_hunspell(&R->lex, R->o.hunspell, &e) < 0)
+		cli_die_err(&e);
+}
+
 /* "name,name" of the sources in mask. */
 static void fz_source_list(llr_meta *m, const char *key, unsigned mask)
 {
@@ -1048,6 +1093,7 @@ static void fz_run_free(fz_run *R)
 	llr_ngram_bg_free(R->lex.bg);
 	llr_ngram_free(R->lex.ngram);
 	llr_spelling_free(R->lex.spell);
+	llr_anyword_free(R->lex.any);
 	free(R->o.extra);
 }
 
@@ -1075,6 +1121,8 @@ int main(int argc, char **argv)
 	llr_morph_close(R.morph);
 	fz_columns(&R);  /* 4. */
 	fz_matrices(&R); /* 5. */
+	if (!R.o.dump)
+		fz_any(&R);
 	fz_meta(&R);     /* 6. */
 	if (R.o.spelling)
 		fz_spelling_run(&R);

@@ -13,6 +13,7 @@
  * Only UTF-8 dictionaries are supported (Debian's hunspell-fr is one).
  * Not here: which words are analysed (featurize decides).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,6 +68,50 @@ fail:
 	free(dic);
 	llr_morph_close(m);
 	return NULL;
+}
+
+static int write_all(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	size_t w = n ? fwrite(data, 1, n, f) : 0;
+	return fclose(f) != 0 || w != n ? -1 : 0;
+}
+
+llr_morph *llr_morph_open_mem(const char *aff, size_t aff_len, const char *dic, size_t dic_len, llr_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	llr_buf dir = {0}, file = {0};
+	llr_morph *m = NULL;
+	if (llr_buf_printf(&dir, "%s/llrnn-hunspell-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+		llr_err_set(err, LLR_ENOMEM, "hunspell: out of memory");
+		goto out;
+	}
+	if (!mkdtemp(dir.data)) {
+		llr_err_set(err, LLR_EIO, "hunspell: cannot make a temporary directory %s", dir.data);
+		goto out;
+	}
+	int ok = llr_buf_printf(&file, "%s/d.aff", dir.data) >= 0 && write_all(file.data, aff, aff_len) == 0;
+	llr_buf_clear(&file);
+	ok = ok && llr_buf_printf(&file, "%s/d.dic", dir.data) >= 0 && write_all(file.data, dic, dic_len) == 0;
+	llr_buf_clear(&file);
+	if (ok && llr_buf_printf(&file, "%s/d", dir.data) >= 0)
+		m = llr_morph_open(file.data, err);
+	else
+		llr_err_set(err, LLR_EIO, "hunspell: cannot write the dictionary to %s", dir.data);
+	/* hunspell has read both files: remove them */
+	llr_buf_clear(&file);
+	if (llr_buf_printf(&file, "%s/d.aff", dir.data) >= 0)
+		unlink(file.data);
+	llr_buf_clear(&file);
+	if (llr_buf_printf(&file, "%s/d.dic", dir.data) >= 0)
+		unlink(file.data);
+	rmdir(dir.data);
+out:
+	llr_buf_free(&dir);
+	llr_buf_free(&file);
+	return m;
 }
 
 static int kept_field(const char *f)
@@ -140,6 +185,12 @@ llr_morph *llr_morph_open(const char *path, llr_err *err)
 	llr_err_set(err, LLR_EINVAL, "%s: this llrnn was built without hunspell (install libhunspell-dev and rebuild)",
 		    path);
 	return NULL;
+}
+
+llr_morph *llr_morph_open_mem(const char *aff, size_t aff_len, const char *dic, size_t dic_len, llr_err *err)
+{
+	(void)aff, (void)aff_len, (void)dic, (void)dic_len;
+	return llr_morph_open("embedded dictionary", err);
 }
 
 int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_fn emit, void *ctx)

@@ -2,17 +2,17 @@
  * lexicon.c - the word model shared by the features stream (featurize ->
  * train) and model files: vocabulary, feature names, the V x F matrix Phi,
  * the optional input matrix Psi, the log background; its tensor-archive
- * members (llr_lexicon_write/read, see llrnn-tensor(5)) and the feature row
- * of any word, seen or unseen (llr_lexicon_word_row).
+ * members (llr_lexicon_write/read, see llrnn-tensor(5)).
  *
  * Member order, exactly: vocab, features, [features_in], phi/indptr,
  * phi/indices, phi/data, [psi/indptr, psi/indices, psi/data], logb.  The
  * sizes live in the meta member written before them (llr_lexicon_to_meta).
  * With an n-gram background (x->ngram) its trie follows logb, under bg/;
- * with a spelling model (x->spell) its character n-gram comes last, under
- * spell/.
- * Not here: building a lexicon from sources (tools/featurize.c), the string
- * extractors (extract.c), the archive format (tensorio.c).
+ * with a spelling model (x->spell) its character n-gram follows, under
+ * spell/; then, with x->any, the any/ members (anyword.c).  Not here:
+ * building a lexicon from sources (tools/featurize.c), the string
+ * extractors (extract.c), the rows of words outside the vocabulary
+ * (anyword.c), the archive format (tensorio.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -34,6 +34,7 @@ void llr_lexicon_free(llr_lexicon *x)
 	llr_ngram_bg_free(x->bg);
 	llr_ngram_free(x->ngram);
 	llr_spelling_free(x->spell);
+	llr_anyword_free(x->any);
 	free(x);
 }
 
@@ -47,7 +48,7 @@ static int is_reserved_key(const char *k)
 		if (!strcmp(k, keys[i]))
 			return 1;
 	return !strncmp(k, "extract.", 8) || !strncmp(k, "bg.", 3) || !strcmp(k, "spell.order") || !strcmp(k, "spell.lambda") ||
-	       !strncmp(k, "spell.ngram.", 12);
+	       !strncmp(k, "spell.ngram.", 12) || !strncmp(k, "any.", 4);
 }
 
 int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
@@ -68,6 +69,8 @@ int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
 		return rc;
 	if (x->spell && ((rc = llr_ngram_meta(llr_spelling_ngram(x->spell), m, "spell/")) < 0 ||
 	                 (rc = llr_meta_setf(m, "spell.lambda", "%.17g", x->spell_lambda)) < 0))
+		return rc;
+	if (x->any && (rc = llr_anyword_meta(x->any, m)) < 0)
 		return rc;
 	size_t n = x->meta ? llr_meta_count(x->meta) : 0;
 	for (size_t i = 0; i < n; i++) {
@@ -121,7 +124,9 @@ int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
 		return rc;
 	if (x->ngram && (rc = llr_ngram_put_members(w, x->ngram, "bg/", err)) < 0)
 		return rc;
-	return x->spell ? llr_ngram_put_members(w, llr_spelling_ngram(x->spell), "spell/", err) : LLR_OK;
+	if (x->spell && (rc = llr_ngram_put_members(w, llr_spelling_ngram(x->spell), "spell/", err)) < 0)
+		return rc;
+	return x->any ? llr_anyword_write(w, x->any, err) : LLR_OK;
 }
 
 /* ------------------------------------------------------------- reading */
@@ -335,118 +340,13 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 		goto fail;
 	if (llr_meta_get(m, "spell.order") && (rc = read_spelling(r, m, x, err)) < 0)
 		goto fail;
+	if (llr_meta_get(m, "any.words") && (rc = llr_anyword_read(r, m, (int32_t)F, &x->any, err)) < 0)
+		goto fail;
 	*out = x;
 	return LLR_OK;
 fail:
 	llr_lexicon_free(x);
 	return rc;
-}
-
-/* -------------------------------------------------- rows of any word */
-
-typedef struct {
-	const llr_strmap *names;
-	int32_t *c;
-	float *v;
-	size_t n, cap;
-} row_acc;
-
-static int acc_add(row_acc *a, int32_t col, float val)
-{
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 32;
-		int32_t *c = llr_reallocarray(a->c, cap, sizeof *c);
-		if (!c)
-			return LLR_ENOMEM;
-		a->c = c;
-		float *v = llr_reallocarray(a->v, cap, sizeof *v);
-		if (!v)
-			return LLR_ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
-	a->c[a->n] = col;
-	a->v[a->n++] = val;
-	return LLR_OK;
-}
-
-static int acc_emit(const char *name, size_t len, float value, void *ctx)
-{
-	row_acc *a = ctx;
-	int32_t col = llr_strmap_get(a->names, name, len);
-	return col < 0 ? LLR_OK : acc_add(a, col, value);
-}
-
-static int copy_row(const llr_csr *m, int32_t r, int32_t *cols, float *vals, size_t cap, size_t *n, llr_err *err)
-{
-	size_t a = (size_t)m->indptr[r], b = (size_t)m->indptr[r + 1];
-	if (b - a > cap)
-		return llr_err_set(err, LLR_ERANGE, "word row: %zu features, room for %zu", b - a, cap);
-	memcpy(cols, m->indices + a, (b - a) * sizeof *cols);
-	if (vals)
-		memcpy(vals, m->data + a, (b - a) * sizeof *vals);
-	*n = b - a;
-	return LLR_OK;
-}
-
-int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int input_side, int32_t *cols, float *vals,
-			 size_t cap, size_t *n, llr_err *err)
-{
-	int in = input_side && x->psi && x->features_in;
-	const llr_csr *m = in ? x->psi : x->phi;
-	*n = 0;
-	int32_t id = llr_strmap_get(x->vocab, word, len);
-	if (id >= 0)
-		return copy_row(m, id, cols, vals, cap, n, err);
-	row_acc a = {.names = in ? x->features_in : x->features};
-	int rc = llr_extract(&x->extract, word, len, acc_emit, &a);
-	if (rc == LLR_EUTF8)
-		rc = LLR_OK; /* invalid UTF-8: no string features, only what follows */
-	int32_t top = llr_strmap_get(a.names, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP));
-	if (rc >= 0 && top >= 0)
-		rc = acc_add(&a, top, 1.0f);
-	if (rc < 0) {
-		free(a.c);
-		free(a.v);
-		return llr_err_set(err, rc, "word row: out of memory");
-	}
-	if (a.n == 0) {
-		free(a.c);
-		free(a.v);
-		return copy_row(m, x->unk_id, cols, vals, cap, n, err);
-	}
-	/* Sort by column (insertion sort: rows are short), keep the first of
-	 * repeated columns. */
-	for (size_t i = 1; i < a.n; i++) {
-		int32_t c = a.c[i];
-		float v = a.v[i];
-		size_t j = i;
-		while (j > 0 && a.c[j - 1] > c) {
-			a.c[j] = a.c[j - 1];
-			a.v[j] = a.v[j - 1];
-			j--;
-		}
-		a.c[j] = c;
-		a.v[j] = v;
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < a.n; i++) {
-		if (k && cols[k - 1] == a.c[i])
-			continue;
-		if (k == cap) {
-			free(a.c);
-			free(a.v);
-			return llr_err_set(err, LLR_ERANGE, "word row: more than %zu features", cap);
-		}
-		cols[k] = a.c[i];
-		if (vals)
-			vals[k] = a.v[i];
-		k++;
-	}
-	*n = k;
-	free(a.c);
-	free(a.v);
-	return LLR_OK;
 }
 
 /* --------------------------------- the member helpers, for other files */
