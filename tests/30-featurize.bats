@@ -82,7 +82,8 @@ pairs() {
 		featurize --top 1000 "${C[@]}" -l >"$BATS_TEST_TMPDIR/s.feat" 2>"$BATS_TEST_TMPDIR/err"
 	tar tvf "$BATS_TEST_TMPDIR/s.feat" >"$BATS_TEST_TMPDIR/list"
 	run awk '{ print $NF }' "$BATS_TEST_TMPDIR/list"
-	assert_output $'meta\nvocab\nfeatures\nphi/indptr.npy\nphi/indices.npy\nphi/data.npy\nlogb.npy\nids/000000.npy'
+	# any/: the CoNLL-U entries, for the rows of words never seen (llr_lexicon_any_row)
+	assert_output $'meta\nvocab\nfeatures\nphi/indptr.npy\nphi/indices.npy\nphi/data.npy\nlogb.npy\nany/words\nany/phi/indptr.npy\nany/phi/indices.npy\nany/phi/data.npy\nids/000000.npy'
 	run "$PY" "$Z/check_stream.py" "$BATS_TEST_TMPDIR/s.feat" "$BATS_TEST_TMPDIR/train.tok"
 	assert_success
 	# 2102 types (</s>, <unk>), 1000 identities + TOP:</s> + TOP:@notTop
@@ -99,7 +100,7 @@ pairs() {
 	[ -x "$PY" ] && "$PY" -c 'import numpy' 2>/dev/null || skip "no python3 with numpy"
 	featurize --top 2 --conllu "$Z/tiny.conllu" --ortho --input-features top,ortho -o "$BATS_TEST_TMPDIR/s.feat" "$Z/tiny.tok" 2>/dev/null
 	run tar tf "$BATS_TEST_TMPDIR/s.feat"
-	assert_output $'meta\nvocab\nfeatures\nfeatures_in\nphi/indptr.npy\nphi/indices.npy\nphi/data.npy\npsi/indptr.npy\npsi/indices.npy\npsi/data.npy\nlogb.npy\nids/000000.npy'
+	assert_output $'meta\nvocab\nfeatures\nfeatures_in\nphi/indptr.npy\nphi/indices.npy\nphi/data.npy\npsi/indptr.npy\npsi/indices.npy\npsi/data.npy\nlogb.npy\nany/words\nany/phi/indptr.npy\nany/phi/indices.npy\nany/phi/data.npy\nids/000000.npy'
 	run tar xOf "$BATS_TEST_TMPDIR/s.feat" features_in
 	refute_output --partial "POS:"
 	assert_output --partial "ORTH:len2"

@@ -887,8 +887,14 @@ static void fz_any(fz_run *R)
 	free(c);
 	free(v);
 	llr_csr *rows = llr_csr_builder_finish(b, &e);
-	if (!rows || llr_lexicon_set_words(&R->lex, words, rows, &e) < 0)
+	if (!rows)
 		cli_die_err(&e);
+	if (rows->rows == 0) { /* nothing to store: no any/ members */
+		llr_strmap_free(words);
+		llr_csr_free(rows);
+	} else if (llr_lexicon_set_words(&R->lex, words, rows, &e) < 0) {
+		cli_die_err(&e);
+	}
 	if (R->o.hunspell && llr_lexicon_set_hunspell(&R->lex, R->o.hunspell, &e) < 0)
 		cli_die_err(&e);
 }
