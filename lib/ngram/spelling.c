@@ -135,3 +135,104 @@ double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len)
 	}
 	return lp;
 }
+
+/* ------------------------------------------------------------ sampling */
+
+#define SAMPLE_MAX_CHARS 10000
+
+/* UTF-8 of scalar value c into b (1 to 4 bytes); its length. */
+static int utf8_put(int32_t c, char *b)
+{
+	if (c < 0x80) {
+		b[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		b[0] = (char)(0xC0 | (c >> 6));
+		b[1] = (char)(0x80 | (c & 0x3F));
+		return 2;
+	}
+	if (c < 0x10000) {
+		b[0] = (char)(0xE0 | (c >> 12));
+		b[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+		b[2] = (char)(0x80 | (c & 0x3F));
+		return 3;
+	}
+	b[0] = (char)(0xF0 | (c >> 18));
+	b[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+	b[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+	b[3] = (char)(0x80 | (c & 0x3F));
+	return 4;
+}
+
+/* One of the U scalar values the model never saw, uniformly (by
+ * rejection: the seen ones are few), and what llr_spelling_logp scores as
+ * unseen: a character that is not a token of the model, or a space or
+ * TAB. */
+static int draw_unseen(const llr_ngram *m, llr_rng *rng, char *b)
+{
+	for (;;) {
+		int32_t c = (int32_t)llr_rng_below(rng, 0x110000 - 0x800);
+		if (c >= 0xD800)
+			c += 0x800; /* past the surrogates */
+		int k = utf8_put(c, b);
+		if (c == ' ' || c == '\t' || llr_ngram_word(m, b, (size_t)k) < 0)
+			return k;
+	}
+}
+
+int llr_spelling_sample(const llr_spelling *s, llr_rng *rng, llr_buf *out, double *logp, llr_err *err)
+{
+	const llr_ngram *m = s->m;
+	int N = llr_ngram_order(m);
+	int32_t V = llr_ngram_vocab_size(m), bos = llr_ngram_bos(m), eos = llr_ngram_eos(m), unk = llr_ngram_unk(m);
+	int32_t ctx[LLR_NGRAM_MAX_ORDER];
+	int n = 1;
+	ctx[0] = bos;
+	double lp = 0;
+	llr_buf_clear(out);
+	for (size_t chars = 0;; chars++) {
+		if (chars > SAMPLE_MAX_CHARS)
+			return llr_err_set(err, LLR_ERANGE, "spelling: drew more than %d characters", SAMPLE_MAX_CHARS);
+		/* p(x | ctx) for every x but <s>, then one draw by its CDF */
+		double tot = 0;
+		for (int32_t x = 0; x < V; x++)
+			if (x != bos)
+				tot += pow(10.0, (double)llr_ngram_log10p(m, ctx, n, x, NULL));
+		double u = llr_rng_uniform(rng) * tot, acc = 0, px = 0;
+		int32_t x = -1;
+		for (int32_t y = 0; y < V; y++) {
+			if (y == bos)
+				continue;
+			px = pow(10.0, (double)llr_ngram_log10p(m, ctx, n, y, NULL));
+			acc += px;
+			x = y;
+			if (u < acc)
+				break;
+		}
+		lp += log(px);
+		if (x == eos)
+			break;
+		char b[4];
+		int k;
+		if (x == unk) {
+			k = draw_unseen(m, rng, b);
+			lp += s->log_unseen;
+		} else {
+			const char *t = llr_ngram_token(m, x);
+			k = (int)strlen(t);
+			memcpy(b, t, (size_t)k);
+		}
+		if (llr_buf_append(out, b, (size_t)k) < 0)
+			return llr_err_set(err, LLR_ENOMEM, "spelling: out of memory");
+		if (n == N - 1) {
+			memmove(ctx, ctx + 1, (size_t)(n - 1) * sizeof *ctx);
+			n--;
+		}
+		if (N > 1)
+			ctx[n++] = x;
+	}
+	if (logp)
+		*logp = lp;
+	return LLR_OK;
+}

@@ -205,11 +205,72 @@ static void test_count_errors(void)
 	}
 }
 
+/* Draws from llr_spelling_sample: each carries its own llr_spelling_logp,
+ * and the frequency of every string likely enough to count matches
+ * p_spell within 5 standard errors of a binomial count; so does the share
+ * of draws that start with a character the model never saw. */
+static void test_sample(void)
+{
+	llr_spelling *s = train(3);
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	enum { DRAWS = 100000 };
+	llr_rng rng;
+	llr_rng_seed(&rng, 42);
+	llr_strmap *seen = llr_strmap_new();
+	int64_t *count = calloc(DRAWS, sizeof *count);
+	llr_buf b = {0};
+	llr_err e = {0};
+	int logp_bad = 0, unseen = 0;
+	for (int i = 0; i < DRAWS; i++) {
+		double lp = 0;
+		if (llr_spelling_sample(s, &rng, &b, &lp, &e) != LLR_OK) {
+			printf("# sample: %s\n", e.msg);
+			t_failed_checks++;
+			break;
+		}
+		const char *w = b.data ? b.data : "";
+		if (fabs(lp - llr_spelling_logp(s, w, b.len)) > 1e-9)
+			logp_bad++;
+		int32_t cp;
+		int k = b.len ? llr_utf8_decode(w, b.len, &cp) : 0;
+		if (k > 0 && llr_ngram_word(llr_spelling_ngram(s), w, (size_t)k) < 0)
+			unseen++; /* the first character is one the model never saw */
+		count[llr_strmap_add(seen, w, b.len)]++;
+	}
+	CHECK(logp_bad == 0);
+	int tested = 0;
+	for (int32_t i = 0; i < (int32_t)llr_strmap_size(seen); i++) {
+		double want = DRAWS * exp(llr_spelling_logp(s, llr_strmap_str(seen, i), llr_strmap_len(seen, i)));
+		if (want < 50)
+			continue;
+		tested++;
+		double sd = sqrt(want * (1 - want / DRAWS));
+		if (fabs((double)count[i] - want) > 5 * sd) {
+			printf("# '%s': %lld draws, p_spell says %.1f\n", llr_strmap_str(seen, i), (long long)count[i], want);
+			t_failed_checks++;
+		}
+	}
+	CHECK(tested >= 10);
+	/* draws that start with an unseen character: p(<unk> | <s>) */
+	const llr_ngram *m = llr_spelling_ngram(s);
+	int32_t bos = llr_ngram_bos(m);
+	double want = DRAWS * pow(10.0, llr_ngram_log10p(m, &bos, 1, llr_ngram_unk(m), NULL));
+	CHECK(want > 100 && fabs(unseen - want) <= 5 * sqrt(want));
+	printf("# %d distinct strings tested; %d draws start with an unseen character, p_spell says %.1f\n", tested, unseen, want);
+	free(count);
+	llr_strmap_free(seen);
+	llr_buf_free(&b);
+	llr_spelling_free(s);
+}
+
 int main(void)
 {
-	PLAN(3);
+	PLAN(4);
 	RUN(test_normalised);
 	RUN(test_finite);
 	RUN(test_count_errors);
+	RUN(test_sample);
 	DONE();
 }
