@@ -666,6 +666,12 @@ typedef struct llr_batch {
 	const llr_csr *psi;    /* NULL: the net's psi; else a matrix with F_in
 	                          columns whose rows the input ids index (score
 	                          uses it for unseen words) */
+	/* Scoring an open vocabulary only (llr_net_set_open): NULL, or the
+	 * rows (F columns) of targets outside the vocabulary: target V + i
+	 * is the string whose row of phi is row i, its log background
+	 * xlogb[i] */
+	const llr_csr *xphi;
+	const float *xlogb;
 } llr_batch;
 
 /* Forward and backward over a batch: *nll = sum of -log p(target) over
@@ -700,6 +706,21 @@ int llr_net_rows(llr_net *net, const llr_rows **blocks, llr_err *err);
 /* Forward only: logp[t*B+b] = log p(target) (0 at padding).  If norm_err is
  * not NULL it receives max over positions of |sum_x p(x) - 1|. */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
+/* An open vocabulary (issue 14; lib/lm/opensig.c sets it up from a
+ * model): the log-linear output's background over the V words becomes
+ * logb_v (V entries; -inf takes a word out, as <unk>), and S signature
+ * rows sig_phi (S x F) with log masses sig_logb (S) join the
+ * normalisation: Z = sum_v b_v e^{a.phi_v} + sum_s e^{sig_logb[s] +
+ * a.phi_s}, one pass over the classes of the V + S rows (llclass.c).
+ * Then llr_batch's xphi rows score strings outside V, and --threads
+ * groups are not used (their copies keep the closed output).  Not for
+ * training.  Copies what it needs. */
+int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, const float *sig_logb, llr_err *err);
+/* After llr_net_set_open: rows (K x F, borrowed, with log weights logw)
+ * that llr_net_score's norm check adds to its exact sum over V, as
+ * sum_k exp(logw[k] + a.phi_k - log Z): importance samples of the mass
+ * outside V.  NULL removes them. */
+int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, llr_err *err);
 /* Score on n threads: llr_net_score then splits a batch of B > 1 streams
  * into min(n, B) groups, dealt in turn in order of length (longest first,
  * ties by stream), and scores the groups at the same time, group 0 on the
@@ -1357,6 +1378,14 @@ const llr_ngram *llr_spelling_ngram(const llr_spelling *s);
 /* ln p_spell(w), finite for any bytes (a byte that is not UTF-8, a space
  * or a TAB scores as an unseen character). */
 double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len);
+/* Draw one string w from p_spell into out (cleared first; UTF-8, no NUL
+ * added beyond llr_buf's own): character by character from the n-gram's
+ * distribution until </s>, an unseen character uniformly among the U.
+ * *logp (may be NULL) gets ln p_spell(w), as llr_spelling_logp gives it.
+ * The string may be empty, or hold a space or TAB (p_spell covers every
+ * string); LLR_ERANGE past 10,000 characters (a model whose </s> is
+ * vanishingly rare). */
+int llr_spelling_sample(const llr_spelling *s, llr_rng *rng, llr_buf *out, double *logp, llr_err *err);
 
 /* The open background of open-vocabulary scoring (lib/ngram/openbg.c),
  * over every string w, for a lexicon with a spelling model.  V' is the

@@ -110,6 +110,9 @@ typedef struct job {
 	const float *rlogb;
 	const int32_t *row_of;
 	const int32_t *ctx; /* N x o->ctxlen, with o->bg */
+	const llr_csr *xphi; /* rows of targets >= V */
+	const float *xlogb;
+	size_t stride; /* floats of work per thread */
 } job;
 
 /* The score s of row r at position n: the same float operations, in the
@@ -123,6 +126,15 @@ static float score_of(const job *jb, int r, int n)
 	float s = 0.0f;
 	for (int32_t k = phi->indptr[r]; k < phi->indptr[r + 1]; k++)
 		s += phi->data[k] * jb->A[(size_t)phi->indices[k] * jb->lda + n];
+	return s;
+}
+
+/* The score of row r of m (F columns) at position n, in double. */
+static double csr_score(const job *jb, const llr_csr *m, int32_t r, int n)
+{
+	double s = 0.0;
+	for (int32_t k = m->indptr[r]; k < m->indptr[r + 1]; k++)
+		s += (double)m->data[k] * (double)jb->A[(size_t)m->indices[k] * jb->lda + n];
 	return s;
 }
 
@@ -155,7 +167,12 @@ static double chunk_loss(const job *jb, int n0, int nc, const double *logz, cons
 	for (int j = 0; j < nc; j++) {
 		int n = n0 + j;
 		int y = jb->target ? jb->target[n] : -1;
-		if (y >= 0) {
+		if (y >= jb->o->V) { /* a string outside the vocabulary */
+			double lp = (double)jb->xlogb[y - jb->o->V] + csr_score(jb, jb->xphi, y - jb->o->V, n) - logz[j];
+			nll -= lp;
+			if (jb->logp_t)
+				jb->logp_t[n] = (float)lp;
+		} else if (y >= 0) {
 			int r = jb->row_of ? jb->row_of[y] : y;
 			double lp;
 			if (lny)
@@ -390,6 +407,10 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 					sum[j] += expf(l - lzf[j]);
 			}
 		}
+		const llr_csr *np = o->nrm_phi;
+		for (int32_t k = 0; np && jb->want_norm && k < np->rows; k++)
+			for (int j = 0; j < nc; j++)
+				sum[j] += exp((double)o->nrm_logw[k] + csr_score(jb, np, k, n0 + j) - logz[j]);
 		double worst = 0.0;
 		for (int j = 0; jb->want_norm && j < nc; j++) {
 			if (jb->target && jb->target[n0 + j] < 0)
@@ -495,7 +516,7 @@ static void *worker_run(void *arg)
 {
 	const worker *w = arg;
 	const job *jb = w->jb;
-	float *L = jb->work + (size_t)w->tid * WSTRIDE(jb->o->V); /* R <= V rows */
+	float *L = jb->work + (size_t)w->tid * jb->stride;
 	for (int ci = w->tid; ci < jb->nchunks; ci += jb->threads) {
 		int n0 = ci * NC, nc = LLR_MIN(NC, jb->N - n0);
 		if (!jb->dA && !jb->logp_all && !jb->want_norm) {
@@ -523,7 +544,7 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		LLR_ASSERT(!io->dA && !io->logp_all && io->target);
 		break;
 	case LLR_LL_GRAD:
-		LLR_ASSERT(io->dA && io->target && !io->logp_all && !io->norm_err);
+		LLR_ASSERT(io->dA && io->target && !io->logp_all && !io->norm_err && !io->xphi);
 		break;
 	case LLR_LL_DIST:
 		LLR_ASSERT(io->logp_all && !io->dA);
@@ -540,12 +561,17 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		.R = o->V, .rphi = o->phi, .rlogb = o->logb, .ctx = io->ctx,
 	};
 	LLR_ASSERT(!o->bg || o->ctxlen == 0 || io->ctx);
+	LLR_ASSERT(!io->xphi || (io->mode == LLR_LL_LOSS && !o->bg && io->xphi->cols == o->F && io->xlogb));
+	LLR_ASSERT(!o->nrm_phi || (!o->bg && o->nrm_phi->cols == o->F));
+	jb.xphi = io->xphi;
+	jb.xlogb = io->xlogb;
 	if (o->cls && !o->identity) {
 		jb.R = o->cls->C;
 		jb.rphi = o->cls->phi;
 		jb.rlogb = o->cls->logB;
 		jb.row_of = o->cls->of;
 	}
+	jb.stride = WSTRIDE(LLR_MAX(o->V, jb.R)); /* llr_ll_work_size's */
 	jb.nchunks = (N + NC - 1) / NC;
 	jb.cnll = io->chunk;
 	jb.cnorm = io->chunk + jb.nchunks;

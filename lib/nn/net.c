@@ -115,6 +115,15 @@ struct llr_net {
 	int32_t *remb, *rword;
 	size_t rmark_cap, remb_cap, rword_cap;
 
+	/* an open vocabulary (llr_net_set_open): the output's background
+	 * over V, its classes then grouping V and the signature rows;
+	 * out_rows the rows of its pass (llwork's size); the rows of the
+	 * current batch's targets outside V */
+	float *open_logb;
+	int open, out_rows;
+	const llr_csr *xphi;
+	const float *xlogb;
+
 	int shared;        /* params are another net's (a scoring copy) */
 	score_group *grp;  /* llr_net_set_score_threads: ngrp groups */
 	int ngrp, grp_cap; /* grp_cap: streams each group's cols can hold */
@@ -375,6 +384,7 @@ void llr_net_free(llr_net *net)
 	free(net->grads);
 	llr_csr_free(net->own_eye);
 	llr_ll_classes_free(&net->out_cls);
+	free(net->open_logb);
 	llr_charin_free(&net->ci);
 	if (net->factored)
 		llr_treeout_free(&net->tree);
@@ -544,7 +554,7 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 	}
 	if (th != net->llthreads && !net->factored) {
 		free(net->llwork);
-		if (!(net->llwork = llr_malloc(llr_ll_work_size(cf->vocab, th) * sizeof(float)))) {
+		if (!(net->llwork = llr_malloc(llr_ll_work_size(LLR_MAX(cf->vocab, net->out_rows), th) * sizeof(float)))) {
 			net->llthreads = 0;
 			return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 		}
@@ -596,8 +606,9 @@ static int load_batch(llr_net *net, const llr_batch *bt, const llr_csr *psi, int
 		int t = (int)(n / bt->B), b = (int)(n % bt->B);
 		int32_t y = bt->target ? bt->target[n] : -1;
 		int32_t x = bt->input[n];
-		if (y < -1 || y >= net->cfg.vocab)
-			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: target %d out of range [0, %d)", t, b, y, net->cfg.vocab);
+		int32_t ny = net->cfg.vocab + (bt->xphi ? bt->xphi->rows : 0);
+		if (y < -1 || y >= ny)
+			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: target %d out of range [0, %d)", t, b, y, ny);
 		int valid = x == LLR_BOS_ID || (x >= 0 && x < rows);
 		if (!valid && (y >= 0 || !need_target))
 			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: input %d out of range [0, %d)", t, b, x, rows);
@@ -606,6 +617,8 @@ static int load_batch(llr_net *net, const llr_batch *bt, const llr_csr *psi, int
 	}
 	if (net->bg && bt->T > 0 && bt->target)
 		batch_contexts(net, bt);
+	net->xphi = bt->xphi;
+	net->xlogb = bt->xlogb;
 	return LLR_OK;
 }
 
@@ -746,6 +759,8 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		    .chunk = net->chunk,
 		    .threads = net->llthreads,
 		    .ctx = net->bg ? net->ctx + p0 * (size_t)llr_ngram_bg_ctxlen(net->bg) : NULL,
+		    .xphi = dhtop ? NULL : net->xphi,
+		    .xlogb = dhtop ? NULL : net->xlogb,
 		};
 		int r = llr_ll_run(&net->out, &io);
 		if (r < 0)
@@ -856,6 +871,8 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 	int rc = check_psi(net, psi, err);
 	size_t N = (size_t)bt->T * bt->B, H = (size_t)cf->hidden;
 	int drop = rng && cf->dropout > 0.0f;
+	if (rc == LLR_OK && (bt->xphi || net->open))
+		rc = llr_err_set(err, LLR_EINVAL, "network: training does not take an open vocabulary's rows");
 	if (rc < 0 || (rc = ensure_ws(net, N, bt->B, 1, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
 		return rc;
 	int64_t cnt = 0;
@@ -1210,7 +1227,9 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
 	int rc = check_psi(net, psi, err);
 	if (rc < 0)
 		return rc;
-	if (net->ngrp > 1 && bt->B > 1)
+	if (bt->xphi && (!net->open || bt->xphi->cols != net->cfg.feat_out || !bt->xlogb))
+		return llr_err_set(err, LLR_EINVAL, "batch: rows outside the vocabulary need llr_net_set_open and F columns");
+	if (net->ngrp > 1 && bt->B > 1 && !net->open) /* the copies have the closed output */
 		return score_split(net, psi, bt, logp, norm_err, err);
 	return score_one(net, psi, bt, logp, norm_err, err);
 }
@@ -1365,5 +1384,72 @@ int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err)
 	net->bg = g;
 	net->out.bg = g;
 	net->out.ctxlen = g ? llr_ngram_bg_ctxlen(g) : 0;
+	return LLR_OK;
+}
+
+int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, const float *sig_logb, llr_err *err)
+{
+	const llr_net_config *cf = &net->cfg;
+	if (cf->output != LLR_OUT_LOGLINEAR || net->factored || net->bg)
+		return llr_err_set(err, LLR_EINVAL, "network: an open vocabulary needs the log-linear output and no n-gram background");
+	if (sig_phi->cols != cf->feat_out)
+		return llr_err_set(err, LLR_EINVAL, "network: signatures have %d features, the network %d", sig_phi->cols, cf->feat_out);
+	int32_t V = cf->vocab, S = sig_phi->rows;
+	const llr_csr *phi = net->out.phi;
+	float *lb = llr_malloc(((size_t)V + (size_t)S + 1) * sizeof *lb);
+	llr_csr_builder *b = llr_csr_builder_new(cf->feat_out);
+	llr_csr *all = NULL;
+	int rc = LLR_ENOMEM;
+	if (!lb || !b)
+		goto nomem;
+	for (int32_t v = 0; v < V + S; v++) {
+		const llr_csr *m = v < V ? phi : sig_phi;
+		int32_t r = v < V ? v : v - V;
+		float x = v < V ? logb_v[v] : sig_logb[r];
+		if (isnan(x) || x == INFINITY) {
+			rc = llr_err_set(err, LLR_ENAN, "network: open background of row %d is %g", v, (double)x);
+			goto fail;
+		}
+		lb[v] = x;
+		int32_t a = m->indptr[r];
+		if ((rc = llr_csr_builder_row(b, m->indices + a, m->data + a, (size_t)(m->indptr[r + 1] - a), err)) < 0)
+			goto fail;
+	}
+	if (!(all = llr_csr_builder_finish(b, err))) {
+		b = NULL;
+		goto nomem;
+	}
+	b = NULL;
+	llr_ll_classes cls;
+	if ((rc = llr_ll_classes_build(&cls, all, lb, err)) < 0)
+		goto fail;
+	llr_ll_classes_free(&net->out_cls);
+	net->out_cls = cls;
+	net->out.cls = &net->out_cls;
+	free(net->open_logb);
+	net->open_logb = lb;
+	net->out.logb = lb; /* its first V entries */
+	net->open = 1;
+	net->out_rows = LLR_MAX(V, cls.C);
+	free(net->llwork); /* sized again for out_rows at the next batch */
+	net->llwork = NULL;
+	net->llthreads = 0;
+	llr_csr_free(all);
+	return LLR_OK;
+nomem:
+	rc = llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+fail:
+	llr_csr_builder_free(b);
+	llr_csr_free(all);
+	free(lb);
+	return rc;
+}
+
+int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, llr_err *err)
+{
+	if (phi && (!net->open || phi->cols != net->cfg.feat_out))
+		return llr_err_set(err, LLR_EINVAL, "network: norm rows need llr_net_set_open and F columns");
+	net->out.nrm_phi = phi;
+	net->out.nrm_logw = phi ? logw : NULL;
 	return LLR_OK;
 }

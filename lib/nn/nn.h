@@ -145,6 +145,13 @@ typedef struct llr_ll {
 	 * plus the sparse correction over the listed continuations. */
 	const llr_ngram_bg *bg;
 	int ctxlen;
+	/* Scoring an open vocabulary (llr_net_set_open): NULL, or rows the
+	 * normalisation check adds to its sum over the V words, nrm_phi
+	 * (K x F) with log weights nrm_logw (K), importance samples of the
+	 * strings outside the vocabulary: sum_k exp(nrm_logw[k] + s_k -
+	 * log Z) estimates their mass.  Not with bg. */
+	const llr_csr *nrm_phi;
+	const float *nrm_logw;
 } llr_ll;
 
 /* One pass of the output over N positions, in one of three modes:
@@ -156,7 +163,9 @@ typedef struct llr_ll {
  * Fields of the io:
  *   A         F x N, leading dimension lda >= N: the adaptor a_n per column
  *   target    N: target[n] in [0, V) or -1 (skip: no loss, zero gradient);
- *             may be NULL in LLR_LL_DIST only
+ *             may be NULL in LLR_LL_DIST only; in LLR_LL_LOSS also in
+ *             [V, V + xphi->rows): a string outside the vocabulary, row
+ *             target - V of xphi, log background xlogb[target - V]
  *   nll       sum of -log p(target) over non-skipped positions (double)
  *   logp_t    N: log p(target[n]), 0 where skipped
  *   norm_err  max over non-skipped positions of |sum_x p(x) - 1|, the sum
@@ -186,9 +195,13 @@ typedef struct llr_ll_io {
 	double *chunk;
 	int threads;
 	const int32_t *ctx; /* N x ctxlen n-gram ids, oldest first (o->bg) */
+	const llr_csr *xphi; /* NULL, or the rows of targets >= V (F columns) */
+	const float *xlogb;
 } llr_ll_io;
 int llr_ll_run(const llr_ll *o, const llr_ll_io *io);
-/* Floats of scratch llr_ll_run needs; doubles of its per-chunk results. */
+/* Floats of scratch llr_ll_run needs (V: the rows the pass runs over,
+ * the words or, when more, their classes); doubles of its per-chunk
+ * results. */
 size_t llr_ll_work_size(int V, int threads);
 size_t llr_ll_chunk_size(int N);
 
