@@ -723,18 +723,156 @@ static int aw_close(awriter *w, const char *path, int ok, llr_err *err)
 	return rc;
 }
 
-/* x as %.8g, or %.9g when that does not read back as x. */
-static int put_float(llr_buf *b, float x)
+/* ------------------------------------------------- number formatting */
+
+__extension__ typedef unsigned __int128 u128;
+
+/* x as printf's %.*g with precision p, for the general case. */
+static size_t format_g(char *buf, int p, float x)
 {
-	char s[32];
-	if (x == 0 || x == -99)
-		return llr_buf_append(b, x == 0 ? "0" : "-99", x == 0 ? 1 : 3);
-	for (int p = 8; p <= 9; p++) {
-		snprintf(s, sizeof s, "%.*g", p, (double)x);
-		if (strtof(s, NULL) == x)
-			break;
+	int k = snprintf(buf, 32, "%.*g", p, (double)x);
+	return k > 0 ? (size_t)k : 0;
+}
+
+/* The digits q (p of them) of a number d.ddd x 10^X as %g prints them:
+ * style e when X < -4 or X >= p, else style f; trailing zeros and a
+ * trailing point dropped. */
+static size_t put_g(char *buf, int neg, uint64_t q, int prec, int X)
+{
+	char d[20];
+	int p = prec;
+	for (int i = p - 1; i >= 0; i--, q /= 10)
+		d[i] = (char)('0' + q % 10);
+	while (p > 1 && d[p - 1] == '0')
+		p--;
+	size_t n = 0;
+	if (neg)
+		buf[n++] = '-';
+	if (X < -4 || X >= prec) {
+		buf[n++] = d[0];
+		if (p > 1) {
+			buf[n++] = '.';
+			memcpy(buf + n, d + 1, (size_t)p - 1);
+			n += (size_t)p - 1;
+		}
+		buf[n++] = 'e';
+		buf[n++] = X < 0 ? '-' : '+';
+		int a = X < 0 ? -X : X;
+		if (a >= 100)
+			buf[n++] = (char)('0' + a / 100);
+		buf[n++] = (char)('0' + a / 10 % 10);
+		buf[n++] = (char)('0' + a % 10);
+	} else if (X < 0) {
+		buf[n++] = '0';
+		buf[n++] = '.';
+		for (int i = 0; i < -X - 1; i++)
+			buf[n++] = '0';
+		memcpy(buf + n, d, (size_t)p);
+		n += (size_t)p;
+	} else {
+		for (int i = 0; i <= X; i++)
+			buf[n++] = i < p ? d[i] : '0';
+		if (p > X + 1) {
+			buf[n++] = '.';
+			memcpy(buf + n, d + X + 1, (size_t)(p - X - 1));
+			n += (size_t)(p - X - 1);
+		}
 	}
-	return llr_buf_append(b, s, strlen(s));
+	buf[n] = 0;
+	return n;
+}
+
+/* x as %.8g, or %.9g when that does not read back as x (strtof), as
+ * the writer has always printed it.  A normal float of magnitude 2^-21 to
+ * 2^23 is m 2^e with m < 2^24 and -44 <= e < 0, so N = m 5^-e = x 10^-e
+ * is an integer below 2^127: it is rounded to 8 digits exactly (half to
+ * even, as glibc's printf), and the 8 digits read back as x exactly when
+ * they are closer to N than half the float's spacing, 5^-e / 2 in that
+ * scale (a quarter below a power of two; 5^-e is odd, so never a tie).
+ * Other numbers go through snprintf and strtof. */
+size_t llr_arpa_format_float(char *buf, float x)
+{
+	if (x == 0 || x == -99) {
+		memcpy(buf, x == 0 ? "0" : "-99", x == 0 ? 2 : 4);
+		return x == 0 ? 1 : 3;
+	}
+	uint32_t bits;
+	memcpy(&bits, &x, 4);
+	int be = (int)(bits >> 23 & 0xff), e = be - 150;
+	if (be == 0 || e < -44 || e >= 0) {
+		size_t n = format_g(buf, 8, x);
+		if (strtof(buf, NULL) != x)
+			n = format_g(buf, 9, x);
+		return n;
+	}
+	uint32_t m = (bits & 0x7fffff) | 0x800000;
+	u128 five = 1;
+	for (int i = 0; i < -e; i++)
+		five *= 5;
+	const u128 N = (u128)m * five;
+	int D = 1;
+	u128 t = N;
+	while (t >= 10000000000ull)
+		t /= 10000000000ull, D += 10;
+	while (t >= 10)
+		t /= 10, D++;
+	for (int p = 8;; p++) {
+		int drop = D - p, X = D - 1 + e;
+		u128 pw = 1;
+		for (int i = 0; i < drop; i++)
+			pw *= 10;
+		u128 q = N / pw, r = N % pw, half = pw / 2;
+		for (int i = drop; i < 0; i++)
+			q *= 10;
+		int up = drop > 0 && (r > half || (r == half && (q & 1)));
+		q += up;
+		int ok = p == 9 || drop <= 0;
+		if (!ok) {
+			u128 diff = up ? pw - r : r;
+			ok = (!up && m == 0x800000) ? 4 * diff < five : 2 * diff < five;
+		}
+		if (q == (u128)(p == 8 ? 100000000u : 1000000000u))
+			q /= 10, X++;
+		if (ok)
+			return put_g(buf, bits >> 31, (uint64_t)q, p, X);
+	}
+}
+
+/* The n-grams of level n, in trie order, each on a line with its words
+ * (words[0 .. k) filled for entry e of level k). */
+static int put_level(awriter *w, const llr_ngram *m, int n, int k, int64_t e, int32_t *words)
+{
+	if (k < n) {
+		for (int64_t i = m->child[k - 1][e]; i < m->child[k - 1][e + 1]; i++) {
+			words[k] = m->word[k][i];
+			if (put_level(w, m, n, k + 1, i, words) != LLR_OK)
+				return LLR_ENOMEM;
+		}
+		return LLR_OK;
+	}
+	size_t need = 2 * 32 + (size_t)n + 1;
+	for (int j = 0; j < n; j++)
+		need += llr_strmap_len(m->vocab, words[j]);
+	if (llr_buf_reserve(&w->buf, need) != LLR_OK)
+		return LLR_ENOMEM;
+	char *p = w->buf.data + w->buf.len;
+	p += llr_arpa_format_float(p, m->logp[n - 1][e]);
+	for (int j = 0; j < n; j++) {
+		size_t len = llr_strmap_len(m->vocab, words[j]);
+		*p++ = j ? ' ' : '\t';
+		memcpy(p, llr_strmap_str(m->vocab, words[j]), len);
+		p += len;
+	}
+	if (n < m->order) {
+		*p++ = '\t';
+		p += llr_arpa_format_float(p, m->backoff[n - 1][e]);
+	}
+	*p++ = '\n';
+	*p = 0;
+	w->buf.len = (size_t)(p - w->buf.data);
+	if (w->buf.len >= 1 << 18)
+		aw_flush(w);
+	return LLR_OK;
 }
 
 int llr_ngram_write_arpa(const llr_ngram *m, const char *path, llr_err *err)
@@ -746,42 +884,15 @@ int llr_ngram_write_arpa(const llr_ngram *m, const char *path, llr_err *err)
 	int bad = llr_buf_printf(&w.buf, "\\data\\\n") < 0;
 	for (int n = 1; n <= m->order; n++)
 		bad |= llr_buf_printf(&w.buf, "ngram %d=%lld\n", n, (long long)m->count[n - 1]) < 0;
-	/* parent[n-1][i]: the entry of level n-1 that entry i of level n extends */
-	int64_t *parent[LLR_NGRAM_MAX_ORDER] = {0};
-	for (int n = 2; n <= m->order && !bad; n++) {
-		if (!(parent[n - 1] = llr_malloc(((size_t)m->count[n - 1] + 1) * sizeof(int64_t)))) {
-			bad = 1;
-			break;
-		}
-		for (int64_t j = 0; j < m->count[n - 2]; j++)
-			for (int64_t i = m->child[n - 2][j]; i < m->child[n - 2][j + 1]; i++)
-				parent[n - 1][i] = j;
-	}
 	for (int n = 1; n <= m->order && !bad; n++) {
 		bad |= llr_buf_printf(&w.buf, "\n\\%d-grams:\n", n) < 0;
-		for (int64_t i = 0; i < m->count[n - 1] && !bad; i++) {
-			int32_t words[LLR_NGRAM_MAX_ORDER];
-			int64_t e = i;
-			for (int k = n; k >= 2; k--) {
-				words[k - 1] = m->word[k - 1][e];
-				e = parent[k - 1][e];
-			}
-			words[0] = (int32_t)e;
-			bad |= put_float(&w.buf, m->logp[n - 1][i]);
-			for (int k = 0; k < n; k++)
-				bad |= llr_buf_putc(&w.buf, k ? ' ' : '\t') || llr_buf_append(&w.buf, llr_strmap_str(m->vocab, words[k]), llr_strmap_len(m->vocab, words[k]));
-			if (n < m->order) {
-				bad |= llr_buf_putc(&w.buf, '\t');
-				bad |= put_float(&w.buf, m->backoff[n - 1][i]);
-			}
-			bad |= llr_buf_putc(&w.buf, '\n');
-			if (w.buf.len >= 1 << 16)
-				aw_flush(&w);
+		int32_t words[LLR_NGRAM_MAX_ORDER];
+		for (int64_t i = 0; i < m->count[0] && !bad; i++) {
+			words[0] = (int32_t)i;
+			bad |= put_level(&w, m, n, 1, i, words) != LLR_OK;
 		}
 	}
 	bad |= llr_buf_printf(&w.buf, "\n\\end\\\n") < 0;
-	for (int n = 0; n < LLR_NGRAM_MAX_ORDER; n++)
-		free(parent[n]);
 	if (bad)
 		llr_err_set(err, LLR_ENOMEM, "out of memory");
 	return aw_close(&w, path, !bad, err);

@@ -578,9 +578,64 @@ static void test_arpa_order(void)
 	free(word);
 }
 
+/* What llr_arpa_format_float must print: %.8g, or %.9g when %.8g does
+ * not read back as x; 0 and -99 as such. */
+static void ref_format(char *s, float x)
+{
+	if (x == 0 || x == -99) {
+		strcpy(s, x == 0 ? "0" : "-99");
+		return;
+	}
+	for (int p = 8; p <= 9; p++) {
+		snprintf(s, 32, "%.*g", p, (double)x);
+		if (strtof(s, NULL) == x)
+			break;
+	}
+}
+
+static int same_format(float x)
+{
+	char a[48], b[48];
+	size_t n = llr_arpa_format_float(a, x);
+	ref_format(b, x);
+	float back = 0;
+	if (n != strlen(a) || strcmp(a, b) || (isfinite(x) && (llr_arpa_parse_float(a, n, &back) != 0 || back != (x == -99 ? -99 : x + 0.0f)))) {
+		printf("#   %.9g: printed '%s', printf '%s'\n", (double)x, a, b);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_format_float(void)
+{
+	static const float fixed[] = {-1.5e-05f, -99, 0, -0.0f, 1, -1, 0.5f, -3.1839137f, -0.094899632f, 4196066.5f, -8388607.5f, 8388608, 1e-7f,
+	                              -2.4e-7f, 4.76837158e-07f, 1e30f, -1e-30f, 1e-40f, 123456789, 0.1f, -0.30103f, 1e-4f, -9.99999975e-05f,
+	                              99999.9922f, 999999.938f, 0x1p-21f, -0x1p-22f, 0x1.fffffep-22f, 0x1.fffffep22f, 0x1p23f, INFINITY, -INFINITY};
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		CHECK(same_format(fixed[i]));
+	char s[48];
+	CHECK(llr_arpa_format_float(s, -1.5e-05f) == 8 && !strcmp(s, "-1.5e-05"));
+	CHECK(llr_arpa_format_float(s, -0.25f) == 5 && !strcmp(s, "-0.25"));
+	CHECK(llr_arpa_format_float(s, -99) == 3 && !strcmp(s, "-99"));
+	/* Random floats: any bits, and the log10 range of ARPA files. */
+	llr_rng rng;
+	llr_rng_seed(&rng, 31);
+	int bad = 0;
+	for (int i = 0; i < 400000 && bad < 5; i++) {
+		uint32_t bits = (uint32_t)llr_rng_u64(&rng);
+		if (i % 2)
+			bits = 0xb0000000u + (uint32_t)(llr_rng_u64(&rng) % 0x12c80000u); /* -4.7e-10 .. -100 */
+		float x;
+		memcpy(&x, &bits, 4);
+		if (!isnan(x))
+			bad += !same_format(x);
+	}
+	CHECK(bad == 0);
+}
+
 int main(void)
 {
-	PLAN(8);
+	PLAN(9);
 	RUN(test_hand_worked);
 	RUN(test_kenlm_toy);
 	RUN(test_sums_to_one);
@@ -588,6 +643,7 @@ int main(void)
 	RUN(test_arpa_errors);
 	RUN(test_memory_bound);
 	RUN(test_parse_float);
+	RUN(test_format_float);
 	RUN(test_arpa_order);
 	DONE();
 }
