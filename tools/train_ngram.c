@@ -10,6 +10,9 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "cli.h"
 #include "train.h"
@@ -103,6 +106,12 @@ int train_ngram(const train_opts *o)
 	if (o->prune)
 		parse_prune(o->prune, &kn, o->ngram);
 	size_t memory = o->memory ? parse_size(o->memory) : (size_t)1 << 30;
+#ifdef __GLIBC__
+	/* Counting and estimation free large arrays as they go; a fixed mmap
+	 * threshold keeps glibc from raising it and serving the later arrays
+	 * from the heap, where freed pages stay resident. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
 	double t0 = cli_now();
 	llr_err err = {0};
 	llr_ngram_counter *c = llr_ngram_counter_new(o->ngram, memory, &err);
@@ -113,11 +122,11 @@ int train_ngram(const train_opts *o)
 	for (int i = 0; i < o->ninputs; i++)
 		count_file(c, o->inputs[i]);
 	uint64_t tokens = llr_ngram_counter_tokens(c);
-	size_t bytes = llr_ngram_counter_bytes(c);
 	llr_ngram *m = NULL;
 	double D[LLR_NGRAM_MAX_ORDER * 3];
 	if (llr_ngram_estimate(c, &kn, &m, D, &err) != LLR_OK)
 		cli_die_err(&err);
+	size_t bytes = llr_ngram_counter_bytes(c); /* its last merge is in the estimate */
 	llr_ngram_counter_free(c);
 	int rc;
 	if (!o->out || !strcmp(o->out, "-") || ends_with(o->out, ".arpa") || ends_with(o->out, ".arpa.gz"))

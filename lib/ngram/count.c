@@ -8,75 +8,148 @@
  * <s> stands for the n-gram from its last <s> on (order N-j+1, raw
  * count), and the suffixes give the lower orders their adjusted counts.
  *
- * The table is open addressing with linear probing; a slot is N uint32
- * ids and a uint64 count (0 = empty), kept at most 70% full, doubled when
- * fuller.  The bound max_bytes covers the table (after growing) and the
- * vocabulary; beyond it counting stops with LLR_ERANGE.  Not here: the
- * estimation (estimate.c).
+ * The keys are appended to a buffer (4 N bytes each) as they come; when
+ * it holds 2^20 keys or as many as the distinct N-grams counted so far,
+ * it is sorted (LSD radix sort of a 32-bit permutation, one pass per
+ * word) and merged into the sorted array of distinct N-grams and their
+ * counts ((4 N + 8) bytes each, no empty slots).  At the end the last
+ * keys are merged and the array goes to estimate.c.  The bound max_bytes
+ * covers the buffer, the array, the vocabulary and what a merge needs
+ * (the permutation and the merged array next to the old one); beyond it
+ * counting stops with LLR_ERANGE.  Not here: the estimation (estimate.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ngram.h"
 
-#define COUNT_LOAD_NUM 7
-#define COUNT_LOAD_DEN 10
+#define COUNT_MERGE_MIN ((size_t)1 << 20)
 
 struct llr_ngram_counter {
 	int order;
 	size_t max_bytes;
 	llr_strmap *vocab;
 	size_t vocab_bytes; /* an estimate of the interning's memory */
-	uint32_t *keys;     /* cap x order */
-	uint64_t *counts;   /* cap; 0 = empty slot */
-	size_t cap, n;
+	uint32_t *buf;      /* nbuf keys of order ids since the last merge */
+	size_t nbuf, bufcap;
+	uint32_t *keys;   /* n distinct keys, sorted */
+	uint64_t *counts; /* their counts */
+	size_t n;
+	size_t peak;     /* the most bytes held, for llr_ngram_counter_bytes */
+	size_t merge_at; /* a fixed merge size (tests), 0 = the rule above */
 	uint32_t gram[LLR_NGRAM_MAX_ORDER];
 	uint64_t tokens;
 };
 
-static uint64_t hash_key(const uint32_t *k, int n)
+static size_t key_bytes(const llr_ngram_counter *c)
 {
-	uint64_t h = 0x9E3779B97F4A7C15ull;
-	for (int i = 0; i < n; i++) {
-		h ^= k[i];
-		h *= 0xFF51AFD7ED558CCDull;
-		h ^= h >> 32;
+	return (size_t)c->order * sizeof(uint32_t);
+}
+
+/* LLR_OK if holding `extra` bytes besides the buffer (of bufcap keys),
+ * the merged array and the vocabulary stays within the bound. */
+static int room(llr_ngram_counter *c, size_t bufcap, size_t extra, llr_err *err)
+{
+	size_t bytes = bufcap * key_bytes(c) + c->n * (key_bytes(c) + sizeof(uint64_t)) + c->vocab_bytes + extra;
+	if (bytes > c->max_bytes)
+		return llr_err_set(err, LLR_ERANGE, "the n-gram counts need more than %zu MiB (%zu distinct %d-grams so far, %zu more to merge)", c->max_bytes >> 20, c->n,
+		                   c->order, c->nbuf);
+	if (bytes > c->peak)
+		c->peak = bytes;
+	return LLR_OK;
+}
+
+static int key_cmp(const uint32_t *a, const uint32_t *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* perm: the buffer's keys in lexicographic order (LSD radix sort). */
+static int sort_buffer(const llr_ngram_counter *c, uint32_t *perm, uint32_t *tmp, uint32_t V)
+{
+	const int N = c->order;
+	const size_t n = c->nbuf;
+	uint32_t *cnt = llr_malloc(((size_t)V + 1) * sizeof *cnt);
+	if (!cnt)
+		return LLR_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	for (int col = N - 1; col >= 0; col--) {
+		memset(cnt, 0, ((size_t)V + 1) * sizeof *cnt);
+		for (size_t i = 0; i < n; i++)
+			cnt[c->buf[(size_t)perm[i] * N + (size_t)col] + 1]++;
+		for (uint32_t v = 0; v < V; v++)
+			cnt[v + 1] += cnt[v];
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[c->buf[(size_t)perm[i] * N + (size_t)col]]++] = perm[i];
+		uint32_t *t = perm;
+		perm = tmp;
+		tmp = t;
 	}
-	return h;
+	if (N % 2) /* the result is in the caller's tmp */
+		memcpy(tmp, perm, n * sizeof *perm);
+	free(cnt);
+	return LLR_OK;
 }
 
-static size_t slot_bytes(int order)
+/* The buffer sorted and merged into the array of distinct keys. */
+static int merge(llr_ngram_counter *c, llr_err *err)
 {
-	return (size_t)order * sizeof(uint32_t) + sizeof(uint64_t);
-}
-
-static int table_alloc(llr_ngram_counter *c, size_t cap, llr_err *err)
-{
-	size_t need = cap * slot_bytes(c->order) + c->vocab_bytes;
-	if (need > c->max_bytes)
-		return llr_err_set(err, LLR_ERANGE, "the n-gram counts need more than %zu MiB (%zu distinct %d-grams so far)", c->max_bytes >> 20, c->n, c->order);
-	uint32_t *keys = llr_malloc(cap * (size_t)c->order * sizeof *keys);
-	uint64_t *counts = llr_calloc(cap, sizeof *counts);
-	if (!keys || !counts) {
-		free(keys);
-		free(counts);
+	const int N = c->order;
+	const size_t nb = c->nbuf, kb = key_bytes(c);
+	if (nb == 0)
+		return LLR_OK;
+	const uint32_t V = (uint32_t)llr_strmap_size(c->vocab);
+	int rc = room(c, c->bufcap, 2 * nb * sizeof(uint32_t) + ((size_t)V + 1) * sizeof(uint32_t), err);
+	if (rc != LLR_OK)
+		return rc;
+	uint32_t *perm = llr_malloc(nb * sizeof *perm), *tmp = llr_malloc(nb * sizeof *tmp);
+	if (!perm || !tmp || sort_buffer(c, perm, tmp, V) != LLR_OK) {
+		free(perm);
+		free(tmp);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory counting n-grams");
 	}
-	for (size_t i = 0; i < c->cap; i++) {
-		if (!c->counts[i])
-			continue;
-		const uint32_t *k = c->keys + i * (size_t)c->order;
-		size_t j = hash_key(k, c->order) & (cap - 1);
-		while (counts[j])
-			j = (j + 1) & (cap - 1);
-		memcpy(keys + j * (size_t)c->order, k, (size_t)c->order * sizeof *k);
-		counts[j] = c->counts[i];
+	free(tmp);
+	size_t u = 1;
+	for (size_t i = 1; i < nb; i++)
+		u += key_cmp(c->buf + (size_t)perm[i] * N, c->buf + (size_t)perm[i - 1] * N, N) != 0;
+	size_t most = c->n + u;
+	uint32_t *keys = NULL;
+	uint64_t *counts = NULL;
+	if ((rc = room(c, c->bufcap, nb * sizeof(uint32_t) + most * (kb + sizeof(uint64_t)), err)) != LLR_OK ||
+	    !(keys = llr_malloc(most * kb)) || !(counts = llr_malloc(most * sizeof *counts))) {
+		free(keys);
+		free(perm);
+		return rc != LLR_OK ? rc : llr_err_set(err, LLR_ENOMEM, "out of memory counting n-grams");
 	}
+	size_t i = 0, j = 0, k = 0;
+	while (i < c->n || j < nb) {
+		const uint32_t *b = j < nb ? c->buf + (size_t)perm[j] * N : NULL;
+		int d = i == c->n ? 1 : !b ? -1
+		                           : key_cmp(c->keys + i * N, b, N);
+		if (d < 0) {
+			memcpy(keys + k * N, c->keys + i * N, kb);
+			counts[k++] = c->counts[i++];
+			continue;
+		}
+		uint64_t cnt = d == 0 ? c->counts[i++] : 0;
+		size_t e = j;
+		while (e < nb && !key_cmp(c->buf + (size_t)perm[e] * N, b, N))
+			e++;
+		memcpy(keys + k * N, b, kb);
+		counts[k++] = cnt + (e - j);
+		j = e;
+	}
+	free(perm);
 	free(c->keys);
 	free(c->counts);
 	c->keys = keys;
 	c->counts = counts;
-	c->cap = cap;
+	c->n = k;
+	c->nbuf = 0;
 	return LLR_OK;
 }
 
@@ -94,10 +167,8 @@ llr_ngram_counter *llr_ngram_counter_new(int order, size_t max_bytes, llr_err *e
 	}
 	c->order = order;
 	c->max_bytes = max_bytes;
-	if (llr_strmap_add(c->vocab, LLR_UNK, 5) != 0 || llr_strmap_add(c->vocab, LLR_BOS, 3) != 1 || llr_strmap_add(c->vocab, LLR_EOS, 4) != 2 ||
-	    table_alloc(c, 1024, err) != LLR_OK) {
-		if (!err || !err->code)
-			llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (llr_strmap_add(c->vocab, LLR_UNK, 5) != 0 || llr_strmap_add(c->vocab, LLR_BOS, 3) != 1 || llr_strmap_add(c->vocab, LLR_EOS, 4) != 2) {
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
 		llr_ngram_counter_free(c);
 		return NULL;
 	}
@@ -109,6 +180,7 @@ void llr_ngram_counter_free(llr_ngram_counter *c)
 	if (!c)
 		return;
 	llr_strmap_free(c->vocab);
+	free(c->buf);
 	free(c->keys);
 	free(c->counts);
 	free(c);
@@ -116,7 +188,7 @@ void llr_ngram_counter_free(llr_ngram_counter *c)
 
 size_t llr_ngram_counter_bytes(const llr_ngram_counter *c)
 {
-	return c->cap * slot_bytes(c->order) + c->vocab_bytes;
+	return c->peak;
 }
 
 uint64_t llr_ngram_counter_tokens(const llr_ngram_counter *c)
@@ -124,32 +196,45 @@ uint64_t llr_ngram_counter_tokens(const llr_ngram_counter *c)
 	return c->tokens;
 }
 
-/* Count the key in c->gram once, then shift the window left. */
+/* Append the key in c->gram, then shift the window left.  A full buffer
+ * doubles up to the merge size (2^20 keys or the distinct count so far),
+ * then is merged. */
 static int add_gram(llr_ngram_counter *c, llr_err *err)
 {
 	const int N = c->order;
-	if ((c->n + 1) * COUNT_LOAD_DEN > c->cap * COUNT_LOAD_NUM) {
-		int rc = table_alloc(c, c->cap * 2, err);
-		if (rc != LLR_OK)
+	size_t lim = c->merge_at ? c->merge_at : c->n > COUNT_MERGE_MIN ? c->n
+	                                                                : COUNT_MERGE_MIN;
+	if (lim > UINT32_MAX)
+		lim = UINT32_MAX;
+	if (c->nbuf >= lim || c->nbuf == c->bufcap) {
+		size_t cap = c->bufcap ? c->bufcap * 2 : 1024;
+		if (cap > lim)
+			cap = lim;
+		int rc;
+		if (c->nbuf < lim && c->bufcap < cap && room(c, cap, 0, NULL) == LLR_OK) {
+			uint32_t *b = llr_reallocarray(c->buf, cap * (size_t)N, sizeof *b);
+			if (!b)
+				return llr_err_set(err, LLR_ENOMEM, "out of memory counting n-grams");
+			c->buf = b;
+			c->bufcap = cap;
+		} else if ((rc = merge(c, err)) != LLR_OK) {
 			return rc;
-	}
-	size_t j = hash_key(c->gram, N) & (c->cap - 1);
-	for (;; j = (j + 1) & (c->cap - 1)) {
-		uint32_t *k = c->keys + j * (size_t)N;
-		if (!c->counts[j]) {
-			memcpy(k, c->gram, (size_t)N * sizeof *k);
-			c->counts[j] = 1;
-			c->n++;
-			break;
 		}
-		if (!memcmp(k, c->gram, (size_t)N * sizeof *k)) {
-			c->counts[j]++;
-			break;
-		}
+		if (c->bufcap == 0 && (rc = room(c, cap, 0, err)) != LLR_OK)
+			return rc;
+		if (c->bufcap == 0)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory counting n-grams");
 	}
+	memcpy(c->buf + c->nbuf * (size_t)N, c->gram, (size_t)N * sizeof *c->gram);
+	c->nbuf++;
 	memmove(c->gram, c->gram + 1, (size_t)(N - 1) * sizeof *c->gram);
 	c->tokens++;
 	return LLR_OK;
+}
+
+void llr_ngram_counter_merge_at(llr_ngram_counter *c, size_t keys)
+{
+	c->merge_at = keys;
 }
 
 int llr_ngram_count_line(llr_ngram_counter *c, const char *line, size_t len, llr_err *err)
@@ -177,16 +262,22 @@ int llr_ngram_count_line(llr_ngram_counter *c, const char *line, size_t len, llr
 	return add_gram(c, err);
 }
 
-int llr_ngram_counter_take(llr_ngram_counter *c, uint32_t **keys, uint64_t **counts, size_t *cap, size_t *n, llr_strmap **vocab)
+int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, uint64_t **counts, size_t *n, llr_strmap **vocab, llr_err *err)
 {
+	int rc = merge(c, err);
+	if (rc != LLR_OK)
+		return rc;
+	free(c->buf);
+	c->buf = NULL;
+	c->bufcap = 0;
+	*order = c->order;
 	*keys = c->keys;
 	*counts = c->counts;
-	*cap = c->cap;
 	*n = c->n;
 	*vocab = c->vocab;
 	c->keys = NULL;
 	c->counts = NULL;
 	c->vocab = NULL;
-	c->cap = c->n = 0;
-	return c->order;
+	c->n = 0;
+	return LLR_OK;
 }

@@ -23,9 +23,14 @@
  * end of AdjustCounts::Run); here every lower-order n-gram counts with its
  * adjusted count.
  *
- * Sorting is LSD radix sort over word ids.  Memory: the counter's table is
- * freed once its n-grams are in per-order arrays (4 n + 16 bytes an
- * n-gram, plus an 8-byte permutation while sorting).
+ * Sorting is LSD radix sort of a 32-bit permutation over word ids.
+ * Memory: the highest order takes over count.c's array in place (4 N + 8
+ * bytes an N-gram; the lower orders 4 n + 8, and 8 more for raw counts
+ * only when pruning); a sort adds 8 bytes an entry, then one column at a
+ * time.  The levels are turned into the trie from the unigrams up, each
+ * as soon as its backoffs are known, and freed as they go: while the
+ * highest order is done, it holds its keys and counts, the order below
+ * its keys and probabilities (16 bytes an n-gram), and the trie the rest.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,13 +46,11 @@ typedef struct lev {
 	int n;         /* order */
 	uint32_t *key; /* count x n */
 	uint64_t *adj; /* adjusted counts */
-	uint64_t *raw; /* raw counts (pruning) */
+	uint64_t *raw; /* raw counts, kept when pruning below the highest order */
+	int has_raw;   /* lev_push stores raw counts */
 	size_t count, cap;
-	double *p;     /* interpolated probability */
-	double *gamma; /* backoff, 1 if not a context */
-	unsigned char *kept;
-	int64_t *ctx;   /* index of the context in the lower level, -1 */
-	int64_t *newid; /* index among the kept, -1 */
+	double *p;      /* interpolated probability, below the highest order */
+	int64_t *newid; /* index among the kept when pruned, else NULL */
 } lev;
 
 static void lev_free(lev *l)
@@ -56,11 +59,14 @@ static void lev_free(lev *l)
 	free(l->adj);
 	free(l->raw);
 	free(l->p);
-	free(l->gamma);
-	free(l->kept);
-	free(l->ctx);
 	free(l->newid);
 	memset(l, 0, sizeof *l);
+}
+
+/* The raw count of entry i (the adjusted one where they are the same). */
+static uint64_t lev_raw(const lev *l, size_t i)
+{
+	return l->raw ? l->raw[i] : l->adj[i];
 }
 
 static int lev_push(lev *l, const uint32_t *key, uint64_t adj, uint64_t raw)
@@ -75,16 +81,43 @@ static int lev_push(lev *l, const uint32_t *key, uint64_t adj, uint64_t raw)
 		if (!a)
 			return LLR_ENOMEM;
 		l->adj = a;
-		uint64_t *r = llr_reallocarray(l->raw, cap, sizeof *r);
-		if (!r)
-			return LLR_ENOMEM;
-		l->raw = r;
+		if (l->has_raw) {
+			uint64_t *r = llr_reallocarray(l->raw, cap, sizeof *r);
+			if (!r)
+				return LLR_ENOMEM;
+			l->raw = r;
+		}
 		l->cap = cap;
 	}
 	memcpy(l->key + l->count * (size_t)l->n, key, (size_t)l->n * sizeof *key);
 	l->adj[l->count] = adj;
-	l->raw[l->count] = raw;
+	if (l->has_raw)
+		l->raw[l->count] = raw;
 	l->count++;
+	return LLR_OK;
+}
+
+/* *col (rows of `width` 4-byte words) in the order of perm. */
+static int gather(uint32_t **col, size_t width, const uint32_t *perm, size_t n)
+{
+	if (!*col)
+		return LLR_OK;
+	uint32_t *dst = llr_malloc((n ? n : 1) * width * sizeof *dst);
+	if (!dst)
+		return LLR_ENOMEM;
+	const uint32_t *src = *col;
+	if (width == 1)
+		for (size_t i = 0; i < n; i++)
+			dst[i] = src[perm[i]];
+	else if (width == 2)
+		for (size_t i = 0; i < n; i++)
+			memcpy(dst + 2 * i, src + 2 * (size_t)perm[i], 8);
+	else
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < width; k++)
+				dst[i * width + k] = src[(size_t)perm[i] * width + k];
+	free(*col);
+	*col = dst;
 	return LLR_OK;
 }
 
@@ -93,8 +126,10 @@ static int lev_push(lev *l, const uint32_t *key, uint64_t adj, uint64_t raw)
 static int lev_sort(lev *l, const int *cols, int nc, uint32_t V)
 {
 	size_t n = l->count;
-	size_t *perm = llr_malloc((n ? n : 1) * sizeof *perm);
-	size_t *tmp = llr_malloc((n ? n : 1) * sizeof *tmp);
+	if (n > UINT32_MAX)
+		return LLR_ENOMEM;
+	uint32_t *perm = llr_malloc((n ? n : 1) * sizeof *perm);
+	uint32_t *tmp = llr_malloc((n ? n : 1) * sizeof *tmp);
 	size_t *cnt = llr_malloc(((size_t)V + 1) * sizeof *cnt);
 	if (!perm || !tmp || !cnt) {
 		free(perm);
@@ -103,46 +138,29 @@ static int lev_sort(lev *l, const int *cols, int nc, uint32_t V)
 		return LLR_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
-		perm[i] = i;
+		perm[i] = (uint32_t)i;
 	for (int c = nc - 1; c >= 0; c--) {
 		memset(cnt, 0, ((size_t)V + 1) * sizeof *cnt);
 		for (size_t i = 0; i < n; i++)
-			cnt[l->key[perm[i] * (size_t)l->n + (size_t)cols[c]] + 1]++;
+			cnt[l->key[(size_t)perm[i] * (size_t)l->n + (size_t)cols[c]] + 1]++;
 		for (uint32_t v = 0; v < V; v++)
 			cnt[v + 1] += cnt[v];
 		for (size_t i = 0; i < n; i++)
-			tmp[cnt[l->key[perm[i] * (size_t)l->n + (size_t)cols[c]]]++] = perm[i];
-		size_t *t = perm;
+			tmp[cnt[l->key[(size_t)perm[i] * (size_t)l->n + (size_t)cols[c]]]++] = perm[i];
+		uint32_t *t = perm;
 		perm = tmp;
 		tmp = t;
 	}
 	free(cnt);
 	free(tmp);
-	/* Apply the permutation. */
-	uint32_t *key = llr_malloc((n ? n : 1) * (size_t)l->n * sizeof *key);
-	uint64_t *adj = llr_malloc((n ? n : 1) * sizeof *adj);
-	uint64_t *raw = llr_malloc((n ? n : 1) * sizeof *raw);
-	if (!key || !adj || !raw) {
-		free(key);
-		free(adj);
-		free(raw);
-		free(perm);
-		return LLR_ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		memcpy(key + i * (size_t)l->n, l->key + perm[i] * (size_t)l->n, (size_t)l->n * sizeof *key);
-		adj[i] = l->adj[perm[i]];
-		raw[i] = l->raw[perm[i]];
-	}
+	int rc = gather(&l->key, (size_t)l->n, perm, n);
+	if (rc == LLR_OK)
+		rc = gather((uint32_t **)&l->adj, 2, perm, n);
+	if (rc == LLR_OK)
+		rc = gather((uint32_t **)&l->raw, 2, perm, n);
 	free(perm);
-	free(l->key);
-	free(l->adj);
-	free(l->raw);
-	l->key = key;
-	l->adj = adj;
-	l->raw = raw;
 	l->cap = n;
-	return LLR_OK;
+	return rc;
 }
 
 static int lev_sort_lex(lev *l, uint32_t V)
@@ -183,25 +201,30 @@ void llr_kn_opts_init(llr_kn_opts *o)
 	o->fallback[2] = 1.5;
 }
 
-/* The levels from the counter's table: full N-grams, and the shorter
- * n-grams that begin with <s> from the padded keys. */
-static int split_table(int N, const uint32_t *keys, const uint64_t *counts, size_t cap, lev *L)
+/* The levels from the counter's sorted array: the shorter n-grams that
+ * begin with <s> (from the padded keys) pushed to their levels, the full
+ * N-grams moved to the front of the array in place, which becomes the
+ * highest level (its raw counts are its adjusted ones). */
+static int split_table(int N, uint32_t *keys, uint64_t *counts, size_t n, lev *L)
 {
-	for (size_t i = 0; i < cap; i++) {
-		if (!counts[i])
-			continue;
-		const uint32_t *k = keys + i * (size_t)N;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t *key = keys + i * (size_t)N;
 		int j = 0;
-		while (j < N && k[j] == BOS_ID)
+		while (j < N && key[j] == BOS_ID)
 			j++;
-		int rc;
-		if (N >= 2 && j >= 2)
-			rc = lev_push(&L[N - j], k + j - 1, counts[i], counts[i]);
-		else
-			rc = lev_push(&L[N - 1], k, counts[i], counts[i]);
-		if (rc != LLR_OK)
-			return rc;
+		if (N >= 2 && j >= 2) {
+			if (lev_push(&L[N - j], key + j - 1, counts[i], counts[i]) != LLR_OK)
+				return LLR_ENOMEM;
+			continue;
+		}
+		memmove(keys + k * (size_t)N, key, (size_t)N * sizeof *keys);
+		counts[k++] = counts[i];
 	}
+	lev *top = &L[N - 1];
+	top->key = keys;
+	top->adj = counts;
+	top->count = top->cap = k;
 	return LLR_OK;
 }
 
@@ -224,7 +247,7 @@ static int add_suffixes(lev *hi, lev *lo, uint32_t V)
 		size_t j = i;
 		while (j < hi->count && !memcmp(hi->key + j * (size_t)n + 1, suf, (size_t)(n - 1) * sizeof *suf)) {
 			adj++;
-			raw += hi->raw[j];
+			raw += lev_raw(hi, j);
 			j++;
 		}
 		if ((rc = lev_push(lo, suf, adj, raw)) != LLR_OK)
@@ -273,15 +296,49 @@ static double disc(const double D[4], uint64_t a)
 	return D[a < 3 ? a : 3];
 }
 
-/* Probabilities and backoffs of level n (n >= 2) from level n-1. */
-static int level_probs(lev *l, lev *lo, const double D[4], const llr_kn_opts *o)
+/* The trie's arrays of level n for k entries (backoffs 0 = log10 1 and
+ * child counts 0 until the level above fills them). */
+static int trie_alloc(llr_ngram *m, int n, int64_t k)
+{
+	size_t sz = (size_t)k + 1;
+	m->count[n - 1] = k;
+	if (!(m->logp[n - 1] = llr_malloc(sz * sizeof(float))))
+		return LLR_ENOMEM;
+	if (n < m->order && (!(m->backoff[n - 1] = llr_calloc(sz, sizeof(float))) || !(m->child[n - 1] = llr_calloc(sz, sizeof(int64_t)))))
+		return LLR_ENOMEM;
+	if (n > 1 && !(m->word[n - 1] = llr_malloc(sz * sizeof(int32_t))))
+		return LLR_ENOMEM;
+	return LLR_OK;
+}
+
+/* Level n (n >= 2) from level n-1, straight into the trie: its kept
+ * entries' log10 probabilities and words, the child counts and the
+ * backoffs of level n-1 (which is then freed).
+ * Below the highest order the probabilities stay for the level above. */
+static int level_probs(llr_ngram *m, lev *l, lev *lo, const double D[4], const llr_kn_opts *o)
 {
 	const int n = l->n;
-	if (!(l->p = llr_malloc((l->count + 1) * sizeof *l->p)) || !(l->kept = llr_malloc(l->count + 1)) ||
-	    !(l->ctx = llr_malloc((l->count + 1) * sizeof *l->ctx)))
+	const uint64_t cut = o->prune[n - 1];
+	unsigned char *kept = llr_malloc(l->count + 1);
+	if (!kept || (n < m->order && !(l->p = llr_malloc((l->count + 1) * sizeof *l->p))) ||
+	    (cut > 0 && !(l->newid = llr_malloc((l->count + 1) * sizeof *l->newid)))) {
+		free(kept);
 		return LLR_ENOMEM;
-	for (size_t i = 0; i < l->count; i++)
-		l->kept[i] = !(o->prune[n - 1] > 0 && l->raw[i] <= o->prune[n - 1]);
+	}
+	int64_t k = 0;
+	for (size_t i = 0; i < l->count; i++) {
+		kept[i] = !(cut > 0 && lev_raw(l, i) <= cut);
+		if (l->newid)
+			l->newid[i] = kept[i] ? k : -1;
+		k += kept[i];
+	}
+	if (trie_alloc(m, n, k) != LLR_OK) {
+		free(kept);
+		return LLR_ENOMEM;
+	}
+	float *logp = m->logp[n - 1], *lobo = m->backoff[n - 2];
+	int32_t *word = m->word[n - 1];
+	int64_t *child = m->child[n - 2];
 	size_t i = 0;
 	while (i < l->count) {
 		const uint32_t *c = l->key + i * (size_t)n;
@@ -289,36 +346,52 @@ static int level_probs(lev *l, lev *lo, const double D[4], const llr_kn_opts *o)
 		uint64_t denom = 0, nk[4] = {0}, pruned = 0;
 		while (j < l->count && !memcmp(l->key + j * (size_t)n, c, (size_t)(n - 1) * sizeof *c)) {
 			denom += l->adj[j];
-			if (l->kept[j])
+			if (kept[j])
 				nk[l->adj[j] < 3 ? l->adj[j] : 3]++;
 			else
 				pruned += l->adj[j];
 			j++;
 		}
 		double gamma = (D[1] * (double)nk[1] + D[2] * (double)nk[2] + D[3] * (double)nk[3] + (double)pruned) / (double)denom;
-		int64_t ci = lev_find(lo, c);
-		if (ci >= 0)
-			lo->gamma[ci] = gamma;
+		int64_t ci = lev_find(lo, c), parent = ci < 0 ? -1 : lo->newid ? lo->newid[ci]
+		                                                               : ci;
+		uint32_t last = c[n - 2];
+		if (parent >= 0 && last != EOS_ID && last != UNK_ID)
+			lobo[parent] = (float)log10(gamma);
 		for (size_t e = i; e < j; e++) {
 			int64_t si = lev_find(lo, l->key + e * (size_t)n + 1);
 			LLR_ASSERT(si >= 0);
 			double u = ((double)l->adj[e] - disc(D, l->adj[e])) / (double)denom;
-			l->p[e] = u + gamma * lo->p[si];
-			l->ctx[e] = ci;
+			double p = u + gamma * lo->p[si];
+			if (l->p)
+				l->p[e] = p;
+			if (!kept[e])
+				continue;
+			LLR_ASSERT(parent >= 0);
+			int64_t id = l->newid ? l->newid[e] : (int64_t)e;
+			logp[id] = fminf(0.0f, (float)log10(p));
+			word[id] = (int32_t)l->key[e * (size_t)n + (size_t)n - 1];
+			child[parent + 1]++;
 		}
 		i = j;
 	}
+	free(kept);
+	for (int64_t x = 0; x < m->count[n - 2]; x++)
+		child[x + 1] += child[x];
+	lev_free(lo);
+	free(l->adj);
+	free(l->raw);
+	l->adj = l->raw = NULL;
 	return LLR_OK;
 }
 
-/* Unigrams: a dense level indexed by word id. */
-static int unigram_probs(lev *l, uint32_t V, const double D[4])
+/* Unigrams: a dense level indexed by word id, into the trie. */
+static int unigram_probs(llr_ngram *m, lev *l, uint32_t V, const double D[4])
 {
-	if (!(l->p = llr_malloc(V * sizeof *l->p)) || !(l->kept = llr_malloc(V)))
+	if (!(l->p = llr_malloc(V * sizeof *l->p)) || trie_alloc(m, 1, V) != LLR_OK)
 		return LLR_ENOMEM;
 	uint64_t denom = 0, nk[4] = {0};
 	for (uint32_t w = 0; w < V; w++) {
-		l->kept[w] = 1;
 		if (w == BOS_ID)
 			continue;
 		denom += l->adj[w];
@@ -326,17 +399,22 @@ static int unigram_probs(lev *l, uint32_t V, const double D[4])
 			nk[l->adj[w] < 3 ? l->adj[w] : 3]++;
 	}
 	double gamma = (D[1] * (double)nk[1] + D[2] * (double)nk[2] + D[3] * (double)nk[3]) / (double)denom;
-	for (uint32_t w = 0; w < V; w++)
+	for (uint32_t w = 0; w < V; w++) {
 		l->p[w] = w == BOS_ID ? 1.0 : ((double)l->adj[w] - disc(D, l->adj[w])) / (double)denom + gamma / (double)(V - 1);
+		m->logp[0][w] = w == BOS_ID ? 0.0f : fminf(0.0f, (float)log10(l->p[w]));
+	}
+	free(l->adj);
+	free(l->raw);
+	l->adj = l->raw = NULL;
 	return LLR_OK;
 }
 
 /* Level 1 as a dense array over the V ids (missing <unk>/<s> get 0). */
 static int densify_unigrams(lev *l, uint32_t V)
 {
-	uint64_t *adj = llr_calloc(V, sizeof *adj), *raw = llr_calloc(V, sizeof *raw);
+	uint64_t *adj = llr_calloc(V, sizeof *adj), *raw = l->has_raw ? llr_calloc(V, sizeof *raw) : NULL;
 	uint32_t *key = llr_malloc(V * sizeof *key);
-	if (!adj || !raw || !key) {
+	if (!adj || (l->has_raw && !raw) || !key) {
 		free(adj);
 		free(raw);
 		free(key);
@@ -344,7 +422,8 @@ static int densify_unigrams(lev *l, uint32_t V)
 	}
 	for (size_t i = 0; i < l->count; i++) {
 		adj[l->key[i]] = l->adj[i];
-		raw[l->key[i]] = l->raw[i];
+		if (raw)
+			raw[l->key[i]] = l->raw[i];
 	}
 	for (uint32_t w = 0; w < V; w++)
 		key[w] = w;
@@ -358,65 +437,28 @@ static int densify_unigrams(lev *l, uint32_t V)
 	return LLR_OK;
 }
 
-/* The kept entries of the levels as the trie of m. */
-static int build_trie(llr_ngram *m, lev *L, int N)
-{
-	for (int n = 1; n <= N; n++) {
-		lev *l = &L[n - 1];
-		if (!(l->newid = llr_malloc((l->count + 1) * sizeof *l->newid)))
-			return LLR_ENOMEM;
-		int64_t k = 0;
-		for (size_t i = 0; i < l->count; i++)
-			l->newid[i] = l->kept[i] ? k++ : -1;
-		m->count[n - 1] = k;
-		if (!(m->logp[n - 1] = llr_malloc(((size_t)k + 1) * sizeof(float))))
-			return LLR_ENOMEM;
-		if (n < N && (!(m->backoff[n - 1] = llr_malloc(((size_t)k + 1) * sizeof(float))) ||
-		              !(m->child[n - 1] = llr_calloc((size_t)k + 1, sizeof(int64_t)))))
-			return LLR_ENOMEM;
-		if (n > 1 && !(m->word[n - 1] = llr_malloc(((size_t)k + 1) * sizeof(int32_t))))
-			return LLR_ENOMEM;
-		for (size_t i = 0; i < l->count; i++) {
-			if (!l->kept[i])
-				continue;
-			int64_t j = l->newid[i];
-			uint32_t last = l->key[i * (size_t)n + (size_t)n - 1];
-			m->logp[n - 1][j] = (n == 1 && last == BOS_ID) ? 0.0f : fminf(0.0f, (float)log10(l->p[i]));
-			if (n < N) {
-				int special = last == EOS_ID || last == UNK_ID;
-				m->backoff[n - 1][j] = special ? 0.0f : (float)log10(l->gamma[i]);
-			}
-			if (n > 1) {
-				m->word[n - 1][j] = (int32_t)last;
-				int64_t parent = L[n - 2].newid[l->ctx[i]];
-				LLR_ASSERT(parent >= 0);
-				m->child[n - 2][parent + 1]++;
-			}
-		}
-		if (n > 1)
-			for (int64_t j = 0; j < m->count[n - 2]; j++)
-				m->child[n - 2][j + 1] += m->child[n - 2][j];
-	}
-	return LLR_OK;
-}
-
 int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **out, double *discounts, llr_err *err)
 {
 	*out = NULL;
-	uint32_t *keys;
-	uint64_t *counts;
-	size_t cap, used;
-	llr_strmap *vocab;
-	const int N = llr_ngram_counter_take(c, &keys, &counts, &cap, &used, &vocab);
+	uint32_t *keys = NULL;
+	uint64_t *counts = NULL;
+	size_t used = 0;
+	llr_strmap *vocab = NULL;
+	int N = 0;
 	lev L[LLR_NGRAM_MAX_ORDER];
 	memset(L, 0, sizeof L);
 	llr_ngram *m = NULL;
-	int rc = LLR_OK;
-	for (int n = 2; n <= N; n++)
+	int rc = llr_ngram_counter_take(c, &N, &keys, &counts, &used, &vocab, err);
+	if (rc != LLR_OK)
+		return rc;
+	int pruning = 0;
+	for (int n = 2; n <= N; n++) {
+		pruning |= o->prune[n - 1] > 0;
 		if (o->prune[n - 1] < o->prune[n - 2]) {
 			rc = llr_err_set(err, LLR_EINVAL, "pruning thresholds must not decrease with the order (%d-grams %llu, %d-grams %llu)", n - 1, (unsigned long long)o->prune[n - 2], n, (unsigned long long)o->prune[n - 1]);
 			goto done;
 		}
+	}
 	if (o->prune[0] > 0) {
 		rc = llr_err_set(err, LLR_EINVAL, "unigrams cannot be pruned");
 		goto done;
@@ -426,13 +468,13 @@ int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **o
 		goto done;
 	}
 	const uint32_t V = (uint32_t)llr_strmap_size(vocab);
-	for (int n = 1; n <= N; n++)
+	for (int n = 1; n <= N; n++) {
 		L[n - 1].n = n;
-	if ((rc = split_table(N, keys, counts, cap, L)) != LLR_OK)
+		L[n - 1].has_raw = pruning && n < N;
+	}
+	if ((rc = split_table(N, keys, counts, used, L)) != LLR_OK)
 		goto nomem;
-	free(keys);
-	free(counts);
-	keys = NULL;
+	keys = NULL; /* the highest level's now */
 	counts = NULL;
 	for (int n = N; n >= 2; n--)
 		if ((rc = add_suffixes(&L[n - 1], &L[n - 2], V)) != LLR_OK)
@@ -450,20 +492,6 @@ int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **o
 	for (int n = 2; n <= N; n++)
 		if ((rc = lev_sort_lex(&L[n - 1], V)) != LLR_OK)
 			goto nomem;
-	for (int n = 1; n <= N; n++) {
-		lev *l = &L[n - 1];
-		if (!(l->gamma = llr_malloc((l->count + 1) * sizeof *l->gamma))) {
-			rc = LLR_ENOMEM;
-			goto nomem;
-		}
-		for (size_t i = 0; i < l->count; i++)
-			l->gamma[i] = 1.0;
-	}
-	if ((rc = unigram_probs(&L[0], V, D[0])) != LLR_OK)
-		goto nomem;
-	for (int n = 2; n <= N; n++)
-		if ((rc = level_probs(&L[n - 1], &L[n - 2], D[n - 1], o)) != LLR_OK)
-			goto nomem;
 	if (!(m = llr_ngram_alloc(N, err))) {
 		rc = llr_err_code(err, LLR_ENOMEM);
 		goto done;
@@ -471,8 +499,11 @@ int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **o
 	llr_strmap_free(m->vocab);
 	m->vocab = vocab;
 	vocab = NULL;
-	if ((rc = build_trie(m, L, N)) != LLR_OK)
+	if ((rc = unigram_probs(m, &L[0], V, D[0])) != LLR_OK)
 		goto nomem;
+	for (int n = 2; n <= N; n++)
+		if ((rc = level_probs(m, &L[n - 1], &L[n - 2], D[n - 1], o)) != LLR_OK)
+			goto nomem;
 	llr_ngram_specials(m);
 	*out = m;
 	m = NULL;

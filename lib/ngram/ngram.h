@@ -31,10 +31,13 @@ void llr_ngram_specials(llr_ngram *m);
  * siblings); else LLR_EFORMAT naming what is wrong. */
 int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err);
 
-/* count.c, for estimate.c: hand over the table (cap slots, n used, keys
- * order x cap, count 0 = empty) and the vocabulary; returns the order.
- * The counter is left empty. */
-int llr_ngram_counter_take(llr_ngram_counter *c, uint32_t **keys, uint64_t **counts, size_t *cap, size_t *n, llr_strmap **vocab);
+/* count.c, for estimate.c: merge the last counts and hand over the
+ * order, the sorted array of the n distinct N-grams (keys order x n,
+ * counts n) and the vocabulary; the counter is left empty.  LLR_ERANGE
+ * if that merge would pass the counter's bound. */
+/* For tests: merge every `keys` keys instead of the usual rule. */
+void llr_ngram_counter_merge_at(llr_ngram_counter *c, size_t keys);
+int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, uint64_t **counts, size_t *n, llr_strmap **vocab, llr_err *err);
 
 /* arpa.c: an ARPA number (the whole of s[0..n)) as (float)strtod(s)
  * gives it, -inf as -99; -1 if s is not a number (or is NaN or +inf). */

@@ -3,8 +3,8 @@
  * pinned on a corpus worked by hand and on KenLM's own test model, the
  * normalisation of the estimated models, the ARPA reader's errors, ARPA
  * and binary round trips, and the counter's memory bound; the ARPA
- * number parser and formatter against strtod and printf, and sections
- * listed out of order.
+ * number parser and formatter against strtod and printf, sections
+ * listed out of order, and counts merged many times.
  */
 #include <math.h>
 #include <unistd.h>
@@ -633,15 +633,75 @@ static void test_format_float(void)
 	CHECK(bad == 0);
 }
 
+/* The counter's merges (count.c): counted with a merge every few keys,
+ * a corpus gives byte for byte the ARPA file of one merge at the end. */
+static char *estimate_arpa(const char *text, int order, size_t merge_at, const char *name)
+{
+	llr_err e = {0};
+	llr_ngram_counter *c = llr_ngram_counter_new(order, (size_t)1 << 30, &e);
+	if (!c)
+		return NULL;
+	if (merge_at)
+		llr_ngram_counter_merge_at(c, merge_at);
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		CHECK_OK(llr_ngram_count_line(c, p, len, &e));
+		p += len + (nl != NULL);
+	}
+	llr_kn_opts o;
+	llr_kn_opts_init(&o);
+	o.discount_fallback = 1;
+	llr_ngram *m = NULL;
+	if (llr_ngram_estimate(c, &o, &m, NULL, &e) != LLR_OK)
+		printf("#   estimate: %s\n", e.msg);
+	llr_ngram_counter_free(c);
+	if (!m)
+		return NULL;
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", test_tmpdir(), name);
+	CHECK_OK(llr_ngram_write_arpa(m, path, &e));
+	llr_ngram_free(m);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	s[fread(s, 1, (size_t)n, f)] = 0;
+	fclose(f);
+	return s;
+}
+
+static void test_merges(void)
+{
+	char *text = random_corpus(11, 600, 3000);
+	for (int order = 1; order <= 4; order += 3) {
+		char *one = estimate_arpa(text, order, 0, "merge0.arpa");
+		CHECK(one != NULL && strstr(one, "\\end\\") != NULL);
+		size_t every[] = {1, 7, 1000};
+		for (size_t k = 0; k < sizeof every / sizeof *every; k++) {
+			char *many = estimate_arpa(text, order, every[k], "merge1.arpa");
+			CHECK(one && many && !strcmp(one, many));
+			free(many);
+		}
+		free(one);
+	}
+	free(text);
+}
+
 int main(void)
 {
-	PLAN(9);
+	PLAN(10);
 	RUN(test_hand_worked);
 	RUN(test_kenlm_toy);
 	RUN(test_sums_to_one);
 	RUN(test_round_trips);
 	RUN(test_arpa_errors);
 	RUN(test_memory_bound);
+	RUN(test_merges);
 	RUN(test_parse_float);
 	RUN(test_format_float);
 	RUN(test_arpa_order);
