@@ -121,11 +121,13 @@ static int gather(uint32_t **col, size_t width, const uint32_t *perm, size_t n)
 	return LLR_OK;
 }
 
-/* Reorder l by the columns cols[0..nc) (most significant first), stable:
- * LSD radix sort of a permutation, one counting pass per column. */
-static int lev_sort(lev *l, const int *cols, int nc, uint32_t V)
+/* *out: the entries of l ordered by the columns cols[0..nc) (most
+ * significant first), stable: LSD radix sort of a 32-bit permutation,
+ * one counting pass per column. */
+static int sort_perm(const lev *l, const int *cols, int nc, uint32_t V, uint32_t **out)
 {
 	size_t n = l->count;
+	*out = NULL;
 	if (n > UINT32_MAX)
 		return LLR_ENOMEM;
 	uint32_t *perm = llr_malloc((n ? n : 1) * sizeof *perm);
@@ -153,13 +155,23 @@ static int lev_sort(lev *l, const int *cols, int nc, uint32_t V)
 	}
 	free(cnt);
 	free(tmp);
-	int rc = gather(&l->key, (size_t)l->n, perm, n);
+	*out = perm;
+	return LLR_OK;
+}
+
+/* Reorder l by the columns cols[0..nc), one column at a time. */
+static int lev_sort(lev *l, const int *cols, int nc, uint32_t V)
+{
+	uint32_t *perm;
+	int rc = sort_perm(l, cols, nc, V, &perm);
 	if (rc == LLR_OK)
-		rc = gather((uint32_t **)&l->adj, 2, perm, n);
+		rc = gather(&l->key, (size_t)l->n, perm, l->count);
 	if (rc == LLR_OK)
-		rc = gather((uint32_t **)&l->raw, 2, perm, n);
+		rc = gather((uint32_t **)&l->adj, 2, perm, l->count);
+	if (rc == LLR_OK)
+		rc = gather((uint32_t **)&l->raw, 2, perm, l->count);
 	free(perm);
-	l->cap = n;
+	l->cap = l->count;
 	return rc;
 }
 
@@ -171,18 +183,23 @@ static int lev_sort_lex(lev *l, uint32_t V)
 	return lev_sort(l, cols, l->n, V);
 }
 
-/* Index of key[0..l->n) in l (sorted lexicographically), or -1. */
-static int64_t lev_find(const lev *l, const uint32_t *key)
+/* Entry i of l against key[0..l->n), as memcmp. */
+static int lev_cmp(const lev *l, size_t i, const uint32_t *key)
 {
-	size_t lo = 0, hi = l->count;
-	const size_t w = (size_t)l->n;
+	const uint32_t *a = l->key + i * (size_t)l->n;
+	for (int k = 0; k < l->n; k++)
+		if (a[k] != key[k])
+			return a[k] < key[k] ? -1 : 1;
+	return 0;
+}
+
+/* Index of key[0..l->n) among entries [lo, hi) of l (sorted
+ * lexicographically), or -1. */
+static int64_t lev_find_in(const lev *l, const uint32_t *key, size_t lo, size_t hi)
+{
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = 0;
-		for (size_t i = 0; i < w && !c; i++) {
-			uint32_t a = l->key[mid * w + i], b = key[i];
-			c = a < b ? -1 : a > b;
-		}
+		int c = lev_cmp(l, mid, key);
 		if (c == 0)
 			return (int64_t)mid;
 		if (c < 0)
@@ -191,6 +208,24 @@ static int64_t lev_find(const lev *l, const uint32_t *key)
 			hi = mid;
 	}
 	return -1;
+}
+
+static int64_t lev_find(const lev *l, const uint32_t *key)
+{
+	return lev_find_in(l, key, 0, l->count);
+}
+
+/* lev_find for a key that sorts after entry from - 1: galloping from
+ * there, since the suffixes of one context's n-grams come in order. */
+static int64_t lev_find_from(const lev *l, const uint32_t *key, size_t from)
+{
+	size_t lo = from, hi = from, step = 1;
+	while (hi < l->count && lev_cmp(l, hi, key) < 0) {
+		lo = hi + 1;
+		hi += step;
+		step *= 2;
+	}
+	return lev_find_in(l, key, lo, hi < l->count ? hi + 1 : l->count);
 }
 
 void llr_kn_opts_init(llr_kn_opts *o)
@@ -228,33 +263,34 @@ static int split_table(int N, uint32_t *keys, uint64_t *counts, size_t n, lev *L
 	return LLR_OK;
 }
 
-/* Level n-1 gets the suffixes of level n with their continuation counts
- * (level n is left sorted by suffix). */
-static int add_suffixes(lev *hi, lev *lo, uint32_t V)
+/* Level n-1 gets the suffixes of level n with their continuation counts,
+ * in lexicographic order (level n is walked in suffix order through a
+ * permutation and keeps its own order). */
+static int add_suffixes(const lev *hi, lev *lo, uint32_t V)
 {
 	int cols[LLR_NGRAM_MAX_ORDER];
 	const int n = hi->n;
 	for (int i = 0; i < n - 1; i++)
 		cols[i] = i + 1;
-	cols[n - 1] = 0;
-	int rc = lev_sort(hi, cols, n, V);
+	uint32_t *perm;
+	int rc = sort_perm(hi, cols, n - 1, V, &perm);
 	if (rc != LLR_OK)
 		return rc;
 	size_t i = 0;
-	while (i < hi->count) {
-		const uint32_t *suf = hi->key + i * (size_t)n + 1;
+	while (i < hi->count && rc == LLR_OK) {
+		const uint32_t *suf = hi->key + (size_t)perm[i] * (size_t)n + 1;
 		uint64_t adj = 0, raw = 0;
 		size_t j = i;
-		while (j < hi->count && !memcmp(hi->key + j * (size_t)n + 1, suf, (size_t)(n - 1) * sizeof *suf)) {
+		while (j < hi->count && !memcmp(hi->key + (size_t)perm[j] * (size_t)n + 1, suf, (size_t)(n - 1) * sizeof *suf)) {
 			adj++;
-			raw += lev_raw(hi, j);
+			raw += lev_raw(hi, perm[j]);
 			j++;
 		}
-		if ((rc = lev_push(lo, suf, adj, raw)) != LLR_OK)
-			return rc;
+		rc = lev_push(lo, suf, adj, raw);
 		i = j;
 	}
-	return LLR_OK;
+	free(perm);
+	return rc;
 }
 
 static int discounts_for(const lev *l, const llr_kn_opts *o, double D[4], llr_err *err)
@@ -353,13 +389,16 @@ static int level_probs(llr_ngram *m, lev *l, lev *lo, const double D[4], const l
 			j++;
 		}
 		double gamma = (D[1] * (double)nk[1] + D[2] * (double)nk[2] + D[3] * (double)nk[3] + (double)pruned) / (double)denom;
-		int64_t ci = lev_find(lo, c), parent = ci < 0 ? -1 : lo->newid ? lo->newid[ci]
-		                                                               : ci;
+		int64_t ci = n == 2 ? (int64_t)c[0] : lev_find(lo, c), parent = ci < 0 ? -1 : lo->newid ? lo->newid[ci]
+		                                                                                        : ci;
 		uint32_t last = c[n - 2];
 		if (parent >= 0 && last != EOS_ID && last != UNK_ID)
 			lobo[parent] = (float)log10(gamma);
+		int64_t si = -1;
 		for (size_t e = i; e < j; e++) {
-			int64_t si = lev_find(lo, l->key + e * (size_t)n + 1);
+			const uint32_t *suf = l->key + e * (size_t)n + 1;
+			si = n == 2 ? (int64_t)suf[0] : si < 0 ? lev_find(lo, suf)
+			                                       : lev_find_from(lo, suf, (size_t)si + 1);
 			LLR_ASSERT(si >= 0);
 			double u = ((double)l->adj[e] - disc(D, l->adj[e])) / (double)denom;
 			double p = u + gamma * lo->p[si];
@@ -476,8 +515,8 @@ int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **o
 		goto nomem;
 	keys = NULL; /* the highest level's now */
 	counts = NULL;
-	for (int n = N; n >= 2; n--)
-		if ((rc = add_suffixes(&L[n - 1], &L[n - 2], V)) != LLR_OK)
+	for (int n = N; n >= 2; n--) /* the highest level is in order already */
+		if ((n < N && (rc = lev_sort_lex(&L[n - 1], V)) != LLR_OK) || (rc = add_suffixes(&L[n - 1], &L[n - 2], V)) != LLR_OK)
 			goto nomem;
 	if ((rc = densify_unigrams(&L[0], V)) != LLR_OK)
 		goto nomem;
@@ -489,9 +528,6 @@ int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **o
 			for (int k = 0; k < 3; k++)
 				discounts[(n - 1) * 3 + k] = D[n - 1][k + 1];
 	}
-	for (int n = 2; n <= N; n++)
-		if ((rc = lev_sort_lex(&L[n - 1], V)) != LLR_OK)
-			goto nomem;
 	if (!(m = llr_ngram_alloc(N, err))) {
 		rc = llr_err_code(err, LLR_ENOMEM);
 		goto done;
