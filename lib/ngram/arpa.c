@@ -838,30 +838,35 @@ size_t llr_arpa_format_float(char *buf, float x)
 	}
 }
 
+/* The words of the vocabulary, for the writer. */
+typedef struct wword {
+	const char *s;
+	size_t len;
+} wword;
+
 /* The n-grams of level n, in trie order, each on a line with its words
  * (words[0 .. k) filled for entry e of level k). */
-static int put_level(awriter *w, const llr_ngram *m, int n, int k, int64_t e, int32_t *words)
+static int put_level(awriter *w, const llr_ngram *m, const wword *vw, int n, int k, int64_t e, int32_t *words)
 {
 	if (k < n) {
 		for (int64_t i = m->child[k - 1][e]; i < m->child[k - 1][e + 1]; i++) {
 			words[k] = m->word[k][i];
-			if (put_level(w, m, n, k + 1, i, words) != LLR_OK)
+			if (put_level(w, m, vw, n, k + 1, i, words) != LLR_OK)
 				return LLR_ENOMEM;
 		}
 		return LLR_OK;
 	}
 	size_t need = 2 * 32 + (size_t)n + 1;
 	for (int j = 0; j < n; j++)
-		need += llr_strmap_len(m->vocab, words[j]);
+		need += vw[words[j]].len;
 	if (llr_buf_reserve(&w->buf, need) != LLR_OK)
 		return LLR_ENOMEM;
 	char *p = w->buf.data + w->buf.len;
 	p += llr_arpa_format_float(p, m->logp[n - 1][e]);
 	for (int j = 0; j < n; j++) {
-		size_t len = llr_strmap_len(m->vocab, words[j]);
 		*p++ = j ? ' ' : '\t';
-		memcpy(p, llr_strmap_str(m->vocab, words[j]), len);
-		p += len;
+		memcpy(p, vw[words[j]].s, vw[words[j]].len);
+		p += vw[words[j]].len;
 	}
 	if (n < m->order) {
 		*p++ = '\t';
@@ -884,14 +889,19 @@ int llr_ngram_write_arpa(const llr_ngram *m, const char *path, llr_err *err)
 	int bad = llr_buf_printf(&w.buf, "\\data\\\n") < 0;
 	for (int n = 1; n <= m->order; n++)
 		bad |= llr_buf_printf(&w.buf, "ngram %d=%lld\n", n, (long long)m->count[n - 1]) < 0;
+	wword *vw = llr_malloc(((size_t)m->count[0] + 1) * sizeof *vw);
+	bad |= !vw;
+	for (int64_t i = 0; i < m->count[0] && !bad; i++)
+		vw[i] = (wword){llr_strmap_str(m->vocab, (int32_t)i), llr_strmap_len(m->vocab, (int32_t)i)};
 	for (int n = 1; n <= m->order && !bad; n++) {
 		bad |= llr_buf_printf(&w.buf, "\n\\%d-grams:\n", n) < 0;
 		int32_t words[LLR_NGRAM_MAX_ORDER];
 		for (int64_t i = 0; i < m->count[0] && !bad; i++) {
 			words[0] = (int32_t)i;
-			bad |= put_level(&w, m, n, 1, i, words) != LLR_OK;
+			bad |= put_level(&w, m, vw, n, 1, i, words) != LLR_OK;
 		}
 	}
+	free(vw);
 	bad |= llr_buf_printf(&w.buf, "\n\\end\\\n") < 0;
 	if (bad)
 		llr_err_set(err, LLR_ENOMEM, "out of memory");

@@ -376,6 +376,7 @@ static int level_probs(llr_ngram *m, lev *l, lev *lo, const double D[4], const l
 	int32_t *word = m->word[n - 1];
 	int64_t *child = m->child[n - 2];
 	size_t i = 0;
+	int64_t lastc = -1;
 	while (i < l->count) {
 		const uint32_t *c = l->key + i * (size_t)n;
 		size_t j = i;
@@ -389,8 +390,13 @@ static int level_probs(llr_ngram *m, lev *l, lev *lo, const double D[4], const l
 			j++;
 		}
 		double gamma = (D[1] * (double)nk[1] + D[2] * (double)nk[2] + D[3] * (double)nk[3] + (double)pruned) / (double)denom;
-		int64_t ci = n == 2 ? (int64_t)c[0] : lev_find(lo, c), parent = ci < 0 ? -1 : lo->newid ? lo->newid[ci]
-		                                                                                        : ci;
+		/* contexts come in order too: gallop from the last one found */
+		int64_t ci = n == 2 ? (int64_t)c[0] : lastc < 0 ? lev_find(lo, c)
+		                                                : lev_find_from(lo, c, (size_t)lastc + 1);
+		if (ci >= 0)
+			lastc = ci;
+		int64_t parent = ci < 0 ? -1 : lo->newid ? lo->newid[ci]
+		                                         : ci;
 		uint32_t last = c[n - 2];
 		if (parent >= 0 && last != EOS_ID && last != UNK_ID)
 			lobo[parent] = (float)log10(gamma);
