@@ -209,35 +209,39 @@ static int parse_float_slow(const char *s, size_t n, float *out)
 int llr_arpa_parse_float(const char *s, size_t n, float *out)
 {
 	const char *p = s, *e = s + n;
-	int neg = 0, digits = 0, nd = 0, x10 = 0;
-	uint64_t m = 0;
+	int neg = 0;
 	if (p < e && (*p == '-' || *p == '+'))
 		neg = *p++ == '-';
-	for (int frac = 0;; p++) {
-		if (p < e && *p == '.' && !frac) {
-			frac = 1;
-			continue;
-		}
-		if (p == e || *p < '0' || *p > '9')
-			break;
-		digits = 1;
-		if (m || *p != '0') {
-			if (nd == 19)
-				return parse_float_slow(s, n, out);
-			m = m * 10 + (uint64_t)(*p - '0');
-			nd++;
-		}
-		x10 -= frac;
+	const char *d0 = p;
+	uint64_t m = 0;
+	while (p < e && *p == '0') /* leading zeros */
+		p++;
+	const char *s0 = p;
+	for (; p < e && (unsigned)(*p - '0') < 10; p++)
+		m = m * 10 + (unsigned)(*p - '0');
+	long nd = p - s0, digits = p - d0, x10 = 0; /* significant digits, all */
+	if (p < e && *p == '.') {
+		const char *f0 = ++p;
+		if (m == 0)
+			while (p < e && *p == '0')
+				p++;
+		const char *f1 = p;
+		for (; p < e && (unsigned)(*p - '0') < 10; p++)
+			m = m * 10 + (unsigned)(*p - '0');
+		nd += p - f1;
+		digits += p - f0;
+		x10 = -(p - f0);
 	}
-	if (!digits)
+	if (!digits || nd > 19)
 		return parse_float_slow(s, n, out);
 	if (p < e && (*p == 'e' || *p == 'E')) {
-		int eneg = 0, x = 0;
+		int eneg = 0;
+		long x = 0;
 		if (++p < e && (*p == '-' || *p == '+'))
 			eneg = *p++ == '-';
 		if (p == e)
 			return parse_float_slow(s, n, out);
-		for (; p < e && *p >= '0' && *p <= '9'; p++)
+		for (; p < e && (unsigned)(*p - '0') < 10; p++)
 			if (x < 100000)
 				x = x * 10 + (*p - '0');
 		x10 += eneg ? -x : x;
@@ -301,7 +305,7 @@ typedef struct section {
 	size_t first_line; /* the line of entry 0 */
 	int sorted;        /* so far by (prefix, word) */
 	int64_t dup;       /* an entry equal to the one before it, or -1 */
-	char *pbuf;        /* the cached prefix, as on its line */
+	char *pbuf;        /* the cached prefix, as on its line after the number */
 	size_t plen, pcap;
 	int64_t pidx;  /* its entry, -1 none */
 	int64_t pidx0; /* the prefix entry of the line before */
@@ -354,22 +358,22 @@ static int sec_unsorted(section *sc, const llr_ngram *m)
 static int parse_prefix(reader *r, const llr_ngram *m, section *sc, size_t *pos, int64_t *prefix)
 {
 	const int n = sc->n;
-	const char *tok = NULL, *start = NULL;
-	size_t tl = 0, p0 = *pos;
-	for (int k = 0; k < n - 1; k++) {
-		if (!llr_token_next(r->line, r->len, pos, &tok, &tl))
-			return rd_fail(r, "%s%lld words expected, %lld found", "", n, k);
-		if (!start)
-			start = tok;
-	}
-	size_t plen = (size_t)(tok + tl - start);
-	if (sc->pidx >= 0 && plen == sc->plen && !memcmp(start, sc->pbuf, plen)) {
+	const char *tok = NULL, *l = r->line;
+	size_t tl = 0, p0 = *pos, q = p0 + sc->plen;
+	/* The same bytes as the cached prefix, then a separator: the same words. */
+	if (sc->pidx >= 0 && q < r->len && (l[q] == ' ' || l[q] == '\t') && !memcmp(l + p0, sc->pbuf, sc->plen)) {
+		*pos = q;
 		*prefix = sc->pidx;
 		return LLR_OK;
 	}
+	for (int k = 0; k < n - 1; k++)
+		if (!llr_token_next(l, r->len, pos, &tok, &tl))
+			return rd_fail(r, "%s%lld words expected, %lld found", "", n, k);
+	size_t plen = (size_t)(tok + tl - (l + p0));
 	int32_t words[LLR_NGRAM_MAX_ORDER];
+	size_t c = p0;
 	for (int k = 0; k < n - 1; k++) {
-		llr_token_next(r->line, r->len, &p0, &tok, &tl);
+		llr_token_next(l, r->len, &c, &tok, &tl);
 		if ((words[k] = vt_get(&r->vt, tok, tl)) < 0) {
 			char w[256];
 			snprintf(w, sizeof w, "%.*s", (int)(tl < 200 ? tl : 200), tok);
@@ -387,7 +391,7 @@ static int parse_prefix(reader *r, const llr_ngram *m, section *sc, size_t *pos,
 		sc->pbuf = b;
 		sc->pcap = plen;
 	}
-	memcpy(sc->pbuf, start, plen);
+	memcpy(sc->pbuf, l + p0, plen);
 	sc->plen = plen;
 	sc->pidx = *prefix;
 	return LLR_OK;
