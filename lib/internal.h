@@ -4,6 +4,9 @@
 #ifndef LLR_INTERNAL_H
 #define LLR_INTERNAL_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "llrnn.h"
 
 #define LLR_MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -13,6 +16,48 @@
 static inline int llr_err_code(const llr_err *e, int fallback)
 {
 	return e && e->code ? e->code : fallback;
+}
+
+/* The one token rule (lib/text/tokens.c, tok(1) "Token lines"): the next
+ * maximal run of bytes other than space and TAB from *pos on.  Inline so
+ * the readers of large files (ARPA) split without a call per token;
+ * llr_token_next is this function.  A token's bytes are scanned 8 at a
+ * time: a byte is a separator when it XORs to zero against ' ' or '\t',
+ * and the lowest such byte of a little-endian word is found exactly by
+ * the usual has-a-zero-byte test (its false positives lie only above a
+ * true zero byte). */
+static inline int llr_token_scan(const char *line, size_t len, size_t *pos, const char **tok, size_t *toklen)
+{
+	size_t i = *pos;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	size_t s = i;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	while (i + 8 <= len) {
+		uint64_t w, sp, tb;
+		memcpy(&w, line + i, 8);
+		sp = w ^ (ones * ' ');
+		tb = w ^ (ones * '\t');
+		uint64_t hit = ((sp - ones) & ~sp & highs) | ((tb - ones) & ~tb & highs);
+		if (hit) {
+			i += (size_t)__builtin_ctzll(hit) >> 3;
+			goto found;
+		}
+		i += 8;
+	}
+#endif
+	while (i < len && line[i] != ' ' && line[i] != '\t')
+		i++;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+found:
+#endif
+	*pos = i;
+	if (i == s)
+		return 0;
+	*tok = line + s;
+	*toklen = i - s;
+	return 1;
 }
 
 /* lib/lm/trainstate.c: the state/ members of a model file for n weights

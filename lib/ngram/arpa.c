@@ -367,13 +367,13 @@ static int parse_prefix(reader *r, const llr_ngram *m, section *sc, size_t *pos,
 		return LLR_OK;
 	}
 	for (int k = 0; k < n - 1; k++)
-		if (!llr_token_next(l, r->len, pos, &tok, &tl))
+		if (!llr_token_scan(l, r->len, pos, &tok, &tl))
 			return rd_fail(r, "%s%lld words expected, %lld found", "", n, k);
 	size_t plen = (size_t)(tok + tl - (l + p0));
 	int32_t words[LLR_NGRAM_MAX_ORDER];
 	size_t c = p0;
 	for (int k = 0; k < n - 1; k++) {
-		llr_token_next(l, r->len, &c, &tok, &tl);
+		llr_token_scan(l, r->len, &c, &tok, &tl);
 		if ((words[k] = vt_get(&r->vt, tok, tl)) < 0) {
 			char w[256];
 			snprintf(w, sizeof w, "%.*s", (int)(tl < 200 ? tl : 200), tok);
@@ -406,7 +406,7 @@ static int parse_entry(reader *r, llr_ngram *m, section *sc)
 	const char *tok = NULL;
 	size_t pos = 0, tl = 0;
 	float lp, bo = 0;
-	if (!llr_token_next(r->line, r->len, &pos, &tok, &tl) || llr_arpa_parse_float(tok, tl, &lp) < 0)
+	if (!llr_token_scan(r->line, r->len, &pos, &tok, &tl) || llr_arpa_parse_float(tok, tl, &lp) < 0)
 		return rd_fail(r, "'%.40s' is not a number (the log10 probability)", tl ? tok : "", 0, 0);
 	if (lp > 0)
 		return rd_fail(r, "log10 probability %s%lld > 0", "", 0, 0);
@@ -414,7 +414,7 @@ static int parse_entry(reader *r, llr_ngram *m, section *sc)
 	int rc;
 	if (n > 1 && (rc = parse_prefix(r, m, sc, &pos, &prefix)) != LLR_OK)
 		return rc;
-	if (!llr_token_next(r->line, r->len, &pos, &tok, &tl))
+	if (!llr_token_scan(r->line, r->len, &pos, &tok, &tl))
 		return rd_fail(r, "%s%lld words expected, %lld found", "", n, n - 1);
 	int32_t w;
 	if (n == 1) {
@@ -428,12 +428,12 @@ static int parse_entry(reader *r, llr_ngram *m, section *sc)
 		snprintf(s, sizeof s, "%.*s", (int)(tl < 200 ? tl : 200), tok);
 		return rd_fail(r, "the word '%s' is not among the 1-grams", s, 0, 0);
 	}
-	if (llr_token_next(r->line, r->len, &pos, &tok, &tl)) {
+	if (llr_token_scan(r->line, r->len, &pos, &tok, &tl)) {
 		if (n == m->order)
 			return rd_fail(r, "a %s%lld-gram of the highest order has no backoff weight", "", n, 0);
 		if (llr_arpa_parse_float(tok, tl, &bo) < 0)
 			return rd_fail(r, "'%.40s' is not a number (the log10 backoff)", tok, 0, 0);
-		if (llr_token_next(r->line, r->len, &pos, &tok, &tl))
+		if (llr_token_scan(r->line, r->len, &pos, &tok, &tl))
 			return rd_fail(r, "'%.40s': more fields than an n-gram line has", tok, 0, 0);
 	}
 	if (prefix < 0)

@@ -244,7 +244,7 @@ int llr_ngram_count_line(llr_ngram_counter *c, const char *line, size_t len, llr
 		c->gram[i] = 1; /* <s> */
 	size_t pos = 0, tl;
 	const char *tok;
-	while (llr_token_next(line, len, &pos, &tok, &tl)) {
+	while (llr_token_scan(line, len, &pos, &tok, &tl)) {
 		if ((tl == 3 && !memcmp(tok, LLR_BOS, 3)) || (tl == 4 && !memcmp(tok, LLR_EOS, 4)))
 			return llr_err_set(err, LLR_EFORMAT, "the reserved token '%.*s' is in the text", (int)tl, tok);
 		size_t before = llr_strmap_size(c->vocab);

@@ -2,8 +2,9 @@
  * tokens.c - the one rule by which every tool reads a line of tokens
  * (tok(1), "Token lines"): tokens are the maximal runs of bytes other
  * than space and TAB.  vocab, featurize, train --valid, score and gen all
- * split through llr_token_next, so one file reads the same everywhere;
- * featurize, which fixes the ids of a training corpus, also asks
+ * split through llr_token_next, which is llr_token_scan of internal.h
+ * (inline there for the n-gram readers), so one file reads the same
+ * everywhere; featurize, which fixes the ids of a training corpus, also asks
  * llr_tokens_check for the canonical form.  Not here: tokenising raw
  * text (tokenize.c).
  */
@@ -18,18 +19,7 @@ static int is_sep(char c)
 
 int llr_token_next(const char *line, size_t len, size_t *pos, const char **tok, size_t *toklen)
 {
-	size_t i = *pos;
-	while (i < len && is_sep(line[i]))
-		i++;
-	size_t s = i;
-	while (i < len && !is_sep(line[i]))
-		i++;
-	*pos = i;
-	if (i == s)
-		return 0;
-	*tok = line + s;
-	*toklen = i - s;
-	return 1;
+	return llr_token_scan(line, len, pos, tok, toklen);
 }
 
 size_t llr_tokens_count(const char *line, size_t len)

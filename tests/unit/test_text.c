@@ -1,7 +1,8 @@
 /*
  * test_text.c - unit tests for the text side of libllrnn: normalisation,
  * the tokenizer and sentence splitter, the CoNLL-U line parser and FEATS
- * splitting, and the vocabulary (counting, sorting, reading counts).
+ * splitting, the token splitter, and the vocabulary (counting, sorting,
+ * reading counts).
  */
 #include "llrnn.h"
 #include "test.h"
@@ -27,14 +28,14 @@ static const char *tk(const char *lang, int lower, int nfkc, int chars, int sent
 }
 
 #define TOK(lang, s, want) CHECK_STR(tk(lang, 0, 0, 0, 0, s), want)
-#define CHECK_STR(got, want)                                                         \
-	do {                                                                         \
-		const char *g_ = (got), *w_ = (want);                                \
-		if (strcmp(g_, w_)) {                                                \
-			printf("#   %s:%d: got  '%s'\n#   want '%s'\n", __FILE__,   \
-			       __LINE__, g_, w_);                                    \
-			t_failed_checks++;                                           \
-		}                                                                    \
+#define CHECK_STR(got, want)                                                      \
+	do {                                                                      \
+		const char *g_ = (got), *w_ = (want);                             \
+		if (strcmp(g_, w_)) {                                             \
+			printf("#   %s:%d: got  '%s'\n#   want '%s'\n", __FILE__, \
+			       __LINE__, g_, w_);                                 \
+			t_failed_checks++;                                        \
+		}                                                                 \
 	} while (0)
 
 static void test_french(void)
@@ -69,7 +70,9 @@ static void test_numbers_urls(void)
 	TOK(NULL, "a -- b", "a -- b");
 	TOK(NULL, "  \t ", "");
 	TOK(NULL, "", "");
-	TOK(NULL, "x\xc2\xad" "y z\xe2\x80\x8bw", "xy zw"); /* soft hyphen, ZWSP dropped */
+	TOK(NULL, "x\xc2\xad"
+	          "y z\xe2\x80\x8bw",
+	    "xy zw"); /* soft hyphen, ZWSP dropped */
 }
 
 static void test_normalisation(void)
@@ -208,9 +211,51 @@ static void test_vocab(void)
 	llr_vocab_free(v);
 }
 
+/* llr_token_next (8 bytes at a time inside a token) against the rule
+ * read byte by byte, on random lines of letters, UTF-8 bytes, spaces and
+ * TABs, of every length from 0 to 40 at every start offset: the same
+ * tokens at the same places. */
+static void test_token_split(void)
+{
+	const char alphabet[] = {' ', '\t', 'a', 'Z', '0', '-', (char)0xc3, (char)0xa9, (char)0x89, (char)0x20 ^ (char)0x80};
+	char line[48];
+	uint64_t st = 12345;
+	int bad = 0, tokens = 0;
+	for (int rep = 0; rep < 20000; rep++) {
+		size_t len = (size_t)(rep % 41);
+		for (size_t i = 0; i < len; i++) {
+			st = st * 6364136223846793005ull + 1442695040888963407ull;
+			int k = (int)((st >> 33) % 10);
+			line[i] = alphabet[(st >> 40) % 4 == 0 ? k % 2 : k];
+		}
+		size_t pos = 0, ref = 0, tl, n = 0;
+		const char *t;
+		for (;;) {
+			while (ref < len && (line[ref] == ' ' || line[ref] == '\t'))
+				ref++;
+			size_t s0 = ref;
+			while (ref < len && line[ref] != ' ' && line[ref] != '\t')
+				ref++;
+			int got = llr_token_next(line, len, &pos, &t, &tl);
+			if (got != (ref > s0) || pos != ref || (got && (t != line + s0 || tl != ref - s0))) {
+				bad++;
+				break;
+			}
+			if (!got)
+				break;
+			n++;
+		}
+		if (llr_tokens_count(line, len) != n)
+			bad++;
+		tokens += (int)n;
+	}
+	CHECK(bad == 0);
+	CHECK(tokens > 50000);
+}
+
 int main(void)
 {
-	PLAN(8);
+	PLAN(9);
 	RUN(test_french);
 	RUN(test_english);
 	RUN(test_numbers_urls);
@@ -219,5 +264,6 @@ int main(void)
 	RUN(test_sentences);
 	RUN(test_conllu);
 	RUN(test_vocab);
+	RUN(test_token_split);
 	DONE();
 }
