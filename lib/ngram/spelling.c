@@ -20,9 +20,21 @@
 /* Unicode scalar values: U+0000..U+10FFFF without the 2,048 surrogates. */
 #define SCALAR_VALUES 1112064.0
 
+/* The sampler's cache: the cumulative distribution after a context (its
+ * last order-1 ids), so a draw looks each context up once. */
+#define CACHE_SLOTS 16384
+typedef struct cdf_ent {
+	int n;
+	int32_t ctx[LLR_NGRAM_MAX_ORDER];
+	double *cdf; /* V: cdf[x] = sum of p(y | ctx) for y <= x, <s> 0 */
+} cdf_ent;
+
 struct llr_spelling {
 	llr_ngram *m;
 	double log_unseen; /* ln of the share of one unseen character */
+	cdf_ent *cache;    /* CACHE_SLOTS, made by the first draw */
+	size_t cached;
+	double *scratch; /* an uncached CDF (the cache is full) */
 };
 
 int llr_spelling_count(llr_ngram_counter *c, const char *w, size_t len, llr_err *err)
@@ -89,6 +101,10 @@ void llr_spelling_free(llr_spelling *s)
 	if (!s)
 		return;
 	llr_ngram_free(s->m);
+	for (size_t i = 0; s->cache && i < CACHE_SLOTS; i++)
+		free(s->cache[i].cdf);
+	free(s->cache);
+	free(s->scratch);
 	free(s);
 }
 
@@ -181,6 +197,47 @@ static int draw_unseen(const llr_ngram *m, llr_rng *rng, char *b)
 	}
 }
 
+/* The CDF after ctx[0..n), from the cache or computed (and cached while
+ * there is room); NULL when out of memory. */
+static const double *context_cdf(llr_spelling *s, const int32_t *ctx, int n, llr_err *err)
+{
+	const llr_ngram *m = s->m;
+	int32_t V = llr_ngram_vocab_size(m), bos = llr_ngram_bos(m);
+	if (!s->cache && !(s->cache = llr_calloc(CACHE_SLOTS, sizeof *s->cache))) {
+		llr_err_set(err, LLR_ENOMEM, "spelling: out of memory");
+		return NULL;
+	}
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)n;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint32_t)ctx[i]) * 1099511628211ull;
+	size_t i = (size_t)h & (CACHE_SLOTS - 1);
+	for (; s->cache[i].cdf; i = (i + 1) & (CACHE_SLOTS - 1))
+		if (s->cache[i].n == n && !memcmp(s->cache[i].ctx, ctx, (size_t)n * sizeof *ctx))
+			return s->cache[i].cdf;
+	double *cdf = llr_malloc((size_t)V * sizeof *cdf);
+	if (!cdf) {
+		llr_err_set(err, LLR_ENOMEM, "spelling: out of memory");
+		return NULL;
+	}
+	double acc = 0;
+	for (int32_t x = 0; x < V; x++) {
+		if (x != bos)
+			acc += pow(10.0, (double)llr_ngram_log10p(m, ctx, n, x, NULL));
+		cdf[x] = acc;
+	}
+	if (s->cached < CACHE_SLOTS * 3 / 4) {
+		s->cache[i].n = n;
+		memcpy(s->cache[i].ctx, ctx, (size_t)n * sizeof *ctx);
+		s->cache[i].cdf = cdf;
+		s->cached++;
+		return cdf;
+	}
+	/* the cache is full: this CDF lives until the next uncached one */
+	free(s->scratch);
+	s->scratch = cdf;
+	return cdf;
+}
+
 int llr_spelling_sample(const llr_spelling *s, llr_rng *rng, llr_buf *out, double *logp, llr_err *err)
 {
 	const llr_ngram *m = s->m;
@@ -195,22 +252,22 @@ int llr_spelling_sample(const llr_spelling *s, llr_rng *rng, llr_buf *out, doubl
 		if (chars > SAMPLE_MAX_CHARS)
 			return llr_err_set(err, LLR_ERANGE, "spelling: drew more than %d characters", SAMPLE_MAX_CHARS);
 		/* p(x | ctx) for every x but <s>, then one draw by its CDF */
-		double tot = 0;
-		for (int32_t x = 0; x < V; x++)
-			if (x != bos)
-				tot += pow(10.0, (double)llr_ngram_log10p(m, ctx, n, x, NULL));
-		double u = llr_rng_uniform(rng) * tot, acc = 0, px = 0;
-		int32_t x = -1;
-		for (int32_t y = 0; y < V; y++) {
-			if (y == bos)
-				continue;
-			px = pow(10.0, (double)llr_ngram_log10p(m, ctx, n, y, NULL));
-			acc += px;
-			x = y;
-			if (u < acc)
-				break;
+		const double *cdf = context_cdf((llr_spelling *)s, ctx, n, err);
+		if (!cdf)
+			return LLR_ENOMEM;
+		double u = llr_rng_uniform(rng) * cdf[V - 1];
+		int32_t lo = 0, hi = V - 1; /* the first x with u < cdf[x] */
+		while (lo < hi) {
+			int32_t mid = lo + (hi - lo) / 2;
+			if (u < cdf[mid])
+				hi = mid;
+			else
+				lo = mid + 1;
 		}
-		lp += log(px);
+		int32_t x = lo;
+		while (x == bos || cdf[x] == (x ? cdf[x - 1] : 0)) /* never a zero-width entry */
+			x = x + 1 < V ? x + 1 : 0;
+		lp += (double)llr_ngram_log10p(m, ctx, n, x, NULL) * M_LN10;
 		if (x == eos)
 			break;
 		char b[4];
