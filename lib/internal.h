@@ -84,6 +84,12 @@ int llr_anyword_meta(const llr_anyword *a, llr_meta *m);
 int llr_anyword_write(llr_tensor_writer *w, const llr_anyword *a, llr_err *err);
 int llr_anyword_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_anyword **out, llr_err *err);
 
+/* lib/lm/opensig.c: the sig/ members of a lexicon (after the any/
+ * members), their meta keys (sig.*). */
+int llr_opensig_meta(const llr_opensig *g, llr_meta *m);
+int llr_opensig_write(llr_tensor_writer *w, const llr_opensig *g, llr_err *err);
+int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_opensig **out, llr_err *err);
+
 /* lib/ngram/trie.c: an n-gram's trie as members of a tensor archive, for
  * its own archive (prefix "": meta keys order, ngram.N) and inside a
  * lexicon (prefix "bg/": meta keys bg.order, bg.ngram.N; "spell/":

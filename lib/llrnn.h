@@ -451,6 +451,7 @@ typedef struct llr_ngram llr_ngram;
 typedef struct llr_ngram_bg llr_ngram_bg;
 typedef struct llr_spelling llr_spelling;
 typedef struct llr_anyword llr_anyword;
+typedef struct llr_opensig llr_opensig;
 
 /* What featurize writes and train reads (kind "features"), also the word
  * model part of a model file.  See llrnn-tensor(5). */
@@ -481,6 +482,10 @@ typedef struct llr_lexicon {
 	 * entries, an embedded hunspell dictionary;
 	 * owned, written and read with the other members (any/...) */
 	llr_anyword *any;
+	/* NULL, or the signature masses M(sig) of the strings outside the
+	 * vocabulary (llr_lexicon_estimate_sigs; lib/lm/opensig.c), owned,
+	 * written and read with the other members (sig/...) */
+	llr_opensig *sig;
 } llr_lexicon;
 
 /* Limits featurize and the readers enforce (LLR_ERANGE beyond them). */
@@ -1384,7 +1389,8 @@ double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len);
  * *logp (may be NULL) gets ln p_spell(w), as llr_spelling_logp gives it.
  * The string may be empty, or hold a space or TAB (p_spell covers every
  * string); LLR_ERANGE past 10,000 characters (a model whose </s> is
- * vanishingly rare). */
+ * vanishingly rare).  Keeps the distributions of the contexts it met in
+ * s (up to 12,288 of them): not safe from several threads on one s. */
 int llr_spelling_sample(const llr_spelling *s, llr_rng *rng, llr_buf *out, double *logp, llr_err *err);
 
 /* The open background of open-vocabulary scoring (lib/ngram/openbg.c),
@@ -1419,6 +1425,42 @@ int32_t llr_openbg_word(const llr_openbg *g, const char *w, size_t len);
 double llr_openbg_unseen_logp(const llr_openbg *g, const char *w, size_t len);
 /* ln b(w) for any bytes, finite. */
 double llr_openbg_logb(const llr_openbg *g, const char *w, size_t len);
+
+/* Signature masses and open-vocabulary scoring with the LL-RNN
+ * (lib/lm/opensig.c; llrnn(7), "Open vocabulary").  For the strings w
+ * outside V' (the open background's), q(w) = p_spell(w) / (1 - S_V), and
+ * a signature sig is a row of phi:
+ *     M(sig) = sum of q(w) over the w outside V' with llr_lexicon_any_row(w) = sig
+ *     Z(K) = sum_{v in V'} b(v) e^{a.phi(v)} + lambda sum_sig M(sig) e^{a.phi_sig}
+ *     p(w | K) = lambda q(w) e^{a.phi(w)} / Z(K)     for w outside V'. */
+/* Estimate M from n draws from q (p_spell's draws that are not in V'),
+ * grouped by distinct row (llclass.c), M(sig) the share of draws with row
+ * sig: unbiased, standard error sqrt(M (1 - M) / n).  Needs x->spell; x
+ * then carries them (members sig/phi, sig/logm; meta sig.count,
+ * sig.samples, sig.drawn, sig.seed).  Deterministic in seed. */
+int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, llr_err *err);
+/* The number of signatures (0 without); their rows (S x F) and ln M
+ * (S), NULL without. */
+size_t llr_lexicon_sigs(const llr_lexicon *x);
+const llr_csr *llr_lexicon_sig_phi(const llr_lexicon *x);
+const float *llr_lexicon_sig_logm(const llr_lexicon *x);
+void llr_opensig_free(llr_opensig *g);
+
+/* A log-linear model's network set up for open scoring (llr_net_set_open:
+ * the open background over V, <unk> out, the signatures with log masses
+ * ln lambda + ln M): m (borrowed) must outlive it.  LLR_EINVAL without a
+ * spelling model or signatures. */
+typedef struct llr_open llr_open;
+llr_open *llr_open_new(llr_model *m, llr_err *err);
+void llr_open_free(llr_open *o);
+/* w's id in V', or -1 for a string outside it. */
+int32_t llr_open_word(const llr_open *o, const char *w, size_t len);
+/* ln b(w), the open background, for any bytes. */
+double llr_open_logb(const llr_open *o, const char *w, size_t len);
+/* The norm check over all strings: K fresh draws from q (seeded) whose
+ * rows join llr_net_score's norm check with weight lambda / K each: V'
+ * exactly, the rest by importance sampling. */
+int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err);
 
 /* An n-gram as the context-dependent background b(K; x) of the LL-RNN
  * (featurize --background ngram:FILE; man/llrnn.7 derives the sums).

@@ -5,6 +5,7 @@
 # model carries the lexicon entries and the hunspell dictionary, so score
 # and gen featurize an unseen word without the original files.
 
+bats_require_minimum_version 1.5.0
 load test_helper
 
 setup() {
@@ -66,4 +67,87 @@ same_rows() {
 	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -s 1 -o m.llrnn s.llrnn
 	TMPDIR=/nonexistent/dir run_err 1 "hunspell dictionary mini.dic: .*temporary directory" \
 		gen -m m.llrnn -s 1 -n 1 --show-features -p "zorgs"
+}
+
+# --- open scoring through the features (signature masses, score) ---
+
+# A tiny LL-RNN with a spelling model and signature masses, on 300
+# sentences of the UD French slice.
+open_model() {
+	[ -s "$BATS_FILE_TMPDIR/open.llrnn" ] && return 0
+	local d="$BATS_FILE_TMPDIR"
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 >"$d/otrain.tok"
+	tok --from conllu -l "$UD/fr_sequoia-ud-test.conllu.gz" | head -n 20 >"$d/otest.tok"
+	featurize --top 50 --ortho --suffix 2 --spelling 4 -o "$d/open.fz" "$d/otrain.tok" 2>"$d/open.err"
+	train -q --hidden 16 --embed 16 --layers 1 --threads 1 --epochs 1 -s 3 -o "$d/open.llrnn" "$d/open.fz"
+}
+
+# The model's spelling model as an n-gram archive of its own, so score's
+# n-gram path gives ln p_spell of a spelled-out word independently (as in
+# 57-open-vocab.bats).
+spell_ngram() {
+	mkdir -p sx && tar xf "$1" -C sx
+	{
+		printf 'format=llrnn\nversion=1\nkind=ngram\norder=%s\n' "$(sed -n 's/^spell\.order=//p' sx/meta)"
+		sed -n 's/^spell\.\(ngram\.[0-9]*=\)/\1/p' sx/meta
+	} >sx/spell/meta
+	(cd sx/spell && tar --format=ustar -cf "$2" meta $(tar tf "$1" | sed -n 's|^spell/||p'))
+}
+
+@test "open scoring: featurize --spelling stores the signature masses (the reader checks they sum to 1)" {
+	open_model
+	grep -q '^featurize: signature masses: [0-9]* signatures from 200000 strings drawn outside the vocabulary$' "$BATS_FILE_TMPDIR/open.err"
+	tar tf "$BATS_FILE_TMPDIR/open.llrnn" | grep -qx 'sig/logm.npy'
+	[ "$(tar xOf "$BATS_FILE_TMPDIR/open.llrnn" meta | sed -n 's/^sig\.samples=//p')" = 200000 ]
+	run_err 2 'signature-samples: goes with --spelling' featurize --signature-samples 10 "$BATS_FILE_TMPDIR/otrain.tok"
+	run_err 2 'signature-samples' featurize --spelling 3 --signature-samples 0 "$BATS_FILE_TMPDIR/otrain.tok"
+}
+
+@test "open scoring: --check-norm over all strings (V exactly, the rest by importance sampling) is 1 within 1e-3" {
+	open_model
+	run --separate-stderr score -m "$BATS_FILE_TMPDIR/open.llrnn" --check-norm --per-token "$BATS_FILE_TMPDIR/otest.tok"
+	echo "$stderr" | tail -3
+	assert_success
+	echo "$stderr" | grep -q '^score: open vocabulary (LL-RNN): lambda 0\.[0-9]*, [0-9]* signatures from 200000 draws'
+	echo "$stderr" | grep -q '^score: norm check: max |sum p - 1| = [0-9.e-]*, 0 batch(es) over 0.001$'
+	# OOV words were scored, every token finite
+	[ "$(printf '%s\n' "$output" | awk -F '\t' '{ s += $3 } END { print s }')" -gt 20 ]
+	! printf '%s\n' "$output" | grep -E -q 'inf|nan'
+}
+
+@test "open scoring: two unseen words with the same features differ by their spelling only" {
+	open_model
+	local m="$BATS_FILE_TMPDIR/open.llrnn"
+	# same row: TOP:@notTop ORTH:len5-7 SUF:e$ SUF:le$
+	gen -m "$m" -s 1 -n 1 --show-features -p "tarbule mirbule" | head -2 | cut -f2 | uniq >rows
+	[ "$(wc -l <rows)" -eq 1 ]
+	a=$(echo "le tarbule est là ." | score -q -m "$m" --per-token | cut -f5)
+	b=$(echo "le mirbule est là ." | score -q -m "$m" --per-token | cut -f5)
+	[[ "$a" == tarbule=-* && "$b" == mirbule=-* ]]
+	spell_ngram "$m" "$PWD/spell.bin"
+	printf 't a r b u l e\nm i r b u l e\n' | score -m spell.bin >sp 2>/dev/null
+	# every character seen by the spelling model: no OOV column
+	[ "$(cut -f3 sp | paste -sd' ')" = "0 0" ]
+	awk -v a="${a#*=}" -v b="${b#*=}" 'NR == 1 { s1 = $1 } NR == 2 { s2 = $1 }
+		END { d = (a - b) - (s1 - s2); if (d < 0) d = -d; print "open " a - b ", spelling " s1 - s2; exit !(d < 2e-4) }' sp
+}
+
+@test "open scoring: 'le prix est de 4817 euros .' beats 'zorglub' by 3 nats more than the softmax-plus-spelling baseline" {
+	# a made-up corpus: prices (two- and four-digit numbers), cats of
+	# named people, houses with adjectives; neither 4817 nor zorglub in it
+	awk 'BEGIN { split("marie paul jean luc anne", n, " "); split("belle grande petite rouge", a, " ")
+		for (i = 1; i <= 800; i++) { r = i % 4
+			if (r == 0) print "le prix est de " 10 + (i * 37) % 90 " euros ."
+			else if (r == 1) print "le prix est de " 1000 + (i * 7919) % 9000 " euros ."
+			else if (r == 2) print "le chat de " n[1 + i % 5] " dort ."
+			else print "la maison est " a[1 + i % 4] " ." } }' >train.tok
+	! grep -q -w -e 4817 -e zorglub train.tok
+	featurize --top 30 --ortho --suffix 2 --spelling 3 -o s.fz train.tok 2>/dev/null
+	train -q --hidden 16 --embed 16 --layers 1 --threads 1 --epochs 12 -s 1 -o ll.llrnn s.fz
+	train -q --output softmax --hidden 16 --embed 16 --layers 1 --threads 1 --epochs 12 -s 1 -o sm.llrnn s.fz
+	printf 'le prix est de 4817 euros .\nle prix est de zorglub euros .\n' >pair.tok
+	ll=$(score -q -m ll.llrnn pair.tok | cut -f1 | paste -sd' ')
+	sm=$(score -q -m sm.llrnn pair.tok | cut -f1 | paste -sd' ')
+	echo "LL-RNN $ll; softmax + spelling $sm"
+	echo "$ll $sm" | awk '{ ll = $1 - $2; sm = $3 - $4; print "margins: LL-RNN " ll ", baseline " sm; exit !(ll > 0 && ll >= sm + 3) }'
 }

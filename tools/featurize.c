@@ -23,12 +23,14 @@ static const char usage[] =
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
     "                 [--min-feature-count N] [--input-features LIST]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
-    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--spelling N] [--dump]\n"
-    "                 [-o FILE] [FILE ...]\n"
+    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--spelling N [--signature-samples N]]\n"
+    "                 [--dump] [-o FILE] [FILE ...]\n"
     "       featurize [options] --source SRC [-o FILE] TARGET\n"
     "       featurize --version\n";
 
 #define CHUNK_IDS ((size_t)1 << 20) /* ids per ids/NNNNNN member, at most (whole sentences) */
+#define FZ_SIG_SAMPLES 200000       /* --signature-samples' default */
+#define FZ_SIG_SEED 14              /* the draws are seeded: a run repeats */
 
 /* ------------------------------------------------------- token input */
 
@@ -98,6 +100,7 @@ typedef struct {
 	const char *hunspell;
 	const char *source; /* --source: parallel data (featurize_source.c) */
 	int spelling;       /* --spelling N: the character order, 0 = none (featurize_spell.c) */
+	long sig_samples;   /* --signature-samples N: draws for the signature masses */
 	unsigned in_mask;   /* sources of psi; 0 = psi is phi */
 	char **files;
 	int nfiles;
@@ -490,7 +493,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		O_BACKGROUND,
 		O_DUMP,
 		O_SOURCE,
-		O_SPELLING
+		O_SPELLING,
+		O_SIGSAMPLES
 	};
 	static const struct option lopts[] = {
 	    {"top", required_argument, 0, O_TOP},
@@ -510,6 +514,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	    {"dump", no_argument, 0, O_DUMP},
 	    {"source", required_argument, 0, O_SOURCE},
 	    {"spelling", required_argument, 0, O_SPELLING},
+	    {"signature-samples", required_argument, 0, O_SIGSAMPLES},
 	    {"lowercase", no_argument, 0, 'l'},
 	    {"output", required_argument, 0, 'o'},
 	    CLI_COMMON_OPTIONS,
@@ -546,6 +551,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		case O_DUMP: o->dump = 1; break;
 		case O_SOURCE: o->source = optarg; break;
 		case O_SPELLING: o->spelling = (int)cli_parse_int(usage, "--spelling", optarg, 1, LLR_NGRAM_MAX_ORDER); break;
+		case O_SIGSAMPLES: o->sig_samples = (long)cli_parse_int(usage, "--signature-samples", optarg, 1, 100000000); break;
 		}
 	}
 	o->files = argv + optind;
@@ -555,6 +561,10 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		o->nfiles = 1;
 	}
 	fz_parse_background(bg, o);
+	if (o->sig_samples && !o->spelling)
+		cli_usage_error(usage, "--signature-samples: goes with --spelling N");
+	if (!o->sig_samples)
+		o->sig_samples = FZ_SIG_SAMPLES;
 	if (o->vocab_lex && !R->z.nsrc)
 		cli_usage_error(usage, "--vocab-from corpus+lexicon needs a lexicon source (--conllu, --lexicon, --tagged)");
 	if (o->spelling && o->dump)
@@ -899,6 +909,17 @@ static void fz_any(fz_run *R)
 		cli_die_err(&e);
 }
 
+/* 6c. --spelling: the signature masses of the strings outside the
+ * vocabulary (llr_lexicon_estimate_sigs), from o->sig_samples draws. */
+static void fz_signatures(fz_run *R)
+{
+	llr_err e = {0};
+	if (llr_lexicon_estimate_sigs(&R->lex, R->o.sig_samples, FZ_SIG_SEED, &e) < 0)
+		cli_die("%s: --spelling: signature masses: %s", fz_corpus_name(&R->o), e.msg);
+	fprintf(stderr, "featurize: signature masses: %zu signatures from %ld strings drawn outside the vocabulary\n",
+	        llr_lexicon_sigs(&R->lex), R->o.sig_samples);
+}
+
 /* "name,name" of the sources in mask. */
 static void fz_source_list(llr_meta *m, const char *key, unsigned mask)
 {
@@ -1099,6 +1120,7 @@ static void fz_run_free(fz_run *R)
 	llr_ngram_bg_free(R->lex.bg);
 	llr_ngram_free(R->lex.ngram);
 	llr_spelling_free(R->lex.spell);
+	llr_opensig_free(R->lex.sig);
 	llr_anyword_free(R->lex.any);
 	free(R->o.extra);
 }
@@ -1130,8 +1152,10 @@ int main(int argc, char **argv)
 	if (!R.o.dump)
 		fz_any(&R);
 	fz_meta(&R);     /* 6. */
-	if (R.o.spelling)
+	if (R.o.spelling) {
 		fz_spelling_run(&R);
+		fz_signatures(&R);
+	}
 	if (R.o.dump)    /* 7. */
 		fz_dump(&R.o, &R.lex);
 	else

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "score_disc.h"
 #include "gen_encdec.h"
+#include "score_llopen.h"
 #include "score_lm.h"
 #include "score_ngram.h"
 #include "score_open.h"
@@ -25,6 +26,7 @@ static const char usage[] =
     "       score --version\n";
 
 #define NORM_TOL 1e-3
+#define NORM_SAMPLES 100000 /* an open model's norm check: draws outside the vocabulary */
 
 enum { OPT_BASE = 256,
        OPT_PER_TOKEN,
@@ -87,6 +89,7 @@ typedef struct scorer {
 		size_t norm_bad;
 	} tot;
 	slm lm;
+	sllopen op; /* open scoring of an LL-RNN with a spelling background (score_llopen.c) */
 	sngram ng; /* an n-gram model instead of lm (score_ngram.c) */
 	sopen open;   /* open-vocabulary scoring (score_open.c) */
 	sline *lines; /* opt.batch slots */
@@ -255,6 +258,8 @@ static void fill_ids(scorer *sc, int B, size_t T)
 {
 	slm *lm = &sc->lm;
 	slm_input_reset(lm);
+	if (sc->op.op)
+		sllopen_reset(&sc->op);
 	for (int b = 0; b < B; b++) {
 		sline *s = &sc->lines[b];
 		for (size_t t = 0; t < T; t++) {
@@ -272,9 +277,9 @@ static void fill_ids(scorer *sc, int B, size_t T)
 				const char *w = s->text.data + s->tok[t];
 				size_t len = strlen(w);
 				int32_t vid = slm_word(lm, w, len);
-				sc->tgt_ids[k] = slm_target(lm, w, len, &oov);
+				sc->tgt_ids[k] = sc->op.op ? sllopen_target(&sc->op, w, len, &oov) : slm_target(lm, w, len, &oov);
 				sc->oov_at[k] = (unsigned char)oov;
-				if (oov && sc->open.g)
+				if (oov && sc->open.g && !sc->op.op)
 					sc->lp_open[k] = sopen_oov(&sc->open, w, len);
 				/* word t is the input of position t + 1 */
 				if (t + 1 < T)
@@ -331,6 +336,8 @@ static void flush_batch(scorer *sc)
 	} else {
 		fill_ids(sc, B, T);
 		llr_batch bt = {.B = B, .T = (int)T, .input = sc->in_ids, .target = sc->tgt_ids, .psi = slm_psi(&sc->lm)};
+		if (sc->op.op)
+			sllopen_finish(&sc->op, &bt.xphi, &bt.xlogb);
 		llr_err err = {0};
 		if (llr_net_score(sc->lm.net, &bt, sc->lp, sc->opt.check_norm ? &norm : NULL, &err) != LLR_OK)
 			cli_die_err(&err);
@@ -385,6 +392,8 @@ static void summary(const scorer *sc)
 	ppl_line("(words + </s>)", sc->tot.logp, ntok);
 	ppl_line("(ppl1, words only)", sc->tot.logp, sc->tot.words);
 	ppl_line("(excluding OOVs)", sc->tot.logp - sc->tot.logp_oov, ntok - sc->tot.oovs);
+	if (sc->op.op)
+		sllopen_summary(&sc->op);
 	if (sc->open.g)
 		sopen_summary(&sc->open, sc->tot.logp, sc->tot.logp_oov, sc->tot.words, sc->tot.sentences, sc->tot.oovs);
 	if (sc->opt.check_norm)
@@ -487,6 +496,7 @@ static void scorer_free(scorer *sc)
 	free(sc->lp_open);
 	free(sc->oov_at);
 	llr_buf_free(&sc->outb);
+	sllopen_free(&sc->op);
 	slm_free(&sc->lm);
 	sngram_free(&sc->ng);
 	sopen_free(&sc->open);
@@ -518,6 +528,8 @@ int main(int argc, char **argv)
 	if (!sngram_open(&sc.ng, sc.opt.model))
 		slm_load(&sc.lm, sc.opt.model, sc.opt.verbose);
 	sopen_init(&sc.open, sc.opt.open, sc.ng.m ? NULL : sc.lm.lex, sc.opt.model);
+	if (sc.open.g && !sc.ng.m) /* an LL-RNN with signature masses: open through its features */
+		sllopen_init(&sc.op, &sc.lm, sc.opt.check_norm, NORM_SAMPLES);
 	llr_blas_set_threads(sc.opt.threads);
 	llr_err rerr = {0};
 	if (llr_blas_reserve(&rerr) < 0) /* a buffer for each scoring thread, too */

@@ -9,7 +9,8 @@
  * sizes live in the meta member written before them (llr_lexicon_to_meta).
  * With an n-gram background (x->ngram) its trie follows logb, under bg/;
  * with a spelling model (x->spell) its character n-gram follows, under
- * spell/; then, with x->any, the any/ members (anyword.c).  Not here:
+ * spell/; then, with x->any, the any/ members (anyword.c), with x->sig
+ * the signature masses under sig/ (lib/lm/opensig.c).  Not here:
  * building a lexicon from sources (tools/featurize.c), the string
  * extractors (extract.c), the rows of words outside the vocabulary
  * (anyword.c), the archive format (tensorio.c).
@@ -35,6 +36,7 @@ void llr_lexicon_free(llr_lexicon *x)
 	llr_ngram_free(x->ngram);
 	llr_spelling_free(x->spell);
 	llr_anyword_free(x->any);
+	llr_opensig_free(x->sig);
 	free(x);
 }
 
@@ -48,7 +50,7 @@ static int is_reserved_key(const char *k)
 		if (!strcmp(k, keys[i]))
 			return 1;
 	return !strncmp(k, "extract.", 8) || !strncmp(k, "bg.", 3) || !strcmp(k, "spell.order") || !strcmp(k, "spell.lambda") ||
-	       !strncmp(k, "spell.ngram.", 12) || !strncmp(k, "any.", 4);
+	       !strncmp(k, "spell.ngram.", 12) || !strncmp(k, "any.", 4) || !strncmp(k, "sig.", 4);
 }
 
 int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
@@ -71,6 +73,8 @@ int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
 	                 (rc = llr_meta_setf(m, "spell.lambda", "%.17g", x->spell_lambda)) < 0))
 		return rc;
 	if (x->any && (rc = llr_anyword_meta(x->any, m)) < 0)
+		return rc;
+	if (x->sig && (rc = llr_opensig_meta(x->sig, m)) < 0)
 		return rc;
 	size_t n = x->meta ? llr_meta_count(x->meta) : 0;
 	for (size_t i = 0; i < n; i++) {
@@ -126,7 +130,9 @@ int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
 		return rc;
 	if (x->spell && (rc = llr_ngram_put_members(w, llr_spelling_ngram(x->spell), "spell/", err)) < 0)
 		return rc;
-	return x->any ? llr_anyword_write(w, x->any, err) : LLR_OK;
+	if (x->any && (rc = llr_anyword_write(w, x->any, err)) < 0)
+		return rc;
+	return x->sig ? llr_opensig_write(w, x->sig, err) : LLR_OK;
 }
 
 /* ------------------------------------------------------------- reading */
@@ -341,6 +347,8 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 	if (llr_meta_get(m, "spell.order") && (rc = read_spelling(r, m, x, err)) < 0)
 		goto fail;
 	if (llr_meta_get(m, "any.words") && (rc = llr_anyword_read(r, m, (int32_t)F, &x->any, err)) < 0)
+		goto fail;
+	if (llr_meta_get(m, "sig.count") && (rc = llr_opensig_read(r, m, (int32_t)F, &x->sig, err)) < 0)
 		goto fail;
 	*out = x;
 	return LLR_OK;

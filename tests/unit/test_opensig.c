@@ -2,7 +2,10 @@
  * test_opensig.c - the open-vocabulary output (issue 14): the log-linear
  * layer's normalisation with signature rows (llr_net_set_open), targets
  * outside the vocabulary (llr_batch xphi), the norm check's extra rows
- * (llr_net_set_norm_rows), and the errors.
+ * (llr_net_set_norm_rows), and the errors; the signature masses
+ * (llr_lexicon_estimate_sigs): they sum to 1, repeat with a seed, agree
+ * with a second estimate within their standard errors, round trip
+ * through a file, and bad members are refused.
  */
 #include "llrnn.h"
 #include "nn.h"
@@ -168,11 +171,175 @@ static void test_open_errors(void)
 	fx_free(&fx);
 }
 
+/* ------------------------------------------------- signature masses */
+
+static const char *const words[] = {"le", "la", "les", "chat", "chats", "chien", "chiens", "rats", "dort", "dorment"};
+
+/* vocab le la </s> <unk>; features TOP:@notTop SUF:s$ SUF:t$
+ * ORTH:len1 (--suffix 1 --ortho would give more; the model keeps
+ * these); a spelling model of order 3 on the words above; lambda 0.1. */
+static llr_lexicon *open_lexicon(void)
+{
+	llr_lexicon *x = calloc(1, sizeof *x);
+	x->vocab = llr_strmap_new();
+	const char *v[] = {"le", "la", "</s>", "<unk>"};
+	for (int i = 0; i < 4; i++)
+		llr_strmap_add(x->vocab, v[i], strlen(v[i]));
+	x->features = llr_strmap_new();
+	const char *f[] = {"TOP:le", "TOP:</s>", "TOP:@notTop", "SUF:s$", "SUF:t$", "ORTH:len1"};
+	for (int i = 0; i < 6; i++)
+		llr_strmap_add(x->features, f[i], strlen(f[i]));
+	llr_csr_builder *b = llr_csr_builder_new(6);
+	int32_t r0[] = {0}, r1[] = {2}, r2[] = {1}, r3[] = {2};
+	llr_csr_builder_row(b, r0, NULL, 1, NULL);
+	llr_csr_builder_row(b, r1, NULL, 1, NULL);
+	llr_csr_builder_row(b, r2, NULL, 1, NULL);
+	llr_csr_builder_row(b, r3, NULL, 1, NULL);
+	x->phi = llr_csr_builder_finish(b, NULL);
+	x->logb = calloc(4, sizeof *x->logb);
+	for (int i = 0; i < 4; i++)
+		x->logb[i] = logf(0.25f);
+	x->eos_id = 2;
+	x->unk_id = 3;
+	x->extract.suffix = 1;
+	x->extract.ortho = 1;
+	x->meta = llr_meta_new();
+	llr_meta_set(x->meta, "top", "1");
+	llr_err e = {0};
+	llr_ngram_counter *c = llr_ngram_counter_new(3, (size_t)1 << 24, &e);
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		llr_spelling_count(c, words[i], strlen(words[i]), &e);
+	llr_kn_opts o;
+	llr_kn_opts_init(&o);
+	o.discount_fallback = 1;
+	llr_ngram *m = NULL;
+	CHECK_OK(llr_ngram_estimate(c, &o, &m, NULL, &e));
+	llr_ngram_counter_free(c);
+	x->spell = llr_spelling_new(m, &e);
+	x->spell_lambda = 0.1;
+	return x;
+}
+
+/* The sum of M over the signatures holding feature name. */
+static double mass_with(const llr_lexicon *x, const char *name)
+{
+	int32_t f = llr_strmap_get(x->features, name, strlen(name));
+	const llr_csr *p = llr_lexicon_sig_phi(x);
+	const float *lm = llr_lexicon_sig_logm(x);
+	double m = 0;
+	for (int32_t s = 0; s < p->rows; s++)
+		for (int32_t k = p->indptr[s]; k < p->indptr[s + 1]; k++)
+			if (p->indices[k] == f)
+				m += exp((double)lm[s]);
+	return m;
+}
+
+/* The exact mass under q of the strings of one character (none is in
+ * V'): the seen characters one by one, the U unseen ones together. */
+static double one_char_mass(const llr_lexicon *x)
+{
+	const llr_ngram *m = llr_spelling_ngram(x->spell);
+	double p = 0;
+	int32_t seen = 0;
+	for (int32_t t = 0; t < llr_ngram_vocab_size(m); t++) {
+		const char *c = llr_ngram_token(m, t);
+		if (t == llr_ngram_bos(m) || t == llr_ngram_eos(m) || t == llr_ngram_unk(m))
+			continue;
+		p += exp(llr_spelling_logp(x->spell, c, strlen(c)));
+		seen++;
+	}
+	p += (1112064.0 - seen) * exp(llr_spelling_logp(x->spell, "\xe2\x82\xac", 3)); /* any unseen one */
+	double sv = 0;
+	for (int32_t v = 0; v < (int32_t)llr_strmap_size(x->vocab); v++)
+		if (v != x->unk_id)
+			sv += exp(llr_spelling_logp(x->spell, llr_strmap_str(x->vocab, v), llr_strmap_len(x->vocab, v)));
+	return p / (1 - sv);
+}
+
+static void test_sigs(void)
+{
+	llr_lexicon *x = open_lexicon();
+	llr_err e = {0};
+	CHECK(x->spell != NULL);
+	if (!x->spell) {
+		llr_lexicon_free(x);
+		return;
+	}
+	CHECK(llr_lexicon_estimate_sigs(x, 0, 1, &e) == LLR_EINVAL);
+	enum { N = 20000 };
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, &e));
+	size_t S = llr_lexicon_sigs(x);
+	/* TOP:@notTop always; SUF:s$, SUF:t$ or neither; ORTH:len1 or not */
+	CHECK(S >= 3 && S <= 6);
+	const float *lm = llr_lexicon_sig_logm(x);
+	double tot = 0;
+	for (size_t s = 0; s < S; s++)
+		tot += exp((double)lm[s]);
+	CHECK_NEAR(tot, 1.0, 1e-5);
+	CHECK_NEAR(mass_with(x, "TOP:@notTop"), 1.0, 1e-5);
+	/* the one-character strings: the estimate within 5 standard errors
+	 * of their exact mass */
+	double want = one_char_mass(x), got = mass_with(x, "ORTH:len1");
+	printf("# M(one character) = %.5f, exact %.5f, SE %.5f\n", got, want, sqrt(want * (1 - want) / N));
+	CHECK(want > 0.001 && fabs(got - want) <= 5 * sqrt(want * (1 - want) / N));
+	/* a seed repeats; another seed agrees within the standard errors */
+	double ms = mass_with(x, "SUF:s$");
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, &e));
+	CHECK(mass_with(x, "SUF:s$") == ms);
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 8, &e));
+	double ms2 = mass_with(x, "SUF:s$");
+	CHECK(ms2 != ms && fabs(ms2 - ms) <= 5 * sqrt(2 * ms * (1 - ms) / N));
+	llr_lexicon_free(x);
+}
+
+/* Write x, tampered with when key is given; read it back. */
+static llr_lexicon *round_trip(const llr_lexicon *x, const char *key, const char *val, llr_err *e)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/sig.llrnn", test_tmpdir());
+	llr_meta *m = llr_meta_new();
+	CHECK_OK(llr_lexicon_to_meta(x, m));
+	if (key)
+		llr_meta_set(m, key, val);
+	llr_tensor_writer *w = llr_tw_open(path, "features", m, e);
+	llr_meta_free(m);
+	CHECK(w && llr_lexicon_write(w, x, e) == LLR_OK && llr_tw_close(w, e) == LLR_OK);
+	llr_tensor_reader *r = llr_tr_open(path, "features", e);
+	llr_lexicon *y = NULL;
+	if (r && llr_lexicon_read(r, &y, e) < 0)
+		y = NULL;
+	llr_tr_close(r);
+	return y;
+}
+
+static void test_sigs_file(void)
+{
+	llr_lexicon *x = open_lexicon();
+	llr_err e = {0};
+	CHECK_OK(llr_lexicon_estimate_sigs(x, 3000, 3, &e));
+	llr_lexicon *y = round_trip(x, NULL, NULL, &e);
+	CHECK(y != NULL);
+	if (y) {
+		size_t S = llr_lexicon_sigs(x);
+		CHECK(llr_lexicon_sigs(y) == S);
+		CHECK(!memcmp(llr_lexicon_sig_logm(x), llr_lexicon_sig_logm(y), S * sizeof(float)));
+		CHECK(!strcmp(llr_meta_get(y->meta, "sig.samples"), "3000"));
+		llr_lexicon_free(y);
+	}
+	e = (llr_err){0};
+	CHECK(round_trip(x, "sig.samples", "1", &e) == NULL && strstr(e.msg, "sig.count"));
+	e = (llr_err){0};
+	CHECK(round_trip(x, "sig.count", "1", &e) == NULL && strstr(e.msg, "sig/phi"));
+	llr_lexicon_free(x);
+}
+
 int main(void)
 {
-	PLAN(3);
+	PLAN(5);
 	RUN(test_open_sums_to_one);
 	RUN(test_open_empty_is_closed);
 	RUN(test_open_errors);
+	RUN(test_sigs);
+	RUN(test_sigs_file);
 	DONE();
 }

@@ -1,0 +1,338 @@
+/*
+ * opensig.c - signature masses and open-vocabulary scoring with the
+ * LL-RNN (issue 14, item 4; llrnn(7), "Open vocabulary").
+ *
+ * The open background (openbg.c) gives a string w outside V' (the
+ * vocabulary less <unk>) the mass lambda q(w), q(w) = p_spell(w) /
+ * (1 - S_V) the spelling model renormalised to those strings.  The LL-RNN
+ * gives it e^{a.phi(w)} on top, phi(w) its row of any string
+ * (llr_lexicon_any_row), so
+ *     Z(K) = sum_{v in V'} b(v) e^{a.phi(v)} + lambda sum_sig M(sig) e^{a.phi_sig}
+ *     M(sig) = sum of q(w) over the strings w outside V' with phi(w) = sig
+ *     p(w | K) = lambda q(w) e^{a.phi(w)} / Z(K)       for w outside V'.
+ * M is estimated once (llr_lexicon_estimate_sigs): n strings drawn from
+ * q (draws from p_spell, those in V' rejected), their rows grouped by
+ * distinct value with the output layer's own grouping (llclass.c), M(sig)
+ * the share of draws with row sig: unbiased, standard error
+ * sqrt(M (1 - M) / n); the open part of Z then is the sample mean of
+ * lambda e^{a.phi(w)}, standard error lambda sd(e^{a.phi(w)}) / sqrt(n).
+ * The signatures are lexicon members sig/phi (S x F) and sig/logm (ln M),
+ * meta sig.count, sig.samples, sig.drawn, sig.seed.
+ *
+ * llr_open sets a model's network up for this (llr_net_set_open) and draws
+ * fresh strings for the norm check, which sums V exactly and the rest by
+ * importance sampling from q (llr_net_set_norm_rows).  Not here: the
+ * spelling model (spelling.c), lambda and b (openbg.c), the rows
+ * (anyword.c), the output layer (loglinear.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "nn/nn.h"
+
+struct llr_opensig {
+	llr_csr *phi; /* S x F */
+	float *logm;  /* S: ln M(sig) */
+	int64_t samples, drawn;
+	uint64_t seed;
+};
+
+void llr_opensig_free(llr_opensig *g)
+{
+	if (!g)
+		return;
+	llr_csr_free(g->phi);
+	free(g->logm);
+	free(g);
+}
+
+size_t llr_lexicon_sigs(const llr_lexicon *x)
+{
+	return x->sig ? (size_t)x->sig->phi->rows : 0;
+}
+
+const llr_csr *llr_lexicon_sig_phi(const llr_lexicon *x)
+{
+	return x->sig ? x->sig->phi : NULL;
+}
+
+const float *llr_lexicon_sig_logm(const llr_lexicon *x)
+{
+	return x->sig ? x->sig->logm : NULL;
+}
+
+/* A row into the builder: llr_lexicon_any_row with a buffer that grows. */
+typedef struct rowbuf {
+	int32_t *c;
+	float *v;
+	size_t cap;
+} rowbuf;
+
+static int any_row(const llr_lexicon *x, const char *w, size_t len, rowbuf *r, size_t *n, llr_err *err)
+{
+	for (;;) {
+		int rc = llr_lexicon_any_row(x, w, len, 0, r->c, r->v, r->cap, n, err);
+		if (rc != LLR_ERANGE)
+			return rc;
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		int32_t *c = llr_reallocarray(r->c, cap, sizeof *c);
+		if (c)
+			r->c = c;
+		float *v = c ? llr_reallocarray(r->v, cap, sizeof *v) : NULL;
+		if (!v)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		r->v = v;
+		r->cap = cap;
+	}
+}
+
+/* n strings from q (p_spell less V'), their rows into *rows, the draws
+ * it took into *drawn. */
+static int draw_rows(const llr_lexicon *x, const llr_openbg *g, int64_t n, llr_rng *rng, llr_csr **rows,
+                     int64_t *drawn, llr_err *err)
+{
+	llr_csr_builder *b = llr_csr_builder_new((int32_t)llr_strmap_size(x->features));
+	llr_buf w = {0};
+	rowbuf r = {0};
+	int rc = b ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	*drawn = 0;
+	for (int64_t k = 0; k < n && rc >= 0;) {
+		if ((rc = llr_spelling_sample(x->spell, rng, &w, NULL, err)) < 0)
+			break;
+		if (++*drawn > 1000 * (n + 10)) {
+			rc = llr_err_set(err, LLR_ERANGE, "the spelling model's strings are all in the vocabulary (%lld draws)",
+			                 (long long)*drawn);
+			break;
+		}
+		const char *s = w.data ? w.data : "";
+		if (llr_openbg_word(g, s, w.len) >= 0)
+			continue; /* in V': not a draw from q */
+		size_t m;
+		if ((rc = any_row(x, s, w.len, &r, &m, err)) < 0 || (rc = llr_csr_builder_row(b, r.c, r.v, m, err)) < 0)
+			break;
+		k++;
+	}
+	llr_buf_free(&w);
+	free(r.c);
+	free(r.v);
+	if (rc < 0) {
+		llr_csr_builder_free(b);
+		return rc;
+	}
+	if (!(*rows = llr_csr_builder_finish(b, err)))
+		return llr_err_code(err, LLR_ENOMEM);
+	return LLR_OK;
+}
+
+int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, llr_err *err)
+{
+	if (n < 1)
+		return llr_err_set(err, LLR_EINVAL, "signature masses: %lld samples", (long long)n);
+	llr_openbg *g = llr_openbg_new(x, err);
+	if (!g)
+		return llr_err_code(err, LLR_EINVAL);
+	llr_rng rng;
+	llr_rng_seed(&rng, seed);
+	llr_csr *rows = NULL;
+	int64_t drawn = 0;
+	float *lw = NULL;
+	llr_ll_classes k = {0};
+	llr_opensig *sg = NULL;
+	int rc = draw_rows(x, g, n, &rng, &rows, &drawn, err);
+	if (rc < 0)
+		goto out;
+	/* group the draws by distinct row, each weighing 1/n: a class's
+	 * summed weight is M(sig) */
+	if (!(lw = llr_malloc((size_t)n * sizeof *lw)) || !(sg = calloc(1, sizeof *sg))) {
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int64_t i = 0; i < n; i++)
+		lw[i] = (float)-log((double)n);
+	if ((rc = llr_ll_classes_build(&k, rows, lw, err)) < 0)
+		goto out;
+	for (int c = 0; c < k.C; c++) /* a class of every draw: ln 1, not float rounding's 3e-7 */
+		if (k.logB[c] > 0)
+			k.logB[c] = 0;
+	sg->phi = k.phi;
+	sg->logm = k.logB;
+	k.phi = NULL;
+	k.logB = NULL;
+	sg->samples = n;
+	sg->drawn = drawn;
+	sg->seed = seed;
+	llr_opensig_free(x->sig);
+	x->sig = sg;
+	sg = NULL;
+out:
+	llr_ll_classes_free(&k);
+	llr_opensig_free(sg);
+	free(lw);
+	llr_csr_free(rows);
+	llr_openbg_free(g);
+	return rc;
+}
+
+/* ------------------------------------------------------------ members */
+
+int llr_opensig_meta(const llr_opensig *g, llr_meta *m)
+{
+	int rc;
+	if ((rc = llr_meta_setf(m, "sig.count", "%d", g->phi->rows)) < 0 ||
+	    (rc = llr_meta_setf(m, "sig.samples", "%lld", (long long)g->samples)) < 0 ||
+	    (rc = llr_meta_setf(m, "sig.drawn", "%lld", (long long)g->drawn)) < 0)
+		return rc;
+	return llr_meta_setf(m, "sig.seed", "%llu", (unsigned long long)g->seed);
+}
+
+int llr_opensig_write(llr_tensor_writer *w, const llr_opensig *g, llr_err *err)
+{
+	int64_t S = g->phi->rows;
+	int rc = llr_tw_put_csr(w, "sig/phi", g->phi, err);
+	return rc < 0 ? rc : llr_tw_put_raw(w, "sig/logm", LLR_F32, 1, &S, g->logm, err);
+}
+
+int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_opensig **out, llr_err *err)
+{
+	int64_t S, n, d;
+	if (llr_meta_get_i64(m, "sig.count", &S, err) < 0 || S < 1 || S > LLR_MAX_VOCAB ||
+	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n < S || llr_meta_get_i64(m, "sig.drawn", &d, err) < 0 ||
+	    d < n)
+		return llr_err_set(err, LLR_EFORMAT, "meta: sig.count, sig.samples, sig.drawn: missing or inconsistent");
+	const char *sd = llr_meta_get(m, "sig.seed");
+	llr_opensig *g = calloc(1, sizeof *g);
+	if (!g)
+		return llr_err_set(err, LLR_ENOMEM, "lexicon: out of memory");
+	g->samples = n;
+	g->drawn = d;
+	g->seed = sd ? strtoull(sd, NULL, 10) : 0;
+	llr_tensor *t = NULL;
+	int rc = llr_lex_read_csr(r, "sig/phi", S, F, &g->phi, err);
+	if (rc >= 0 && (rc = llr_lex_next_member(r, "sig/logm", err)) >= 0 &&
+	    (rc = llr_tr_tensor_expect(r, LLR_F32, 1, &S, &t, err)) < 0)
+		llr_err_prefix(err, "member sig/logm");
+	if (rc < 0)
+		goto fail;
+	g->logm = t->data;
+	t->data = NULL;
+	llr_tensor_free(t);
+	double sum = 0;
+	for (int64_t s = 0; s < S; s++) {
+		if (!(g->logm[s] <= 0)) {
+			rc = llr_err_set(err, LLR_EFORMAT, "member sig/logm: entry %lld is %g, not a log mass", (long long)s,
+			                 (double)g->logm[s]);
+			goto fail;
+		}
+		sum += exp((double)g->logm[s]);
+	}
+	if (fabs(sum - 1) > 1e-3) {
+		rc = llr_err_set(err, LLR_EFORMAT, "member sig/logm: the masses sum to %.6g, not 1", sum);
+		goto fail;
+	}
+	*out = g;
+	return LLR_OK;
+fail:
+	llr_opensig_free(g);
+	return rc;
+}
+
+/* ------------------------------------------------------- open scoring */
+
+struct llr_open {
+	llr_model *m; /* borrowed */
+	llr_openbg *g;
+	float *logb_v, *sig_logb;
+	llr_csr *nrm;
+	float *nrm_logw;
+};
+
+void llr_open_free(llr_open *o)
+{
+	if (!o)
+		return;
+	llr_openbg_free(o->g);
+	free(o->logb_v);
+	free(o->sig_logb);
+	llr_csr_free(o->nrm);
+	free(o->nrm_logw);
+	free(o);
+}
+
+llr_open *llr_open_new(llr_model *m, llr_err *err)
+{
+	const llr_lexicon *x = m->lex;
+	if (!x->sig) {
+		llr_err_set(err, LLR_EINVAL, "no signature masses (featurize --spelling estimates them)");
+		return NULL;
+	}
+	llr_open *o = calloc(1, sizeof *o);
+	int32_t V = (int32_t)llr_strmap_size(x->vocab), S = x->sig->phi->rows;
+	if (!o || !(o->logb_v = llr_malloc((size_t)V * sizeof(float))) ||
+	    !(o->sig_logb = llr_malloc((size_t)S * sizeof(float)))) {
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		goto fail;
+	}
+	o->m = m;
+	if (!(o->g = llr_openbg_new(x, err)))
+		goto fail;
+	for (int32_t v = 0; v < V; v++)
+		o->logb_v[v] = v == x->unk_id ? -INFINITY
+		                              : (float)llr_openbg_logb(o->g, llr_strmap_str(x->vocab, v), llr_strmap_len(x->vocab, v));
+	double ll = log(llr_openbg_lambda(o->g));
+	for (int32_t s = 0; s < S; s++)
+		o->sig_logb[s] = (float)(ll + (double)x->sig->logm[s]);
+	if (llr_net_set_open(m->net, o->logb_v, x->sig->phi, o->sig_logb, err) < 0)
+		goto fail;
+	return o;
+fail:
+	llr_open_free(o);
+	return NULL;
+}
+
+int32_t llr_open_word(const llr_open *o, const char *w, size_t len)
+{
+	return llr_openbg_word(o->g, w, len);
+}
+
+double llr_open_logb(const llr_open *o, const char *w, size_t len)
+{
+	return llr_openbg_logb(o->g, w, len);
+}
+
+int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
+{
+	llr_rng rng;
+	llr_rng_seed(&rng, seed);
+	int64_t drawn;
+	llr_csr *rows = NULL;
+	llr_csr_free(o->nrm);
+	free(o->nrm_logw);
+	o->nrm = NULL;
+	o->nrm_logw = NULL;
+	int rc = draw_rows(o->m->lex, o->g, K, &rng, &rows, &drawn, err);
+	if (rc < 0)
+		return rc;
+	/* each draw from q stands for lambda / K of the mass outside V';
+	 * the draws grouped by distinct row, their weights summed */
+	float *w = llr_malloc((size_t)K * sizeof *w);
+	llr_ll_classes k = {0};
+	if (!w) {
+		llr_csr_free(rows);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
+	for (int64_t i = 0; i < K; i++)
+		w[i] = (float)(log(llr_openbg_lambda(o->g)) - log((double)K));
+	rc = llr_ll_classes_build(&k, rows, w, err);
+	free(w);
+	llr_csr_free(rows);
+	if (rc < 0)
+		return rc;
+	o->nrm = k.phi;
+	o->nrm_logw = k.logB;
+	k.phi = NULL;
+	k.logB = NULL;
+	llr_ll_classes_free(&k);
+	return llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, err);
+}

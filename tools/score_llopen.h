@@ -1,0 +1,41 @@
+/*
+ * score_llopen.h - score's open-vocabulary mode for the LL-RNN (issue 14;
+ * score(1), "Open vocabulary"): every token a finite log-probability, a
+ * word outside the vocabulary by its own features and its spelling,
+ * lib/lm/opensig.c doing the sums.  CLI-only.
+ */
+#ifndef LLR_SCORE_LLOPEN_H
+#define LLR_SCORE_LLOPEN_H
+
+#include "score_lm.h"
+
+typedef struct sllopen {
+	llr_open *op;          /* NULL: the model is not open, or not scored open */
+	llr_csr_builder *rows; /* this batch's targets outside V' */
+	llr_csr *xphi;
+	float *xlogb;
+	size_t nx, xcap;
+	int32_t *c; /* scratch row */
+	float *v;
+	size_t cap;
+	int32_t V;
+	const llr_lexicon *lex;
+} sllopen;
+
+/* Set a loaded model up for open scoring when its lexicon has a
+ * spelling model and signature masses (1), else leave it closed (0);
+ * with check_norm, draw norm_samples strings for the norm check. */
+int sllopen_init(sllopen *s, slm *m, int check_norm, long norm_samples);
+/* A new batch: no rows outside V' yet. */
+void sllopen_reset(sllopen *s);
+/* Target id of word w: its id in V', or V + i for the i-th string
+ * outside V' of the batch (*oov set); exits on error. */
+int32_t sllopen_target(sllopen *s, const char *w, size_t len, int *oov);
+/* The batch's rows and log backgrounds, for llr_batch xphi and xlogb
+ * (NULL when none). */
+void sllopen_finish(sllopen *s, const llr_csr **xphi, const float **xlogb);
+/* One stderr line on the open model. */
+void sllopen_summary(const sllopen *s);
+void sllopen_free(sllopen *s);
+
+#endif
