@@ -348,6 +348,14 @@ int llr_normalize(const char *s, size_t len, int nfkc, int lower, llr_buf *out, 
 
 /* ----------------------------------------------------------- token lines */
 
+/* 1 when path names something that exists and is not a regular file: a
+ * device such as /dev/null or /dev/stdout, a FIFO, a directory.  Every
+ * writer of llrnn writes a regular file through a temporary renamed over
+ * it (no half-written output); a special file is opened and written in
+ * place instead, since renaming over /dev/null would replace the device
+ * with a file. */
+int llr_path_is_special(const char *path);
+
 /* The one way every tool reads a line of tokens (tok(1), "Token lines"):
  * the tokens are the maximal runs of bytes other than space and TAB, so
  * runs of separators, and separators at the ends, separate nothing.  tok

@@ -97,3 +97,32 @@ corpus() {
 	run diff <(gen -m m -s 2 -n 3 -p $'le\tchat' --logprob) <(gen -m m -s 2 -n 3 -p 'le chat' --logprob)
 	assert_success
 }
+
+# Every writer puts a regular file in place through a temporary and a
+# rename; a special file is written in place instead: renaming over
+# /dev/null would replace the device (as root) with a file.  A FIFO stands
+# for /dev/null here, so a regression cannot damage the machine.
+@test "tools: -o a FIFO writes into it and leaves it a FIFO (text, tensor and ARPA writers)" {
+	cd "$BATS_TEST_TMPDIR"
+	corpus
+	mkfifo out.fifo fifo.arpa
+	check_fifo() { # FIFO OUT CMD...: CMD -o FIFO with a reader, compared with CMD -o OUT
+		local fifo=$1 want=$2
+		shift 2
+		timeout 20 cat "$fifo" >got &
+		local reader=$!
+		"$@" -o "$fifo" 2>/dev/null
+		wait $reader
+		[ -p "$fifo" ]
+		"$@" -o "$want" 2>/dev/null
+		cmp got "$want"
+	}
+	tok --from tagged -l "$BROWN" 2>/dev/null | head -n 300 >brown.tok
+	check_fifo out.fifo tok.out tok spaces.tok
+	check_fifo out.fifo stream.fz featurize --top 5 spaces.tok
+	check_fifo fifo.arpa lm.arpa train -q --ngram 2 brown.tok
+	check_fifo out.fifo lm.bin train -q --ngram 2 brown.tok
+	# and no temporary was left beside it
+	run bash -c 'ls | grep tmp'
+	assert_failure
+}

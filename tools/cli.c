@@ -210,6 +210,12 @@ void cli_output_open(cli_output *o, const char *path)
 		o->fp = stdout;
 		return;
 	}
+	if (llr_path_is_special(path)) { /* /dev/null, a FIFO: in place */
+		if (!(o->fp = fopen(path, "w")))
+			cli_die("%s: %s", path, strerror(errno));
+		o->path = estrdup(path);
+		return;
+	}
 	size_t n = strlen(path) + 16;
 	o->path = estrdup(path);
 	o->tmp_path = emalloc(n);
@@ -244,10 +250,11 @@ void cli_output_close(cli_output *o)
 	}
 	o->fp = NULL;
 	if (bad) {
-		unlink(o->tmp_path);
+		if (o->tmp_path)
+			unlink(o->tmp_path);
 		cli_die("%s: write error: %s", o->path, strerror(err));
 	}
-	if (rename(o->tmp_path, o->path) != 0) {
+	if (o->tmp_path && rename(o->tmp_path, o->path) != 0) {
 		err = errno;
 		unlink(o->tmp_path);
 		cli_die("%s: %s", o->path, strerror(err));
@@ -263,7 +270,8 @@ void cli_output_abort(cli_output *o)
 		open_output = NULL;
 	if (o->fp && o->fp != stdout) {
 		fclose(o->fp);
-		unlink(o->tmp_path);
+		if (o->tmp_path)
+			unlink(o->tmp_path);
 	}
 	o->fp = NULL;
 }

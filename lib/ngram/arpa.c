@@ -652,9 +652,12 @@ static int aw_open(awriter *w, const char *path, llr_err *err)
 		return LLR_OK;
 	}
 	size_t n = strlen(path) + 48;
-	if (!(w->tmp = llr_malloc(n)))
+	if (llr_path_is_special(path)) { /* /dev/null, a FIFO: in place */
+		if ((w->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+			return llr_err_set(err, LLR_EIO, "%s: %s", path, strerror(errno));
+	} else if (!(w->tmp = llr_malloc(n)))
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	for (unsigned i = 0; i < 1000 && w->fd < 0; i++) {
+	for (unsigned i = 0; w->tmp && i < 1000 && w->fd < 0; i++) {
 		snprintf(w->tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), i);
 		w->fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (w->fd < 0 && errno != EEXIST)

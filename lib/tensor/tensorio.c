@@ -319,9 +319,16 @@ static void tw_free(llr_tensor_writer *w)
 	free(w);
 }
 
-/* Create path.tmp-PID-N exclusively (mode 0666 less the umask). */
+/* Create path.tmp-PID-N exclusively (mode 0666 less the umask); a
+ * special path (/dev/null, a FIFO) is opened in place, with no temporary. */
 static int make_temp(llr_tensor_writer *w, llr_err *err)
 {
+	if (llr_path_is_special(w->path)) {
+		w->fd = open(w->path, O_WRONLY | O_CLOEXEC);
+		if (w->fd < 0)
+			return llr_err_set(err, LLR_EIO, "%s: %s", w->name, strerror(errno));
+		return LLR_OK;
+	}
 	size_t n = strlen(w->path) + 48;
 	w->tmp = malloc(n);
 	if (!w->tmp)
@@ -586,7 +593,7 @@ int llr_tw_close(llr_tensor_writer *w, llr_err *err)
 			close(fd);
 		} else if (close(fd) < 0) {
 			rc = llr_err_set(err, LLR_EIO, "%s: %s", w->name, strerror(errno));
-		} else if (rename(w->tmp, w->path) < 0) {
+		} else if (w->tmp && rename(w->tmp, w->path) < 0) {
 			rc = llr_err_set(err, LLR_EIO, "%s: %s", w->name, strerror(errno));
 		} else {
 			free(w->tmp);
