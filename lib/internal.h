@@ -40,18 +40,15 @@ static inline int llr_token_scan(const char *line, size_t len, size_t *pos, cons
 		sp = w ^ (ones * ' ');
 		tb = w ^ (ones * '\t');
 		uint64_t hit = ((sp - ones) & ~sp & highs) | ((tb - ones) & ~tb & highs);
-		if (hit) {
+		if (hit) { /* the byte loop below stops at once on it */
 			i += (size_t)__builtin_ctzll(hit) >> 3;
-			goto found;
+			break;
 		}
 		i += 8;
 	}
 #endif
 	while (i < len && line[i] != ' ' && line[i] != '\t')
 		i++;
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-found:
-#endif
 	*pos = i;
 	if (i == s)
 		return 0;

@@ -10,31 +10,12 @@
 #include <math.h>
 
 #include "llrnn.h"
+#include "spelling_fixture.h"
 #include "test.h"
 
 /* The training types of the spelling model, each once. */
 static const char *const words[] = {"le", "la", "les", "un", "une", "sel", "lune", "nu"};
 #define NWORDS (sizeof words / sizeof *words)
-
-static llr_spelling *train_spelling(int order)
-{
-	llr_err e = {0};
-	llr_ngram_counter *c = llr_ngram_counter_new(order, (size_t)1 << 24, &e);
-	for (size_t i = 0; i < NWORDS; i++)
-		if (llr_spelling_count(c, words[i], strlen(words[i]), &e) != LLR_OK)
-			printf("# count: %s\n", e.msg);
-	llr_kn_opts o;
-	llr_kn_opts_init(&o);
-	o.discount_fallback = 1;
-	llr_ngram *m = NULL;
-	if (llr_ngram_estimate(c, &o, &m, NULL, &e) != LLR_OK)
-		printf("# estimate: %s\n", e.msg);
-	llr_ngram_counter_free(c);
-	llr_spelling *s = m ? llr_spelling_new(m, &e) : NULL;
-	if (!s)
-		llr_ngram_free(m);
-	return s;
-}
 
 /* A lexicon of </s>, <unk> and the first nv words, identity phi, a
  * background that gives <unk> 0.1 and the rest unevenly, and a spelling
@@ -61,7 +42,7 @@ static llr_lexicon *spell_lexicon(size_t nv, int order, double lambda)
 		x->logb[i] = (float)log(i == 1 ? 0.1 : 0.9 * (1.0 + i) / rest);
 	x->eos_id = 0;
 	x->unk_id = 1;
-	x->spell = train_spelling(order);
+	x->spell = fixture_spelling(words, NWORDS, order);
 	x->spell_lambda = lambda;
 	return x;
 }

@@ -9,6 +9,7 @@
  */
 #include "llrnn.h"
 #include "nn.h"
+#include "spelling_fixture.h"
 #include "test.h"
 
 enum { V = 11,
@@ -205,17 +206,8 @@ static llr_lexicon *open_lexicon(void)
 	x->extract.ortho = 1;
 	x->meta = llr_meta_new();
 	llr_meta_set(x->meta, "top", "1");
-	llr_err e = {0};
-	llr_ngram_counter *c = llr_ngram_counter_new(3, (size_t)1 << 24, &e);
-	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-		llr_spelling_count(c, words[i], strlen(words[i]), &e);
-	llr_kn_opts o;
-	llr_kn_opts_init(&o);
-	o.discount_fallback = 1;
-	llr_ngram *m = NULL;
-	CHECK_OK(llr_ngram_estimate(c, &o, &m, NULL, &e));
-	llr_ngram_counter_free(c);
-	x->spell = llr_spelling_new(m, &e);
+	x->spell = fixture_spelling(words, sizeof words / sizeof *words, 3);
+	CHECK(x->spell != NULL);
 	x->spell_lambda = 0.1;
 	return x;
 }

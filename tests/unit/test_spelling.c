@@ -8,29 +8,10 @@
 #include <math.h>
 
 #include "llrnn.h"
+#include "spelling_fixture.h"
 #include "test.h"
 
 static const char *const words[] = {"le", "la", "les", "chat", "chats", "chien", "chiens", "été", "le", "chat"};
-
-static llr_spelling *train(int order)
-{
-	llr_err e = {0};
-	llr_ngram_counter *c = llr_ngram_counter_new(order, (size_t)1 << 26, &e);
-	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-		if (llr_spelling_count(c, words[i], strlen(words[i]), &e) != LLR_OK)
-			printf("# count: %s\n", e.msg);
-	llr_kn_opts o;
-	llr_kn_opts_init(&o);
-	o.discount_fallback = 1;
-	llr_ngram *m = NULL;
-	if (llr_ngram_estimate(c, &o, &m, NULL, &e) != LLR_OK)
-		printf("# estimate: %s\n", e.msg);
-	llr_ngram_counter_free(c);
-	llr_spelling *s = m ? llr_spelling_new(m, &e) : NULL;
-	if (!s)
-		llr_ngram_free(m);
-	return s;
-}
 
 /* p(x | ctx[0..n)) of the character model. */
 static double p(const llr_ngram *m, const int32_t *ctx, int n, int32_t x)
@@ -77,7 +58,7 @@ static double mass_upto(const llr_ngram *m, int L)
 
 static void test_normalised(void)
 {
-	llr_spelling *s = train(3);
+	llr_spelling *s = fixture_spelling(words, sizeof words / sizeof *words, 3);
 	CHECK(s != NULL);
 	if (!s)
 		return;
@@ -142,7 +123,7 @@ static void test_normalised(void)
 
 static void test_finite(void)
 {
-	llr_spelling *s = train(3);
+	llr_spelling *s = fixture_spelling(words, sizeof words / sizeof *words, 3);
 	CHECK(s != NULL);
 	if (!s)
 		return;
@@ -211,7 +192,7 @@ static void test_count_errors(void)
  * of draws that start with a character the model never saw. */
 static void test_sample(void)
 {
-	llr_spelling *s = train(3);
+	llr_spelling *s = fixture_spelling(words, sizeof words / sizeof *words, 3);
 	CHECK(s != NULL);
 	if (!s)
 		return;
