@@ -126,7 +126,7 @@ $(UNITS): build/tests/%: build/tests/%.o build/libllrnn.a
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@SANITIZE='$(SANITIZE)' scripts/run-tests $(TESTS)
+	@SANITIZE='$(SANITIZE)' TEST_JOBS='$(TEST_JOBS)' scripts/run-tests $(TESTS)
 
 # Fuzzing (tests/fuzz/README.md): the library again, built with clang
 # for libFuzzer with ASan and UBSan under build/fuzz/, one binary for
