@@ -1,14 +1,16 @@
 /*
- * alloc.c - overflow-checked allocation and the growable byte buffer.
- * Nothing here aborts: a NULL or LLR_ENOMEM goes back to the caller.
+ * alloc.c - overflow-checked allocation, large arrays on huge pages, and
+ * the growable byte buffer.  Nothing here aborts: a NULL or LLR_ENOMEM
+ * goes back to the caller.
  */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-#include "llrnn.h"
+#include "internal.h"
 
 void *llr_malloc(size_t size)
 {
@@ -28,6 +30,28 @@ void *llr_reallocarray(void *p, size_t n, size_t size)
 		return NULL;
 	size_t total = n * size;
 	return realloc(p, total ? total : 1);
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *llr_alloc_large(size_t n, size_t size, int zero)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t total = n * size;
+#ifdef MADV_HUGEPAGE
+	if (total >= HUGE_PAGE / 2 && total <= SIZE_MAX - HUGE_PAGE) {
+		size_t r = (total + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		void *p = aligned_alloc(HUGE_PAGE, r);
+		if (p) {
+			madvise(p, r, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
+			if (zero)
+				memset(p, 0, total);
+			return p;
+		}
+	}
+#endif
+	return zero ? llr_calloc(n, size) : llr_malloc(total);
 }
 
 char *llr_strndup(const char *s, size_t n)

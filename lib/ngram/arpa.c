@@ -13,11 +13,13 @@
  * they are in (prefix entry, word) order as writers list them; a section
  * in any other order is sorted once it is read.  Every prefix must be
  * listed in the section before.  Numbers are parsed exactly (Clinger's
- * fast path, else strtod), words looked up in a table of their own, and
- * the prefix of the line before is reused when it repeats.  The writer
- * walks the trie; its numbers have 8 significant digits, 9 when 8 do not
- * read back as the same float.  gzip output goes
- * through libarchive's raw writer.  Not here: estimation, queries.
+ * fast path, the digits after the point up to 8 at a time, else strtod),
+ * words looked up in a table of their own (wordtab.c), and the prefix of
+ * the line before is reused when it repeats; the trie's arrays are on
+ * huge pages (llr_alloc_large).  The writer walks the trie; its numbers
+ * have 8 significant digits, 9 when 8 do not read back as the same
+ * float.  gzip output goes through libarchive's raw writer.  Not here:
+ * estimation, queries.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -32,93 +34,11 @@
 
 /* ------------------------------------------------------------ reading */
 
-/* The words of the 1-grams once they are all read, for the lookups of
- * the higher sections: open addressing (linear probing, at most half
- * full) over 16-byte slots that hold the word's length, id and first 8
- * bytes, so finding a word of up to 8 bytes reads one slot; the rest of
- * a longer word is compared in one arena. */
-typedef struct vslot {
-	uint64_t head; /* the first 8 bytes, zero-padded */
-	uint32_t len;  /* 0 = empty */
-	int32_t id;
-} vslot;
-
-typedef struct vtab {
-	vslot *slot;
-	size_t mask;
-	char *arena;
-	size_t *off; /* of word id in arena */
-} vtab;
-
-static uint64_t word_head(const char *s, size_t n)
-{
-	uint64_t v = 0;
-	if (n >= 8)
-		memcpy(&v, s, 8);
-	else
-		for (size_t i = 0; i < n; i++)
-			v |= (uint64_t)(unsigned char)s[i] << (8 * i);
-	return v;
-}
-
-static size_t word_hash(const char *s, size_t n, uint64_t head)
-{
-	uint64_t h = (head ^ n) * 0xFF51AFD7ED558CCDull;
-	for (size_t i = 8; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001B3ull;
-	h ^= h >> 32;
-	h *= 0xC4CEB9FE1A85EC53ull;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static int vt_build(vtab *t, const llr_strmap *v)
-{
-	size_t n = llr_strmap_size(v), bytes = 1, cap = 64;
-	while (cap < 2 * n)
-		cap *= 2;
-	for (size_t i = 0; i < n; i++)
-		bytes += llr_strmap_len(v, (int32_t)i);
-	if (!(t->slot = llr_calloc(cap, sizeof *t->slot)) || !(t->arena = llr_malloc(bytes)) || !(t->off = llr_malloc((n + 1) * sizeof *t->off)))
-		return LLR_ENOMEM;
-	t->mask = cap - 1;
-	size_t off = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *w = llr_strmap_str(v, (int32_t)i);
-		size_t len = llr_strmap_len(v, (int32_t)i);
-		uint64_t head = word_head(w, len);
-		size_t j = word_hash(w, len, head) & t->mask;
-		while (t->slot[j].len)
-			j = (j + 1) & t->mask;
-		t->slot[j] = (vslot){head, (uint32_t)len, (int32_t)i};
-		t->off[i] = off;
-		memcpy(t->arena + off, w, len);
-		off += len;
-	}
-	return LLR_OK;
-}
-
-static void vt_free(vtab *t)
-{
-	free(t->slot);
-	free(t->arena);
-	free(t->off);
-}
-
-/* The id of s[0..n), -1 if it is not a 1-gram. */
-static int32_t vt_get(const vtab *t, const char *s, size_t n)
-{
-	uint64_t head = word_head(s, n);
-	for (size_t j = word_hash(s, n, head) & t->mask;; j = (j + 1) & t->mask) {
-		const vslot *e = &t->slot[j];
-		if (!e->len)
-			return -1;
-		if (e->len == n && e->head == head && (n <= 8 || !memcmp(t->arena + t->off[e->id] + 8, s + 8, n - 8)))
-			return e->id;
-	}
-}
+/* The hot part of the word table (wordtab.c): 4,096 words, 128 KiB. */
+#define ARPA_HOT_WORDS 4096
 
 typedef struct reader {
-	vtab vt;
+	llr_wordtab *wt;
 	llr_lines *l;
 	const char *name;
 	const char *line;
@@ -201,6 +121,47 @@ static int parse_float_slow(const char *s, size_t n, float *out)
 	return 0;
 }
 
+/* Powers of ten up to 10^8, as integers. */
+static const uint64_t pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/* m followed by the decimal digits of s[*i..n) up to the first other
+ * byte, modulo 2^64 (the caller counts the digits); *i moves past them.
+ * For the digits after the point, which ARPA writers print 6 to 9 of.
+ * On a little-endian machine the digits go up to 8 at a time: the 8
+ * bytes of s ending min(8, n - *i) bytes on, those before *i replaced by
+ * '0' (so k < 8 digits read as an 8-digit number with leading zeros),
+ * are checked to be digits and converted
+ * with three multiplications (the byte-pair, pair-of-pairs and half
+ * sums; simdjson's parse_eight_digits_unrolled). */
+static inline uint64_t parse_fraction(const char *s, size_t n, size_t *i, uint64_t m)
+{
+	size_t p = *i;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t zeros = 0x3030303030303030ull, nib = 0xF0F0F0F0F0F0F0F0ull;
+	while (p < n) {
+		size_t k = n - p < 8 ? n - p : 8;
+		if (p + k < 8)
+			break; /* fewer than 8 bytes of s end there */
+		uint64_t w;
+		memcpy(&w, s + p + k - 8, 8);
+		if (k < 8)
+			w = (w >> (8 * (8 - k)) << (8 * (8 - k))) | (zeros >> (8 * k));
+		/* every byte 0x30..0x39: high nibble 3, and still 3 after + 6 */
+		if (((w & nib) | (((w + 0x0606060606060606ull) & nib) >> 4)) != 0x3333333333333333ull)
+			break;
+		w = (w & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;
+		w = (w & 0x00FF00FF00FF00FFull) * 6553601 >> 16;
+		w = (w & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32;
+		m = m * pow10_u64[k] + (uint32_t)w;
+		p += k;
+	}
+#endif
+	for (; p < n && (unsigned)(s[p] - '0') < 10; p++)
+		m = m * 10 + (unsigned)(s[p] - '0');
+	*i = p;
+	return m;
+}
+
 /* Decimal numbers ([+-]digits[.digits][e[+-]digits]) of at most 19
  * significant digits whose value m * 10^e has m <= 2^53 and |e| <= 22
  * take one exact multiplication or division of doubles (Clinger's fast
@@ -208,45 +169,44 @@ static int parse_float_slow(const char *s, size_t n, float *out)
  * form (hex, inf, long or extreme numbers) goes to strtod itself. */
 int llr_arpa_parse_float(const char *s, size_t n, float *out)
 {
-	const char *p = s, *e = s + n;
+	size_t p = 0;
 	int neg = 0;
-	if (p < e && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
-	const char *d0 = p;
-	uint64_t m = 0;
-	while (p < e && *p == '0') /* leading zeros */
+	if (p < n && (s[p] == '-' || s[p] == '+'))
+		neg = s[p++] == '-';
+	const size_t d0 = p;
+	while (p < n && s[p] == '0') /* leading zeros */
 		p++;
-	const char *s0 = p;
-	for (; p < e && (unsigned)(*p - '0') < 10; p++)
-		m = m * 10 + (unsigned)(*p - '0');
-	long nd = p - s0, digits = p - d0, x10 = 0; /* significant digits, all */
-	if (p < e && *p == '.') {
-		const char *f0 = ++p;
+	const size_t s0 = p;
+	uint64_t m = 0;
+	for (; p < n && (unsigned)(s[p] - '0') < 10; p++) /* mostly 0 to 2 digits */
+		m = m * 10 + (unsigned)(s[p] - '0');
+	long nd = (long)(p - s0), digits = (long)(p - d0), x10 = 0; /* significant digits, all */
+	if (p < n && s[p] == '.') {
+		const size_t f0 = ++p;
 		if (m == 0)
-			while (p < e && *p == '0')
+			while (p < n && s[p] == '0')
 				p++;
-		const char *f1 = p;
-		for (; p < e && (unsigned)(*p - '0') < 10; p++)
-			m = m * 10 + (unsigned)(*p - '0');
-		nd += p - f1;
-		digits += p - f0;
-		x10 = -(p - f0);
+		const size_t f1 = p;
+		m = parse_fraction(s, n, &p, m);
+		nd += (long)(p - f1);
+		digits += (long)(p - f0);
+		x10 = -(long)(p - f0);
 	}
 	if (!digits || nd > 19)
 		return parse_float_slow(s, n, out);
-	if (p < e && (*p == 'e' || *p == 'E')) {
+	if (p < n && (s[p] == 'e' || s[p] == 'E')) {
 		int eneg = 0;
 		long x = 0;
-		if (++p < e && (*p == '-' || *p == '+'))
-			eneg = *p++ == '-';
-		if (p == e)
+		if (++p < n && (s[p] == '-' || s[p] == '+'))
+			eneg = s[p++] == '-';
+		if (p == n)
 			return parse_float_slow(s, n, out);
-		for (; p < e && (unsigned)(*p - '0') < 10; p++)
+		for (; p < n && (unsigned)(s[p] - '0') < 10; p++)
 			if (x < 100000)
-				x = x * 10 + (*p - '0');
+				x = x * 10 + (s[p] - '0');
 		x10 += eneg ? -x : x;
 	}
-	if (p != e || m > (uint64_t)1 << 53 || (m && (x10 < -22 || x10 > 22)))
+	if (p != n || m > (uint64_t)1 << 53 || (m && (x10 < -22 || x10 > 22)))
 		return parse_float_slow(s, n, out);
 	double v = m == 0 ? 0.0 : x10 < 0 ? (double)m / pow10_exact[-x10]
 	                                  : (double)m * pow10_exact[x10];
@@ -311,6 +271,13 @@ typedef struct section {
 	int64_t pidx0; /* the prefix entry of the line before */
 } section;
 
+/* An array of the trie: at first on huge pages (llr_alloc_large), then
+ * grown. */
+static void *grow(void *p, size_t n, size_t size)
+{
+	return p ? llr_reallocarray(p, n, size) : llr_alloc_large(n, size, 0);
+}
+
 /* Room for more entries: at first the count \data\ gives (up to 2^24;
  * pages untouched cost nothing), then twice as many. */
 static int sec_grow(section *sc, llr_ngram *m)
@@ -320,13 +287,13 @@ static int sec_grow(section *sc, llr_ngram *m)
 	if (cap > sc->want)
 		cap = sc->want;
 	size_t sz = (size_t)cap + 1;
-	float *lp = llr_reallocarray(m->logp[n - 1], sz, sizeof *lp);
+	float *lp = grow(m->logp[n - 1], sz, sizeof *lp);
 	if (lp)
 		m->logp[n - 1] = lp;
-	float *bo = n < m->order ? llr_reallocarray(m->backoff[n - 1], sz, sizeof *bo) : NULL;
+	float *bo = n < m->order ? grow(m->backoff[n - 1], sz, sizeof *bo) : NULL;
 	if (bo)
 		m->backoff[n - 1] = bo;
-	int32_t *w = n > 1 ? llr_reallocarray(m->word[n - 1], sz, sizeof *w) : NULL;
+	int32_t *w = n > 1 ? grow(m->word[n - 1], sz, sizeof *w) : NULL;
 	if (w)
 		m->word[n - 1] = w;
 	int64_t *pr = sc->prefix ? llr_reallocarray(sc->prefix, sz, sizeof *pr) : NULL;
@@ -374,7 +341,7 @@ static int parse_prefix(reader *r, const llr_ngram *m, section *sc, size_t *pos,
 	size_t c = p0;
 	for (int k = 0; k < n - 1; k++) {
 		llr_token_scan(l, r->len, &c, &tok, &tl);
-		if ((words[k] = vt_get(&r->vt, tok, tl)) < 0) {
+		if ((words[k] = llr_wordtab_get(r->wt, tok, tl, (size_t)(l + r->len - tok))) < 0) {
 			char w[256];
 			snprintf(w, sizeof w, "%.*s", (int)(tl < 200 ? tl : 200), tok);
 			return rd_fail(r, "the word '%s' is not among the 1-grams", w, 0, 0);
@@ -423,7 +390,7 @@ static int parse_entry(reader *r, llr_ngram *m, section *sc)
 			return llr_err_set(r->err, LLR_ENOMEM, "out of memory");
 		if (llr_strmap_size(m->vocab) == before)
 			return rd_fail(r, "the 1-gram '%.200s' is listed twice", tok, 0, 0);
-	} else if ((w = vt_get(&r->vt, tok, tl)) < 0) {
+	} else if ((w = llr_wordtab_get(r->wt, tok, tl, (size_t)(r->line + r->len - tok))) < 0) {
 		char s[256];
 		snprintf(s, sizeof s, "%.*s", (int)(tl < 200 ? tl : 200), tok);
 		return rd_fail(r, "the word '%s' is not among the 1-grams", s, 0, 0);
@@ -540,7 +507,7 @@ static int read_section(reader *r, llr_ngram *m, int n, int64_t want)
 		return rd_fail(r, "missing section %s", what, 0, 0);
 	}
 	section sc = {.n = n, .want = want, .sorted = 1, .dup = -1, .pidx = -1};
-	if (n > 1 && !(sc.child = m->child[n - 2] = llr_calloc((size_t)m->count[n - 2] + 1, sizeof(int64_t))))
+	if (n > 1 && !(sc.child = m->child[n - 2] = llr_alloc_large((size_t)m->count[n - 2] + 1, sizeof(int64_t), 1)))
 		return llr_err_set(r->err, LLR_ENOMEM, "out of memory");
 	while ((rc = rd_next(r)) == LLR_OK && !r->eof && !is_blank(r->line, r->len) && r->line[0] != '\\') {
 		if (sc.k == want) {
@@ -593,12 +560,12 @@ int llr_ngram_read_arpa(const char *path, llr_ngram **out, llr_err *err)
 	if (rc == LLR_OK && !(m = llr_ngram_alloc(order, err)))
 		rc = llr_err_code(err, LLR_ENOMEM);
 	for (int n = 1; rc == LLR_OK && n <= order; n++) {
-		if (n == 2 && vt_build(&r.vt, m->vocab) != LLR_OK)
+		if (n == 2 && !(r.wt = llr_wordtab_new(m->vocab, m->logp[0], ARPA_HOT_WORDS)))
 			rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 		if (rc == LLR_OK)
 			rc = read_section(&r, m, n, counts[n - 1]);
 	}
-	vt_free(&r.vt);
+	llr_wordtab_free(r.wt);
 	if (rc == LLR_OK)
 		rc = rd_skip_blank(&r);
 	if (rc == LLR_OK && (r.eof || !line_is(&r, "\\end\\")))

@@ -39,6 +39,16 @@ int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err);
 void llr_ngram_counter_merge_at(llr_ngram_counter *c, size_t keys);
 int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, uint64_t **counts, size_t *n, llr_strmap **vocab, llr_err *err);
 
+/* wordtab.c: the ARPA reader's table of the words of v (ids = their
+ * index in v), the `hot` of highest logp (V values, no NaN; ties by id)
+ * looked at first; NULL when out of memory.  Get gives the id of
+ * s[0..n), -1 if it is not in v; s[0..avail) must be readable (avail >= n;
+ * more lets it read 8 bytes at once). */
+typedef struct llr_wordtab llr_wordtab;
+llr_wordtab *llr_wordtab_new(const llr_strmap *v, const float *logp, size_t hot);
+void llr_wordtab_free(llr_wordtab *t);
+int32_t llr_wordtab_get(const llr_wordtab *t, const char *s, size_t n, size_t avail);
+
 /* arpa.c: an ARPA number (the whole of s[0..n)) as (float)strtod(s)
  * gives it, -inf as -99; -1 if s is not a number (or is NaN or +inf). */
 int llr_arpa_parse_float(const char *s, size_t n, float *out);

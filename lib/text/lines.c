@@ -8,6 +8,10 @@
  * a bad line is an LLR_EUTF8 error "name:line: invalid UTF-8 ...", or with
  * LLR_LINES_REPLACE_INVALID each maximal invalid subsequence becomes one
  * U+FFFD.  Lines longer than LLR_MAX_LINE bytes are LLR_ERANGE.
+ * The check runs over the buffered bytes from a line's start to the first
+ * invalid sequence at once (32 ASCII bytes a step), and the lines that
+ * end before that point are not checked again one by one: a "\n" is a
+ * whole sequence, so a valid run from a line start is valid line by line.
  *
  * Not here: opening files (input.c), normalisation (tok), tokenising.
  */
@@ -81,8 +85,21 @@ size_t llr_utf8_valid_prefix(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	while (i < n) {
-		/* ASCII fast path, 8 bytes at a time. */
+		/* ASCII fast path: 32 bytes, then 8 bytes at a time, none with
+		 * its high bit set or zero. */
+		while (i + 32 <= n) {
+			uint64_t a, b, c, d;
+			memcpy(&a, p + i, 8);
+			memcpy(&b, p + i + 8, 8);
+			memcpy(&c, p + i + 16, 8);
+			memcpy(&d, p + i + 24, 8);
+			uint64_t zero = ((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c) | ((d - ones) & ~d);
+			if ((a | b | c | d | zero) & highs)
+				break;
+			i += 32;
+		}
 		while (i + 8 <= n) {
 			uint64_t w;
 			memcpy(&w, p + i, 8);
@@ -109,13 +126,14 @@ struct llr_lines {
 	llr_input *own; /* opened by llr_lines_open */
 	char *name;
 	int flags;
-	char *buf;             /* unconsumed bytes are buf[start..end) */
+	char *buf; /* unconsumed bytes are buf[start..end) */
 	size_t start, end, cap;
+	size_t valid; /* buf[..valid) is valid UTF-8 from a line on */
 	int eof;
-	int error;             /* sticky error code */
-	llr_err saved;         /* and its message */
+	int error;     /* sticky error code */
+	llr_err saved; /* and its message */
 	size_t lineno, replaced;
-	llr_buf fixed;         /* the line with U+FFFD replacements */
+	llr_buf fixed; /* the line with U+FFFD replacements */
 };
 
 static ssize_t input_read_fn(void *src, void *buf, size_t n, llr_err *err)
@@ -197,11 +215,15 @@ static int emit(llr_lines *l, size_t s, size_t len, const char **line, size_t *l
 	char *p = l->buf + s;
 	if (len > 0 && p[len - 1] == '\r' && s + len < l->end && p[len] == '\n')
 		len--;
+	/* Not within the run checked before: check from here to the end of
+	 * the buffer (its later lines are not zeroed yet). */
+	if (!(l->flags & LLR_LINES_NO_VALIDATE) && s + len > l->valid && len <= LLR_MAX_LINE)
+		l->valid = s + llr_utf8_valid_prefix(p, l->end - s);
 	p[len] = 0;
 	l->lineno++;
 	if (len > LLR_MAX_LINE)
 		return fail(l, err, LLR_ERANGE, "%s:%zu: line longer than 64 MiB%s", "");
-	if (!(l->flags & LLR_LINES_NO_VALIDATE)) {
+	if (!(l->flags & LLR_LINES_NO_VALIDATE) && s + len > l->valid) {
 		size_t ok = llr_utf8_valid_prefix(p, len);
 		if (ok < len) {
 			if (l->flags & LLR_LINES_REPLACE_INVALID) {
@@ -265,6 +287,7 @@ int llr_lines_next(llr_lines *l, const char **line, size_t *len, llr_err *err)
 		/* Make room: slide the partial line down, grow if full. */
 		if (l->start > 0) {
 			memmove(l->buf, l->buf + l->start, l->end - l->start);
+			l->valid = l->valid > l->start ? l->valid - l->start : 0;
 			l->end -= l->start;
 			scanned -= l->start;
 			l->start = 0;

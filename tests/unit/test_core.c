@@ -2,7 +2,9 @@
  * test_core.c - unit tests for errors, allocation, the RNG, tensors, CSR
  * matrices, string interning and CRC-32C.
  */
-#include "llrnn.h"
+#include <stdint.h>
+
+#include "internal.h"
 #include "test.h"
 
 static void test_err(void)
@@ -154,9 +156,32 @@ static void test_crc32c(void)
 		CHECK(llr_crc32c(llr_crc32c(0, iscsi, cut), iscsi + cut, 48 - cut) == 0xD9963A56u);
 }
 
+/* llr_alloc_large: small and huge-page sizes, zeroed when asked, every
+ * byte writable, freed with free(); an overflowing size is NULL. */
+static void test_alloc_large(void)
+{
+	static const size_t sizes[] = {1, 1000, (1 << 20) - 8, 1 << 20, (2 << 20) + 4, 5 << 20};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		size_t n = sizes[i] / sizeof(int64_t) + 1;
+		int64_t *z = llr_alloc_large(n, sizeof *z, 1), *u = llr_alloc_large(n, sizeof *u, 0);
+		CHECK(z && u);
+		int64_t nonzero = 0;
+		for (size_t k = 0; z && u && k < n; k++) {
+			nonzero += z[k] != 0;
+			u[k] = (int64_t)k;
+			z[k] = u[k] + 1;
+		}
+		CHECK(nonzero == 0);
+		CHECK(z && u && z[n - 1] == (int64_t)n && u[n / 2] == (int64_t)(n / 2));
+		free(z);
+		free(u);
+	}
+	CHECK(llr_alloc_large(SIZE_MAX / 4, 8, 0) == NULL);
+}
+
 int main(void)
 {
-	PLAN(7);
+	PLAN(8);
 	RUN(test_err);
 	RUN(test_buf);
 	RUN(test_rng);
@@ -164,5 +189,6 @@ int main(void)
 	RUN(test_csr);
 	RUN(test_strmap);
 	RUN(test_crc32c);
+	RUN(test_alloc_large);
 	DONE();
 }

@@ -1,7 +1,7 @@
 /*
  * test_io.c - unit tests for text input: llr_input over plain and
  * compressed files, the UTF-8 decoder and line reader (CRLF, final line,
- * invalid bytes, replacement, the 64 MiB cap), and llr_archive over tar,
+ * invalid bytes, replacement, the 64 MiB cap, lines checked in runs), and llr_archive over tar,
  * zip and plain text.  Compressed files and archives are made with the
  * command-line tools (gzip, bzip2, xz, zstd, tar, zip); a missing tool
  * skips only its own case, said in a TAP comment.
@@ -206,14 +206,21 @@ static void test_lines_replace(void)
 	llr_err e = {0};
 	/* one U+FFFD per maximal invalid subpart (Unicode 3.9, U+FFFD
 	 * substitution of maximal subparts) */
-	static const char d[] = "a\xFF" "b\xE0\x80" "c\xE2\x82" "d\xF0\x9F\x98" "\nz\0z\xED\xA0\x80\n";
+	static const char d[] = "a\xFF"
+	                        "b\xE0\x80"
+	                        "c\xE2\x82"
+	                        "d\xF0\x9F\x98"
+	                        "\nz\0z\xED\xA0\x80\n";
 	size_t dn = sizeof d - 1;
 	memsrc m = {d, dn, 0, 3};
 	llr_lines *l = llr_lines_from(mem_read, &m, "mem", LLR_LINES_REPLACE_INVALID);
 	const char *s;
 	size_t n;
 	CHECK(llr_lines_next(l, &s, &n, &e) == 1);
-	const char *want1 = "a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD" "c\xEF\xBF\xBD" "d\xEF\xBF\xBD";
+	const char *want1 = "a\xEF\xBF\xBD"
+	                    "b\xEF\xBF\xBD\xEF\xBF\xBD"
+	                    "c\xEF\xBF\xBD"
+	                    "d\xEF\xBF\xBD";
 	CHECK(n == strlen(want1) && !strcmp(s, want1));
 	CHECK(llr_lines_replaced(l) == 5);
 	CHECK(llr_lines_next(l, &s, &n, &e) == 1);
@@ -223,6 +230,69 @@ static void test_lines_replace(void)
 	CHECK(llr_utf8_valid_prefix(s, n) == n);
 	CHECK(llr_lines_next(l, &s, &n, &e) == 0);
 	llr_lines_close(l);
+}
+
+/* Lines are checked in runs across the buffer (lines.c), so a line's
+ * result must not depend on its neighbours or on how the bytes arrive:
+ * random text of ASCII runs, valid and invalid UTF-8, NULs, "\r" and
+ * "\n", read in pieces of 1 to 64 bytes, strict and replacing, against
+ * each of its lines read on its own. */
+static void test_lines_runs(void)
+{
+	static const char *piece[] = {"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ!", " ", "\n", "\n", "\r", "\xC3\xA9",
+	                              "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xFF", "\x80", "\xE2\x82", "\xED\xA0\x80", "\0"};
+	static const size_t steps[] = {0, 1, 3, 7, 64};
+	uint64_t st = 2026;
+	int bad = 0;
+	for (int rep = 0; rep < 300 && bad < 3; rep++) {
+		char data[4096], out[16384], want[16384], one[4096];
+		size_t n = 0;
+		int rare = rep % 3; /* 0: no invalid bytes; else 1 in 20 or 1 in 4 pieces */
+		while (n + 64 < sizeof data && n < 200 + (size_t)rep * 10) {
+			st = st * 6364136223846793005ull + 1442695040888963407ull;
+			unsigned k = (unsigned)(st >> 33) % 100;
+			/* 60% ASCII runs, 10% spaces, 10% line ends, 10% UTF-8, 10% invalid */
+			static const unsigned char pick[10] = {0, 0, 0, 0, 0, 0, 1, 2, 5, 8};
+			size_t i = pick[k / 10] + (k / 10 >= 7 ? k % (k / 10 == 9 ? 5 : 3) : 0);
+			if (i >= 8 && (!rare || (rare == 1 && k % 5)))
+				i = 0;
+			size_t len = i == 0 ? 1 + (st >> 45) % 63 : i == 12 ? 1
+			                                                    : strlen(piece[i]);
+			memcpy(data + n, piece[i] + (i == 0 ? (st >> 20) % (64 - len) : 0), len);
+			n += len;
+		}
+		for (int flags = 0; flags <= LLR_LINES_REPLACE_INVALID; flags += LLR_LINES_REPLACE_INVALID) {
+			/* the reference: each line on its own */
+			size_t w = 0, a = 0, line = 0;
+			int want_rc = 0;
+			char want_msg[256] = "";
+			want[0] = 0;
+			while (a < n && !want_rc) {
+				const char *nl = memchr(data + a, '\n', n - a);
+				size_t b = nl ? (size_t)(nl - data) + 1 : n;
+				llr_err e1 = {0};
+				line++;
+				int rc = collect(data + a, b - a, 0, flags, one, sizeof one, &e1);
+				if (rc < 0) {
+					want_rc = rc;
+					snprintf(want_msg, sizeof want_msg, "mem:%zu:%s", line, strchr(e1.msg + 4, ':') + 1);
+				} else if (w + strlen(one) < sizeof want) {
+					memcpy(want + w, one, strlen(one) + 1);
+					w += strlen(one);
+				}
+				a = b;
+			}
+			for (size_t si = 0; si < sizeof steps / sizeof *steps; si++) {
+				llr_err e = {0};
+				int rc = collect(data, n, steps[si], flags, out, sizeof out, &e);
+				if (rc != want_rc || strcmp(out, want) || (rc && strcmp(e.msg, want_msg))) {
+					printf("#   rep %d flags %d step %zu: rc %d/%d '%s' / '%s'\n", rep, flags, steps[si], rc, want_rc, e.msg, want_msg);
+					bad++;
+				}
+			}
+		}
+	}
+	CHECK(bad == 0);
 }
 
 /* A source of `len` bytes 'a', then "\r\n", then `len2` bytes 'b'. */
@@ -244,7 +314,8 @@ static ssize_t gen_read(void *src, void *buf, size_t n, llr_err *err)
 			g->pos += run;
 			continue;
 		}
-		p[k++] = i == g->len ? '\r' : i == g->len + 1 ? '\n' : 'b';
+		p[k++] = i == g->len ? '\r' : i == g->len + 1 ? '\n'
+		                                              : 'b';
 		g->pos++;
 	}
 	return (ssize_t)k;
@@ -553,11 +624,12 @@ static void test_stdin(void)
 
 int main(void)
 {
-	PLAN(8);
+	PLAN(9);
 	RUN(test_utf8);
 	RUN(test_lines_basic);
 	RUN(test_lines_invalid);
 	RUN(test_lines_replace);
+	RUN(test_lines_runs);
 	RUN(test_lines_long);
 	RUN(test_input_compressed);
 	RUN(test_archive);

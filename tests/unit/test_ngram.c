@@ -406,10 +406,16 @@ static int ref_parse(const char *s, float *out)
 	return 0;
 }
 
+/* llr_arpa_parse_float on an exact-size heap copy of s (the sanitizers
+ * catch a read past it), against ref_parse, bit for bit. */
 static int same_parse(const char *s)
 {
 	float a = 1234.5f, b = 1234.5f;
-	int ra = llr_arpa_parse_float(s, strlen(s), &a), rb = ref_parse(s, &b);
+	size_t n = strlen(s);
+	char *copy = malloc(n ? n : 1);
+	memcpy(copy, s, n);
+	int ra = llr_arpa_parse_float(copy, n, &a), rb = ref_parse(s, &b);
+	free(copy);
 	if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a))) {
 		printf("#   '%s': parsed %d %.9g, strtod %d %.9g\n", s, ra, (double)a, rb, (double)b);
 		return 0;
@@ -421,9 +427,16 @@ static void test_parse_float(void)
 {
 	static const char *good[] = {"-1.5e-05", "-99", "0", "-0", "1.", ".5", "-.5", "+2.5", "-3.1839137", "-0.094899632", "1E3", "1e+2",
 	                             "-2.4e-7", "0.000000000000000000000000001", "12345678901234567890", "-1.17549435e-38", "3.4028235e38",
-	                             "1e-50", "9007199254740993", "0x1p3", "-inf", "-Infinity", "00012.500", "-0.0000", "4.9406564584124654e-324"};
+	                             "1e-50", "9007199254740993", "0x1p3", "-inf", "-Infinity", "00012.500", "-0.0000", "4.9406564584124654e-324",
+	                             /* 8 digits at a time: runs of 1 to 20 digits, zeros, the 19-digit limit */
+	                             "-0.0", "-0", "-00000000000000000000.5", "0.12345678", "-0.41236243", "12345678", "123456789",
+	                             "1234567890123456789", "12345678901234567891", "9999999999999999999", "-99.000000", "-99.0",
+	                             "1E+08", "9.99999999e-01", "0.000000012345678", "1.0000000000000000000000001", "99999999.99999999",
+	                             "-0.000000000000000000000000000000000000000001", "1.00000005960464477539", "-1e-99", "12345678.e2",
+	                             "0.00000000", "-000000000000000000000000"};
 	static const char *bad[] = {"", "-", "+", ".", "-.", "e5", "1e", "1e+", "1e-", "1.2.3", "1,5", "--1", "1e5x", "1 ",
-	                            "nan", "-nan", "inf", "+inf", "1e999", "0x", "1-", "abc", "1d5"};
+	                            "nan", "-nan", "inf", "+inf", "1e999", "0x", "1-", "abc", "1d5",
+	                            "1.2345678x9", "12345678e", "1234567a", "-0.1234567:", "12345678901234567890a", "1.23456789-"};
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
 		float v;
 		CHECK(same_parse(good[i]));
@@ -461,6 +474,30 @@ static void test_parse_float(void)
 		}
 		if (llr_rng_u64(&rng) % 3 == 0)
 			len += snprintf(s + len, sizeof s - (size_t)len, "e%d", (int)(llr_rng_u64(&rng) % 81) - 40);
+		s[len] = 0;
+		bad_count += !same_parse(s);
+	}
+	CHECK(bad_count == 0);
+	/* Long and zero-heavy mantissas (up to 20 integer and 24 fraction
+	 * digits, each a 0 half the time), e/E exponents with or without a
+	 * sign: around and past the 19 digits of the fast path. */
+	bad_count = 0;
+	for (int i = 0; i < 300000 && bad_count < 5; i++) {
+		char s[96];
+		int len = 0, intd = (int)(llr_rng_u64(&rng) % 21), frac = (int)(llr_rng_u64(&rng) % 25);
+		uint64_t r = llr_rng_u64(&rng);
+		if (r % 3)
+			s[len++] = r % 3 == 1 ? '-' : '+';
+		for (int k = 0; k < intd; k++)
+			s[len++] = (char)('0' + (llr_rng_u64(&rng) % 2 ? 0 : llr_rng_u64(&rng) % 10));
+		if (frac || !intd) {
+			s[len++] = '.';
+			for (int k = 0; k < frac + !intd; k++)
+				s[len++] = (char)('0' + (llr_rng_u64(&rng) % 2 ? 0 : llr_rng_u64(&rng) % 10));
+		}
+		if (r / 3 % 4 == 0)
+			len += snprintf(s + len, sizeof s - (size_t)len, "%c%s%d", r / 12 % 2 ? 'e' : 'E', r / 24 % 2 ? "+" : "",
+			                (int)(llr_rng_u64(&rng) % 61) - 30);
 		s[len] = 0;
 		bad_count += !same_parse(s);
 	}
@@ -692,9 +729,63 @@ static void test_merges(void)
 	free(text);
 }
 
+/* The ARPA reader's word table (wordtab.c): random words of 1 to 20
+ * bytes (UTF-8 bytes too) with random log-probabilities (many tied), for
+ * hot parts of every size from none to all: every word gives its id, with
+ * the bytes after it readable or not, and the strings that are not words
+ * (a byte more, a byte less, a byte changed) give -1. */
+static void test_wordtab(void)
+{
+	llr_rng rng;
+	llr_rng_seed(&rng, 2611);
+	llr_strmap *v = llr_strmap_new();
+	float logp[3000];
+	char buf[64];
+	while (llr_strmap_size(v) < 3000) {
+		size_t len = 1 + llr_rng_u64(&rng) % 20;
+		for (size_t k = 0; k < len; k++)
+			buf[k] = (char)("abcdefgh\xc3\xa9xyz"[llr_rng_u64(&rng) % 12]);
+		size_t before = llr_strmap_size(v);
+		llr_strmap_add(v, buf, len);
+		if (llr_strmap_size(v) > before)
+			logp[before] = -(float)(llr_rng_u64(&rng) % 40) / 8;
+	}
+	static const size_t hots[] = {0, 1, 7, 1000, 2999, 3000, 5000};
+	int bad = 0;
+	for (size_t h = 0; h < sizeof hots / sizeof *hots; h++) {
+		llr_wordtab *t = llr_wordtab_new(v, logp, hots[h]);
+		CHECK(t != NULL);
+		for (int32_t i = 0; i < 3000 && t; i++) {
+			const char *w = llr_strmap_str(v, i);
+			size_t len = llr_strmap_len(v, i);
+			char *exact = malloc(len); /* nothing readable after it */
+			memcpy(exact, w, len);
+			memset(buf, 'q', sizeof buf);
+			memcpy(buf, w, len);
+			bad += llr_wordtab_get(t, exact, len, len) != i;
+			bad += llr_wordtab_get(t, buf, len, sizeof buf) != i;
+			free(exact);
+			/* not words, unless they happen to be another one */
+			buf[len] = 'a';
+			int32_t j = llr_wordtab_get(t, buf, len + 1, sizeof buf);
+			bad += j != llr_strmap_get(v, buf, len + 1);
+			if (len > 1) {
+				j = llr_wordtab_get(t, buf, len - 1, sizeof buf);
+				bad += j != llr_strmap_get(v, buf, len - 1);
+			}
+			buf[len - 1] = 'Q';
+			bad += llr_wordtab_get(t, buf, len, sizeof buf) != -1;
+		}
+		llr_wordtab_free(t);
+	}
+	CHECK(bad == 0);
+	llr_wordtab_free(NULL);
+	llr_strmap_free(v);
+}
+
 int main(void)
 {
-	PLAN(10);
+	PLAN(11);
 	RUN(test_hand_worked);
 	RUN(test_kenlm_toy);
 	RUN(test_sums_to_one);
@@ -705,5 +796,6 @@ int main(void)
 	RUN(test_parse_float);
 	RUN(test_format_float);
 	RUN(test_arpa_order);
+	RUN(test_wordtab);
 	DONE();
 }
