@@ -30,7 +30,7 @@ docs_here() {
 	run disc-pairs -h
 	assert_success
 	assert_line --index 0 --partial "usage: disc-pairs [-hl] [-o file] [-s seed]"
-	for opt in format lang tasks markers min-par next-stride min-len max-len max-ratio max-member-bytes include exclude provenance sentences list-markers; do
+	for opt in format lang tasks markers min-par next-stride min-len max-len max-ratio max-member-bytes include exclude html-unit provenance sentences list-markers; do
 		assert_output --partial "--$opt"
 		grep -q -- "^\.Op Fl -$opt\|^\.Fl -$opt\|^\.It Fl -$opt" "$TOP/man/disc-pairs.1"
 	done
@@ -44,6 +44,7 @@ docs_here() {
 	run_err 2 "min-par: 3 out of range" disc-pairs --min-par 3 "$F/garden.txt"
 	run_err 2 "next-stride: 0 out of range" disc-pairs --next-stride 0 "$F/garden.txt"
 	run_err 2 "exclude: more than 16 patterns" disc-pairs $(printf -- '--exclude x%d ' $(seq 17)) "$F/garden.txt"
+	run_err 2 "html-unit: unknown unit 'section'" disc-pairs --html-unit section "$F/runs.html"
 	run_err 2 "max-ratio: 0.5 out of range" disc-pairs --max-ratio 0.5 "$F/garden.txt"
 	run_err 2 "max-member-bytes: not a size" disc-pairs --max-member-bytes 12X "$F/garden.txt"
 	run_err 2 "not an integer" disc-pairs -s seven "$F/garden.txt"
@@ -436,6 +437,51 @@ deb_here() {
 	[[ "$stderr" == *"disc-pairs: 1 HTML document"* ]] || { echo "$stderr"; false; }
 	# the paragraphs are the page's <p> elements: the first one has 3 sentences
 	[ "$(disc-pairs --sentences "$F/howto.html" 2>/dev/null | awk 'NF==0{print NR-1; exit}')" -eq 3 ]
+}
+
+@test "disc-pairs --html-unit run: adjacent <p> elements are one paragraph, anything else between them ends it" {
+	run --separate-stderr disc-pairs --sentences "$F/runs.html"
+	assert_success
+	[[ "$stderr" == *"1 document, 10 paragraphs, 11 sentences"* ]] || { echo "$stderr"; false; }
+	run --separate-stderr disc-pairs --html-unit run --sentences "$F/runs.html"
+	assert_success
+	[[ "$stderr" == *"1 document, 7 paragraphs, 11 sentences"* ]] || { echo "$stderr"; false; }
+	# a comment and an empty anchor do not end a run; a <p> without a final
+	# stop still ends its sentence; a list item's two <p> are a run of their
+	# own; a text node, code, a list and a heading end a run
+	assert_output "$(printf '%s\n' \
+		'First paragraph has one sentence here .' 'Second paragraph , no final stop' \
+		'However , the third paragraph joins the run .' 'It has two sentences in all .' '' \
+		'A list item breaks the run here .' 'Its second paragraph joins it .' '' \
+		'After the list a new run starts here .' '' 'stray text between them' '' \
+		'A stray text node ends that run too .' '' 'Code ends the run as well here .' '' \
+		'A new section starts a new run .')"
+	# CONJ and ORDER now cross the <p> boundary inside a run, never a run's
+	run --separate-stderr disc-pairs --tasks conj "$F/runs.html"
+	assert_output ""
+	run --separate-stderr disc-pairs --html-unit run --tasks conj "$F/runs.html"
+	assert_output "$(printf 'CONJ\tcontrast\tSecond paragraph , no final stop\tthe third paragraph joins the run .')"
+	run --separate-stderr disc-pairs --html-unit run --tasks order "$F/runs.html"
+	[ "${#lines[@]}" -eq 4 ]
+	refute_output --partial "After the list"
+}
+
+@test "disc-pairs --html-unit run: the same sentences in fewer paragraphs; text input unchanged" {
+	cd "$BATS_TEST_TMPDIR"
+	disc-pairs --sentences "$F/howto.html" >p.sent 2>/dev/null
+	disc-pairs --html-unit run --sentences "$F/howto.html" >run.sent 2>/dev/null
+	grep . p.sent >p.only
+	grep . run.sent >run.only
+	cmp p.only run.only
+	[ "$(grep -c '^$' run.sent)" -lt "$(grep -c '^$' p.sent)" ]
+	[ "$(grep -c . p.only)" -gt 100 ]
+	# the page's first two <p> (3 and 1 sentences) are a run; the next
+	# <section> and its heading end it
+	[ "$(awk 'NF==0{print NR-1; exit}' run.sent)" -eq 4 ]
+	disc-pairs "$F/garden.txt" >want.out 2>/dev/null
+	disc-pairs --html-unit run "$F/garden.txt" >got.out 2>/dev/null
+	cmp want.out got.out
+	[ -s got.out ]
 }
 
 @test "disc-pairs: HTML that is not well formed: the parser recovers, no crash, exit 0" {

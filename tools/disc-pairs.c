@@ -24,7 +24,7 @@ static const char usage[] =
     "                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
     "                  [--next-stride n] [--min-len n] [--max-len n] [--max-ratio x]\n"
     "                  [--max-member-bytes n] [--include pattern] [--exclude pattern]\n"
-    "                  [--provenance] [--sentences] [file ...]\n"
+    "                  [--html-unit p|run] [--provenance] [--sentences] [file ...]\n"
     "       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
     "       disc-pairs --version\n";
 
@@ -104,6 +104,7 @@ static ssize_t msrc_read(void *src, void *buf, size_t n, llr_err *err)
 
 struct run {
 	int format, lower, sentences, provenance;
+	int html_runs; /* --html-unit run */
 	uint64_t max_member;
 	const char *include[MAX_INCLUDE]; /* --include patterns */
 	const char *exclude[MAX_INCLUDE]; /* --exclude patterns */
@@ -132,8 +133,9 @@ struct run {
 	llr_buf ptext, tokout, norm, sent, lbuf, prov, docname, html, htext;
 };
 
-/* Emit the paragraph collected so far. */
-static void end_par(struct run *r)
+/* Text format: cut the text collected so far into sentences of the
+ * current paragraph. */
+static void flush_text(struct run *r)
 {
 	disc_para *p = &r->para;
 	if (r->format == FMT_TEXT && r->ptext.len > 0) {
@@ -155,6 +157,13 @@ static void end_par(struct run *r)
 		}
 		llr_buf_clear(&r->ptext);
 	}
+}
+
+/* Emit the paragraph collected so far. */
+static void end_par(struct run *r)
+{
+	disc_para *p = &r->para;
+	flush_text(r);
 	if (p->n == 0)
 		return;
 	r->paras++;
@@ -488,7 +497,7 @@ static int do_html(struct run *r, struct msrc *m)
 			break;
 		b->len += (size_t)k;
 	}
-	if (disc_html_text(b->data ? b->data : "", b->len, r->doc, &r->htext, &e) != LLR_OK) {
+	if (disc_html_text(b->data ? b->data : "", b->len, r->doc, r->html_runs, &r->htext, &e) != LLR_OK) {
 		if (e.code == LLR_ENOMEM)
 			cli_oom();
 		warn_err(r, &e);
@@ -500,10 +509,13 @@ static int do_html(struct run *r, struct msrc *m)
 	while (s && s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = (size_t)((nl ? nl : end) - s);
-		if (llr_utf8_valid_prefix(s, len) != len)
+		if (llr_utf8_valid_prefix(s, len) != len) {
 			end_par(r);
-		else
+		} else {
 			feed_text(r, s, len);
+			if (r->html_runs)
+				flush_text(r); /* a <p> of a run: its end ends a sentence */
+		}
 		s += len + 1;
 	}
 	end_par(r);
@@ -707,6 +719,14 @@ static int parse_tasks(const char *s)
 	return mask;
 }
 
+/* --html-unit: 0 for p (each block element a paragraph), 1 for run. */
+static int parse_html_unit(const char *s)
+{
+	if (strcmp(s, "p") && strcmp(s, "run"))
+		cli_usage_error(usage, "--html-unit: unknown unit '%s' (p, run)", s);
+	return !strcmp(s, "run");
+}
+
 static uint64_t parse_bytes(const char *s)
 {
 	char *end;
@@ -778,6 +798,7 @@ enum { O_FORMAT = 256,
        O_MAXMEMBER,
        O_INCLUDE,
        O_EXCLUDE,
+       O_HTMLUNIT,
        O_PROV,
        O_SENT,
        O_LIST };
@@ -797,6 +818,7 @@ static const struct option longopts[] = {
     {"max-member-bytes", required_argument, NULL, O_MAXMEMBER},
     {"include", required_argument, NULL, O_INCLUDE},
     {"exclude", required_argument, NULL, O_EXCLUDE},
+    {"html-unit", required_argument, NULL, O_HTMLUNIT},
     {"provenance", no_argument, NULL, O_PROV},
     {"sentences", no_argument, NULL, O_SENT},
     {"list-markers", no_argument, NULL, O_LIST},
@@ -851,6 +873,7 @@ int main(int argc, char **argv)
 				cli_usage_error(usage, "--exclude: more than %d patterns", MAX_INCLUDE);
 			r.exclude[r.n_exclude++] = optarg;
 			break;
+		case O_HTMLUNIT: r.html_runs = parse_html_unit(optarg); break;
 		case O_PROV: r.provenance = 1; break;
 		case O_SENT: r.sentences = 1; break;
 		case O_LIST: list = 1; break;

@@ -112,8 +112,10 @@ int disc_html_is(const char *name, const char *head, size_t n);
  * space collapsed, paragraphs separated by blank lines.  Text in block
  * elements (p, div, li, dd, blockquote, ...) makes paragraphs; headings,
  * pre, tables, scripts, styles, navigation and Sphinx page furniture are
- * left out.  url names the document in messages.  LLR_OK, LLR_ENOMEM or
- * LLR_ERANGE (over 2 GiB). */
-int disc_html_text(const char *buf, size_t len, const char *url, llr_buf *out, llr_err *err);
+ * left out.  With runs, adjacent <p> elements (siblings with nothing but
+ * white space, comments or empty inline elements between them) make one
+ * paragraph, one line each.  url names the document in messages.  LLR_OK,
+ * LLR_ENOMEM or LLR_ERANGE (over 2 GiB). */
+int disc_html_text(const char *buf, size_t len, const char *url, int runs, llr_buf *out, llr_err *err);
 
 #endif

@@ -3,7 +3,8 @@
  * through libxml2's HTML parser (never regular expressions).  Malformed
  * markup goes through the parser's recovery.  Block elements end
  * paragraphs; code, tables, headings, navigation and scripts are no prose
- * and are left out.
+ * and are left out.  Optionally a run of adjacent <p> elements (nothing but
+ * white space between them) is one paragraph, one <p> a line.
  */
 #include "disc.h"
 
@@ -123,6 +124,8 @@ static int skip_node(const xmlNode *n)
 struct emit {
 	llr_buf *out;
 	int space; /* a space is pending before the next word */
+	int runs;  /* join adjacent <p> elements into one paragraph */
+	int soft;  /* a <p> just ended: a line break, the paragraph goes on */
 	int ok;
 };
 
@@ -130,10 +133,24 @@ static void put_break(struct emit *e)
 {
 	llr_buf *b = e->out;
 	e->space = 0;
+	e->soft = 0;
 	if (b->len == 0 || (b->len >= 2 && b->data[b->len - 1] == '\n' && b->data[b->len - 2] == '\n'))
 		return;
 	if (llr_buf_append(b, "\n\n", b->data[b->len - 1] == '\n' ? 1 : 2) != LLR_OK)
 		e->ok = 0;
+}
+
+/* The end of a <p> when adjacent ones are joined: one newline, a
+ * paragraph break only if something other than another <p> follows. */
+static void put_soft(struct emit *e)
+{
+	llr_buf *b = e->out;
+	e->space = 0;
+	if (b->len == 0 || b->data[b->len - 1] == '\n')
+		return;
+	if (llr_buf_putc(b, '\n') != LLR_OK)
+		e->ok = 0;
+	e->soft = 1;
 }
 
 /* Text with its white space (and any newline) collapsed to single spaces. */
@@ -146,6 +163,8 @@ static void put_text(struct emit *e, const char *s)
 			e->space = 1;
 			continue;
 		}
+		if (e->soft)
+			put_break(e); /* text between two <p>: they are not adjacent */
 		if (e->space && b->len > 0 && b->data[b->len - 1] != '\n' && llr_buf_putc(b, ' ') != LLR_OK)
 			e->ok = 0;
 		e->space = 0;
@@ -167,7 +186,12 @@ int disc_html_is(const char *name, const char *head, size_t n)
 	return (n - i >= 14 && !strncasecmp(head + i, "<!doctype html", 14)) || (n - i >= 5 && !strncasecmp(head + i, "<html", 5));
 }
 
-int disc_html_text(const char *buf, size_t len, const char *url, llr_buf *out, llr_err *err)
+static int is_p(const xmlNode *n)
+{
+	return !xmlStrcasecmp(n->name, (const xmlChar *)"p");
+}
+
+int disc_html_text(const char *buf, size_t len, const char *url, int runs, llr_buf *out, llr_err *err)
 {
 	if (len > INT_MAX)
 		return llr_err_set(err, LLR_ERANGE, "%s: HTML document over 2 GiB", url);
@@ -176,7 +200,7 @@ int disc_html_text(const char *buf, size_t len, const char *url, llr_buf *out, l
 	llr_buf_clear(out);
 	if (!doc)
 		return LLR_OK; /* nothing the parser could recover: no text */
-	struct emit e = {.out = out, .ok = 1};
+	struct emit e = {.out = out, .runs = runs, .ok = 1};
 	xmlNode *n = xmlDocGetRootElement(doc);
 	/* Walk the tree without recursion: deep markup cannot blow the stack. */
 	while (n) {
@@ -189,7 +213,9 @@ int disc_html_text(const char *buf, size_t len, const char *url, llr_buf *out, l
 				if (name_is(n, blocks) || !name_is(n, (const char *const[]){"a", "span", "code", "button", "select", NULL}))
 					put_break(&e);
 			} else {
-				if (name_is(n, blocks))
+				if (e.soft && is_p(n))
+					e.soft = 0; /* the next <p> of a run */
+				else if (name_is(n, blocks))
 					put_break(&e);
 				descend = n->children != NULL;
 			}
@@ -200,7 +226,9 @@ int disc_html_text(const char *buf, size_t len, const char *url, llr_buf *out, l
 		}
 		while (n && !n->next) {
 			n = n->parent;
-			if (n && n->type == XML_ELEMENT_NODE && name_is(n, blocks))
+			if (n && n->type == XML_ELEMENT_NODE && e.runs && is_p(n))
+				put_soft(&e);
+			else if (n && n->type == XML_ELEMENT_NODE && name_is(n, blocks))
 				put_break(&e);
 			if (n && n->type != XML_ELEMENT_NODE)
 				n = NULL; /* the document node: done */
