@@ -185,7 +185,7 @@ setup_file() {
 	run_err 1 "bogus.tsv:2: unknown task 'BOGUS'" score --task all -m bigru.bin "$BATS_TEST_TMPDIR/bogus.tsv"
 }
 
-@test "score --embed: usage errors; an LM model is refused; --tensor writes an archive" {
+@test "score --embed: usage errors; --tensor writes an archive" {
 	cd "$BATS_FILE_TMPDIR"
 	run_err 2 "exclude each other" score --embed --task all -m bigru.bin brown.tok
 	run_err 2 "tensor goes with --embed" score --tensor --task all -m bigru.bin valid.tsv
@@ -200,6 +200,64 @@ setup_file() {
 	[ "$(tar -xOf "$BATS_TEST_TMPDIR/v.llt" --wildcards 'vectors/*' | wc -c)" -ge 12800 ]
 	tar -xOf "$BATS_TEST_TMPDIR/v.llt" meta | grep -q '^dim=32$'
 	tar -xOf "$BATS_TEST_TMPDIR/v.llt" meta | grep -q '^kind=vectors$'
+}
+
+@test "score --embed on an LL-RNN: the mean of its words' input embeddings (psi times params/embed)" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	head -n 400 "$d/brown.tok" >lm.tok
+	featurize --top 300 lm.tok >lm.fz 2>/dev/null
+	train -q --hidden 8 --embed 6 --layers 1 --epochs 1 -o lm.bin lm.fz
+	train -q --output softmax --hidden 8 --embed 5 --layers 1 --epochs 1 -o sm.bin lm.fz
+	printf 'The jury said it .\nThe\nqwxzy unseen words\n\nsaid it said\n' >q.tok
+	for m in lm sm; do
+		run --separate-stderr score --embed -m $m.bin q.tok
+		assert_success
+		[ "${#lines[@]}" -eq 5 ]
+		[[ "$stderr" == *"score: 5 sentences, 12 tokens, 2 unknown; "*"-dimensional lm-input-mean vectors"* ]] || { echo "$stderr"; false; }
+		printf '%s\n' "$output" >$m.vec
+		# recomputed from the model's own tensors: the rows of phi (= psi) or
+		# of the identity (softmax) times params/embed, averaged per line
+		run /usr/bin/python3 - $m.bin q.tok $m.vec <<'PY'
+import io, sys, tarfile
+import numpy as np
+t = tarfile.open(sys.argv[1])
+get = lambda n: t.extractfile(n).read()
+npy = lambda n: np.load(io.BytesIO(get(n)))
+meta = dict(l.split("=", 1) for l in get("meta").decode().splitlines() if "=" in l)
+words = get("vocab").decode().split("\n")
+vocab = {w: i for i, w in enumerate(words[:-1] if words[-1] == "" else words)}
+emb = npy("params/embed.npy").astype(np.float64)
+V = len(vocab)
+if meta.get("output", "loglinear") == "loglinear":
+    ip, ix, dv = npy("phi/indptr.npy"), npy("phi/indices.npy"), npy("phi/data.npy")
+    rows = np.zeros((V, emb.shape[0]))
+    for r in range(V):
+        rows[r, ix[ip[r]:ip[r + 1]]] = dv[ip[r]:ip[r + 1]]
+    table = rows @ emb
+else:
+    assert emb.shape[0] == V
+    table = emb
+got = np.loadtxt(sys.argv[3], delimiter="\t", ndmin=2)
+unk = int(meta["unk_id"])
+for line, g in zip(open(sys.argv[2]).read().split("\n")[:-1], got):
+    ids = [vocab.get(w, unk) for w in line.split()]
+    want = table[ids].mean(0) if ids else np.zeros(emb.shape[1])
+    assert np.abs(want - g).max() < 1e-4 * (1 + np.abs(want).max()), (line, want, g)
+print("ok", got.shape)
+PY
+		assert_success
+		assert_output --partial "ok (5, "
+	done
+	[ "$(head -n1 lm.vec | awk -F'\t' '{print NF}')" -eq 6 ]
+	[ "$(head -n1 sm.vec | awk -F'\t' '{print NF}')" -eq 5 ]
+	[ "$(sed -n 4p lm.vec)" = "$(printf '0\t0\t0\t0\t0\t0')" ]
+	score -q --embed --tensor -m lm.bin -o v.llt q.tok
+	tar -xOf v.llt meta | grep -q '^encoder=lm-input-mean$'
+	# --task needs a sentence encoder; a model of character input has no word table
+	run_err 1 "lm.bin: a model of family lm, not a sentence encoder" score --task all -m lm.bin "$d/valid.tsv"
+	train -q --input chars --hidden 4 --layers 1 --epochs 1 -o ch.bin lm.fz
+	run_err 1 "ch.bin: --embed: an LL-RNN with character input has no table of word embeddings to average" score --embed -m ch.bin q.tok
 }
 
 @test "train and score man pages: EXAMPLES of the encoders run" {

@@ -3,7 +3,9 @@
  * sentence vector per input line (TSV, or a tensor archive with
  * --tensor), --task predicts the labels of disc-pairs examples and
  * reports the accuracy per task.  The model is a train --task file
- * (family sentenc).  score(1) is the spec.
+ * (family sentenc); --embed also takes an LL-RNN (family lm, word input):
+ * a sentence's vector is then the mean of its words' input embeddings.
+ * score(1) is the spec.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,8 +26,68 @@ static llr_senc_model *load_model(const char *path)
 	return m;
 }
 
+/* The bag of an LL-RNN's input embeddings: a word's embedding is its row
+ * of psi times the F_in x E table "embed" (for a softmax, tree or classes
+ * output psi is the identity: the table's row). */
+typedef struct lm_bag {
+	llr_model *m;
+	const float *emb;   /* F_in x E */
+	const llr_csr *psi; /* NULL: identity */
+	int E;
+} lm_bag;
+
+/* Load path, a model of family lm (llr_senc_model_load said so), as an
+ * LL-RNN with word input; dies otherwise. */
+static void lm_bag_load(lm_bag *b, const char *path)
+{
+	llr_err e = {0};
+	if (llr_model_load(path, &b->m, &e) < 0)
+		cli_die_err(&e);
+	const llr_net_config *c = llr_net_cfg(b->m->net);
+	if (c->input != LLR_IN_WORD)
+		cli_die("%s: --embed: an LL-RNN with character input has no table of word embeddings to average", path);
+	size_t np;
+	const float *w = llr_net_params(b->m->net, &np);
+	for (size_t i = 0; i < llr_net_n_tensors(b->m->net); i++) {
+		const char *name;
+		int nd;
+		int64_t shape[2];
+		size_t off;
+		llr_net_tensor_info(b->m->net, i, &name, &nd, shape, &off);
+		if (!strcmp(name, "embed"))
+			b->emb = w + off;
+	}
+	if (!b->emb)
+		cli_die("%s: --embed: the LL-RNN has no 'embed' tensor", path);
+	const llr_lexicon *x = b->m->lex;
+	b->psi = c->output == LLR_OUT_LOGLINEAR ? (x->psi ? x->psi : x->phi) : NULL;
+	b->E = c->embed;
+}
+
+/* out (E) = the mean of the embeddings of ids[0..n); 0 when n = 0. */
+static void lm_bag_mean(const lm_bag *b, const int32_t *ids, size_t n, float *out)
+{
+	int E = b->E;
+	memset(out, 0, (size_t)E * sizeof *out);
+	for (size_t t = 0; t < n; t++) {
+		int32_t r = ids[t];
+		int32_t lo = b->psi ? b->psi->indptr[r] : 0, hi = b->psi ? b->psi->indptr[r + 1] : 1;
+		for (int32_t k = lo; k < hi; k++) {
+			const float *row = b->emb + (size_t)(b->psi ? b->psi->indices[k] : r) * (size_t)E;
+			float v = b->psi ? b->psi->data[k] : 1.0f;
+			for (int j = 0; j < E; j++)
+				out[j] += v * row[j];
+		}
+	}
+	if (n)
+		for (int j = 0; j < E; j++)
+			out[j] /= (float)n;
+}
+
 typedef struct embedder {
-	llr_senc_model *m;
+	llr_senc_model *m; /* a sentence encoder, or */
+	lm_bag bag;        /* an LL-RNN (bag.m) */
+	const llr_lexicon *lex;
 	const score_disc_opts *o;
 	int D;
 	int32_t *ids;
@@ -44,7 +106,10 @@ static void embed_flush(embedder *x)
 	if (!x->n)
 		return;
 	llr_err e = {0};
-	if (llr_senc_encode(x->m->enc, x->ids, x->off, x->n, x->vec, &e) < 0)
+	if (x->bag.m)
+		for (size_t i = 0; i < x->n; i++)
+			lm_bag_mean(&x->bag, x->ids + x->off[i], x->off[i + 1] - x->off[i], x->vec + i * (size_t)x->D);
+	else if (llr_senc_encode(x->m->enc, x->ids, x->off, x->n, x->vec, &e) < 0)
 		cli_die_err(&e);
 	if (x->tw) {
 		char name[32];
@@ -67,7 +132,7 @@ static void embed_flush(embedder *x)
 
 static void embed_line(embedder *x, const char *s, size_t len)
 {
-	const llr_lexicon *lex = x->m->lex;
+	const llr_lexicon *lex = x->lex;
 	size_t i = 0;
 	while (i < len) {
 		while (i < len && (s[i] == ' ' || s[i] == '\t'))
@@ -94,17 +159,29 @@ static void embed_line(embedder *x, const char *s, size_t len)
 
 static int do_embed(const score_disc_opts *o, int nfiles, char **files)
 {
-	embedder x = {.o = o, .m = load_model(o->model)};
-	x.D = llr_senc_dim(x.m->enc);
-	x.vec = emalloc((size_t)EMBED_CHUNK * x.D * sizeof *x.vec);
+	embedder x = {.o = o};
+	const char *kind = "lm-input-mean";
 	llr_err e = {0};
+	int rc = llr_senc_model_load(o->model, &x.m, NULL, &e);
+	if (rc == LLR_EKIND) { /* an LL-RNN: the bag of its input embeddings */
+		lm_bag_load(&x.bag, o->model);
+		x.lex = x.bag.m->lex;
+		x.D = x.bag.E;
+	} else if (rc < 0) {
+		cli_die_err(&e);
+	} else {
+		x.lex = x.m->lex;
+		x.D = llr_senc_dim(x.m->enc);
+		kind = llr_senc_encoder_name(llr_senc_cfg(x.m->enc)->encoder);
+	}
+	x.vec = emalloc((size_t)EMBED_CHUNK * x.D * sizeof *x.vec);
 	cli_output out = {0};
 	if (o->tensor) {
 		llr_meta *meta = llr_meta_new();
 		if (!meta)
 			cli_oom();
 		llr_meta_setf(meta, "dim", "%d", x.D);
-		llr_meta_set(meta, "encoder", llr_senc_encoder_name(llr_senc_cfg(x.m->enc)->encoder));
+		llr_meta_set(meta, "encoder", kind);
 		if (!o->output || !strcmp(o->output, "-"))
 			cli_refuse_tty(1, "a tensor archive");
 		if (!(x.tw = llr_tw_open(o->output, "vectors", meta, &e)))
@@ -134,10 +211,11 @@ static int do_embed(const score_disc_opts *o, int nfiles, char **files)
 		cli_output_close(&out);
 	if (!o->quiet)
 		cli_warn("%llu sentences, %llu tokens, %llu unknown; %d-dimensional %s vectors", (unsigned long long)x.sentences,
-		         (unsigned long long)x.tokens, (unsigned long long)x.unknown, x.D, llr_senc_encoder_name(llr_senc_cfg(x.m->enc)->encoder));
+		         (unsigned long long)x.tokens, (unsigned long long)x.unknown, x.D, kind);
 	free(x.ids);
 	free(x.vec);
 	llr_senc_model_free(x.m);
+	llr_model_free(x.bag.m);
 	return 0;
 }
 
