@@ -6,6 +6,7 @@
 # the outputs, not the figures of the full run.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 MK="$TOP/pipelines/discourse.mk"
 
@@ -102,6 +103,21 @@ tiny_deb() {
 	want=$(/usr/bin/python3 -c 'import sys, zlib; [print("s of " + d) for d in sys.argv[1:] if zlib.crc32(d.encode()) % 10 < 8]' ca01 ca02 cb07 cn01 cn02 cp11 cr03 cr09)
 	assert_output "$want"
 	[ "${#lines[@]}" -ge 1 ] && [ "${#lines[@]}" -lt 8 ]
+}
+
+@test "disc-html-census: the words of a page by what keeps or drops them; a missing file" {
+	cd "$BATS_TEST_TMPDIR"
+	run "$TOP/scripts/disc-html-census" "$FIXTURES/disc-pairs/runs.html"
+	assert_success
+	assert_output "$(printf '%s\n' 'keep:p	54	73.0' 'keep:li>p	12	16.2' 'keep:section	4	5.4' 'drop:h	3	4.1' \
+		'drop:.highlight	1	1.4' 'total	74	100.0')"
+	# names on stdin, NUL-separated: the same
+	printf '%s\0' "$FIXTURES/disc-pairs/runs.html" | "$TOP/scripts/disc-html-census" >stdin.out
+	[ "$(cat stdin.out)" = "$output" ]
+	run --separate-stderr "$TOP/scripts/disc-html-census" nope.html
+	assert_failure
+	assert_output ""
+	[[ "$stderr" == "disc-html-census: nope.html: No such file or directory" ]] || { echo "$stderr"; false; }
 }
 
 @test "disc-split: every document goes whole to one part, the provenance column dropped" {
