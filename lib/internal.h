@@ -33,7 +33,9 @@ void *llr_alloc_large(size_t n, size_t size, int zero);
  * time: a byte is a separator when it XORs to zero against ' ' or '\t',
  * and the lowest such byte of a little-endian word is found exactly by
  * the usual has-a-zero-byte test (its false positives lie only above a
- * true zero byte). */
+ * true zero byte).  The last bytes of a line too: the 8 bytes ending at
+ * len, shifted so that the token's first byte is the lowest (the bytes
+ * shifted in are zero, no separator). */
 static inline int llr_token_scan(const char *line, size_t len, size_t *pos, const char **tok, size_t *toklen)
 {
 	size_t i = *pos;
@@ -42,21 +44,29 @@ static inline int llr_token_scan(const char *line, size_t len, size_t *pos, cons
 	size_t s = i;
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	while (i + 8 <= len) {
-		uint64_t w, sp, tb;
-		memcpy(&w, line + i, 8);
+	while (i < len) {
+		uint64_t w, sp, tb, hit;
+		if (len < 8) { /* a line of under 8 bytes */
+			while (i < len && line[i] != ' ' && line[i] != '\t')
+				i++;
+			break;
+		}
+		size_t at = i + 8 <= len ? i : len - 8;
+		memcpy(&w, line + at, 8);
+		w >>= 8 * (i - at);
 		sp = w ^ (ones * ' ');
 		tb = w ^ (ones * '\t');
-		uint64_t hit = ((sp - ones) & ~sp & highs) | ((tb - ones) & ~tb & highs);
-		if (hit) { /* the byte loop below stops at once on it */
+		hit = ((sp - ones) & ~sp & highs) | ((tb - ones) & ~tb & highs);
+		if (hit) {
 			i += (size_t)__builtin_ctzll(hit) >> 3;
 			break;
 		}
-		i += 8;
+		i = at == i ? i + 8 : len;
 	}
-#endif
+#else
 	while (i < len && line[i] != ' ' && line[i] != '\t')
 		i++;
+#endif
 	*pos = i;
 	if (i == s)
 		return 0;

@@ -124,35 +124,45 @@ static int parse_float_slow(const char *s, size_t n, float *out)
 /* Powers of ten up to 10^8, as integers. */
 static const uint64_t pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARPA_SWAR 1
+
+/* The 8 bytes of s ending at byte `to`, those before byte `from` (at
+ * most 8 back) replaced by '0', as the 8-digit number they spell into
+ * *v, so k = to - from digits read as 8 with leading zeros: 1 if they
+ * are all digits.  The check: every byte 0x30..0x39, i.e. its high
+ * nibble is 3, and still 3 after adding 6; the value with three
+ * multiplications (the byte-pair, pair-of-pairs and half sums;
+ * simdjson's parse_eight_digits_unrolled).  Needs to >= 8. */
+static inline int eight_digits(const char *s, size_t from, size_t to, uint32_t *v)
+{
+	const uint64_t nib = 0xF0F0F0F0F0F0F0F0ull;
+	uint64_t w, low = to - from >= 8 ? 0 : ~0ull >> (8 * (to - from)); /* the bytes before from */
+	memcpy(&w, s + to - 8, 8);
+	w = (w & ~low) | (0x3030303030303030ull & low);
+	if (((w & nib) | (((w + 0x0606060606060606ull) & nib) >> 4)) != 0x3333333333333333ull)
+		return 0;
+	w = (w & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;
+	w = (w & 0x00FF00FF00FF00FFull) * 6553601 >> 16;
+	*v = (uint32_t)((w & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32);
+	return 1;
+}
+#endif
+
 /* m followed by the decimal digits of s[*i..n) up to the first other
  * byte, modulo 2^64 (the caller counts the digits); *i moves past them.
- * For the digits after the point, which ARPA writers print 6 to 9 of.
- * On a little-endian machine the digits go up to 8 at a time: the 8
- * bytes of s ending min(8, n - *i) bytes on, those before *i replaced by
- * '0' (so k < 8 digits read as an 8-digit number with leading zeros),
- * are checked to be digits and converted
- * with three multiplications (the byte-pair, pair-of-pairs and half
- * sums; simdjson's parse_eight_digits_unrolled). */
+ * For the digits after the point; on a little-endian machine up to 8 at
+ * a time (eight_digits) when s has 8 bytes up to their end. */
 static inline uint64_t parse_fraction(const char *s, size_t n, size_t *i, uint64_t m)
 {
 	size_t p = *i;
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint64_t zeros = 0x3030303030303030ull, nib = 0xF0F0F0F0F0F0F0F0ull;
+#ifdef ARPA_SWAR
+	uint32_t v;
 	while (p < n) {
 		size_t k = n - p < 8 ? n - p : 8;
-		if (p + k < 8)
-			break; /* fewer than 8 bytes of s end there */
-		uint64_t w;
-		memcpy(&w, s + p + k - 8, 8);
-		if (k < 8)
-			w = (w >> (8 * (8 - k)) << (8 * (8 - k))) | (zeros >> (8 * k));
-		/* every byte 0x30..0x39: high nibble 3, and still 3 after + 6 */
-		if (((w & nib) | (((w + 0x0606060606060606ull) & nib) >> 4)) != 0x3333333333333333ull)
+		if (p + k < 8 || !eight_digits(s, p, p + k, &v))
 			break;
-		w = (w & 0x0F0F0F0F0F0F0F0Full) * 2561 >> 8;
-		w = (w & 0x00FF00FF00FF00FFull) * 6553601 >> 16;
-		w = (w & 0x0000FFFF0000FFFFull) * 42949672960001ull >> 32;
-		m = m * pow10_u64[k] + (uint32_t)w;
+		m = m * pow10_u64[k] + v;
 		p += k;
 	}
 #endif
@@ -171,6 +181,23 @@ int llr_arpa_parse_float(const char *s, size_t n, float *out)
 {
 	size_t p = 0;
 	int neg = 0;
+#ifdef ARPA_SWAR
+	/* Most ARPA numbers: [-]d.d..d with 1 to 16 digits after the point,
+	 * in 8 bytes or more: the last 8 of them (or fewer) at once, those
+	 * before one by one; the value m / 10^k exactly as below. */
+	if (n >= 8 && (unsigned)(s[s[0] == '-'] - '0') < 10 && s[(s[0] == '-') + 1] == '.') {
+		size_t q = s[0] == '-', k = n - q - 2, j = q + 2, last = k < 8 ? k : 8;
+		uint64_t m = (unsigned)(s[q] - '0');
+		for (; j < n - last && (unsigned)(s[j] - '0') < 10; j++)
+			m = m * 10 + (unsigned)(s[j] - '0');
+		uint32_t v;
+		if (k >= 1 && k <= 16 && j == n - last && eight_digits(s, j, n, &v) && (m = m * pow10_u64[last] + v) <= (uint64_t)1 << 53) {
+			double x = (double)m / pow10_exact[k];
+			*out = (float)(q ? -x : x);
+			return 0;
+		}
+	}
+#endif
 	if (p < n && (s[p] == '-' || s[p] == '+'))
 		neg = s[p++] == '-';
 	const size_t d0 = p;
