@@ -729,6 +729,10 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
  * groups are not used (their copies keep the closed output).  Not for
  * training.  Copies what it needs. */
 int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, const float *sig_logb, llr_err *err);
+/* Entries a position of llr_net_step's logp has: V, or after
+ * llr_net_set_open V + S, entry V + s the log-probability of the strings
+ * of signature s together, sig_logb[s] + a.phi_s - log Z. */
+int32_t llr_net_out_width(const llr_net *net);
 /* After llr_net_set_open: rows (K x F, borrowed, with log weights logw)
  * that llr_net_score's norm check adds to its exact sum over V, as
  * sum_k exp(logw[k] + a.phi_k - log Z): importance samples of the mass
@@ -793,7 +797,9 @@ void llr_net_state_reset(llr_net_state *s);
 /* Copy stream sb of src into stream db of dst (same net). */
 void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, int sb);
 /* Feed one input id per stream (input[b], LLR_BOS_ID for <s>; psi as in
- * llr_batch) and get log p(x) for every x in V: logp is B x V. */
+ * llr_batch) and get log p(x) for every x in V: logp is B x V, or after
+ * llr_net_set_open B x (V + S), each word then each signature
+ * (llr_net_out_width). */
 int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr_csr *psi, float *logp, llr_err *err);
 
 /* ------------------------------------------------------------ optimisers */
@@ -1433,6 +1439,18 @@ int32_t llr_openbg_word(const llr_openbg *g, const char *w, size_t len);
 double llr_openbg_unseen_logp(const llr_openbg *g, const char *w, size_t len);
 /* ln b(w) for any bytes, finite. */
 double llr_openbg_logb(const llr_openbg *g, const char *w, size_t len);
+/* 1 if the string can be written as one token of text: not empty, and
+ * no space, TAB, LF, CR or NUL byte; else 0.  p_spell gives the other
+ * strings mass too, but text never holds them. */
+int llr_open_is_token(const char *w, size_t len);
+/* Draw a token outside V' from q = p_spell / (1 - S_V) (gen's spelling
+ * of <unk>): draws from p_spell until one is a token (llr_open_is_token)
+ * outside V', at most tries of them (*draws: how many it took), so w
+ * comes with probability q(w) / (the q-mass of the tokens).  1 with the
+ * string in out and ln q(w) in *logq (may be NULL), 0 if no draw was, or
+ * an error of llr_spelling_sample. */
+int llr_openbg_draw(const llr_openbg *g, llr_rng *rng, int64_t tries, llr_buf *out, double *logq, int64_t *draws,
+                    llr_err *err);
 
 /* Signature masses and open-vocabulary scoring with the LL-RNN
  * (lib/lm/opensig.c; llrnn(7), "Open vocabulary").  For the strings w
@@ -1469,6 +1487,19 @@ double llr_open_logb(const llr_open *o, const char *w, size_t len);
  * rows join llr_net_score's norm check with weight lambda / K each: V'
  * exactly, the rest by importance sampling. */
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err);
+/* The number S of signatures. */
+int32_t llr_open_sigs(const llr_open *o);
+/* Draw a string of signature s (gen): from q restricted to the tokens
+ * (llr_open_is_token) whose row (llr_lexicon_any_row) is s's, by
+ * rejection, drawing from p_spell at most tries times (*draws: how many
+ * it took; the acceptance rate is (1 - S_V) M(s) less the strings that
+ * are not tokens).  1 with the string in out and in *logp (may be NULL)
+ * ln q(w) - ln M(s), the log-probability of w among the strings of s (so
+ * log p(s | K) + *logp is the model's log p(w | K)); 0 if no draw had
+ * the row; LLR_EINVAL for s out of range, or an error of the spelling
+ * model or the row.  Not thread-safe (o keeps a scratch row). */
+int llr_open_draw(llr_open *o, int32_t s, llr_rng *rng, int64_t tries, llr_buf *out, double *logp, int64_t *draws,
+                  llr_err *err);
 
 /* An n-gram as the context-dependent background b(K; x) of the LL-RNN
  * (featurize --background ngram:FILE; man/llrnn.7 derives the sums).

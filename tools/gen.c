@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "gen_encdec.h"
+#include "gen_open.h"
 #include "score_lm.h"
 #include "score_ngram.h"
 
@@ -20,7 +21,7 @@ static const char usage[] =
     "usage: gen [-hv] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
     "           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
     "           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
-    "           [--threads N]\n"
+    "           [--threads N] [--closed] [--spell-tries N]\n"
     "       gen --version\n";
 
 #define GROUP 32 /* sampled sentences decoded side by side */
@@ -38,6 +39,8 @@ enum {
 	OPT_LOGPROB,
 	OPT_SHOW_FEATURES,
 	OPT_THREADS,
+	OPT_CLOSED,
+	OPT_SPELL_TRIES,
 };
 
 static const struct option longopts[] = {
@@ -59,13 +62,18 @@ static const struct option longopts[] = {
     {"logprob", no_argument, NULL, OPT_LOGPROB},
     {"show-features", no_argument, NULL, OPT_SHOW_FEATURES},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"closed", no_argument, NULL, OPT_CLOSED},
+    {"spell-tries", required_argument, NULL, OPT_SPELL_TRIES},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
 
-/* A sentence being generated: ids and per-token log p after the prefix. */
+/* A sentence being generated: ids and per-token log p after the prefix;
+ * a string outside the vocabulary has id -1 - (its offset in oov), and
+ * sig its signature (-1: a spelled <unk>). */
 typedef struct hyp {
-	int32_t *ids;
+	int32_t *ids, *sig;
+	llr_buf oov;
 	float *lps;
 	size_t n, cap;
 	double lp; /* log p of prefix + generated tokens (+ </s> if ended) */
@@ -100,8 +108,13 @@ typedef struct generator {
 		unsigned long long seed;
 		int threads;
 		int verbose;
+		int closed;
+		long long spell_tries;
 	} opt;
 	slm lm;
+	genopen go;
+	int32_t W;    /* entries of a row: V, or V + S signatures (open LL-RNN) */
+	llr_buf word; /* a drawn unseen word */
 	llr_sampler *sampler;
 	llr_rng master;
 	llr_net_state *st1, *stA, *stB;
@@ -112,25 +125,48 @@ typedef struct generator {
 	cli_output out;
 } generator;
 
-static void hyp_push(hyp *h, int32_t id, float lp)
+static void hyp_push(hyp *h, int32_t id, float lp, int32_t sig)
 {
 	if (h->n == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 32;
 		h->ids = ereallocarray(h->ids, cap, sizeof *h->ids);
+		h->sig = ereallocarray(h->sig, cap, sizeof *h->sig);
 		h->lps = ereallocarray(h->lps, cap, sizeof *h->lps);
 		h->cap = cap;
 	}
 	h->ids[h->n] = id;
+	h->sig[h->n] = sig;
 	h->lps[h->n] = lp;
 	h->n++;
 	h->lp += lp;
 }
 
+/* An unseen word w of signature sig (-1: none). */
+static int32_t hyp_push_word(hyp *h, const llr_buf *w, float lp, int32_t sig)
+{
+	if (h->oov.len > INT32_MAX / 2)
+		cli_die("generated words too long");
+	int32_t id = -1 - (int32_t)h->oov.len;
+	if (llr_buf_append(&h->oov, w->data ? w->data : "", w->len) || llr_buf_putc(&h->oov, '\0'))
+		cli_oom();
+	hyp_push(h, id, lp, sig);
+	return id;
+}
+
+static void hyp_clear(hyp *h)
+{
+	h->n = 0;
+	llr_buf_clear(&h->oov);
+}
+
 static void hyp_copy(hyp *dst, const hyp *src)
 {
 	dst->n = 0;
+	llr_buf_clear(&dst->oov);
+	if (src->oov.len && llr_buf_append(&dst->oov, src->oov.data, src->oov.len))
+		cli_oom();
 	for (size_t i = 0; i < src->n; i++)
-		hyp_push(dst, src->ids[i], src->lps[i]);
+		hyp_push(dst, src->ids[i], src->lps[i], src->sig[i]);
 	dst->lp = src->lp;
 	dst->ended = src->ended;
 	dst->done = src->done;
@@ -140,6 +176,8 @@ static void hyp_copy(hyp *dst, const hyp *src)
 static void hyp_free(hyp *h)
 {
 	free(h->ids);
+	free(h->sig);
+	llr_buf_free(&h->oov);
 	free(h->lps);
 }
 
@@ -190,13 +228,21 @@ static void run_prefix(generator *g, prefix *p)
 	llr_net_state_reset(g->st1);
 	int32_t in = LLR_BOS_ID;
 	step(g, g->st1, &in, g->row1);
-	p->lp = 0;
 	for (size_t k = 0; k < p->n; k++) {
 		p->lps[k] = g->row1[p->tgt[k]];
-		p->lp += p->lps[k];
 		in = p->in[k];
 		step(g, g->st1, &in, g->row1);
 	}
+	if (g->go.mode != GOPEN_CLOSED && p->n) { /* the unseen words by their spelling */
+		char **ws = ereallocarray(NULL, p->n, sizeof *ws);
+		for (size_t k = 0; k < p->n; k++)
+			ws[k] = p->text.data + p->off[k];
+		genopen_prefix(&g->go, &g->lm, ws, p->n, p->in, p->lps);
+		free(ws);
+	}
+	p->lp = 0;
+	for (size_t k = 0; k < p->n; k++)
+		p->lp += p->lps[k];
 }
 
 static const char *prefix_word(const prefix *p, size_t k)
@@ -210,19 +256,33 @@ static void put_lp(llr_buf *o, double v)
 		cli_oom();
 }
 
+/* Token k of h: a vocabulary word or an unseen one. */
+static const char *hyp_word(const generator *g, const hyp *h, size_t k, size_t *len)
+{
+	int32_t id = h->ids[k];
+	if (id < 0) {
+		const char *w = h->oov.data + (-1 - (int64_t)id);
+		*len = strlen(w);
+		return w;
+	}
+	*len = llr_strmap_len(g->lm.lex->vocab, id);
+	return llr_strmap_str(g->lm.lex->vocab, id);
+}
+
 static void emit(generator *g, const prefix *p, const hyp *h)
 {
 	llr_buf *o = &g->outb;
-	const llr_strmap *voc = g->lm.lex->vocab;
 	llr_buf_clear(o);
 	if (!g->opt.show_features) {
 		for (size_t k = 0; k < p->n; k++)
 			if ((k && llr_buf_putc(o, ' ')) || llr_buf_append(o, prefix_word(p, k), strlen(prefix_word(p, k))))
 				cli_oom();
-		for (size_t k = 0; k < h->n; k++)
-			if (((p->n || k) && llr_buf_putc(o, ' ')) ||
-			    llr_buf_append(o, llr_strmap_str(voc, h->ids[k]), llr_strmap_len(voc, h->ids[k])))
+		for (size_t k = 0; k < h->n; k++) {
+			size_t wl;
+			const char *w = hyp_word(g, h, k, &wl);
+			if (((p->n || k) && llr_buf_putc(o, ' ')) || llr_buf_append(o, w, wl))
 				cli_oom();
+		}
 		if (g->opt.logprob) {
 			if (llr_buf_putc(o, '\t'))
 				cli_oom();
@@ -235,7 +295,7 @@ static void emit(generator *g, const prefix *p, const hyp *h)
 		for (size_t k = 0; k < total; k++) {
 			const char *w;
 			size_t wl;
-			int32_t vid;
+			int32_t vid, sig = -1; /* vid -2: </s> */
 			float lp;
 			if (k < p->n) {
 				w = prefix_word(p, k);
@@ -243,9 +303,9 @@ static void emit(generator *g, const prefix *p, const hyp *h)
 				vid = p->vid[k];
 				lp = p->lps[k];
 			} else if (k < p->n + h->n) {
-				vid = h->ids[k - p->n];
-				w = llr_strmap_str(voc, vid);
-				wl = llr_strmap_len(voc, vid);
+				vid = h->ids[k - p->n] >= 0 ? h->ids[k - p->n] : -1;
+				sig = h->ids[k - p->n] >= 0 ? -1 : h->sig[k - p->n];
+				w = hyp_word(g, h, k - p->n, &wl);
 				lp = h->lps[k - p->n];
 			} else {
 				w = LLR_EOS;
@@ -260,7 +320,9 @@ static void emit(generator *g, const prefix *p, const hyp *h)
 				if (llr_buf_putc(o, '\t'))
 					cli_oom();
 			}
-			if (vid != -2)
+			if (sig >= 0) /* a drawn unseen word: its signature's row */
+				genopen_sig_features(&g->go, &g->lm, sig, o);
+			else if (vid != -2)
 				slm_features(&g->lm, w, wl, vid, o);
 			if (llr_buf_putc(o, '\n'))
 				cli_oom();
@@ -280,15 +342,36 @@ static void advance(generator *g, hyp *h, int32_t id, float lp)
 		h->ended = h->done = 1;
 		return;
 	}
-	hyp_push(h, id, lp);
+	hyp_push(h, id, lp, -1);
 	if ((int)h->n >= g->opt.max_len)
 		h->done = 1;
 }
 
+/* --no-unk: neither <unk> nor an unseen word. */
 static void mask_row(generator *g, float *row)
 {
 	if (g->opt.no_unk && g->lm.unk_id >= 0 && g->lm.unk_id != g->lm.eos_id)
 		row[g->lm.unk_id] = -INFINITY;
+	if (g->opt.no_unk)
+		genopen_mask(&g->go, row);
+}
+
+/* Draw hypothesis h's next token from row; the next input id, or
+ * LLR_BOS_ID when h is done. */
+static int32_t sample_next(generator *g, hyp *h, float *row)
+{
+	float lp_unk = g->lm.unk_id >= 0 ? row[g->lm.unk_id] : 0, lp;
+	int32_t sig;
+	mask_row(g, row);
+	int32_t id = genopen_pick(&g->go, g->sampler, &g->opt.so, row, lp_unk, &h->rng, &g->word, &lp, &sig);
+	if (id >= 0) {
+		advance(g, h, id, lp);
+		return h->done ? LLR_BOS_ID : id;
+	}
+	hyp_push_word(h, &g->word, lp, sig);
+	if ((int)h->n >= g->opt.max_len)
+		h->done = 1;
+	return h->done ? LLR_BOS_ID : slm_input(&g->lm, g->word.data ? g->word.data : "", g->word.len, -1);
 }
 
 /* Sampling and greedy decoding: count sentences after prefix p, up to
@@ -296,20 +379,21 @@ static void mask_row(generator *g, float *row)
  * master one (so sentence i does not depend on how many are asked). */
 static void decode_sample(generator *g, prefix *p, long long count)
 {
-	const int32_t V = g->lm.V;
+	const int32_t W = g->W;
 	hyp hs[GROUP];
 	memset(hs, 0, sizeof hs);
 	run_prefix(g, p);
 	while (count > 0) {
 		int G = (int)MIN(count, GROUP);
 		count -= G;
+		slm_input_reset(&g->lm); /* the prefix is in st1; rows of unseen words from here */
 		for (int b = 0; b < G; b++) {
-			hs[b].n = 0;
+			hyp_clear(&hs[b]);
 			hs[b].lp = p->lp;
 			hs[b].ended = hs[b].done = 0;
 			llr_rng_seed(&hs[b].rng, llr_rng_u64(&g->master));
 			llr_net_state_copy(g->stA, b, g->st1, 0);
-			memcpy(g->rows + (size_t)b * V, g->row1, (size_t)V * sizeof *g->rows);
+			memcpy(g->rows + (size_t)b * W, g->row1, (size_t)W * sizeof *g->rows);
 		}
 		for (int b = G; b < g->nstreams; b++)
 			llr_net_state_copy(g->stA, b, g->st1, 0);
@@ -319,18 +403,8 @@ static void decode_sample(generator *g, prefix *p, long long count)
 				g->inputs[b] = LLR_BOS_ID;
 				if (hs[b].done)
 					continue;
-				float *row = g->rows + (size_t)b * V;
-				float lp_unk = g->lm.unk_id >= 0 ? row[g->lm.unk_id] : 0;
-				mask_row(g, row);
-				int32_t id = llr_sample(g->sampler, &g->opt.so, row, &hs[b].rng);
-				if (id < 0)
-					cli_die("the model gives no finite log-probability to any word");
-				float lp = id == g->lm.unk_id ? lp_unk : row[id];
-				advance(g, &hs[b], id, lp);
-				if (!hs[b].done) {
-					g->inputs[b] = id;
-					live++;
-				}
+				g->inputs[b] = sample_next(g, &hs[b], g->rows + (size_t)b * W);
+				live += !hs[b].done;
 			}
 			if (!live)
 				break;
@@ -375,7 +449,7 @@ static double norm_score(const hyp *h, double prefix_lp)
 static void decode_beam(generator *g, prefix *p)
 {
 	const int K = g->opt.beam;
-	const int32_t V = g->lm.V;
+	const int32_t V = g->lm.V, W = g->W;
 	hyp *live = ecalloc((size_t)K, sizeof *live), *next = ecalloc((size_t)K, sizeof *next);
 	hyp *fin = ecalloc((size_t)K * 2, sizeof *fin);
 	cand *cs = ereallocarray(NULL, (size_t)K * 2 * (size_t)K, sizeof *cs);
@@ -385,16 +459,16 @@ static void decode_beam(generator *g, prefix *p)
 	run_prefix(g, p);
 	for (int b = 0; b < g->nstreams; b++)
 		llr_net_state_copy(g->stA, b, g->st1, 0);
-	memcpy(g->rows, g->row1, (size_t)V * sizeof *g->rows);
+	memcpy(g->rows, g->row1, (size_t)W * sizeof *g->rows);
 	live[0].n = 0;
 	live[0].lp = p->lp;
 	live[0].ended = live[0].done = 0;
 	for (int len = 0; nlive > 0; len++) {
 		int nc = 0;
 		for (int b = 0; b < nlive; b++) {
-			float *row = g->rows + (size_t)b * V;
+			float *row = g->rows + (size_t)b * W;
 			mask_row(g, row);
-			int32_t m = llr_top_k(row, V, 2 * K, top);
+			int32_t m = llr_top_k(row, V, 2 * K, top); /* the words only */
 			if (m < 0)
 				cli_oom();
 			for (int32_t j = 0; j < m; j++)
@@ -503,6 +577,7 @@ static void parse_args(generator *g, int argc, char **argv)
 	g->opt.n = 1;
 	g->opt.max_len = 100;
 	g->opt.nbest = 1;
+	g->opt.spell_tries = 100000;
 	llr_sample_opts_init(&g->opt.so);
 	int c;
 	while ((c = cli_getopt(argc, argv, ":hm:o:n:s:p:v", longopts, usage)) != -1) {
@@ -563,6 +638,12 @@ static void parse_args(generator *g, int argc, char **argv)
 		case OPT_THREADS:
 			g->opt.threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
 			break;
+		case OPT_CLOSED:
+			g->opt.closed = 1;
+			break;
+		case OPT_SPELL_TRIES:
+			g->opt.spell_tries = cli_parse_int(usage, "--spell-tries", optarg, 1, INT64_MAX);
+			break;
 		}
 	}
 	if (optind < argc)
@@ -579,8 +660,10 @@ static void generator_init(generator *g)
 	if (llr_blas_reserve(&err) < 0)
 		cli_die_err(&err);
 	llr_rng_seed(&g->master, g->opt.seed);
+	genopen_init(&g->go, &g->lm, g->opt.closed, g->opt.spell_tries);
+	g->W = g->go.W;
 	int B = g->nstreams = MAX(g->opt.beam, GROUP);
-	g->sampler = llr_sampler_new(g->lm.V, &err);
+	g->sampler = llr_sampler_new(g->W, &err);
 	if (!g->sampler)
 		cli_die_err(&err);
 	g->st1 = llr_net_state_new(g->lm.net, 1);
@@ -588,13 +671,17 @@ static void generator_init(generator *g)
 	g->stB = llr_net_state_new(g->lm.net, B);
 	if (!g->st1 || !g->stA || !g->stB)
 		cli_oom();
-	g->row1 = ereallocarray(NULL, (size_t)g->lm.V, sizeof *g->row1);
-	g->rows = ereallocarray(NULL, (size_t)B * (size_t)g->lm.V, sizeof *g->rows);
+	g->row1 = ereallocarray(NULL, (size_t)g->W, sizeof *g->row1);
+	g->rows = ereallocarray(NULL, (size_t)B * (size_t)g->W, sizeof *g->rows);
 	g->inputs = ereallocarray(NULL, (size_t)B, sizeof *g->inputs);
 }
 
 static void generator_free(generator *g)
 {
+	if (g->opt.verbose)
+		genopen_summary(&g->go);
+	genopen_free(&g->go);
+	llr_buf_free(&g->word);
 	llr_buf_free(&g->outb);
 	free(g->row1);
 	free(g->rows);

@@ -199,6 +199,13 @@ static void put_feature(slm *m, llr_buf *out, int32_t col, float val)
 		cli_oom();
 }
 
+void slm_row_features(slm *m, const int32_t *cols, const float *vals, size_t n, llr_buf *out)
+{
+	for (size_t k = 0; k < n; k++)
+		if (vals[k] != 0)
+			put_feature(m, out, cols[k], vals[k]);
+}
+
 void slm_features(slm *m, const char *w, size_t len, int32_t vid, llr_buf *out)
 {
 	const llr_csr *phi = m->lex->phi;

@@ -57,5 +57,7 @@ const llr_csr *slm_psi(const slm *m);
  * ("POS:VERB Gender:Fem w=0.5"): its phi row, or for an unseen word
  * (vid -1) the features extracted from the string. */
 void slm_features(slm *m, const char *w, size_t len, int32_t vid, llr_buf *out);
+/* The same for a row of n entries (columns of phi). */
+void slm_row_features(slm *m, const int32_t *cols, const float *vals, size_t n, llr_buf *out);
 
 #endif

@@ -246,6 +246,7 @@ struct llr_open {
 	float *logb_v, *sig_logb;
 	llr_csr *nrm;
 	float *nrm_logw;
+	rowbuf r; /* llr_open_draw's rows */
 };
 
 void llr_open_free(llr_open *o)
@@ -257,6 +258,8 @@ void llr_open_free(llr_open *o)
 	free(o->sig_logb);
 	llr_csr_free(o->nrm);
 	free(o->nrm_logw);
+	free(o->r.c);
+	free(o->r.v);
 	free(o);
 }
 
@@ -335,4 +338,53 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	k.logB = NULL;
 	llr_ll_classes_free(&k);
 	return llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, err);
+}
+
+/* ------------------------------------------------------------ drawing */
+
+int llr_open_is_token(const char *w, size_t len)
+{
+	if (len == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (w[i] == ' ' || w[i] == '\t' || w[i] == '\n' || w[i] == '\r' || w[i] == '\0')
+			return 0;
+	return 1;
+}
+
+int32_t llr_open_sigs(const llr_open *o)
+{
+	return o->m->lex->sig->phi->rows;
+}
+
+int llr_open_draw(llr_open *o, int32_t s, llr_rng *rng, int64_t tries, llr_buf *out, double *logp, int64_t *draws,
+                  llr_err *err)
+{
+	const llr_lexicon *x = o->m->lex;
+	const llr_csr *sp = x->sig->phi;
+	*draws = 0;
+	if (s < 0 || s >= sp->rows)
+		return llr_err_set(err, LLR_EINVAL, "signature %d out of range [0, %d)", s, sp->rows);
+	int32_t a = sp->indptr[s];
+	size_t n = (size_t)(sp->indptr[s + 1] - a);
+	while (*draws < tries) {
+		double lps;
+		int rc = llr_spelling_sample(x->spell, rng, out, &lps, err);
+		if (rc < 0)
+			return rc;
+		++*draws;
+		const char *w = out->data ? out->data : "";
+		if (!llr_open_is_token(w, out->len) || llr_openbg_word(o->g, w, out->len) >= 0)
+			continue; /* not a token, or in V' */
+		size_t m;
+		if ((rc = any_row(x, w, out->len, &o->r, &m, err)) < 0)
+			return rc;
+		if (m != n || (n && (memcmp(o->r.c, sp->indices + a, n * sizeof *o->r.c) ||
+		                     memcmp(o->r.v, sp->data + a, n * sizeof *o->r.v))))
+			continue;
+		if (logp)
+			*logp = lps - llr_openbg_log_outside(o->g) - (double)x->sig->logm[s];
+		return 1;
+	}
+	return 0;
 }

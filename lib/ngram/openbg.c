@@ -109,3 +109,23 @@ double llr_openbg_logb(const llr_openbg *g, const char *w, size_t len)
 		return log1p(-g->lambda) + (double)g->x->logb[id] + g->log_renorm;
 	return log(g->lambda) + llr_openbg_unseen_logp(g, w, len);
 }
+
+int llr_openbg_draw(const llr_openbg *g, llr_rng *rng, int64_t tries, llr_buf *out, double *logq, int64_t *draws,
+                    llr_err *err)
+{
+	*draws = 0;
+	while (*draws < tries) {
+		double lps;
+		int rc = llr_spelling_sample(g->x->spell, rng, out, &lps, err);
+		if (rc < 0)
+			return rc;
+		++*draws;
+		const char *w = out->data ? out->data : "";
+		if (!llr_open_is_token(w, out->len) || llr_openbg_word(g, w, out->len) >= 0)
+			continue;
+		if (logq)
+			*logq = lps - g->log_outside;
+		return 1;
+	}
+	return 0;
+}

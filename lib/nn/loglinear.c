@@ -395,6 +395,7 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 			lzf[j] = (float)logz[j];
 			sum[j] = 0.0;
 		}
+		size_t W = (size_t)o->V + (size_t)o->X;
 		for (int v = 0; v < o->V; v++) {
 			const float *row = L + (size_t)(jb->row_of ? jb->row_of[v] : v) * NC;
 			float lb = o->logb[v];
@@ -402,10 +403,18 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 				float l = lb + row[j];
 				float lp = (float)((double)l - logz[j]);
 				if (jb->logp_all)
-					jb->logp_all[(size_t)(n0 + j) * o->V + v] = lp;
+					jb->logp_all[(size_t)(n0 + j) * W + v] = lp;
 				if (jb->want_norm)
 					sum[j] += expf(l - lzf[j]);
 			}
+		}
+		/* the extra rows (an open vocabulary's signatures): in Z
+		 * already, not in the norm check's sum over V */
+		for (int v = o->V; jb->logp_all && v < o->V + o->X; v++) {
+			const float *row = L + (size_t)jb->row_of[v] * NC;
+			float lb = o->logb[v];
+			for (int j = 0; j < nc; j++)
+				jb->logp_all[(size_t)(n0 + j) * W + v] = (float)((double)(lb + row[j]) - logz[j]);
 		}
 		const llr_csr *np = o->nrm_phi;
 		for (int32_t k = 0; np && jb->want_norm && k < np->rows; k++)
@@ -563,6 +572,7 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 	LLR_ASSERT(!o->bg || o->ctxlen == 0 || io->ctx);
 	LLR_ASSERT(!io->xphi || (io->mode == LLR_LL_LOSS && !o->bg && io->xphi->cols == o->F && io->xlogb));
 	LLR_ASSERT(!o->nrm_phi || (!o->bg && o->nrm_phi->cols == o->F));
+	LLR_ASSERT(!o->X || (o->cls && !o->identity && !o->bg));
 	jb.xphi = io->xphi;
 	jb.xlogb = io->xlogb;
 	if (o->cls && !o->identity) {

@@ -753,7 +753,7 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		    .nll = &s,
 		    .logp_t = logp_t ? logp_t + p0 : NULL,
 		    .norm_err = norm_err ? &ne : NULL,
-		    .logp_all = logp_all ? logp_all + p0 * (size_t)cf->vocab : NULL,
+		    .logp_all = logp_all ? logp_all + p0 * ((size_t)cf->vocab + (size_t)net->out.X) : NULL,
 		    .dA = dhtop ? net->dA : NULL,
 		    .work = net->llwork,
 		    .chunk = net->chunk,
@@ -1329,10 +1329,15 @@ int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr
 	rc = forward_out(net, net->h[cf->layers - 1], (size_t)B, NULL, NULL, NULL, logp, NULL);
 	if (rc < 0)
 		return llr_err_set(err, rc, "network: log-probability is not finite");
-	for (size_t k = 0; k < (size_t)B * cf->vocab; k++)
+	for (size_t k = 0; k < (size_t)B * ((size_t)cf->vocab + (size_t)net->out.X); k++)
 		if (isnan(logp[k]))
 			return llr_err_set(err, LLR_ENAN, "network: log-probability is not a number");
 	return LLR_OK;
+}
+
+int32_t llr_net_out_width(const llr_net *net)
+{
+	return net->cfg.vocab + net->out.X;
 }
 
 void llr_net_set_words(llr_net *net, const llr_words *w)
@@ -1430,6 +1435,7 @@ int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, 
 	net->open_logb = lb;
 	net->out.logb = lb; /* its first V entries */
 	net->open = 1;
+	net->out.X = S;
 	net->out_rows = LLR_MAX(V, cls.C);
 	free(net->llwork); /* sized again for out_rows at the next batch */
 	net->llwork = NULL;

@@ -152,6 +152,11 @@ typedef struct llr_ll {
 	 * log Z) estimates their mass.  Not with bg. */
 	const llr_csr *nrm_phi;
 	const float *nrm_logw;
+	/* Scoring an open vocabulary: X rows past the V words (the
+	 * signatures), with logb[V + i] and cls->of[V + i]; LLR_LL_DIST then
+	 * writes V + X entries a position, entry V + i the log-probability
+	 * of row V + i (needs cls).  0 otherwise. */
+	int X;
 } llr_ll;
 
 /* One pass of the output over N positions, in one of three modes:
@@ -170,7 +175,7 @@ typedef struct llr_ll {
  *   logp_t    N: log p(target[n]), 0 where skipped
  *   norm_err  max over non-skipped positions of |sum_x p(x) - 1|, the sum
  *             taken in double (when target is NULL every position counts)
- *   logp_all  N x V: log p(x | n) for every x
+ *   logp_all  N x (V + X): log p(x | n) for every x, then every extra row
  *   dA        F x N (lda): E_p[phi] - phi(target), overwritten; zero in
  *             skipped columns
  *   work      the scratch of llr_ll_work_size(V, threads) floats

@@ -118,6 +118,43 @@ static void test_open_sums_to_one(void)
 	fx_free(&fx);
 }
 
+/* llr_net_step after llr_net_set_open: V + S entries a position, the
+ * words' and the signatures' log-probabilities as llr_net_score gives
+ * them as targets, summing to one. */
+static void test_open_step(void)
+{
+	fixture fx;
+	fx_init(&fx, LLR_OUT_LOGLINEAR);
+	CHECK(llr_net_out_width(fx.net) == V);
+	CHECK_OK(llr_net_set_open(fx.net, fx.logb_open, fx.sig, fx.sig_logb, NULL));
+	CHECK(llr_net_out_width(fx.net) == V + S);
+	llr_net_state *st = llr_net_state_new(fx.net, 2);
+	int32_t pre[] = {LLR_BOS_ID, 3, 1, 4};
+	float all[2 * (V + S)];
+	for (int t = 0; t < 4; t++) {
+		int32_t in[2] = {pre[t], t ? pre[t - 1] : LLR_BOS_ID};
+		CHECK_OK(llr_net_step(fx.net, st, in, NULL, all, NULL));
+	}
+	double sum = 0;
+	for (int x = 0; x < V + S; x++)
+		sum += exp((double)all[x]);
+	CHECK_NEAR(sum, 1.0, 1e-5);
+	CHECK(all[UNK] == -INFINITY);
+	/* every word but <unk> and every signature as a target after the
+	 * prefix (stream 0) */
+	for (int x = 0; x < V + S; x++) {
+		if (x == UNK)
+			continue;
+		int32_t tg[4] = {3, 1, 4, x};
+		llr_batch bt = {.B = 1, .T = 4, .input = pre, .target = tg, .xphi = fx.sig, .xlogb = fx.sig_logb};
+		float lp[4];
+		CHECK_OK(llr_net_score(fx.net, &bt, lp, NULL, NULL));
+		CHECK_NEAR(all[x], lp[3], 1e-5);
+	}
+	llr_net_state_free(st);
+	fx_free(&fx);
+}
+
 /* With no signature rows and the closed background, the open output is
  * the closed one. */
 static void test_open_empty_is_closed(void)
@@ -284,6 +321,103 @@ static void test_sigs(void)
 	llr_lexicon_free(x);
 }
 
+/* The signature of the one-character strings (TOP:@notTop ORTH:len1:
+ * the suffix features need a longer word), or -1. */
+static int32_t one_char_sig(const llr_lexicon *x)
+{
+	const llr_csr *p = llr_lexicon_sig_phi(x);
+	int32_t top = llr_strmap_get(x->features, "TOP:@notTop", 11), len1 = llr_strmap_get(x->features, "ORTH:len1", 9);
+	for (int32_t s = 0; s < p->rows; s++) {
+		int32_t a = p->indptr[s];
+		if (p->indptr[s + 1] - a == 2 && p->indices[a] == LLR_MIN(top, len1) && p->indices[a + 1] == LLR_MAX(top, len1))
+			return s;
+	}
+	return -1;
+}
+
+/* llr_open_draw: the strings of a signature, each with that row, drawn
+ * in proportion to q (the seen characters here, each within 5 binomial
+ * standard errors), with ln q(w) - ln M(s); the tries
+ * bound and the errors.  llr_openbg_draw: strings outside V' with ln q. */
+static void test_open_draw(void)
+{
+	llr_lexicon *x = open_lexicon();
+	llr_err e = {0};
+	CHECK_OK(llr_lexicon_estimate_sigs(x, 20000, 7, &e));
+	llr_net_config cf = {.vocab = 4, .feat_out = 6, .feat_in = 6, .embed = E, .hidden = H, .layers = 1, .output = LLR_OUT_LOGLINEAR};
+	llr_model m = {.lex = x, .net = llr_net_new(&cf, x->phi, NULL, x->logb, NULL)};
+	llr_rng r;
+	llr_rng_seed(&r, 3);
+	llr_net_init(m.net, &r);
+	llr_open *o = llr_open_new(&m, &e);
+	CHECK(o != NULL);
+	int32_t s = one_char_sig(x);
+	CHECK(s >= 0);
+	if (!o || s < 0)
+		goto out;
+	CHECK(llr_open_sigs(o) == (int32_t)llr_lexicon_sigs(x));
+	llr_openbg *g = llr_openbg_new(x, &e);
+	const llr_ngram *sp = llr_spelling_ngram(x->spell);
+	int32_t nc = llr_ngram_vocab_size(sp);
+	enum { N = 6000 };
+	int64_t *cnt = calloc((size_t)nc, sizeof *cnt), draws, total = 0;
+	double z = 0; /* q of the seen characters */
+	llr_buf w = {0};
+	int bad = 0;
+	for (int i = 0; i < N; i++) {
+		double lp;
+		CHECK(llr_open_draw(o, s, &r, 1000000, &w, &lp, &draws, &e) == 1);
+		total += draws;
+		int32_t c;
+		bad += llr_utf8_decode(w.data, w.len, &c) != (int)w.len;
+		bad += fabs(lp - (llr_openbg_unseen_logp(g, w.data, w.len) - (double)llr_lexicon_sig_logm(x)[s])) > 1e-9;
+		int32_t t = llr_ngram_word(sp, w.data, w.len);
+		if (t >= 0)
+			cnt[t]++;
+	}
+	CHECK(bad == 0);
+	double ms = exp((double)llr_lexicon_sig_logm(x)[s]);
+	for (int32_t t = 0; t < nc; t++) {
+		const char *c = llr_ngram_token(sp, t);
+		if (t != llr_ngram_bos(sp) && t != llr_ngram_eos(sp) && t != llr_ngram_unk(sp))
+			z += exp(llr_openbg_unseen_logp(g, c, strlen(c)));
+	}
+	int64_t seen = 0;
+	for (int32_t t = 0; t < nc; t++)
+		seen += cnt[t];
+	int far = 0;
+	for (int32_t t = 0; t < nc; t++) {
+		const char *c = llr_ngram_token(sp, t);
+		if (t == llr_ngram_bos(sp) || t == llr_ngram_eos(sp) || t == llr_ngram_unk(sp))
+			continue;
+		/* among the draws that are seen characters: q(c) / z each */
+		double p = exp(llr_openbg_unseen_logp(g, c, strlen(c))) / z, n = (double)seen;
+		far += fabs((double)cnt[t] - n * p) > 5 * sqrt(n * p * (1 - p)) + 1;
+	}
+	CHECK(far == 0);
+	printf("# %d strings of signature %d in %lld draws, M = %.4f\n", N, s, (long long)total, ms);
+	/* the bound, the errors */
+	CHECK(llr_open_draw(o, s, &r, 0, &w, NULL, &draws, &e) == 0 && draws == 0);
+	CHECK(llr_open_draw(o, llr_open_sigs(o), &r, 10, &w, NULL, &draws, &e) == LLR_EINVAL && strstr(e.msg, "out of range"));
+	for (int i = 0; i < 200; i++) {
+		double lq;
+		CHECK(llr_openbg_draw(g, &r, 1000, &w, &lq, &draws, &e) == 1);
+		CHECK(llr_openbg_word(g, w.data ? w.data : "", w.len) < 0 && llr_open_is_token(w.data, w.len));
+		CHECK_NEAR(lq, llr_openbg_unseen_logp(g, w.data ? w.data : "", w.len), 1e-9);
+	}
+	CHECK(llr_openbg_draw(g, &r, 0, &w, NULL, &draws, &e) == 0 && draws == 0);
+	CHECK(llr_open_is_token("x", 1) && llr_open_is_token("\xc3\xa9t\xc3\xa9", 5));
+	CHECK(!llr_open_is_token("", 0) && !llr_open_is_token("a b", 3) && !llr_open_is_token("a\tb", 3));
+	CHECK(!llr_open_is_token("a\n", 2) && !llr_open_is_token("\r", 1) && !llr_open_is_token("a\0b", 3));
+	llr_buf_free(&w);
+	free(cnt);
+	llr_openbg_free(g);
+out:
+	llr_open_free(o);
+	llr_net_free(m.net);
+	llr_lexicon_free(x);
+}
+
 /* Write x, tampered with when key is given; read it back. */
 static llr_lexicon *round_trip(const llr_lexicon *x, const char *key, const char *val, llr_err *e)
 {
@@ -327,11 +461,13 @@ static void test_sigs_file(void)
 
 int main(void)
 {
-	PLAN(5);
+	PLAN(7);
 	RUN(test_open_sums_to_one);
+	RUN(test_open_step);
 	RUN(test_open_empty_is_closed);
 	RUN(test_open_errors);
 	RUN(test_sigs);
 	RUN(test_sigs_file);
+	RUN(test_open_draw);
 	DONE();
 }
