@@ -725,8 +725,8 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
  * rows sig_phi (S x F) with log masses sig_logb (S) join the
  * normalisation: Z = sum_v b_v e^{a.phi_v} + sum_s e^{sig_logb[s] +
  * a.phi_s}, one pass over the classes of the V + S rows (llclass.c).
- * Then llr_batch's xphi rows score strings outside V, and --threads
- * groups are not used (their copies keep the closed output).  Not for
+ * Then llr_batch's xphi rows score strings outside V; the scoring copies
+ * of llr_net_set_score_threads read this open output too.  Not for
  * training.  Copies what it needs. */
 int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, const float *sig_logb, llr_err *err);
 /* Entries a position of llr_net_step's logp has: V, or after

@@ -178,3 +178,21 @@ count_unseen() {
 	# the page says what the examples do
 	grep -q 'gen -v -m open.llrnn -n 3 -s 5 --logprob --show-features' "$TOP/man/gen.1"
 }
+
+@test "score, open LL-RNN: --threads N --batch B scores groups at once, the one-thread numbers up to float rounding" {
+	tok --from conllu -l "$UD/fr_sequoia-ud-test.conllu.gz" | head -n 80 >test.tok
+	score -m "$D/open.llrnn" --per-token --batch 16 --threads 1 test.tok >one 2>err1
+	grep -q '^score: open vocabulary (LL-RNN)' err1
+	grep -q '^score: OOV tokens: [1-9]' err1
+	for n in 2 3; do
+		score -m "$D/open.llrnn" --per-token --batch 16 --threads $n test.tok >many 2>err
+		[ "$(wc -l <many)" -eq 80 ]
+		# the same tokens, OOV counts and numbers (the groups' products
+		# may round the fourth decimal differently, as for a closed model)
+		paste one many | awk -F'\t' '{ h = NF / 2; if ($2 != $(h + 2) || $3 != $(h + 3)) bad = 1
+			for (i = 1; i <= h; i++) { a = $i; b = $(h + i); sub(/.*=/, "", a); sub(/.*=/, "", b)
+				d = a - b; if (d < 0) d = -d; if (d > 1e-3 * (i == 1 ? $2 : 1)) { print NR, i, $i, $(h + i); bad = 1 } } } END { exit bad }'
+		grep '^score: OOV tokens' err1 | cut -d, -f1,2 >o1
+		grep '^score: OOV tokens' err | cut -d, -f1,2 | cmp o1 -
+	done
+}

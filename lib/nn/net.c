@@ -47,6 +47,8 @@
 typedef struct score_group {
 	llr_net *net; /* the net itself for group 0, else a copy sharing its weights */
 	const llr_csr *psi;
+	const llr_csr *xphi; /* an open vocabulary's rows of the batch (shared) */
+	const float *xlogb;
 	int *cols;
 	int B, T;
 	int32_t *in, *tg;
@@ -1073,6 +1075,20 @@ static int sync_copy(llr_net *net, llr_net *c, llr_err *err)
 		c->out.bg = net->out.bg;
 		c->out.ctxlen = net->out.ctxlen;
 	}
+	if (net->open) { /* net's open output, read-only: its classes and background */
+		if (!c->open || c->out_rows != net->out_rows) {
+			free(c->llwork); /* sized again for out_rows at the next batch */
+			c->llwork = NULL;
+			c->llthreads = 0;
+			c->out_rows = net->out_rows;
+		}
+		c->open = 1;
+		c->out.cls = net->out.cls;
+		c->out.logb = net->out.logb;
+		c->out.X = net->out.X;
+		c->out.nrm_phi = net->out.nrm_phi;
+		c->out.nrm_logw = net->out.nrm_logw;
+	}
 	if (!net->factored)
 		return LLR_OK;
 	const int32_t *g = net->tree.t.group, *h = c->tree.t.group;
@@ -1105,7 +1121,7 @@ int llr_net_set_score_threads(llr_net *net, int n, llr_err *err)
 static void *group_run(void *p)
 {
 	score_group *w = p;
-	llr_batch bt = {.B = w->B, .T = w->T, .input = w->in, .target = w->tg};
+	llr_batch bt = {.B = w->B, .T = w->T, .input = w->in, .target = w->tg, .xphi = w->xphi, .xlogb = w->xlogb};
 	w->norm = 0;
 	w->rc = score_one(w->net, w->psi, &bt, w->lp, w->want_norm ? &w->norm : NULL, &w->err);
 	return NULL;
@@ -1172,6 +1188,8 @@ static int deal_groups(llr_net *net, const llr_csr *psi, const llr_batch *bt, in
 				w->tg[t * (size_t)w->B + (size_t)j] = bt->target[t * (size_t)B + (size_t)w->cols[j]];
 			}
 		w->psi = psi;
+		w->xphi = bt->xphi;
+		w->xlogb = bt->xlogb;
 		w->want_norm = want_norm;
 	}
 	return LLR_OK;
@@ -1229,7 +1247,7 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
 		return rc;
 	if (bt->xphi && (!net->open || bt->xphi->cols != net->cfg.feat_out || !bt->xlogb))
 		return llr_err_set(err, LLR_EINVAL, "batch: rows outside the vocabulary need llr_net_set_open and F columns");
-	if (net->ngrp > 1 && bt->B > 1 && !net->open) /* the copies have the closed output */
+	if (net->ngrp > 1 && bt->B > 1)
 		return score_split(net, psi, bt, logp, norm_err, err);
 	return score_one(net, psi, bt, logp, norm_err, err);
 }

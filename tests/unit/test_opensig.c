@@ -155,6 +155,47 @@ static void test_open_step(void)
 	fx_free(&fx);
 }
 
+/* Open scoring on 3 threads (llr_net_set_score_threads, before or after
+ * llr_net_set_open): the one-thread numbers, rows outside V included,
+ * and the norm check with the signature rows. */
+static void test_open_threads(void)
+{
+	fixture fx;
+	fx_init(&fx, LLR_OUT_LOGLINEAR);
+	enum { B = 7,
+	       T = 5 };
+	int32_t in[T * B], tg[T * B];
+	llr_rng r;
+	llr_rng_seed(&r, 9);
+	for (int b = 0; b < B; b++)
+		for (int t = 0; t < T; t++) {
+			int last = t >= 1 + b % T; /* streams of 1 to T positions */
+			in[t * B + b] = t ? (int32_t)llr_rng_below(&r, UNK) : LLR_BOS_ID;
+			tg[t * B + b] = last ? -1 : (t % 2 ? (int32_t)llr_rng_below(&r, UNK) : V + (int32_t)llr_rng_below(&r, S));
+		}
+	llr_batch bt = {.B = B, .T = T, .input = in, .target = tg, .xphi = fx.sig, .xlogb = fx.sig_logb};
+	float one[T * B], three[T * B];
+	double n1 = -1, n3 = -1;
+	CHECK_OK(llr_net_set_score_threads(fx.net, 3, NULL));
+	CHECK_OK(llr_net_set_open(fx.net, fx.logb_open, fx.sig, fx.sig_logb, NULL));
+	CHECK_OK(llr_net_set_norm_rows(fx.net, fx.sig, fx.sig_logb, NULL));
+	CHECK_OK(llr_net_score(fx.net, &bt, three, &n3, NULL));
+	CHECK_OK(llr_net_set_score_threads(fx.net, 1, NULL));
+	CHECK_OK(llr_net_score(fx.net, &bt, one, &n1, NULL));
+	int far = 0;
+	for (int k = 0; k < T * B; k++)
+		far += fabsf(one[k] - three[k]) > 1e-5f;
+	CHECK(far == 0);
+	CHECK(n1 >= 0 && n1 < 1e-5 && n3 >= 0 && n3 < 1e-5);
+	/* and set up after the copies exist */
+	CHECK_OK(llr_net_set_score_threads(fx.net, 3, NULL));
+	CHECK_OK(llr_net_score(fx.net, &bt, three, NULL, NULL));
+	for (int k = 0; k < T * B; k++)
+		far += fabsf(one[k] - three[k]) > 1e-5f;
+	CHECK(far == 0);
+	fx_free(&fx);
+}
+
 /* With no signature rows and the closed background, the open output is
  * the closed one. */
 static void test_open_empty_is_closed(void)
@@ -461,9 +502,10 @@ static void test_sigs_file(void)
 
 int main(void)
 {
-	PLAN(7);
+	PLAN(8);
 	RUN(test_open_sums_to_one);
 	RUN(test_open_step);
+	RUN(test_open_threads);
 	RUN(test_open_empty_is_closed);
 	RUN(test_open_errors);
 	RUN(test_sigs);
