@@ -960,12 +960,16 @@ static void fz_meta(fz_run *R)
 }
 
 /* 6b. --spelling: the spelling model and lambda.  With --vocab the
- * corpus is read once more first, for its tokens outside the vocabulary
- * and its events, unless it is standard input (then the file's counts). */
+ * corpus is read once more first, for its tokens outside the vocabulary,
+ * its events and the types outside the vocabulary (the spelling model
+ * learns from every type of the training text, not only those the
+ * vocabulary kept), unless it is standard input (then the file's counts
+ * and types). */
 static void fz_spelling_run(fz_run *R)
 {
 	const fz_opts *o = &R->o;
 	int64_t n_unk = -1, events = 0;
+	llr_vocab *outside = NULL;
 	int piped = 0;
 	for (int i = 0; i < o->nfiles; i++)
 		piped |= !strcmp(o->files[i], "-");
@@ -974,19 +978,24 @@ static void fz_spelling_run(fz_run *R)
 		const char *line;
 		size_t len;
 		n_unk = 0;
+		if (!(outside = llr_vocab_new()))
+			cli_oom();
 		while (fz_tok_next(&t, &line, &len)) {
 			size_t pos = 0, tl;
 			const char *tok;
 			while (llr_token_next(line, len, &pos, &tok, &tl)) {
 				int32_t id = llr_vocab_id(R->v, tok, tl);
 				n_unk += id < 0 || id == R->unk;
+				if (id < 0 && llr_vocab_add(outside, tok, tl, 1) < 0)
+					cli_oom();
 				events++;
 			}
 			events++;
 		}
 		fz_tok_close(&t);
 	}
-	fz_spelling(R->v, o->spelling, n_unk, events, &R->lex, fz_corpus_name(o));
+	fz_spelling(R->v, outside, o->spelling, n_unk, events, &R->lex, fz_corpus_name(o));
+	llr_vocab_free(outside);
 }
 
 /* 7a. The corpus read whole (the vocabulary was made from it) as ids. */

@@ -1,7 +1,7 @@
 /*
  * featurize_spell.c - featurize --spelling N (featurize(1)): the spelling
- * model p_spell, a Kneser-Ney character n-gram of the vocabulary's
- * counted types, and lambda, the open background's unseen-word mass,
+ * model p_spell, a Kneser-Ney character n-gram of the training text's
+ * types (the vocabulary's counted ones and those outside it), and lambda, the open background's unseen-word mass,
  * both stored in the lexicon so the stream and the model carry them.
  *
  * Types, not tokens: an unseen word looks like a rare type, not like
@@ -19,7 +19,7 @@
 
 #define SPELL_MAX_BYTES ((size_t)1 << 31)
 
-void fz_spelling(const llr_vocab *v, int order, int64_t n_unk_corpus, int64_t events_corpus, llr_lexicon *lex,
+void fz_spelling(const llr_vocab *v, const llr_vocab *extra, int order, int64_t n_unk_corpus, int64_t events_corpus, llr_lexicon *lex,
                  const char *name)
 {
 	llr_err e = {0};
@@ -27,6 +27,16 @@ void fz_spelling(const llr_vocab *v, int order, int64_t n_unk_corpus, int64_t ev
 	if (!c)
 		cli_die_err(&e);
 	int64_t n1 = 0, n_unk = 0, events = 0, types = 0;
+	/* the corpus's types outside v, each once; <unk> and </s> are
+	 * tokens, not spellings */
+	for (int32_t i = 0; extra && i < (int32_t)llr_vocab_size(extra); i++) {
+		const char *w = llr_vocab_token(extra, i);
+		if (!strcmp(w, LLR_UNK) || !strcmp(w, LLR_EOS))
+			continue;
+		types++;
+		if (llr_spelling_count(c, w, strlen(w), &e) < 0)
+			cli_die("%s: --spelling: %s", name, e.msg);
+	}
 	for (int32_t i = 0; i < (int32_t)llr_vocab_size(v); i++) {
 		const char *w = llr_vocab_token(v, i);
 		int64_t k = llr_vocab_count(v, i);
