@@ -717,7 +717,8 @@ typedef struct llr_rows {
  * LLR_ENOMEM. */
 int llr_net_rows(llr_net *net, const llr_rows **blocks, llr_err *err);
 /* Forward only: logp[t*B+b] = log p(target) (0 at padding).  If norm_err is
- * not NULL it receives max over positions of |sum_x p(x) - 1|. */
+ * not NULL it receives sum_x p(x) - 1 (signed) at the position where its
+ * magnitude is largest (NaN if any is). */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
 /* An open vocabulary (issue 14; lib/lm/opensig.c sets it up from a
  * model): the log-linear output's background over the V words becomes
@@ -745,7 +746,7 @@ int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, l
  * copies share the weights: change none during a call).  A stream's
  * log-probabilities are those llr_net_score gives its group alone, so
  * they can differ from a one-thread call by float rounding only (the same
- * kernels run on fewer rows); norm_err is the largest of the groups'.
+ * kernels run on fewer rows); norm_err is the groups' largest in magnitude.
  * Each group still uses llr_blas_threads() BLAS threads: the caller sets
  * that (1 is best on the small products of scoring).  n <= 1 goes back to
  * one thread.  LLR_ENOMEM (the net then scores on one thread). */

@@ -296,9 +296,9 @@ static void fill_ids(scorer *sc, int B, size_t T)
 static void check_norm(scorer *sc, double norm)
 {
 	const sline *first = &sc->lines[0], *last = &sc->lines[sc->nlines - 1];
-	if (norm > sc->tot.norm_max || isnan(norm))
+	if (!(fabs(norm) <= fabs(sc->tot.norm_max)))
 		sc->tot.norm_max = norm;
-	if (norm <= NORM_TOL)
+	if (fabs(norm) <= NORM_TOL)
 		return;
 	sc->tot.norm_bad++;
 	if (sc->nlines == 1)
@@ -314,7 +314,7 @@ static void ngram_batch(scorer *sc, int B, double *norm)
 	for (int b = 0; b < B; b++) {
 		const sline *s = &sc->lines[b];
 		double e = sngram_line(&sc->ng, s->text.data, s->tok, s->n, sc->lp + b, sc->oov_at + b, (size_t)B, sc->opt.check_norm);
-		if (e > *norm || isnan(e))
+		if (!(fabs(e) <= fabs(*norm)))
 			*norm = e;
 	}
 }
@@ -396,8 +396,10 @@ static void summary(const scorer *sc)
 		sllopen_summary(&sc->op);
 	if (sc->open.g)
 		sopen_summary(&sc->open, sc->tot.logp, sc->tot.logp_oov, sc->tot.words, sc->tot.sentences, sc->tot.oovs);
-	if (sc->opt.check_norm)
-		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, sc->tot.norm_max, sc->tot.norm_bad, NORM_TOL);
+	if (sc->opt.check_norm) {
+		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, fabs(sc->tot.norm_max), sc->tot.norm_bad, NORM_TOL);
+		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + sc->tot.norm_max);
+	}
 }
 
 static void disc_opt(int c, const char *arg, score_disc_opts *d)

@@ -40,14 +40,14 @@ void sngram_free(sngram *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* max |sum_w p(w | ctx) - 1| over the vocabulary without <s>. */
+/* sum_w p(w | ctx) - 1 over the vocabulary without <s>. */
 static double norm_at(const sngram *s, const int32_t *ctx, int n)
 {
 	double sum = 0;
 	for (int32_t w = 0; w < s->V; w++)
 		if (w != s->bos)
 			sum += pow(10.0, llr_ngram_log10p(s->m, ctx, n, w, NULL));
-	return fabs(sum - 1);
+	return sum - 1;
 }
 
 double sngram_line(sngram *s, const char *text, const size_t *tok, size_t n, float *lp, unsigned char *oov, size_t stride, int check_norm)
@@ -76,7 +76,7 @@ double sngram_line(sngram *s, const char *text, const size_t *tok, size_t n, flo
 		const int32_t *ctx = h + have - (size_t)nctx;
 		if (check_norm) {
 			double e = norm_at(s, ctx, nctx);
-			if (e > worst || isnan(e))
+			if (!(fabs(e) <= fabs(worst))) /* NaN propagates */
 				worst = e;
 		}
 		lp[t * stride] = w >= 0 ? (float)(llr_ngram_log10p(s->m, ctx, nctx, w, NULL) * M_LN10) : 0.0f;

@@ -29,8 +29,9 @@ void sngram_free(sngram *s);
  * lp[t * stride] gets log p (natural) for t = 0 .. n, oov[t * stride] 1
  * for a word outside the vocabulary.  An OOV is scored as <unk> when the
  * model has it, else it gets 0 (not scored, as SRILM) and cuts the
- * context.  With check_norm the result is max over positions of
- * |sum over the vocabulary of p - 1| (O(V) a token), else 0. */
+ * context.  With check_norm the result is sum over the vocabulary of
+ * p - 1 (signed) at the position where its magnitude is largest (O(V) a
+ * token), else 0. */
 double sngram_line(sngram *s, const char *text, const size_t *tok, size_t n, float *lp, unsigned char *oov, size_t stride, int check_norm);
 
 /* gen with an n-gram model: sampling and greedy decoding (llr_sample

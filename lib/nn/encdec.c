@@ -784,7 +784,7 @@ static int out_pass(llr_encdec *m, int B, size_t N, const float *X, const int32_
 		if (r < 0)
 			rc = r;
 		tot += s;
-		if (!(ne <= worst))
+		if (llr_norm_worse(ne, worst))
 			worst = ne;
 		if (!dX)
 			continue;

@@ -279,7 +279,7 @@ static double bg_dist(const job *jb, int n, int j, const float *L, double logz, 
 	const int32_t *ctx = jb->ctx + (size_t)n * o->ctxlen;
 	for (int v = 0; v < o->V; v++)
 		sum += exp(llr_ngram_bg_logp(o->bg, ctx, o->ctxlen, v) + (double)L[(size_t)(jb->row_of ? jb->row_of[v] : v) * NC + j] - logz);
-	return fabs(sum - 1.0);
+	return sum - 1.0;
 }
 
 /* One chunk of nc <= NC positions starting at n0; L is R x NC scratch of
@@ -381,7 +381,7 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 			if (!counted && !jb->logp_all)
 				continue;
 			double e = bg_dist(jb, n0 + j, j, L, logz[j], &sc, mx[j], s[j], counted && jb->want_norm);
-			if (!(e <= worst))
+			if (llr_norm_worse(e, worst))
 				worst = e;
 		}
 		*out_norm = worst;
@@ -424,8 +424,8 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		for (int j = 0; jb->want_norm && j < nc; j++) {
 			if (jb->target && jb->target[n0 + j] < 0)
 				continue;
-			double e = fabs(sum[j] - 1.0);
-			if (!(e <= worst)) /* NaN propagates */
+			double e = sum[j] - 1.0;
+			if (llr_norm_worse(e, worst)) /* NaN propagates */
 				worst = e;
 		}
 		*out_norm = worst;
@@ -618,7 +618,7 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 	double tot = 0.0, worst = 0.0;
 	for (int ci = 0; ci < jb.nchunks; ci++) {
 		tot += jb.cnll[ci];
-		if (!(jb.cnorm[ci] <= worst))
+		if (llr_norm_worse(jb.cnorm[ci], worst))
 			worst = jb.cnorm[ci];
 	}
 	if (io->nll)

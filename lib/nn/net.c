@@ -768,7 +768,7 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		if (r < 0)
 			rc = r;
 		tot += s;
-		if (!(ne <= worst))
+		if (llr_norm_worse(ne, worst))
 			worst = ne;
 		if (dhtop)
 			llr_dense_backward(n, H, F, Htop + p0 * H, P + net->o_ow, net->dA, n, dhtop + p0 * H, net->grads + net->o_ow, net->grads + net->o_ob);
@@ -1226,7 +1226,7 @@ static int score_split(llr_net *net, const llr_csr *psi, const llr_batch *bt, fl
 				*err = w->err;
 			return w->rc;
 		}
-		if (w->norm > norm || isnan(w->norm))
+		if (llr_norm_worse(w->norm, norm))
 			norm = w->norm;
 		for (size_t t = 0; logp && t < (size_t)w->T; t++)
 			for (int j = 0; j < w->B; j++)

@@ -182,8 +182,8 @@ int llr_treeout_forward(llr_treeout *o, const float *P, float *G, const float *H
 			const float *r = out + i * V;
 			for (size_t x = 0; x < V; x++)
 				s += exp((double)r[x]);
-			double e = fabs(s - 1.0);
-			if (!(e <= worst))
+			double e = s - 1.0;
+			if (llr_norm_worse(e, worst))
 				worst = e;
 		}
 	}

@@ -11,6 +11,8 @@
 #ifndef LLR_NN_H
 #define LLR_NN_H
 
+#include <math.h>
+
 #include "internal.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -173,8 +175,9 @@ typedef struct llr_ll {
  *             target - V of xphi, log background xlogb[target - V]
  *   nll       sum of -log p(target) over non-skipped positions (double)
  *   logp_t    N: log p(target[n]), 0 where skipped
- *   norm_err  max over non-skipped positions of |sum_x p(x) - 1|, the sum
- *             taken in double (when target is NULL every position counts)
+ *   norm_err  sum_x p(x) - 1 (signed) at the non-skipped position where
+ *             its magnitude is largest, the sum taken in double (when
+ *             target is NULL every position counts)
  *   logp_all  N x (V + X): log p(x | n) for every x, then every extra row
  *   dA        F x N (lda): E_p[phi] - phi(target), overwritten; zero in
  *             skipped columns
@@ -186,6 +189,13 @@ typedef struct llr_ll {
  *             does not depend on the thread count
  * Returns LLR_OK, or LLR_ENAN if a loss is not finite. */
 enum { LLR_LL_LOSS = 0, LLR_LL_GRAD = 1, LLR_LL_DIST = 2 };
+
+/* A normalisation error (sum - 1, signed) further from 0 than worst, or
+ * NaN (which then propagates). */
+static inline int llr_norm_worse(double e, double worst)
+{
+	return !(fabs(e) <= fabs(worst));
+}
 typedef struct llr_ll_io {
 	int mode; /* LLR_LL_* */
 	int N, lda;

@@ -420,7 +420,7 @@ static void test_loglinear_classes(void)
 	CHECK_NEAR(nls, nll, 1e-5 * fabs(nll));
 	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_DIST, .N = N, .lda = lda, .A = A, .norm_err = &ne, .logp_all = all, .work = c.work, .chunk = c.chunk, .threads = 1}) == LLR_OK);
 	CHECK(llr_ll_run(&ck.o, &(llr_ll_io){.mode = LLR_LL_DIST, .N = N, .lda = lda, .A = A, .norm_err = &nek, .logp_all = allk, .work = ck.work, .chunk = ck.chunk, .threads = 1}) == LLR_OK);
-	CHECK(ne < 1e-5 && nek < 1e-5);
+	CHECK(fabs(ne) < 1e-5 && fabs(nek) < 1e-5);
 	worst = 0;
 	for (size_t i = 0; i < (size_t)N * V; i++)
 		if (isfinite(all[i]) || isfinite(allk[i]))

@@ -138,7 +138,7 @@ static void test_normalised(void)
 		float lp[24];
 		double ne = -1;
 		CHECK_OK(llr_net_score(fx.net, &bt, lp, &ne, NULL));
-		CHECK(ne >= 0 && ne < 1e-4);
+		CHECK(fabs(ne) < 1e-4);
 		llr_net_state *s = llr_net_state_new(fx.net, 3);
 		float all[3 * V];
 		double worst = 0;
@@ -268,7 +268,7 @@ static void test_score_packed(void)
 		float lp[B * T];
 		double ne = 1;
 		CHECK_OK(llr_net_score(fx.net, &bt, lp, &ne, NULL));
-		CHECK(ne < 1e-5);
+		CHECK(fabs(ne) < 1e-5);
 		double e = 0;
 		int zero = 1;
 		for (int b = 0; b < B; b++) {
@@ -333,7 +333,7 @@ static void test_score_threads(void)
 					pad &= lpt[k] == 0.0f;
 			}
 			CHECK(close && pad);
-			CHECK(net < 1e-5 && fabs(net - ne1) < 1e-6);
+			CHECK(fabs(net) < 1e-5 && fabs(net - ne1) < 1e-6);
 		}
 		/* one stream per group: exactly that stream scored alone */
 		CHECK_OK(llr_net_set_score_threads(fx.net, B, NULL));

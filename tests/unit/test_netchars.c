@@ -207,7 +207,7 @@ static void norm_case(int input, int output)
 	double ne = 1;
 	llr_err e = {0};
 	CHECK_OK(llr_net_score(f.net, &bt, lp, &ne, &e));
-	CHECK(ne < 1e-5);
+	CHECK(fabs(ne) < 1e-5);
 	llr_net_state *s = llr_net_state_new(f.net, B);
 	float all[B * V];
 	for (int t = 0; t < T; t++) {
@@ -291,7 +291,7 @@ static void test_learn(void)
 		CHECK(cnt[k] <= 4);
 	double ne = 1;
 	CHECK_OK(llr_net_score(f.net, &bt, NULL, &ne, &e));
-	CHECK(ne < 1e-5);
+	CHECK(fabs(ne) < 1e-5);
 	/* groups set back, and bad groups refused */
 	CHECK_OK(llr_net_tree_set_groups(f.net, before, &e));
 	CHECK(!memcmp(llr_net_tree_groups(f.net), before, sizeof before));
@@ -334,7 +334,7 @@ static void threads_case(int input, int output)
 	CHECK_OK(llr_net_score(f.net, &bt, lp1, &ne1, &e));
 	for (int k = 0; k < T * B; k++)
 		CHECK_NEAR(lp2[k], lp1[k], 1e-5 * (1 + fabs(lp1[k])));
-	CHECK(ne2 < 1e-5 && ne1 < 1e-5);
+	CHECK(fabs(ne2) < 1e-5 && fabs(ne1) < 1e-5);
 	fx_free(&f);
 }
 
