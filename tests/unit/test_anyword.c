@@ -10,6 +10,7 @@
  */
 #include <unistd.h>
 
+#include "lexicon_fixture.h"
 #include "llrnn.h"
 #include "test.h"
 
@@ -122,33 +123,6 @@ static void test_rows(void)
 	llr_lexicon_free(x);
 }
 
-static char *tmp_path(const char *name)
-{
-	static char p[512];
-	snprintf(p, sizeof p, "%s/%s", test_tmpdir(), name);
-	return p;
-}
-
-/* Write x to path (meta key tamper set to val when given); read it back. */
-static llr_lexicon *round_trip(const llr_lexicon *x, const char *tamper, const char *val, llr_err *e)
-{
-	char *path = tmp_path("anyword.llrnn");
-	llr_meta *m = llr_meta_new();
-	CHECK_OK(llr_lexicon_to_meta(x, m));
-	if (tamper)
-		llr_meta_set(m, tamper, val);
-	llr_tensor_writer *w = llr_tw_open(path, "features", m, e);
-	llr_meta_free(m);
-	CHECK(w && llr_lexicon_write(w, x, e) == LLR_OK && llr_tw_close(w, e) == LLR_OK);
-	llr_tensor_reader *r = llr_tr_open(path, "features", e);
-	llr_lexicon *y = NULL;
-	if (r && llr_lexicon_read(r, &y, e) < 0)
-		y = NULL;
-	llr_tr_close(r);
-	unlink(path);
-	return y;
-}
-
 static void test_hunspell_embedded(void)
 {
 	llr_lexicon *x = lexicon("1");
@@ -171,7 +145,7 @@ static void test_hunspell_embedded(void)
 	CHECK(n == 2 && c[0] == 2 && c[1] == 6);
 
 	/* the members round trip: the same rows from the file */
-	llr_lexicon *y = round_trip(x, NULL, NULL, &e);
+	llr_lexicon *y = lexicon_round_trip(x, NULL, NULL, &e);
 	CHECK(y != NULL);
 	if (y) {
 		CHECK(llr_lexicon_any_words(y) == 2 && llr_lexicon_any_hunspell(y));
@@ -183,13 +157,13 @@ static void test_hunspell_embedded(void)
 	}
 	/* a size that does not match the member is refused, naming it */
 	e = (llr_err){0};
-	CHECK(round_trip(x, "any.hunspell.dic_bytes", "3", &e) == NULL && strstr(e.msg, "any/hunspell.dic"));
+	CHECK(lexicon_round_trip(x, "any.hunspell.dic_bytes", "3", &e) == NULL && strstr(e.msg, "any/hunspell.dic"));
 	e = (llr_err){0};
-	CHECK(round_trip(x, "any.words", "5", &e) == NULL && strstr(e.msg, "any/words"));
+	CHECK(lexicon_round_trip(x, "any.words", "5", &e) == NULL && strstr(e.msg, "any/words"));
 	e = (llr_err){0};
-	CHECK(round_trip(x, "any.words", "-1", &e) == NULL && strstr(e.msg, "any.words"));
+	CHECK(lexicon_round_trip(x, "any.words", "-1", &e) == NULL && strstr(e.msg, "any.words"));
 	/* a dictionary hunspell cannot load: the error says so, every time */
-	y = round_trip(x, NULL, NULL, &e);
+	y = lexicon_round_trip(x, NULL, NULL, &e);
 	CHECK(y != NULL);
 	llr_lexicon_free(x);
 	llr_lexicon_free(y);

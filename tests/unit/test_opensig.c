@@ -7,6 +7,7 @@
  * with a second estimate within their standard errors, round trip
  * through a file, and bad members are refused.
  */
+#include "lexicon_fixture.h"
 #include "llrnn.h"
 #include "nn.h"
 #include "spelling_fixture.h"
@@ -459,32 +460,12 @@ out:
 	llr_lexicon_free(x);
 }
 
-/* Write x, tampered with when key is given; read it back. */
-static llr_lexicon *round_trip(const llr_lexicon *x, const char *key, const char *val, llr_err *e)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/sig.llrnn", test_tmpdir());
-	llr_meta *m = llr_meta_new();
-	CHECK_OK(llr_lexicon_to_meta(x, m));
-	if (key)
-		llr_meta_set(m, key, val);
-	llr_tensor_writer *w = llr_tw_open(path, "features", m, e);
-	llr_meta_free(m);
-	CHECK(w && llr_lexicon_write(w, x, e) == LLR_OK && llr_tw_close(w, e) == LLR_OK);
-	llr_tensor_reader *r = llr_tr_open(path, "features", e);
-	llr_lexicon *y = NULL;
-	if (r && llr_lexicon_read(r, &y, e) < 0)
-		y = NULL;
-	llr_tr_close(r);
-	return y;
-}
-
 static void test_sigs_file(void)
 {
 	llr_lexicon *x = open_lexicon();
 	llr_err e = {0};
 	CHECK_OK(llr_lexicon_estimate_sigs(x, 3000, 3, &e));
-	llr_lexicon *y = round_trip(x, NULL, NULL, &e);
+	llr_lexicon *y = lexicon_round_trip(x, NULL, NULL, &e);
 	CHECK(y != NULL);
 	if (y) {
 		size_t S = llr_lexicon_sigs(x);
@@ -494,9 +475,9 @@ static void test_sigs_file(void)
 		llr_lexicon_free(y);
 	}
 	e = (llr_err){0};
-	CHECK(round_trip(x, "sig.samples", "1", &e) == NULL && strstr(e.msg, "sig.count"));
+	CHECK(lexicon_round_trip(x, "sig.samples", "1", &e) == NULL && strstr(e.msg, "sig.count"));
 	e = (llr_err){0};
-	CHECK(round_trip(x, "sig.count", "1", &e) == NULL && strstr(e.msg, "sig/phi"));
+	CHECK(lexicon_round_trip(x, "sig.count", "1", &e) == NULL && strstr(e.msg, "sig/phi"));
 	llr_lexicon_free(x);
 }
 
