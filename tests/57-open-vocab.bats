@@ -144,18 +144,6 @@ base_model() {
 	fi
 }
 
-# The model's spelling model as an n-gram archive of its own (the spell/
-# members under their n-gram names, meta order and ngram.N), so score's
-# n-gram path gives ln p_spell of a spelled-out word independently.
-spell_ngram() {
-	mkdir -p sx && tar xf "$1" -C sx
-	{
-		printf 'format=llrnn\nversion=1\nkind=ngram\norder=%s\n' "$(sed -n 's/^spell\.order=//p' sx/meta)"
-		sed -n 's/^spell\.\(ngram\.[0-9]*=\)/\1/p' sx/meta
-	} >sx/spell/meta
-	(cd sx/spell && tar --format=ustar -cf "$2" meta $(tar tf "$1" | sed -n 's|^spell/||p'))
-}
-
 @test "score: an OOV word gets p(<unk> | K) p_spell(w) / (1 - S_V), the n-gram scorer's p_spell checked" {
 	base_model
 	score -m "$D/base.llrnn" --closed --per-token "$D/valid.tok" >closed 2>/dev/null

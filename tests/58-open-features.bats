@@ -82,18 +82,6 @@ open_model() {
 	train -q --hidden 16 --embed 16 --layers 1 --threads 1 --epochs 1 -s 3 -o "$d/open.llrnn" "$d/open.fz"
 }
 
-# The model's spelling model as an n-gram archive of its own, so score's
-# n-gram path gives ln p_spell of a spelled-out word independently (as in
-# 57-open-vocab.bats).
-spell_ngram() {
-	mkdir -p sx && tar xf "$1" -C sx
-	{
-		printf 'format=llrnn\nversion=1\nkind=ngram\norder=%s\n' "$(sed -n 's/^spell\.order=//p' sx/meta)"
-		sed -n 's/^spell\.\(ngram\.[0-9]*=\)/\1/p' sx/meta
-	} >sx/spell/meta
-	(cd sx/spell && tar --format=ustar -cf "$2" meta $(tar tf "$1" | sed -n 's|^spell/||p'))
-}
-
 @test "open scoring: featurize --spelling stores the signature masses (the reader checks they sum to 1)" {
 	open_model
 	grep -q '^featurize: signature masses: [0-9]* signatures from 200000 strings drawn outside the vocabulary$' "$BATS_FILE_TMPDIR/open.err"

@@ -41,3 +41,16 @@ run_err() {
 		echo "stderr lacks the '$tool: ' prefix:" >&2; cat "$err" >&2; return 1
 	fi
 }
+
+# spell_ngram MODEL OUT: the model's spelling model as an n-gram archive
+# of its own (the spell/ members under their n-gram names, meta order and
+# ngram.N), so score's n-gram path gives ln p_spell of a spelled-out word
+# independently (57-open-vocab.bats, 58-open-features.bats).
+spell_ngram() {
+	mkdir -p sx && tar xf "$1" -C sx
+	{
+		printf 'format=llrnn\nversion=1\nkind=ngram\norder=%s\n' "$(sed -n 's/^spell\.order=//p' sx/meta)"
+		sed -n 's/^spell\.\(ngram\.[0-9]*=\)/\1/p' sx/meta
+	} >sx/spell/meta
+	(cd sx/spell && tar --format=ustar -cf "$2" meta $(tar tf "$1" | sed -n 's|^spell/||p'))
+}
