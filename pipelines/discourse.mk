@@ -117,7 +117,9 @@ $(RESULTS)/discourse.tsv: $(MODELS:=.test)
 	    done; echo; \
 	done >> $@
 
-$(RESULTS)/discourse.md: $(RESULTS)/discourse.tsv
+# The report lists every training log, the probe's LL-RNN (lm.train.log)
+# among them: it waits for that model too.
+$(RESULTS)/discourse.md: $(RESULTS)/discourse.tsv $(W)/lm.bin
 	$(SCRIPTS)/disc-report $(W) $< "SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), MAX_TIME=$(MAX_TIME) a model, HIDDEN=$(HIDDEN), EMBED=$(EMBED)" > $@
 
 # The genre probe: Brown sentences with their document's category.
