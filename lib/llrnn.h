@@ -682,7 +682,8 @@ typedef struct llr_batch {
 	/* Scoring an open vocabulary only (llr_net_set_open): NULL, or the
 	 * rows (F columns) of targets outside the vocabulary: target V + i
 	 * is the string whose row of phi is row i, its log background
-	 * xlogb[i] */
+	 * xlogb[i].  Without xphi, an open net's target V + s is signature
+	 * s (training's way) */
 	const llr_csr *xphi;
 	const float *xlogb;
 } llr_batch;
@@ -727,8 +728,11 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
  * normalisation: Z = sum_v b_v e^{a.phi_v} + sum_s e^{sig_logb[s] +
  * a.phi_s}, one pass over the classes of the V + S rows (llclass.c).
  * Then llr_batch's xphi rows score strings outside V; the scoring copies
- * of llr_net_set_score_threads read this open output too.  Not for
- * training.  Copies what it needs. */
+ * of llr_net_set_score_threads read this open output too.  Training
+ * (llr_net_train_step) takes a string outside V as target V + s, s its
+ * signature (loss -(sig_logb[s] + a.phi_s - log Z), the constant
+ * ln q(w) - ln M(s) aside; gradient E_p[phi] - phi_s), never xphi rows;
+ * so does scoring without xphi.  Copies what it needs. */
 int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, const float *sig_logb, llr_err *err);
 /* Entries a position of llr_net_step's logp has: V, or after
  * llr_net_set_open V + S, entry V + s the log-probability of the strings

@@ -167,8 +167,13 @@ static double chunk_loss(const job *jb, int n0, int nc, const double *logz, cons
 	for (int j = 0; j < nc; j++) {
 		int n = n0 + j;
 		int y = jb->target ? jb->target[n] : -1;
-		if (y >= jb->o->V) { /* a string outside the vocabulary */
+		if (y >= jb->o->V && jb->xphi) { /* a string outside the vocabulary, its own row */
 			double lp = (double)jb->xlogb[y - jb->o->V] + csr_score(jb, jb->xphi, y - jb->o->V, n) - logz[j];
+			nll -= lp;
+			if (jb->logp_t)
+				jb->logp_t[n] = (float)lp;
+		} else if (y >= jb->o->V) { /* an extra row (a signature) */
+			double lp = (double)(jb->o->logb[y] + score_of(jb, jb->row_of[y], n)) - logz[j];
 			nll -= lp;
 			if (jb->logp_t)
 				jb->logp_t[n] = (float)lp;

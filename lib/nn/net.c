@@ -608,7 +608,7 @@ static int load_batch(llr_net *net, const llr_batch *bt, const llr_csr *psi, int
 		int t = (int)(n / bt->B), b = (int)(n % bt->B);
 		int32_t y = bt->target ? bt->target[n] : -1;
 		int32_t x = bt->input[n];
-		int32_t ny = net->cfg.vocab + (bt->xphi ? bt->xphi->rows : 0);
+		int32_t ny = net->cfg.vocab + (bt->xphi ? bt->xphi->rows : net->out.X);
 		if (y < -1 || y >= ny)
 			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: target %d out of range [0, %d)", t, b, y, ny);
 		int valid = x == LLR_BOS_ID || (x >= 0 && x < rows);
@@ -873,8 +873,8 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 	int rc = check_psi(net, psi, err);
 	size_t N = (size_t)bt->T * bt->B, H = (size_t)cf->hidden;
 	int drop = rng && cf->dropout > 0.0f;
-	if (rc == LLR_OK && (bt->xphi || net->open))
-		rc = llr_err_set(err, LLR_EINVAL, "network: training does not take an open vocabulary's rows");
+	if (rc == LLR_OK && bt->xphi)
+		rc = llr_err_set(err, LLR_EINVAL, "network: training takes a signature's id, not the rows of strings outside the vocabulary");
 	if (rc < 0 || (rc = ensure_ws(net, N, bt->B, 1, err)) < 0 || (rc = load_batch(net, bt, psi, 1, err)) < 0)
 		return rc;
 	int64_t cnt = 0;

@@ -154,10 +154,11 @@ typedef struct llr_ll {
 	 * log Z) estimates their mass.  Not with bg. */
 	const llr_csr *nrm_phi;
 	const float *nrm_logw;
-	/* Scoring an open vocabulary: X rows past the V words (the
-	 * signatures), with logb[V + i] and cls->of[V + i]; LLR_LL_DIST then
-	 * writes V + X entries a position, entry V + i the log-probability
-	 * of row V + i (needs cls).  0 otherwise. */
+	/* An open vocabulary: X rows past the V words (the signatures),
+	 * with logb[V + i] and cls->of[V + i], in Z; a target may be one
+	 * (LLR_LL_GRAD, LLR_LL_LOSS without xphi); LLR_LL_DIST then writes
+	 * V + X entries a position, entry V + i the log-probability of row
+	 * V + i (needs cls).  0 otherwise. */
 	int X;
 } llr_ll;
 
@@ -172,7 +173,11 @@ typedef struct llr_ll {
  *   target    N: target[n] in [0, V) or -1 (skip: no loss, zero gradient);
  *             may be NULL in LLR_LL_DIST only; in LLR_LL_LOSS also in
  *             [V, V + xphi->rows): a string outside the vocabulary, row
- *             target - V of xphi, log background xlogb[target - V]
+ *             target - V of xphi, log background xlogb[target - V];
+ *             without xphi also in [V, V + X): extra row target (an open
+ *             vocabulary's signature, a class of its own: training on
+ *             the strings outside the vocabulary, the gradient then
+ *             E_p[phi] - phi_sig)
  *   nll       sum of -log p(target) over non-skipped positions (double)
  *   logp_t    N: log p(target[n]), 0 where skipped
  *   norm_err  sum_x p(x) - 1 (signed) at the non-skipped position where

@@ -438,6 +438,92 @@ static void test_loglinear_classes(void)
 	llr_csr_free(base);
 }
 
+/* An open vocabulary's output in training (llr_net_set_open's layer):
+ * V words and S signature rows past them, in Z together; a target V + s
+ * (a string outside the vocabulary, by its signature) has the loss
+ * -(logb[V + s] + a.phi_s - log Z) and the gradient E_p[phi] - phi_s.
+ * The loss against a direct double computation, the gradient by finite
+ * differences (OOV targets included), the scoring pass, and the same
+ * loss through a row of its own (xphi, score's way). */
+static void test_loglinear_open(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 53);
+	int V = 7, S = 5, F = 6, N = 70, lda = 70, R = V + S;
+	llr_csr *all = rand_csr(R, F, 3, 1, &r);
+	float logb[12];
+	for (int v = 0; v < R; v++)
+		logb[v] = (float)log(0.02 + llr_rng_uniform(&r)) - (v >= V ? 1.0f : 0.0f);
+	logb[V - 1] = -INFINITY; /* <unk>: out of the open output */
+	llr_ll_classes k;
+	CHECK(llr_ll_classes_build(&k, all, logb, NULL) == LLR_OK);
+	int32_t tg[70];
+	int oov = 0;
+	for (int n = 0; n < N; n++) {
+		tg[n] = n % 13 == 4 ? -1 : n % 3 == 0 ? V + (int32_t)llr_rng_below(&r, (uint64_t)S) : (int32_t)llr_rng_below(&r, (uint64_t)(V - 1));
+		oov += tg[n] >= V;
+	}
+	CHECK(oov > 10);
+	float *A = malloc((size_t)F * lda * sizeof *A), *dA = calloc((size_t)F * lda, sizeof *dA);
+	float lt[70], lx[70];
+	fill(A, (size_t)F * lda, &r, 1.5);
+	ll_ctx c = {{V, F, all, logb, 0, &k, NULL, 0, NULL, NULL, S}, N, lda, A, tg, NULL, NULL};
+	c.work = malloc(llr_ll_work_size(R, 2) * sizeof(float));
+	c.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
+	double nll = 0, nls = 0, nlx = 0;
+	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = lda, .A = A, .target = tg, .nll = &nll, .logp_t = lt, .dA = dA, .work = c.work, .chunk = c.chunk, .threads = 2}) == LLR_OK);
+	double ref = 0, worst = 0;
+	for (int n = 0; n < N; n++) {
+		if (tg[n] < 0)
+			continue;
+		double l[12], z = 0, e[6] = {0};
+		for (int v = 0; v < R; v++) {
+			l[v] = logb[v];
+			for (int32_t j = all->indptr[v]; j < all->indptr[v + 1]; j++)
+				l[v] += (double)all->data[j] * A[(size_t)all->indices[j] * lda + n];
+			z += exp(l[v]);
+		}
+		ref -= l[tg[n]] - log(z);
+		/* E_p[phi] - phi(target), over the words and the signatures */
+		for (int v = 0; v < R; v++)
+			for (int32_t j = all->indptr[v]; j < all->indptr[v + 1]; j++)
+				e[all->indices[j]] += exp(l[v] - log(z)) * all->data[j] - (v == tg[n] ? all->data[j] : 0.0);
+		for (int f = 0; f < F; f++)
+			worst = fmax(worst, fabs(e[f] - dA[(size_t)f * lda + n]));
+	}
+	CHECK_NEAR(nll, ref, 1e-5 * fabs(ref));
+	CHECK(worst < 1e-5);
+	CHECK(gradcheck("open loglinear dA", A, dA, (size_t)F * lda, ll_loss, &c, 200, &r) == 0);
+	CHECK(g_max_analytic > 0.1);
+	/* the scoring pass gives the training loss */
+	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = lda, .A = A, .target = tg, .nll = &nls, .work = c.work, .chunk = c.chunk, .threads = 1}) == LLR_OK);
+	CHECK_NEAR(nls, nll, 1e-5 * fabs(nll));
+	/* a target's own row (xphi) equal to its signature's, with the
+	 * signature's log background: the same log p */
+	llr_csr_builder *b = llr_csr_builder_new(F);
+	int32_t tx[70];
+	float xl[70];
+	int nx = 0;
+	for (int n = 0; n < N; n++) {
+		tx[n] = tg[n];
+		if (tg[n] < V)
+			continue;
+		int32_t a = all->indptr[tg[n]];
+		llr_csr_builder_row(b, all->indices + a, all->data + a, (size_t)(all->indptr[tg[n] + 1] - a), NULL);
+		xl[nx] = logb[tg[n]];
+		tx[n] = V + nx++;
+	}
+	llr_csr *xphi = llr_csr_builder_finish(b, NULL);
+	CHECK(llr_ll_run(&c.o, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = lda, .A = A, .target = tx, .nll = &nlx, .logp_t = lx, .work = c.work, .chunk = c.chunk, .threads = 1, .xphi = xphi, .xlogb = xl}) == LLR_OK);
+	CHECK_NEAR(nlx, nll, 1e-5 * fabs(nll));
+	for (int n = 0; n < N; n++)
+		CHECK_NEAR(lx[n], lt[n], 1e-4);
+	llr_csr_free(xphi);
+	free(A), free(dA), free(c.work), free(c.chunk);
+	llr_ll_classes_free(&k);
+	llr_csr_free(all);
+}
+
 /* The scoring pass (online softmax over blocks of 64 rows) across many
  * blocks, the first ones ruled out entirely by the background: the same
  * loss as the training pass, with and without classes. */
@@ -606,7 +692,7 @@ static void test_net_dropout(void)
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(12);
+	PLAN(13);
 	RUN(test_checker);
 	RUN(test_vexp);
 	RUN(test_dense);
@@ -615,6 +701,7 @@ int main(void)
 	RUN(test_loglinear);
 	RUN(test_softmax);
 	RUN(test_loglinear_classes);
+	RUN(test_loglinear_open);
 	RUN(test_loglinear_blocks);
 	RUN(test_net);
 	RUN(test_net_dropout);

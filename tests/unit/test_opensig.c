@@ -231,12 +231,22 @@ static void test_open_errors(void)
 	/* a target past the rows given */
 	tg[1] = V + S;
 	CHECK(llr_net_score(fx.net, &bt, lp, NULL, &e) == LLR_EINVAL && strstr(e.msg, "out of range"));
-	/* not for training */
+	/* training takes a signature's id, not rows of their own */
 	tg[1] = 2;
-	double nll;
+	double nll, nls;
 	int64_t nt;
-	bt.xphi = NULL;
 	CHECK(llr_net_train_step(fx.net, &bt, NULL, &nll, &nt, &e) == LLR_EINVAL && strstr(e.msg, "training"));
+	/* a string outside V by its signature (V + s): trained, the loss
+	 * the scoring pass gives; past the signatures, out of range */
+	bt.xphi = NULL;
+	tg[1] = V + 1;
+	CHECK_OK(llr_net_train_step(fx.net, &bt, NULL, &nll, &nt, &e));
+	CHECK(nt == 2 && isfinite(nll));
+	CHECK_OK(llr_net_score(fx.net, &bt, lp, NULL, &e));
+	nls = -(double)lp[0] - (double)lp[1];
+	CHECK_NEAR(nll, nls, 1e-4 * fabs(nls));
+	tg[1] = V + S;
+	CHECK(llr_net_train_step(fx.net, &bt, NULL, &nll, &nt, &e) == LLR_EINVAL && strstr(e.msg, "out of range"));
 	/* a NaN background */
 	float bad[S];
 	memcpy(bad, fx.sig_logb, sizeof bad);
