@@ -721,6 +721,20 @@ int llr_net_rows(llr_net *net, const llr_rows **blocks, llr_err *err);
  * not NULL it receives sum_x p(x) - 1 (signed) at the position where its
  * magnitude is largest (NaN if any is). */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
+/* The norm check's figures over the positions of a call: err the signed
+ * deviation sum p - 1 of largest magnitude (norm_err), se the standard
+ * error of the check's estimate of it there (0 where the sum is exact, as
+ * over a closed vocabulary; with llr_net_set_norm_rows the part outside V
+ * is an importance-sampling estimate), lo and hi the largest |dev| -
+ * LLR_NORM_Z se and |dev| + LLR_NORM_Z se over the positions: lo > tol
+ * says a deviation is beyond tol beyond the check's error, hi <= tol that
+ * every one is within it. */
+#define LLR_NORM_Z 3.0
+typedef struct llr_norm_stat {
+	double err, se, lo, hi;
+} llr_norm_stat;
+/* The figures of the last llr_net_score call with norm_err. */
+llr_norm_stat llr_net_norm(const llr_net *net);
 /* An open vocabulary (issue 14; lib/lm/opensig.c sets it up from a
  * model): the log-linear output's background over the V words becomes
  * logb_v (V entries; -inf takes a word out, as <unk>), and S signature
@@ -738,11 +752,15 @@ int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, 
  * llr_net_set_open V + S, entry V + s the log-probability of the strings
  * of signature s together, sig_logb[s] + a.phi_s - log Z. */
 int32_t llr_net_out_width(const llr_net *net);
-/* After llr_net_set_open: rows (K x F, borrowed, with log weights logw)
- * that llr_net_score's norm check adds to its exact sum over V, as
- * sum_k exp(logw[k] + a.phi_k - log Z): importance samples of the mass
- * outside V.  NULL removes them. */
-int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, llr_err *err);
+/* After llr_net_set_open: rows (K x F, borrowed) that llr_net_score's
+ * norm check adds to its exact sum over V: importance samples of the mass
+ * outside V, row k standing for count[k] of the draws, each of weight
+ * e^{logw[k]}, so the estimate is sum_k count[k] / draws exp(logw[k] +
+ * a.phi_k - log Z), with its standard error (llr_net_norm) from the
+ * draws' spread.  NULL removes them; LLR_EINVAL unless the counts are
+ * positive and sum to draws. */
+int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, const int64_t *count, int64_t draws,
+                          llr_err *err);
 /* Score on n threads: llr_net_score then splits a batch of B > 1 streams
  * into min(n, B) groups, dealt in turn in order of length (longest first,
  * ties by stream), and scores the groups at the same time, group 0 on the
@@ -1489,8 +1507,9 @@ int32_t llr_open_word(const llr_open *o, const char *w, size_t len);
 /* ln b(w), the open background, for any bytes. */
 double llr_open_logb(const llr_open *o, const char *w, size_t len);
 /* The norm check over all strings: K fresh draws from q (seeded) whose
- * rows join llr_net_score's norm check with weight lambda / K each: V'
- * exactly, the rest by importance sampling. */
+ * rows join llr_net_score's norm check, each of weight lambda, counted
+ * (llr_net_set_norm_rows): V' exactly, the rest by importance sampling,
+ * with its standard error (llr_net_norm).  LLR_EINVAL for K < 1. */
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err);
 /* The number S of signatures. */
 int32_t llr_open_sigs(const llr_open *o);

@@ -20,13 +20,15 @@
 
 static const char usage[] =
     "usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
-    "             [--batch N] [--check-norm] [--threads N] [--open | --closed] [file ...]\n"
+    "             [--batch N] [--check-norm] [--norm-samples N] [-s SEED] [--threads N]\n"
+    "             [--open | --closed] [file ...]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
     "       score --version\n";
 
 #define NORM_TOL 1e-3
-#define NORM_SAMPLES 100000 /* an open model's norm check: draws outside the vocabulary */
+#define NORM_SAMPLES 100000  /* an open model's norm check: draws outside the vocabulary */
+#define NORM_SEED 20161107    /* and their seed: fixed, so a check repeats */
 
 enum { OPT_BASE = 256,
        OPT_PER_TOKEN,
@@ -38,7 +40,8 @@ enum { OPT_BASE = 256,
        OPT_TASK,
        OPT_TENSOR,
        OPT_OPEN,
-       OPT_CLOSED };
+       OPT_CLOSED,
+       OPT_NORM_SAMPLES };
 
 static const struct option longopts[] = {
     {"model", required_argument, NULL, 'm'},
@@ -56,6 +59,8 @@ static const struct option longopts[] = {
     {"tensor", no_argument, NULL, OPT_TENSOR},
     {"open", no_argument, NULL, OPT_OPEN},
     {"closed", no_argument, NULL, OPT_CLOSED},
+    {"norm-samples", required_argument, NULL, OPT_NORM_SAMPLES},
+    {"seed", required_argument, NULL, 's'},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -79,13 +84,15 @@ typedef struct scorer {
 		const char *base_name;
 		int batch, threads;
 		int open; /* SOPEN_* */
+		long long norm_samples;
+		unsigned long long seed;
 		const char *model, *output;
 	} opt;
 	struct {
 		size_t sentences, words, oovs;
 		double logp;     /* natural log, all tokens */
 		double logp_oov; /* the part of logp on OOV words */
-		double norm_max;
+		llr_norm_stat norm; /* over every position so far */
 		size_t norm_bad;
 	} tot;
 	slm lm;
@@ -293,29 +300,42 @@ static void fill_ids(scorer *sc, int B, size_t T)
 	}
 }
 
-static void check_norm(scorer *sc, double norm)
+/* A batch's norm check (ns): it fails when a deviation is beyond
+ * NORM_TOL by more than LLR_NORM_Z standard errors of the check's own
+ * estimate (none where the sum is exact). */
+static void check_norm(scorer *sc, const llr_norm_stat *ns)
 {
 	const sline *first = &sc->lines[0], *last = &sc->lines[sc->nlines - 1];
-	if (!(fabs(norm) <= fabs(sc->tot.norm_max)))
-		sc->tot.norm_max = norm;
-	if (fabs(norm) <= NORM_TOL)
+	llr_norm_stat *t = &sc->tot.norm;
+	if (!(fabs(ns->err) <= fabs(t->err))) {
+		t->err = ns->err;
+		t->se = ns->se;
+	}
+	t->lo = !(ns->lo <= t->lo) ? ns->lo : t->lo;
+	t->hi = !(ns->hi <= t->hi) ? ns->hi : t->hi;
+	if (ns->lo <= NORM_TOL)
 		return;
 	sc->tot.norm_bad++;
+	char se[48] = "";
+	if (ns->se > 0)
+		snprintf(se, sizeof se, " (standard error %.2g)", ns->se);
 	if (sc->nlines == 1)
-		cli_warn("%s:%zu: distribution sums to 1 %+.3g", first->file, first->lineno, norm);
+		cli_warn("%s:%zu: distribution sums to 1 %+.3g%s", first->file, first->lineno, ns->err, se);
 	else
-		cli_warn("%s:%zu-%zu: distribution sums to 1 %+.3g", first->file, first->lineno, last->lineno, norm);
+		cli_warn("%s:%zu-%zu: distribution sums to 1 %+.3g%s", first->file, first->lineno, last->lineno, ns->err, se);
 }
 
 /* The batch's log-probabilities from the n-gram model (lp and oov_at,
  * time-major as fill_ids lays them out). */
-static void ngram_batch(scorer *sc, int B, double *norm)
+static void ngram_batch(scorer *sc, int B, llr_norm_stat *norm)
 {
 	for (int b = 0; b < B; b++) {
 		const sline *s = &sc->lines[b];
 		double e = sngram_line(&sc->ng, s->text.data, s->tok, s->n, sc->lp + b, sc->oov_at + b, (size_t)B, sc->opt.check_norm);
-		if (!(fabs(e) <= fabs(*norm)))
-			*norm = e;
+		if (!(fabs(e) <= fabs(norm->err)))
+			norm->err = e;
+		if (!(fabs(e) <= norm->lo))
+			norm->lo = norm->hi = fabs(e);
 	}
 }
 
@@ -330,7 +350,7 @@ static void flush_batch(scorer *sc)
 	for (int b = 0; b < B; b++)
 		T = MAX(T, sc->lines[b].n + 1);
 	ensure_ids(sc, T * (size_t)B);
-	double norm = 0;
+	llr_norm_stat norm = {0};
 	if (sc->ng.m) {
 		ngram_batch(sc, B, &norm);
 	} else {
@@ -339,11 +359,14 @@ static void flush_batch(scorer *sc)
 		if (sc->op.op)
 			sllopen_finish(&sc->op, &bt.xphi, &bt.xlogb);
 		llr_err err = {0};
-		if (llr_net_score(sc->lm.net, &bt, sc->lp, sc->opt.check_norm ? &norm : NULL, &err) != LLR_OK)
+		double e;
+		if (llr_net_score(sc->lm.net, &bt, sc->lp, sc->opt.check_norm ? &e : NULL, &err) != LLR_OK)
 			cli_die_err(&err);
+		if (sc->opt.check_norm)
+			norm = llr_net_norm(sc->lm.net);
 	}
 	if (sc->opt.check_norm)
-		check_norm(sc, norm);
+		check_norm(sc, &norm);
 	for (int b = 0; b < B; b++)
 		write_line(sc, &sc->lines[b], b, B);
 	sc->nlines = 0;
@@ -395,10 +418,13 @@ static void summary(const scorer *sc)
 	if (sc->op.op)
 		sllopen_summary(&sc->op);
 	if (sc->open.g)
-		sopen_summary(&sc->open, sc->tot.logp, sc->tot.logp_oov, sc->tot.words, sc->tot.sentences, sc->tot.oovs);
+		sopen_summary(&sc->open, !sc->op.op, sc->tot.logp, sc->tot.logp_oov, sc->tot.words, sc->tot.sentences, sc->tot.oovs);
 	if (sc->opt.check_norm) {
-		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, fabs(sc->tot.norm_max), sc->tot.norm_bad, NORM_TOL);
-		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + sc->tot.norm_max);
+		const llr_norm_stat *t = &sc->tot.norm;
+		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, fabs(t->err), sc->tot.norm_bad, NORM_TOL);
+		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + t->err);
+		if (sc->op.op)
+			sllopen_norm_summary(&sc->op, t, NORM_TOL);
 	}
 }
 
@@ -428,8 +454,10 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 	sc->opt.base_div = 1.0;
 	sc->opt.base_name = "e";
 	sc->opt.batch = 1;
+	sc->opt.norm_samples = NORM_SAMPLES;
+	sc->opt.seed = NORM_SEED;
 	int c;
-	while ((c = cli_getopt(argc, argv, ":hm:o:qv", longopts, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hm:o:qs:v", longopts, usage)) != -1) {
 		switch (c) {
 		case 'm':
 			sc->opt.model = optarg;
@@ -442,6 +470,12 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 			break;
 		case 'v':
 			sc->opt.verbose = 1;
+			break;
+		case 's':
+			sc->opt.seed = (unsigned long long)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX);
+			break;
+		case OPT_NORM_SAMPLES:
+			sc->opt.norm_samples = cli_parse_int(usage, "--norm-samples", optarg, 1, 100000000LL);
 			break;
 		case OPT_BASE:
 			if (!strcmp(optarg, "e")) {
@@ -531,7 +565,7 @@ int main(int argc, char **argv)
 		slm_load(&sc.lm, sc.opt.model, sc.opt.verbose);
 	sopen_init(&sc.open, sc.opt.open, sc.ng.m ? NULL : sc.lm.lex, sc.opt.model);
 	if (sc.open.g && !sc.ng.m) /* an LL-RNN with signature masses: open through its features */
-		sllopen_init(&sc.op, &sc.lm, sc.opt.check_norm, NORM_SAMPLES);
+		sllopen_init(&sc.op, &sc.lm, sc.opt.check_norm ? sc.opt.norm_samples : 0, sc.opt.seed);
 	llr_blas_set_threads(sc.opt.threads);
 	llr_err rerr = {0};
 	if (llr_blas_reserve(&rerr) < 0) /* a buffer for each scoring thread, too */

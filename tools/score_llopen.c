@@ -7,15 +7,14 @@
  */
 #include "score_llopen.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-#define NORM_SEED 20161107 /* the norm check's draws: fixed, so a check repeats */
-
-int sllopen_init(sllopen *s, slm *m, int check_norm, long norm_samples)
+int sllopen_init(sllopen *s, slm *m, long long norm_samples, unsigned long long seed)
 {
 	memset(s, 0, sizeof *s);
 	if (!m->loglinear || !m->lex->spell || !llr_lexicon_sigs(m->lex))
@@ -23,8 +22,9 @@ int sllopen_init(sllopen *s, slm *m, int check_norm, long norm_samples)
 	llr_err e = {0};
 	if (!(s->op = llr_open_new(m->model, &e)))
 		cli_die("open vocabulary: %s", e.msg);
-	if (check_norm && llr_open_norm_samples(s->op, norm_samples, NORM_SEED, &e) < 0)
+	if (norm_samples > 0 && llr_open_norm_samples(s->op, norm_samples, seed, &e) < 0)
 		cli_die("--check-norm: %s", e.msg);
+	s->norm_samples = norm_samples;
 	s->lex = m->lex;
 	s->V = m->V;
 	s->cap = 256;
@@ -98,6 +98,21 @@ void sllopen_summary(const sllopen *s)
 	const char *n = llr_meta_get(m, "sig.samples");
 	fprintf(stderr, "%s: open vocabulary (LL-RNN): lambda %.6g, %zu signatures from %s draws; a word outside the vocabulary scores lambda p_spell(w) e^{a.phi(w)} / Z\n",
 	        cli_prog, s->lex->spell_lambda, llr_lexicon_sigs(s->lex), n ? n : "?");
+}
+
+void sllopen_norm_summary(const sllopen *s, const llr_norm_stat *t, double tol)
+{
+	const char *n = llr_meta_get(s->lex->meta, "sig.samples");
+	double sig_n = n ? strtod(n, NULL) : 0;
+	fprintf(stderr, "%s: norm check: standard error %.2g there (%lld draws outside the vocabulary); the signature masses' own there %.2g (%s draws)\n",
+	        cli_prog, t->se, s->norm_samples, sig_n > 0 ? t->se * sqrt((double)s->norm_samples / sig_n) : NAN, n ? n : "?");
+	if (t->lo > tol)
+		fprintf(stderr, "%s: norm check: beyond %g by more than %g standard errors\n", cli_prog, tol, LLR_NORM_Z);
+	else if (t->hi <= tol)
+		fprintf(stderr, "%s: norm check: within %g at every position: |sum p - 1| + %g standard errors at most %g\n", cli_prog, tol, LLR_NORM_Z, tol);
+	else
+		fprintf(stderr, "%s: norm check: not resolved against %g: largest |sum p - 1| -/+ %g standard errors %.3g / %.3g (more draws: --norm-samples)\n",
+		        cli_prog, tol, LLR_NORM_Z, t->lo, t->hi);
 }
 
 void sllopen_free(sllopen *s)

@@ -19,13 +19,15 @@ typedef struct sllopen {
 	float *v;
 	size_t cap;
 	int32_t V;
+	long long norm_samples; /* the norm check's draws (0: no check) */
 	const llr_lexicon *lex;
 } sllopen;
 
 /* Set a loaded model up for open scoring when its lexicon has a
  * spelling model and signature masses (1), else leave it closed (0);
- * with check_norm, draw norm_samples strings for the norm check. */
-int sllopen_init(sllopen *s, slm *m, int check_norm, long norm_samples);
+ * with norm_samples > 0, draw that many strings (seeded) for the norm
+ * check. */
+int sllopen_init(sllopen *s, slm *m, long long norm_samples, unsigned long long seed);
 /* A new batch: no rows outside V' yet. */
 void sllopen_reset(sllopen *s);
 /* Target id of word w: its id in V', or V + i for the i-th string
@@ -36,6 +38,9 @@ int32_t sllopen_target(sllopen *s, const char *w, size_t len, int *oov);
 void sllopen_finish(sllopen *s, const llr_csr **xphi, const float **xlogb);
 /* One stderr line on the open model. */
 void sllopen_summary(const sllopen *s);
+/* The norm check's error and verdict against tol (t: the figures over
+ * every position), after score's two norm check lines. */
+void sllopen_norm_summary(const sllopen *s, const llr_norm_stat *t, double tol);
 void sllopen_free(sllopen *s);
 
 #endif

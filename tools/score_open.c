@@ -60,11 +60,12 @@ void sopen_count(sopen *o, const char *text, const size_t *tok, size_t n)
 	o->chars += n == 0; /* the newline of an empty line */
 }
 
-void sopen_summary(const sopen *o, double L, double L_oov, size_t W, size_t S, size_t O)
+void sopen_summary(const sopen *o, int spread_unk, double L, double L_oov, size_t W, size_t S, size_t O)
 {
 	size_t T = W + S;
-	fprintf(stderr, "%s: open vocabulary: OOV words scored as p(<unk> | K) p_spell(w) / (1 - S_V), 1 - S_V = %.6f\n",
-	        cli_prog, exp(llr_openbg_log_outside(o->g)));
+	if (spread_unk)
+		fprintf(stderr, "%s: open vocabulary: OOV words scored as p(<unk> | K) p_spell(w) / (1 - S_V), 1 - S_V = %.6f\n",
+		        cli_prog, exp(llr_openbg_log_outside(o->g)));
 	if (T == 0) {
 		fprintf(stderr, "%s: nats per token: n/a (no tokens)\n", cli_prog);
 		return;

@@ -33,7 +33,10 @@ double sopen_oov(const sopen *o, const char *w, size_t len);
  * the tokens a character model predicts on tok --chars's form of it. */
 void sopen_count(sopen *o, const char *text, const size_t *tok, size_t n);
 /* The open summary lines on stderr: L the natural-log total over W words
- * and S sentences, of which L_oov on the O OOV words. */
-void sopen_summary(const sopen *o, double L, double L_oov, size_t W, size_t S, size_t O);
+ * and S sentences, of which L_oov on the O OOV words; with spread_unk
+ * first the line that OOV words share p(<unk> | K) by their spelling (the
+ * softmax-plus-spelling mode; an LL-RNN scored through its features has
+ * its own line, score_llopen.c). */
+void sopen_summary(const sopen *o, int spread_unk, double L, double L_oov, size_t W, size_t S, size_t O);
 
 #endif

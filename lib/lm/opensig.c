@@ -246,6 +246,7 @@ struct llr_open {
 	float *logb_v, *sig_logb;
 	llr_csr *nrm;
 	float *nrm_logw;
+	int64_t *nrm_cnt;
 	rowbuf r; /* llr_open_draw's rows */
 };
 
@@ -258,6 +259,7 @@ void llr_open_free(llr_open *o)
 	free(o->sig_logb);
 	llr_csr_free(o->nrm);
 	free(o->nrm_logw);
+	free(o->nrm_cnt);
 	free(o->r.c);
 	free(o->r.v);
 	free(o);
@@ -310,34 +312,47 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	llr_rng_seed(&rng, seed);
 	int64_t drawn;
 	llr_csr *rows = NULL;
+	if (K < 1)
+		return llr_err_set(err, LLR_EINVAL, "norm check: %lld samples", (long long)K);
+	llr_net_set_norm_rows(o->m->net, NULL, NULL, NULL, 0, NULL);
 	llr_csr_free(o->nrm);
 	free(o->nrm_logw);
+	free(o->nrm_cnt);
 	o->nrm = NULL;
 	o->nrm_logw = NULL;
+	o->nrm_cnt = NULL;
 	int rc = draw_rows(o->m->lex, o->g, K, &rng, &rows, &drawn, err);
 	if (rc < 0)
 		return rc;
-	/* each draw from q stands for lambda / K of the mass outside V';
-	 * the draws grouped by distinct row, their weights summed */
-	float *w = llr_malloc((size_t)K * sizeof *w);
+	/* each draw from q has weight lambda (the mass outside V' is
+	 * lambda E_q[e^{a.phi(w)}] / Z); the draws grouped by distinct row
+	 * (the classes' log background is unused), counted */
+	float *w = llr_calloc((size_t)K, sizeof *w);
 	llr_ll_classes k = {0};
 	if (!w) {
 		llr_csr_free(rows);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	}
-	for (int64_t i = 0; i < K; i++)
-		w[i] = (float)(log(llr_openbg_lambda(o->g)) - log((double)K));
 	rc = llr_ll_classes_build(&k, rows, w, err);
 	free(w);
 	llr_csr_free(rows);
 	if (rc < 0)
 		return rc;
+	o->nrm_cnt = llr_calloc((size_t)k.C, sizeof *o->nrm_cnt);
+	if (!o->nrm_cnt) {
+		llr_ll_classes_free(&k);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
+	for (int64_t i = 0; i < K; i++)
+		o->nrm_cnt[k.of[i]]++;
+	for (int c = 0; c < k.C; c++)
+		k.logB[c] = (float)log(llr_openbg_lambda(o->g));
 	o->nrm = k.phi;
 	o->nrm_logw = k.logB;
 	k.phi = NULL;
 	k.logB = NULL;
 	llr_ll_classes_free(&k);
-	return llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, err);
+	return llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, o->nrm_cnt, K, err);
 }
 
 /* ------------------------------------------------------------ drawing */

@@ -87,9 +87,11 @@ size_t llr_ll_work_size(int V, int threads)
 	return (size_t)(threads > 0 ? threads : 1) * WSTRIDE(V);
 }
 
+/* Per chunk: its loss, then its norm check's figures (llr_norm_stat, 4
+ * doubles). */
 size_t llr_ll_chunk_size(int N)
 {
-	return 2 * (((size_t)N + NC - 1) / NC);
+	return 5 * (((size_t)N + NC - 1) / NC);
 }
 
 typedef struct job {
@@ -99,7 +101,8 @@ typedef struct job {
 	const int32_t *target;
 	float *logp_t, *logp_all, *dA;
 	int want_norm;
-	double *cnll, *cnorm; /* per chunk */
+	double *cnll; /* per chunk */
+	llr_norm_stat *cnorm;
 	float *work;
 	int threads, nchunks;
 	/* The rows the pass over V runs over: the words, or their classes
@@ -290,7 +293,7 @@ static double bg_dist(const job *jb, int n, int j, const float *L, double logz, 
 /* One chunk of nc <= NC positions starting at n0; L is R x NC scratch of
  * scores.  Inlined into a constant-nc and a variable-nc caller so the full
  * chunks get fixed-length inner loops. */
-LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const job *jb, int n0, int nc, float *L, double *out_nll, double *out_norm)
+LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const job *jb, int n0, int nc, float *L, double *out_nll, llr_norm_stat *out_norm)
 {
 	const llr_ll *o = jb->o;
 	const llr_csr *phi = jb->rphi;
@@ -340,7 +343,7 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		}
 	}
 	*out_nll = chunk_loss(jb, n0, nc, logz, o->bg ? lny : NULL);
-	*out_norm = 0.0;
+	*out_norm = (llr_norm_stat){0};
 
 	if (jb->dA) {
 		/* Pass 3: g = p - onehot(target) over the rows (a class's p
@@ -380,16 +383,14 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 			if (jb->target[n0 + j] >= 0)
 				bg_grad(jb, n0 + j, mx[j], s[j], S[j], jb->target[n0 + j], &sc);
 	} else if (o->bg && (jb->logp_all || jb->want_norm)) {
-		double worst = 0.0;
 		for (int j = 0; j < nc; j++) {
 			int counted = !jb->target || jb->target[n0 + j] >= 0;
 			if (!counted && !jb->logp_all)
 				continue;
 			double e = bg_dist(jb, n0 + j, j, L, logz[j], &sc, mx[j], s[j], counted && jb->want_norm);
-			if (llr_norm_worse(e, worst))
-				worst = e;
+			if (counted && jb->want_norm)
+				llr_norm_add(out_norm, e, 0.0);
 		}
-		*out_norm = worst;
 	} else if (jb->logp_all || jb->want_norm) {
 		/* Pass 3 (inference): log p for every word from its row's
 		 * score; the normalisation check uses libm's expf,
@@ -421,19 +422,26 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 			for (int j = 0; j < nc; j++)
 				jb->logp_all[(size_t)(n0 + j) * W + v] = (float)((double)(lb + row[j]) - logz[j]);
 		}
+		/* the importance samples of the strings outside V: their
+		 * estimate of that mass, O = sum_k exp(logw_k + s_k - log Z),
+		 * and its variance (Q - O^2) / draws, Q the per-draw second
+		 * moment sum_k exp(logw2_k + 2 (s_k - log Z)) */
 		const llr_csr *np = o->nrm_phi;
+		double os[NC], oq[NC];
+		for (int j = 0; j < nc; j++)
+			os[j] = oq[j] = 0.0;
 		for (int32_t k = 0; np && jb->want_norm && k < np->rows; k++)
-			for (int j = 0; j < nc; j++)
-				sum[j] += exp((double)o->nrm_logw[k] + csr_score(jb, np, k, n0 + j) - logz[j]);
-		double worst = 0.0;
+			for (int j = 0; j < nc; j++) {
+				double x = csr_score(jb, np, k, n0 + j) - logz[j];
+				os[j] += exp((double)o->nrm_logw[k] + x);
+				oq[j] += exp((double)o->nrm_logw[np->rows + k] + 2.0 * x);
+			}
 		for (int j = 0; jb->want_norm && j < nc; j++) {
 			if (jb->target && jb->target[n0 + j] < 0)
 				continue;
-			double e = sum[j] - 1.0;
-			if (llr_norm_worse(e, worst)) /* NaN propagates */
-				worst = e;
+			double var = np ? (oq[j] - os[j] * os[j]) * exp(-(double)o->nrm_logw[2 * np->rows]) : 0.0;
+			llr_norm_add(out_norm, sum[j] + os[j] - 1.0, var > 0.0 ? sqrt(var) : 0.0); /* NaN propagates */
 		}
-		*out_norm = worst;
 	}
 }
 
@@ -511,12 +519,12 @@ LLR_CLONES LLR_VECTORIZE static void chunk_lse_part(const job *jb, int n0, int n
 	chunk_lse_body(jb, n0, nc, L, nll);
 }
 
-LLR_CLONES LLR_VECTORIZE static void chunk_full(const job *jb, int n0, float *L, double *nll, double *norm)
+LLR_CLONES LLR_VECTORIZE static void chunk_full(const job *jb, int n0, float *L, double *nll, llr_norm_stat *norm)
 {
 	chunk_body(jb, n0, NC, L, nll, norm);
 }
 
-LLR_CLONES LLR_VECTORIZE static void chunk_part(const job *jb, int n0, int nc, float *L, double *nll, double *norm)
+LLR_CLONES LLR_VECTORIZE static void chunk_part(const job *jb, int n0, int nc, float *L, double *nll, llr_norm_stat *norm)
 {
 	chunk_body(jb, n0, nc, L, nll, norm);
 }
@@ -534,7 +542,7 @@ static void *worker_run(void *arg)
 	for (int ci = w->tid; ci < jb->nchunks; ci += jb->threads) {
 		int n0 = ci * NC, nc = LLR_MIN(NC, jb->N - n0);
 		if (!jb->dA && !jb->logp_all && !jb->want_norm) {
-			jb->cnorm[ci] = 0.0;
+			jb->cnorm[ci] = (llr_norm_stat){0};
 			if (nc == NC)
 				chunk_lse_full(jb, n0, L, &jb->cnll[ci]);
 			else
@@ -558,7 +566,7 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		LLR_ASSERT(!io->dA && !io->logp_all && io->target);
 		break;
 	case LLR_LL_GRAD:
-		LLR_ASSERT(io->dA && io->target && !io->logp_all && !io->norm_err && !io->xphi);
+		LLR_ASSERT(io->dA && io->target && !io->logp_all && !io->norm_err && !io->norm && !io->xphi);
 		break;
 	case LLR_LL_DIST:
 		LLR_ASSERT(io->logp_all && !io->dA);
@@ -571,7 +579,7 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		.logp_t = io->logp_t,
 		.logp_all = io->mode == LLR_LL_DIST ? io->logp_all : NULL,
 		.dA = io->mode == LLR_LL_GRAD ? io->dA : NULL,
-		.want_norm = io->norm_err != NULL, .work = io->work,
+		.want_norm = io->norm_err || io->norm, .work = io->work,
 		.R = o->V, .rphi = o->phi, .rlogb = o->logb, .ctx = io->ctx,
 	};
 	LLR_ASSERT(!o->bg || o->ctxlen == 0 || io->ctx);
@@ -589,7 +597,7 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 	jb.stride = WSTRIDE(LLR_MAX(o->V, jb.R)); /* llr_ll_work_size's */
 	jb.nchunks = (N + NC - 1) / NC;
 	jb.cnll = io->chunk;
-	jb.cnorm = io->chunk + jb.nchunks;
+	jb.cnorm = (llr_norm_stat *)(io->chunk + jb.nchunks);
 	if (threads < 1)
 		threads = 1;
 	if (threads > LLR_MAX_THREADS)
@@ -620,16 +628,18 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 	for (int t = 1; t <= started; t++)
 		pthread_join(th[t], NULL);
 
-	double tot = 0.0, worst = 0.0;
+	double tot = 0.0;
+	llr_norm_stat worst = {0};
 	for (int ci = 0; ci < jb.nchunks; ci++) {
 		tot += jb.cnll[ci];
-		if (llr_norm_worse(jb.cnorm[ci], worst))
-			worst = jb.cnorm[ci];
+		llr_norm_merge(&worst, &jb.cnorm[ci]);
 	}
 	if (io->nll)
 		*io->nll = tot;
 	if (io->norm_err)
-		*io->norm_err = worst;
+		*io->norm_err = worst.err;
+	if (io->norm)
+		*io->norm = worst;
 	if (!isfinite(tot))
 		return LLR_ENAN;
 	return LLR_OK;

@@ -54,7 +54,7 @@ typedef struct score_group {
 	int32_t *in, *tg;
 	float *lp;
 	size_t cap;
-	double norm;
+	llr_norm_stat norm;
 	int want_norm;
 	int rc;
 	llr_err err;
@@ -125,6 +125,10 @@ struct llr_net {
 	int open, out_rows;
 	const llr_csr *xphi;
 	const float *xlogb;
+	/* llr_net_set_norm_rows: the rows' log weights (llr_ll's
+	 * nrm_logw), the norm check's figures of the last scoring call */
+	float *nrm_lw;
+	llr_norm_stat nstat;
 
 	int shared;        /* params are another net's (a scoring copy) */
 	score_group *grp;  /* llr_net_set_score_threads: ngrp groups */
@@ -387,6 +391,7 @@ void llr_net_free(llr_net *net)
 	llr_csr_free(net->own_eye);
 	llr_ll_classes_free(&net->out_cls);
 	free(net->open_logb);
+	free(net->nrm_lw);
 	llr_charin_free(&net->ci);
 	if (net->factored)
 		llr_treeout_free(&net->tree);
@@ -734,16 +739,24 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 	const llr_net_config *cf = &net->cfg;
 	int H = cf->hidden, F = cf->feat_out;
 	const float *P = net->params;
-	double tot = 0.0, worst = 0.0;
+	double tot = 0.0;
+	llr_norm_stat worst = {0};
 	int rc = LLR_OK;
-	if (net->factored)
-		return llr_treeout_forward(&net->tree, P, net->grads, Htop, N, net->tg, nll, logp_t, norm_err, logp_all, dhtop);
+	if (net->factored) {
+		rc = llr_treeout_forward(&net->tree, P, net->grads, Htop, N, net->tg, nll, logp_t, norm_err, logp_all, dhtop);
+		if (norm_err) { /* an exact sum: no sampling error */
+			net->nstat = (llr_norm_stat){0};
+			llr_norm_add(&net->nstat, *norm_err, 0.0);
+		}
+		return rc;
+	}
 	size_t slice = (size_t)net->slice;
 	if (!dhtop && slice > LLR_SCORE_SLICE)
 		slice = LLR_SCORE_SLICE;
 	for (size_t p0 = 0; p0 < N; p0 += slice) {
 		int n = (int)LLR_MIN(slice, N - p0);
-		double s = 0.0, ne = 0.0;
+		double s = 0.0;
+		llr_norm_stat ne = {0};
 		llr_dense_forward(n, H, F, Htop + p0 * H, P + net->o_ow, P + net->o_ob, net->A, n);
 		llr_ll_io io = {
 		    .mode = dhtop ? LLR_LL_GRAD : logp_all ? LLR_LL_DIST
@@ -754,7 +767,7 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		    .target = net->tg + p0,
 		    .nll = &s,
 		    .logp_t = logp_t ? logp_t + p0 : NULL,
-		    .norm_err = norm_err ? &ne : NULL,
+		    .norm = norm_err ? &ne : NULL,
 		    .logp_all = logp_all ? logp_all + p0 * ((size_t)cf->vocab + (size_t)net->out.X) : NULL,
 		    .dA = dhtop ? net->dA : NULL,
 		    .work = net->llwork,
@@ -768,15 +781,16 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		if (r < 0)
 			rc = r;
 		tot += s;
-		if (llr_norm_worse(ne, worst))
-			worst = ne;
+		llr_norm_merge(&worst, &ne);
 		if (dhtop)
 			llr_dense_backward(n, H, F, Htop + p0 * H, P + net->o_ow, net->dA, n, dhtop + p0 * H, net->grads + net->o_ow, net->grads + net->o_ob);
 	}
 	if (nll)
 		*nll = tot;
-	if (norm_err)
-		*norm_err = worst;
+	if (norm_err) {
+		*norm_err = worst.err;
+		net->nstat = worst;
+	}
 	return rc;
 }
 
@@ -1013,8 +1027,10 @@ static int score_one(llr_net *net, const llr_csr *psi, const llr_batch *bt, floa
 	}
 	if (logp)
 		memset(logp, 0, N * sizeof *logp);
-	if (norm_err)
+	if (norm_err) {
 		*norm_err = 0.0;
+		net->nstat = (llr_norm_stat){0};
+	}
 	if (live == 0)
 		goto done;
 	memcpy(net->in, in, live * sizeof *in);
@@ -1122,8 +1138,9 @@ static void *group_run(void *p)
 {
 	score_group *w = p;
 	llr_batch bt = {.B = w->B, .T = w->T, .input = w->in, .target = w->tg, .xphi = w->xphi, .xlogb = w->xlogb};
-	w->norm = 0;
-	w->rc = score_one(w->net, w->psi, &bt, w->lp, w->want_norm ? &w->norm : NULL, &w->err);
+	double e;
+	w->rc = score_one(w->net, w->psi, &bt, w->lp, w->want_norm ? &e : NULL, &w->err);
+	w->norm = w->want_norm ? w->net->nstat : (llr_norm_stat){0};
 	return NULL;
 }
 
@@ -1218,7 +1235,7 @@ static int score_split(llr_net *net, const llr_csr *psi, const llr_batch *bt, fl
 	}
 	if (logp)
 		memset(logp, 0, (size_t)bt->T * (size_t)B * sizeof *logp);
-	double norm = 0;
+	llr_norm_stat norm = {0};
 	for (int g = 0; g < W; g++) {
 		score_group *w = &net->grp[g];
 		if (w->rc < 0) {
@@ -1226,14 +1243,15 @@ static int score_split(llr_net *net, const llr_csr *psi, const llr_batch *bt, fl
 				*err = w->err;
 			return w->rc;
 		}
-		if (llr_norm_worse(w->norm, norm))
-			norm = w->norm;
+		llr_norm_merge(&norm, &w->norm);
 		for (size_t t = 0; logp && t < (size_t)w->T; t++)
 			for (int j = 0; j < w->B; j++)
 				logp[t * (size_t)B + (size_t)w->cols[j]] = w->lp[t * (size_t)w->B + (size_t)j];
 	}
-	if (norm_err)
-		*norm_err = norm;
+	if (norm_err) {
+		*norm_err = norm.err;
+		net->nstat = norm;
+	}
 	return LLR_OK;
 }
 
@@ -1469,11 +1487,38 @@ fail:
 	return rc;
 }
 
-int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, llr_err *err)
+llr_norm_stat llr_net_norm(const llr_net *net)
+{
+	return net->nstat;
+}
+
+int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, const int64_t *count, int64_t draws,
+                          llr_err *err)
 {
 	if (phi && (!net->open || phi->cols != net->cfg.feat_out))
 		return llr_err_set(err, LLR_EINVAL, "network: norm rows need llr_net_set_open and F columns");
+	int64_t sum = 0;
+	for (int32_t k = 0; phi && k < phi->rows; k++) {
+		if (count[k] < 1 || count[k] > draws - sum)
+			return llr_err_set(err, LLR_EINVAL, "network: norm row %d stands for %lld draws", k, (long long)count[k]);
+		sum += count[k];
+	}
+	if (phi && sum != draws)
+		return llr_err_set(err, LLR_EINVAL, "network: norm rows stand for %lld draws, not %lld", (long long)sum,
+		                   (long long)draws);
+	float *lw = phi ? llr_malloc(2 * ((size_t)phi->rows + 1) * sizeof *lw) : NULL;
+	if (phi && !lw)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+	for (int32_t k = 0; phi && k < phi->rows; k++) {
+		double c = log((double)count[k] / (double)draws);
+		lw[k] = (float)((double)logw[k] + c);
+		lw[phi->rows + k] = (float)(2.0 * (double)logw[k] + c);
+	}
+	if (phi)
+		lw[2 * phi->rows] = (float)log((double)draws);
+	free(net->nrm_lw);
+	net->nrm_lw = lw;
 	net->out.nrm_phi = phi;
-	net->out.nrm_logw = phi ? logw : NULL;
+	net->out.nrm_logw = lw;
 	return LLR_OK;
 }

@@ -149,9 +149,14 @@ typedef struct llr_ll {
 	int ctxlen;
 	/* Scoring an open vocabulary (llr_net_set_open): NULL, or rows the
 	 * normalisation check adds to its sum over the V words, nrm_phi
-	 * (K x F) with log weights nrm_logw (K), importance samples of the
-	 * strings outside the vocabulary: sum_k exp(nrm_logw[k] + s_k -
-	 * log Z) estimates their mass.  Not with bg. */
+	 * (K x F), importance samples of the strings outside the
+	 * vocabulary, and nrm_logw (2 K + 1): row k standing for c_k of D
+	 * draws of weight w_k, nrm_logw[k] = ln (c_k w_k / D) and
+	 * nrm_logw[K + k] = ln (c_k w_k^2 / D), then ln D.  So sum_k
+	 * exp(nrm_logw[k] + s_k - log Z) estimates the mass outside V,
+	 * sum_k exp(nrm_logw[K + k] + 2 (s_k - log Z)) is the per-draw
+	 * second moment, and (second moment - estimate^2) / D the
+	 * estimate's variance.  Not with bg. */
 	const llr_csr *nrm_phi;
 	const float *nrm_logw;
 	/* An open vocabulary: X rows past the V words (the signatures),
@@ -183,6 +188,9 @@ typedef struct llr_ll {
  *   norm_err  sum_x p(x) - 1 (signed) at the non-skipped position where
  *             its magnitude is largest, the sum taken in double (when
  *             target is NULL every position counts)
+ *   norm      the same check's figures (llr_norm_stat): with importance
+ *             samples (nrm_phi) the deviation is an estimate, and se its
+ *             standard error
  *   logp_all  N x (V + X): log p(x | n) for every x, then every extra row
  *   dA        F x N (lda): E_p[phi] - phi(target), overwritten; zero in
  *             skipped columns
@@ -201,6 +209,32 @@ static inline int llr_norm_worse(double e, double worst)
 {
 	return !(fabs(e) <= fabs(worst));
 }
+/* Position figures (deviation e, standard error se) into a's: err and se
+ * of the deviation of largest magnitude, the largest |e| -+ LLR_NORM_Z se. */
+static inline void llr_norm_add(llr_norm_stat *a, double e, double se)
+{
+	if (llr_norm_worse(e, a->err)) {
+		a->err = e;
+		a->se = se;
+	}
+	double lo = fabs(e) - LLR_NORM_Z * se, hi = fabs(e) + LLR_NORM_Z * se;
+	if (!(lo <= a->lo)) /* NaN propagates */
+		a->lo = lo;
+	if (!(hi <= a->hi))
+		a->hi = hi;
+}
+/* b's figures (over other positions) into a's. */
+static inline void llr_norm_merge(llr_norm_stat *a, const llr_norm_stat *b)
+{
+	if (llr_norm_worse(b->err, a->err)) {
+		a->err = b->err;
+		a->se = b->se;
+	}
+	if (!(b->lo <= a->lo))
+		a->lo = b->lo;
+	if (!(b->hi <= a->hi))
+		a->hi = b->hi;
+}
 typedef struct llr_ll_io {
 	int mode; /* LLR_LL_* */
 	int N, lda;
@@ -209,6 +243,7 @@ typedef struct llr_ll_io {
 	double *nll;
 	float *logp_t;
 	double *norm_err;
+	llr_norm_stat *norm;
 	float *logp_all;
 	float *dA;
 	float *work;

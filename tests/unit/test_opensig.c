@@ -72,6 +72,17 @@ static void fx_free(fixture *fx)
 	llr_csr_free(fx->sig);
 }
 
+/* The signature rows as the norm check's rows, one draw each of weight
+ * S e^{sig_logb}: the estimate is then their exact mass. */
+static int sig_norm_rows(fixture *fx, llr_err *e)
+{
+	static float lw[S];
+	static const int64_t one[S] = {1, 1, 1, 1, 1};
+	for (int s = 0; s < S; s++)
+		lw[s] = fx->sig_logb[s] + logf((float)S);
+	return llr_net_set_norm_rows(fx->net, fx->sig, lw, one, S, e);
+}
+
 /* After the prefix 3 1 4, every word of V but <unk> and every signature
  * row as a target, one stream each: their probabilities sum to one. */
 static void test_open_sums_to_one(void)
@@ -113,7 +124,7 @@ static void test_open_sums_to_one(void)
 	double ne = -1;
 	CHECK_OK(llr_net_score(fx.net, &bv, l1, &ne, NULL));
 	CHECK(ne < -0.01); /* under 1: the signatures' mass is missing */
-	CHECK_OK(llr_net_set_norm_rows(fx.net, fx.sig, fx.sig_logb, NULL));
+	CHECK_OK(sig_norm_rows(&fx, NULL));
 	CHECK_OK(llr_net_score(fx.net, &bv, l1, &ne, NULL));
 	CHECK(fabs(ne) < 1e-5);
 	fx_free(&fx);
@@ -179,7 +190,7 @@ static void test_open_threads(void)
 	double n1 = -1, n3 = -1;
 	CHECK_OK(llr_net_set_score_threads(fx.net, 3, NULL));
 	CHECK_OK(llr_net_set_open(fx.net, fx.logb_open, fx.sig, fx.sig_logb, NULL));
-	CHECK_OK(llr_net_set_norm_rows(fx.net, fx.sig, fx.sig_logb, NULL));
+	CHECK_OK(sig_norm_rows(&fx, NULL));
 	CHECK_OK(llr_net_score(fx.net, &bt, three, &n3, NULL));
 	CHECK_OK(llr_net_set_score_threads(fx.net, 1, NULL));
 	CHECK_OK(llr_net_score(fx.net, &bt, one, &n1, NULL));
@@ -194,6 +205,72 @@ static void test_open_threads(void)
 	for (int k = 0; k < T * B; k++)
 		far += fabsf(one[k] - three[k]) > 1e-5f;
 	CHECK(far == 0);
+	fx_free(&fx);
+}
+
+/* The norm check's estimate and its standard error (llr_net_norm) by
+ * hand: norm rows with counts c_k of K draws and weights w_k give y_k =
+ * w_k e^{a.phi_k} / Z = w_k p(sig k) / e^{sig_logb[k]}, the estimate O =
+ * sum c_k / K y_k, the deviation O - sum_s p(sig s), the standard error
+ * sqrt((sum c_k / K y_k^2 - O^2) / K); a closed check's is 0. */
+static void test_norm_se(void)
+{
+	fixture fx;
+	fx_init(&fx, LLR_OUT_LOGLINEAR);
+	int32_t in[] = {LLR_BOS_ID, 3, 1, 4}, tg[] = {3, 1, 4, 0};
+	llr_batch bt = {.B = 1, .T = 4, .input = in, .target = tg};
+	float lp[4], all[V + S];
+	double ne;
+	CHECK_OK(llr_net_score(fx.net, &bt, lp, &ne, NULL));
+	llr_norm_stat ns = llr_net_norm(fx.net);
+	CHECK(ns.se == 0 && ns.err == ne && ns.lo == fabs(ne) && ns.hi == fabs(ne));
+	CHECK_OK(llr_net_set_open(fx.net, fx.logb_open, fx.sig, fx.sig_logb, NULL));
+	const int64_t c[S] = {1, 4, 2, 7, 6};
+	const float w[S] = {0.3f, 0.05f, 0.1f, 0.02f, 0.2f};
+	float lw[S];
+	for (int k = 0; k < S; k++)
+		lw[k] = logf(w[k]);
+	CHECK_OK(llr_net_set_norm_rows(fx.net, fx.sig, lw, c, 20, NULL));
+	/* by hand at each of the 4 positions: the deviation of largest
+	 * magnitude and its se, the largest |dev| -+ 3 se */
+	llr_net_state *st = llr_net_state_new(fx.net, 1);
+	double dev = 0, se = 0, lo = -1, hi = 0;
+	for (int t = 0; t < 4; t++) {
+		CHECK_OK(llr_net_step(fx.net, st, in + t, NULL, all, NULL));
+		double O = 0, Q = 0, P = 0;
+		for (int k = 0; k < S; k++) {
+			double y = (double)w[k] * exp((double)all[V + k] - (double)fx.sig_logb[k]);
+			O += (double)c[k] / 20 * y;
+			Q += (double)c[k] / 20 * y * y;
+			P += exp((double)all[V + k]);
+		}
+		double d = O - P, sd = sqrt((Q - O * O) / 20);
+		if (fabs(d) > fabs(dev)) {
+			dev = d;
+			se = sd;
+		}
+		lo = fmax(lo, fabs(d) - LLR_NORM_Z * sd);
+		hi = fmax(hi, fabs(d) + LLR_NORM_Z * sd);
+	}
+	llr_net_state_free(st);
+	CHECK_OK(llr_net_score(fx.net, &bt, lp, &ne, NULL));
+	ns = llr_net_norm(fx.net);
+	printf("# norm check: deviation %.6f (by hand %.6f), se %.6f (by hand %.6f)\n", ns.err, dev, ns.se, se);
+	CHECK(ns.err == ne);
+	CHECK_NEAR(ns.err, dev, 1e-5);
+	CHECK(se > 1e-3);
+	CHECK_NEAR(ns.se, se, 1e-5 + 1e-4 * se);
+	CHECK_NEAR(ns.lo, lo, 1e-4);
+	CHECK_NEAR(ns.hi, hi, 1e-4);
+	/* on threads, the same figures */
+	CHECK_OK(llr_net_set_score_threads(fx.net, 2, NULL));
+	int32_t in2[] = {LLR_BOS_ID, LLR_BOS_ID, 3, 3, 1, 1, 4, 4}, tg2[] = {3, 3, 1, 1, 4, 4, 0, -1};
+	llr_batch b2 = {.B = 2, .T = 4, .input = in2, .target = tg2};
+	float lp2[8];
+	CHECK_OK(llr_net_score(fx.net, &b2, lp2, &ne, NULL));
+	llr_norm_stat n2 = llr_net_norm(fx.net);
+	CHECK_NEAR(n2.err, ns.err, 1e-6);
+	CHECK_NEAR(n2.se, ns.se, 1e-6);
 	fx_free(&fx);
 }
 
@@ -226,8 +303,12 @@ static void test_open_errors(void)
 	float lp[2];
 	/* rows outside V before llr_net_set_open */
 	CHECK(llr_net_score(fx.net, &bt, lp, NULL, &e) == LLR_EINVAL && strstr(e.msg, "llr_net_set_open"));
-	CHECK(llr_net_set_norm_rows(fx.net, fx.sig, fx.sig_logb, &e) == LLR_EINVAL);
+	CHECK(sig_norm_rows(&fx, &e) == LLR_EINVAL);
 	CHECK_OK(llr_net_set_open(fx.net, fx.logb_open, fx.sig, fx.sig_logb, NULL));
+	/* norm rows whose counts do not add up to the draws */
+	const int64_t c3[S] = {1, 1, 1, 1, 1}, c0[S] = {1, 0, 2, 1, 1};
+	CHECK(llr_net_set_norm_rows(fx.net, fx.sig, fx.sig_logb, c3, 6, &e) == LLR_EINVAL && strstr(e.msg, "not 6"));
+	CHECK(llr_net_set_norm_rows(fx.net, fx.sig, fx.sig_logb, c0, 5, &e) == LLR_EINVAL && strstr(e.msg, "row 1"));
 	/* a target past the rows given */
 	tg[1] = V + S;
 	CHECK(llr_net_score(fx.net, &bt, lp, NULL, &e) == LLR_EINVAL && strstr(e.msg, "out of range"));
@@ -493,11 +574,12 @@ static void test_sigs_file(void)
 
 int main(void)
 {
-	PLAN(8);
+	PLAN(9);
 	RUN(test_open_sums_to_one);
 	RUN(test_open_step);
 	RUN(test_open_threads);
 	RUN(test_open_empty_is_closed);
+	RUN(test_norm_se);
 	RUN(test_open_errors);
 	RUN(test_sigs);
 	RUN(test_sigs_file);
