@@ -49,7 +49,7 @@
 # $(W)/CORPUS/MODEL.row (one TSV row) and its name in MODELS.
 # Knobs (make VAR=value): DATA ARCHIVE W RESULTS BIN CORPORA MODELS
 # BROWN_TRAIN MINCOUNT SPELL TOP HUNSPELL_ud-french HUNSPELL_brown
-# SIG_SAMPLES EMBED HIDDEN LAYERS BATCH LR EPOCHS PATIENCE MAXTIME (per
+# SIG_SAMPLES NORM_SAMPLES (ll-open's norm check: score --norm-samples) EMBED HIDDEN LAYERS BATCH LR EPOCHS PATIENCE MAXTIME (per
 # model) THREADS SEED.
 
 DATA ?= ../shared/data/ud-french
@@ -66,6 +66,7 @@ TOP ?= 2500
 HUNSPELL_ud-french ?= /usr/share/hunspell/fr_FR
 HUNSPELL_brown ?= /usr/share/hunspell/en_US
 SIG_SAMPLES ?= 200000
+NORM_SAMPLES ?= 1000000
 EMBED ?= 128
 HIDDEN ?= 256
 LAYERS ?= 1
@@ -166,7 +167,8 @@ $(W)/%/char-lstm.model: $(W)/%/char-lstm.fz $(W)/%/chars.valid.tok $(BIN)/train
 # 4. Scores (per token, natural log) and the rows.
 # A norm check over 1e-3 makes score exit 1 after writing everything: the
 # table reports the mass then, so only that failure is let through.
-SCORE_WORDS = $(BIN)/score -m $< --open --check-norm --per-token --batch 64 --threads $(THREADS) -o $@ $(W)/$*/test.tok 2>$@.log || \
+SCORE_WORDS = $(BIN)/score -m $< --open --check-norm --norm-samples $(NORM_SAMPLES) --per-token --batch 64 --threads $(THREADS) \
+	-o $@ $(W)/$*/test.tok 2>$@.log || \
 	grep -q '^score: norm check failed' $@.log
 $(W)/%/rnn-spell.lp: $(W)/%/rnn-spell.model $(W)/%/test.tok $(BIN)/score
 	$(SCORE_WORDS)
@@ -261,4 +263,6 @@ $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER)
 	         "$$(tar xOf $(W)/$$c/$$m.model meta | sed -n 's/^epochs_done=/epochs run /p;s/^stopped=/stopped: /p' | paste -sd, - | sed 's/,/, /')"; \
 	  done; done; \
 	  for c in $(CORPORA); do if [ -f $(W)/$$c/ll-open.fz.log ]; then \
-	    echo; echo "$$c ll-open, featurize:"; echo; sed 's/^/    /' $(W)/$$c/ll-open.fz.log; fi; done; } >$@.tmp && mv $@.tmp $@
+	    echo; echo "$$c ll-open, featurize:"; echo; sed 's/^/    /' $(W)/$$c/ll-open.fz.log; \
+	    echo; echo "$$c ll-open, the norm check (its standard error, the signature masses' own, the verdict):"; echo; \
+	    sed -n 's/^score: norm check: /    /p' $(W)/$$c/ll-open.lp.log; fi; done; } >$@.tmp && mv $@.tmp $@
