@@ -1509,7 +1509,8 @@ double llr_open_logb(const llr_open *o, const char *w, size_t len);
 /* The norm check over all strings: K fresh draws from q (seeded) whose
  * rows join llr_net_score's norm check, each of weight lambda, counted
  * (llr_net_set_norm_rows): V' exactly, the rest by importance sampling,
- * with its standard error (llr_net_norm).  LLR_EINVAL for K < 1. */
+ * with its standard error (llr_net_norm).  LLR_EINVAL for K < 1 or the
+ * signature masses' own seed (meta sig.seed: their very draws again). */
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err);
 /* The number S of signatures. */
 int32_t llr_open_sigs(const llr_open *o);

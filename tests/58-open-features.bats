@@ -135,6 +135,9 @@ open_model() {
 	run_err 2 'norm-samples' score -m "$m" --check-norm --norm-samples 0 "$t"
 	run_err 2 'norm-samples' score -m "$m" --check-norm --norm-samples many "$t"
 	run_err 2 '\-s' score -m "$m" --check-norm -s -1 "$t"
+	# the signature masses' own seed would redraw their strings
+	own=$(tar xOf "$m" meta | sed -n 's/^sig\.seed=//p')
+	run_err 1 "^score: --check-norm: norm check: seed $own is the signature masses' own" score -m "$m" --check-norm -s "$own" "$t"
 }
 
 @test "open scoring: the norm check fails on signature masses from 10 draws, beyond its own error" {

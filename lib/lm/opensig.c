@@ -314,6 +314,9 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	llr_csr *rows = NULL;
 	if (K < 1)
 		return llr_err_set(err, LLR_EINVAL, "norm check: %lld samples", (long long)K);
+	if (seed == o->m->lex->sig->seed) /* the same draws: a check that cannot fail */
+		return llr_err_set(err, LLR_EINVAL, "norm check: seed %llu is the signature masses' own (it would redraw their strings)",
+		                   (unsigned long long)seed);
 	llr_net_set_norm_rows(o->m->net, NULL, NULL, NULL, 0, NULL);
 	llr_csr_free(o->nrm);
 	free(o->nrm_logw);
