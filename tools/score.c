@@ -421,7 +421,8 @@ static void summary(const scorer *sc)
 		sopen_summary(&sc->open, !sc->op.op, sc->tot.logp, sc->tot.logp_oov, sc->tot.words, sc->tot.sentences, sc->tot.oovs);
 	if (sc->opt.check_norm) {
 		const llr_norm_stat *t = &sc->tot.norm;
-		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g\n", cli_prog, fabs(t->err), sc->tot.norm_bad, NORM_TOL);
+		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g", cli_prog, fabs(t->err), sc->tot.norm_bad, NORM_TOL);
+		fprintf(stderr, sc->op.op ? " by more than %g standard errors\n" : "\n", LLR_NORM_Z);
 		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + t->err);
 		if (sc->op.op)
 			sllopen_norm_summary(&sc->op, t, NORM_TOL);
