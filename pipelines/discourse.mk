@@ -11,7 +11,8 @@
 # train/valid/test; the training sentences -featurize --top-> vocab.fz;
 # for every encoder (cbow gru bigru) and task (order next conj all):
 # train --task -> model, score --task all on test -> accuracies;
-# results/discourse.{tsv,md}; the genre probe (scripts/disc-probe) on
+# results/discourse.{tsv,md}; the table -scripts/disc-plot (gnuplot)->
+# results/discourse.png, grouped bars of the accuracies; the genre probe (scripts/disc-probe) on
 # Brown sentences split by document -> results/discourse-probe.tsv: the
 # joint BiGRU's and CBOW's vectors (score --embed), and the bag (mean) of
 # the input embeddings of an LL-RNN trained (train, one LSTM layer) on the
@@ -63,7 +64,7 @@ STRIDE := $(if $(NEXT_STRIDE),--next-stride $(NEXT_STRIDE))
 
 MODELS := $(foreach e,$(ENCODERS),$(foreach t,$(TASKS),$(W)/$(e)-$(t)))
 
-all: $(RESULTS)/discourse.tsv $(RESULTS)/discourse.md $(RESULTS)/discourse-probe.tsv
+all: $(RESULTS)/discourse.tsv $(RESULTS)/discourse.png $(RESULTS)/discourse.md $(RESULTS)/discourse-probe.tsv
 
 $(BROWN):
 	$(SCRIPTS)/fetch-brown $@
@@ -116,6 +117,14 @@ $(RESULTS)/discourse.tsv: $(MODELS:=.test)
 	        printf '\t%s' "$$(sed -n "s/.*: $$t: [0-9]* examples, accuracy \([0-9.]*\)%/\1/p" $$m.test.log)"; \
 	    done; echo; \
 	done >> $@
+
+# The plot's title names the corpora of SOURCES.
+EMPTY :=
+SPACE := $(EMPTY) $(EMPTY)
+PLOT_DATA = $(subst _, ,$(subst $(SPACE), + ,$(strip $(patsubst brown,Brown,$(patsubst kdoc,kernel_docs,$(patsubst pydoc,Python_docs,$(SOURCES)))))))
+
+$(RESULTS)/discourse.png: $(RESULTS)/discourse.tsv $(SCRIPTS)/disc-plot
+	$(SCRIPTS)/disc-plot $< $@ "$(PLOT_DATA)"
 
 # The report lists every training log, the probe's LL-RNN (lm.train.log)
 # among them: it waits for that model too.

@@ -2,7 +2,7 @@
 # 91-discourse-pipeline.bats - pipelines/discourse.mk end to end on a tiny
 # run (the Brown slice of fixtures/ and a .deb-like package of the kernel
 # HTML page fixture, tiny encoders, one epoch), and its scripts:
-# disc-split (by document), disc-probe, disc-report.  Guards the wiring and
+# disc-split (by document), disc-probe, disc-report, disc-plot.  Guards the wiring and
 # the outputs, not the figures of the full run.
 
 load test_helper
@@ -40,6 +40,11 @@ tiny_deb() {
 	acc=$(awk -F'\t' '$1=="ORDER"{n++; c+=($2==$3)} END{printf "%.2f", 100*c/n}' "$W/bigru-all.test")
 	assert_line --index 4 --regexp "$(printf '^bigru\tall\t%s\t' "$acc")"
 	grep -q '^| bigru | all | ' "$R/discourse.md"
+	grep -qx 'Plot: discourse.png (scripts/disc-plot).' "$R/discourse.md"
+	# the plot: a PNG (its 8-byte signature), more than an empty frame
+	[ "$(head -c 8 "$R/discourse.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+	[ "$(wc -c <"$R/discourse.png")" -gt 10000 ]
+	! ls "$R"/discourse.png.tmp* 2>/dev/null
 	grep -q 'kdoc: 1 HTML document' "$R/discourse.md"
 	grep -q 'pydoc: 1 HTML document' "$R/discourse.md"
 	grep -q "Python's HTML documentation" "$R/discourse.md"
@@ -165,4 +170,50 @@ tiny_deb() {
 	run "$TOP/scripts/disc-probe" g.tsv x=v.tsv
 	assert_failure
 	assert_output --partial "v.tsv: 2 vectors for 3 sentences"
+}
+
+@test "disc-plot: a PNG of any subset of the table, empty cells; a missing or malformed table writes nothing" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'encoder\ttasks\torder_acc\tnext_acc\tconj_acc\ncbow\torder\t51.20\t\t\nbigru\tall\t53.30\t20.10\t\n' >t.tsv
+	run --separate-stderr "$TOP/scripts/disc-plot" t.tsv t.png "Brown"
+	assert_success
+	assert_output ""
+	[ "$(head -c 8 t.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+	[ "$(wc -c <t.png)" -gt 10000 ]
+	# a row without accuracies between two others: left out, the others
+	# drawn (gnuplot warns of a clause with no points)
+	printf 'encoder\ttasks\torder_acc\tnext_acc\tconj_acc\ncbow\torder\t51.2\t\t\ngru\tnext\t\t\t\nbigru\torder\t40\t\t\n' >g.tsv
+	run --separate-stderr "$TOP/scripts/disc-plot" g.tsv g.png
+	assert_success
+	[ -z "$stderr" ] || { echo "$stderr"; false; }
+	[ "$(wc -c <g.png)" -gt 10000 ]
+	# the committed table draws too
+	"$TOP/scripts/disc-plot" "$TOP/results/discourse.tsv" full.png
+	[ "$(wc -c <full.png)" -gt "$(wc -c <t.png)" ]
+	run --separate-stderr "$TOP/scripts/disc-plot" nope.tsv out.png
+	assert_failure 1
+	assert_output ""
+	[[ "$stderr" == "disc-plot: nope.tsv: cannot read" ]] || { echo "$stderr"; false; }
+	[ ! -e out.png ]
+	printf 'encoder\ttasks\n' >h.tsv
+	run --separate-stderr "$TOP/scripts/disc-plot" h.tsv out.png
+	assert_failure 1
+	assert_output ""
+	[[ "$stderr" == "disc-plot: h.tsv: line 1: header is not "* ]] || { echo "$stderr"; false; }
+	printf 'encoder\ttasks\torder_acc\tnext_acc\tconj_acc\ncbow\torder\tx\t\t\n' >v.tsv
+	run --separate-stderr "$TOP/scripts/disc-plot" v.tsv out.png
+	assert_failure 1
+	[[ "$stderr" == 'disc-plot: v.tsv: line 2: accuracy "x" not a percentage' ]] || { echo "$stderr"; false; }
+	printf 'encoder\ttasks\torder_acc\tnext_acc\tconj_acc\ncbow\torder\t50\n' >c.tsv
+	run --separate-stderr "$TOP/scripts/disc-plot" c.tsv out.png
+	assert_failure 1
+	[[ "$stderr" == "disc-plot: c.tsv: line 2: 3 columns, not 5" ]] || { echo "$stderr"; false; }
+	printf 'encoder\ttasks\torder_acc\tnext_acc\tconj_acc\n' >e.tsv
+	run --separate-stderr "$TOP/scripts/disc-plot" e.tsv out.png
+	assert_failure 1
+	[[ "$stderr" == "disc-plot: e.tsv: no accuracies to plot" ]] || { echo "$stderr"; false; }
+	[ ! -e out.png ] && [ -z "$(ls out.png.* 2>/dev/null)" ]
+	run --separate-stderr "$TOP/scripts/disc-plot" t.tsv
+	assert_failure 2
+	[[ "$stderr" == *"usage: disc-plot TSV OUT.png [DATA]"* ]] || { echo "$stderr"; false; }
 }
