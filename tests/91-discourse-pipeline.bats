@@ -44,7 +44,7 @@ tiny_deb() {
 	# the plot: a PNG (its 8-byte signature), more than an empty frame
 	[ "$(head -c 8 "$R/discourse.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
 	[ "$(wc -c <"$R/discourse.png")" -gt 10000 ]
-	! ls "$R"/discourse.png.tmp* 2>/dev/null
+	[ -z "$(ls "$R" | grep -F discourse.png.)" ]
 	grep -q 'kdoc: 1 HTML document' "$R/discourse.md"
 	grep -q 'pydoc: 1 HTML document' "$R/discourse.md"
 	grep -q "Python's HTML documentation" "$R/discourse.md"
@@ -179,6 +179,7 @@ tiny_deb() {
 	assert_success
 	assert_output ""
 	[ "$(head -c 8 t.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+	[ "$(ls | grep -c -F t.png)" -eq 1 ]
 	[ "$(wc -c <t.png)" -gt 10000 ]
 	# a row without accuracies between two others: left out, the others
 	# drawn (gnuplot warns of a clause with no points)
@@ -212,7 +213,8 @@ tiny_deb() {
 	run --separate-stderr "$TOP/scripts/disc-plot" e.tsv out.png
 	assert_failure 1
 	[[ "$stderr" == "disc-plot: e.tsv: no accuracies to plot" ]] || { echo "$stderr"; false; }
-	[ ! -e out.png ] && [ -z "$(ls out.png.* 2>/dev/null)" ]
+	[ ! -e out.png ]
+	[ -z "$(ls | grep -F out.png)" ]
 	run --separate-stderr "$TOP/scripts/disc-plot" t.tsv
 	assert_failure 2
 	[[ "$stderr" == *"usage: disc-plot TSV OUT.png [DATA]"* ]] || { echo "$stderr"; false; }
