@@ -1482,12 +1482,21 @@ int llr_openbg_draw(const llr_openbg *g, llr_rng *rng, int64_t tries, llr_buf *o
  *     M(sig) = sum of q(w) over the w outside V' with llr_lexicon_any_row(w) = sig
  *     Z(K) = sum_{v in V'} b(v) e^{a.phi(v)} + lambda sum_sig M(sig) e^{a.phi_sig}
  *     p(w | K) = lambda q(w) e^{a.phi(w)} / Z(K)     for w outside V'. */
-/* Estimate M from n draws from q (p_spell's draws that are not in V'),
- * grouped by distinct row (llclass.c), M(sig) the share of draws with row
- * sig: unbiased, standard error sqrt(M (1 - M) / n).  Needs x->spell; x
- * then carries them (members sig/phi, sig/logm; meta sig.count,
- * sig.samples, sig.drawn, sig.seed).  Deterministic in seed. */
-int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, llr_err *err);
+/* Estimate M, stratified: the known strings outside V' (known: NULL or a
+ * set of strings; those in V' take no part) exactly, the rest from n
+ * draws from q restricted to the strings outside V' and known (p_spell's
+ * draws, those rejected), grouped by distinct row (llclass.c):
+ *     M(sig) = sum of q(k) over the known k with row sig + (1 - Q) m(sig)
+ * Q the known strings' total q, m(sig) the share of draws with row sig:
+ * unbiased, the sampled part's standard error (1 - Q) sqrt(m (1 - m) / n).
+ * Without known strings M(sig) = m(sig), standard error sqrt(M (1 - M) /
+ * n).  known_sig (NULL, or one entry a known string) gets each known
+ * string's signature, -1 for one in V'.  Needs x->spell; x then carries
+ * them (members sig/phi, sig/logm; meta sig.count, sig.samples, sig.drawn,
+ * sig.known when not 0, sig.seed).  Deterministic in seed; LLR_ERANGE if
+ * the known strings carry all of q. */
+int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const llr_strmap *known, int32_t *known_sig,
+                              llr_err *err);
 /* The number of signatures (0 without); their rows (S x F) and ln M
  * (S), NULL without. */
 size_t llr_lexicon_sigs(const llr_lexicon *x);

@@ -14,7 +14,11 @@
 #              the one before it validates, the first $(BROWN_TRAIN) of
 #              the others train
 # Models ($(MODELS)), one row each per corpus:
-#   ll-open    the LL-RNN over every training type with the paper's
+#   ll-open    the LL-RNN over the training types seen at least
+#              $(MINCOUNT) times, the others (the hapaxes at 2) trained as
+#              the strings outside its vocabulary they are, each by its
+#              signature (featurize --vocab --spelling; train(1), "Open
+#              vocabulary"), with the paper's
 #              features, the identities of the top $(TOP) types and the
 #              tag unions of the training text's own annotations (UD:
 #              POS and morphology of the training CoNLL-U files; Brown:
@@ -134,21 +138,23 @@ TRAIN_OPTS = --embed $(EMBED) --hidden $(HIDDEN) --layers $(LAYERS) --batch $(BA
 TRAIN = $(BIN)/train $(TRAIN_OPTS) --output softmax
 
 # 2. rnn-spell: the vocabulary cut at MINCOUNT, the spelling model.
-$(W)/%/rnn-spell.fz: $(W)/%/train.tok $(BIN)/vocab $(BIN)/featurize
-	$(BIN)/vocab --min-count $(MINCOUNT) $< >$(@D)/vocab-$(MINCOUNT).tsv
+$(W)/%/vocab-$(MINCOUNT).tsv: $(W)/%/train.tok $(BIN)/vocab
+	$(BIN)/vocab --min-count $(MINCOUNT) $< >$@.tmp && mv $@.tmp $@
+$(W)/%/rnn-spell.fz: $(W)/%/train.tok $(W)/%/vocab-$(MINCOUNT).tsv $(BIN)/featurize
 	$(BIN)/featurize --vocab $(@D)/vocab-$(MINCOUNT).tsv --spelling $(SPELL) -o $@ $< 2>$@.log
 $(W)/%/rnn-spell.model: $(W)/%/rnn-spell.fz $(W)/%/valid.tok $(BIN)/train
 	$(TRAIN) --valid $(W)/$*/valid.tok -o $@ $< 2>$@.log
 
-# 2b. ll-open: every training type, the paper's features on the training
-# text's annotations, ortho, suffixes, hunspell, the spelling background.
+# 2b. ll-open: the same vocabulary, the paper's features on the training
+# text's annotations, ortho, suffixes, hunspell, the spelling background;
+# the training words outside the vocabulary by their signatures.
 LEX_ud-french = $(call ud,$(UD_TRAIN))
 LEX_brown = $(W)/brown/train.tagged
 LEXOPT_ud-french = --conllu
 LEXOPT_brown = --tagged
 .SECONDEXPANSION:
-$(W)/%/ll-open.fz: $(W)/%/train.tok $$(LEX_$$*) $(BIN)/featurize
-	$(BIN)/featurize -l --top $(TOP) $(foreach f,$(LEX_$*),$(LEXOPT_$*) $(f)) --ortho --suffix 3 \
+$(W)/%/ll-open.fz: $(W)/%/train.tok $(W)/%/vocab-$(MINCOUNT).tsv $$(LEX_$$*) $(BIN)/featurize
+	$(BIN)/featurize -l --vocab $(@D)/vocab-$(MINCOUNT).tsv --top $(TOP) $(foreach f,$(LEX_$*),$(LEXOPT_$*) $(f)) --ortho --suffix 3 \
 		$(if $(HUNSPELL_$*),--hunspell $(HUNSPELL_$*)) --spelling $(SPELL) --signature-samples $(SIG_SAMPLES) \
 		-o $@ $< 2>$@.log
 $(W)/%/ll-open.model: $(W)/%/ll-open.fz $(W)/%/valid.tok $(BIN)/train

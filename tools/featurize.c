@@ -455,7 +455,13 @@ typedef struct fz_run {
 	const char *first; /* streaming: its first sentence, read already */
 	size_t first_len;
 	int32_t V, eos, unk;
-	/* 3. rows, in vocabulary order */
+	/* 2b. --spelling with --vocab: the corpus's types outside the
+	 * vocabulary, its tokens outside it (-1: not counted) and its
+	 * events; each type's signature (-1: none) */
+	llr_vocab *outside;
+	int64_t out_unk, out_events;
+	int32_t *out_sig;
+	/* 3. rows, in vocabulary order, then the types outside it */
 	fz_rows r;
 	/* 4. columns */
 	int32_t Fall, F; /* features seen, kept */
@@ -471,7 +477,7 @@ typedef struct fz_run {
 	int64_t word_tok, nonid_tok;
 	fz_parallel par; /* --source: the source side */
 	/* 7. the stream of ids */
-	int64_t stream_tok, stream_unk, stream_cov, stream_sent;
+	int64_t stream_tok, stream_unk, stream_cov, stream_sent, stream_sig;
 } fz_run;
 
 static void fz_parse_opts(int argc, char **argv, fz_run *R)
@@ -654,6 +660,42 @@ static void fz_vocabulary(fz_run *R)
 	R->unk = llr_vocab_id(R->v, LLR_UNK, strlen(LLR_UNK));
 }
 
+/* 2c. --spelling with --vocab: the corpus read once more first, for its
+ * types outside the vocabulary (the spelling model learns from every type
+ * of the training text, the features' columns count them, and their
+ * tokens are written as their signatures), its tokens outside the
+ * vocabulary and its events; not when it is standard input (then the
+ * vocabulary file's counts, and those tokens are <unk>). */
+static void fz_outside(fz_run *R)
+{
+	const fz_opts *o = &R->o;
+	int piped = 0;
+	for (int i = 0; i < o->nfiles; i++)
+		piped |= !strcmp(o->files[i], "-");
+	R->out_unk = -1;
+	if (!o->spelling || !R->streaming || piped)
+		return;
+	fz_tok_in t = {.files = o->files, .n = o->nfiles};
+	const char *line;
+	size_t len;
+	R->out_unk = 0;
+	if (!(R->outside = llr_vocab_new()))
+		cli_oom();
+	while (fz_tok_next(&t, &line, &len)) {
+		size_t pos = 0, tl;
+		const char *tok;
+		while (llr_token_next(line, len, &pos, &tok, &tl)) {
+			int32_t id = llr_vocab_id(R->v, tok, tl);
+			R->out_unk += id < 0 || id == R->unk;
+			if (id < 0 && llr_vocab_add(R->outside, tok, tl, 1) < 0)
+				cli_oom();
+			R->out_events++;
+		}
+		R->out_events++;
+	}
+	fz_tok_close(&t);
+}
+
 /* Sort row i (entries rowptr[i] ..) by column and drop repeats (the
  * first wins); close the row. */
 static void fz_row_finish(fz_rows *r, int32_t i)
@@ -705,32 +747,50 @@ static void fz_row_top(fz_run *R, int32_t i, int32_t *rank)
 	}
 }
 
+/* 3b. Word w's features beyond TOP: lexicon sources, and unless it is
+ * </s> or <unk> (special), hunspell and the string extractors. */
+static void fz_row_features(fz_run *R, const char *w, int special)
+{
+	fz_rows *r = &R->r;
+	size_t wl = strlen(w);
+	int32_t lid = llr_strmap_get(R->z.lw, w, wl);
+	if (lid >= 0)
+		for (uint32_t k = 0; k < R->z.lwf[lid].n; k++)
+			fz_row_put(r, R->z.lwf[lid].f[k], R->z.lwf[lid].v[k]);
+	if (special)
+		return;
+	fz_emit_ctx ec = {.z = &R->z, .r = r, .word = w};
+	if (R->morph) {
+		ec.src = FZ_HUNSPELL;
+		llr_morph_features(R->morph, w, wl, fz_emit_row, &ec);
+	}
+	ec.src = FZ_ORTHO; /* llr_extract's names carry their kind */
+	if (llr_extract(&R->ex, w, wl, fz_emit_row, &ec) == LLR_EUTF8)
+		cli_die("word '%s': invalid UTF-8", w);
+}
+
 /* 3. Rows, in vocabulary order: TOP, lexicon sources, hunspell, string
- * extractors. */
+ * extractors; then the rows of the types outside the vocabulary
+ * (fz_outside), TOP:@notTop and the rest, which count in the columns'
+ * document frequencies (a feature only the words outside the vocabulary
+ * have is kept: what an open vocabulary learns from) but are not phi's. */
 static void fz_rows_build(fz_run *R)
 {
 	fz_rows *r = &R->r;
-	r->rowptr = ecalloc((size_t)R->V + 1, sizeof *r->rowptr);
+	int32_t nout = R->outside ? (int32_t)llr_vocab_size(R->outside) : 0;
+	r->rowptr = ecalloc((size_t)R->V + (size_t)nout + 1, sizeof *r->rowptr);
 	int32_t rank = 0;
 	for (int32_t i = 0; i < R->V; i++) {
-		const char *w = llr_vocab_token(R->v, i);
-		size_t wl = strlen(w);
 		fz_row_top(R, i, &rank);
-		int32_t lid = llr_strmap_get(R->z.lw, w, wl);
-		if (lid >= 0)
-			for (uint32_t k = 0; k < R->z.lwf[lid].n; k++)
-				fz_row_put(r, R->z.lwf[lid].f[k], R->z.lwf[lid].v[k]);
-		if (i != R->eos && i != R->unk) {
-			fz_emit_ctx ec = {.z = &R->z, .r = r, .word = w};
-			if (R->morph) {
-				ec.src = FZ_HUNSPELL;
-				llr_morph_features(R->morph, w, wl, fz_emit_row, &ec);
-			}
-			ec.src = FZ_ORTHO; /* llr_extract's names carry their kind */
-			if (llr_extract(&R->ex, w, wl, fz_emit_row, &ec) == LLR_EUTF8)
-				cli_die("word '%s': invalid UTF-8", w);
-		}
+		fz_row_features(R, llr_vocab_token(R->v, i), i == R->eos || i == R->unk);
 		fz_row_finish(r, i);
+	}
+	const char *why;
+	for (int32_t j = 0; j < nout; j++) {
+		if (R->o.top > 0)
+			fz_row_put(r, fz_feature(&R->z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
+		fz_row_features(R, llr_vocab_token(R->outside, j), 0);
+		fz_row_finish(r, R->V + j);
 	}
 }
 
@@ -910,17 +970,31 @@ static void fz_any(fz_run *R)
 }
 
 /* 6c. --spelling: the signature masses of the strings outside the
- * vocabulary (llr_lexicon_estimate_sigs), from o->sig_samples draws. */
+ * vocabulary (llr_lexicon_estimate_sigs), from o->sig_samples draws, and
+ * those of the corpus's types outside it exactly, each type's signature
+ * into out_sig. */
 static void fz_signatures(fz_run *R)
 {
 	llr_err e = {0};
-	if (llr_lexicon_estimate_sigs(&R->lex, R->o.sig_samples, FZ_SIG_SEED, &e) < 0)
+	llr_strmap *known = NULL;
+	int32_t nout = R->outside ? (int32_t)llr_vocab_size(R->outside) : 0;
+	if (nout) {
+		if (!(known = llr_strmap_new()))
+			cli_oom();
+		for (int32_t j = 0; j < nout; j++) {
+			const char *w = llr_vocab_token(R->outside, j);
+			if (llr_strmap_add(known, w, strlen(w)) != j)
+				cli_oom();
+		}
+		R->out_sig = ecalloc((size_t)nout, sizeof *R->out_sig);
+	}
+	if (llr_lexicon_estimate_sigs(&R->lex, R->o.sig_samples, FZ_SIG_SEED, known, R->out_sig, &e) < 0)
 		cli_die("%s: --spelling: signature masses: %s", fz_corpus_name(&R->o), e.msg);
-	fprintf(stderr, "featurize: signature masses: %zu signatures from %ld strings drawn outside the vocabulary\n",
-	        llr_lexicon_sigs(&R->lex), R->o.sig_samples);
+	llr_strmap_free(known);
+	fprintf(stderr, "featurize: signature masses: %zu signatures from %ld strings drawn outside the vocabulary and %d types of the corpus outside it\n",
+	        llr_lexicon_sigs(&R->lex), R->o.sig_samples, nout);
 }
 
-/* "name,name" of the sources in mask. */
 static void fz_source_list(llr_meta *m, const char *key, unsigned mask)
 {
 	llr_buf b = {0};
@@ -959,43 +1033,11 @@ static void fz_meta(fz_run *R)
 	llr_meta_setf(lex->meta, "ids_chunk", "%zu", CHUNK_IDS);
 }
 
-/* 6b. --spelling: the spelling model and lambda.  With --vocab the
- * corpus is read once more first, for its tokens outside the vocabulary,
- * its events and the types outside the vocabulary (the spelling model
- * learns from every type of the training text, not only those the
- * vocabulary kept), unless it is standard input (then the file's counts
- * and types). */
+/* 6b. --spelling: the spelling model and lambda, from the vocabulary and
+ * the corpus's types outside it (fz_outside). */
 static void fz_spelling_run(fz_run *R)
 {
-	const fz_opts *o = &R->o;
-	int64_t n_unk = -1, events = 0;
-	llr_vocab *outside = NULL;
-	int piped = 0;
-	for (int i = 0; i < o->nfiles; i++)
-		piped |= !strcmp(o->files[i], "-");
-	if (R->streaming && !piped) {
-		fz_tok_in t = {.files = o->files, .n = o->nfiles};
-		const char *line;
-		size_t len;
-		n_unk = 0;
-		if (!(outside = llr_vocab_new()))
-			cli_oom();
-		while (fz_tok_next(&t, &line, &len)) {
-			size_t pos = 0, tl;
-			const char *tok;
-			while (llr_token_next(line, len, &pos, &tok, &tl)) {
-				int32_t id = llr_vocab_id(R->v, tok, tl);
-				n_unk += id < 0 || id == R->unk;
-				if (id < 0 && llr_vocab_add(outside, tok, tl, 1) < 0)
-					cli_oom();
-				events++;
-			}
-			events++;
-		}
-		fz_tok_close(&t);
-	}
-	fz_spelling(R->v, outside, o->spelling, n_unk, events, &R->lex, fz_corpus_name(o));
-	llr_vocab_free(outside);
+	fz_spelling(R->v, R->outside, R->o.spelling, R->out_unk, R->out_events, &R->lex, fz_corpus_name(&R->o));
 }
 
 /* 7a. The corpus read whole (the vocabulary was made from it) as ids. */
@@ -1021,7 +1063,7 @@ static void fz_ids_corpus(fz_run *R, fz_ids *d)
 }
 
 /* 7b. --vocab: the corpus mapped to ids as it is read, unknown words to
- * <unk>. */
+ * <unk>, or with --spelling to V + s, s their signature. */
 static void fz_ids_stream(fz_run *R, fz_ids *d)
 {
 	const char *line = R->first;
@@ -1035,6 +1077,13 @@ static void fz_ids_stream(fz_run *R, fz_ids *d)
 			if (id < 0) {
 				id = R->unk;
 				R->stream_unk++;
+				int32_t j = R->out_sig ? llr_vocab_id(R->outside, tok, tl) : -1;
+				if (j >= 0 && R->out_sig[j] >= 0) { /* its signature */
+					fz_ids_put(d, R->V + R->out_sig[j]);
+					R->stream_sig++;
+					R->stream_tok++;
+					continue;
+				}
 			}
 			if (R->covered[id])
 				R->stream_cov++;
@@ -1091,8 +1140,8 @@ static void fz_summary(const fz_run *R)
 		fprintf(stderr, ", psi %d features nnz %d", lex->psi->cols, lex->psi->nnz);
 	fputc('\n', stderr);
 	if (R->streaming && !R->o.dump)
-		fprintf(stderr, "featurize: %lld tokens in %lld sentences, %lld unknown, coverage %.2f%%\n",
-		        (long long)R->stream_tok, (long long)R->stream_sent, (long long)R->stream_unk,
+		fprintf(stderr, "featurize: %lld tokens in %lld sentences, %lld unknown (%lld as their signature), coverage %.2f%%\n",
+		        (long long)R->stream_tok, (long long)R->stream_sent, (long long)R->stream_unk, (long long)R->stream_sig,
 		        R->stream_tok ? 100.0 * (double)R->stream_cov / (double)R->stream_tok : 0.0);
 	else
 		fprintf(stderr, "featurize: %lld tokens%s, coverage %.2f%% (share of running tokens with a non-TOP feature)\n",
@@ -1118,6 +1167,8 @@ static void fz_run_free(fz_run *R)
 	free(R->cp.ids);
 	llr_vocab_free(R->cp.types);
 	llr_vocab_free(R->v);
+	llr_vocab_free(R->outside);
+	free(R->out_sig);
 	fz_free(&R->z);
 	llr_strmap_free(R->lex.vocab);
 	llr_strmap_free(R->lex.features);
@@ -1154,6 +1205,7 @@ int main(int argc, char **argv)
 		fz_parallel_read(&R.par, R.o.source, R.o.files[0]);
 	fz_load_sources(&R.z); /* 1. lexicon sources, in command-line order */
 	fz_vocabulary(&R);     /* 2. */
+	fz_outside(&R);
 	fz_rows_build(&R);     /* 3. */
 	llr_morph_close(R.morph);
 	fz_columns(&R);  /* 4. */

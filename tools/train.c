@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "train.h"
 #include "train_dist.h"
+#include "train_open.h"
 
 static const char usage[] =
     "usage: train [-hqv] [-o model] [-s seed] [--output loglinear|softmax|tree|classes]\n"
@@ -352,6 +353,10 @@ typedef struct corpus {
 	size_t npieces, pcap;
 	int64_t sentences, tokens; /* tokens predicted: words + one </s> each */
 	int64_t known;             /* validation: words that are not <unk> */
+	/* an open vocabulary (train_open.h): the inputs' rows (NULL: the
+	 * net's psi), validation's rows of targets outside V' */
+	const llr_csr *psi, *xphi;
+	const float *xlogb;
 } corpus;
 
 static void push_ids(corpus *c, const int32_t *x, size_t k)
@@ -404,7 +409,9 @@ static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *
 	llr_err e = {0};
 	const char *mn;
 	int rc;
-	int32_t V = (int32_t)llr_strmap_size(x->vocab);
+	/* ids V + s: a word outside the vocabulary, of signature s
+	 * (featurize --spelling) */
+	int32_t V = (int32_t)llr_strmap_size(x->vocab) + (x->spell ? (int32_t)llr_lexicon_sigs(x) : 0);
 	int64_t index = c->read;      /* of the current sentence in the streams */
 	int64_t len = 0;              /* its ids read so far */
 	int64_t sent = (int64_t)c->n; /* where it starts in c->ids */
@@ -454,9 +461,11 @@ static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *
 		cli_die("%s: empty corpus: no sentence with a word", name);
 }
 
-/* Validation tokens: one sentence a line; OOV -> <unk>. */
-static void read_valid(const char *path, const llr_lexicon *x, int max_len, corpus *c)
+/* Validation tokens: one sentence a line; OOV -> <unk>, or with an open
+ * vocabulary (op->op) V + i, the i-th string outside V'. */
+static void read_valid(const char *path, const llr_model *m, train_open *op, int max_len, corpus *c)
 {
+	const llr_lexicon *x = m->lex;
 	llr_err e = {0};
 	llr_lines *l = llr_lines_open(path, 0, &e);
 	if (!l)
@@ -473,12 +482,12 @@ static void read_valid(const char *path, const llr_lexicon *x, int max_len, corp
 		size_t pos = 0, tl;
 		const char *tok;
 		while (!skip && llr_token_next(line, len, &pos, &tok, &tl)) {
-			int32_t id = llr_strmap_get(x->vocab, tok, tl);
+			int32_t id = op->op ? topen_valid_target(op, m, tok, tl) : llr_strmap_get(x->vocab, tok, tl);
 			if (id < 0 && x->unk_id < 0)
 				skip = 1;
 			if (id < 0)
 				id = x->unk_id;
-			else if (id != x->unk_id && id != x->eos_id)
+			else if (id != x->unk_id && id != x->eos_id && (!op->op || id < op->V))
 				c->known++;
 			if (buf_n + 1 >= buf_cap) {
 				buf_cap = buf_cap ? 2 * buf_cap : 256;
@@ -563,7 +572,7 @@ static llr_batch make_batch(batcher *bb, const corpus *c, const piece *const *p,
 			}
 		}
 	}
-	return (llr_batch){.B = B, .T = T, .input = bb->input, .target = bb->target, .psi = NULL};
+	return (llr_batch){.B = B, .T = T, .input = bb->input, .target = bb->target, .psi = c->psi, .xphi = c->xphi, .xlogb = c->xlogb};
 }
 
 typedef struct order {
@@ -1322,6 +1331,37 @@ static void finish(trainer *T, int valid)
 		cli_warn("stopped (%s) after epoch %lld; wrote %s", T->stop ? T->stop : "?", (long long)ts->epoch, o->out);
 }
 
+/* An open vocabulary (train_open.h) when the model and stream allow it:
+ * the training inputs' rows; else the stream's words outside the
+ * vocabulary (ids >= V) are trained as <unk>. */
+static void open_or_closed(const train_opts *o, train_open *op, llr_model *model, corpus *tc)
+{
+	const llr_lexicon *x = model->lex;
+	int32_t V = (int32_t)llr_strmap_size(x->vocab);
+	int64_t outside = 0;
+	for (size_t i = 0; i < tc->n; i++)
+		outside += tc->ids[i] >= V;
+	if (topen_init(op, model)) {
+		tc->psi = op->psi;
+		if (llr_meta_setf(model->meta, "open_training", "%d signatures", op->S) < 0)
+			cli_oom();
+		if (!o->quiet)
+			cli_warn("open vocabulary: %d signatures, lambda %.6g; %lld training tokens outside the vocabulary, each as its signature",
+			         op->S, x->spell_lambda, (long long)outside);
+		return;
+	}
+	if (!outside)
+		return;
+	if (x->unk_id < 0)
+		cli_die("the stream has words outside the vocabulary and the vocabulary has no <unk>");
+	for (size_t i = 0; i < tc->n; i++)
+		if (tc->ids[i] >= V)
+			tc->ids[i] = x->unk_id;
+	if (!o->quiet)
+		cli_warn("%lld training tokens outside the vocabulary trained as <unk> (%s)", (long long)outside,
+		         llr_net_cfg(model->net)->output != LLR_OUT_LOGLINEAR ? "not a log-linear output" : "no open vocabulary for this input");
+}
+
 /* The LSTM language model family: read the corpus, build or resume the
  * net, train, save. */
 static int train_lm(train_opts *o)
@@ -1338,8 +1378,6 @@ static int train_lm(train_opts *o)
 		resume_load(o, &model, &ts);
 	corpus tc = {0}, vc = {0};
 	llr_lexicon *lex = read_stream(o, sname, &dist, &tc);
-	if (o->valid)
-		read_valid(o->valid, lex, o->max_len, &vc);
 	if (model) {
 		if (llr_model_fits(model, lex, &e) < 0)
 			cli_die("%s: does not fit %s: %s", o->resume, sname, e.msg);
@@ -1348,6 +1386,14 @@ static int train_lm(train_opts *o)
 		new_model(o, lex, &model, &ts);
 		lmx_init(o, &dist, model, tc.ids, tc.n);
 	}
+	train_open op;
+	open_or_closed(o, &op, model, &tc);
+	if (o->valid)
+		read_valid(o->valid, model, &op, o->max_len, &vc);
+	topen_valid_finish(&op);
+	vc.psi = op.vpsi;
+	vc.xphi = op.vxphi;
+	vc.xlogb = op.vxlogb;
 	train_limits_meta(o, model->meta);
 
 	trainer T;
@@ -1376,6 +1422,7 @@ static int train_lm(train_opts *o)
 	free(vc.ids);
 	free(vc.pieces);
 	llr_train_state_free(ts);
+	topen_free(&op);
 	llr_model_free(model);
 	dist_finish(&dist);
 	return 0;

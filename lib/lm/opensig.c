@@ -10,14 +10,16 @@
  *     Z(K) = sum_{v in V'} b(v) e^{a.phi(v)} + lambda sum_sig M(sig) e^{a.phi_sig}
  *     M(sig) = sum of q(w) over the strings w outside V' with phi(w) = sig
  *     p(w | K) = lambda q(w) e^{a.phi(w)} / Z(K)       for w outside V'.
- * M is estimated once (llr_lexicon_estimate_sigs): n strings drawn from
- * q (draws from p_spell, those in V' rejected), their rows grouped by
- * distinct value with the output layer's own grouping (llclass.c), M(sig)
- * the share of draws with row sig: unbiased, standard error
- * sqrt(M (1 - M) / n); the open part of Z then is the sample mean of
- * lambda e^{a.phi(w)}, standard error lambda sd(e^{a.phi(w)}) / sqrt(n).
- * The signatures are lexicon members sig/phi (S x F) and sig/logm (ln M),
- * meta sig.count, sig.samples, sig.drawn, sig.seed.
+ * M is estimated once (llr_lexicon_estimate_sigs), stratified: the known
+ * strings K outside V' (the training text's types the vocabulary left
+ * out) exactly, the rest by n strings drawn from q restricted to the
+ * strings outside V' and K (draws from p_spell, those rejected), all
+ * rows grouped by distinct value with the output layer's own grouping
+ * (llclass.c): M(sig) = sum of q(k) over the k in K with row sig + (1 - Q)
+ * m(sig), Q the sum of q over K, m(sig) the share of draws with row sig:
+ * unbiased, standard error (1 - Q) sqrt(m (1 - m) / n).  The signatures
+ * are lexicon members sig/phi (S x F) and sig/logm (ln M), meta
+ * sig.count, sig.samples, sig.drawn, sig.known (when not 0), sig.seed.
  *
  * llr_open sets a model's network up for this (llr_net_set_open) and draws
  * fresh strings for the norm check, which sums V exactly and the rest by
@@ -35,7 +37,7 @@
 struct llr_opensig {
 	llr_csr *phi; /* S x F */
 	float *logm;  /* S: ln M(sig) */
-	int64_t samples, drawn;
+	int64_t samples, drawn, known;
 	uint64_t seed;
 };
 
@@ -88,27 +90,27 @@ static int any_row(const llr_lexicon *x, const char *w, size_t len, rowbuf *r, s
 	}
 }
 
-/* n strings from q (p_spell less V'), their rows into *rows, the draws
- * it took into *drawn. */
-static int draw_rows(const llr_lexicon *x, const llr_openbg *g, int64_t n, llr_rng *rng, llr_csr **rows,
-                     int64_t *drawn, llr_err *err)
+/* n strings from q restricted to the strings outside known (p_spell's
+ * draws, those in V' or known rejected), their rows into b, the draws it
+ * took into *drawn. */
+static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int64_t n, llr_rng *rng,
+                     llr_csr_builder *b, int64_t *drawn, llr_err *err)
 {
-	llr_csr_builder *b = llr_csr_builder_new((int32_t)llr_strmap_size(x->features));
 	llr_buf w = {0};
 	rowbuf r = {0};
-	int rc = b ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	int rc = LLR_OK;
 	*drawn = 0;
 	for (int64_t k = 0; k < n && rc >= 0;) {
 		if ((rc = llr_spelling_sample(x->spell, rng, &w, NULL, err)) < 0)
 			break;
 		if (++*drawn > 1000 * (n + 10)) {
-			rc = llr_err_set(err, LLR_ERANGE, "the spelling model's strings are all in the vocabulary (%lld draws)",
-			                 (long long)*drawn);
+			rc = llr_err_set(err, LLR_ERANGE, "the spelling model's strings are all in the vocabulary%s (%lld draws)",
+			                 known ? " or known" : "", (long long)*drawn);
 			break;
 		}
 		const char *s = w.data ? w.data : "";
-		if (llr_openbg_word(g, s, w.len) >= 0)
-			continue; /* in V': not a draw from q */
+		if (llr_openbg_word(g, s, w.len) >= 0 || (known && llr_strmap_get(known, s, w.len) >= 0))
+			continue; /* in V' or known: not a draw from the rest of q */
 		size_t m;
 		if ((rc = any_row(x, s, w.len, &r, &m, err)) < 0 || (rc = llr_csr_builder_row(b, r.c, r.v, m, err)) < 0)
 			break;
@@ -117,51 +119,90 @@ static int draw_rows(const llr_lexicon *x, const llr_openbg *g, int64_t n, llr_r
 	llr_buf_free(&w);
 	free(r.c);
 	free(r.v);
-	if (rc < 0) {
-		llr_csr_builder_free(b);
-		return rc;
-	}
-	if (!(*rows = llr_csr_builder_finish(b, err)))
-		return llr_err_code(err, LLR_ENOMEM);
-	return LLR_OK;
+	return rc;
 }
 
-int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, llr_err *err)
+/* The known strings outside V': their rows into b, ln q(k) into lw[i],
+ * the builder row of known string i into krow[i] (-1: in V'), their
+ * total q into *Q. */
+static int known_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, llr_csr_builder *b,
+                      float *lw, int32_t *krow, int32_t *nrows, double *Q, llr_err *err)
+{
+	rowbuf r = {0};
+	int rc = LLR_OK;
+	*Q = 0;
+	*nrows = 0;
+	for (int32_t i = 0; known && i < (int32_t)llr_strmap_size(known) && rc >= 0; i++) {
+		const char *s = llr_strmap_str(known, i);
+		size_t len = llr_strmap_len(known, i), m;
+		krow[i] = -1;
+		if (llr_openbg_word(g, s, len) >= 0)
+			continue;
+		double lq = llr_openbg_unseen_logp(g, s, len);
+		if ((rc = any_row(x, s, len, &r, &m, err)) < 0 || (rc = llr_csr_builder_row(b, r.c, r.v, m, err)) < 0)
+			break;
+		lw[*nrows] = (float)lq;
+		krow[i] = (*nrows)++;
+		*Q += exp(lq);
+	}
+	free(r.c);
+	free(r.v);
+	return rc;
+}
+
+int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const llr_strmap *known, int32_t *known_sig,
+                              llr_err *err)
 {
 	if (n < 1)
 		return llr_err_set(err, LLR_EINVAL, "signature masses: %lld samples", (long long)n);
 	llr_openbg *g = llr_openbg_new(x, err);
 	if (!g)
 		return llr_err_code(err, LLR_EINVAL);
+	size_t nk = known ? llr_strmap_size(known) : 0;
 	llr_rng rng;
 	llr_rng_seed(&rng, seed);
+	llr_csr_builder *b = llr_csr_builder_new((int32_t)llr_strmap_size(x->features));
 	llr_csr *rows = NULL;
 	int64_t drawn = 0;
-	float *lw = NULL;
+	int32_t nrows = 0;
+	double Q = 0;
+	float *lw = llr_malloc(((size_t)n + nk + 1) * sizeof *lw);
+	int32_t *krow = llr_malloc((nk + 1) * sizeof *krow);
 	llr_ll_classes k = {0};
-	llr_opensig *sg = NULL;
-	int rc = draw_rows(x, g, n, &rng, &rows, &drawn, err);
-	if (rc < 0)
+	llr_opensig *sg = calloc(1, sizeof *sg);
+	int rc = b && lw && krow && sg ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (rc < 0 || (rc = known_rows(x, g, known, b, lw, krow, &nrows, &Q, err)) < 0)
 		goto out;
-	/* group the draws by distinct row, each weighing 1/n: a class's
-	 * summed weight is M(sig) */
-	if (!(lw = llr_malloc((size_t)n * sizeof *lw)) || !(sg = calloc(1, sizeof *sg))) {
-		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (!(Q < 1)) {
+		rc = llr_err_set(err, LLR_ERANGE, "signature masses: the known strings carry all the mass outside the vocabulary (%g)", Q);
 		goto out;
 	}
+	if ((rc = draw_rows(x, g, known, n, &rng, b, &drawn, err)) < 0)
+		goto out;
+	/* a known string weighs q(k), a draw (1 - Q) / n: a class's summed
+	 * weight is M(sig) */
 	for (int64_t i = 0; i < n; i++)
-		lw[i] = (float)-log((double)n);
+		lw[nrows + i] = (float)(log1p(-Q) - log((double)n));
+	rows = llr_csr_builder_finish(b, err);
+	b = NULL;
+	if (!rows) {
+		rc = llr_err_code(err, LLR_ENOMEM);
+		goto out;
+	}
 	if ((rc = llr_ll_classes_build(&k, rows, lw, err)) < 0)
 		goto out;
 	for (int c = 0; c < k.C; c++) /* a class of every draw: ln 1, not float rounding's 3e-7 */
 		if (k.logB[c] > 0)
 			k.logB[c] = 0;
+	for (size_t i = 0; known_sig && i < nk; i++)
+		known_sig[i] = krow[i] < 0 ? -1 : k.of[krow[i]];
 	sg->phi = k.phi;
 	sg->logm = k.logB;
 	k.phi = NULL;
 	k.logB = NULL;
 	sg->samples = n;
 	sg->drawn = drawn;
+	sg->known = nrows;
 	sg->seed = seed;
 	llr_opensig_free(x->sig);
 	x->sig = sg;
@@ -169,7 +210,9 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, llr_err 
 out:
 	llr_ll_classes_free(&k);
 	llr_opensig_free(sg);
+	llr_csr_builder_free(b);
 	free(lw);
+	free(krow);
 	llr_csr_free(rows);
 	llr_openbg_free(g);
 	return rc;
@@ -182,7 +225,8 @@ int llr_opensig_meta(const llr_opensig *g, llr_meta *m)
 	int rc;
 	if ((rc = llr_meta_setf(m, "sig.count", "%d", g->phi->rows)) < 0 ||
 	    (rc = llr_meta_setf(m, "sig.samples", "%lld", (long long)g->samples)) < 0 ||
-	    (rc = llr_meta_setf(m, "sig.drawn", "%lld", (long long)g->drawn)) < 0)
+	    (rc = llr_meta_setf(m, "sig.drawn", "%lld", (long long)g->drawn)) < 0 ||
+	    (g->known && (rc = llr_meta_setf(m, "sig.known", "%lld", (long long)g->known)) < 0))
 		return rc;
 	return llr_meta_setf(m, "sig.seed", "%llu", (unsigned long long)g->seed);
 }
@@ -196,9 +240,11 @@ int llr_opensig_write(llr_tensor_writer *w, const llr_opensig *g, llr_err *err)
 
 int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_opensig **out, llr_err *err)
 {
-	int64_t S, n, d;
+	int64_t S, n, d, k = 0;
+	if (llr_meta_get(m, "sig.known") && (llr_meta_get_i64(m, "sig.known", &k, err) < 0 || k < 1))
+		return llr_err_set(err, LLR_EFORMAT, "meta: sig.known: not a count of strings");
 	if (llr_meta_get_i64(m, "sig.count", &S, err) < 0 || S < 1 || S > LLR_MAX_VOCAB ||
-	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n < S || llr_meta_get_i64(m, "sig.drawn", &d, err) < 0 ||
+	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n + k < S || llr_meta_get_i64(m, "sig.drawn", &d, err) < 0 ||
 	    d < n)
 		return llr_err_set(err, LLR_EFORMAT, "meta: sig.count, sig.samples, sig.drawn: missing or inconsistent");
 	const char *sd = llr_meta_get(m, "sig.seed");
@@ -207,6 +253,7 @@ int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_ope
 		return llr_err_set(err, LLR_ENOMEM, "lexicon: out of memory");
 	g->samples = n;
 	g->drawn = d;
+	g->known = k;
 	g->seed = sd ? strtoull(sd, NULL, 10) : 0;
 	llr_tensor *t = NULL;
 	int rc = llr_lex_read_csr(r, "sig/phi", S, F, &g->phi, err);
@@ -324,9 +371,16 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	o->nrm = NULL;
 	o->nrm_logw = NULL;
 	o->nrm_cnt = NULL;
-	int rc = draw_rows(o->m->lex, o->g, K, &rng, &rows, &drawn, err);
-	if (rc < 0)
+	llr_csr_builder *b = llr_csr_builder_new((int32_t)llr_strmap_size(o->m->lex->features));
+	if (!b)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	int rc = draw_rows(o->m->lex, o->g, NULL, K, &rng, b, &drawn, err);
+	if (rc < 0) {
+		llr_csr_builder_free(b);
 		return rc;
+	}
+	if (!(rows = llr_csr_builder_finish(b, err)))
+		return llr_err_code(err, LLR_ENOMEM);
 	/* each draw from q has weight lambda (the mass outside V' is
 	 * lambda E_q[e^{a.phi(w)}] / Z); the draws grouped by distinct row
 	 * (the classes' log background is unused), counted */

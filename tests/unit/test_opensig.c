@@ -427,9 +427,9 @@ static void test_sigs(void)
 		llr_lexicon_free(x);
 		return;
 	}
-	CHECK(llr_lexicon_estimate_sigs(x, 0, 1, &e) == LLR_EINVAL);
+	CHECK(llr_lexicon_estimate_sigs(x, 0, 1, NULL, NULL, &e) == LLR_EINVAL);
 	enum { N = 20000 };
-	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, &e));
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, NULL, NULL, &e));
 	size_t S = llr_lexicon_sigs(x);
 	/* TOP:@notTop always; SUF:s$, SUF:t$ or neither; ORTH:len1 or not */
 	CHECK(S >= 3 && S <= 6);
@@ -446,9 +446,9 @@ static void test_sigs(void)
 	CHECK(want > 0.001 && fabs(got - want) <= 5 * sqrt(want * (1 - want) / N));
 	/* a seed repeats; another seed agrees within the standard errors */
 	double ms = mass_with(x, "SUF:s$");
-	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, &e));
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, NULL, NULL, &e));
 	CHECK(mass_with(x, "SUF:s$") == ms);
-	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 8, &e));
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 8, NULL, NULL, &e));
 	double ms2 = mass_with(x, "SUF:s$");
 	CHECK(ms2 != ms && fabs(ms2 - ms) <= 5 * sqrt(2 * ms * (1 - ms) / N));
 	llr_lexicon_free(x);
@@ -476,7 +476,7 @@ static void test_open_draw(void)
 {
 	llr_lexicon *x = open_lexicon();
 	llr_err e = {0};
-	CHECK_OK(llr_lexicon_estimate_sigs(x, 20000, 7, &e));
+	CHECK_OK(llr_lexicon_estimate_sigs(x, 20000, 7, NULL, NULL, &e));
 	llr_net_config cf = {.vocab = 4, .feat_out = 6, .feat_in = 6, .embed = E, .hidden = H, .layers = 1, .output = LLR_OUT_LOGLINEAR};
 	llr_model m = {.lex = x, .net = llr_net_new(&cf, x->phi, NULL, x->logb, NULL)};
 	llr_rng r;
@@ -555,7 +555,7 @@ static void test_sigs_file(void)
 {
 	llr_lexicon *x = open_lexicon();
 	llr_err e = {0};
-	CHECK_OK(llr_lexicon_estimate_sigs(x, 3000, 3, &e));
+	CHECK_OK(llr_lexicon_estimate_sigs(x, 3000, 3, NULL, NULL, &e));
 	llr_lexicon *y = lexicon_round_trip(x, NULL, NULL, &e);
 	CHECK(y != NULL);
 	if (y) {

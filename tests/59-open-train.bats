@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# 59-open-train.bats - training an open-vocabulary LL-RNN (issue 14):
+# featurize --vocab --spelling writes the training words outside the
+# vocabulary as V + s, s their signature (the signature masses hold the
+# corpus's types outside the vocabulary exactly), counts them in the
+# features' columns, and train trains the distribution score scores: its
+# validation loss is score's nats per token.  A softmax trains those
+# words as <unk>.  The library side (the stratified signature masses, the
+# open output's loss and gradient) is tests/unit/test_opensig.c.  Data:
+# the UD French slice (300 training sentences, tiny networks).
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+TINY="--hidden 16 --embed 16 --layers 1 --threads 1"
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR"
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 >"$d/train.tok"
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 60 >"$d/valid.tok"
+	vocab --min-count 2 "$d/train.tok" >"$d/cut.tsv"
+	featurize --vocab "$d/cut.tsv" --top 50 --ortho --suffix 2 --spelling 3 --signature-samples 20000 \
+		-o "$d/open.fz" "$d/train.tok" 2>"$d/open.err"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	D="$BATS_FILE_TMPDIR"
+}
+
+meta() {
+	tar xOf "$1" meta | sed -n "s/^$2=//p"
+}
+
+# The stream's ids, one a line.
+ids() {
+	/usr/bin/python3 - "$1" <<'EOF'
+import io, sys, tarfile
+import numpy as np
+t = tarfile.open(sys.argv[1])
+ids = [np.load(io.BytesIO(t.extractfile(m).read()), allow_pickle=False)
+       for m in t.getmembers() if m.name.startswith("ids/")]
+print("\n".join(str(int(i)) for i in np.concatenate(ids)))
+EOF
+}
+
+@test "featurize --vocab --spelling: the words outside the vocabulary are written as V + their signature" {
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy not installed"
+	# the tokens and types the cut vocabulary leaves out: the hapaxes
+	read -r n1 <<<"$(vocab "$D/train.tok" | awk -F '\t' '$1 != "</s>" && $2 == 1 { n++ } END { print n }')"
+	[ "$n1" -gt 100 ]
+	V=$(meta "$D/open.fz" vocab_size)
+	S=$(meta "$D/open.fz" sig.count)
+	[ "$(meta "$D/open.fz" sig.known)" = "$n1" ]
+	ids "$D/open.fz" >ids
+	# every hapax token as a signature id, none as <unk>, all in range
+	[ "$(awk -v V="$V" '$1 >= V' ids | wc -l)" = "$n1" ]
+	awk -v V="$V" -v S="$S" '$1 < 0 || $1 >= V + S { exit 1 }' ids
+	unk=$(tar xOf "$D/open.fz" vocab | grep -nx '<unk>' | cut -d: -f1)
+	! grep -qx "$((unk - 1))" ids
+	grep -q "^featurize: [0-9]* tokens in 300 sentences, $n1 unknown ($n1 as their signature)" "$D/open.err"
+	grep -q "^featurize: signature masses: $S signatures from 20000 strings drawn outside the vocabulary and $n1 types of the corpus outside it\$" "$D/open.err"
+	# without --spelling they are <unk>, as before
+	featurize --vocab "$D/cut.tsv" --top 50 --ortho --suffix 2 -o closed.fz "$D/train.tok" 2>err
+	ids closed.fz >cids
+	[ "$(grep -cx "$((unk - 1))" cids)" = "$n1" ]
+	awk -v V="$V" '$1 >= V { exit 1 }' cids
+	# so the two streams differ in exactly those positions
+	[ "$(paste ids cids | awk '$1 != $2' | wc -l)" = "$n1" ]
+}
+
+@test "featurize --vocab --spelling: a feature only the words outside the vocabulary have is kept" {
+	printf 'le chat dort\nle chat mange\nle zorglubx dort\n' >t.tok
+	printf 'le\t3\nchat\t2\ndort\t2\n</s>\t3\n' >v.tsv
+	featurize --vocab v.tsv --top 0 --suffix 2 --spelling 2 -o o.fz t.tok 2>/dev/null
+	# without --spelling the columns are the vocabulary's alone; with it
+	# those of the types outside it (mange, zorglubx) join them
+	featurize --vocab v.tsv --top 0 --suffix 2 -o c.fz t.tok 2>/dev/null
+	tar xOf o.fz features | sort >with
+	tar xOf c.fz features | sort >without
+	[ "$(comm -23 with without | paste -sd ' ')" = 'SUF:bx$ SUF:ge$ SUF:x$' ]
+	[ -z "$(comm -13 with without)" ]
+}
+
+@test "train: an open stream trains the open model; its validation loss is score's nats per token" {
+	train $TINY --epochs 1 -s 3 --valid "$D/valid.tok" -o m.llrnn "$D/open.fz" 2>err
+	n1=$(meta "$D/open.fz" sig.known)
+	grep -q "^train: open vocabulary: $(meta "$D/open.fz" sig.count) signatures, lambda 0\.[0-9]*; [0-9]* training tokens outside the vocabulary, each as its signature$" err
+	[ -n "$(meta m.llrnn open_training)" ]
+	best=$(sed -n 's/.*best valid \([0-9.]*\) at epoch 1;.*/\1/p' err)
+	[ -n "$best" ]
+	run --separate-stderr score -m m.llrnn "$D/valid.tok"
+	assert_success
+	read -r L T < <(echo "$stderr" | sed -n 's/^score: logprob (base e): \([-0-9.]*\) over \([0-9]*\) tokens.*/\1 \2/p')
+	echo "valid $best, score $L / $T"
+	# every validation token scored, the words outside the vocabulary by
+	# their own rows and spellings, as score does
+	awk -v b="$best" -v L="$L" -v T="$T" 'BEGIN { d = b + L / T; exit !(T > 1000 && d < 6e-4 && d > -6e-4) }'
+}
+
+@test "train: a softmax on an open stream trains the words outside the vocabulary as <unk>" {
+	train $TINY --output softmax --epochs 1 -s 3 -o s.llrnn "$D/open.fz" 2>err
+	grep -q "^train: $(meta "$D/open.fz" sig.known) training tokens outside the vocabulary trained as <unk> (not a log-linear output)$" err
+	[ -z "$(meta s.llrnn open_training)" ]
+	# and learns what the stream with them as <unk> teaches (featurize
+	# reads standard input once: no types outside, no signatures of them)
+	featurize --vocab "$D/cut.tsv" --top 50 --ortho --suffix 2 --spelling 3 --signature-samples 20000 -o c.fz <"$D/train.tok" 2>/dev/null
+	train $TINY --output softmax --epochs 1 -s 3 -o c.llrnn c.fz 2>/dev/null
+	score -q --closed -m s.llrnn "$D/valid.tok" >a
+	score -q --closed -m c.llrnn "$D/valid.tok" >b
+	cmp a b
+}

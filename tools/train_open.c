@@ -1,0 +1,137 @@
+/*
+ * train_open.c - train's open-vocabulary LL-RNN (see train_open.h).  The
+ * loss of a word w outside V' is -ln(lambda M(s) e^{a.phi_s} / Z), s its
+ * signature, the constant ln q(w) - ln M(s) aside (llr_net_set_open): the
+ * score of w by score --open up to that constant.  Its input is the
+ * signature's row when psi is phi (the word's own row, as score gives an
+ * unseen input), else <unk>'s.
+ */
+#include "train_open.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* m's psi (phi when it has none of its own). */
+static const llr_csr *base_psi(const llr_model *m)
+{
+	return m->lex->psi ? m->lex->psi : m->lex->phi;
+}
+
+static void put_row(llr_csr_builder *b, const llr_csr *m, int32_t r)
+{
+	llr_err e = {0};
+	int32_t a = m->indptr[r];
+	if (llr_csr_builder_row(b, m->indices + a, m->data + a, (size_t)(m->indptr[r + 1] - a), &e) < 0)
+		cli_die_err(&e);
+}
+
+static llr_csr *finish(llr_csr_builder *b)
+{
+	llr_err e = {0};
+	llr_csr *m = llr_csr_builder_finish(b, &e);
+	if (!m)
+		cli_die_err(&e);
+	return m;
+}
+
+/* A builder holding m's V input rows. */
+static llr_csr_builder *with_base(const llr_model *m)
+{
+	const llr_csr *p = base_psi(m);
+	llr_csr_builder *b = llr_csr_builder_new(p->cols);
+	if (!b)
+		cli_oom();
+	for (int32_t v = 0; v < p->rows; v++)
+		put_row(b, p, v);
+	return b;
+}
+
+int topen_init(train_open *t, llr_model *m)
+{
+	memset(t, 0, sizeof *t);
+	const llr_lexicon *x = m->lex;
+	const llr_net_config *cf = llr_net_cfg(m->net);
+	if (cf->output != LLR_OUT_LOGLINEAR || cf->input != LLR_IN_WORD || !x->spell || !llr_lexicon_sigs(x))
+		return 0;
+	llr_err e = {0};
+	if (!(t->op = llr_open_new(m, &e)))
+		cli_die("open vocabulary: %s", e.msg);
+	t->V = (int32_t)llr_strmap_size(x->vocab);
+	t->S = (int32_t)llr_lexicon_sigs(x);
+	llr_csr_builder *b = with_base(m);
+	for (int32_t s = 0; s < t->S; s++)
+		put_row(b, x->psi ? x->psi : llr_lexicon_sig_phi(x), x->psi ? x->unk_id : s);
+	t->psi = finish(b);
+	t->cap = 256;
+	t->c = ereallocarray(NULL, t->cap, sizeof *t->c);
+	t->v = ereallocarray(NULL, t->cap, sizeof *t->v);
+	return 1;
+}
+
+/* w's row (input side or output side) into the scratch; its length. */
+static size_t row_of(train_open *t, const llr_lexicon *x, const char *w, size_t len, int input_side)
+{
+	for (;;) {
+		llr_err e = {0};
+		size_t n;
+		int rc = llr_lexicon_any_row(x, w, len, input_side, t->c, t->v, t->cap, &n, &e);
+		if (rc == LLR_OK)
+			return n;
+		if (rc != LLR_ERANGE)
+			cli_die_err(&e);
+		t->cap *= 2;
+		t->c = ereallocarray(t->c, t->cap, sizeof *t->c);
+		t->v = ereallocarray(t->v, t->cap, sizeof *t->v);
+	}
+}
+
+int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, size_t len)
+{
+	int32_t id = llr_open_word(t->op, w, len);
+	if (id >= 0)
+		return id;
+	const llr_lexicon *x = m->lex;
+	llr_err e = {0};
+	if (!t->vin) {
+		t->vin = with_base(m);
+		if (!(t->vout = llr_csr_builder_new((int32_t)llr_strmap_size(x->features))))
+			cli_oom();
+	}
+	size_t n = row_of(t, x, w, len, 0);
+	if (llr_csr_builder_row(t->vout, t->c, t->v, n, &e) < 0)
+		cli_die_err(&e);
+	n = row_of(t, x, w, len, 1);
+	if (llr_csr_builder_row(t->vin, t->c, t->v, n, &e) < 0)
+		cli_die_err(&e);
+	if (t->nx == t->xcap) {
+		t->xcap = t->xcap ? 2 * t->xcap : 64;
+		t->vxlogb = ereallocarray(t->vxlogb, t->xcap, sizeof *t->vxlogb);
+	}
+	t->vxlogb[t->nx] = (float)llr_open_logb(t->op, w, len);
+	return t->V + (int32_t)t->nx++;
+}
+
+void topen_valid_finish(train_open *t)
+{
+	if (!t->vin)
+		return;
+	t->vpsi = finish(t->vin);
+	t->vxphi = finish(t->vout);
+	t->vin = t->vout = NULL;
+}
+
+void topen_free(train_open *t)
+{
+	llr_csr_builder_free(t->vin);
+	llr_csr_builder_free(t->vout);
+	llr_csr_free(t->psi);
+	llr_csr_free(t->vpsi);
+	llr_csr_free(t->vxphi);
+	free(t->vxlogb);
+	free(t->c);
+	free(t->v);
+	llr_open_free(t->op);
+	memset(t, 0, sizeof *t);
+}

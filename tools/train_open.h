@@ -1,0 +1,42 @@
+/*
+ * train_open.h - train's open-vocabulary LL-RNN (issue 14; train(1),
+ * "Open vocabulary"): a stream whose lexicon carries a spelling model and
+ * signature masses (featurize --spelling) trains the distribution score
+ * scores, over every string: its words outside the vocabulary come as
+ * signature ids V + s (featurize), the normaliser has the signature rows
+ * (llr_open_new), and validation scores the words outside the vocabulary
+ * by their own rows, as score --open does.  CLI-only.
+ */
+#ifndef LLR_TRAIN_OPEN_H
+#define LLR_TRAIN_OPEN_H
+
+#include "llrnn.h"
+
+typedef struct train_open {
+	llr_open *op; /* NULL: closed training */
+	int32_t V, S;
+	llr_csr *psi; /* the training inputs' rows: V, then one a signature */
+	/* validation: inputs (V rows, then one a string outside V') and
+	 * targets outside V' (xphi, xlogb) */
+	llr_csr_builder *vin, *vout;
+	llr_csr *vpsi, *vxphi;
+	float *vxlogb;
+	size_t nx, xcap;
+	int32_t *c; /* a scratch row */
+	float *v;
+	size_t cap;
+} train_open;
+
+/* Set a new or loaded model up for open training when it can be (a
+ * log-linear output over word inputs) and its lexicon has signature
+ * masses: 1, else 0 (closed; then the ids >= V of a stream are trained as
+ * <unk>).  Exits on error. */
+int topen_init(train_open *t, llr_model *m);
+/* A validation word's target: its id in V', or V + i for the i-th string
+ * outside V' (its rows added).  Exits on error. */
+int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, size_t len);
+/* Validation's rows, once every sentence is read. */
+void topen_valid_finish(train_open *t);
+void topen_free(train_open *t);
+
+#endif
