@@ -572,9 +572,90 @@ static void test_sigs_file(void)
 	llr_lexicon_free(x);
 }
 
+/* Known strings (the training text's types outside the vocabulary): the
+ * stratified estimate holds each one's q exactly and gives its signature;
+ * the draws skip them, so the masses stay unbiased: with every seen
+ * character known, the one-character strings' mass is still within 5
+ * standard errors of the exact one (counted twice, it would be far off);
+ * a string in V' takes no part; sig.known round trips and bounds the
+ * signatures a file may have. */
+static void test_sigs_known(void)
+{
+	llr_lexicon *x = open_lexicon();
+	llr_err e = {0};
+	llr_openbg *g = llr_openbg_new(x, &e);
+	const llr_ngram *sp = llr_spelling_ngram(x->spell);
+	llr_strmap *known = llr_strmap_new();
+	llr_strmap_add(known, "la", 2); /* in V' */
+	llr_strmap_add(known, "chats", 5);
+	llr_strmap_add(known, "dort", 4);
+	double qk = 0;
+	for (int32_t t = 0; t < llr_ngram_vocab_size(sp); t++) {
+		const char *c = llr_ngram_token(sp, t);
+		if (t == llr_ngram_bos(sp) || t == llr_ngram_eos(sp) || t == llr_ngram_unk(sp))
+			continue;
+		llr_strmap_add(known, c, strlen(c));
+		qk += exp(llr_openbg_unseen_logp(g, c, strlen(c)));
+	}
+	int32_t nk = (int32_t)llr_strmap_size(known);
+	int32_t *ks = calloc((size_t)nk, sizeof *ks);
+	enum { N = 20000 };
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, known, ks, &e));
+	size_t S = llr_lexicon_sigs(x);
+	const float *lm = llr_lexicon_sig_logm(x);
+	const llr_csr *p = llr_lexicon_sig_phi(x);
+	double tot = 0;
+	for (size_t s = 0; s < S; s++)
+		tot += exp((double)lm[s]);
+	CHECK_NEAR(tot, 1.0, 1e-5);
+	CHECK(ks[0] == -1);
+	int bad = 0;
+	for (int32_t i = 1; i < nk; i++) {
+		const char *w = llr_strmap_str(known, i);
+		size_t len = llr_strmap_len(known, i), n;
+		int32_t c[8];
+		float v[8];
+		if (ks[i] < 0 || ks[i] >= (int32_t)S || llr_lexicon_any_row(x, w, len, 0, c, v, 8, &n, &e) < 0) {
+			bad++;
+			continue;
+		}
+		int32_t a = p->indptr[ks[i]];
+		bad += (size_t)(p->indptr[ks[i] + 1] - a) != n || memcmp(p->indices + a, c, n * sizeof *c) ||
+		       exp((double)lm[ks[i]]) < exp(llr_openbg_unseen_logp(g, w, len)) * (1 - 1e-5);
+	}
+	CHECK(bad == 0);
+	/* the one-character strings: the known ones exactly, the unseen
+	 * characters by the draws */
+	double want = one_char_mass(x), got = mass_with(x, "ORTH:len1"), se = (1 - qk) * sqrt(want * (1 - want) / N);
+	printf("# M(one character) with %d known strings (q %.5f) = %.5f, exact %.5f, SE at most %.5f\n", nk - 1, qk, got, want, se);
+	CHECK(qk > 0.01 && fabs(got - want) <= 5 * se && fabs(got - want) < qk / 10);
+	/* another signature agrees with the estimate without known strings */
+	double mk = mass_with(x, "SUF:s$");
+	llr_lexicon *y = lexicon_round_trip(x, NULL, NULL, &e);
+	CHECK(y && llr_lexicon_sigs(y) == S && !memcmp(llr_lexicon_sig_logm(y), lm, S * sizeof *lm));
+	CHECK(y && llr_meta_get(y->meta, "sig.known") && atoi(llr_meta_get(y->meta, "sig.known")) == nk - 1);
+	llr_lexicon_free(y);
+	e = (llr_err){0};
+	CHECK(lexicon_round_trip(x, "sig.known", "0", &e) == NULL && strstr(e.msg, "sig.known"));
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 8, NULL, NULL, &e));
+	double m0 = mass_with(x, "SUF:s$");
+	printf("# M(SUF:s$) = %.5f with known strings, %.5f without\n", mk, m0);
+	CHECK(fabs(mk - m0) <= 5 * sqrt(2 * m0 * (1 - m0) / N));
+	/* one draw and the known strings: more signatures than draws */
+	CHECK_OK(llr_lexicon_estimate_sigs(x, 1, 7, known, NULL, &e));
+	CHECK(llr_lexicon_sigs(x) > 1);
+	y = lexicon_round_trip(x, NULL, NULL, &e);
+	CHECK(y != NULL);
+	llr_lexicon_free(y);
+	free(ks);
+	llr_strmap_free(known);
+	llr_openbg_free(g);
+	llr_lexicon_free(x);
+}
+
 int main(void)
 {
-	PLAN(9);
+	PLAN(10);
 	RUN(test_open_sums_to_one);
 	RUN(test_open_step);
 	RUN(test_open_threads);
@@ -583,6 +664,7 @@ int main(void)
 	RUN(test_open_errors);
 	RUN(test_sigs);
 	RUN(test_sigs_file);
+	RUN(test_sigs_known);
 	RUN(test_open_draw);
 	DONE();
 }
