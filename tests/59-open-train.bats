@@ -98,10 +98,14 @@ EOF
 	awk -v b="$best" -v L="$L" -v T="$T" 'BEGIN { d = b + L / T; exit !(T > 1000 && d < 6e-4 && d > -6e-4) }'
 }
 
-@test "train: a softmax on an open stream trains the words outside the vocabulary as <unk>" {
+@test "train: a softmax, or --closed, on an open stream trains the words outside the vocabulary as <unk>" {
 	train $TINY --output softmax --epochs 1 -s 3 -o s.llrnn "$D/open.fz" 2>err
 	grep -q "^train: $(meta "$D/open.fz" sig.known) training tokens outside the vocabulary trained as <unk> (not a log-linear output)$" err
 	[ -z "$(meta s.llrnn open_training)" ]
+	# an LL-RNN with --closed likewise
+	train $TINY --closed --epochs 1 -s 3 -o l.llrnn "$D/open.fz" 2>err
+	grep -q "^train: $(meta "$D/open.fz" sig.known) training tokens outside the vocabulary trained as <unk> (--closed)$" err
+	[ -z "$(meta l.llrnn open_training)" ]
 	# and learns what the stream with them as <unk> teaches (featurize
 	# reads standard input once: no types outside, no signatures of them)
 	featurize --vocab "$D/cut.tsv" --top 50 --ortho --suffix 2 --spelling 3 --signature-samples 20000 -o c.fz <"$D/train.tok" 2>/dev/null

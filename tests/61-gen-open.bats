@@ -116,12 +116,17 @@ count_unseen() {
 @test "gen --closed: the generation of the same model without a spelling model" {
 	featurize --top 50 --ortho --suffix 2 -o plain.fz "$D/train.tok" 2>/dev/null
 	train -q $TINY --epochs 1 -s 3 -o plain.llrnn plain.fz
+	# train --closed: the weights a stream without the spelling model gives
+	train -q $TINY --epochs 1 -s 3 --closed -o closed.llrnn "$D/open.fz"
 	gen -m plain.llrnn -n 20 -s 4 --logprob >want
-	gen -m "$D/open.llrnn" --closed -n 20 -s 4 --logprob >got
+	gen -m closed.llrnn --closed -n 20 -s 4 --logprob >got
 	cmp want got
 	# and it is not the open generation
-	gen -m "$D/open.llrnn" -n 20 -s 4 --logprob >open
+	gen -m closed.llrnn -n 20 -s 4 --logprob >open
 	run ! cmp -s want open
+	# nor the open model's (trained open, its weights differ)
+	gen -m "$D/open.llrnn" --closed -n 20 -s 4 --logprob >openw
+	run ! cmp -s want openw
 }
 
 @test "gen, open: --spell-tries bounds the draws; a signature given up is drawn again without it" {

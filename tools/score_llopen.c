@@ -27,9 +27,6 @@ int sllopen_init(sllopen *s, slm *m, long long norm_samples, unsigned long long 
 	s->norm_samples = norm_samples;
 	s->lex = m->lex;
 	s->V = m->V;
-	s->cap = 256;
-	s->c = ereallocarray(NULL, s->cap, sizeof *s->c);
-	s->v = ereallocarray(NULL, s->cap, sizeof *s->v);
 	return 1;
 }
 
@@ -42,23 +39,6 @@ void sllopen_reset(sllopen *s)
 	s->nx = 0;
 }
 
-/* Row of w into the scratch, growing it; its length. */
-static size_t row_of(sllopen *s, const char *w, size_t len)
-{
-	for (;;) {
-		llr_err e = {0};
-		size_t n;
-		int rc = llr_lexicon_any_row(s->lex, w, len, 0, s->c, s->v, s->cap, &n, &e);
-		if (rc == LLR_OK)
-			return n;
-		if (rc != LLR_ERANGE)
-			cli_die_err(&e);
-		s->cap *= 2;
-		s->c = ereallocarray(s->c, s->cap, sizeof *s->c);
-		s->v = ereallocarray(s->v, s->cap, sizeof *s->v);
-	}
-}
-
 int32_t sllopen_target(sllopen *s, const char *w, size_t len, int *oov)
 {
 	int32_t id = llr_open_word(s->op, w, len);
@@ -68,7 +48,8 @@ int32_t sllopen_target(sllopen *s, const char *w, size_t len, int *oov)
 	if (!s->rows && !(s->rows = llr_csr_builder_new((int32_t)llr_strmap_size(s->lex->features))))
 		cli_oom();
 	llr_err e = {0};
-	if (llr_csr_builder_row(s->rows, s->c, s->v, row_of(s, w, len), &e) < 0)
+	size_t n = anyrow_fill(&s->r, s->lex, w, len, 0); /* before reading s->r, which it may move */
+	if (llr_csr_builder_row(s->rows, s->r.c, s->r.v, n, &e) < 0)
 		cli_die_err(&e);
 	if (s->nx == s->xcap) {
 		s->xcap = s->xcap ? 2 * s->xcap : 64;
@@ -120,7 +101,6 @@ void sllopen_free(sllopen *s)
 	sllopen_reset(s);
 	llr_open_free(s->op);
 	free(s->xlogb);
-	free(s->c);
-	free(s->v);
+	anyrow_free(&s->r);
 	memset(s, 0, sizeof *s);
 }

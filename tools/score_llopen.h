@@ -7,6 +7,7 @@
 #ifndef LLR_SCORE_LLOPEN_H
 #define LLR_SCORE_LLOPEN_H
 
+#include "anyrow.h"
 #include "score_lm.h"
 
 typedef struct sllopen {
@@ -15,9 +16,7 @@ typedef struct sllopen {
 	llr_csr *xphi;
 	float *xlogb;
 	size_t nx, xcap;
-	int32_t *c; /* scratch row */
-	float *v;
-	size_t cap;
+	anyrow r; /* scratch row */
 	int32_t V;
 	long long norm_samples; /* the norm check's draws (0: no check) */
 	const llr_lexicon *lex;

@@ -31,7 +31,7 @@ static const char usage[] =
     "             [--lr-decay f] [--lr-patience n] [--lr-decays n]\n"
     "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
     "             [--threads n] [--log file] [--progress n] [--resume model]\n"
-    "             [--init torch|uniform] [--distributed]\n"
+    "             [--init torch|uniform] [--closed] [--distributed]\n"
     "             [stream ...]\n"
     "       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
     "             [--memory SIZE] [file ...]\n"
@@ -68,6 +68,7 @@ enum {
 	O_RESUME,
 	O_MAXTOKENS,
 	O_INIT,
+	O_CLOSED,
 	O_NGRAM,
 	O_PRUNE,
 	O_FALLBACK,
@@ -164,6 +165,7 @@ static const struct option train_options[] = {
     {"progress", required_argument, NULL, O_PROGRESS},
     {"resume", required_argument, NULL, O_RESUME},
     {"init", required_argument, NULL, O_INIT},
+    {"closed", no_argument, NULL, O_CLOSED},
     {"ngram", required_argument, NULL, O_NGRAM},
     {"prune", required_argument, NULL, O_PRUNE},
     {"discount-fallback", no_argument, NULL, O_FALLBACK},
@@ -279,6 +281,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		case O_PRUNE: o->prune = optarg; break;
 		case O_FALLBACK: o->discount_fallback = 1; break;
 		case O_MEMORY: o->memory = optarg; break;
+		case O_CLOSED: o->closed = 1; break;
 		case O_INIT:
 			if (!strcmp(optarg, "uniform"))
 				o->init = LLR_INIT_UNIFORM;
@@ -1341,7 +1344,8 @@ static void open_or_closed(const train_opts *o, train_open *op, llr_model *model
 	int64_t outside = 0;
 	for (size_t i = 0; i < tc->n; i++)
 		outside += tc->ids[i] >= V;
-	if (topen_init(op, model)) {
+	memset(op, 0, sizeof *op);
+	if (!o->closed && topen_init(op, model)) {
 		tc->psi = op->psi;
 		if (llr_meta_setf(model->meta, "open_training", "%d signatures", op->S) < 0)
 			cli_oom();
@@ -1359,7 +1363,7 @@ static void open_or_closed(const train_opts *o, train_open *op, llr_model *model
 			tc->ids[i] = x->unk_id;
 	if (!o->quiet)
 		cli_warn("%lld training tokens outside the vocabulary trained as <unk> (%s)", (long long)outside,
-		         llr_net_cfg(model->net)->output != LLR_OUT_LOGLINEAR ? "not a log-linear output" : "no open vocabulary for this input");
+		         o->closed ? "--closed" : llr_net_cfg(model->net)->output != LLR_OUT_LOGLINEAR ? "not a log-linear output" : "no open vocabulary for this input");
 }
 
 /* The LSTM language model family: read the corpus, build or resume the

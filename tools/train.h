@@ -134,6 +134,7 @@ typedef struct train_opts {
 	int64_t max_tokens; /* training tokens in this run, 0 = none */
 	int init;           /* LLR_INIT_* */
 	int set_init;
+	int closed; /* --closed: no open vocabulary (train_open.h) */
 	uint64_t seed;
 	int threads;
 	int distributed; /* --distributed: one rank of an MPI job (train_dist.h) */

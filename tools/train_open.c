@@ -64,27 +64,7 @@ int topen_init(train_open *t, llr_model *m)
 	for (int32_t s = 0; s < t->S; s++)
 		put_row(b, x->psi ? x->psi : llr_lexicon_sig_phi(x), x->psi ? x->unk_id : s);
 	t->psi = finish(b);
-	t->cap = 256;
-	t->c = ereallocarray(NULL, t->cap, sizeof *t->c);
-	t->v = ereallocarray(NULL, t->cap, sizeof *t->v);
 	return 1;
-}
-
-/* w's row (input side or output side) into the scratch; its length. */
-static size_t row_of(train_open *t, const llr_lexicon *x, const char *w, size_t len, int input_side)
-{
-	for (;;) {
-		llr_err e = {0};
-		size_t n;
-		int rc = llr_lexicon_any_row(x, w, len, input_side, t->c, t->v, t->cap, &n, &e);
-		if (rc == LLR_OK)
-			return n;
-		if (rc != LLR_ERANGE)
-			cli_die_err(&e);
-		t->cap *= 2;
-		t->c = ereallocarray(t->c, t->cap, sizeof *t->c);
-		t->v = ereallocarray(t->v, t->cap, sizeof *t->v);
-	}
 }
 
 int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, size_t len)
@@ -99,11 +79,11 @@ int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, siz
 		if (!(t->vout = llr_csr_builder_new((int32_t)llr_strmap_size(x->features))))
 			cli_oom();
 	}
-	size_t n = row_of(t, x, w, len, 0);
-	if (llr_csr_builder_row(t->vout, t->c, t->v, n, &e) < 0)
+	size_t n = anyrow_fill(&t->r, x, w, len, 0);
+	if (llr_csr_builder_row(t->vout, t->r.c, t->r.v, n, &e) < 0)
 		cli_die_err(&e);
-	n = row_of(t, x, w, len, 1);
-	if (llr_csr_builder_row(t->vin, t->c, t->v, n, &e) < 0)
+	n = anyrow_fill(&t->r, x, w, len, 1);
+	if (llr_csr_builder_row(t->vin, t->r.c, t->r.v, n, &e) < 0)
 		cli_die_err(&e);
 	if (t->nx == t->xcap) {
 		t->xcap = t->xcap ? 2 * t->xcap : 64;
@@ -130,8 +110,7 @@ void topen_free(train_open *t)
 	llr_csr_free(t->vpsi);
 	llr_csr_free(t->vxphi);
 	free(t->vxlogb);
-	free(t->c);
-	free(t->v);
+	anyrow_free(&t->r);
 	llr_open_free(t->op);
 	memset(t, 0, sizeof *t);
 }

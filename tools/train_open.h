@@ -10,6 +10,7 @@
 #ifndef LLR_TRAIN_OPEN_H
 #define LLR_TRAIN_OPEN_H
 
+#include "anyrow.h"
 #include "llrnn.h"
 
 typedef struct train_open {
@@ -22,9 +23,7 @@ typedef struct train_open {
 	llr_csr *vpsi, *vxphi;
 	float *vxlogb;
 	size_t nx, xcap;
-	int32_t *c; /* a scratch row */
-	float *v;
-	size_t cap;
+	anyrow r; /* a scratch row */
 } train_open;
 
 /* Set a new or loaded model up for open training when it can be (a
