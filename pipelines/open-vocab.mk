@@ -242,7 +242,7 @@ BARS_AWK = '$$2 == "ll-open" { a[$$1] = $$3; ao[$$1] = $$4 } $$2 == "rnn-spell" 
 $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER)
 	{ echo '# Open-vocabulary scoring (issue 14)'; echo; \
 	  echo 'Made by `make -f pipelines/open-vocab.mk CORPORA="$(CORPORA)" MODELS="$(MODELS)" BROWN_TRAIN=$(BROWN_TRAIN)'\
-	       'MINCOUNT=$(MINCOUNT) SPELL=$(SPELL) TOP=$(TOP) EMBED=$(EMBED) HIDDEN=$(HIDDEN) LAYERS=$(LAYERS) EPOCHS=$(EPOCHS) MAXTIME=$(MAXTIME)`'\
+	       'MINCOUNT=$(MINCOUNT) SPELL=$(SPELL) TOP=$(TOP) SIG_SAMPLES=$(SIG_SAMPLES) NORM_SAMPLES=$(NORM_SAMPLES) EMBED=$(EMBED) HIDDEN=$(HIDDEN) LAYERS=$(LAYERS) EPOCHS=$(EPOCHS) MAXTIME=$(MAXTIME)`'\
 	       '(seed $(SEED), $(THREADS) threads; hunspell: ud-french $(or $(HUNSPELL_ud-french),none), brown $(or $(HUNSPELL_brown),none)).'; echo; \
 	  echo 'Every test token is scored, none as `<unk>`: nats per token over words + `</s>`, the OOV'; \
 	  echo 'tokens being those whose type is not in the training text; bits per character over the'; \

@@ -114,3 +114,25 @@ EOF
 	score -q --closed -m c.llrnn "$D/valid.tok" >b
 	cmp a b
 }
+
+@test "featurize --lexicon-scope vocab: the words outside the vocabulary are featurized by their spelling alone" {
+	printf 'le chat dort\nle chat dort\nle chien mange\n' >t.tok
+	printf 'chat\tPOS:NOUN Gender:Masc\nchien\tPOS:NOUN animal\nloup\tPOS:NOUN animal\n' >l.lex
+	printf 'le\t3\nchat\t2\ndort\t2\n</s>\t3\n' >v.tsv
+	# all (the default): chien, outside the vocabulary, brings its entry's
+	# features to the columns, and the model keeps the entries beyond it
+	featurize --vocab v.tsv --top 0 --lexicon l.lex --suffix 2 --spelling 2 -o all.fz t.tok 2>/dev/null
+	tar xOf all.fz features | grep -qx animal
+	[ "$(tar xOf all.fz any/words | sort | paste -sd ' ')" = 'chat chien loup' ]
+	# vocab: neither, so a training word outside it looks like a new word
+	featurize --vocab v.tsv --top 0 --lexicon l.lex --suffix 2 --spelling 2 --lexicon-scope vocab -o voc.fz t.tok 2>/dev/null
+	! tar xOf voc.fz features | grep -qx animal
+	tar xOf voc.fz features | grep -qx POS:NOUN
+	[ "$(tar xOf voc.fz any/words | paste -sd ' ')" = chat ]
+	# --lexicon-scope all is the default, byte for byte
+	featurize --vocab v.tsv --top 0 --lexicon l.lex --suffix 2 --spelling 2 --lexicon-scope all -o all2.fz t.tok 2>/dev/null
+	cmp all.fz all2.fz
+	run_err 2 "lexicon-scope: want vocab or all, got 'some'" featurize --lexicon-scope some t.tok
+	run_err 2 'lexicon-scope vocab: not with --vocab-from corpus\+lexicon' \
+		featurize --lexicon l.lex --vocab-from corpus+lexicon --lexicon-scope vocab t.tok
+}

@@ -21,7 +21,7 @@
 static const char usage[] =
     "usage: featurize [-l] [--top M] [--conllu FILE] [--lexicon FILE] [--tagged FILE]\n"
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
-    "                 [--min-feature-count N] [--input-features LIST]\n"
+    "                 [--min-feature-count N] [--input-features LIST] [--lexicon-scope vocab|all]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
     "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--spelling N [--signature-samples N]]\n"
     "                 [--dump] [-o FILE] [FILE ...]\n"
@@ -91,6 +91,7 @@ typedef struct {
 	int top;
 	int min_count;
 	int vocab_lex; /* --vocab-from corpus+lexicon */
+	int lex_vocab; /* --lexicon-scope vocab: lexicon entries for vocabulary words only */
 	const char *vocab_file;
 	char **extra;
 	int nextra;
@@ -500,7 +501,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		O_DUMP,
 		O_SOURCE,
 		O_SPELLING,
-		O_SIGSAMPLES
+		O_SIGSAMPLES,
+		O_LEXSCOPE
 	};
 	static const struct option lopts[] = {
 	    {"top", required_argument, 0, O_TOP},
@@ -521,6 +523,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	    {"source", required_argument, 0, O_SOURCE},
 	    {"spelling", required_argument, 0, O_SPELLING},
 	    {"signature-samples", required_argument, 0, O_SIGSAMPLES},
+	    {"lexicon-scope", required_argument, 0, O_LEXSCOPE},
 	    {"lowercase", no_argument, 0, 'l'},
 	    {"output", required_argument, 0, 'o'},
 	    CLI_COMMON_OPTIONS,
@@ -557,6 +560,11 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		case O_DUMP: o->dump = 1; break;
 		case O_SOURCE: o->source = optarg; break;
 		case O_SPELLING: o->spelling = (int)cli_parse_int(usage, "--spelling", optarg, 1, LLR_NGRAM_MAX_ORDER); break;
+		case O_LEXSCOPE:
+			if (strcmp(optarg, "vocab") && strcmp(optarg, "all"))
+				cli_usage_error(usage, "--lexicon-scope: want vocab or all, got '%s'", optarg);
+			o->lex_vocab = !strcmp(optarg, "vocab");
+			break;
 		case O_SIGSAMPLES: o->sig_samples = (long)cli_parse_int(usage, "--signature-samples", optarg, 1, 100000000); break;
 		}
 	}
@@ -571,6 +579,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		cli_usage_error(usage, "--signature-samples: goes with --spelling N");
 	if (!o->sig_samples)
 		o->sig_samples = FZ_SIG_SAMPLES;
+	if (o->lex_vocab && o->vocab_lex)
+		cli_usage_error(usage, "--lexicon-scope vocab: not with --vocab-from corpus+lexicon (every lexicon word is then in the vocabulary)");
 	if (o->vocab_lex && !R->z.nsrc)
 		cli_usage_error(usage, "--vocab-from corpus+lexicon needs a lexicon source (--conllu, --lexicon, --tagged)");
 	if (o->spelling && o->dump)
@@ -747,13 +757,14 @@ static void fz_row_top(fz_run *R, int32_t i, int32_t *rank)
 	}
 }
 
-/* 3b. Word w's features beyond TOP: lexicon sources, and unless it is
- * </s> or <unk> (special), hunspell and the string extractors. */
-static void fz_row_features(fz_run *R, const char *w, int special)
+/* 3b. Word w's features beyond TOP: lexicon sources (unless outside the
+ * vocabulary under --lexicon-scope vocab), and unless it is </s> or
+ * <unk> (special), hunspell and the string extractors. */
+static void fz_row_features(fz_run *R, const char *w, int special, int outside)
 {
 	fz_rows *r = &R->r;
 	size_t wl = strlen(w);
-	int32_t lid = llr_strmap_get(R->z.lw, w, wl);
+	int32_t lid = outside && R->o.lex_vocab ? -1 : llr_strmap_get(R->z.lw, w, wl);
 	if (lid >= 0)
 		for (uint32_t k = 0; k < R->z.lwf[lid].n; k++)
 			fz_row_put(r, R->z.lwf[lid].f[k], R->z.lwf[lid].v[k]);
@@ -782,14 +793,14 @@ static void fz_rows_build(fz_run *R)
 	int32_t rank = 0;
 	for (int32_t i = 0; i < R->V; i++) {
 		fz_row_top(R, i, &rank);
-		fz_row_features(R, llr_vocab_token(R->v, i), i == R->eos || i == R->unk);
+		fz_row_features(R, llr_vocab_token(R->v, i), i == R->eos || i == R->unk, 0);
 		fz_row_finish(r, i);
 	}
 	const char *why;
 	for (int32_t j = 0; j < nout; j++) {
 		if (R->o.top > 0)
 			fz_row_put(r, fz_feature(&R->z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
-		fz_row_features(R, llr_vocab_token(R->outside, j), 0);
+		fz_row_features(R, llr_vocab_token(R->outside, j), 0, 1);
 		fz_row_finish(r, R->V + j);
 	}
 }
@@ -934,6 +945,8 @@ static void fz_any(fz_run *R)
 	for (int32_t lid = 0; lid < (int32_t)llr_strmap_size(z->lw); lid++) {
 		const char *w = llr_strmap_str(z->lw, lid);
 		size_t wl = llr_strmap_len(z->lw, lid), n = 0;
+		if (R->o.lex_vocab && llr_vocab_id(R->v, w, wl) < 0)
+			continue; /* --lexicon-scope vocab */
 		for (uint32_t k = 0; k < z->lwf[lid].n; k++) {
 			int32_t col = R->col[z->lwf[lid].f[k]];
 			float val = z->lwf[lid].v[k];
