@@ -18,7 +18,9 @@
 #              $(MINCOUNT) times, the others (the hapaxes at 2) trained as
 #              the strings outside its vocabulary they are, each by its
 #              signature (featurize --vocab --spelling; train(1), "Open
-#              vocabulary"), with the paper's
+#              vocabulary"), by their spelling alone, as new words
+#              (featurize --lexicon-scope vocab: the lexicon is the
+#              training text's annotation), with the paper's
 #              features, the identities of the top $(TOP) types and the
 #              tag unions of the training text's own annotations (UD:
 #              POS and morphology of the training CoNLL-U files; Brown:
@@ -154,7 +156,7 @@ LEXOPT_ud-french = --conllu
 LEXOPT_brown = --tagged
 .SECONDEXPANSION:
 $(W)/%/ll-open.fz: $(W)/%/train.tok $(W)/%/vocab-$(MINCOUNT).tsv $$(LEX_$$*) $(BIN)/featurize
-	$(BIN)/featurize -l --vocab $(@D)/vocab-$(MINCOUNT).tsv --top $(TOP) $(foreach f,$(LEX_$*),$(LEXOPT_$*) $(f)) --ortho --suffix 3 \
+	$(BIN)/featurize -l --vocab $(@D)/vocab-$(MINCOUNT).tsv --lexicon-scope vocab --top $(TOP) $(foreach f,$(LEX_$*),$(LEXOPT_$*) $(f)) --ortho --suffix 3 \
 		$(if $(HUNSPELL_$*),--hunspell $(HUNSPELL_$*)) --spelling $(SPELL) --signature-samples $(SIG_SAMPLES) \
 		-o $@ $< 2>$@.log
 $(W)/%/ll-open.model: $(W)/%/ll-open.fz $(W)/%/valid.tok $(BIN)/train
