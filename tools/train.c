@@ -1382,16 +1382,18 @@ static int train_lm(train_opts *o)
 		resume_load(o, &model, &ts);
 	corpus tc = {0}, vc = {0};
 	llr_lexicon *lex = read_stream(o, sname, &dist, &tc);
+	int fresh = !model;
 	if (model) {
 		if (llr_model_fits(model, lex, &e) < 0)
 			cli_die("%s: does not fit %s: %s", o->resume, sname, e.msg);
 		llr_lexicon_free(lex);
 	} else {
 		new_model(o, lex, &model, &ts);
-		lmx_init(o, &dist, model, tc.ids, tc.n);
 	}
 	train_open op;
-	open_or_closed(o, &op, model, &tc);
+	open_or_closed(o, &op, model, &tc); /* first: the ids lmx_init counts are then < V (tree, classes) */
+	if (fresh)
+		lmx_init(o, &dist, model, tc.ids, tc.n);
 	if (o->valid)
 		read_valid(o->valid, model, &op, o->max_len, &vc);
 	topen_valid_finish(&op);
