@@ -459,7 +459,7 @@ typedef struct fz_run {
 	/* 2b. --spelling with --vocab: the corpus's types outside the
 	 * vocabulary, its tokens outside it (-1: not counted) and its
 	 * events; each type's signature (-1: none) */
-	llr_vocab *outside;
+	llr_strmap *outside;
 	int64_t out_unk, out_events;
 	int32_t *out_sig;
 	/* 3. rows, in vocabulary order, then the types outside it */
@@ -689,7 +689,7 @@ static void fz_outside(fz_run *R)
 	const char *line;
 	size_t len;
 	R->out_unk = 0;
-	if (!(R->outside = llr_vocab_new()))
+	if (!(R->outside = llr_strmap_new()))
 		cli_oom();
 	while (fz_tok_next(&t, &line, &len)) {
 		size_t pos = 0, tl;
@@ -697,7 +697,7 @@ static void fz_outside(fz_run *R)
 		while (llr_token_next(line, len, &pos, &tok, &tl)) {
 			int32_t id = llr_vocab_id(R->v, tok, tl);
 			R->out_unk += id < 0 || id == R->unk;
-			if (id < 0 && llr_vocab_add(R->outside, tok, tl, 1) < 0)
+			if (id < 0 && llr_strmap_add(R->outside, tok, tl) < 0)
 				cli_oom();
 			R->out_events++;
 		}
@@ -788,7 +788,7 @@ static void fz_row_features(fz_run *R, const char *w, int special, int outside)
 static void fz_rows_build(fz_run *R)
 {
 	fz_rows *r = &R->r;
-	int32_t nout = R->outside ? (int32_t)llr_vocab_size(R->outside) : 0;
+	int32_t nout = R->outside ? (int32_t)llr_strmap_size(R->outside) : 0;
 	r->rowptr = ecalloc((size_t)R->V + (size_t)nout + 1, sizeof *r->rowptr);
 	int32_t rank = 0;
 	for (int32_t i = 0; i < R->V; i++) {
@@ -800,7 +800,7 @@ static void fz_rows_build(fz_run *R)
 	for (int32_t j = 0; j < nout; j++) {
 		if (R->o.top > 0)
 			fz_row_put(r, fz_feature(&R->z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
-		fz_row_features(R, llr_vocab_token(R->outside, j), 0, 1);
+		fz_row_features(R, llr_strmap_str(R->outside, j), 0, 1);
 		fz_row_finish(r, R->V + j);
 	}
 }
@@ -989,25 +989,16 @@ static void fz_any(fz_run *R)
 static void fz_signatures(fz_run *R)
 {
 	llr_err e = {0};
-	llr_strmap *known = NULL;
-	int32_t nout = R->outside ? (int32_t)llr_vocab_size(R->outside) : 0;
-	if (nout) {
-		if (!(known = llr_strmap_new()))
-			cli_oom();
-		for (int32_t j = 0; j < nout; j++) {
-			const char *w = llr_vocab_token(R->outside, j);
-			if (llr_strmap_add(known, w, strlen(w)) != j)
-				cli_oom();
-		}
+	int32_t nout = R->outside ? (int32_t)llr_strmap_size(R->outside) : 0;
+	if (nout)
 		R->out_sig = ecalloc((size_t)nout, sizeof *R->out_sig);
-	}
-	if (llr_lexicon_estimate_sigs(&R->lex, R->o.sig_samples, FZ_SIG_SEED, known, R->out_sig, &e) < 0)
+	if (llr_lexicon_estimate_sigs(&R->lex, R->o.sig_samples, FZ_SIG_SEED, R->outside, R->out_sig, &e) < 0)
 		cli_die("%s: --spelling: signature masses: %s", fz_corpus_name(&R->o), e.msg);
-	llr_strmap_free(known);
 	fprintf(stderr, "featurize: signature masses: %zu signatures from %ld strings drawn outside the vocabulary and %d types of the corpus outside it\n",
 	        llr_lexicon_sigs(&R->lex), R->o.sig_samples, nout);
 }
 
+/* "name,name" of the sources in mask. */
 static void fz_source_list(llr_meta *m, const char *key, unsigned mask)
 {
 	llr_buf b = {0};
@@ -1088,17 +1079,13 @@ static void fz_ids_stream(fz_run *R, fz_ids *d)
 		while (llr_token_next(line, len, &pos, &tok, &tl)) {
 			int32_t id = llr_vocab_id(R->v, tok, tl);
 			if (id < 0) {
-				id = R->unk;
+				int32_t j = R->out_sig ? llr_strmap_get(R->outside, tok, tl) : -1;
+				int32_t s = j >= 0 ? R->out_sig[j] : -1;
+				id = s >= 0 ? R->V + s : R->unk; /* its signature, or <unk> */
+				R->stream_sig += s >= 0;
 				R->stream_unk++;
-				int32_t j = R->out_sig ? llr_vocab_id(R->outside, tok, tl) : -1;
-				if (j >= 0 && R->out_sig[j] >= 0) { /* its signature */
-					fz_ids_put(d, R->V + R->out_sig[j]);
-					R->stream_sig++;
-					R->stream_tok++;
-					continue;
-				}
 			}
-			if (R->covered[id])
+			if (id < R->V && R->covered[id])
 				R->stream_cov++;
 			R->stream_tok++;
 			fz_ids_put(d, id);
@@ -1180,7 +1167,7 @@ static void fz_run_free(fz_run *R)
 	free(R->cp.ids);
 	llr_vocab_free(R->cp.types);
 	llr_vocab_free(R->v);
-	llr_vocab_free(R->outside);
+	llr_strmap_free(R->outside);
 	free(R->out_sig);
 	fz_free(&R->z);
 	llr_strmap_free(R->lex.vocab);

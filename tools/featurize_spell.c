@@ -19,7 +19,7 @@
 
 #define SPELL_MAX_BYTES ((size_t)1 << 31)
 
-void fz_spelling(const llr_vocab *v, const llr_vocab *extra, int order, int64_t n_unk_corpus, int64_t events_corpus, llr_lexicon *lex,
+void fz_spelling(const llr_vocab *v, const llr_strmap *extra, int order, int64_t n_unk_corpus, int64_t events_corpus, llr_lexicon *lex,
                  const char *name)
 {
 	llr_err e = {0};
@@ -29,8 +29,8 @@ void fz_spelling(const llr_vocab *v, const llr_vocab *extra, int order, int64_t 
 	int64_t n1 = 0, n_unk = 0, events = 0, types = 0;
 	/* the corpus's types outside v, each once; <unk> and </s> are
 	 * tokens, not spellings */
-	for (int32_t i = 0; extra && i < (int32_t)llr_vocab_size(extra); i++) {
-		const char *w = llr_vocab_token(extra, i);
+	for (int32_t i = 0; extra && i < (int32_t)llr_strmap_size(extra); i++) {
+		const char *w = llr_strmap_str(extra, i);
 		if (!strcmp(w, LLR_UNK) || !strcmp(w, LLR_EOS))
 			continue;
 		types++;

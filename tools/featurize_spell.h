@@ -16,6 +16,6 @@
  * two as given, counted in the corpus) and the meta keys spell.*; print
  * one summary line on stderr.  lex must be complete otherwise (vocab,
  * logb).  name: the corpus, in messages.  Exits 1 on an error. */
-void fz_spelling(const llr_vocab *v, const llr_vocab *extra, int order, int64_t n_unk, int64_t events, llr_lexicon *lex, const char *name);
+void fz_spelling(const llr_vocab *v, const llr_strmap *extra, int order, int64_t n_unk, int64_t events, llr_lexicon *lex, const char *name);
 
 #endif
