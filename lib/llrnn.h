@@ -580,13 +580,16 @@ void llr_anyword_free(llr_anyword *a);
  * .dic or .aff file. */
 typedef struct llr_morph llr_morph;
 llr_morph *llr_morph_open(const char *path, llr_err *err);
+#define LLR_FEAT_HS_KNOWN "HS:@known"
 /* The same from a dictionary's bytes (aff_len bytes of .aff, dic_len of
  * .dic), written to a private temporary directory for hunspell to read
  * and removed once it has. */
 llr_morph *llr_morph_open_mem(const char *aff, size_t aff_len, const char *dic, size_t dic_len, llr_err *err);
 /* emit HS:<field>:<value> for every kept field (po: is: ds: ts: dp: ip:
- * tp:) of every analysis of word (UTF-8); stems and other free-text fields
- * (st: al: pa: sp: ...) are skipped.  A name may repeat.  LLR_OK, the
+ * tp: fl:) of every analysis of word (UTF-8); stems and other free-text
+ * fields (st: al: pa: sp: ...) are skipped.  A word analysed without any
+ * kept field emits LLR_FEAT_HS_KNOWN instead, so every word the dictionary
+ * knows has an HS: feature.  A name may repeat.  LLR_OK, the
  * first negative emit value, or LLR_EINVAL for a word hunspell cannot
  * take (embedded NUL, not UTF-8 for the dictionary's encoding). */
 int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_fn emit, void *ctx);

@@ -61,6 +61,26 @@ same_rows() {
 	echo "le chien boit" | score -q -m m.llrnn | awk -F'\t' '$1 ~ /^-[0-9]+\.[0-9]+$/ { ok = 1 } END { exit !ok }'
 }
 
+@test "open features: a dictionary without morphological fields (as en_US): the affix rule HS:fl:, a bare known word HS:@known, in featurize and for an unseen word" {
+	featurize --hunspell no-such 2>&1 | grep -q 'without hunspell' && skip "llrnn built without hunspell"
+	echo "walked frogs tolerant zorglub walk" >t.tok
+	run featurize --top 0 --hunspell "$O/bare" --dump t.tok
+	assert_success
+	assert_line $'walked\tHS:fl:D'
+	assert_line $'frogs\tHS:fl:S'
+	assert_line $'tolerant\tHS:@known'
+	assert_line $'walk\tHS:@known'
+	assert_line $'zorglub\t'
+	same_rows --top 0 --hunspell "$O/bare" t.tok
+	# an unseen word gets them from the dictionary the model carries
+	featurize --top 0 --suffix 1 --hunspell "$O/bare" t.tok -o s.llrnn 2>/dev/null
+	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -s 1 -o m.llrnn s.llrnn
+	gen -m m.llrnn -s 1 -n 1 --show-features -p "walks frog zorgs" >out
+	sed -n 1p out | grep -Fqx $'walks\tHS:fl:S SUF:s$'
+	sed -n 2p out | grep -Fqx $'frog\tHS:@known'
+	sed -n 3p out | grep -Fqx $'zorgs\tSUF:s$'
+}
+
 @test "open features: an embedded dictionary that cannot be unpacked is an error, not a silent row" {
 	featurize --hunspell no-such 2>&1 | grep -q 'without hunspell' && skip "llrnn built without hunspell"
 	featurize --top 3 --suffix 2 --hunspell "$O/mini" "$O/tiny.tok" -o s.llrnn 2>/dev/null

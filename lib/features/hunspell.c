@@ -8,8 +8,13 @@
  * Kept fields (hunspell(4) morphological description): po: (part of
  * speech), is: (inflectional suffix), ds: (derivational suffix), ts:
  * (terminal suffix), dp: ip: tp: (derivational, inflectional, terminal
- * prefix).  Skipped: st: (stem), al: (allomorph), pa: (compound part), sp:
- * (surface prefix) and anything else, which are words rather than tags.
+ * prefix), fl: (the affix rule that made the form, the only tag of
+ * dictionaries without morphological fields such as en_US: walked gives
+ * HS:fl:D, cats HS:fl:S).  Skipped: st: (stem), al: (allomorph), pa:
+ * (compound part), sp: (surface prefix) and anything else, which are words
+ * rather than tags.  A word the dictionary knows but tags with none of
+ * these (en_US's frog, a bare stem) gets HS:@known, so every word hunspell
+ * analyses has at least one HS: feature.
  * Only UTF-8 dictionaries are supported (Debian's hunspell-fr is one).
  * Not here: which words are analysed (featurize decides).
  */
@@ -116,7 +121,7 @@ out:
 
 static int kept_field(const char *f)
 {
-	static const char *const keep[] = {"po:", "is:", "ds:", "ts:", "dp:", "ip:", "tp:", NULL};
+	static const char *const keep[] = {"po:", "is:", "ds:", "ts:", "dp:", "ip:", "tp:", "fl:", NULL};
 	for (int i = 0; keep[i]; i++)
 		if (!strncmp(f, keep[i], 3))
 			return 1;
@@ -138,7 +143,7 @@ int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_f
 	m->buf[len] = '\0';
 	char **list = NULL;
 	int na = Hunspell_analyze(m->h, &list, m->buf);
-	int rc = LLR_OK;
+	int rc = LLR_OK, tagged = 0;
 	llr_buf name = {0};
 	for (int a = 0; a < na && rc >= 0; a++) {
 		const char *p = list[a];
@@ -154,11 +159,14 @@ int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_f
 					rc = LLR_ENOMEM;
 				else
 					rc = emit(name.data, name.len, 1.0f, ctx);
+				tagged = 1;
 			}
 			p = q;
 		}
 	}
 	llr_buf_free(&name);
+	if (na > 0 && !tagged && rc >= 0)
+		rc = emit(LLR_FEAT_HS_KNOWN, strlen(LLR_FEAT_HS_KNOWN), 1.0f, ctx);
 	if (list)
 		Hunspell_free_list(m->h, &list, na);
 	return rc < 0 ? rc : LLR_OK;
