@@ -587,9 +587,8 @@ llr_morph *llr_morph_open(const char *path, llr_err *err);
 llr_morph *llr_morph_open_mem(const char *aff, size_t aff_len, const char *dic, size_t dic_len, llr_err *err);
 /* emit HS:<field>:<value> for every kept field (po: is: ds: ts: dp: ip:
  * tp: fl:) of every analysis of word (UTF-8); stems and other free-text
- * fields (st: al: pa: sp: ...) are skipped.  A word analysed without any
- * kept field emits LLR_FEAT_HS_KNOWN instead, so every word the dictionary
- * knows has an HS: feature.  A name may repeat.  LLR_OK, the
+ * fields (st: al: pa: sp: ...) are skipped; first LLR_FEAT_HS_KNOWN if
+ * the word has an analysis at all.  A name may repeat.  LLR_OK, the
  * first negative emit value, or LLR_EINVAL for a word hunspell cannot
  * take (embedded NUL, not UTF-8 for the dictionary's encoding). */
 int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_fn emit, void *ctx);

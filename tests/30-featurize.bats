@@ -141,8 +141,8 @@ pairs() {
 	printf 'anticonstitutionnellement maisons\n' >"$BATS_TEST_TMPDIR/extra"
 	run featurize --top 3 --hunspell /usr/share/hunspell/fr_FR.dic --extra "$BATS_TEST_TMPDIR/extra" --dump "$Z/tiny.tok"
 	assert_success
-	assert_line $'anticonstitutionnellement\tTOP:@notTop HS:po:adv'
-	assert_line $'maisons\tTOP:@notTop HS:po:nom HS:is:fem HS:is:pl'
+	assert_line $'anticonstitutionnellement\tTOP:@notTop HS:@known HS:po:adv'
+	assert_line $'maisons\tTOP:@notTop HS:@known HS:po:nom HS:is:fem HS:is:pl'
 	refute_output --partial "HS:st:"
 	run_err 1 "no readable hunspell dictionary" featurize --hunspell /nonexistent/xx_XX "$Z/tiny.tok"
 }

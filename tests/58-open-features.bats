@@ -55,19 +55,19 @@ same_rows() {
 	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -s 1 -o m.llrnn s.llrnn
 	gen -m m.llrnn -s 1 -n 1 --show-features -p "chien zorgs 4817" >out
 	sed -n 1p out | grep -Fqx $'chien\tTOP:@notTop POS:NOUN animal ORTH:len5-7 SUF:n$'
-	sed -n 2p out | grep -Fqx $'zorgs\tTOP:@notTop HS:po:noun HS:is:plur ORTH:len5-7 SUF:s$'
+	sed -n 2p out | grep -Fqx $'zorgs\tTOP:@notTop HS:@known HS:po:noun HS:is:plur ORTH:len5-7 SUF:s$'
 	sed -n 3p out | grep -Fqx $'4817\tTOP:@notTop ORTH:len3-4 ORTH:number ORTH:has-digit'
 	# score reads them too (an unseen word's input row), and gives finite numbers
 	echo "le chien boit" | score -q -m m.llrnn | awk -F'\t' '$1 ~ /^-[0-9]+\.[0-9]+$/ { ok = 1 } END { exit !ok }'
 }
 
-@test "open features: a dictionary without morphological fields (as en_US): the affix rule HS:fl:, a bare known word HS:@known, in featurize and for an unseen word" {
+@test "open features: a dictionary without morphological fields (as en_US): HS:@known for every word it knows, the affix rule HS:fl:, in featurize and for an unseen word" {
 	featurize --hunspell no-such 2>&1 | grep -q 'without hunspell' && skip "llrnn built without hunspell"
 	echo "walked frogs tolerant zorglub walk" >t.tok
 	run featurize --top 0 --hunspell "$O/bare" --dump t.tok
 	assert_success
-	assert_line $'walked\tHS:fl:D'
-	assert_line $'frogs\tHS:fl:S'
+	assert_line $'walked\tHS:@known HS:fl:D'
+	assert_line $'frogs\tHS:@known HS:fl:S'
 	assert_line $'tolerant\tHS:@known'
 	assert_line $'walk\tHS:@known'
 	assert_line $'zorglub\t'
@@ -76,7 +76,7 @@ same_rows() {
 	featurize --top 0 --suffix 1 --hunspell "$O/bare" t.tok -o s.llrnn 2>/dev/null
 	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -s 1 -o m.llrnn s.llrnn
 	gen -m m.llrnn -s 1 -n 1 --show-features -p "walks frog zorgs" >out
-	sed -n 1p out | grep -Fqx $'walks\tHS:fl:S SUF:s$'
+	sed -n 1p out | grep -Fqx $'walks\tHS:@known HS:fl:S SUF:s$'
 	sed -n 2p out | grep -Fqx $'frog\tHS:@known'
 	sed -n 3p out | grep -Fqx $'zorgs\tSUF:s$'
 }

@@ -12,9 +12,9 @@
  * dictionaries without morphological fields such as en_US: walked gives
  * HS:fl:D, cats HS:fl:S).  Skipped: st: (stem), al: (allomorph), pa:
  * (compound part), sp: (surface prefix) and anything else, which are words
- * rather than tags.  A word the dictionary knows but tags with none of
- * these (en_US's frog, a bare stem) gets HS:@known, so every word hunspell
- * analyses has at least one HS: feature.
+ * rather than tags.  Every word the dictionary knows (has an analysis)
+ * also gets HS:@known: one feature that sets dictionary words apart from
+ * the strings a spelling model makes up, whatever their tags.
  * Only UTF-8 dictionaries are supported (Debian's hunspell-fr is one).
  * Not here: which words are analysed (featurize decides).
  */
@@ -143,7 +143,7 @@ int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_f
 	m->buf[len] = '\0';
 	char **list = NULL;
 	int na = Hunspell_analyze(m->h, &list, m->buf);
-	int rc = LLR_OK, tagged = 0;
+	int rc = na > 0 ? emit(LLR_FEAT_HS_KNOWN, strlen(LLR_FEAT_HS_KNOWN), 1.0f, ctx) : LLR_OK;
 	llr_buf name = {0};
 	for (int a = 0; a < na && rc >= 0; a++) {
 		const char *p = list[a];
@@ -159,14 +159,11 @@ int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_f
 					rc = LLR_ENOMEM;
 				else
 					rc = emit(name.data, name.len, 1.0f, ctx);
-				tagged = 1;
 			}
 			p = q;
 		}
 	}
 	llr_buf_free(&name);
-	if (na > 0 && !tagged && rc >= 0)
-		rc = emit(LLR_FEAT_HS_KNOWN, strlen(LLR_FEAT_HS_KNOWN), 1.0f, ctx);
 	if (list)
 		Hunspell_free_list(m->h, &list, na);
 	return rc < 0 ? rc : LLR_OK;

@@ -17,8 +17,8 @@
 #define DICT "tests/fixtures/open/mini"
 
 static const char *const feats[] = {"TOP:le", "TOP:</s>", "TOP:@notTop", "POS:NOUN",
-                                    "HS:po:noun", "HS:is:plur", "SUF:s$", "SUF:t$"};
-enum { NF = 8 };
+                                    "HS:po:noun", "HS:is:plur", "SUF:s$", "SUF:t$", "HS:@known"};
+enum { NF = 9 };
 
 /* vocab le </s> chat <unk>; top 1; --suffix 1; psi own (POS and SUF). */
 static llr_lexicon *lexicon(const char *top)
@@ -135,9 +135,9 @@ static void test_hunspell_embedded(void)
 	}
 	CHECK_OK(llr_lexicon_set_hunspell(x, DICT ".dic", &e));
 	CHECK(llr_lexicon_any_hunspell(x));
-	CHECK(!strcmp(row(x, "chats", 0, 1), "TOP:@notTop HS:po:noun HS:is:plur SUF:s$"));
-	CHECK(!strcmp(row(x, "zorgs", 0, 1), "TOP:@notTop HS:po:noun HS:is:plur SUF:s$"));
-	CHECK(!strcmp(row(x, "rat", 0, 1), "TOP:@notTop HS:po:noun SUF:t$"));
+	CHECK(!strcmp(row(x, "chats", 0, 1), "TOP:@notTop HS:po:noun HS:is:plur SUF:s$ HS:@known"));
+	CHECK(!strcmp(row(x, "zorgs", 0, 1), "TOP:@notTop HS:po:noun HS:is:plur SUF:s$ HS:@known"));
+	CHECK(!strcmp(row(x, "rat", 0, 1), "TOP:@notTop HS:po:noun SUF:t$ HS:@known"));
 	/* a NUL inside: hunspell cannot take it, the rest of the row stays */
 	int32_t c[8];
 	size_t n;
@@ -150,7 +150,7 @@ static void test_hunspell_embedded(void)
 	if (y) {
 		CHECK(llr_lexicon_any_words(y) == 2 && llr_lexicon_any_hunspell(y));
 		CHECK(!strcmp(llr_meta_get(y->meta, "any.hunspell"), "mini.dic"));
-		CHECK(!strcmp(row(y, "chats", 0, 1), "TOP:@notTop HS:po:noun HS:is:plur SUF:s$"));
+		CHECK(!strcmp(row(y, "chats", 0, 1), "TOP:@notTop HS:po:noun HS:is:plur SUF:s$ HS:@known"));
 		CHECK(!strcmp(row(y, "chien", 0, 1), "TOP:@notTop POS:NOUN"));
 		CHECK(!strcmp(row(y, "chien", 1, 1), "POS:NOUN"));
 		llr_lexicon_free(y);
