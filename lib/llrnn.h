@@ -1537,6 +1537,34 @@ int32_t llr_open_sigs(const llr_open *o);
 int llr_open_draw(llr_open *o, int32_t s, llr_rng *rng, int64_t tries, llr_buf *out, double *logp, int64_t *draws,
                   llr_err *err);
 
+/* The rows an open model scores (borrowed from o): the V words' phi and
+ * log backgrounds (<unk>'s -inf), the S signatures' rows and
+ * ln lambda + ln M. */
+typedef struct llr_open_rows {
+	const llr_csr *phi, *sig_phi;
+	const float *logb_v, *sig_logb;
+} llr_open_rows;
+void llr_open_get_rows(const llr_open *o, llr_open_rows *R);
+llr_model *llr_open_model(const llr_open *o);
+/* The context-free fit of the output bias (lib/lm/openfit.c): beta (F)
+ * maximising the mean log-likelihood of the targets, count[y] of row y
+ * (V words, then S signatures), under p(y) = e^{lb(y) + beta.phi(y)} / Z,
+ * less (l2 / 2) |beta|^2, by iters steps of Adam at rate from beta = 0.
+ * rep: that log-likelihood before (beta = 0) and after, the last
+ * gradient's norm, the number of targets.  LLR_EINVAL for no targets, a
+ * negative count, or a target without background mass. */
+typedef struct llr_fit_opts {
+	int iters;
+	double rate, l2;
+} llr_fit_opts;
+typedef struct llr_fit_report {
+	double before, after, grad_norm, targets;
+} llr_fit_report;
+int llr_open_fit_rows(const llr_open_rows *R, const int64_t *count, const llr_fit_opts *fo, double *beta,
+                      llr_fit_report *rep, llr_err *err);
+/* The same over o's rows, beta written to the network's out/b. */
+int llr_open_fit_bias(llr_open *o, const int64_t *count, const llr_fit_opts *fo, llr_fit_report *rep, llr_err *err);
+
 /* An n-gram as the context-dependent background b(K; x) of the LL-RNN
  * (featurize --background ngram:FILE; man/llrnn.7 derives the sums).
  * b(K; x) is the n-gram's probability of lexicon word x after the last

@@ -117,6 +117,30 @@ EOF
 	cmp a b
 }
 
+@test "train: open training starts the output bias at the context-free fit (--no-bias-fit: the --init scheme's); not on --resume or --closed" {
+	/usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy not installed"
+	train $TINY --epochs 0 -s 3 -o f.llrnn "$D/open.fz" 2>err
+	line=$(grep '^train: open vocabulary: output bias fitted context-free (300 Adam steps): mean log-likelihood ' err)
+	read -r before after < <(echo "$line" | sed -n 's/.*log-likelihood \([-0-9.]*\) -> \([-0-9.]*\), gradient norm .*/\1 \2/p')
+	echo "$before -> $after"
+	awk -v a="$before" -v b="$after" 'BEGIN { exit !(a < 0 && b > a + 0.001) }'
+	[[ "$(meta f.llrnn open_bias_init)" == "fit: 300 Adam steps, mean log-likelihood "*" over "*" targets" ]]
+	train $TINY --epochs 0 -s 3 --no-bias-fit -o z.llrnn "$D/open.fz" 2>err
+	[ -z "$(grep 'bias fitted' err)" ]
+	[ -z "$(meta z.llrnn open_bias_init)" ]
+	# the same network but for the output bias
+	for t in embed out/w lstm0/wx; do
+		cmp <(tar xOf f.llrnn "params/$t.npy") <(tar xOf z.llrnn "params/$t.npy")
+	done
+	! cmp -s <(tar xOf f.llrnn params/out/b.npy) <(tar xOf z.llrnn params/out/b.npy) || false
+	# a resumed model keeps its bias; --closed trains no open model to fit
+	train --resume f.llrnn --epochs 1 -o r.llrnn "$D/open.fz" 2>err
+	[ -z "$(grep 'bias fitted' err)" ]
+	train $TINY --closed --epochs 0 -s 3 -o c.llrnn "$D/open.fz" 2>err
+	[ -z "$(grep 'bias fitted' err)" ]
+	[ -z "$(meta c.llrnn open_bias_init)" ]
+}
+
 @test "featurize --lexicon-scope vocab: the words outside the vocabulary are featurized by their spelling alone" {
 	printf 'le chat dort\nle chat dort\nle chien mange\n' >t.tok
 	printf 'chat\tPOS:NOUN Gender:Masc\nchien\tPOS:NOUN animal\nloup\tPOS:NOUN animal\n' >l.lex

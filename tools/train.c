@@ -31,7 +31,8 @@ static const char usage[] =
     "             [--lr-decay f] [--lr-patience n] [--lr-decays n]\n"
     "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
     "             [--threads n] [--log file] [--progress n] [--resume model]\n"
-    "             [--init torch|uniform] [--closed] [--distributed]\n"
+    "             [--init torch|uniform] [--no-bias-fit] [--closed]\n"
+    "             [--distributed]\n"
     "             [stream ...]\n"
     "       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
     "             [--memory SIZE] [file ...]\n"
@@ -68,6 +69,7 @@ enum {
 	O_RESUME,
 	O_MAXTOKENS,
 	O_INIT,
+	O_NOBIASFIT,
 	O_CLOSED,
 	O_NGRAM,
 	O_PRUNE,
@@ -165,6 +167,7 @@ static const struct option train_options[] = {
     {"progress", required_argument, NULL, O_PROGRESS},
     {"resume", required_argument, NULL, O_RESUME},
     {"init", required_argument, NULL, O_INIT},
+    {"no-bias-fit", no_argument, NULL, O_NOBIASFIT},
     {"closed", no_argument, NULL, O_CLOSED},
     {"ngram", required_argument, NULL, O_NGRAM},
     {"prune", required_argument, NULL, O_PRUNE},
@@ -291,6 +294,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 				cli_usage_error(usage, "--init: expected uniform or torch, not '%s'", optarg);
 			o->set_init = 1;
 			break;
+		case O_NOBIASFIT: o->no_bias_fit = 1; break;
 		default:
 			if (!lmx_parse_opt(o, c, optarg, usage) && !sched_parse_opt(&o->sched, c, optarg, usage))
 				disc_opt(c, optarg, o);
@@ -1392,6 +1396,8 @@ static int train_lm(train_opts *o)
 	}
 	train_open op;
 	open_or_closed(o, &op, model, &tc); /* first: the ids lmx_init counts are then < V (tree, classes) */
+	if (fresh && op.op && !o->no_bias_fit)
+		topen_fit_bias(&op, model, &dist, tc.ids, tc.n, o->quiet);
 	if (fresh)
 		lmx_init(o, &dist, model, tc.ids, tc.n);
 	if (o->valid)

@@ -135,6 +135,7 @@ typedef struct train_opts {
 	int init;           /* LLR_INIT_* */
 	int set_init;
 	int closed; /* --closed: no open vocabulary (train_open.h) */
+	int no_bias_fit; /* --no-bias-fit: open training keeps the --init scheme's out/b */
 	uint64_t seed;
 	int threads;
 	int distributed; /* --distributed: one rank of an MPI job (train_dist.h) */

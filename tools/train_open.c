@@ -13,6 +13,9 @@
 
 #include "cli.h"
 
+/* Adam steps of the output bias fit (llr_open_fit_bias). */
+#define TOPEN_FIT_ITERS 300
+
 /* m's psi (phi when it has none of its own). */
 static const llr_csr *base_psi(const llr_model *m)
 {
@@ -65,6 +68,28 @@ int topen_init(train_open *t, llr_model *m)
 		put_row(b, x->psi ? x->psi : llr_lexicon_sig_phi(x), x->psi ? x->unk_id : s);
 	t->psi = finish(b);
 	return 1;
+}
+
+void topen_fit_bias(train_open *t, llr_model *m, const train_dist *d, const int32_t *ids, size_t n, int quiet)
+{
+	size_t R = (size_t)t->V + (size_t)t->S;
+	int64_t *count = ecalloc(R, sizeof *count);
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= 0 && (size_t)ids[i] < R)
+			count[ids[i]]++;
+	dist_sum_i64(d, count, R);
+	llr_fit_opts fo = {.iters = TOPEN_FIT_ITERS, .rate = 0.05, .l2 = 1e-4};
+	llr_fit_report rep;
+	llr_err e = {0};
+	if (llr_open_fit_bias(t->op, count, &fo, &rep, &e) < 0)
+		cli_die("open vocabulary: %s", e.msg);
+	free(count);
+	if (llr_meta_setf(m->meta, "open_bias_init", "fit: %d Adam steps, mean log-likelihood %.6f -> %.6f over %.0f targets",
+	                  fo.iters, rep.before, rep.after, rep.targets) < 0)
+		cli_oom();
+	if (!quiet)
+		cli_warn("open vocabulary: output bias fitted context-free (%d Adam steps): mean log-likelihood %.4f -> %.4f, gradient norm %.2g",
+		         fo.iters, rep.before, rep.after, rep.grad_norm);
 }
 
 int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, size_t len)

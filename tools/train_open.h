@@ -11,6 +11,7 @@
 #define LLR_TRAIN_OPEN_H
 
 #include "anyrow.h"
+#include "train_dist.h"
 #include "llrnn.h"
 
 typedef struct train_open {
@@ -31,6 +32,11 @@ typedef struct train_open {
  * masses: 1, else 0 (closed; then the ids >= V of a stream are trained as
  * <unk>).  Exits on error. */
 int topen_init(train_open *t, llr_model *m);
+/* A fresh model's output bias: the context-free fit to the training
+ * targets ids (n of them, -1 padding; summed over the ranks of d),
+ * llr_open_fit_bias, reported on stderr unless quiet and in meta
+ * open_bias_init.  Exits on error. */
+void topen_fit_bias(train_open *t, llr_model *m, const train_dist *d, const int32_t *ids, size_t n, int quiet);
 /* A validation word's target: its id in V', or V + i for the i-th string
  * outside V' (its rows added).  Exits on error. */
 int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, size_t len);

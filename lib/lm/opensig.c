@@ -343,6 +343,20 @@ fail:
 	return NULL;
 }
 
+void llr_open_get_rows(const llr_open *o, llr_open_rows *R)
+{
+	const llr_lexicon *x = o->m->lex;
+	R->phi = x->phi;
+	R->sig_phi = x->sig->phi;
+	R->logb_v = o->logb_v;
+	R->sig_logb = o->sig_logb;
+}
+
+llr_model *llr_open_model(const llr_open *o)
+{
+	return o->m;
+}
+
 int32_t llr_open_word(const llr_open *o, const char *w, size_t len)
 {
 	return llr_openbg_word(o->g, w, len);

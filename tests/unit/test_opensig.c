@@ -653,9 +653,54 @@ static void test_sigs_known(void)
 	llr_lexicon_free(x);
 }
 
+/* The context-free bias fit (llr_open_fit_rows) on a problem with a closed
+ * form: words w0 {f0}, w1 {}, w2 (no background mass) and signature s0
+ * {f1}, backgrounds equal; targets 6 w0, 3 w1, 1 s0.  Without the L2
+ * penalty the fit gives p = (0.6, 0.3, 0, 0.1): beta = (ln 2, ln 1/3) and
+ * the mean log-likelihood 0.6 ln 0.6 + 0.3 ln 0.3 + 0.1 ln 0.1. */
+static llr_csr *rows_of(int32_t F, int nrow, const int32_t *col)
+{
+	llr_csr_builder *b = llr_csr_builder_new(F);
+	for (int r = 0; r < nrow; r++)
+		llr_csr_builder_row(b, col + r, NULL, col[r] >= 0 ? 1 : 0, NULL);
+	return llr_csr_builder_finish(b, NULL);
+}
+
+static void test_fit_bias(void)
+{
+	int32_t wc[] = {0, -1, -1}, sc[] = {1};
+	llr_csr *phi = rows_of(2, 3, wc), *sphi = rows_of(2, 1, sc);
+	float lb = logf(1.0f / 3), lbv[] = {lb, lb, -INFINITY}, lbs[] = {lb};
+	llr_open_rows R = {.phi = phi, .sig_phi = sphi, .logb_v = lbv, .sig_logb = lbs};
+	int64_t count[] = {6, 3, 0, 1};
+	llr_fit_opts fo = {.iters = 3000, .rate = 0.05, .l2 = 0};
+	llr_fit_report rep;
+	double beta[2];
+	CHECK_OK(llr_open_fit_rows(&R, count, &fo, beta, &rep, NULL));
+	CHECK_NEAR(beta[0], log(2.0), 1e-3);
+	CHECK_NEAR(beta[1], log(1.0 / 3), 1e-3);
+	CHECK_NEAR(rep.after, 0.6 * log(0.6) + 0.3 * log(0.3) + 0.1 * log(0.1), 1e-6);
+	CHECK_NEAR(rep.before, log(1.0 / 3), 1e-6);
+	CHECK(rep.grad_norm < 1e-4);
+	CHECK(rep.targets == 10);
+	/* the L2 penalty pulls beta towards 0 */
+	fo.l2 = 0.1;
+	double shrunk[2];
+	CHECK_OK(llr_open_fit_rows(&R, count, &fo, shrunk, &rep, NULL));
+	CHECK(shrunk[0] > 0 && shrunk[0] < beta[0] - 0.01 && shrunk[1] < 0 && shrunk[1] > beta[1] + 0.01);
+	/* errors: no targets, a target without background mass, a negative count */
+	llr_err e = {0};
+	int64_t none[] = {0, 0, 0, 0}, bad[] = {1, 0, 1, 0}, neg[] = {1, -1, 0, 0};
+	CHECK(llr_open_fit_rows(&R, none, &fo, beta, &rep, &e) == LLR_EINVAL && strstr(e.msg, "no targets"));
+	CHECK(llr_open_fit_rows(&R, bad, &fo, beta, &rep, &e) == LLR_EINVAL && strstr(e.msg, "row 2 is a target"));
+	CHECK(llr_open_fit_rows(&R, neg, &fo, beta, &rep, &e) == LLR_EINVAL && strstr(e.msg, "negative"));
+	llr_csr_free(phi);
+	llr_csr_free(sphi);
+}
+
 int main(void)
 {
-	PLAN(10);
+	PLAN(11);
 	RUN(test_open_sums_to_one);
 	RUN(test_open_step);
 	RUN(test_open_threads);
@@ -666,5 +711,6 @@ int main(void)
 	RUN(test_sigs_file);
 	RUN(test_sigs_known);
 	RUN(test_open_draw);
+	RUN(test_fit_bias);
 	DONE();
 }
