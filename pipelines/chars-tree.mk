@@ -27,6 +27,7 @@ UD ?= ../shared/data/ud-french
 WORK ?= work/chars-tree
 RESULTS ?= results
 BIN ?= bin
+SCRIPTS ?= scripts
 
 EPOCHS ?= 30
 MAXTIME ?= 10m
@@ -55,10 +56,12 @@ TRAIN_OPTS = $(NET_OPTS) --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIM
 
 .PHONY: all tree chars
 all: tree chars
-tree: $(RESULTS)/tree.tsv
-chars: $(RESULTS)/chars.tsv
+# The curves need the validation figures, so EARLY_STOP=no draws none.
+plots = $(if $(filter yes,$(EARLY_STOP)),$(1))
+tree: $(RESULTS)/tree.tsv $(call plots,$(RESULTS)/tree.png)
+chars: $(RESULTS)/chars.tsv $(call plots,$(RESULTS)/chars.png)
 
-$(WORK)/brown $(WORK)/ud $(RESULTS):
+$(WORK)/brown $(WORK)/ud $(RESULTS) $(RESULTS)/chars-tree-logs:
 	mkdir -p $@
 
 # -log p per token of a model on a file (score's summary line).
@@ -91,6 +94,10 @@ $(B)/%.row: $(B)/%.model $(B)/test.tok $(B)/train.fz
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $* $$V $$tps $$test $$ep $$st "$(MAXTIME)" > $@
 $(RESULTS)/tree.tsv: $(TREE_OUTPUTS:%=$(B)/%.row) | $(RESULTS)
 	{ printf 'output\tV\ttokens_per_s\ttest\tepochs\tstopped\tmaxtime\n'; cat $^; } > $@
+$(RESULTS)/tree.png: $(TREE_OUTPUTS:%=$(B)/%.row) $(SCRIPTS)/valid-curves | $(RESULTS)/chars-tree-logs
+	for m in $(TREE_OUTPUTS); do cp $(B)/$$m.log.tsv $(RESULTS)/chars-tree-logs/brown-$$m.tsv; done
+	$(SCRIPTS)/valid-curves -t "Brown, full vocabulary (V = $$($(call meta,$(B)/$(firstword $(TREE_OUTPUTS)).model,vocab_size))): \
+		$(EMBED)-d embedding, $(LAYERS) x LSTM $(HIDDEN)" $@ $(foreach m,$(TREE_OUTPUTS),$(m)=$(B)/$(m).log.tsv)
 
 # ------------------------------------------------------------ UD French
 # The streams of ud-french.mk (paper setting), built by it.
@@ -110,3 +117,7 @@ $(U)/%.row: $(U)/%.model $(U)/test.tok
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" > $@
 $(RESULTS)/chars.tsv: $(CHARS_ROWS:%=$(U)/%.row) | $(RESULTS)
 	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\n'; cat $^; } > $@
+$(RESULTS)/chars.png: $(CHARS_ROWS:%=$(U)/%.row) $(SCRIPTS)/valid-curves | $(RESULTS)/chars-tree-logs
+	for m in $(CHARS_ROWS); do cp $(U)/$$m.log.tsv $(RESULTS)/chars-tree-logs/ud-$$m.tsv; done
+	$(SCRIPTS)/valid-curves -t "UD French, paper setting: $(EMBED)-d embedding, $(LAYERS) x LSTM $(HIDDEN)" $@ \
+		$(foreach m,$(CHARS_ROWS),$(m)=$(U)/$(m).log.tsv)

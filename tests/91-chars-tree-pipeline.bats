@@ -2,9 +2,11 @@
 # 91-chars-tree-pipeline.bats - pipelines/chars-tree.mk end to end on the
 # fixtures (the Brown slice, a tiny cut of the UD French slice), tiny
 # networks and seconds of training: the wiring and the tables' layout, not
-# the figures of the full run.
+# the figures of the full run.  And scripts/valid-curves, which draws the
+# pipeline's plots.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 MK="$TOP/pipelines/chars-tree.mk"
 
@@ -14,7 +16,7 @@ tiny_make() {
 }
 
 @test "chars-tree.mk tree: the Brown table of the softmax, class and tree outputs" {
-	run tiny_make tree BROWN="$BROWN"
+	run tiny_make tree BROWN="$BROWN" MAXTIME=60s EPOCHS=1
 	assert_success
 	R="$BATS_TEST_TMPDIR/res/tree.tsv"
 	assert_file_exist "$R"
@@ -23,6 +25,10 @@ tiny_make() {
 	# V, tokens/s and a finite test log-perplexity on every row
 	run awk -F'\t' 'NR > 1 && !($2 > 1000 && $3 > 0 && $4 > 0 && $4 < 20) { print "bad row: " $0 }' "$R"
 	assert_output ""
+	is_png "$BATS_TEST_TMPDIR/res/tree.png"
+	for m in softmax classes tree; do
+		head -n 1 "$BATS_TEST_TMPDIR/res/chars-tree-logs/brown-$m.tsv" | grep -qx "$(printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr')"
+	done
 }
 
 @test "chars-tree.mk chars: the UD French table of word and character inputs" {
@@ -37,4 +43,58 @@ tiny_make() {
 	assert_output "$(printf 'input\toutput\nword\tsoftmax\nchars\tsoftmax\nchars\tll-2500')"
 	run awk -F'\t' 'NR > 1 && !($3 > 0 && $4 > 0 && $5 > 0) { print "bad row: " $0 }' "$R"
 	assert_output ""
+	is_png "$BATS_TEST_TMPDIR/res/chars.png"
+	[ "$(ls "$BATS_TEST_TMPDIR/res/chars-tree-logs")" = "$(printf 'ud-chars-ll-2500.tsv\nud-chars-softmax.tsv\nud-word-softmax.tsv')" ]
+}
+
+# a PNG (its 8-byte signature), more than an empty frame, no temporary left
+is_png() {
+	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+	[ "$(wc -c <"$1")" -gt 10000 ]
+	[ -z "$(ls "$(dirname "$1")" | grep -F "$(basename "$1")".)" ]
+}
+
+log_of() { # valid figures of epochs 0..: a train --log file
+	printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr\n'
+	awk -v s="$*" 'BEGIN { n = split(s, v, " "); for (i = 1; i <= n; i++) printf "%d\t%d\t%d\t%s\t%s\t0.001\n", i - 1, 10 * (i - 1), 30 * (i - 1), i == 1 ? "nan" : v[i] + 0.2, v[i] }'
+}
+
+@test "valid-curves: a PNG of several logs; a missing, malformed or empty log, or a bad label, writes nothing" {
+	cd "$BATS_TEST_TMPDIR"
+	log_of 10.7 7.0 6.6 6.5 >a.tsv
+	log_of 10.7 7.2 6.9 >b.tsv
+	run --separate-stderr "$TOP/scripts/valid-curves" -t "Brown, V = 100" c.png "softmax=a.tsv" "tree (learned)=b.tsv"
+	assert_success
+	assert_output ""
+	[ -z "$stderr" ] || { echo "$stderr"; false; }
+	is_png c.png
+	# the committed logs draw too
+	"$TOP/scripts/valid-curves" full.png $(for f in "$TOP"/results/chars-tree-logs/*.tsv; do echo "$(basename "$f" .tsv)=$f"; done)
+	is_png full.png
+	run --separate-stderr "$TOP/scripts/valid-curves" out.png "x=nope.tsv"
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "valid-curves: nope.tsv: cannot read" ] || { echo "$stderr"; false; }
+	log_of 10.7 >e.tsv
+	run --separate-stderr "$TOP/scripts/valid-curves" out.png "x=a.tsv" "y=e.tsv"
+	assert_failure 1
+	[ "$stderr" = "valid-curves: e.tsv: no epoch to draw" ] || { echo "$stderr"; false; }
+	printf 'epoch\tvalid\n1\t6.5\n' >h.tsv
+	run --separate-stderr "$TOP/scripts/valid-curves" out.png "x=h.tsv"
+	assert_failure 1
+	[[ "$stderr" == "valid-curves: h.tsv: line 1: not a train --log file"* ]] || { echo "$stderr"; false; }
+	{ log_of 10.7 7.0; printf '2\t20\t60\t6.9\n'; } >c.tsv
+	run --separate-stderr "$TOP/scripts/valid-curves" out.png "x=c.tsv"
+	assert_failure 1
+	[ "$stderr" = "valid-curves: c.tsv: line 4: 4 columns, not 6" ] || { echo "$stderr"; false; }
+	run --separate-stderr "$TOP/scripts/valid-curves" out.png 'a"b=a.tsv'
+	assert_failure 1
+	[[ "$stderr" == 'valid-curves: label "a"b": '* ]] || { echo "$stderr"; false; }
+	run --separate-stderr "$TOP/scripts/valid-curves" out.png a.tsv
+	assert_failure 1
+	[ "$stderr" = "valid-curves: a.tsv: not LABEL=LOG" ] || { echo "$stderr"; false; }
+	[ -z "$(ls | grep -F out.png)" ]
+	run --separate-stderr "$TOP/scripts/valid-curves" out.png
+	assert_failure 2
+	[[ "$stderr" == *"usage: valid-curves [-t TITLE] OUT.png LABEL=LOG ..."* ]] || { echo "$stderr"; false; }
 }
