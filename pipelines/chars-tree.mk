@@ -96,8 +96,9 @@ $(RESULTS)/tree.tsv: $(TREE_OUTPUTS:%=$(B)/%.row) | $(RESULTS)
 	{ printf 'output\tV\ttokens_per_s\ttest\tepochs\tstopped\tmaxtime\n'; cat $^; } > $@
 $(RESULTS)/tree.png: $(TREE_OUTPUTS:%=$(B)/%.row) $(SCRIPTS)/valid-curves | $(RESULTS)/chars-tree-logs
 	for m in $(TREE_OUTPUTS); do cp $(B)/$$m.log.tsv $(RESULTS)/chars-tree-logs/brown-$$m.tsv; done
-	$(SCRIPTS)/valid-curves -t "Brown, full vocabulary (V = $$($(call meta,$(B)/$(firstword $(TREE_OUTPUTS)).model,vocab_size))): \
-		$(EMBED)-d embedding, $(LAYERS) x LSTM $(HIDDEN)" $@ $(foreach m,$(TREE_OUTPUTS),$(m)=$(B)/$(m).log.tsv)
+	V=$$($(call meta,$(B)/$(firstword $(TREE_OUTPUTS)).model,vocab_size)); \
+	$(SCRIPTS)/valid-curves -t "Brown, full vocabulary (V = $$V): $(EMBED)-d embedding, $(LAYERS) x LSTM $(HIDDEN)" $@ \
+		$(foreach m,$(TREE_OUTPUTS),$(m)=$(B)/$(m).log.tsv)
 
 # ------------------------------------------------------------ UD French
 # The streams of ud-french.mk (paper setting), built by it.
