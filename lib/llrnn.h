@@ -580,7 +580,6 @@ void llr_anyword_free(llr_anyword *a);
  * .dic or .aff file. */
 typedef struct llr_morph llr_morph;
 llr_morph *llr_morph_open(const char *path, llr_err *err);
-#define LLR_FEAT_HS_KNOWN "HS:@known"
 /* The same from a dictionary's bytes (aff_len bytes of .aff, dic_len of
  * .dic), written to a private temporary directory for hunspell to read
  * and removed once it has. */
@@ -591,6 +590,7 @@ llr_morph *llr_morph_open_mem(const char *aff, size_t aff_len, const char *dic, 
  * the word has an analysis at all.  A name may repeat.  LLR_OK, the
  * first negative emit value, or LLR_EINVAL for a word hunspell cannot
  * take (embedded NUL, not UTF-8 for the dictionary's encoding). */
+#define LLR_FEAT_HS_KNOWN "HS:@known"
 int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_fn emit, void *ctx);
 void llr_morph_close(llr_morph *m);
 
@@ -661,6 +661,10 @@ float *llr_net_grads(llr_net *net, size_t *n);
  * in the order input, forget, output gates, then the tanh candidate. */
 size_t llr_net_n_tensors(const llr_net *net);
 void llr_net_tensor_info(const llr_net *net, size_t i, const char **name, int *ndim, int64_t shape[2], size_t *offset);
+/* The parameters of the tensor called name ("embed", "out/b"...) in
+ * llr_net_params, its shape into shape (may be NULL), or NULL if the net
+ * has none. */
+float *llr_net_tensor(llr_net *net, const char *name, int64_t shape[2]);
 /* Fresh weights from rng, deterministically: every matrix and bos
  * uniform in [-0.08, 0.08), LSTM biases 0 except the forget gate's 1,
  * out/b 0 (so an untrained LL-RNN predicts its background b). */

@@ -46,17 +46,7 @@ static void lm_bag_load(lm_bag *b, const char *path)
 	const llr_net_config *c = llr_net_cfg(b->m->net);
 	if (c->input != LLR_IN_WORD)
 		cli_die("%s: --embed: an LL-RNN with character input has no table of word embeddings to average", path);
-	size_t np;
-	const float *w = llr_net_params(b->m->net, &np);
-	for (size_t i = 0; i < llr_net_n_tensors(b->m->net); i++) {
-		const char *name;
-		int nd;
-		int64_t shape[2];
-		size_t off;
-		llr_net_tensor_info(b->m->net, i, &name, &nd, shape, &off);
-		if (!strcmp(name, "embed"))
-			b->emb = w + off;
-	}
+	b->emb = llr_net_tensor(b->m->net, "embed", NULL);
 	if (!b->emb)
 		cli_die("%s: --embed: the LL-RNN has no 'embed' tensor", path);
 	const llr_lexicon *x = b->m->lex;

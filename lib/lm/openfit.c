@@ -24,28 +24,14 @@
 
 #include "internal.h"
 
-/* The net's out/b: its offset in the flat parameters, or -1. */
-static long out_bias(const llr_net *net, int32_t F)
+/* Row y of R (a word y < V, else signature y - V): its matrix and row in
+ * *r, its log background in *lb. */
+static const llr_csr *row_of(const llr_open_rows *R, int32_t y, int32_t *r, double *lb)
 {
-	for (size_t i = 0; i < llr_net_n_tensors(net); i++) {
-		const char *name;
-		int nd;
-		int64_t shape[2];
-		size_t off;
-		llr_net_tensor_info(net, i, &name, &nd, shape, &off);
-		if (!strcmp(name, "out/b") && nd == 1 && shape[0] == F)
-			return (long)off;
-	}
-	return -1;
-}
-
-/* One row's score lb + beta.phi. */
-static double row_score(const llr_csr *m, int32_t r, double lb, const double *beta)
-{
-	double s = lb;
-	for (int32_t k = m->indptr[r]; k < m->indptr[r + 1]; k++)
-		s += beta[m->indices[k]] * m->data[k];
-	return s;
+	int32_t V = R->phi->rows;
+	*r = y < V ? y : y - V;
+	*lb = y < V ? R->logb_v[y] : R->sig_logb[y - V];
+	return y < V ? R->phi : R->sig_phi;
 }
 
 /* Mean log-likelihood of the targets under beta; with e (F) non-NULL, also
@@ -55,8 +41,12 @@ static double loglik(const llr_open_rows *R, const int64_t *count, double N, con
 	int32_t V = R->phi->rows, S = R->sig_phi->rows;
 	double mx = -INFINITY;
 	for (int32_t y = 0; y < V + S; y++) {
-		double lb = y < V ? R->logb_v[y] : R->sig_logb[y - V];
-		sc[y] = isfinite(lb) ? row_score(y < V ? R->phi : R->sig_phi, y < V ? y : y - V, lb, beta) : -INFINITY;
+		int32_t r;
+		double lb;
+		const llr_csr *m = row_of(R, y, &r, &lb);
+		sc[y] = lb;
+		for (int32_t k = m->indptr[r]; isfinite(lb) && k < m->indptr[r + 1]; k++)
+			sc[y] += beta[m->indices[k]] * m->data[k];
 		if (sc[y] > mx)
 			mx = sc[y];
 	}
@@ -70,9 +60,9 @@ static double loglik(const llr_open_rows *R, const int64_t *count, double N, con
 	if (e) {
 		memset(e, 0, (size_t)R->phi->cols * sizeof *e);
 		for (int32_t y = 0; y < V + S; y++) {
-			double p = exp(sc[y] - logz);
-			const llr_csr *m = y < V ? R->phi : R->sig_phi;
-			int32_t r = y < V ? y : y - V;
+			double p = exp(sc[y] - logz), lb;
+			int32_t r;
+			const llr_csr *m = row_of(R, y, &r, &lb);
 			for (int32_t k = m->indptr[r]; k < m->indptr[r + 1]; k++)
 				e[m->indices[k]] += p * m->data[k];
 		}
@@ -90,7 +80,9 @@ int llr_open_fit_rows(const llr_open_rows *R, const int64_t *count, const llr_fi
 	for (int32_t y = 0; y < V + S; y++) {
 		if (count[y] < 0)
 			return llr_err_set(err, LLR_EINVAL, "bias fit: count of row %d is negative", y);
-		double lb = y < V ? R->logb_v[y] : R->sig_logb[y - V];
+		int32_t r;
+		double lb;
+		row_of(R, y, &r, &lb);
 		if (count[y] && !isfinite(lb))
 			return llr_err_set(err, LLR_EINVAL, "bias fit: row %d is a target but has no background mass", y);
 		N += (double)count[y];
@@ -107,8 +99,9 @@ int llr_open_fit_rows(const llr_open_rows *R, const int64_t *count, const llr_fi
 	for (int32_t y = 0; y < V + S; y++) {
 		if (!count[y])
 			continue;
-		const llr_csr *m = y < V ? R->phi : R->sig_phi;
-		int32_t r = y < V ? y : y - V;
+		int32_t r;
+		double lb;
+		const llr_csr *m = row_of(R, y, &r, &lb);
 		for (int32_t k = m->indptr[r]; k < m->indptr[r + 1]; k++)
 			emp[m->indices[k]] += (double)count[y] * m->data[k] / N;
 	}
@@ -119,13 +112,13 @@ int llr_open_fit_rows(const llr_open_rows *R, const int64_t *count, const llr_fi
 	for (int it = 1; it <= fo->iters; it++) {
 		loglik(R, count, N, beta, sc, e);
 		gn = 0;
+		double c1 = 1 - pow(b1, it), c2 = 1 - pow(b2, it); /* bias corrections */
 		for (int32_t f = 0; f < F; f++) {
 			double g = emp[f] - e[f] - fo->l2 * beta[f];
 			gn += g * g;
 			m1[f] = b1 * m1[f] + (1 - b1) * g;
 			m2[f] = b2 * m2[f] + (1 - b2) * g * g;
-			double mh = m1[f] / (1 - pow(b1, it)), vh = m2[f] / (1 - pow(b2, it));
-			beta[f] += fo->rate * mh / (sqrt(vh) + 1e-8);
+			beta[f] += fo->rate * (m1[f] / c1) / (sqrt(m2[f] / c2) + 1e-8);
 		}
 	}
 	rep->after = loglik(R, count, N, beta, sc, NULL);
@@ -139,17 +132,16 @@ int llr_open_fit_bias(llr_open *o, const int64_t *count, const llr_fit_opts *fo,
 {
 	llr_open_rows R;
 	llr_open_get_rows(o, &R);
-	llr_net *net = llr_open_model(o)->net;
 	int32_t F = R.phi->cols;
-	long off = out_bias(net, F);
-	if (off < 0)
+	int64_t shape[2];
+	float *w = llr_net_tensor(llr_open_model(o)->net, "out/b", shape);
+	if (!w || shape[0] != F)
 		return llr_err_set(err, LLR_EINVAL, "bias fit: the network has no output bias of %d features", F);
 	double *beta = malloc((size_t)F * sizeof *beta);
 	if (!beta)
 		return llr_err_set(err, LLR_ENOMEM, "bias fit: out of memory");
 	int rc = llr_open_fit_rows(&R, count, fo, beta, rep, err);
 	if (rc == LLR_OK) {
-		float *w = llr_net_params(net, NULL) + off;
 		for (int32_t f = 0; f < F; f++)
 			w[f] = (float)beta[f];
 	}

@@ -432,6 +432,21 @@ size_t llr_net_n_tensors(const llr_net *net)
 	return net->nt;
 }
 
+float *llr_net_tensor(llr_net *net, const char *name, int64_t shape[2])
+{
+	for (size_t i = 0; i < net->nt; i++) {
+		const tinfo *t = &net->ti[i];
+		if (strcmp(t->name, name))
+			continue;
+		if (shape) {
+			shape[0] = t->shape[0];
+			shape[1] = t->shape[1];
+		}
+		return net->params + t->off;
+	}
+	return NULL;
+}
+
 void llr_net_tensor_info(const llr_net *net, size_t i, const char **name, int *ndim, int64_t shape[2], size_t *offset)
 {
 	LLR_ASSERT(i < net->nt);
