@@ -142,18 +142,26 @@ setup_file() {
 	cd "$BATS_TEST_TMPDIR"
 	local d="$BATS_FILE_TMPDIR"
 	run --separate-stderr train --task all --encoder cbow --features "$d/brown.fz" --embed 8 --lr 0.05 --optim adam \
-		--patience 1 --epochs 30 --valid "$d/valid.tsv" -o es.bin "$d/train.tsv"
+		--patience 3 --epochs 30 --valid "$d/valid.tsv" -o es.bin "$d/train.tsv"
 	assert_success
 	[[ "$stderr" == *"train: $d/train.tsv: ORDER 1131, NEXT 28, CONJ 41 examples"* ]] || { echo "$stderr"; false; }
 	[[ "$stderr" == *"epoch 1: train loss "*", valid loss order "*" next "*" conj "* ]] || { echo "$stderr"; false; }
 	[[ "$stderr" == *"stopped (no improvement) after epoch "* ]] || { echo "$stderr"; false; }
-	# the meta records the encoder and the best epoch's validation accuracy
+	# the model keeps the epoch of the best mean validation accuracy (not
+	# the lowest loss): its meta has that epoch's accuracies, and score
+	# --task finds the same on the validation pairs
+	local want
+	want=$(sed -n 's/^train: epoch \([0-9]*\): .*order [0-9.]* (\([0-9.]*\)%) next [0-9.]* (\([0-9.]*\)%) conj [0-9.]* (\([0-9.]*\)%).*/\1 \2 \3 \4/p' <<<"$stderr" |
+		awk '{ m = ($2 + $3 + $4) / 3; if (NR == 1 || m > best + 1e-9) { best = m; o = $2; n = $3; c = $4 } } END { print o, n, c }')
+	[ -n "$want" ]
+	local got
+	got=$(tar -xOf es.bin meta | awk -F= '$1 == "valid_order_acc" { o = $2 } $1 == "valid_next_acc" { n = $2 } $1 == "valid_conj_acc" { c = $2 }
+		END { printf "%.2f %.2f %.2f\n", o, n, c }')
+	[ "$got" = "$want" ] || { echo "meta: $got, best epoch by accuracy: $want"; echo "$stderr"; false; }
+	tar -xOf es.bin meta | grep -q '^valid_criterion=error$'
 	run --separate-stderr score --task order -m es.bin "$d/valid.tsv"
 	assert_success
-	local acc
-	acc=$(grep -o 'ORDER: [0-9]* examples, accuracy [0-9.]*%' <<<"$stderr" | sed 's/.*accuracy \([0-9.]*\)%/\1/')
-	[ -n "$acc" ]
-	tar -xOf es.bin meta 2>/dev/null | grep -q "^valid_order_acc=$acc" || tar -xOf es.bin meta | grep -q '^valid_order_acc='
+	[[ "$stderr" == *"ORDER: "*" examples, accuracy ${want%% *}%"* ]] || { echo "want ${want%% *}: $stderr"; false; }
 	tar -xOf es.bin meta | grep -q '^family=sentenc$'
 	tar -xOf es.bin meta | grep -q '^encoder=cbow$'
 }

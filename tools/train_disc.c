@@ -215,6 +215,7 @@ static void set_meta(dtrain *T)
 	llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
 	llr_meta_setf(m, "epochs_trained", "%lld", (long long)T->ts.epoch);
 	train_limits_meta(o, m);
+	llr_meta_set(m, "valid_criterion", "error");
 	for (int t = 0; t < 3; t++) {
 		char k[32];
 		snprintf(k, sizeof k, "valid_%s_acc", task_names[t]);
@@ -233,7 +234,10 @@ static void save(dtrain *T, int have_best)
 	T->ts.best = NULL;
 }
 
-/* Validation (rank 0's), early stopping, checkpoint: 1 to stop. */
+/* Validation (rank 0's), early stopping, checkpoint: 1 to stop.  The
+ * criterion is the mean over the tasks of the validation error rate
+ * (100 - accuracy, in points), not the loss: for NEXT the accuracy still
+ * climbs for epochs after an overconfident model's loss has turned. */
 static int end_epoch(dtrain *T, double train_loss)
 {
 	const train_opts *o = T->o;
@@ -246,7 +250,7 @@ static int end_epoch(dtrain *T, double train_loss)
 		llr_buf_printf(&line, ", valid loss");
 		for (int t = 0; t < 3; t++)
 			if (isfinite(vl[t])) {
-				mean += vl[t];
+				mean += 100.0 - va[t]; /* the criterion: error rate, in points */
 				nt++;
 				T->valid_acc[t] = va[t];
 				llr_buf_printf(&line, " %s %.4f (%.2f%%)", task_names[t], vl[t], va[t]);
@@ -337,6 +341,17 @@ static void resume_model(dtrain *T, train_opts *o)
 		char k[32];
 		snprintf(k, sizeof k, "valid_%s_acc", task_names[t]);
 		T->best_acc[t] = train_meta_num(m, k, NAN);
+	}
+	if (!llr_meta_get(m, "valid_criterion") && isfinite(T->ts.best_valid)) {
+		/* written when the criterion was the loss: its best epoch's error */
+		double err = 0;
+		int nt = 0;
+		for (int t = 0; t < 3; t++)
+			if (isfinite(T->best_acc[t])) {
+				err += 100.0 - T->best_acc[t];
+				nt++;
+			}
+		T->ts.best_valid = nt ? err / nt : INFINITY;
 	}
 }
 

@@ -316,6 +316,41 @@ static void check_case(int kind, int task)
 	llr_csr_free(psi);
 }
 
+/* The NEXT head starts at [0; 0; I] (the candidate against the last
+ * context sentence); the other heads start small and random. */
+static void test_init_next(void)
+{
+	for (int kind = LLR_SENC_CBOW; kind <= LLR_SENC_BIGRU; kind++) {
+		llr_csr *psi;
+		llr_senc *s = enc_new(kind, LLR_TASK_ORDER | LLR_TASK_NEXT | LLR_TASK_CONJ, &psi, 3);
+		int D = llr_senc_dim(s), seen = 0;
+		for (int t = 0; t < llr_senc_n_tensors(); t++) {
+			const char *nm;
+			int64_t sh[2];
+			size_t o = llr_senc_tensor(s, t, &nm, sh);
+			const float *w = llr_senc_params(s) + o;
+			if (!strcmp(nm, "next/W")) {
+				CHECK(sh[0] == 3 * D && sh[1] == D);
+				int bad = 0;
+				for (int i = 0; i < 3 * D; i++)
+					for (int j = 0; j < D; j++)
+						bad += w[(size_t)i * D + j] != (i == 2 * D + j ? 1.0f : 0.0f);
+				CHECK(bad == 0);
+				seen++;
+			} else if (!strcmp(nm, "order/W") || !strcmp(nm, "conj/W")) {
+				double m = 0;
+				for (int64_t i = 0; i < sh[0] * sh[1]; i++)
+					m = fmax(m, fabs(w[i]));
+				CHECK(m > 0 && m <= 1.0 / D);
+				seen++;
+			}
+		}
+		CHECK(seen == 3);
+		llr_senc_free(s);
+		llr_csr_free(psi);
+	}
+}
+
 static void test_grad_cbow(void)
 {
 	check_case(LLR_SENC_CBOW, LLR_TASK_ORDER);
@@ -340,9 +375,10 @@ static void test_grad_bigru(void)
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(5);
+	PLAN(6);
 	RUN(test_gru);
 	RUN(test_encode);
+	RUN(test_init_next);
 	RUN(test_grad_cbow);
 	RUN(test_grad_gru);
 	RUN(test_grad_bigru);
