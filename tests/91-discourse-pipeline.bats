@@ -26,8 +26,11 @@ tiny_deb() {
 	local deb pydoc
 	deb=$(tiny_deb)
 	pydoc=$(tiny_deb runs)
+	# a manual of DOC_SOURCES, already downloaded to W/NAME.deb
+	mkdir -p "$BATS_TEST_TMPDIR/w"
+	cp "$(tiny_deb runs)" "$BATS_TEST_TMPDIR/w/pgdoc.deb"
 	run make -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/res" BROWN="$BROWN" DEB="$deb" \
-		PYDOC="$pydoc" ENCODERS="cbow bigru" TASKS="order all" EPOCHS=1 HIDDEN=4 EMBED=4 TOP=500 MAX_TIME=30s
+		PYDOC="$pydoc" SOURCES="brown kdoc pydoc pgdoc" ENCODERS="cbow bigru" TASKS="order all" EPOCHS=1 HIDDEN=4 EMBED=4 TOP=500 MAX_TIME=30s
 	assert_success
 	local R="$BATS_TEST_TMPDIR/res" W="$BATS_TEST_TMPDIR/w"
 	run cat "$R/discourse.tsv"
@@ -48,7 +51,9 @@ tiny_deb() {
 	grep -q 'kdoc: 1 HTML document' "$R/discourse.md"
 	grep -q 'pydoc: 1 HTML document' "$R/discourse.md"
 	grep -q "Python's HTML documentation" "$R/discourse.md"
-	grep -q '^Settings: SOURCES=brown kdoc pydoc, HTML_UNIT=p, NEXT_STRIDE=none' "$R/discourse.md"
+	grep -q 'pgdoc: 1 HTML document' "$R/discourse.md"
+	grep -q "+ the HTML documentation of postgresql-doc-15, split by document" "$R/discourse.md"
+	grep -q '^Settings: SOURCES=brown kdoc pydoc pgdoc, HTML_UNIT=p, NEXT_STRIDE=none' "$R/discourse.md"
 	grep -q 'runs.html' "$W/all.pairs"
 	run cat "$R/discourse-probe.tsv"
 	assert_line --index 0 "$(printf 'features\taccuracy')"
@@ -94,9 +99,28 @@ tiny_deb() {
 	assert_output --partial "--format tagged"
 	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb "$BATS_TEST_TMPDIR/w/train.pairs"
 	assert_success
-	[ "$(grep -c -- '--html-unit p ' <<<"$output")" -eq 2 ]
+	[ "$(grep -c -- '--html-unit p ' <<<"$output")" -eq 9 ]
 	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" PYDOC="$BATS_TEST_TMPDIR/w/py.deb" "$BATS_TEST_TMPDIR/w/py.deb"
 	assert_output --partial "apt-get download python3.11-doc"
+}
+
+@test "discourse.mk: the Debian manuals of DOC_SOURCES are sources by default, each fetched and read alike" {
+	local w="$BATS_TEST_TMPDIR/w"
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb "$w/train.pairs"
+	assert_success
+	local name pkg
+	for name in racket=racket-doc pgdoc=postgresql-doc-15 erlang=erlang-doc qt=qtbase5-doc-html bdb=db5.3-doc \
+		django=python-django-doc llvm=llvm-15-doc; do
+		pkg=${name#*=} name=${name%%=*}
+		assert_output --partial "apt-get download $pkg && mv ${pkg}_*_all.deb $name.deb"
+		assert_output --partial "--provenance $w/$name.deb > $w/$name.pairs"
+	done
+	assert_output --partial "--include '*.html' --exclude '*/AMDGPU/*' --html-unit p"
+	[ "$(grep -c 'disc-pairs ' <<<"$output")" -eq 10 ]
+	# a name with no package is refused before anything runs
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz SOURCES="brown nosuch" "$w/train.pairs"
+	assert_failure
+	assert_output --partial "nosuch: not a source of this pipeline (no DOC_nosuch)"
 }
 
 @test "disc-probe --train-sentences: the sentences of the training documents, as the probe splits them" {
