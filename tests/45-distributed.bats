@@ -46,8 +46,10 @@ meta() {
 
 # the largest absolute difference between the numbers of two files, read
 # in order (the files must hold the same count of numbers)
+# (numbers whole: 3.02e-05 is not 3.02, and score --embed writes 1e-06)
 max_diff() {
-	paste <(grep -oE -- '-?[0-9]+\.[0-9]+' "$1") <(grep -oE -- '-?[0-9]+\.[0-9]+' "$2") |
+	local num='-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+	paste <(grep -oE -- "$num" "$1") <(grep -oE -- "$num" "$2") |
 		awk -F'\t' 'NF != 2 || $2 == "" { bad = 1 } { d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d }
 			END { if (bad || NR == 0) print "mismatch"; else printf "%.6f\n", m }'
 }
