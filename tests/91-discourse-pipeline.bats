@@ -30,7 +30,7 @@ tiny_deb() {
 	mkdir -p "$BATS_TEST_TMPDIR/w"
 	cp "$(tiny_deb runs)" "$BATS_TEST_TMPDIR/w/pgdoc.deb"
 	run make -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/res" BROWN="$BROWN" DEB="$deb" \
-		PYDOC="$pydoc" SOURCES="brown kdoc pydoc pgdoc" ENCODERS="cbow bigru" TASKS="order all" EPOCHS=1 HIDDEN=4 EMBED=4 TOP=500 MAX_TIME=30s
+		PYDOC="$pydoc" SOURCES="brown kdoc pydoc pgdoc" ENCODERS="cbow bigru" TASKS="order all" EPOCHS=1 HIDDEN=4 EMBED=4 TOP=500 MAX_TIME=30s MAX_TIME_bigru=20s
 	assert_success
 	local R="$BATS_TEST_TMPDIR/res" W="$BATS_TEST_TMPDIR/w"
 	run cat "$R/discourse.tsv"
@@ -53,7 +53,7 @@ tiny_deb() {
 	grep -q "Python's HTML documentation" "$R/discourse.md"
 	grep -q 'pgdoc: 1 HTML document' "$R/discourse.md"
 	grep -q "+ the HTML documentation of postgresql-doc-15, split by document" "$R/discourse.md"
-	grep -q '^Settings: SOURCES=brown kdoc pydoc pgdoc, HTML_UNIT=p, NEXT_STRIDE=none' "$R/discourse.md"
+	grep -q '^Settings: SOURCES=brown kdoc pydoc pgdoc, HTML_UNIT=p, NEXT_STRIDE=none, MAX_TIME=30s a model, bigru 20s, HIDDEN' "$R/discourse.md"
 	grep -q 'runs.html' "$W/all.pairs"
 	run cat "$R/discourse-probe.tsv"
 	assert_line --index 0 "$(printf 'features\taccuracy')"
@@ -102,6 +102,17 @@ tiny_deb() {
 	[ "$(grep -c -- '--html-unit p ' <<<"$output")" -eq 9 ]
 	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" PYDOC="$BATS_TEST_TMPDIR/w/py.deb" "$BATS_TEST_TMPDIR/w/py.deb"
 	assert_output --partial "apt-get download python3.11-doc"
+}
+
+@test "discourse.mk: MAX_TIME_<encoder> caps that encoder's models only" {
+	local w="$BATS_TEST_TMPDIR/w"
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb MAX_TIME=3m MAX_TIME_bigru=7m \
+		"$w/bigru-next.bin" "$w/gru-next.bin" "$w/cbow-all.bin"
+	assert_success
+	[ "$(grep -c -- '--encoder bigru' <<<"$output")" -eq 1 ]
+	[ "$(grep -c -- '--max-time 7m' <<<"$output")" -eq 1 ]
+	[ "$(grep -c -- '--max-time 3m' <<<"$output")" -eq 2 ]
+	[[ "$(grep -A3 -- '--encoder bigru' <<<"$output")" == *"--max-time 7m"* ]]
 }
 
 @test "discourse.mk: the Debian manuals of DOC_SOURCES are sources by default, each fetched and read alike" {
