@@ -386,6 +386,17 @@ int llr_tokens_check(const char *line, size_t len, llr_err *err);
 #define LLR_TOP_PREFIX "TOP:"
 #define LLR_FEAT_EOS LLR_TOP_PREFIX LLR_EOS
 #define LLR_FEAT_NOTTOP LLR_TOP_PREFIX "@notTop"
+/* Features of the strings outside the vocabulary V' (V less <unk>) only,
+ * never of a word of V: featurize --spelling N names them (unless
+ * --no-oov-features) and readers give them to a string outside V'
+ * whose lexicon has them (llr_lexicon_any_row), so an open model weighs
+ * the strings outside V apart from V's words.  LLR_FEAT_OOV fires for
+ * every such string, LLR_FEAT_OOV_HS_KNOWN for those that also fire
+ * LLR_FEAT_HS_KNOWN.  The prefix is reserved: no lexicon source may
+ * name a feature with it. */
+#define LLR_OOV_PREFIX "OOV:"
+#define LLR_FEAT_OOV LLR_OOV_PREFIX "@oov"
+#define LLR_FEAT_OOV_HS_KNOWN LLR_OOV_PREFIX "HS:@known"
 
 /* token <-> id with counts.  Ids are dense; after llr_vocab_sort they are
  * in DESIGN order: count descending, ties in byte order. */
@@ -552,7 +563,9 @@ int llr_lexicon_word_row(const llr_lexicon *x, const char *word, size_t len, int
  * the first of repeated columns kept; the row may be empty.  A word that
  * is not valid UTF-8 gets no string features.  For a vocabulary word past
  * the top M this is its row of phi (tests/58-open-features.bats checks
- * it).  Opens the embedded dictionary on first use: not safe to call from
+ * it).  A string outside V' (not in x->vocab, or <unk>) also gets
+ * LLR_FEAT_OOV, and LLR_FEAT_OOV_HS_KNOWN when the dictionary knows it,
+ * if x has those features (no word of V has them).  Opens the embedded dictionary on first use: not safe to call from
  * several threads at once on the same x.  LLR_ERANGE if cap is too small,
  * LLR_EINVAL when x embeds a dictionary and this library was built
  * without hunspell. */

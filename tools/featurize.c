@@ -23,7 +23,7 @@ static const char usage[] =
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
     "                 [--min-feature-count N] [--input-features LIST] [--lexicon-scope vocab|all]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
-    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--spelling N [--signature-samples N]]\n"
+    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--spelling N [--signature-samples N] [--no-oov-features]]\n"
     "                 [--dump] [-o FILE] [FILE ...]\n"
     "       featurize [options] --source SRC [-o FILE] TARGET\n"
     "       featurize --version\n";
@@ -102,6 +102,7 @@ typedef struct {
 	const char *source; /* --source: parallel data (featurize_source.c) */
 	int spelling;       /* --spelling N: the character order, 0 = none (featurize_spell.c) */
 	long sig_samples;   /* --signature-samples N: draws for the signature masses */
+	int no_oov;         /* --no-oov-features: no FZ_OOV features with --spelling */
 	unsigned in_mask;   /* sources of psi; 0 = psi is phi */
 	char **files;
 	int nfiles;
@@ -128,7 +129,7 @@ static unsigned fz_parse_sources(const char *s)
 			if (strlen(fz_src_names[k]) == l && !strncmp(p, fz_src_names[k], l))
 				break;
 		if (k == FZ_NSRC)
-			cli_usage_error(usage, "--input-features: unknown source '%.*s' (top conllu tagged lexicon hunspell ortho suffix ngrams)",
+			cli_usage_error(usage, "--input-features: unknown source '%.*s' (top conllu tagged lexicon hunspell ortho suffix ngrams oov)",
 			                (int)l, p);
 		mask |= 1u << k;
 		p += l + (q ? 1 : 0);
@@ -502,7 +503,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		O_SOURCE,
 		O_SPELLING,
 		O_SIGSAMPLES,
-		O_LEXSCOPE
+		O_LEXSCOPE,
+		O_NOOOV
 	};
 	static const struct option lopts[] = {
 	    {"top", required_argument, 0, O_TOP},
@@ -524,6 +526,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	    {"spelling", required_argument, 0, O_SPELLING},
 	    {"signature-samples", required_argument, 0, O_SIGSAMPLES},
 	    {"lexicon-scope", required_argument, 0, O_LEXSCOPE},
+	    {"no-oov-features", no_argument, 0, O_NOOOV},
 	    {"lowercase", no_argument, 0, 'l'},
 	    {"output", required_argument, 0, 'o'},
 	    CLI_COMMON_OPTIONS,
@@ -566,6 +569,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 			o->lex_vocab = !strcmp(optarg, "vocab");
 			break;
 		case O_SIGSAMPLES: o->sig_samples = (long)cli_parse_int(usage, "--signature-samples", optarg, 1, 100000000); break;
+		case O_NOOOV: o->no_oov = 1; break;
 		}
 	}
 	o->files = argv + optind;
@@ -577,6 +581,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	fz_parse_background(bg, o);
 	if (o->sig_samples && !o->spelling)
 		cli_usage_error(usage, "--signature-samples: goes with --spelling N");
+	if (o->no_oov && !o->spelling)
+		cli_usage_error(usage, "--no-oov-features: goes with --spelling N");
 	if (!o->sig_samples)
 		o->sig_samples = FZ_SIG_SAMPLES;
 	if (o->lex_vocab && o->vocab_lex)
@@ -780,11 +786,29 @@ static void fz_row_features(fz_run *R, const char *w, int special, int outside)
 		cli_die("word '%s': invalid UTF-8", w);
 }
 
+/* 3c. The features of a type outside the vocabulary only (--spelling,
+ * unless --no-oov-features), on row j of the rows being built: OOV:@oov,
+ * and OOV:HS:@known when hunspell knows it (the row has HS:@known);
+ * llr_lexicon_any_row gives them the same way. */
+static void fz_row_oov(fz_run *R, int64_t from)
+{
+	fz_rows *r = &R->r;
+	const char *why;
+	int32_t known = llr_strmap_get(R->z.names, LLR_FEAT_HS_KNOWN, strlen(LLR_FEAT_HS_KNOWN));
+	int hs = 0;
+	for (size_t k = (size_t)from; known >= 0 && k < r->n; k++)
+		hs |= r->c[k] == known && r->v[k] != 0.0f;
+	fz_row_put(r, fz_feature(&R->z, LLR_FEAT_OOV, strlen(LLR_FEAT_OOV), FZ_OOV, &why), 1.0f);
+	if (hs)
+		fz_row_put(r, fz_feature(&R->z, LLR_FEAT_OOV_HS_KNOWN, strlen(LLR_FEAT_OOV_HS_KNOWN), FZ_OOV, &why), 1.0f);
+}
+
 /* 3. Rows, in vocabulary order: TOP, lexicon sources, hunspell, string
  * extractors; then the rows of the types outside the vocabulary
- * (fz_outside), TOP:@notTop and the rest, which count in the columns'
- * document frequencies (a feature only the words outside the vocabulary
- * have is kept: what an open vocabulary learns from) but are not phi's. */
+ * (fz_outside), TOP:@notTop, the rest and the OOV: features, which count
+ * in the columns' document frequencies (a feature only the words outside
+ * the vocabulary have is kept: what an open vocabulary learns from) but
+ * are not phi's. */
 static void fz_rows_build(fz_run *R)
 {
 	fz_rows *r = &R->r;
@@ -801,6 +825,8 @@ static void fz_rows_build(fz_run *R)
 		if (R->o.top > 0)
 			fz_row_put(r, fz_feature(&R->z, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP), FZ_TOP, &why), 1.0f);
 		fz_row_features(R, llr_strmap_str(R->outside, j), 0, 1);
+		if (!R->o.no_oov)
+			fz_row_oov(R, r->rowptr[R->V + j]);
 		fz_row_finish(r, R->V + j);
 	}
 }
@@ -1030,6 +1056,16 @@ static void fz_meta(fz_run *R)
 	llr_meta_setf(lex->meta, "min_feature_count", "%d", o->min_count);
 	llr_meta_set(lex->meta, "unk_features", LLR_FEAT_NOTTOP);
 	llr_meta_set(lex->meta, "eos_features", LLR_FEAT_EOS);
+	if (o->spelling) { /* for the record: any_row goes by the features themselves */
+		const char *oov[] = {LLR_FEAT_OOV, LLR_FEAT_OOV_HS_KNOWN};
+		llr_buf b = {0};
+		for (int k = 0; k < 2; k++)
+			if (llr_strmap_get(lex->features, oov[k], strlen(oov[k])) >= 0 &&
+			    llr_buf_printf(&b, "%s%s", b.len ? "," : "", oov[k]) < 0)
+				cli_oom();
+		llr_meta_set(lex->meta, "oov_features", b.len ? b.data : "none");
+		llr_buf_free(&b);
+	}
 	if (!R->streaming) {
 		llr_meta_setf(lex->meta, "tokens", "%lld", (long long)R->cp.tokens);
 		llr_meta_setf(lex->meta, "sentences", "%lld", (long long)R->cp.sentences);

@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "featurize_src.h"
 
-const char *const fz_src_names[FZ_NSRC] = {"top", "conllu", "tagged", "lexicon", "hunspell", "ortho", "suffix", "ngrams"};
+const char *const fz_src_names[FZ_NSRC] = {"top", "conllu", "tagged", "lexicon", "hunspell", "ortho", "suffix", "ngrams", "oov"};
 
 /* ------------------------------------------------------ feature table */
 
@@ -30,6 +30,10 @@ int32_t fz_feature(fz_state *z, const char *name, size_t len, int src, const cha
 			*why = "feature name contains a space, TAB, newline or NUL";
 			return -1;
 		}
+	}
+	if (src != FZ_OOV && len >= strlen(LLR_OOV_PREFIX) && !memcmp(name, LLR_OOV_PREFIX, strlen(LLR_OOV_PREFIX))) {
+		*why = "the prefix " LLR_OOV_PREFIX " is reserved for the features of strings outside the vocabulary";
+		return -1;
 	}
 	size_t before = llr_strmap_size(z->names);
 	int32_t id = llr_strmap_add(z->names, name, len);

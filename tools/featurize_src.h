@@ -19,6 +19,7 @@ enum { FZ_TOP,
        FZ_ORTHO,
        FZ_SUFFIX,
        FZ_NGRAMS,
+       FZ_OOV, /* --spelling: the strings outside the vocabulary (LLR_OOV_PREFIX) */
        FZ_NSRC };
 extern const char *const fz_src_names[FZ_NSRC];
 
@@ -45,7 +46,8 @@ typedef struct fz_state {
 } fz_state;
 
 /* Feature id of name (registered for src if new), or -1 with *why for an
- * invalid name; exits past the feature limit. */
+ * invalid name (LLR_OOV_PREFIX is FZ_OOV's alone); exits past the feature
+ * limit. */
 int32_t fz_feature(fz_state *z, const char *name, size_t len, int src, const char **why);
 /* Set feature f of a word to v (the last value given wins). */
 void fz_flist_add(fz_flist *l, int32_t f, float v);

@@ -90,6 +90,24 @@ void topen_fit_bias(train_open *t, llr_model *m, const train_dist *d, const int3
 	if (!quiet)
 		cli_warn("open vocabulary: output bias fitted context-free (%d Adam steps): mean log-likelihood %.4f -> %.4f, gradient norm %.2g",
 		         fo.iters, rep.before, rep.after, rep.grad_norm);
+	/* the fitted weights of the features that set the strings outside the
+	 * vocabulary apart, those the model has */
+	static const char *const named[] = {LLR_FEAT_HS_KNOWN, LLR_FEAT_OOV, LLR_FEAT_OOV_HS_KNOWN};
+	const llr_strmap *names = m->lex->features;
+	const float *b = llr_net_tensor(m->net, "out/b", NULL);
+	llr_buf line = {0};
+	for (size_t k = 0; b && k < sizeof named / sizeof *named; k++) {
+		int32_t f = llr_strmap_get(names, named[k], strlen(named[k]));
+		if (f >= 0 && llr_buf_printf(&line, "%s%s=%.4f", line.len ? " " : "", named[k], (double)b[f]) < 0)
+			cli_oom();
+	}
+	if (line.len) {
+		if (llr_meta_set(m->meta, "open_bias_fit", line.data) < 0)
+			cli_oom();
+		if (!quiet)
+			cli_warn("open vocabulary: fitted bias %s", line.data);
+	}
+	llr_buf_free(&line);
 }
 
 int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, size_t len)

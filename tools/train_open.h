@@ -35,7 +35,8 @@ int topen_init(train_open *t, llr_model *m);
 /* A fresh model's output bias: the context-free fit to the training
  * targets ids (n of them, -1 padding; summed over the ranks of d),
  * llr_open_fit_bias, reported on stderr unless quiet and in meta
- * open_bias_init.  Exits on error. */
+ * open_bias_init; the fitted weights of HS:@known and the OOV: features
+ * the model has in meta open_bias_fit (and on stderr).  Exits on error. */
 void topen_fit_bias(train_open *t, llr_model *m, const train_dist *d, const int32_t *ids, size_t n, int quiet);
 /* A validation word's target: its id in V', or V + i for the i-th string
  * outside V' (its rows added).  Exits on error. */

@@ -19,6 +19,11 @@
  *     time a row needs it;
  *   - the extractors' configuration (extract.*, extract.c) and the meta
  *     key top, as before.
+ * A string outside V' (V less <unk>) also gets OOV:@oov, and OOV:HS:@known
+ * when the dictionary knows it, if the lexicon has those features
+ * (featurize --spelling names them): no word of V has them, so the
+ * feature names themselves are the configuration and a lexicon without
+ * them (older, or --no-oov-features) gives the rows it always gave.
  * Meta keys: any.words (the number of entries), any.hunspell (the
  * dictionary's name, or 0), any.hunspell.aff_bytes, any.hunspell.dic_bytes.
  * Not here: the extractors (extract.c), hunspell's analyses (hunspell.c),
@@ -247,6 +252,7 @@ typedef struct {
 	int32_t *c;
 	float *v;
 	size_t n, cap;
+	int hs_known; /* LLR_FEAT_HS_KNOWN was emitted, kept or not */
 } row_acc;
 
 static int acc_add(row_acc *a, int32_t col, float val)
@@ -271,6 +277,8 @@ static int acc_add(row_acc *a, int32_t col, float val)
 static int acc_emit(const char *name, size_t len, float value, void *ctx)
 {
 	row_acc *a = ctx;
+	if (len == strlen(LLR_FEAT_HS_KNOWN) && !memcmp(name, LLR_FEAT_HS_KNOWN, len))
+		a->hs_known = 1;
 	int32_t col = llr_strmap_get(a->names, name, len);
 	return col < 0 ? LLR_OK : acc_add(a, col, value);
 }
@@ -315,6 +323,24 @@ static int any_hunspell(llr_anyword *any, const char *word, size_t len, row_acc 
 	return rc == LLR_EINVAL ? LLR_OK : rc; /* a word hunspell cannot take has no analyses */
 }
 
+/* Whether word is outside V' (not a vocabulary word, or <unk>). */
+static int outside_vocab(const llr_lexicon *x, const char *word, size_t len)
+{
+	int32_t id = x->vocab ? llr_strmap_get(x->vocab, word, len) : -1;
+	return id < 0 || id == x->unk_id;
+}
+
+/* The features of a string outside V' into a, those the lexicon has. */
+static int any_oov(const llr_lexicon *x, const char *word, size_t len, row_acc *a)
+{
+	if (!outside_vocab(x, word, len))
+		return LLR_OK;
+	int rc = acc_emit(LLR_FEAT_OOV, strlen(LLR_FEAT_OOV), 1.0f, a);
+	if (rc >= 0 && a->hs_known)
+		rc = acc_emit(LLR_FEAT_OOV_HS_KNOWN, strlen(LLR_FEAT_OOV_HS_KNOWN), 1.0f, a);
+	return rc;
+}
+
 /* The row's entries, unsorted, into a. */
 static int any_collect(const llr_lexicon *x, const char *word, size_t len, int in, row_acc *a, llr_err *err)
 {
@@ -343,6 +369,8 @@ static int any_collect(const llr_lexicon *x, const char *word, size_t len, int i
 	rc = llr_extract(&x->extract, word, len, acc_emit, a);
 	if (rc == LLR_EUTF8)
 		rc = LLR_OK; /* invalid UTF-8: no string features */
+	if (rc >= 0)
+		rc = any_oov(x, word, len, a);
 	if (rc < 0)
 		return llr_err_set(err, rc, "word row: out of memory");
 	return LLR_OK;
