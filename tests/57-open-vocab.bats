@@ -286,9 +286,9 @@ base_model() {
 		# the bars line, from the table
 		grep -q "^- $c: all tokens $(grep "^$c	ll-open	" res/open-vocab.tsv | cut -f3) against $(grep "^$c	rnn-spell	" res/open-vocab.tsv | cut -f3) nats/token" res/open-vocab.md
 	done
-	# ll-open's features: the training annotations, ortho, suffixes
-	grep -q '^featurize: .* features (top 52, conllu [0-9]*, ortho 13, suffix [0-9]*)' w/ud-french/ll-open.fz.log
-	grep -q '^featurize: .* features (top 52, tagged [0-9]*, ortho 13, suffix [0-9]*)' w/brown/ll-open.fz.log
+	# ll-open's features: the training annotations, ortho, suffixes, OOV:@oov
+	grep -q '^featurize: .* features (top 52, conllu [0-9]*, ortho 13, suffix [0-9]*, oov 1)' w/ud-french/ll-open.fz.log
+	grep -q '^featurize: .* features (top 52, tagged [0-9]*, ortho 13, suffix [0-9]*, oov 1)' w/brown/ll-open.fz.log
 	# the paper's example: both sentences by both models, their margins
 	grep -q "^| ud-french | ll-open | " res/open-vocab.md
 	for m in ll-open rnn-spell; do

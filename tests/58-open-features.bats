@@ -89,6 +89,108 @@ same_rows() {
 		gen -m m.llrnn -s 1 -n 1 --show-features -p "zorgs"
 }
 
+# --- the features of the strings outside the vocabulary (OOV:) ---
+
+# The rows of matrix $2 (phi or sig/phi) of stream $1 as feature names,
+# one row a line (python3 alone: .npy v1.0, int32 indices).
+rows_of() {
+	/usr/bin/python3 - "$1" "$2" <<'PY'
+import array, ast, struct, sys, tarfile
+t = tarfile.open(sys.argv[1])
+def npy(name):
+    b = t.extractfile(name).read()
+    n = struct.unpack('<H', b[8:10])[0]
+    h = ast.literal_eval(b[10:10 + n].decode())
+    a = array.array({'<i4': 'i', '<i8': 'q'}[h['descr']])
+    a.frombytes(b[10 + n:])
+    return a
+f = t.extractfile('features').read().decode().split('\n')
+p, c = npy(sys.argv[2] + '/indptr.npy'), npy(sys.argv[2] + '/indices.npy')
+for r in range(len(p) - 1):
+    print(' '.join(f[k] for k in c[p[r]:p[r + 1]]))
+PY
+}
+
+# tests/fixtures/open/en.tok with the bare dictionary: V is the words
+# seen twice (the frog walked .); walks and tolerant are outside it and
+# known to the dictionary, zorglub outside it and unknown.
+en_stream() {
+	featurize --vocab <(vocab --min-count 2 "$O/en.tok") --top 0 --suffix 1 --hunspell "$O/bare" --spelling 2 \
+		--signature-samples 2000 "$@" "$O/en.tok"
+}
+
+@test "open features: OOV:@oov and OOV:HS:@known for the strings outside the vocabulary only: featurize, signature rows, any_row, gen, score" {
+	featurize --hunspell no-such 2>&1 | grep -q 'without hunspell' && skip "llrnn built without hunspell"
+	/usr/bin/python3 -c '' 2>/dev/null || skip "python3 not installed"
+	en_stream -o s.fz 2>err
+	cat err
+	grep -q '^featurize: 6 types, 14 features (top 2, hunspell 3, suffix 7, oov 2), ' err
+	[ "$(tar xOf s.fz meta | sed -n 's/^oov_features=//p')" = 'OOV:@oov,OOV:HS:@known' ]
+	# no word of V has them
+	rows_of s.fz phi >phi
+	[ "$(wc -l <phi)" -eq 6 ]
+	! grep -q 'OOV:' phi || false
+	# every signature has OOV:@oov, OOV:HS:@known exactly where HS:@known is
+	rows_of s.fz sig/phi >sig
+	[ "$(tar xOf s.fz meta | sed -n 's/^sig\.count=//p')" -eq "$(wc -l <sig)" ]
+	[ "$(grep -c 'OOV:@oov' sig)" -eq "$(wc -l <sig)" ]
+	[ "$(grep -c 'HS:@known' sig | head -1)" -gt 0 ]
+	awk '{ k = / HS:@known/ || /^HS:@known/; o = /OOV:HS:@known/; if (k != o) exit 1 }' sig
+	# any_row gives every word of V featurize's row, none of them an OOV: feature
+	featurize --top 0 --suffix 1 --hunspell "$O/bare" --dump <(vocab --min-count 2 "$O/en.tok" | cut -f1 | grep -v '^</s>$') >d.tsv 2>/dev/null
+	run "$CMP" s.fz d.tsv
+	echo "$output"
+	[[ "$output" == *"ok 1 - 4 words, 0 rows differ"* ]]
+	# gen and score give them to unseen words, with the model alone
+	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -s 1 --threads 1 -o m.llrnn s.fz
+	[[ "$(tar xOf m.llrnn meta | sed -n 's/^open_bias_fit=//p')" == 'HS:@known='*' OOV:@oov='*' OOV:HS:@known='* ]]
+	gen -m m.llrnn -s 1 -n 1 --show-features -p "walked walks zorglub tolerant frog" >out
+	cat out
+	sed -n 1p out | grep -Fqx $'walked\tHS:@known HS:fl:D SUF:d$'
+	sed -n 2p out | grep -Fqx $'walks\tHS:@known HS:fl:S SUF:s$ OOV:@oov OOV:HS:@known'
+	sed -n 3p out | grep -Fqx $'zorglub\tSUF:b$ OOV:@oov'
+	sed -n 4p out | grep -Fqx $'tolerant\tHS:@known SUF:t$ OOV:@oov OOV:HS:@known'
+	sed -n 5p out | grep -Fqx $'frog\tHS:@known SUF:g$'
+	echo "the zorglub walks . the tolerant frog walked ." | score -q -m m.llrnn --per-token >lp
+	cat lp
+	awk -F '\t' '$1 ~ /^-[0-9]+\.[0-9]+$/ { ok = 1 } END { exit !ok }' lp
+	! grep -E -q 'inf|nan' lp || false
+}
+
+@test "open features: --no-oov-features, and a stream made before the OOV: features: none anywhere, the same stream, trains and scores" {
+	featurize --hunspell no-such 2>&1 | grep -q 'without hunspell' && skip "llrnn built without hunspell"
+	# old-open.fz: en_stream's by featurize before the OOV: features
+	# (commit dc3da59); --no-oov-features writes it again, byte for byte
+	# but for its meta, which says so
+	en_stream --no-oov-features -o n.fz 2>/dev/null
+	for m in $(tar tf "$O/old-open.fz"); do
+		[ "$m" = meta ] || cmp <(tar xOf "$O/old-open.fz" "$m") <(tar xOf n.fz "$m")
+	done
+	[ "$(tar tf "$O/old-open.fz" | paste -sd' ')" = "$(tar tf n.fz | paste -sd' ')" ]
+	[ "$(tar xOf n.fz meta | sed -n 's/^oov_features=//p')" = none ]
+	[ -z "$(tar xOf "$O/old-open.fz" meta | sed -n 's/^oov_features=//p')" ]
+	! tar xOf "$O/old-open.fz" features | grep -q '^OOV:' || false
+	# the old stream trains (no OOV: weight to report) and its model
+	# featurizes an unseen word as before
+	train --hidden 8 --embed 8 --layers 1 --epochs 1 -s 1 --threads 1 -o m.llrnn "$O/old-open.fz" 2>err
+	grep -q '^train: open vocabulary: fitted bias HS:@known=[-0-9.]*$' err
+	gen -m m.llrnn -s 1 -n 1 --show-features -p "walks zorglub" >out
+	sed -n 1p out | grep -Fqx $'walks\tHS:@known HS:fl:S SUF:s$'
+	sed -n 2p out | grep -Fqx $'zorglub\tSUF:b$'
+	echo "the zorglub walks ." | score -q -m m.llrnn --per-token >lp
+	awk -F '\t' '$1 ~ /^-[0-9]+\.[0-9]+$/ { ok = 1 } END { exit !ok }' lp
+	! grep -E -q 'inf|nan' lp || false
+	# an old model scores as the model of the same stream written with --no-oov-features
+	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -s 1 --threads 1 -o n.llrnn n.fz
+	echo "the zorglub walks . the tolerant frog walked ." | score -q -m m.llrnn --per-token >a
+	echo "the zorglub walks . the tolerant frog walked ." | score -q -m n.llrnn --per-token >b
+	cmp a b
+	# misuse: without --spelling; the prefix OOV: in a lexicon
+	run_err 2 'no-oov-features: goes with --spelling' featurize --no-oov-features "$O/en.tok"
+	printf 'frog\tOOV:x\n' >l.tsv
+	run_err 1 "l.tsv:1: feature 'OOV:x': the prefix OOV: is reserved" featurize --lexicon l.tsv "$O/en.tok"
+}
+
 # --- open scoring through the features (signature masses, score) ---
 
 # A tiny LL-RNN with a spelling model and signature masses, on 300

@@ -73,12 +73,16 @@ EOF
 	printf 'le\t3\nchat\t2\ndort\t2\n</s>\t3\n' >v.tsv
 	featurize --vocab v.tsv --top 0 --suffix 2 --spelling 2 -o o.fz t.tok 2>/dev/null
 	# without --spelling the columns are the vocabulary's alone; with it
-	# those of the types outside it (mange, zorglubx) join them
+	# those of the types outside it (mange, zorglubx) join them, and
+	# OOV:@oov, which only they have
 	featurize --vocab v.tsv --top 0 --suffix 2 -o c.fz t.tok 2>/dev/null
 	tar xOf o.fz features | sort >with
 	tar xOf c.fz features | sort >without
-	[ "$(comm -23 with without | paste -sd ' ')" = 'SUF:bx$ SUF:ge$ SUF:x$' ]
+	[ "$(comm -23 with without | paste -sd ' ')" = 'OOV:@oov SUF:bx$ SUF:ge$ SUF:x$' ]
 	[ -z "$(comm -13 with without)" ]
+	featurize --vocab v.tsv --top 0 --suffix 2 --spelling 2 --no-oov-features -o n.fz t.tok 2>/dev/null
+	tar xOf n.fz features | sort >no
+	[ "$(comm -23 no without | paste -sd ' ')" = 'SUF:bx$ SUF:ge$ SUF:x$' ]
 }
 
 @test "train: an open stream trains the open model; its validation loss is score's nats per token" {

@@ -1,7 +1,8 @@
 /*
  * test_anyword.c - the feature row of any string (lib/features/anyword.c):
  * lexicon entries beyond the vocabulary, the embedded hunspell dictionary,
- * TOP:@notTop, the any/ members' round trip and their checks.
+ * TOP:@notTop, the OOV: features of the strings outside the vocabulary,
+ * the any/ members' round trip and their checks.
  *
  * With two arguments, STREAM DUMP, it compares instead the rows that
  * featurize wrote (DUMP, from featurize --dump) with llr_lexicon_any_row
@@ -16,12 +17,14 @@
 
 #define DICT "tests/fixtures/open/mini"
 
-static const char *const feats[] = {"TOP:le", "TOP:</s>", "TOP:@notTop", "POS:NOUN",
-                                    "HS:po:noun", "HS:is:plur", "SUF:s$", "SUF:t$", "HS:@known"};
-enum { NF = 9 };
+static const char *const feats[] = {"TOP:le", "TOP:</s>", "TOP:@notTop", "POS:NOUN", "HS:po:noun",
+                                    "HS:is:plur", "SUF:s$", "SUF:t$", "HS:@known", LLR_FEAT_OOV,
+                                    LLR_FEAT_OOV_HS_KNOWN};
+enum { NF = 9 }; /* the features but the last two (OOV:) */
 
-/* vocab le </s> chat <unk>; top 1; --suffix 1; psi own (POS and SUF). */
-static llr_lexicon *lexicon(const char *top)
+/* vocab le </s> chat <unk>; top 1; --suffix 1; psi own (POS and SUF);
+ * the first nf features. */
+static llr_lexicon *lexicon_nf(const char *top, int nf)
 {
 	llr_lexicon *x = calloc(1, sizeof *x);
 	x->vocab = llr_strmap_new();
@@ -29,12 +32,12 @@ static llr_lexicon *lexicon(const char *top)
 	for (int i = 0; i < 4; i++)
 		llr_strmap_add(x->vocab, v[i], strlen(v[i]));
 	x->features = llr_strmap_new();
-	for (int i = 0; i < NF; i++)
+	for (int i = 0; i < nf; i++)
 		llr_strmap_add(x->features, feats[i], strlen(feats[i]));
 	x->features_in = llr_strmap_new();
 	llr_strmap_add(x->features_in, "POS:NOUN", 8);
 	llr_strmap_add(x->features_in, "SUF:t$", 6);
-	llr_csr_builder *b = llr_csr_builder_new(NF), *bi = llr_csr_builder_new(2);
+	llr_csr_builder *b = llr_csr_builder_new(nf), *bi = llr_csr_builder_new(2);
 	int32_t r0[] = {0}, r1[] = {1}, r2[] = {2, 3, 4, 7}, r3[] = {2}, i2[] = {0, 1};
 	llr_csr_builder_row(b, r0, NULL, 1, NULL);
 	llr_csr_builder_row(b, r1, NULL, 1, NULL);
@@ -59,13 +62,18 @@ static llr_lexicon *lexicon(const char *top)
 	llr_strmap *w = llr_strmap_new();
 	llr_strmap_add(w, "chien", 5);
 	llr_strmap_add(w, "nul", 3);
-	llr_csr_builder *bw = llr_csr_builder_new(NF);
+	llr_csr_builder *bw = llr_csr_builder_new(nf);
 	int32_t c3[] = {3};
 	float one[] = {1.0f}, zero[] = {0.0f};
 	llr_csr_builder_row(bw, c3, one, 1, NULL);
 	llr_csr_builder_row(bw, c3, zero, 1, NULL);
 	CHECK_OK(llr_lexicon_set_words(x, w, llr_csr_builder_finish(bw, NULL), NULL));
 	return x;
+}
+
+static llr_lexicon *lexicon(const char *top)
+{
+	return lexicon_nf(top, NF);
 }
 
 /* The row of w as a space-separated list of names. */
@@ -169,6 +177,43 @@ static void test_hunspell_embedded(void)
 	llr_lexicon_free(y);
 }
 
+/* OOV:@oov and OOV:HS:@known: for the strings outside V' only, when the
+ * lexicon has them. */
+static void test_oov(void)
+{
+	llr_lexicon *x = lexicon_nf("1", NF + 2);
+	CHECK(!strcmp(row(x, "chien", 0, 1), "TOP:@notTop POS:NOUN OOV:@oov"));
+	CHECK(!strcmp(row(x, "xyz", 0, 1), "TOP:@notTop OOV:@oov"));
+	CHECK(!strcmp(row(x, "xyz", 0, 0), "TOP:@notTop OOV:@oov"));
+	CHECK(!strcmp(row(x, "\xff\xfes", 0, 1), "TOP:@notTop OOV:@oov"));
+	/* the words of V never, as if unseen or not; the string <unk> is
+	 * outside V' */
+	CHECK(!strcmp(row(x, "chat", 0, 1), "TOP:@notTop SUF:t$"));
+	CHECK(!strcmp(row(x, "chat", 0, 0), "TOP:@notTop POS:NOUN HS:po:noun SUF:t$"));
+	CHECK(!strcmp(row(x, "le", 0, 1), "TOP:@notTop"));
+	CHECK(!strcmp(row(x, "</s>", 0, 1), "TOP:@notTop"));
+	CHECK(!strcmp(row(x, "<unk>", 0, 1), "TOP:@notTop OOV:@oov"));
+	/* not input features here: psi has its own columns */
+	CHECK(!strcmp(row(x, "xyz", 1, 1), ""));
+	if (llr_have_hunspell()) {
+		CHECK_OK(llr_lexicon_set_hunspell(x, DICT, NULL));
+		CHECK(!strcmp(row(x, "zorgs", 0, 1), "TOP:@notTop HS:po:noun HS:is:plur SUF:s$ HS:@known OOV:@oov OOV:HS:@known"));
+		CHECK(!strcmp(row(x, "xyzs", 0, 1), "TOP:@notTop SUF:s$ OOV:@oov"));
+		CHECK(!strcmp(row(x, "chat", 0, 1), "TOP:@notTop HS:po:noun SUF:t$ HS:@known"));
+		/* the round trip keeps them: the feature names are the record */
+		llr_lexicon *y = lexicon_round_trip(x, NULL, NULL, NULL);
+		CHECK(y != NULL);
+		if (y)
+			CHECK(!strcmp(row(y, "zorgs", 0, 1), "TOP:@notTop HS:po:noun HS:is:plur SUF:s$ HS:@known OOV:@oov OOV:HS:@known"));
+		llr_lexicon_free(y);
+	}
+	llr_lexicon_free(x);
+	/* a lexicon without them (older streams) gives the rows it gave */
+	x = lexicon("1");
+	CHECK(!strcmp(row(x, "xyz", 0, 1), "TOP:@notTop"));
+	llr_lexicon_free(x);
+}
+
 /* ------------------------------------------- featurize's rows vs ours */
 
 static int compare(const char *stream, const char *dump)
@@ -237,8 +282,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 3)
 		return compare(argv[1], argv[2]);
-	PLAN(2);
+	PLAN(3);
 	RUN(test_rows);
 	RUN(test_hunspell_embedded);
+	RUN(test_oov);
 	DONE();
 }
