@@ -83,7 +83,7 @@ STRIDE := $(if $(NEXT_STRIDE),--next-stride $(NEXT_STRIDE))
 # MAX_TIME_<encoder> (MAX_TIME_bigru=25m, say) overrides MAX_TIME for the
 # models of one encoder: the BiGRU trains at about half the GRU's tokens/s.
 max_time = $(or $(MAX_TIME_$(1)),$(MAX_TIME))
-TIME_SETTINGS = MAX_TIME=$(MAX_TIME) a model$(subst $(SPACE)$(COMMA),$(COMMA),$(foreach e,$(ENCODERS),$(if $(MAX_TIME_$(e)),$(COMMA) $(e) $(MAX_TIME_$(e)))))
+TIME_SETTINGS = MAX_TIME=$(MAX_TIME) a model$(subst $(SPACE)$(COMMA),$(COMMA),$(strip $(foreach e,$(ENCODERS),$(if $(MAX_TIME_$(e)),$(COMMA) $(e) $(MAX_TIME_$(e))))))
 COMMA := ,
 
 MODELS := $(foreach e,$(ENCODERS),$(foreach t,$(TASKS),$(W)/$(e)-$(t)))
