@@ -153,7 +153,7 @@ setup_file() {
 	local want
 	want=$(sed -n 's/^train: epoch \([0-9]*\): .*order [0-9.]* (\([0-9.]*\)%) next [0-9.]* (\([0-9.]*\)%) conj [0-9.]* (\([0-9.]*\)%).*/\1 \2 \3 \4/p' <<<"$stderr" |
 		awk '{ m = ($2 + $3 + $4) / 3; if (NR == 1 || m > best + 1e-9) { best = m; o = $2; n = $3; c = $4 } } END { print o, n, c }')
-	[ -n "$want" ]
+	[[ "$want" =~ ^[0-9.]+\ [0-9.]+\ [0-9.]+$ ]] || { echo "no epoch lines with three accuracies: $stderr"; false; }
 	local got
 	got=$(tar -xOf es.bin meta | awk -F= '$1 == "valid_order_acc" { o = $2 } $1 == "valid_next_acc" { n = $2 } $1 == "valid_conj_acc" { c = $2 }
 		END { printf "%.2f %.2f %.2f\n", o, n, c }')
