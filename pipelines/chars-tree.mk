@@ -17,6 +17,7 @@
 # MAXTIME ends the runs within their first epoch (with --valid the file
 # would then hold the epoch-0 weights, the best validated so far).  Speed: SPEED_TOKENS
 # training tokens of each model (train --max-tokens), THREADS threads.
+# DROPOUT (train --dropout; none when empty) applies to every model.
 #
 # Brown: `tok --from tagged -l`; every 20th sentence is test, the one
 # after it validation, the rest training; the vocabulary is every
@@ -37,6 +38,7 @@ HIDDEN ?= 256
 LAYERS ?= 2
 BATCH ?= 32
 SEED ?= 1
+DROPOUT ?=
 THREADS ?= 2
 SPEED_TOKENS ?= 20000
 TREE_OUTPUTS ?= softmax classes tree
@@ -49,7 +51,7 @@ SHELL := /bin/bash
 .SUFFIXES:
 
 NET_OPTS = --threads $(THREADS) --seed $(SEED) --embed $(EMBED) --hidden $(HIDDEN) \
-	--layers $(LAYERS) --batch $(BATCH) --progress 0
+	--layers $(LAYERS) --batch $(BATCH) --progress 0 $(if $(DROPOUT),--dropout $(DROPOUT))
 EARLY_STOP ?= yes
 valid_opt = $(if $(filter yes,$(EARLY_STOP)),--valid $(1))
 TRAIN_OPTS = $(NET_OPTS) --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) -q
@@ -115,9 +117,9 @@ $(U)/%.row: $(U)/%.model $(U)/test.tok
 	in=$(firstword $(subst -, ,$*)); out=$(patsubst $(firstword $(subst -, ,$*))-%,%,$*); \
 	np=$$($(call meta,$<,n_params)); ep=$$($(call meta,$<,epochs_done)); \
 	valid=$$($(call logppl,$<,$(U)/valid.tok)); test=$$($(call logppl,$<,$(U)/test.tok)); \
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" > $@
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" "$(or $(DROPOUT),0)" > $@
 $(RESULTS)/chars.tsv: $(CHARS_ROWS:%=$(U)/%.row) | $(RESULTS)
-	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\n'; cat $^; } > $@
+	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\tdropout\n'; cat $^; } > $@
 $(RESULTS)/chars.png: $(CHARS_ROWS:%=$(U)/%.row) $(SCRIPTS)/valid-curves | $(RESULTS)/chars-tree-logs
 	for m in $(CHARS_ROWS); do cp $(U)/$$m.log.tsv $(RESULTS)/chars-tree-logs/ud-$$m.tsv; done
 	$(SCRIPTS)/valid-curves -t "UD French, paper setting: $(EMBED)-d embedding, $(LAYERS) x LSTM $(HIDDEN)" $@ \

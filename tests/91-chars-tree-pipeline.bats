@@ -36,9 +36,15 @@ tiny_make() {
 	for f in "$UD"/*.conllu.gz; do
 		zcat "$f" | awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 20' > "$BATS_TEST_TMPDIR/ud/$(basename "$f" .gz)"
 	done
-	run tiny_make chars UD="$BATS_TEST_TMPDIR/ud"
+	run tiny_make chars UD="$BATS_TEST_TMPDIR/ud" DROPOUT=0.25
 	assert_success
 	R="$BATS_TEST_TMPDIR/res/chars.tsv"
+	# DROPOUT reaches every model and its row
+	run cut -f 8 "$R"
+	assert_output "$(printf 'dropout\n0.25\n0.25\n0.25')"
+	for m in word-softmax chars-softmax chars-ll-2500; do
+		[ "$(tar xOf "$BATS_TEST_TMPDIR/work/ud/$m.model" meta | sed -n 's/^dropout=//p')" = 0.25 ]
+	done
 	run cut -f 1,2 "$R"
 	assert_output "$(printf 'input\toutput\nword\tsoftmax\nchars\tsoftmax\nchars\tll-2500')"
 	run awk -F'\t' 'NR > 1 && !($3 > 0 && $4 > 0 && $5 > 0) { print "bad row: " $0 }' "$R"
