@@ -1015,6 +1015,8 @@ typedef struct llr_senc_config {
 	int E, H;    /* embedding and GRU sizes (H unused by CBOW) */
 	int tasks;   /* LLR_TASK_* mask: the heads present */
 	int n_conj;  /* CONJ classes */
+	float dropout; /* in training, the probability of zeroing each
+	                * component of the encodings the heads read */
 } llr_senc_config;
 
 typedef struct llr_senc llr_senc;
@@ -1055,13 +1057,15 @@ typedef struct llr_senc_batch {
 	const int32_t *ids;
 	const size_t *off;
 	const int32_t *label;
+	llr_rng *rng; /* training: the dropout masks' draws (NULL: none) */
 } llr_senc_batch;
 int llr_senc_task_sents(int task);
 int llr_senc_task_classes(const llr_senc *s, int task);
 /* Scores the batch: *loss the summed cross-entropy (nats), *correct the
  * examples whose best class is the label, pred[n] the best classes (each
  * optional).  With grad, adds the gradient of the MEAN loss to the
- * gradient array. */
+ * gradient array; with grad and b->rng, the configuration's dropout
+ * applies to the encodings (never without grad). */
 int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, size_t *correct, int32_t *pred, llr_err *err);
 /* The row-sparse block of the last llr_senc_run's gradient (llr_rows):
  * the word embedding's rows (psi's columns) its sentences used, the only

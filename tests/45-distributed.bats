@@ -175,6 +175,12 @@ max_diff() {
 	d=$(max_diff one.vec two.vec)
 	echo "largest vector difference after resuming: $d"
 	awk -v d="$d" 'BEGIN { exit !(d != "mismatch" && d <= 0.001) }'
+	# with dropout each rank draws its own masks from the shared state:
+	# a seeded run repeats, and differs from the run without
+	$MPIRUN train --distributed -q $A --dropout 0.3 -o d1.bin tr.tsv
+	$MPIRUN train --distributed -q $A --dropout 0.3 -o d2.bin tr.tsv
+	cmp d1.bin d2.bin
+	! cmp -s d1.bin two.bin || false
 	# a bad line stops every rank, not one of them
 	{ head -n 5 tr.tsv; printf 'ORDER\t7\ta b\tc d\n'; } > bad.tsv
 	run -1 timeout 120 $MPIRUN train --distributed $A -o bad.bin bad.tsv # 1, not timeout's 124

@@ -120,6 +120,32 @@ setup_file() {
 	cmp again.bin full.bin
 }
 
+@test "train --task --dropout: in the meta, seeded, resumed to the same bytes, fixed by the model" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	local A="--task all --encoder gru --features $d/brown.fz --hidden 8 --embed 8 --threads 1 --valid $d/valid.tsv"
+	train -q $A --epochs 2 -o plain.bin "$d/train.tsv"
+	tar -xOf plain.bin meta | grep -qx 'dropout=0'
+	train -q $A --epochs 2 --dropout 0.3 -o a.bin "$d/train.tsv"
+	train -q $A --epochs 2 --dropout 0.3 -o b.bin "$d/train.tsv"
+	tar -xOf a.bin meta | grep -qx 'dropout=0.3'
+	cmp a.bin b.bin
+	! cmp -s a.bin plain.bin || false
+	# the masks' random state is in the checkpoint
+	train -q $A --epochs 1 --dropout 0.3 -o part.bin "$d/train.tsv"
+	train -q --task all --resume part.bin --threads 1 --epochs 2 --valid "$d/valid.tsv" "$d/train.tsv"
+	cmp part.bin a.bin
+	run_err 2 "^train: --dropout 0.5: the resumed model has dropout=0.3$" train --task all --resume a.bin --dropout 0.5 "$d/train.tsv"
+	run_err 2 "^train: --dropout" train $A --dropout 1 -o c.bin "$d/train.tsv"
+	[ ! -e c.bin ]
+	# scoring never drops: the same vectors twice
+	head -n 5 "$d/brown.tok" > five.tok
+	score --embed -m a.bin five.tok > v1
+	score --embed -m a.bin five.tok > v2
+	cmp v1 v2
+	[ "$(wc -l < v1)" -eq 5 ]
+}
+
 @test "train --task --resume: options the model fixes, another vocabulary, another family are refused" {
 	cd "$BATS_TEST_TMPDIR"
 	local d="$BATS_FILE_TMPDIR"

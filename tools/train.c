@@ -38,7 +38,7 @@ static const char usage[] =
     "             [--memory SIZE] [file ...]\n"
     "       train --task order|next|conj|all --features stream|--resume model\n"
     "             [--encoder cbow|gru|bigru] [-q] [-o model] [-s seed] [--hidden n]\n"
-    "             [--embed n] [--batch n]\n"
+    "             [--embed n] [--dropout p] [--batch n]\n"
     "             [--optim rmsprop|adam|sgd] [--lr x] [--clip x] [--valid pairs]\n"
     "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
     "             [--threads n] [--distributed] [pairs]\n"

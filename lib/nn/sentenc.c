@@ -11,7 +11,8 @@
  * row psi[x] of the lexicon's input features times the F_in x E table, so
  * one-hot features give an ordinary lookup table.  All the weights are
  * one flat array (llr_senc_params) in the order of llr_senc_tensor; the
- * gradient array has the same layout.  Not here: reading pairs, batching,
+ * gradient array has the same layout.  Dropout, in training, zeroes
+ * components of the encodings between the encoder and the heads.  Not here: reading pairs, batching,
  * the optimiser and model files (tools/train_disc.c, lib/lm/senc_model.c).
  */
 #include <math.h>
@@ -83,6 +84,7 @@ struct llr_senc {
 	size_t cap_n, cap_N, cap_T;
 	/* heads */
 	float *enc, *denc, *U, *Vv, *UW, *dUW, *dU, *p;
+	float *mask; /* dropout: 0 or 1 / (1 - p) per component of enc */
 	size_t cap_enc, cap_head;
 	/* llr_senc_rows */
 	unsigned char *rmark; /* psi->cols zeros between calls */
@@ -126,6 +128,10 @@ llr_senc *llr_senc_new(const llr_senc_config *c, const llr_csr *psi, llr_err *er
 	}
 	if (!(c->tasks & LLR_TASK_ALL) || (c->tasks & ~LLR_TASK_ALL) || ((c->tasks & LLR_TASK_CONJ) && (c->n_conj < 2 || c->n_conj > 1024))) {
 		llr_err_set(err, LLR_EINVAL, "bad task set %d (CONJ classes %d)", c->tasks, c->n_conj);
+		return NULL;
+	}
+	if (!(c->dropout >= 0.0f && c->dropout < 1.0f)) {
+		llr_err_set(err, LLR_EINVAL, "dropout %g: must be in [0, 1)", (double)c->dropout);
 		return NULL;
 	}
 	if (!psi || psi->cols < 1) {
@@ -212,6 +218,7 @@ void llr_senc_free(llr_senc *s)
 	free(s->dX);
 	free(s->enc);
 	free(s->denc);
+	free(s->mask);
 	free(s->U);
 	free(s->Vv);
 	free(s->UW);
@@ -515,6 +522,7 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 	size_t need_enc = ns * (size_t)D, need_head = n * (size_t)K * (size_t)D + n * 3 * (size_t)D;
 	GROW(s->enc, s->cap_enc, need_enc, "enc");
 	GROW(s->denc, s->cap_enc, need_enc, "denc");
+	GROW(s->mask, s->cap_enc, need_enc, "mask");
 	if (need_enc > s->cap_enc)
 		s->cap_enc = need_enc;
 	GROW(s->U, s->cap_head, need_head, "U");
@@ -528,6 +536,14 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 	int rc = llr_senc_encode(s, b->ids, b->off, ns, s->enc, err);
 	if (rc < 0)
 		return rc;
+	int drop = grad && b->rng && s->c.dropout > 0.0f;
+	if (drop) {
+		float q = s->c.dropout, keep = 1.0f / (1.0f - q);
+		for (size_t k = 0; k < need_enc; k++) {
+			s->mask[k] = llr_rng_uniform(b->rng) < q ? 0.0f : keep;
+			s->enc[k] *= s->mask[k];
+		}
+	}
 	float *sc = s->p, *W, *bias = NULL;
 	if (task == LLR_TASK_NEXT) {
 		/* context: the three encodings side by side (n x 3D); score of
@@ -618,6 +634,9 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 				du[j] += s->dU[i * D + j];
 		}
 	}
+	if (drop)
+		for (size_t k = 0; k < need_enc; k++)
+			s->denc[k] *= s->mask[k];
 	llr_senc_backward(s, s->denc);
 	return LLR_OK;
 }

@@ -109,11 +109,13 @@ static const int32_t sids[] = {1, 2, 3, 4, 5, /**/ 6, 7, /**/ 8, 9, 10, 1, 2, 3,
 static const size_t soff[] = {0, 5, 7, 14, 15, 18, 22, 25, 30, 32, 38};
 #define NS 10
 
+static float g_dropout; /* of the encoders enc_new makes */
+
 static llr_senc *enc_new(int kind, int tasks, llr_csr **psi, uint64_t seed)
 {
 	llr_err e = {0};
 	*psi = llr_csr_identity(V, &e);
-	llr_senc_config c = {.encoder = kind, .E = E, .H = H, .tasks = tasks, .n_conj = NCONJ};
+	llr_senc_config c = {.encoder = kind, .E = E, .H = H, .tasks = tasks, .n_conj = NCONJ, .dropout = g_dropout};
 	llr_senc *s = llr_senc_new(&c, *psi, &e);
 	CHECK(s != NULL);
 	llr_rng r;
@@ -232,6 +234,7 @@ static void test_encode(void)
 typedef struct run_ctx {
 	llr_senc *s;
 	llr_senc_batch b;
+	uint64_t drop_seed; /* with dropout: every pass draws the same masks */
 } run_ctx;
 
 static double run_loss(void *p)
@@ -239,7 +242,14 @@ static double run_loss(void *p)
 	run_ctx *x = p;
 	llr_err e = {0};
 	double l = 0;
-	llr_senc_run(x->s, &x->b, 0, &l, NULL, NULL, &e);
+	if (x->drop_seed) { /* dropout applies in training passes only */
+		llr_rng r;
+		llr_rng_seed(&r, x->drop_seed);
+		llr_senc_batch b = x->b;
+		b.rng = &r;
+		llr_senc_run(x->s, &b, 1, &l, NULL, NULL, &e);
+	} else
+		llr_senc_run(x->s, &x->b, 0, &l, NULL, NULL, &e);
 	return l / (double)x->b.n;
 }
 
@@ -270,17 +280,22 @@ static void check_case(int kind, int task)
 	}
 	for (size_t i = 0; i < n; i++)
 		label[i] = (int32_t)llr_rng_below(&r, (uint64_t)K);
-	run_ctx x = {.s = s, .b = {.task = task, .n = n, .ids = ids, .off = off, .label = label}};
+	run_ctx x = {.s = s, .b = {.task = task, .n = n, .ids = ids, .off = off, .label = label}, .drop_seed = g_dropout > 0 ? 99 : 0};
 	llr_err e = {0};
 	size_t np = llr_senc_n_params(s);
 	memset(llr_senc_grads(s), 0, np * sizeof(float));
 	double l0;
-	CHECK_OK(llr_senc_run(s, &x.b, 1, &l0, NULL, NULL, &e));
+	llr_rng dr;
+	llr_rng_seed(&dr, 99);
+	llr_senc_batch b1 = x.b;
+	b1.rng = x.drop_seed ? &dr : NULL;
+	CHECK_OK(llr_senc_run(s, &b1, 1, &l0, NULL, NULL, &e));
 	CHECK(l0 > 0);
 	float *g = malloc(np * sizeof *g);
 	memcpy(g, llr_senc_grads(s), np * sizeof *g);
-	printf("# %s %s\n", llr_senc_encoder_name(kind), task == 1 ? "order" : task == 2 ? "next"
-	                                                                                 : "conj");
+	printf("# %s %s%s\n", llr_senc_encoder_name(kind), task == 1 ? "order" : task == 2 ? "next"
+	                                                                                   : "conj",
+	       g_dropout > 0 ? " with dropout" : "");
 	g_eps = kind == LLR_SENC_CBOW ? 1e-2 : 2e-3; /* max-pooling kinks */
 	for (int t = 0; t < llr_senc_n_tensors(); t++) {
 		size_t o = llr_senc_tensor(s, t, &nm, sh);
@@ -372,15 +387,82 @@ static void test_grad_bigru(void)
 	check_case(LLR_SENC_BIGRU, LLR_TASK_CONJ);
 }
 
+/* The loss and gradient of an ORDER batch of the 10 sentences: the sum
+ * of the gradient's magnitudes in *gsum. */
+static double order_pass(llr_senc *s, int grad, llr_rng *rng, double *gsum)
+{
+	static const int32_t lab[5] = {0, 1, 1, 0, 1};
+	llr_senc_batch b = {.task = LLR_TASK_ORDER, .n = 5, .ids = sids, .off = soff, .label = lab, .rng = rng};
+	llr_err e = {0};
+	size_t np = llr_senc_n_params(s);
+	memset(llr_senc_grads(s), 0, np * sizeof(float));
+	double l = NAN;
+	CHECK_OK(llr_senc_run(s, &b, grad, &l, NULL, NULL, &e));
+	*gsum = 0;
+	for (size_t i = 0; i < np; i++)
+		*gsum += fabs(llr_senc_grads(s)[i]);
+	return l;
+}
+
+/* Dropout on the encodings: only in a training pass given an rng, the
+ * same masks from the same draws, gradients that check out; a
+ * probability outside [0, 1) is refused. */
+static void test_dropout(void)
+{
+	for (int kind = LLR_SENC_CBOW; kind <= LLR_SENC_BIGRU; kind++) {
+		llr_csr *p0, *p1;
+		g_dropout = 0;
+		llr_senc *s0 = enc_new(kind, LLR_TASK_ALL, &p0, 5);
+		g_dropout = 0.5f;
+		llr_senc *s1 = enc_new(kind, LLR_TASK_ALL, &p1, 5);
+		g_dropout = 0;
+		llr_rng r, r2;
+		llr_rng_seed(&r, 8);
+		double g0, g1, g2;
+		/* evaluation, or training without an rng: no dropout */
+		CHECK(order_pass(s0, 0, &r, &g0) == order_pass(s1, 0, &r, &g1));
+		double l0 = order_pass(s0, 1, NULL, &g0), l1 = order_pass(s1, 1, NULL, &g1);
+		CHECK(l0 == l1 && g0 == g1 && g0 > 0);
+		/* training with an rng: another loss, repeated by the same draws */
+		llr_rng_seed(&r, 8);
+		l1 = order_pass(s1, 1, &r, &g1);
+		CHECK(l1 != l0 && isfinite(l1) && g1 != g0);
+		llr_rng_seed(&r2, 8);
+		CHECK(order_pass(s1, 1, &r2, &g2) == l1 && g2 == g1);
+		/* the model without dropout ignores the rng */
+		llr_rng_seed(&r, 8);
+		CHECK(order_pass(s0, 1, &r, &g2) == l0 && g2 == g0);
+		llr_senc_free(s0);
+		llr_senc_free(s1);
+		llr_csr_free(p0);
+		llr_csr_free(p1);
+	}
+	llr_err e = {0};
+	llr_csr *psi = llr_csr_identity(V, &e);
+	float bad[] = {1.0f, -0.1f, NAN};
+	for (int i = 0; i < 3; i++) {
+		llr_senc_config c = {.encoder = LLR_SENC_CBOW, .E = E, .tasks = LLR_TASK_ORDER, .dropout = bad[i]};
+		CHECK(llr_senc_new(&c, psi, &e) == NULL && e.code == LLR_EINVAL && strstr(e.msg, "dropout"));
+	}
+	llr_csr_free(psi);
+	/* gradient checks through the masks */
+	g_dropout = 0.4f;
+	check_case(LLR_SENC_CBOW, LLR_TASK_NEXT);
+	check_case(LLR_SENC_BIGRU, LLR_TASK_ORDER);
+	check_case(LLR_SENC_BIGRU, LLR_TASK_NEXT);
+	g_dropout = 0;
+}
+
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(6);
+	PLAN(7);
 	RUN(test_gru);
 	RUN(test_encode);
 	RUN(test_init_next);
 	RUN(test_grad_cbow);
 	RUN(test_grad_gru);
 	RUN(test_grad_bigru);
+	RUN(test_dropout);
 	DONE();
 }
