@@ -340,6 +340,7 @@ PY
 	run_err 1 '^train: r.bin: does not fit other.fz: vocabularies differ' train --resume r.bin other.fz
 	run_err 2 '^train: --hidden 32: the resumed model has hidden=16' train --resume r.bin --hidden 32 "$FZ"
 	run_err 2 '^train: --optim adam: the resumed model has optim=rmsprop' train --resume r.bin --optim adam "$FZ"
+	run_err 2 '^train: --dropout 0.2: the resumed model has dropout=0$' train --resume r.bin --dropout 0.2 "$FZ"
 	run_err 1 '^train: absent.bin: No such file' train --resume absent.bin "$FZ"
 	train -q $TINY --epochs 0 -o m0.bin "$FZ"
 	# a model file truncated in its state part

@@ -1104,6 +1104,13 @@ void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *
 		cli_usage_error(usage, "%s %s: the resumed model has %s=%s", opt, want, key, have ? have : "(none)");
 }
 
+void train_resume_dropout(train_opts *o, double have)
+{
+	if (o->set_dropout && fabs(o->dropout - have) > 1e-6)
+		cli_usage_error(usage, "--dropout %g: the resumed model has dropout=%g", o->dropout, have);
+	o->dropout = have;
+}
+
 double train_meta_num(const llr_meta *m, const char *key, double dflt)
 {
 	double v;
@@ -1167,15 +1174,13 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 	snprintf(buf, sizeof buf, "%d", o->max_len);
 	train_fixed_opt(o->set_max_len, "--max-len", m, "max_len", buf);
 	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
-	if (o->set_dropout && fabs(o->dropout - c->dropout) > 1e-6)
-		cli_usage_error(usage, "--dropout %g: the resumed model has dropout=%g", o->dropout, (double)c->dropout);
+	train_resume_dropout(o, c->dropout);
 	if (o->set_seed && (double)o->seed != train_meta_num(m, "seed", -1))
 		cli_usage_error(usage, "-s %llu: the resumed model has seed=%s", (unsigned long long)o->seed, llr_meta_get(m, "seed"));
 	o->output = c->output;
 	o->layers = c->layers;
 	o->hidden = c->hidden;
 	o->embed = c->embed;
-	o->dropout = c->dropout;
 	o->batch = (int)train_meta_num(m, "batch", o->batch);
 	o->max_len = (int)train_meta_num(m, "max_len", o->max_len);
 	train_resume_limits(o, m, ts);

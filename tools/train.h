@@ -192,6 +192,9 @@ int train_ngram(const train_opts *o);
  * number of the meta, or dflt. */
 extern const char *const train_usage;
 void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want);
+/* --resume: o->dropout becomes the model's (have); a different --dropout
+ * given is a usage error. */
+void train_resume_dropout(train_opts *o, double have);
 double train_meta_num(const llr_meta *m, const char *key, double dflt);
 /* The run's limits (patience, max_epochs, clip, min_improvement) into a
  * model's meta; on --resume, back from it for those not given, the

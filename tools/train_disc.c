@@ -147,14 +147,7 @@ static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t
 	if (T->dist->on) /* the summed gradient's rows are every rank's */
 		memset(T->g, 0, T->n * sizeof *T->g);
 	dist_step s = {0};
-	/* Dropout: distributed, every rank draws the same seed from the
-	 * shared state and makes its own masks from it and its rank, so the
-	 * state stays the same on all ranks (and in the checkpoint). */
-	llr_rng *rng = o->dropout > 0 ? &T->ts.rng : NULL, mine_rng;
-	if (rng && T->dist->on) {
-		llr_rng_seed(&mine_rng, llr_rng_u64(rng) ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(T->dist->rank + 1)));
-		rng = &mine_rng;
-	}
+	llr_rng mine_rng, *rng = dist_dropout_rng(T->dist, o->dropout > 0, &T->ts.rng, &mine_rng);
 	if (m) {
 		llr_senc_batch b;
 		dset_batch(&T->tr, t, T->mine, m, &T->buf, &b);
@@ -330,10 +323,7 @@ static void resume_model(dtrain *T, train_opts *o)
 	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
 	train_fixed_opt(o->set_seed, "-s", m, "seed", buf);
-	float p = llr_senc_cfg(T->m->enc)->dropout;
-	if (o->set_dropout && fabs(o->dropout - p) > 1e-6)
-		cli_usage_error(train_usage, "--dropout %g: the resumed model has dropout=%g", o->dropout, (double)p);
-	o->dropout = p;
+	train_resume_dropout(o, llr_senc_cfg(T->m->enc)->dropout);
 	int tasks = (int)train_meta_num(m, "tasks", 0);
 	if ((o->task & tasks) != tasks)
 		cli_usage_error(train_usage, "--task: the resumed model trains%s%s%s", tasks & 1 ? " order" : "",

@@ -821,14 +821,7 @@ static void share_grads(trainer *T, const pairs *tp, size_t k, dist_step *s)
 		idx = T->share;
 		nb = mine;
 	}
-	/* Dropout: distributed, every rank draws the same seed from the
-	 * shared state and makes its own masks from it and its rank, so the
-	 * state stays the same on all ranks (and in the checkpoint). */
-	llr_rng *rng = T->o->dropout > 0 ? &T->ts->rng : NULL, mine_rng;
-	if (rng && T->dist->on) {
-		llr_rng_seed(&mine_rng, llr_rng_u64(rng) ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(T->dist->rank + 1)));
-		rng = &mine_rng;
-	}
+	llr_rng mine_rng, *rng = dist_dropout_rng(T->dist, T->o->dropout > 0, &T->ts->rng, &mine_rng);
 	if (nb == 0)
 		return; /* fewer pairs in the batch than ranks */
 	llr_encdec_batch bt = make_batch(&T->bb, tp, idx, nb);

@@ -12,8 +12,9 @@
  * one-hot features give an ordinary lookup table.  All the weights are
  * one flat array (llr_senc_params) in the order of llr_senc_tensor; the
  * gradient array has the same layout.  Dropout, in training, zeroes
- * components of the encodings between the encoder and the heads.  Not here: reading pairs, batching,
- * the optimiser and model files (tools/train_disc.c, lib/lm/senc_model.c).
+ * components of the encodings between the encoder and the heads.  Not
+ * here: reading pairs, batching, the optimiser and model files
+ * (tools/train_disc.c, lib/lm/senc_model.c).
  */
 #include <math.h>
 #include <stdlib.h>
