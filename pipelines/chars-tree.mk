@@ -17,7 +17,9 @@
 # MAXTIME ends the runs within their first epoch (with --valid the file
 # would then hold the epoch-0 weights, the best validated so far).  Speed: SPEED_TOKENS
 # training tokens of each model (train --max-tokens), THREADS threads.
-# DROPOUT (train --dropout; none when empty) applies to every model.
+# DROPOUT (train --dropout; none when empty) applies to every model, and so
+# does LR_DECAY (train --lr-decay: the factor on the rate when validation
+# stalls; none when empty; it needs EARLY_STOP=yes).  The UD rows name both.
 #
 # Brown: `tok --from tagged -l`; every 20th sentence is test, the one
 # after it validation, the rest training; the vocabulary is every
@@ -39,6 +41,7 @@ LAYERS ?= 2
 BATCH ?= 32
 SEED ?= 1
 DROPOUT ?=
+LR_DECAY ?=
 THREADS ?= 2
 SPEED_TOKENS ?= 20000
 TREE_OUTPUTS ?= softmax classes tree
@@ -54,7 +57,8 @@ NET_OPTS = --threads $(THREADS) --seed $(SEED) --embed $(EMBED) --hidden $(HIDDE
 	--layers $(LAYERS) --batch $(BATCH) --progress 0 $(if $(DROPOUT),--dropout $(DROPOUT))
 EARLY_STOP ?= yes
 valid_opt = $(if $(filter yes,$(EARLY_STOP)),--valid $(1))
-TRAIN_OPTS = $(NET_OPTS) --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) -q
+TRAIN_OPTS = $(NET_OPTS) --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) \
+	$(if $(LR_DECAY),--lr-decay $(LR_DECAY)) -q
 
 .PHONY: all tree chars
 all: tree chars
@@ -117,9 +121,10 @@ $(U)/%.row: $(U)/%.model $(U)/test.tok
 	in=$(firstword $(subst -, ,$*)); out=$(patsubst $(firstword $(subst -, ,$*))-%,%,$*); \
 	np=$$($(call meta,$<,n_params)); ep=$$($(call meta,$<,epochs_done)); \
 	valid=$$($(call logppl,$<,$(U)/valid.tok)); test=$$($(call logppl,$<,$(U)/test.tok)); \
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" "$(or $(DROPOUT),0)" > $@
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" "$(or $(DROPOUT),0)" \
+		"$(or $(LR_DECAY),0)" > $@
 $(RESULTS)/chars.tsv: $(CHARS_ROWS:%=$(U)/%.row) | $(RESULTS)
-	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\tdropout\n'; cat $^; } > $@
+	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\tdropout\tlr_decay\n'; cat $^; } > $@
 $(RESULTS)/chars.png: $(CHARS_ROWS:%=$(U)/%.row) $(SCRIPTS)/valid-curves | $(RESULTS)/chars-tree-logs
 	for m in $(CHARS_ROWS); do cp $(U)/$$m.log.tsv $(RESULTS)/chars-tree-logs/ud-$$m.tsv; done
 	$(SCRIPTS)/valid-curves -t "UD French, paper setting: $(EMBED)-d embedding, $(LAYERS) x LSTM $(HIDDEN)" $@ \
