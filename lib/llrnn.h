@@ -1017,6 +1017,8 @@ typedef struct llr_senc_config {
 	int n_conj;  /* CONJ classes */
 	float dropout; /* in training, the probability of zeroing each
 	                * component of the encodings the heads read */
+	float word_dropout; /* in training, the probability of zeroing each
+	                     * word's embedding before the encoder */
 } llr_senc_config;
 
 typedef struct llr_senc llr_senc;
@@ -1045,7 +1047,8 @@ int llr_senc_n_tensors(void);
 size_t llr_senc_tensor(const llr_senc *s, int i, const char **name, int64_t shape[2]);
 
 /* Encode n sentences, sentence i the ids[off[i] .. off[i+1]) (vocabulary
- * ids of psi's rows), into out (n x D).  An empty sentence encodes as 0. */
+ * ids of psi's rows), into out (n x D).  An empty sentence encodes as 0.
+ * No dropout of either kind. */
 int llr_senc_encode(llr_senc *s, const int32_t *ids, const size_t *off, size_t n, float *out, llr_err *err);
 
 /* A batch of n examples of one task: sentences as in llr_senc_encode,
@@ -1064,8 +1067,9 @@ int llr_senc_task_classes(const llr_senc *s, int task);
 /* Scores the batch: *loss the summed cross-entropy (nats), *correct the
  * examples whose best class is the label, pred[n] the best classes (each
  * optional).  With grad, adds the gradient of the MEAN loss to the
- * gradient array; with grad and b->rng, the configuration's dropout
- * applies to the encodings (never without grad). */
+ * gradient array; with grad and b->rng, the configuration's word dropout
+ * applies to the words' embeddings and its dropout to the encodings
+ * (never without grad), the word masks drawn first. */
 int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, size_t *correct, int32_t *pred, llr_err *err);
 /* The row-sparse block of the last llr_senc_run's gradient (llr_rows):
  * the word embedding's rows (psi's columns) its sentences used, the only

@@ -27,7 +27,8 @@
 # elements are one paragraph, a looser unit) BIN
 # HIDDEN EMBED BATCH OPTIM LR EPOCHS PATIENCE MAX_TIME (per model;
 # MAX_TIME_<encoder> for one encoder's, see below) DROPOUT (train
-# --dropout on the sentence encodings, every encoder; empty: none) THREADS
+# --dropout on the sentence encodings, every encoder; empty: none)
+# WORD_DROPOUT (train --word-dropout on the words' embeddings, alike) THREADS
 # TOP SEED ENCODERS TASKS NEXT_STRIDE (empty: NEXT from disjoint blocks of
 # a paragraph; 1: disc-pairs --next-stride 1, a NEXT window at every
 # sentence, about 3 times the examples, overlapping) KDOC_EXCLUDE (the
@@ -70,6 +71,7 @@ OPTIM ?= adam
 LR ?= 0.001
 EPOCHS ?= 20
 DROPOUT ?=
+WORD_DROPOUT ?=
 PATIENCE ?= 2
 MAX_TIME ?= 5m
 THREADS ?= 1
@@ -137,7 +139,7 @@ $(W)/%.bin: $(W)/vocab.fz $(W)/train.pairs
 	$(BIN)/train --task $(lastword $(subst -, ,$*)) --encoder $(firstword $(subst -, ,$*)) \
 	    --features $(W)/vocab.fz --hidden $(HIDDEN) --embed $(EMBED) --batch $(BATCH) \
 	    --optim $(OPTIM) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) --max-time $(call max_time,$(firstword $(subst -, ,$*))) \
-	    $(if $(DROPOUT),--dropout $(DROPOUT)) --threads $(THREADS) -s $(SEED) --valid $(W)/valid.pairs -o $@ $(W)/train.pairs 2> $(W)/$*.train.log
+	    $(if $(DROPOUT),--dropout $(DROPOUT)) $(if $(WORD_DROPOUT),--word-dropout $(WORD_DROPOUT)) --threads $(THREADS) -s $(SEED) --valid $(W)/valid.pairs -o $@ $(W)/train.pairs 2> $(W)/$*.train.log
 
 $(W)/%.test: $(W)/%.bin $(W)/train.pairs
 	$(BIN)/score --task all --threads $(THREADS) -m $< $(W)/test.pairs > $@ 2> $(W)/$*.test.log
@@ -171,7 +173,7 @@ $(RESULTS)/discourse.png: $(RESULTS)/discourse.tsv $(SCRIPTS)/disc-plot
 # The report lists every training log, the probe's LL-RNN (lm.train.log)
 # among them: it waits for that model too.
 $(RESULTS)/discourse.md: $(RESULTS)/discourse.tsv $(W)/lm.bin
-	$(SCRIPTS)/disc-report $(W) $< "SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), $(TIME_SETTINGS), HIDDEN=$(HIDDEN), EMBED=$(EMBED), DROPOUT=$(or $(DROPOUT),0)" \
+	$(SCRIPTS)/disc-report $(W) $< "SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), $(TIME_SETTINGS), HIDDEN=$(HIDDEN), EMBED=$(EMBED), DROPOUT=$(or $(DROPOUT),0), WORD_DROPOUT=$(or $(WORD_DROPOUT),0)" \
 	    $(foreach f,$(SOURCES),"$(f)=$(call desc,$(f))") > $@
 
 # The genre probe: Brown sentences with their document's category.

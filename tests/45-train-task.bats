@@ -20,6 +20,17 @@ setup_file() {
 	train -q --task all --encoder bigru --features brown.fz --hidden 16 --embed 16 --epochs 2 --valid valid.tsv -o bigru.bin train.tsv
 }
 
+# score --task on model $1's task $2 (order, next, conj) over valid.tsv
+# finds the validation accuracy that training's pass, never dropping,
+# recorded for the kept epoch: scoring drops nothing either.
+scores_as_validated() {
+	local want task=$2
+	want=$(tar -xOf "$1" meta | sed -n "s/^valid_${task}_acc=//p" | xargs printf '%.2f')
+	run --separate-stderr score --task "$task" -m "$1" "$BATS_FILE_TMPDIR/valid.tsv"
+	assert_success
+	[[ "$stderr" == *"${task^^}: "*" examples, accuracy $want%"* ]] || { echo "want $want: $stderr"; false; }
+}
+
 @test "train --task: usage errors exit 2" {
 	cd "$BATS_FILE_TMPDIR"
 	run_err 2 "unknown task 'swap'" train --task swap --features brown.fz -o x.bin train.tsv
@@ -138,16 +149,36 @@ setup_file() {
 	run_err 2 "^train: --dropout 0.5: the resumed model has dropout=0.3$" train --task all --resume a.bin --dropout 0.5 "$d/train.tsv"
 	run_err 2 "^train: --dropout" train $A --dropout 1 -o c.bin "$d/train.tsv"
 	[ ! -e c.bin ]
-	# scoring never drops: score --task finds the validation accuracy the
-	# training's dropout-free validation pass recorded for the kept epoch
-	local want
-	want=$(tar -xOf a.bin meta | sed -n 's/^valid_order_acc=//p' | xargs printf '%.2f')
-	run --separate-stderr score --task order -m a.bin "$d/valid.tsv"
-	assert_success
-	[[ "$stderr" == *"ORDER: "*" examples, accuracy $want%"* ]] || { echo "want $want: $stderr"; false; }
+	scores_as_validated a.bin order
 	head -n 5 "$d/brown.tok" > five.tok
 	score --embed -m a.bin five.tok > v1
 	[ "$(wc -l < v1)" -eq 5 ]
+}
+
+@test "train --task --word-dropout: in the meta, seeded, resumed to the same bytes, fixed by the model, never in scoring" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	local A="--task all --encoder bigru --features $d/brown.fz --hidden 8 --embed 8 --threads 1 --valid $d/valid.tsv"
+	train -q $A --epochs 2 -o plain.bin "$d/train.tsv"
+	tar -xOf plain.bin meta | grep -qx 'word_dropout=0'
+	train -q $A --epochs 2 --word-dropout 0.2 -o a.bin "$d/train.tsv"
+	train -q $A --epochs 2 --word-dropout 0.2 -o b.bin "$d/train.tsv"
+	tar -xOf a.bin meta | grep -qx 'word_dropout=0.2'
+	tar -xOf a.bin meta | grep -qx 'dropout=0'
+	cmp a.bin b.bin
+	! cmp -s a.bin plain.bin || false
+	# with dropout as well; the random state of both kinds of mask is in the checkpoint
+	train -q $A --epochs 2 --word-dropout 0.2 --dropout 0.3 -o both.bin "$d/train.tsv"
+	! cmp -s both.bin a.bin || false
+	train -q $A --epochs 1 --word-dropout 0.2 --dropout 0.3 -o part.bin "$d/train.tsv"
+	train -q --task all --resume part.bin --threads 1 --epochs 2 --valid "$d/valid.tsv" "$d/train.tsv"
+	cmp part.bin both.bin
+	run_err 2 "^train: --word-dropout 0.5: the resumed model has word_dropout=0.2$" \
+		train --task all --resume a.bin --word-dropout 0.5 "$d/train.tsv"
+	run_err 2 "^train: --word-dropout" train $A --word-dropout 1 -o c.bin "$d/train.tsv"
+	run_err 2 "^train: --word-dropout: for the discourse encoders only \\(--task\\)$" train --word-dropout 0.2 -o c.bin "$d/brown.fz"
+	[ ! -e c.bin ]
+	scores_as_validated a.bin next
 }
 
 @test "train --task --resume: options the model fixes, another vocabulary, another family are refused" {

@@ -115,15 +115,16 @@ tiny_deb() {
 	[[ "$(grep -A3 -- '--encoder bigru' <<<"$output")" == *"--max-time 7m"* ]]
 }
 
-@test "discourse.mk: DROPOUT reaches every encoder's training, none without it" {
+@test "discourse.mk: DROPOUT and WORD_DROPOUT reach every encoder's training, none without them" {
 	local w="$BATS_TEST_TMPDIR/w"
-	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb DROPOUT=0.5 \
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb DROPOUT=0.5 WORD_DROPOUT=0.1 \
 		"$w/bigru-next.bin" "$w/gru-order.bin" "$w/cbow-all.bin"
 	assert_success
 	[ "$(grep -c -- '--dropout 0.5 ' <<<"$output")" -eq 3 ]
+	[ "$(grep -c -- '--word-dropout 0.1 ' <<<"$output")" -eq 3 ]
 	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb "$w/bigru-next.bin"
 	assert_success
-	[[ "$output" == *"--encoder bigru"* && "$output" != *"--dropout"* ]]
+	[[ "$output" == *"--encoder bigru"* && "$output" != *"-dropout"* ]]
 }
 
 @test "discourse.mk: the Debian manuals of DOC_SOURCES are sources by default, each fetched and read alike" {

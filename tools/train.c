@@ -38,7 +38,7 @@ static const char usage[] =
     "             [--memory SIZE] [file ...]\n"
     "       train --task order|next|conj|all --features stream|--resume model\n"
     "             [--encoder cbow|gru|bigru] [-q] [-o model] [-s seed] [--hidden n]\n"
-    "             [--embed n] [--dropout p] [--batch n]\n"
+    "             [--embed n] [--dropout p] [--word-dropout p] [--batch n]\n"
     "             [--optim rmsprop|adam|sgd] [--lr x] [--clip x] [--valid pairs]\n"
     "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
     "             [--threads n] [--distributed] [pairs]\n"
@@ -79,6 +79,7 @@ enum {
 	O_TASK,
 	O_ENCODER,
 	O_FEATURES,
+	O_WORD_DROPOUT,
 };
 
 static double parse_duration(const char *s)
@@ -135,6 +136,10 @@ static void disc_opt(int c, const char *arg, train_opts *o)
 		o->set_encoder = 1;
 		break;
 	case O_FEATURES: o->features = arg; break;
+	case O_WORD_DROPOUT:
+		o->word_dropout = cli_parse_double(usage, "--word-dropout", arg, 0, 0.95);
+		o->set_word_dropout = 1;
+		break;
 	}
 }
 
@@ -176,6 +181,7 @@ static const struct option train_options[] = {
     {"task", required_argument, NULL, O_TASK},
     {"encoder", required_argument, NULL, O_ENCODER},
     {"features", required_argument, NULL, O_FEATURES},
+    {"word-dropout", required_argument, NULL, O_WORD_DROPOUT},
     LMX_OPTIONS,
     SCHED_OPTIONS,
     CLI_COMMON_OPTIONS,
@@ -320,6 +326,8 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 	lmx_check(o, usage);
 	if (o->family == TRAIN_DISC && (o->sched.set_decay || o->sched.set_patience || o->sched.set_max))
 		cli_usage_error(usage, "--lr-decay, --lr-patience and --lr-decays: not for the discourse encoders (--task)");
+	if (o->family != TRAIN_DISC && o->set_word_dropout)
+		cli_usage_error(usage, "--word-dropout: for the discourse encoders only (--task)");
 	if (o->sched.decay > 0 && !o->valid)
 		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
 	if (k < argc)

@@ -158,6 +158,8 @@ typedef struct train_opts {
 	int encoder;          /* LLR_SENC_* */
 	int set_encoder;      /* --encoder given */
 	const char *features; /* featurize stream: vocabulary and psi */
+	double word_dropout;  /* --word-dropout */
+	int set_word_dropout;
 	train_lmx x;
 } train_opts;
 

@@ -147,7 +147,7 @@ static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t
 	if (T->dist->on) /* the summed gradient's rows are every rank's */
 		memset(T->g, 0, T->n * sizeof *T->g);
 	dist_step s = {0};
-	llr_rng mine_rng, *rng = dist_dropout_rng(T->dist, o->dropout > 0, &T->ts.rng, &mine_rng);
+	llr_rng mine_rng, *rng = dist_dropout_rng(T->dist, o->dropout > 0 || o->word_dropout > 0, &T->ts.rng, &mine_rng);
 	if (m) {
 		llr_senc_batch b;
 		dset_batch(&T->tr, t, T->mine, m, &T->buf, &b);
@@ -324,6 +324,10 @@ static void resume_model(dtrain *T, train_opts *o)
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
 	train_fixed_opt(o->set_seed, "-s", m, "seed", buf);
 	train_resume_dropout(o, llr_senc_cfg(T->m->enc)->dropout);
+	double wd = llr_senc_cfg(T->m->enc)->word_dropout;
+	if (o->set_word_dropout && fabs(o->word_dropout - wd) > 1e-6)
+		cli_usage_error(train_usage, "--word-dropout %g: the resumed model has word_dropout=%g", o->word_dropout, wd);
+	o->word_dropout = wd;
 	int tasks = (int)train_meta_num(m, "tasks", 0);
 	if ((o->task & tasks) != tasks)
 		cli_usage_error(train_usage, "--task: the resumed model trains%s%s%s", tasks & 1 ? " order" : "",
@@ -362,7 +366,8 @@ static void resume_model(dtrain *T, train_opts *o)
 static void new_encoder(dtrain *T, const train_opts *o)
 {
 	llr_err e = {0};
-	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .n_conj = T->m->n_conj, .dropout = (float)o->dropout};
+	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .n_conj = T->m->n_conj, .dropout = (float)o->dropout,
+	                     .word_dropout = (float)o->word_dropout};
 	if (!(T->m->enc = llr_senc_new(&c, T->m->lex->psi ? T->m->lex->psi : T->m->lex->phi, &e)))
 		cli_die_err(&e);
 	llr_rng r;

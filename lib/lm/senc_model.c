@@ -26,7 +26,7 @@ void llr_senc_model_free(llr_senc_model *m)
 
 static int derived_key(const char *k)
 {
-	static const char *own[] = {"format", "version", "kind", "family", "encoder", "embed", "hidden", "tasks", "conj_classes", "n_params", "dropout", NULL};
+	static const char *own[] = {"format", "version", "kind", "family", "encoder", "embed", "hidden", "tasks", "conj_classes", "n_params", "dropout", "word_dropout", NULL};
 	for (int i = 0; own[i]; i++)
 		if (!strcmp(k, own[i]))
 			return 1;
@@ -48,6 +48,7 @@ static int build_meta(const llr_senc_model *m, llr_meta *meta)
 	    (rc = llr_meta_setf(meta, "embed", "%d", c->E)) < 0 || (rc = llr_meta_setf(meta, "hidden", "%d", c->H)) < 0 ||
 	    (rc = llr_meta_setf(meta, "tasks", "%d", c->tasks)) < 0 ||
 	    (rc = llr_meta_setf(meta, "dropout", "%g", (double)c->dropout)) < 0 ||
+	    (rc = llr_meta_setf(meta, "word_dropout", "%g", (double)c->word_dropout)) < 0 ||
 	    (rc = llr_meta_setf(meta, "n_params", "%zu", llr_senc_n_params(m->enc))) < 0)
 		return rc;
 	if (c->tasks & LLR_TASK_CONJ) {
@@ -130,6 +131,17 @@ static int get_int(const llr_meta *meta, const char *path, const char *key, int6
 	return LLR_OK;
 }
 
+/* A probability in [0, 1) of key; 0 when the key is missing (a model
+ * written before that kind of dropout existed has none). */
+static int get_prob(const llr_meta *meta, const char *path, const char *key, float *out, llr_err *err)
+{
+	double p = 0;
+	if (llr_meta_get(meta, key) && (llr_meta_get_f64(meta, key, &p, NULL) < 0 || !(p >= 0 && p < 1)))
+		return llr_err_set(err, LLR_EFORMAT, "%s: %s=%s is not a probability in [0, 1)", path, key, llr_meta_get(meta, key));
+	*out = (float)p;
+	return LLR_OK;
+}
+
 static int parse_conj(llr_senc_model *m, const char *path, const char *list, llr_err *err)
 {
 	if (!list)
@@ -176,11 +188,9 @@ static int load(llr_tensor_reader *r, const char *path, llr_senc_model *m, llr_t
 		return rc;
 	if ((c.tasks & LLR_TASK_CONJ) && (rc = parse_conj(m, path, llr_meta_get(meta, "conj_classes"), err)) < 0)
 		return rc;
-	/* a model written before dropout existed has none */
-	double p = 0;
-	if (llr_meta_get(meta, "dropout") && (llr_meta_get_f64(meta, "dropout", &p, NULL) < 0 || !(p >= 0 && p < 1)))
-		return llr_err_set(err, LLR_EFORMAT, "%s: dropout=%s is not a probability in [0, 1)", path, llr_meta_get(meta, "dropout"));
-	c.dropout = (float)p;
+	if ((rc = get_prob(meta, path, "dropout", &c.dropout, err)) < 0 ||
+	    (rc = get_prob(meta, path, "word_dropout", &c.word_dropout, err)) < 0)
+		return rc;
 	c.n_conj = m->n_conj;
 	if ((rc = llr_lexicon_read(r, &m->lex, err)) < 0)
 		return prefixed(err, path);

@@ -12,7 +12,10 @@
  * one-hot features give an ordinary lookup table.  All the weights are
  * one flat array (llr_senc_params) in the order of llr_senc_tensor; the
  * gradient array has the same layout.  Dropout, in training, zeroes
- * components of the encodings between the encoder and the heads.  Not
+ * components of the encodings between the encoder and the heads; word
+ * dropout zeroes whole words' embeddings before the encoder (the same
+ * words in both directions of the BiGRU), the others scaled by 1 / (1 -
+ * p) as dropout scales.  Not
  * here: reading pairs, batching, the optimiser and model files
  * (tools/train_disc.c, lib/lm/senc_model.c).
  */
@@ -56,7 +59,8 @@ static const char *const tnames[T_N] = {
 
 /* One direction's saved forward pass. */
 typedef struct dir_ws {
-	int32_t *in; /* N packed input ids */
+	int32_t *in;  /* N packed input ids */
+	size_t *pos;  /* N: the packed row's token, counted from the first */
 	float *X;    /* N x E */
 	float *a, *c, *g, *h;
 	int32_t *arg; /* n x H: the packed row each pooled maximum came from */
@@ -80,13 +84,15 @@ struct llr_senc {
 	size_t *cnt;  /* T + 1: the sort by length */
 	const int32_t *ids;
 	const size_t *soff;
+	const float *wm; /* word dropout: N, 0 or 1 / (1 - p) a token; NULL: none */
 	dir_ws d[2];
 	float *dh, *da, *dc, *dX; /* backward scratch */
 	size_t cap_n, cap_N, cap_T;
 	/* heads */
 	float *enc, *denc, *U, *Vv, *UW, *dUW, *dU, *p;
 	float *mask; /* dropout: 0 or 1 / (1 - p) per component of enc */
-	size_t cap_enc, cap_head;
+	float *wmask; /* word dropout: the mask of llr_senc_run's tokens */
+	size_t cap_enc, cap_head, cap_wmask;
 	/* llr_senc_rows */
 	unsigned char *rmark; /* psi->cols zeros between calls */
 	int32_t *rrow;        /* psi->cols */
@@ -133,6 +139,10 @@ llr_senc *llr_senc_new(const llr_senc_config *c, const llr_csr *psi, llr_err *er
 	}
 	if (!(c->dropout >= 0.0f && c->dropout < 1.0f)) {
 		llr_err_set(err, LLR_EINVAL, "dropout %g: must be in [0, 1)", (double)c->dropout);
+		return NULL;
+	}
+	if (!(c->word_dropout >= 0.0f && c->word_dropout < 1.0f)) {
+		llr_err_set(err, LLR_EINVAL, "word dropout %g: must be in [0, 1)", (double)c->word_dropout);
 		return NULL;
 	}
 	if (!psi || psi->cols < 1) {
@@ -193,6 +203,7 @@ llr_senc *llr_senc_new(const llr_senc_config *c, const llr_csr *psi, llr_err *er
 static void dir_free(dir_ws *d)
 {
 	free(d->in);
+	free(d->pos);
 	free(d->X);
 	free(d->a);
 	free(d->c);
@@ -220,6 +231,7 @@ void llr_senc_free(llr_senc *s)
 	free(s->enc);
 	free(s->denc);
 	free(s->mask);
+	free(s->wmask);
 	free(s->U);
 	free(s->Vv);
 	free(s->UW);
@@ -317,6 +329,7 @@ static int grow(llr_senc *s, size_t n, size_t N, int T, llr_err *err)
 		for (int k = 0; k < 2; k++) {
 			dir_ws *d = &s->d[k];
 			GROW(d->in, s->cap_N, N, "in");
+			GROW(d->pos, s->cap_N, N, "pos");
 			GROW(d->X, s->cap_N * E, N * E, "X");
 			GROW(d->a, s->cap_N * G, N * G, "a");
 			GROW(d->c, s->cap_N * G, N * G, "c");
@@ -332,8 +345,21 @@ static int grow(llr_senc *s, size_t n, size_t N, int T, llr_err *err)
 	return LLR_OK;
 }
 
-/* One direction of the recurrent encoder: packed ids, embeddings, GRU,
- * max-pooling into out columns [col, col + H). */
+/* Word dropout's scaling of n embedding rows X, row r token pos[r] (pos
+ * NULL: token r): forward on the embeddings, backward on their gradient. */
+static void word_mask(const llr_senc *s, float *X, const size_t *pos, size_t n)
+{
+	int E = s->c.E;
+	for (size_t r = 0; s->wm && r < n; r++) {
+		float m = s->wm[pos ? pos[r] : r];
+		if (m != 1.0f)
+			for (int j = 0; j < E; j++)
+				X[r * E + j] *= m;
+	}
+}
+
+/* One direction of the recurrent encoder: packed ids, embeddings (word
+ * dropout's mask applied), GRU, max-pooling into out columns [col, col + H). */
 static void gru_dir(llr_senc *s, int k, float *out, int col)
 {
 	dir_ws *d = &s->d[k];
@@ -343,10 +369,13 @@ static void gru_dir(llr_senc *s, int k, float *out, int col)
 		for (int b = 0; b < s->rows[t]; b++) {
 			size_t i = s->perm[b];
 			int L = s->len[b];
-			d->in[p++] = s->ids[s->soff[i] + (size_t)(k ? L - 1 - t : t)];
+			d->pos[p] = s->soff[i] + (size_t)(k ? L - 1 - t : t) - s->soff[0];
+			d->in[p] = s->ids[s->soff[0] + d->pos[p]];
+			p++;
 		}
 	const float *w = s->w;
 	llr_embed_forward(s->psi, w + s->off[T_EMB], NULL, E, d->in, s->N, d->X);
+	word_mask(s, d->X, d->pos, s->N);
 	int o = k ? T_BWX - T_FWX : 0;
 	llr_gru_io io = {.T = s->T, .Din = E, .H = H, .rows = s->rows, .wx = w + s->off[T_FWX + o], .wh = w + s->off[T_FWH + o], .bx = w + s->off[T_FBX + o], .bh = w + s->off[T_FBH + o], .a = d->a, .c = d->c, .g = d->g, .h = d->h};
 	llr_gru_forward(&io, d->X);
@@ -374,7 +403,8 @@ static void gru_dir(llr_senc *s, int k, float *out, int col)
 		}
 }
 
-int llr_senc_encode(llr_senc *s, const int32_t *ids, const size_t *off, size_t n, float *out, llr_err *err)
+/* llr_senc_encode with word dropout's mask wm (NULL: none). */
+static int encode(llr_senc *s, const int32_t *ids, const size_t *off, size_t n, const float *wm, float *out, llr_err *err)
 {
 	int D = s->D, E = s->c.E;
 	size_t N = off[n] - off[0];
@@ -390,8 +420,10 @@ int llr_senc_encode(llr_senc *s, const int32_t *ids, const size_t *off, size_t n
 	s->T = T;
 	s->ids = ids;
 	s->soff = off;
+	s->wm = wm;
 	if (s->c.encoder == LLR_SENC_CBOW) {
 		llr_embed_forward(s->psi, s->w + s->off[T_EMB], NULL, E, ids + off[0], N, s->d[0].X);
+		word_mask(s, s->d[0].X, NULL, N);
 		for (size_t i = 0; i < n; i++) {
 			float *v = out + i * (size_t)D;
 			memset(v, 0, (size_t)D * sizeof *v);
@@ -428,6 +460,11 @@ int llr_senc_encode(llr_senc *s, const int32_t *ids, const size_t *off, size_t n
 	return LLR_OK;
 }
 
+int llr_senc_encode(llr_senc *s, const int32_t *ids, const size_t *off, size_t n, float *out, llr_err *err)
+{
+	return encode(s, ids, off, n, NULL, out, err);
+}
+
 static void gru_dir_backward(llr_senc *s, int k, const float *dout, int col)
 {
 	dir_ws *d = &s->d[k];
@@ -445,6 +482,7 @@ static void gru_dir_backward(llr_senc *s, int k, const float *dout, int col)
 	const float *w = s->w;
 	llr_gru_io io = {.T = s->T, .Din = E, .H = H, .rows = s->rows, .wx = w + s->off[T_FWX + o], .wh = w + s->off[T_FWH + o], .bx = w + s->off[T_FBX + o], .bh = w + s->off[T_FBH + o], .a = d->a, .c = d->c, .g = d->g, .h = d->h};
 	llr_gru_backward(&io, d->X, s->dh, s->da, s->dc, s->dX, g + s->off[T_FWX + o], g + s->off[T_FWH + o], g + s->off[T_FBX + o], g + s->off[T_FBH + o]);
+	word_mask(s, s->dX, d->pos, s->N);
 	llr_embed_backward(s->psi, E, d->in, s->N, s->dX, g + s->off[T_EMB], NULL);
 }
 
@@ -458,6 +496,7 @@ void llr_senc_backward(llr_senc *s, const float *dout)
 		for (size_t i = 0; i < s->n; i++)
 			for (size_t p = s->soff[i]; p < s->soff[i + 1]; p++)
 				memcpy(s->dX + (p - o) * E, dout + i * (size_t)D, (size_t)E * sizeof *s->dX);
+		word_mask(s, s->dX, NULL, s->N);
 		llr_embed_backward(s->psi, E, s->ids + o, s->N, s->dX, s->grad + s->off[T_EMB], NULL);
 		return;
 	}
@@ -534,7 +573,19 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 	GROW(s->p, s->cap_head, need_head, "p");
 	if (need_head > s->cap_head)
 		s->cap_head = need_head;
-	int rc = llr_senc_encode(s, b->ids, b->off, ns, s->enc, err);
+	/* word dropout's draws (one a token), then dropout's (one a component) */
+	size_t ntok = b->off[ns] - b->off[0];
+	const float *wm = NULL;
+	if (grad && b->rng && s->c.word_dropout > 0.0f) {
+		GROW(s->wmask, s->cap_wmask, ntok ? ntok : 1, "wmask");
+		if (ntok > s->cap_wmask)
+			s->cap_wmask = ntok;
+		float q = s->c.word_dropout, keep = 1.0f / (1.0f - q);
+		for (size_t k = 0; k < ntok; k++)
+			s->wmask[k] = llr_rng_uniform(b->rng) < q ? 0.0f : keep;
+		wm = s->wmask;
+	}
+	int rc = encode(s, b->ids, b->off, ns, wm, s->enc, err);
 	if (rc < 0)
 		return rc;
 	int drop = grad && b->rng && s->c.dropout > 0.0f;

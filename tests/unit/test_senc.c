@@ -109,13 +109,14 @@ static const int32_t sids[] = {1, 2, 3, 4, 5, /**/ 6, 7, /**/ 8, 9, 10, 1, 2, 3,
 static const size_t soff[] = {0, 5, 7, 14, 15, 18, 22, 25, 30, 32, 38};
 #define NS 10
 
-static float g_dropout; /* of the encoders enc_new makes */
+static float g_dropout, g_word_dropout; /* of the encoders enc_new makes */
 
 static llr_senc *enc_new(int kind, int tasks, llr_csr **psi, uint64_t seed)
 {
 	llr_err e = {0};
 	*psi = llr_csr_identity(V, &e);
-	llr_senc_config c = {.encoder = kind, .E = E, .H = H, .tasks = tasks, .n_conj = NCONJ, .dropout = g_dropout};
+	llr_senc_config c = {.encoder = kind, .E = E, .H = H, .tasks = tasks, .n_conj = NCONJ, .dropout = g_dropout,
+	                     .word_dropout = g_word_dropout};
 	llr_senc *s = llr_senc_new(&c, *psi, &e);
 	CHECK(s != NULL);
 	llr_rng r;
@@ -280,7 +281,7 @@ static void check_case(int kind, int task)
 	}
 	for (size_t i = 0; i < n; i++)
 		label[i] = (int32_t)llr_rng_below(&r, (uint64_t)K);
-	run_ctx x = {.s = s, .b = {.task = task, .n = n, .ids = ids, .off = off, .label = label}, .drop_seed = g_dropout > 0 ? 99 : 0};
+	run_ctx x = {.s = s, .b = {.task = task, .n = n, .ids = ids, .off = off, .label = label}, .drop_seed = g_dropout > 0 || g_word_dropout > 0 ? 99 : 0};
 	llr_err e = {0};
 	size_t np = llr_senc_n_params(s);
 	memset(llr_senc_grads(s), 0, np * sizeof(float));
@@ -295,8 +296,8 @@ static void check_case(int kind, int task)
 	memcpy(g, llr_senc_grads(s), np * sizeof *g);
 	printf("# %s %s%s\n", llr_senc_encoder_name(kind), task == 1 ? "order" : task == 2 ? "next"
 	                                                                                   : "conj",
-	       g_dropout > 0 ? " with dropout" : "");
-	g_eps = kind == LLR_SENC_CBOW ? 1e-2 : 2e-3; /* max-pooling kinks */
+	       g_dropout > 0 ? " with dropout" : g_word_dropout > 0 ? " with word dropout" : "");
+	g_eps = kind == LLR_SENC_CBOW ? 1e-2 : 1e-3; /* max-pooling kinks (2e-3 crosses one under word dropout) */
 	for (int t = 0; t < llr_senc_n_tensors(); t++) {
 		size_t o = llr_senc_tensor(s, t, &nm, sh);
 		size_t cnt = (size_t)(sh[0] * sh[1]);
@@ -404,18 +405,19 @@ static double order_pass(llr_senc *s, int grad, llr_rng *rng, double *gsum)
 	return l;
 }
 
-/* Dropout on the encodings: only in a training pass given an rng, the
- * same masks from the same draws, gradients that check out; a
- * probability outside [0, 1) is refused. */
-static void test_dropout(void)
+/* A kind of dropout, *knob (g_dropout or g_word_dropout) set to 0.5 for
+ * the encoders it makes: only in a training pass given an rng, the same
+ * masks from the same draws, ignored by a model without it; its draws
+ * leave the rng as a fresh one after draws uniforms (when draws > 0); a
+ * probability outside [0, 1) refused with a message naming what. */
+static void mask_props(float *knob, size_t draws, const char *what)
 {
 	for (int kind = LLR_SENC_CBOW; kind <= LLR_SENC_BIGRU; kind++) {
 		llr_csr *p0, *p1;
-		g_dropout = 0;
 		llr_senc *s0 = enc_new(kind, LLR_TASK_ALL, &p0, 5);
-		g_dropout = 0.5f;
+		*knob = 0.5f;
 		llr_senc *s1 = enc_new(kind, LLR_TASK_ALL, &p1, 5);
-		g_dropout = 0;
+		*knob = 0;
 		llr_rng r, r2;
 		llr_rng_seed(&r, 8);
 		double g0, g1, g2;
@@ -429,6 +431,13 @@ static void test_dropout(void)
 		CHECK(l1 != l0 && isfinite(l1) && g1 != g0);
 		llr_rng_seed(&r2, 8);
 		CHECK(order_pass(s1, 1, &r2, &g2) == l1 && g2 == g1);
+		if (draws) { /* so many draws, nothing else */
+			llr_rng r3;
+			llr_rng_seed(&r3, 8);
+			for (size_t k = 0; k < draws; k++)
+				llr_rng_uniform(&r3);
+			CHECK(llr_rng_u64(&r2) == llr_rng_u64(&r3));
+		}
 		/* the model without dropout ignores the rng */
 		llr_rng_seed(&r, 8);
 		CHECK(order_pass(s0, 1, &r, &g2) == l0 && g2 == g0);
@@ -441,11 +450,18 @@ static void test_dropout(void)
 	llr_csr *psi = llr_csr_identity(V, &e);
 	float bad[] = {1.0f, -0.1f, NAN};
 	for (int i = 0; i < 3; i++) {
-		llr_senc_config c = {.encoder = LLR_SENC_CBOW, .E = E, .tasks = LLR_TASK_ORDER, .dropout = bad[i]};
-		CHECK(llr_senc_new(&c, psi, &e) == NULL && e.code == LLR_EINVAL && strstr(e.msg, "dropout"));
+		llr_senc_config c = {.encoder = LLR_SENC_CBOW, .E = E, .tasks = LLR_TASK_ORDER};
+		*(knob == &g_dropout ? &c.dropout : &c.word_dropout) = bad[i];
+		CHECK(llr_senc_new(&c, psi, &e) == NULL && e.code == LLR_EINVAL && strstr(e.msg, what));
 	}
 	llr_csr_free(psi);
-	/* gradient checks through the masks */
+}
+
+/* Dropout on the encodings: mask_props, and gradient checks through the
+ * masks. */
+static void test_dropout(void)
+{
+	mask_props(&g_dropout, 0, "dropout");
 	g_dropout = 0.4f;
 	check_case(LLR_SENC_CBOW, LLR_TASK_NEXT);
 	check_case(LLR_SENC_BIGRU, LLR_TASK_ORDER);
@@ -453,10 +469,26 @@ static void test_dropout(void)
 	g_dropout = 0;
 }
 
+/* Word dropout on the embeddings: mask_props with one draw a token of the
+ * batch; gradient checks through the masks (both directions of the
+ * BiGRU), and with dropout as well. */
+static void test_word_dropout(void)
+{
+	mask_props(&g_word_dropout, soff[10] - soff[0], "word dropout");
+	g_word_dropout = 0.4f;
+	check_case(LLR_SENC_CBOW, LLR_TASK_NEXT);
+	check_case(LLR_SENC_GRU, LLR_TASK_CONJ);
+	check_case(LLR_SENC_BIGRU, LLR_TASK_ORDER);
+	check_case(LLR_SENC_BIGRU, LLR_TASK_NEXT);
+	g_dropout = 0.3f;
+	check_case(LLR_SENC_BIGRU, LLR_TASK_CONJ);
+	g_dropout = g_word_dropout = 0;
+}
+
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(7);
+	PLAN(8);
 	RUN(test_gru);
 	RUN(test_encode);
 	RUN(test_init_next);
@@ -464,5 +496,6 @@ int main(void)
 	RUN(test_grad_gru);
 	RUN(test_grad_bigru);
 	RUN(test_dropout);
+	RUN(test_word_dropout);
 	DONE();
 }
