@@ -1380,7 +1380,8 @@ static void open_or_closed(const train_opts *o, train_open *op, llr_model *model
 			tc->ids[i] = x->unk_id;
 	if (!o->quiet)
 		cli_warn("%lld training tokens outside the vocabulary trained as <unk> (%s)", (long long)outside,
-		         o->closed ? "--closed" : llr_net_cfg(model->net)->output != LLR_OUT_LOGLINEAR ? "not a log-linear output" : "no open vocabulary for this input");
+		         o->closed ? "--closed" : llr_net_cfg(model->net)->output != LLR_OUT_LOGLINEAR ? "not a log-linear output"
+		                                                                                       : "no open vocabulary for this input");
 }
 
 /* The LSTM language model family: read the corpus, build or resume the

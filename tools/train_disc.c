@@ -366,8 +366,7 @@ static void resume_model(dtrain *T, train_opts *o)
 static void new_encoder(dtrain *T, const train_opts *o)
 {
 	llr_err e = {0};
-	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .n_conj = T->m->n_conj, .dropout = (float)o->dropout,
-	                     .word_dropout = (float)o->word_dropout};
+	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .n_conj = T->m->n_conj, .dropout = (float)o->dropout, .word_dropout = (float)o->word_dropout};
 	if (!(T->m->enc = llr_senc_new(&c, T->m->lex->psi ? T->m->lex->psi : T->m->lex->phi, &e)))
 		cli_die_err(&e);
 	llr_rng r;

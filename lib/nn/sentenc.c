@@ -59,8 +59,8 @@ static const char *const tnames[T_N] = {
 
 /* One direction's saved forward pass. */
 typedef struct dir_ws {
-	int32_t *in;  /* N packed input ids */
-	size_t *pos;  /* N: the packed row's token, counted from the first */
+	int32_t *in; /* N packed input ids */
+	size_t *pos; /* N: the packed row's token, counted from the first */
 	float *X;    /* N x E */
 	float *a, *c, *g, *h;
 	int32_t *arg; /* n x H: the packed row each pooled maximum came from */
@@ -90,7 +90,7 @@ struct llr_senc {
 	size_t cap_n, cap_N, cap_T;
 	/* heads */
 	float *enc, *denc, *U, *Vv, *UW, *dUW, *dU, *p;
-	float *mask; /* dropout: 0 or 1 / (1 - p) per component of enc */
+	float *mask;  /* dropout: 0 or 1 / (1 - p) per component of enc */
 	float *wmask; /* word dropout: the mask of llr_senc_run's tokens */
 	size_t cap_enc, cap_head, cap_wmask;
 	/* llr_senc_rows */

@@ -115,8 +115,7 @@ static llr_senc *enc_new(int kind, int tasks, llr_csr **psi, uint64_t seed)
 {
 	llr_err e = {0};
 	*psi = llr_csr_identity(V, &e);
-	llr_senc_config c = {.encoder = kind, .E = E, .H = H, .tasks = tasks, .n_conj = NCONJ, .dropout = g_dropout,
-	                     .word_dropout = g_word_dropout};
+	llr_senc_config c = {.encoder = kind, .E = E, .H = H, .tasks = tasks, .n_conj = NCONJ, .dropout = g_dropout, .word_dropout = g_word_dropout};
 	llr_senc *s = llr_senc_new(&c, *psi, &e);
 	CHECK(s != NULL);
 	llr_rng r;
@@ -296,7 +295,8 @@ static void check_case(int kind, int task)
 	memcpy(g, llr_senc_grads(s), np * sizeof *g);
 	printf("# %s %s%s\n", llr_senc_encoder_name(kind), task == 1 ? "order" : task == 2 ? "next"
 	                                                                                   : "conj",
-	       g_dropout > 0 ? " with dropout" : g_word_dropout > 0 ? " with word dropout" : "");
+	       g_dropout > 0 ? " with dropout" : g_word_dropout > 0 ? " with word dropout"
+	                                                            : "");
 	g_eps = kind == LLR_SENC_CBOW ? 1e-2 : 1e-3; /* max-pooling kinks (2e-3 crosses one under word dropout) */
 	for (int t = 0; t < llr_senc_n_tensors(); t++) {
 		size_t o = llr_senc_tensor(s, t, &nm, sh);
