@@ -10,7 +10,10 @@
  * the row, the signature is taken out of that draw and the token drawn
  * again.  Other models with a spelling model: a drawn <unk> becomes a
  * string outside V' drawn from q, with log p(<unk> | K) + ln q(w), as
- * score gives it; after --spell-tries draws all in V' it stays <unk>.
+ * score gives it; after --spell-tries draws all in V', <unk> is taken out
+ * of that draw in the same way.  So no open mode prints the string
+ * "<unk>", which score would read as a string outside V' (its own
+ * probability, not p(<unk> | K)); greedy and beam search leave it out too.
  */
 #include "gen_open.h"
 
@@ -52,6 +55,8 @@ void genopen_mask(const genopen *o, float *row)
 {
 	for (int32_t x = o->V; x < o->W; x++)
 		row[x] = -INFINITY;
+	if (o->mode == GOPEN_SPELL && o->unk >= 0)
+		row[o->unk] = -INFINITY;
 }
 
 int32_t genopen_pick(genopen *o, llr_sampler *s, const llr_sample_opts *so, float *row, float lp_unk, llr_rng *rng,
@@ -86,10 +91,6 @@ int32_t genopen_pick(genopen *o, llr_sampler *s, const llr_sample_opts *so, floa
 			return -1;
 		}
 		o->fallbacks++;
-		if (o->mode == GOPEN_SPELL) {
-			*lp = lp_unk;
-			return id;
-		}
 		row[id] = -INFINITY; /* no spelling found: draw again without it */
 	}
 }

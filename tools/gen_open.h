@@ -35,7 +35,8 @@ void genopen_free(genopen *o);
  * stays in the vocabulary.  Exits on error. */
 int32_t genopen_pick(genopen *o, llr_sampler *s, const llr_sample_opts *so, float *row, float lp_unk, llr_rng *rng,
                      llr_buf *word, float *lp, int32_t *sig);
-/* Keep the row's entries past V out of a draw (--no-unk, --beam). */
+/* Keep the row's entries past V out of a draw, and <unk> when it is
+ * spelled (--no-unk, --greedy, --beam). */
 void genopen_mask(const genopen *o, float *row);
 /* The log-probabilities of the n prefix words ws after <s> (GOPEN_LL:
  * an unseen word by its own row, llr_net_score; GOPEN_SPELL: <unk>'s
