@@ -180,7 +180,15 @@ max_diff() {
 	$MPIRUN train --distributed -q $A --dropout 0.3 -o d1.bin tr.tsv
 	$MPIRUN train --distributed -q $A --dropout 0.3 -o d2.bin tr.tsv
 	cmp d1.bin d2.bin
-	! cmp -s d1.bin two.bin || false
+	# and word dropout's masks too (drawn from the same per-rank state)
+	$MPIRUN train --distributed -q $A --word-dropout 0.2 -o w1.bin tr.tsv
+	$MPIRUN train --distributed -q $A --word-dropout 0.2 -o w2.bin tr.tsv
+	cmp w1.bin w2.bin
+	# the masks changed the weights, not only the meta: other vectors
+	for m in d1 w1; do
+		score --embed -m $m.bin s.txt > $m.vec 2> /dev/null
+		! cmp -s $m.vec two.vec || false
+	done
 	# a bad line stops every rank, not one of them
 	{ head -n 5 tr.tsv; printf 'ORDER\t7\ta b\tc d\n'; } > bad.tsv
 	run -1 timeout 120 $MPIRUN train --distributed $A -o bad.bin bad.tsv # 1, not timeout's 124
