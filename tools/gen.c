@@ -468,7 +468,7 @@ static void decode_beam(generator *g, prefix *p)
 		for (int b = 0; b < nlive; b++) {
 			float *row = g->rows + (size_t)b * W;
 			mask_row(g, row);
-			genopen_mask(&g->go, row); /* a spelled <unk> is not one word */
+			genopen_mask(&g->go, row);                 /* a spelled <unk> is not one word */
 			int32_t m = llr_top_k(row, V, 2 * K, top); /* the words only */
 			if (m < 0)
 				cli_oom();
