@@ -469,12 +469,77 @@ static void test_dropout(void)
 	g_dropout = 0;
 }
 
+/* Word dropout drops tokens, the same in both directions of the BiGRU:
+ * a training pass on a batch that starts past the first token (off[0] =
+ * 7) has the loss of the same network without dropout over a vocabulary
+ * of one word a token, each token's embedding row its word's times its
+ * mask (0 or 1 / (1 - p), the draws of the same seed, one a token). */
+static void word_dropout_tokens(void)
+{
+	llr_csr *psi;
+	g_word_dropout = 0.5f;
+	llr_senc *s = enc_new(LLR_SENC_BIGRU, LLR_TASK_ORDER, &psi, 6);
+	g_word_dropout = 0;
+	llr_rng r;
+	llr_rng_seed(&r, 31);
+	int64_t sh[2];
+	const char *nm;
+	for (int t = 0; t < llr_senc_n_tensors(); t++) { /* heads large enough to matter */
+		size_t o = llr_senc_tensor(s, t, &nm, sh);
+		if (strstr(nm, "order/"))
+			fill(llr_senc_params(s) + o, (size_t)(sh[0] * sh[1]), &r, 0.8);
+	}
+	static const int32_t lab[4] = {1, 0, 1, 1};
+	const size_t *off = soff + 2, N = soff[NS] - soff[2];
+	llr_senc_batch b = {.task = LLR_TASK_ORDER, .n = 4, .ids = sids, .off = off, .label = lab, .rng = &r};
+	llr_err e = {0};
+	double l1 = NAN, l2 = NAN;
+	llr_rng_seed(&r, 8);
+	CHECK_OK(llr_senc_run(s, &b, 1, &l1, NULL, NULL, &e));
+	/* the reference: token k is word k of its own vocabulary */
+	llr_csr *psi2 = llr_csr_identity((int32_t)N, &e);
+	llr_senc_config c = *llr_senc_cfg(s);
+	c.word_dropout = 0;
+	llr_senc *s2 = llr_senc_new(&c, psi2, &e);
+	CHECK(s2 != NULL);
+	int32_t ids2[64];
+	size_t off2[NS + 1];
+	llr_rng_seed(&r, 8);
+	for (int t = 0; s2 && t < llr_senc_n_tensors(); t++) {
+		int64_t sh2[2];
+		size_t o = llr_senc_tensor(s, t, &nm, sh), o2 = llr_senc_tensor(s2, t, &nm, sh2);
+		const float *w = llr_senc_params(s) + o;
+		float *w2 = llr_senc_params(s2) + o2;
+		if (strcmp(nm, "emb")) {
+			memcpy(w2, w, (size_t)(sh[0] * sh[1]) * sizeof *w);
+			continue;
+		}
+		for (size_t k = 0; k < N; k++) {
+			float m = llr_rng_uniform(&r) < 0.5 ? 0.0f : 2.0f;
+			for (int j = 0; j < E; j++)
+				w2[k * E + j] = w[(size_t)sids[soff[2] + k] * E + j] * m;
+			ids2[k] = (int32_t)k;
+		}
+	}
+	for (int i = 0; i <= 8; i++)
+		off2[i] = off[i] - off[0];
+	llr_senc_batch b2 = {.task = LLR_TASK_ORDER, .n = 4, .ids = ids2, .off = off2, .label = lab};
+	CHECK_OK(llr_senc_run(s2, &b2, 0, &l2, NULL, NULL, &e));
+	printf("# word dropout by token: loss %.9g, reference %.9g\n", l1, l2);
+	CHECK(fabs(l1 - l2) <= 1e-6 * fabs(l2));
+	llr_senc_free(s);
+	llr_senc_free(s2);
+	llr_csr_free(psi);
+	llr_csr_free(psi2);
+}
+
 /* Word dropout on the embeddings: mask_props with one draw a token of the
  * batch; gradient checks through the masks (both directions of the
  * BiGRU), and with dropout as well. */
 static void test_word_dropout(void)
 {
 	mask_props(&g_word_dropout, soff[10] - soff[0], "word dropout");
+	word_dropout_tokens();
 	g_word_dropout = 0.4f;
 	check_case(LLR_SENC_CBOW, LLR_TASK_NEXT);
 	check_case(LLR_SENC_GRU, LLR_TASK_CONJ);
