@@ -1112,11 +1112,11 @@ void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *
 		cli_usage_error(usage, "%s %s: the resumed model has %s=%s", opt, want, key, have ? have : "(none)");
 }
 
-void train_resume_dropout(train_opts *o, double have)
+void train_resume_prob(int given, const char *opt, const char *key, double *val, double have)
 {
-	if (o->set_dropout && fabs(o->dropout - have) > 1e-6)
-		cli_usage_error(usage, "--dropout %g: the resumed model has dropout=%g", o->dropout, have);
-	o->dropout = have;
+	if (given && fabs(*val - have) > 1e-6)
+		cli_usage_error(usage, "%s %g: the resumed model has %s=%g", opt, *val, key, have);
+	*val = have;
 }
 
 double train_meta_num(const llr_meta *m, const char *key, double dflt)
@@ -1182,7 +1182,7 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 	snprintf(buf, sizeof buf, "%d", o->max_len);
 	train_fixed_opt(o->set_max_len, "--max-len", m, "max_len", buf);
 	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
-	train_resume_dropout(o, c->dropout);
+	train_resume_prob(o->set_dropout, "--dropout", "dropout", &o->dropout, c->dropout);
 	if (o->set_seed && (double)o->seed != train_meta_num(m, "seed", -1))
 		cli_usage_error(usage, "-s %llu: the resumed model has seed=%s", (unsigned long long)o->seed, llr_meta_get(m, "seed"));
 	o->output = c->output;

@@ -194,9 +194,10 @@ int train_ngram(const train_opts *o);
  * number of the meta, or dflt. */
 extern const char *const train_usage;
 void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want);
-/* --resume: o->dropout becomes the model's (have); a different --dropout
- * given is a usage error. */
-void train_resume_dropout(train_opts *o, double have);
+/* --resume: a probability the model fixes (--dropout, --word-dropout):
+ * *val becomes the model's key (have); a different opt given is a usage
+ * error. */
+void train_resume_prob(int given, const char *opt, const char *key, double *val, double have);
 double train_meta_num(const llr_meta *m, const char *key, double dflt);
 /* The run's limits (patience, max_epochs, clip, min_improvement) into a
  * model's meta; on --resume, back from it for those not given, the

@@ -323,11 +323,9 @@ static void resume_model(dtrain *T, train_opts *o)
 	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
 	train_fixed_opt(o->set_seed, "-s", m, "seed", buf);
-	train_resume_dropout(o, llr_senc_cfg(T->m->enc)->dropout);
-	double wd = llr_senc_cfg(T->m->enc)->word_dropout;
-	if (o->set_word_dropout && fabs(o->word_dropout - wd) > 1e-6)
-		cli_usage_error(train_usage, "--word-dropout %g: the resumed model has word_dropout=%g", o->word_dropout, wd);
-	o->word_dropout = wd;
+	const llr_senc_config *c = llr_senc_cfg(T->m->enc);
+	train_resume_prob(o->set_dropout, "--dropout", "dropout", &o->dropout, c->dropout);
+	train_resume_prob(o->set_word_dropout, "--word-dropout", "word_dropout", &o->word_dropout, c->word_dropout);
 	int tasks = (int)train_meta_num(m, "tasks", 0);
 	if ((o->task & tasks) != tasks)
 		cli_usage_error(train_usage, "--task: the resumed model trains%s%s%s", tasks & 1 ? " order" : "",

@@ -15,9 +15,8 @@
  * components of the encodings between the encoder and the heads; word
  * dropout zeroes whole words' embeddings before the encoder (the same
  * words in both directions of the BiGRU), the others scaled by 1 / (1 -
- * p) as dropout scales.  Not
- * here: reading pairs, batching, the optimiser and model files
- * (tools/train_disc.c, lib/lm/senc_model.c).
+ * p) as dropout scales.  Not here: reading pairs, batching, the
+ * optimiser and model files (tools/train_disc.c, lib/lm/senc_model.c).
  */
 #include <math.h>
 #include <stdlib.h>
