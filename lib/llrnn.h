@@ -1451,6 +1451,31 @@ const llr_ngram *llr_spelling_ngram(const llr_spelling *s);
 /* ln p_spell(w), finite for any bytes (a byte that is not UTF-8, a space
  * or a TAB scores as an unseen character). */
 double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len);
+/* ln of the share of p(<unk> | h) that one unseen character takes. */
+double llr_spelling_log_unseen(const llr_spelling *s);
+/* The strings of ASCII digits under p_spell, exactly, grouped
+ * (lib/ngram/spelldigits.c): with k the model's order less 1, the
+ * strings of at most k digits are a group each, the longer ones a group
+ * per length and last k digits, and the lengths from cap on share one
+ * group per last k digits.  logp[i] is ln of group i's total p_spell. */
+#define LLR_DIGIT_MAX_K 4
+typedef struct llr_digit_groups {
+	int k, cap;
+	int32_t count;
+	double *logp; /* count */
+} llr_digit_groups;
+/* Make g (llr_digit_groups_free frees it) by a forward pass over the
+ * n-gram.  LLR_EINVAL for a model of order below 2 or above
+ * LLR_DIGIT_MAX_K + 1, or cap <= k; LLR_ERANGE if the strings do not end
+ * (their mass in flight is not below 1e-17 of the total after a million
+ * digits). */
+int llr_spelling_digit_groups(const llr_spelling *s, int cap, llr_digit_groups *g, llr_err *err);
+void llr_digit_groups_free(llr_digit_groups *g);
+/* The group of w[0..len), or -1 when w is empty or not all ASCII digits. */
+int32_t llr_digit_group_of(const llr_digit_groups *g, const char *w, size_t len);
+/* Group i's length (cap for the longest) and last min(length, k) digits
+ * as a number. */
+void llr_digit_group_key(const llr_digit_groups *g, int32_t i, int *len, int32_t *tail);
 /* Draw one string w from p_spell into out (cleared first; UTF-8, no NUL
  * added beyond llr_buf's own): character by character from the n-gram's
  * distribution until </s>, an unseen character uniformly among the U.

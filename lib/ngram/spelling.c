@@ -113,6 +113,11 @@ const llr_ngram *llr_spelling_ngram(const llr_spelling *s)
 	return s->m;
 }
 
+double llr_spelling_log_unseen(const llr_spelling *s)
+{
+	return s->log_unseen;
+}
+
 double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len)
 {
 	const llr_ngram *m = s->m;
