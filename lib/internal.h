@@ -104,6 +104,39 @@ int llr_anyword_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_any
 int llr_opensig_meta(const llr_opensig *g, llr_meta *m);
 int llr_opensig_write(llr_tensor_writer *w, const llr_opensig *g, llr_err *err);
 int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_opensig **out, llr_err *err);
+/* The lexicon sources' words (anyword.c), NULL without. */
+const llr_strmap *llr_lexicon_any_wordmap(const llr_lexicon *x);
+/* llr_lexicon_any_row into a buffer that grows (opensig.c). */
+typedef struct llr_rowbuf {
+	int32_t *c;
+	float *v;
+	size_t cap;
+} llr_rowbuf;
+int llr_any_row_buf(const llr_lexicon *x, const char *w, size_t len, llr_rowbuf *r, size_t *n, llr_err *err);
+
+/* lib/lm/opendigits.c: the strings of ASCII digits outside V' (and
+ * outside known, if not NULL) as an exact stratum of the strings outside
+ * the vocabulary: n groups (llr_spelling_digit_groups, lengths from
+ * LLR_DIGIT_CAP on together), each with its row phi (n x F) and ln of
+ * its total q in logq, Q their total q.  A group's row is that of one of
+ * its strings; the stratum is used only when another string of every
+ * group, with other leading digits (and, in the longest group, of
+ * LLR_DIGIT_LONG digits), has the same row.  Else (and for a spelling
+ * model of an order the groups do not take) phi is NULL and *why says
+ * why.  Deterministic. */
+#define LLR_DIGIT_CAP 16
+#define LLR_DIGIT_LONG 40
+typedef struct llr_digit_stratum {
+	int32_t n;
+	llr_csr *phi;
+	float *logq;
+	double Q;
+} llr_digit_stratum;
+int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, llr_digit_stratum *d,
+                           const char **why, llr_err *err);
+void llr_digit_stratum_free(llr_digit_stratum *d);
+/* 1 when w[0..len) is a string of the stratum: not empty, all ASCII digits. */
+int llr_digit_string(const char *w, size_t len);
 
 /* lib/ngram/trie.c: an n-gram's trie as members of a tensor archive, for
  * its own archive (prefix "": meta keys order, ngram.N) and inside a

@@ -776,8 +776,10 @@ int32_t llr_net_out_width(const llr_net *net);
  * outside V, row k standing for count[k] of the draws, each of weight
  * e^{logw[k]}, so the estimate is sum_k count[k] / draws exp(logw[k] +
  * a.phi_k - log Z), with its standard error (llr_net_norm) from the
- * draws' spread.  NULL removes them; LLR_EINVAL unless the counts are
- * positive and sum to draws. */
+ * draws' spread.  Leading rows of count 0 are strings summed exactly
+ * instead, of total weight e^{logw[k]}: they add exp(logw[k] + a.phi_k -
+ * log Z) and no variance.  NULL removes them; LLR_EINVAL unless the other
+ * counts are positive and sum to draws. */
 int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, const int64_t *count, int64_t draws,
                           llr_err *err);
 /* Score on n threads: llr_net_score then splits a batch of B > 1 streams
@@ -1454,11 +1456,13 @@ double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len);
 /* ln of the share of p(<unk> | h) that one unseen character takes. */
 double llr_spelling_log_unseen(const llr_spelling *s);
 /* The strings of ASCII digits under p_spell, exactly, grouped
- * (lib/ngram/spelldigits.c): with k the model's order less 1, the
- * strings of at most k digits are a group each, the longer ones a group
- * per length and last k digits, and the lengths from cap on share one
- * group per last k digits.  logp[i] is ln of group i's total p_spell. */
+ * (lib/ngram/spelldigits.c): the strings of at most LLR_DIGIT_SINGLE
+ * digits are a group each, the longer ones a group per length and last k
+ * digits (k the model's order less 1), and the lengths from cap on share
+ * one group per last k digits.  logp[i] is ln of group i's total
+ * p_spell. */
 #define LLR_DIGIT_MAX_K 4
+#define LLR_DIGIT_SINGLE 4
 typedef struct llr_digit_groups {
 	int k, cap;
 	int32_t count;
@@ -1466,15 +1470,15 @@ typedef struct llr_digit_groups {
 } llr_digit_groups;
 /* Make g (llr_digit_groups_free frees it) by a forward pass over the
  * n-gram.  LLR_EINVAL for a model of order below 2 or above
- * LLR_DIGIT_MAX_K + 1, or cap <= k; LLR_ERANGE if the strings do not end
+ * LLR_DIGIT_MAX_K + 1, or cap <= LLR_DIGIT_SINGLE; LLR_ERANGE if the strings do not end
  * (their mass in flight is not below 1e-17 of the total after a million
  * digits). */
 int llr_spelling_digit_groups(const llr_spelling *s, int cap, llr_digit_groups *g, llr_err *err);
 void llr_digit_groups_free(llr_digit_groups *g);
 /* The group of w[0..len), or -1 when w is empty or not all ASCII digits. */
 int32_t llr_digit_group_of(const llr_digit_groups *g, const char *w, size_t len);
-/* Group i's length (cap for the longest) and last min(length, k) digits
- * as a number. */
+/* Group i's length (cap for the longest) and its digits as a number: all
+ * of them up to LLR_DIGIT_SINGLE, else the last k. */
 void llr_digit_group_key(const llr_digit_groups *g, int32_t i, int *len, int32_t *tail);
 /* Draw one string w from p_spell into out (cleared first; UTF-8, no NUL
  * added beyond llr_buf's own): character by character from the n-gram's
@@ -1558,6 +1562,11 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 size_t llr_lexicon_sigs(const llr_lexicon *x);
 const llr_csr *llr_lexicon_sig_phi(const llr_lexicon *x);
 const float *llr_lexicon_sig_logm(const llr_lexicon *x);
+/* The digit strings' groups the signature masses sum exactly
+ * (lib/lm/opendigits.c; meta sig.digits), their total q into *q; 0 when
+ * they were drawn, with the reason in *why (a static string, NULL for a
+ * lexicon read from a file or without signatures). */
+int64_t llr_lexicon_sig_digits(const llr_lexicon *x, double *q, const char **why);
 void llr_opensig_free(llr_opensig *g);
 
 /* A log-linear model's network set up for open scoring (llr_net_set_open:
@@ -1577,6 +1586,10 @@ double llr_open_logb(const llr_open *o, const char *w, size_t len);
  * with its standard error (llr_net_norm).  LLR_EINVAL for K < 1 or the
  * signature masses' own seed (meta sig.seed: their very draws again). */
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err);
+/* The digit strings' groups the last llr_open_norm_samples summed
+ * exactly (lib/lm/opendigits.c; its draws then skip them), 0 when it drew
+ * them. */
+int32_t llr_open_norm_digits(const llr_open *o);
 /* The number S of signatures. */
 int32_t llr_open_sigs(const llr_open *o);
 /* Draw a string of signature s (gen): from q restricted to the tokens

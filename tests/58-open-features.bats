@@ -161,10 +161,11 @@ en_stream() {
 	featurize --hunspell no-such 2>&1 | grep -q 'without hunspell' && skip "llrnn built without hunspell"
 	# old-open.fz: en_stream's by featurize before the OOV: features
 	# (commit dc3da59); --no-oov-features writes it again, byte for byte
-	# but for its meta, which says so
+	# but for its meta, which says so, and the signature masses, whose
+	# digit strings are now exact
 	en_stream --no-oov-features -o n.fz 2>/dev/null
 	for m in $(tar tf "$O/old-open.fz"); do
-		[ "$m" = meta ] || cmp <(tar xOf "$O/old-open.fz" "$m") <(tar xOf n.fz "$m")
+		[[ "$m" = meta || "$m" = sig/* ]] || cmp <(tar xOf "$O/old-open.fz" "$m") <(tar xOf n.fz "$m")
 	done
 	[ "$(tar tf "$O/old-open.fz" | paste -sd' ')" = "$(tar tf n.fz | paste -sd' ')" ]
 	[ "$(tar xOf n.fz meta | sed -n 's/^oov_features=//p')" = none ]
@@ -209,6 +210,17 @@ open_model() {
 	grep -q '^featurize: signature masses: [0-9]* signatures from 200000 strings drawn outside the vocabulary and 0 types of the corpus outside it$' "$BATS_FILE_TMPDIR/open.err"
 	tar tf "$BATS_FILE_TMPDIR/open.llrnn" | grep -qx 'sig/logm.npy'
 	[ "$(tar xOf "$BATS_FILE_TMPDIR/open.llrnn" meta | sed -n 's/^sig\.samples=//p')" = 200000 ]
+	# the digit strings exactly (order 4: groups by length and last 3
+	# digits; the extractors read at most 2), in the meta
+	grep -q '^featurize: signature masses: the digit strings outside the vocabulary exactly: [0-9]* groups, q 0\.[0-9]*$' "$BATS_FILE_TMPDIR/open.err"
+	g=$(sed -n 's/.*exactly: \([0-9]*\) groups.*/\1/p' "$BATS_FILE_TMPDIR/open.err")
+	[ "$(tar xOf "$BATS_FILE_TMPDIR/open.llrnn" meta | sed -n 's/^sig\.digits=//p')" = "$g" ]
+	[ "$g" -gt 1000 ]
+	tar xOf "$BATS_FILE_TMPDIR/open.llrnn" meta | grep -Eq '^sig\.digits_q=0\.[0-9]+(e-[0-9]+)?$'
+	# a spelling model of order 6 is beyond the groups: drawn, said so
+	featurize --top 50 --ortho --suffix 2 --spelling 6 --signature-samples 1000 -o o6.fz "$BATS_FILE_TMPDIR/otrain.tok" 2>o6.err
+	grep -qx "featurize: signature masses: the digit strings drawn with the rest: the spelling model's order is not 2 to 5" o6.err
+	! tar xOf o6.fz meta | grep -q '^sig\.digits' || false
 	run_err 2 'signature-samples: goes with --spelling' featurize --signature-samples 10 "$BATS_FILE_TMPDIR/otrain.tok"
 	run_err 2 'signature-samples' featurize --spelling 3 --signature-samples 0 "$BATS_FILE_TMPDIR/otrain.tok"
 }
@@ -235,6 +247,7 @@ open_model() {
 	sse=$(echo "$stderr" | sed -n 's/.*; the signature masses. own there \([0-9.e-]*\) (200000 draws)$/\1/p')
 	awk -v s="$se" -v t="$sse" 'BEGIN { print "se " s ", signature masses " t; exit !(s > 0 && s < 2e-4 && t / s > 2.1 && t / s < 2.4) }'
 	echo "$stderr" | grep -qx 'score: norm check: within 0.001 at every position: |sum p - 1| + 3 standard errors at most 0.001'
+	echo "$stderr" | grep -q '^score: norm check: the digit strings outside the vocabulary summed exactly ([0-9]* groups), the draws from the rest$'
 	# the baseline's line (p(<unk> | K) spread by spelling) is not this model's
 	! echo "$stderr" | grep -q 'OOV words scored as' || false
 }

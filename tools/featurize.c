@@ -1022,6 +1022,14 @@ static void fz_signatures(fz_run *R)
 		cli_die("%s: --spelling: signature masses: %s", fz_corpus_name(&R->o), e.msg);
 	fprintf(stderr, "featurize: signature masses: %zu signatures from %ld strings drawn outside the vocabulary and %d types of the corpus outside it\n",
 	        llr_lexicon_sigs(&R->lex), R->o.sig_samples, nout);
+	double q;
+	const char *why;
+	int64_t dg = llr_lexicon_sig_digits(&R->lex, &q, &why);
+	if (dg)
+		fprintf(stderr, "featurize: signature masses: the digit strings outside the vocabulary exactly: %lld groups, q %.6g\n",
+		        (long long)dg, q);
+	else
+		fprintf(stderr, "featurize: signature masses: the digit strings drawn with the rest: %s\n", why ? why : "?");
 }
 
 /* "name,name" of the sources in mask. */
@@ -1242,18 +1250,18 @@ int main(int argc, char **argv)
 	fz_load_sources(&R.z); /* 1. lexicon sources, in command-line order */
 	fz_vocabulary(&R);     /* 2. */
 	fz_outside(&R);
-	fz_rows_build(&R);     /* 3. */
+	fz_rows_build(&R); /* 3. */
 	llr_morph_close(R.morph);
 	fz_columns(&R);  /* 4. */
 	fz_matrices(&R); /* 5. */
 	if (!R.o.dump)
 		fz_any(&R);
-	fz_meta(&R);     /* 6. */
+	fz_meta(&R); /* 6. */
 	if (R.o.spelling) {
 		fz_spelling_run(&R);
 		fz_signatures(&R);
 	}
-	if (R.o.dump)    /* 7. */
+	if (R.o.dump) /* 7. */
 		fz_dump(&R.o, &R.lex);
 	else
 		fz_write_stream(&R);

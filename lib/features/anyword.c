@@ -70,6 +70,11 @@ size_t llr_lexicon_any_words(const llr_lexicon *x)
 	return x->any && x->any->words ? llr_strmap_size(x->any->words) : 0;
 }
 
+const llr_strmap *llr_lexicon_any_wordmap(const llr_lexicon *x)
+{
+	return x->any ? x->any->words : NULL;
+}
+
 int llr_lexicon_any_hunspell(const llr_lexicon *x)
 {
 	return x->any && x->any->hs_name;

@@ -39,6 +39,9 @@ struct llr_opensig {
 	float *logm;  /* S: ln M(sig) */
 	int64_t samples, drawn, known;
 	uint64_t seed;
+	int64_t digits;        /* the digit strings' groups summed exactly (opendigits.c), 0: drawn */
+	double digits_q;       /* their total q */
+	const char *drawn_why; /* static: why the digit strings were drawn */
 };
 
 void llr_opensig_free(llr_opensig *g)
@@ -65,14 +68,7 @@ const float *llr_lexicon_sig_logm(const llr_lexicon *x)
 	return x->sig ? x->sig->logm : NULL;
 }
 
-/* A row into the builder: llr_lexicon_any_row with a buffer that grows. */
-typedef struct rowbuf {
-	int32_t *c;
-	float *v;
-	size_t cap;
-} rowbuf;
-
-static int any_row(const llr_lexicon *x, const char *w, size_t len, rowbuf *r, size_t *n, llr_err *err)
+int llr_any_row_buf(const llr_lexicon *x, const char *w, size_t len, llr_rowbuf *r, size_t *n, llr_err *err)
 {
 	for (;;) {
 		int rc = llr_lexicon_any_row(x, w, len, 0, r->c, r->v, r->cap, n, err);
@@ -90,14 +86,14 @@ static int any_row(const llr_lexicon *x, const char *w, size_t len, rowbuf *r, s
 	}
 }
 
-/* n strings from q restricted to the strings outside known (p_spell's
- * draws, those in V' or known rejected), their rows into b, the draws it
- * took into *drawn. */
-static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int64_t n, llr_rng *rng,
-                     llr_csr_builder *b, int64_t *drawn, llr_err *err)
+/* n strings from q restricted to the strings outside known and, if
+ * digits, the digit strings (p_spell's draws, those in V' or known or
+ * digits rejected), their rows into b, the draws it took into *drawn. */
+static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int digits, int64_t n,
+                     llr_rng *rng, llr_csr_builder *b, int64_t *drawn, llr_err *err)
 {
 	llr_buf w = {0};
-	rowbuf r = {0};
+	llr_rowbuf r = {0};
 	int rc = LLR_OK;
 	*drawn = 0;
 	for (int64_t k = 0; k < n && rc >= 0;) {
@@ -109,10 +105,11 @@ static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap
 			break;
 		}
 		const char *s = w.data ? w.data : "";
-		if (llr_openbg_word(g, s, w.len) >= 0 || (known && llr_strmap_get(known, s, w.len) >= 0))
-			continue; /* in V' or known: not a draw from the rest of q */
+		if (llr_openbg_word(g, s, w.len) >= 0 || (known && llr_strmap_get(known, s, w.len) >= 0) ||
+		    (digits && llr_digit_string(s, w.len)))
+			continue; /* in V', known or the digit strings: not a draw from the rest of q */
 		size_t m;
-		if ((rc = any_row(x, s, w.len, &r, &m, err)) < 0 || (rc = llr_csr_builder_row(b, r.c, r.v, m, err)) < 0)
+		if ((rc = llr_any_row_buf(x, s, w.len, &r, &m, err)) < 0 || (rc = llr_csr_builder_row(b, r.c, r.v, m, err)) < 0)
 			break;
 		k++;
 	}
@@ -128,7 +125,7 @@ static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap
 static int known_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, llr_csr_builder *b,
                       float *lw, int32_t *krow, int32_t *nrows, double *Q, llr_err *err)
 {
-	rowbuf r = {0};
+	llr_rowbuf r = {0};
 	int rc = LLR_OK;
 	*Q = 0;
 	*nrows = 0;
@@ -139,7 +136,7 @@ static int known_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strma
 		if (llr_openbg_word(g, s, len) >= 0)
 			continue;
 		double lq = llr_openbg_unseen_logp(g, s, len);
-		if ((rc = any_row(x, s, len, &r, &m, err)) < 0 || (rc = llr_csr_builder_row(b, r.c, r.v, m, err)) < 0)
+		if ((rc = llr_any_row_buf(x, s, len, &r, &m, err)) < 0 || (rc = llr_csr_builder_row(b, r.c, r.v, m, err)) < 0)
 			break;
 		lw[*nrows] = (float)lq;
 		krow[i] = (*nrows)++;
@@ -148,6 +145,20 @@ static int known_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strma
 	free(r.c);
 	free(r.v);
 	return rc;
+}
+
+/* The rows of d into b, each row's ln weight (ln lambda0 + logq) into lw. */
+static int stratum_rows(const llr_digit_stratum *d, llr_csr_builder *b, float *lw, double lambda0, llr_err *err)
+{
+	const llr_csr *p = d->phi;
+	for (int32_t i = 0; i < d->n; i++) {
+		int32_t a = p->indptr[i];
+		int rc = llr_csr_builder_row(b, p->indices + a, p->data + a, (size_t)(p->indptr[i + 1] - a), err);
+		if (rc < 0)
+			return rc;
+		lw[i] = (float)(lambda0 + (double)d->logq[i]);
+	}
+	return LLR_OK;
 }
 
 int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const llr_strmap *known, int32_t *known_sig,
@@ -166,23 +177,37 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 	int64_t drawn = 0;
 	int32_t nrows = 0;
 	double Q = 0;
-	float *lw = llr_malloc(((size_t)n + nk + 1) * sizeof *lw);
+	llr_digit_stratum d = {0};
+	const char *why = NULL;
+	float *lw = NULL;
 	int32_t *krow = llr_malloc((nk + 1) * sizeof *krow);
 	llr_ll_classes k = {0};
 	llr_opensig *sg = calloc(1, sizeof *sg);
-	int rc = b && lw && krow && sg ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (rc < 0 || (rc = known_rows(x, g, known, b, lw, krow, &nrows, &Q, err)) < 0)
+	int rc = b && krow && sg ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (rc < 0 || (rc = llr_digit_stratum_make(x, g, known, &d, &why, err)) < 0)
 		goto out;
-	if (!(Q < 1)) {
-		rc = llr_err_set(err, LLR_ERANGE, "signature masses: the known strings carry all the mass outside the vocabulary (%g)", Q);
+	if (!(lw = llr_malloc(((size_t)n + nk + (size_t)d.n + 1) * sizeof *lw))) {
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = draw_rows(x, g, known, n, &rng, b, &drawn, err)) < 0)
+	if ((rc = known_rows(x, g, known, b, lw, krow, &nrows, &Q, err)) < 0)
 		goto out;
-	/* a known string weighs q(k), a draw (1 - Q) / n: a class's summed
-	 * weight is M(sig) */
+	/* the digit strings exactly, after the known ones */
+	if (d.phi && (rc = stratum_rows(&d, b, lw + nrows, 0.0, err)) < 0)
+		goto out;
+	double rest = 1 - Q - d.Q;
+	if (!(rest > 0)) {
+		rc = llr_err_set(err, LLR_ERANGE,
+		                 "signature masses: the known strings and the digit strings carry all the mass outside the vocabulary (%g)",
+		                 Q + d.Q);
+		goto out;
+	}
+	if ((rc = draw_rows(x, g, known, d.phi != NULL, n, &rng, b, &drawn, err)) < 0)
+		goto out;
+	/* a known string weighs q(k), a digit group its q, a draw rest / n:
+	 * a class's summed weight is M(sig) */
 	for (int64_t i = 0; i < n; i++)
-		lw[nrows + i] = (float)(log1p(-Q) - log((double)n));
+		lw[nrows + d.n + i] = (float)(log(rest) - log((double)n));
 	rows = llr_csr_builder_finish(b, err);
 	b = NULL;
 	if (!rows) {
@@ -204,6 +229,9 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 	sg->drawn = drawn;
 	sg->known = nrows;
 	sg->seed = seed;
+	sg->digits = d.n;
+	sg->digits_q = d.Q;
+	sg->drawn_why = why;
 	llr_opensig_free(x->sig);
 	x->sig = sg;
 	sg = NULL;
@@ -211,11 +239,19 @@ out:
 	llr_ll_classes_free(&k);
 	llr_opensig_free(sg);
 	llr_csr_builder_free(b);
+	llr_digit_stratum_free(&d);
 	free(lw);
 	free(krow);
 	llr_csr_free(rows);
 	llr_openbg_free(g);
 	return rc;
+}
+
+int64_t llr_lexicon_sig_digits(const llr_lexicon *x, double *q, const char **why)
+{
+	*q = x->sig ? x->sig->digits_q : 0;
+	*why = x->sig && !x->sig->digits ? x->sig->drawn_why : NULL;
+	return x->sig ? x->sig->digits : 0;
 }
 
 /* ------------------------------------------------------------ members */
@@ -226,7 +262,9 @@ int llr_opensig_meta(const llr_opensig *g, llr_meta *m)
 	if ((rc = llr_meta_setf(m, "sig.count", "%d", g->phi->rows)) < 0 ||
 	    (rc = llr_meta_setf(m, "sig.samples", "%lld", (long long)g->samples)) < 0 ||
 	    (rc = llr_meta_setf(m, "sig.drawn", "%lld", (long long)g->drawn)) < 0 ||
-	    (g->known && (rc = llr_meta_setf(m, "sig.known", "%lld", (long long)g->known)) < 0))
+	    (g->known && (rc = llr_meta_setf(m, "sig.known", "%lld", (long long)g->known)) < 0) ||
+	    (g->digits && ((rc = llr_meta_setf(m, "sig.digits", "%lld", (long long)g->digits)) < 0 ||
+	                   (rc = llr_meta_setf(m, "sig.digits_q", "%.17g", g->digits_q)) < 0)))
 		return rc;
 	return llr_meta_setf(m, "sig.seed", "%llu", (unsigned long long)g->seed);
 }
@@ -240,12 +278,17 @@ int llr_opensig_write(llr_tensor_writer *w, const llr_opensig *g, llr_err *err)
 
 int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_opensig **out, llr_err *err)
 {
-	int64_t S, n, d, k = 0;
+	int64_t S, n, d, k = 0, dg = 0;
+	double dq = 0;
 	if (llr_meta_get(m, "sig.known") && (llr_meta_get_i64(m, "sig.known", &k, err) < 0 || k < 1))
 		return llr_err_set(err, LLR_EFORMAT, "meta: sig.known: not a count of strings");
+	if (llr_meta_get(m, "sig.digits") &&
+	    (llr_meta_get_i64(m, "sig.digits", &dg, err) < 0 || dg < 1 || llr_meta_get_f64(m, "sig.digits_q", &dq, err) < 0 ||
+	     !(dq > 0 && dq < 1)))
+		return llr_err_set(err, LLR_EFORMAT, "meta: sig.digits, sig.digits_q: not a count of groups and a mass in (0, 1)");
 	if (llr_meta_get_i64(m, "sig.count", &S, err) < 0 || S < 1 || S > LLR_MAX_VOCAB ||
-	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n + k < S || llr_meta_get_i64(m, "sig.drawn", &d, err) < 0 ||
-	    d < n)
+	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n + k + dg < S ||
+	    llr_meta_get_i64(m, "sig.drawn", &d, err) < 0 || d < n)
 		return llr_err_set(err, LLR_EFORMAT, "meta: sig.count, sig.samples, sig.drawn: missing or inconsistent");
 	const char *sd = llr_meta_get(m, "sig.seed");
 	llr_opensig *g = calloc(1, sizeof *g);
@@ -254,6 +297,8 @@ int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_ope
 	g->samples = n;
 	g->drawn = d;
 	g->known = k;
+	g->digits = dg;
+	g->digits_q = dq;
 	g->seed = sd ? strtoull(sd, NULL, 10) : 0;
 	llr_tensor *t = NULL;
 	int rc = llr_lex_read_csr(r, "sig/phi", S, F, &g->phi, err);
@@ -294,7 +339,8 @@ struct llr_open {
 	llr_csr *nrm;
 	float *nrm_logw;
 	int64_t *nrm_cnt;
-	rowbuf r; /* llr_open_draw's rows */
+	int32_t nrm_digits; /* the digit groups the norm check sums exactly */
+	llr_rowbuf r;       /* llr_open_draw's rows */
 };
 
 void llr_open_free(llr_open *o)
@@ -367,12 +413,35 @@ double llr_open_logb(const llr_open *o, const char *w, size_t len)
 	return llr_openbg_logb(o->g, w, len);
 }
 
+/* The rows of classes a (weights logw_a, counts 0: exact) then of
+ * classes c (weights logw_c, counts cnt) into o's norm rows. */
+static int join_norm_rows(llr_open *o, const llr_ll_classes *a, const float *logw_a, const llr_ll_classes *c,
+                          float logw_c, const int64_t *cnt, llr_err *err)
+{
+	int32_t na = a->phi ? a->phi->rows : 0, R = na + c->phi->rows;
+	llr_csr_builder *b = llr_csr_builder_new(c->phi->cols);
+	o->nrm_logw = llr_malloc((size_t)R * sizeof *o->nrm_logw);
+	o->nrm_cnt = llr_calloc((size_t)R, sizeof *o->nrm_cnt);
+	int rc = b && o->nrm_logw && o->nrm_cnt ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	for (int32_t i = 0; rc >= 0 && i < R; i++) {
+		const llr_csr *p = i < na ? a->phi : c->phi;
+		int32_t r = i < na ? i : i - na, s = p->indptr[r];
+		rc = llr_csr_builder_row(b, p->indices + s, p->data + s, (size_t)(p->indptr[r + 1] - s), err);
+		o->nrm_logw[i] = i < na ? logw_a[i] : logw_c;
+		o->nrm_cnt[i] = i < na ? 0 : cnt[r];
+	}
+	if (rc >= 0 && !(o->nrm = llr_csr_builder_finish(b, err)))
+		rc = llr_err_code(err, LLR_ENOMEM);
+	else if (rc < 0)
+		llr_csr_builder_free(b);
+	return rc;
+}
+
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 {
 	llr_rng rng;
 	llr_rng_seed(&rng, seed);
 	int64_t drawn;
-	llr_csr *rows = NULL;
 	if (K < 1)
 		return llr_err_set(err, LLR_EINVAL, "norm check: %lld samples", (long long)K);
 	if (seed == o->m->lex->sig->seed) /* the same draws: a check that cannot fail */
@@ -385,45 +454,59 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	o->nrm = NULL;
 	o->nrm_logw = NULL;
 	o->nrm_cnt = NULL;
+	o->nrm_digits = 0;
+	/* the digit strings outside V' exactly (when their rows allow it),
+	 * the rest of q by K draws: each of weight lambda (1 - their q) */
+	llr_digit_stratum d = {0};
+	const char *why;
+	llr_ll_classes kd = {0}, k = {0};
+	llr_csr *rows = NULL;
+	float *w = NULL;
+	int64_t *cnt = NULL;
+	double ll = log(llr_openbg_lambda(o->g));
 	llr_csr_builder *b = llr_csr_builder_new((int32_t)llr_strmap_size(o->m->lex->features));
-	if (!b)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	int rc = draw_rows(o->m->lex, o->g, NULL, K, &rng, b, &drawn, err);
-	if (rc < 0) {
-		llr_csr_builder_free(b);
-		return rc;
+	int rc = b ? llr_digit_stratum_make(o->m->lex, o->g, NULL, &d, &why, err) : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (rc < 0 || (rc = draw_rows(o->m->lex, o->g, NULL, d.phi != NULL, K, &rng, b, &drawn, err)) < 0)
+		goto out;
+	rows = llr_csr_builder_finish(b, err);
+	b = NULL;
+	if (!rows) {
+		rc = llr_err_code(err, LLR_ENOMEM);
+		goto out;
 	}
-	if (!(rows = llr_csr_builder_finish(b, err)))
-		return llr_err_code(err, LLR_ENOMEM);
-	/* each draw from q has weight lambda (the mass outside V' is
-	 * lambda E_q[e^{a.phi(w)}] / Z); the draws grouped by distinct row
-	 * (the classes' log background is unused), counted */
-	float *w = llr_calloc((size_t)K, sizeof *w);
-	llr_ll_classes k = {0};
-	if (!w) {
-		llr_csr_free(rows);
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	/* the draws grouped by distinct row (the classes' log background is
+	 * unused), counted; the digit groups by distinct row, their weights
+	 * lambda q summed */
+	if (!(w = llr_calloc((size_t)K + (size_t)d.n + 1, sizeof *w)) || !(cnt = llr_calloc((size_t)K, sizeof *cnt))) {
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+		goto out;
 	}
-	rc = llr_ll_classes_build(&k, rows, w, err);
-	free(w);
-	llr_csr_free(rows);
-	if (rc < 0)
-		return rc;
-	o->nrm_cnt = llr_calloc((size_t)k.C, sizeof *o->nrm_cnt);
-	if (!o->nrm_cnt) {
-		llr_ll_classes_free(&k);
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	}
+	if ((rc = llr_ll_classes_build(&k, rows, w, err)) < 0)
+		goto out;
 	for (int64_t i = 0; i < K; i++)
-		o->nrm_cnt[k.of[i]]++;
-	for (int c = 0; c < k.C; c++)
-		k.logB[c] = (float)log(llr_openbg_lambda(o->g));
-	o->nrm = k.phi;
-	o->nrm_logw = k.logB;
-	k.phi = NULL;
-	k.logB = NULL;
+		cnt[k.of[i]]++;
+	for (int32_t i = 0; i < d.n; i++)
+		w[i] = (float)(ll + (double)d.logq[i]);
+	if (d.phi && (rc = llr_ll_classes_build(&kd, d.phi, w, err)) < 0)
+		goto out;
+	if ((rc = join_norm_rows(o, &kd, kd.logB, &k, (float)(ll + log1p(-d.Q)), cnt, err)) < 0)
+		goto out;
+	o->nrm_digits = d.n;
+	rc = llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, o->nrm_cnt, K, err);
+out:
+	llr_csr_builder_free(b);
+	llr_csr_free(rows);
 	llr_ll_classes_free(&k);
-	return llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, o->nrm_cnt, K, err);
+	llr_ll_classes_free(&kd);
+	llr_digit_stratum_free(&d);
+	free(w);
+	free(cnt);
+	return rc;
+}
+
+int32_t llr_open_norm_digits(const llr_open *o)
+{
+	return o->nrm_digits;
 }
 
 /* ------------------------------------------------------------ drawing */
@@ -463,7 +546,7 @@ int llr_open_draw(llr_open *o, int32_t s, llr_rng *rng, int64_t tries, llr_buf *
 		if (!llr_open_is_token(w, out->len) || llr_openbg_word(o->g, w, out->len) >= 0)
 			continue; /* not a token, or in V' */
 		size_t m;
-		if ((rc = any_row(x, w, out->len, &o->r, &m, err)) < 0)
+		if ((rc = llr_any_row_buf(x, w, out->len, &o->r, &m, err)) < 0)
 			return rc;
 		if (m != n || (n && (memcmp(o->r.c, sp->indices + a, n * sizeof *o->r.c) ||
 		                     memcmp(o->r.v, sp->data + a, n * sizeof *o->r.v))))

@@ -422,15 +422,19 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 			for (int j = 0; j < nc; j++)
 				jb->logp_all[(size_t)(n0 + j) * W + v] = (float)((double)(lb + row[j]) - logz[j]);
 		}
-		/* the importance samples of the strings outside V: their
-		 * estimate of that mass, O = sum_k exp(logw_k + s_k - log Z),
+		/* the strings outside V summed exactly (ox), then the
+		 * importance samples of the rest: their estimate of its mass,
+		 * O = sum_k exp(logw_k + s_k - log Z),
 		 * and its variance (Q - O^2) / draws, Q the per-draw second
 		 * moment sum_k exp(logw2_k + 2 (s_k - log Z)) */
 		const llr_csr *np = o->nrm_phi;
-		double os[NC], oq[NC];
+		double os[NC], oq[NC], ox[NC];
 		for (int j = 0; j < nc; j++)
-			os[j] = oq[j] = 0.0;
-		for (int32_t k = 0; np && jb->want_norm && k < np->rows; k++)
+			os[j] = oq[j] = ox[j] = 0.0;
+		for (int32_t k = 0; np && jb->want_norm && k < o->nrm_exact; k++)
+			for (int j = 0; j < nc; j++)
+				ox[j] += exp((double)o->nrm_logw[k] + csr_score(jb, np, k, n0 + j) - logz[j]);
+		for (int32_t k = o->nrm_exact; np && jb->want_norm && k < np->rows; k++)
 			for (int j = 0; j < nc; j++) {
 				double x = csr_score(jb, np, k, n0 + j) - logz[j];
 				os[j] += exp((double)o->nrm_logw[k] + x);
@@ -440,7 +444,7 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 			if (jb->target && jb->target[n0 + j] < 0)
 				continue;
 			double var = np ? (oq[j] - os[j] * os[j]) * exp(-(double)o->nrm_logw[2 * np->rows]) : 0.0;
-			llr_norm_add(out_norm, sum[j] + os[j] - 1.0, var > 0.0 ? sqrt(var) : 0.0); /* NaN propagates */
+			llr_norm_add(out_norm, sum[j] + ox[j] + os[j] - 1.0, var > 0.0 ? sqrt(var) : 0.0); /* NaN propagates */
 		}
 	}
 }

@@ -1119,6 +1119,7 @@ static int sync_copy(llr_net *net, llr_net *c, llr_err *err)
 		c->out.X = net->out.X;
 		c->out.nrm_phi = net->out.nrm_phi;
 		c->out.nrm_logw = net->out.nrm_logw;
+		c->out.nrm_exact = net->out.nrm_exact;
 	}
 	if (!net->factored)
 		return LLR_OK;
@@ -1513,7 +1514,10 @@ int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, c
 	if (phi && (!net->open || phi->cols != net->cfg.feat_out))
 		return llr_err_set(err, LLR_EINVAL, "network: norm rows need llr_net_set_open and F columns");
 	int64_t sum = 0;
-	for (int32_t k = 0; phi && k < phi->rows; k++) {
+	int32_t X = 0;
+	while (phi && X < phi->rows && count[X] == 0)
+		X++;
+	for (int32_t k = X; phi && k < phi->rows; k++) {
 		if (count[k] < 1 || count[k] > draws - sum)
 			return llr_err_set(err, LLR_EINVAL, "network: norm row %d stands for %lld draws", k, (long long)count[k]);
 		sum += count[k];
@@ -1525,9 +1529,9 @@ int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, c
 	if (phi && !lw)
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 	for (int32_t k = 0; phi && k < phi->rows; k++) {
-		double c = log((double)count[k] / (double)draws);
+		double c = k < X ? 0.0 : log((double)count[k] / (double)draws);
 		lw[k] = (float)((double)logw[k] + c);
-		lw[phi->rows + k] = (float)(2.0 * (double)logw[k] + c);
+		lw[phi->rows + k] = k < X ? -INFINITY : (float)(2.0 * (double)logw[k] + c);
 	}
 	if (phi)
 		lw[2 * phi->rows] = (float)log((double)draws);
@@ -1535,5 +1539,6 @@ int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, c
 	net->nrm_lw = lw;
 	net->out.nrm_phi = phi;
 	net->out.nrm_logw = lw;
+	net->out.nrm_exact = X;
 	return LLR_OK;
 }

@@ -156,7 +156,9 @@ typedef struct llr_ll {
 	 * exp(nrm_logw[k] + s_k - log Z) estimates the mass outside V,
 	 * sum_k exp(nrm_logw[K + k] + 2 (s_k - log Z)) is the per-draw
 	 * second moment, and (second moment - estimate^2) / D the
-	 * estimate's variance.  Not with bg. */
+	 * estimate's variance.  Its first nrm_exact rows are not draws but
+	 * strings summed exactly (nrm_logw[k] = ln of their weight): they
+	 * join the estimate, not its variance.  Not with bg. */
 	const llr_csr *nrm_phi;
 	const float *nrm_logw;
 	/* An open vocabulary: X rows past the V words (the signatures),
@@ -165,6 +167,8 @@ typedef struct llr_ll {
 	 * V + X entries a position, entry V + i the log-probability of row
 	 * V + i (needs cls).  0 otherwise. */
 	int X;
+	/* nrm_phi's rows summed exactly (see nrm_phi) */
+	int32_t nrm_exact;
 } llr_ll;
 
 /* One pass of the output over N positions, in one of three modes:

@@ -271,6 +271,40 @@ static void test_norm_se(void)
 	llr_norm_stat n2 = llr_net_norm(fx.net);
 	CHECK_NEAR(n2.err, ns.err, 1e-6);
 	CHECK_NEAR(n2.se, ns.se, 1e-6);
+	/* the first two rows summed exactly (count 0): they add w_k e^{..}
+	 * and no variance; the other three stand for 20 draws */
+	CHECK_OK(llr_net_set_score_threads(fx.net, 1, NULL));
+	const int64_t cx[S] = {0, 0, 2, 7, 11};
+	CHECK_OK(llr_net_set_norm_rows(fx.net, fx.sig, lw, cx, 20, NULL));
+	st = llr_net_state_new(fx.net, 1);
+	dev = se = 0;
+	for (int t = 0; t < 4; t++) {
+		CHECK_OK(llr_net_step(fx.net, st, in + t, NULL, all, NULL));
+		double X = 0, O = 0, Q = 0, P = 0;
+		for (int k = 0; k < S; k++) {
+			double y = (double)w[k] * exp((double)all[V + k] - (double)fx.sig_logb[k]);
+			if (k < 2)
+				X += y;
+			O += (double)cx[k] / 20 * y;
+			Q += (double)cx[k] / 20 * y * y;
+			P += exp((double)all[V + k]);
+		}
+		double d = X + O - P, sd = sqrt((Q - O * O) / 20);
+		if (fabs(d) > fabs(dev)) {
+			dev = d;
+			se = sd;
+		}
+	}
+	llr_net_state_free(st);
+	CHECK_OK(llr_net_score(fx.net, &bt, lp, &ne, NULL));
+	ns = llr_net_norm(fx.net);
+	printf("# with 2 exact rows: deviation %.6f (by hand %.6f), se %.6f (by hand %.6f)\n", ns.err, dev, ns.se, se);
+	CHECK_NEAR(ns.err, dev, 1e-5);
+	CHECK_NEAR(ns.se, se, 1e-5 + 1e-4 * se);
+	/* exact rows come first */
+	const int64_t cbad[S] = {0, 9, 0, 0, 11};
+	llr_err e = {0};
+	CHECK(llr_net_set_norm_rows(fx.net, fx.sig, lw, cbad, 20, &e) == LLR_EINVAL && strstr(e.msg, "row 2"));
 	fx_free(&fx);
 }
 
@@ -454,6 +488,104 @@ static void test_sigs(void)
 	llr_lexicon_free(x);
 }
 
+/* A lexicon whose strings outside V' include numbers: V' holds "12", the
+ * lexicon sources list "2025" (POS:NUM), the spelling model saw digits. */
+static const char *const numwords[] = {"le", "la", "12", "2025", "1999", "300", "45", "7", "le", "chat", "125", "8"};
+
+static llr_lexicon *num_lexicon(int suffix3)
+{
+	llr_lexicon *x = calloc(1, sizeof *x);
+	x->vocab = llr_strmap_new();
+	const char *v[] = {"le", "la", "12", "</s>", "<unk>"};
+	for (int i = 0; i < 5; i++)
+		llr_strmap_add(x->vocab, v[i], strlen(v[i]));
+	x->features = llr_strmap_new();
+	const char *f[] = {"TOP:le", "TOP:</s>", "TOP:@notTop", "ORTH:number", "ORTH:has-digit", "SUF:5$", "POS:NUM", "SUF:125$"};
+	for (int i = 0; i < 8; i++)
+		llr_strmap_add(x->features, f[i], strlen(f[i]));
+	llr_csr_builder *b = llr_csr_builder_new(8);
+	int32_t r0[] = {0}, r1[] = {2}, r2[] = {2, 3, 4}, r3[] = {1}, r4[] = {2};
+	llr_csr_builder_row(b, r0, NULL, 1, NULL);
+	llr_csr_builder_row(b, r1, NULL, 1, NULL);
+	llr_csr_builder_row(b, r2, NULL, 3, NULL);
+	llr_csr_builder_row(b, r3, NULL, 1, NULL);
+	llr_csr_builder_row(b, r4, NULL, 1, NULL);
+	x->phi = llr_csr_builder_finish(b, NULL);
+	x->logb = calloc(5, sizeof *x->logb);
+	for (int i = 0; i < 5; i++)
+		x->logb[i] = logf(0.2f);
+	x->eos_id = 3;
+	x->unk_id = 4;
+	x->extract.suffix = suffix3 ? 3 : 1;
+	x->extract.ortho = 1;
+	x->meta = llr_meta_new();
+	llr_meta_set(x->meta, "top", "1");
+	x->spell = fixture_spelling(numwords, sizeof numwords / sizeof *numwords, 3);
+	x->spell_lambda = 0.1;
+	llr_strmap *lw = llr_strmap_new();
+	llr_strmap_add(lw, "2025", 4);
+	llr_csr_builder *lb = llr_csr_builder_new(8);
+	int32_t num[] = {6};
+	llr_csr_builder_row(lb, num, NULL, 1, NULL);
+	llr_err e = {0};
+	CHECK_OK(llr_lexicon_set_words(x, lw, llr_csr_builder_finish(lb, NULL), &e));
+	return x;
+}
+
+/* The digit strings outside V' as an exact stratum (opendigits.c): their
+ * signatures' masses are the same with any seed and equal their exact q
+ * (the groups of llr_spelling_digit_groups less "12", which is in V');
+ * the lexicon's "2025" is a signature of its own, of mass q("2025");
+ * the norm check sums them exactly too.  With a suffix of 3 digits
+ * among the features (the groups keep 2) the rows depend on more than a
+ * group's key: the digit strings are drawn with the rest, and their
+ * masses move with the seed. */
+static void test_sigs_digits(void)
+{
+	llr_lexicon *x = num_lexicon(0);
+	llr_err e = {0};
+	llr_openbg *g = llr_openbg_new(x, &e);
+	CHECK(g != NULL);
+	llr_digit_groups gr;
+	CHECK_OK(llr_spelling_digit_groups(x->spell, 16, &gr, &e));
+	double all = 0;
+	for (int32_t i = 0; i < gr.count; i++)
+		all += exp(gr.logp[i]);
+	double lo = llr_openbg_log_outside(g);
+	double want = (all - exp(llr_spelling_logp(x->spell, "12", 2))) / exp(lo);
+	double q2025 = exp(llr_openbg_unseen_logp(g, "2025", 4));
+	enum { N = 5000 };
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, NULL, NULL, &e));
+	double q, q8;
+	const char *why;
+	int64_t dg = llr_lexicon_sig_digits(x, &q, &why);
+	double m7 = mass_with(x, "ORTH:number"), n7 = mass_with(x, "POS:NUM"), s7 = mass_with(x, "TOP:@notTop");
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 8, NULL, NULL, &e));
+	double m8 = mass_with(x, "ORTH:number"), s8 = mass_with(x, "TOP:@notTop") - m8;
+	printf("# digit strings: %lld groups, q %.6f (exact %.6f); M(ORTH:number) %.6f and %.6f with two seeds; M(POS:NUM) %.3g, q(2025) %.3g\n",
+	       (long long)dg, q, want, m7, m8, n7, q2025);
+	CHECK(dg > 100 && llr_lexicon_sig_digits(x, &q8, &why) == dg && q8 == q);
+	CHECK_NEAR(q, want, 1e-9);
+	CHECK(want > 0.01);
+	CHECK_NEAR(m7, want, 2e-6 * want); /* float log masses */
+	CHECK_NEAR(m8, want, 2e-6 * want);
+	CHECK_NEAR(n7, q2025, 2e-6 * q2025);
+	CHECK(s8 != s7 - m7); /* the rest is drawn */
+	llr_digit_groups_free(&gr);
+	llr_openbg_free(g);
+	llr_lexicon_free(x);
+
+	x = num_lexicon(1);
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, NULL, NULL, &e));
+	CHECK(llr_lexicon_sig_digits(x, &q, &why) == 0 && why && strstr(why, "last digits"));
+	m7 = mass_with(x, "ORTH:number");
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 8, NULL, NULL, &e));
+	m8 = mass_with(x, "ORTH:number");
+	printf("# with SUF:125$: drawn (%s); M(ORTH:number) %.6f and %.6f\n", why, m7, m8);
+	CHECK(m7 != m8 && fabs(m7 - m8) < 0.05);
+	llr_lexicon_free(x);
+}
+
 /* The signature of the one-character strings (TOP:@notTop ORTH:len1:
  * the suffix features need a longer word), or -1. */
 static int32_t one_char_sig(const llr_lexicon *x)
@@ -563,10 +695,19 @@ static void test_sigs_file(void)
 		CHECK(llr_lexicon_sigs(y) == S);
 		CHECK(!memcmp(llr_lexicon_sig_logm(x), llr_lexicon_sig_logm(y), S * sizeof(float)));
 		CHECK(!strcmp(llr_meta_get(y->meta, "sig.samples"), "3000"));
+		double q, qy;
+		const char *why;
+		CHECK(llr_lexicon_sig_digits(x, &q, &why) > 0 && llr_lexicon_sig_digits(y, &qy, &why) == llr_lexicon_sig_digits(x, &q, &why));
+		CHECK(q > 0 && q == qy);
 		llr_lexicon_free(y);
 	}
 	e = (llr_err){0};
-	CHECK(lexicon_round_trip(x, "sig.samples", "1", &e) == NULL && strstr(e.msg, "sig.count"));
+	CHECK(lexicon_round_trip(x, "sig.count", "100000", &e) == NULL && strstr(e.msg, "sig.count"));
+	CHECK(llr_meta_get(x->meta, "sig.digits") == NULL); /* set by llr_lexicon_to_meta, not in x->meta */
+	e = (llr_err){0};
+	CHECK(lexicon_round_trip(x, "sig.digits", "0", &e) == NULL && strstr(e.msg, "sig.digits"));
+	e = (llr_err){0};
+	CHECK(lexicon_round_trip(x, "sig.digits_q", "1.5", &e) == NULL && strstr(e.msg, "sig.digits"));
 	e = (llr_err){0};
 	CHECK(lexicon_round_trip(x, "sig.count", "1", &e) == NULL && strstr(e.msg, "sig/phi"));
 	llr_lexicon_free(x);
@@ -700,7 +841,7 @@ static void test_fit_bias(void)
 
 int main(void)
 {
-	PLAN(11);
+	PLAN(12);
 	RUN(test_open_sums_to_one);
 	RUN(test_open_step);
 	RUN(test_open_threads);
@@ -710,6 +851,7 @@ int main(void)
 	RUN(test_sigs);
 	RUN(test_sigs_file);
 	RUN(test_sigs_known);
+	RUN(test_sigs_digits);
 	RUN(test_open_draw);
 	RUN(test_fit_bias);
 	DONE();
