@@ -126,17 +126,26 @@ int llr_any_row_buf(const llr_lexicon *x, const char *w, size_t len, llr_rowbuf 
  * why.  Deterministic. */
 #define LLR_DIGIT_CAP 16
 #define LLR_DIGIT_LONG 40
-typedef struct llr_digit_stratum {
+typedef struct llr_stratum {
 	int32_t n;
 	llr_csr *phi;
 	float *logq;
 	double Q;
-} llr_digit_stratum;
-int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, llr_digit_stratum *d,
+} llr_stratum;
+int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, llr_stratum *d,
                            const char **why, llr_err *err);
-void llr_digit_stratum_free(llr_digit_stratum *d);
+void llr_stratum_free(llr_stratum *d);
 /* 1 when w[0..len) is a string of the stratum: not empty, all ASCII digits. */
 int llr_digit_string(const char *w, size_t len);
+/* lib/lm/openshort.c: the strings of 1 to LLR_SHORT_MAX characters the
+ * spelling model has seen, outside V', known (if not NULL) and, if
+ * skip_digits, the digit strings, each a row of d with its ln q: an
+ * exact stratum that assumes nothing of the rows. */
+#define LLR_SHORT_MAX 3
+int llr_short_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int skip_digits,
+                           llr_stratum *d, llr_err *err);
+/* 1 when w[0..len) is 1 to LLR_SHORT_MAX characters the model has seen. */
+int llr_short_string(const llr_spelling *sp, const char *w, size_t len);
 
 /* lib/ngram/trie.c: an n-gram's trie as members of a tensor archive, for
  * its own archive (prefix "": meta keys order, ngram.N) and inside a

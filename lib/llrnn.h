@@ -1567,6 +1567,10 @@ const float *llr_lexicon_sig_logm(const llr_lexicon *x);
  * they were drawn, with the reason in *why (a static string, NULL for a
  * lexicon read from a file or without signatures). */
 int64_t llr_lexicon_sig_digits(const llr_lexicon *x, double *q, const char **why);
+/* The short strings (of at most 3 characters the spelling model has
+ * seen, lib/lm/openshort.c) the signature masses sum exactly (meta
+ * sig.short), their total q into *q; 0 without. */
+int64_t llr_lexicon_sig_shorts(const llr_lexicon *x, double *q);
 void llr_opensig_free(llr_opensig *g);
 
 /* A log-linear model's network set up for open scoring (llr_net_set_open:
@@ -1588,8 +1592,8 @@ double llr_open_logb(const llr_open *o, const char *w, size_t len);
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err);
 /* The digit strings' groups the last llr_open_norm_samples summed
  * exactly (lib/lm/opendigits.c; its draws then skip them), 0 when it drew
- * them. */
-int32_t llr_open_norm_digits(const llr_open *o);
+ * them; the short strings it summed (lib/lm/openshort.c) into *shorts. */
+int32_t llr_open_norm_digits(const llr_open *o, int32_t *shorts);
 /* The number S of signatures. */
 int32_t llr_open_sigs(const llr_open *o);
 /* Draw a string of signature s (gen): from q restricted to the tokens

@@ -1030,6 +1030,9 @@ static void fz_signatures(fz_run *R)
 		        (long long)dg, q);
 	else
 		fprintf(stderr, "featurize: signature masses: the digit strings drawn with the rest: %s\n", why ? why : "?");
+	if ((dg = llr_lexicon_sig_shorts(&R->lex, &q)) > 0)
+		fprintf(stderr, "featurize: signature masses: the strings of at most 3 characters outside the vocabulary exactly: %lld, q %.6g\n",
+		        (long long)dg, q);
 }
 
 /* "name,name" of the sources in mask. */

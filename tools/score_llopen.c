@@ -85,9 +85,13 @@ void sllopen_norm_summary(const sllopen *s, const llr_norm_stat *t, double tol)
 {
 	const char *n = llr_meta_get(s->lex->meta, "sig.samples");
 	double sig_n = n ? strtod(n, NULL) : 0;
-	if (llr_open_norm_digits(s->op) > 0)
+	int32_t shorts, digits = llr_open_norm_digits(s->op, &shorts);
+	if (digits > 0)
 		fprintf(stderr, "%s: norm check: the digit strings outside the vocabulary summed exactly (%d groups), the draws from the rest\n",
-		        cli_prog, (int)llr_open_norm_digits(s->op));
+		        cli_prog, (int)digits);
+	if (shorts > 0)
+		fprintf(stderr, "%s: norm check: the strings of at most 3 characters outside the vocabulary summed exactly (%d), the draws from the rest\n",
+		        cli_prog, (int)shorts);
 	fprintf(stderr, "%s: norm check: standard error %.2g there (%lld draws outside the vocabulary); the signature masses' own there %.2g (%s draws)\n",
 	        cli_prog, t->se, s->norm_samples, sig_n > 0 ? t->se * sqrt((double)s->norm_samples / sig_n) : NAN, n ? n : "?");
 	if (t->lo > tol)

@@ -38,11 +38,11 @@ int llr_digit_string(const char *w, size_t len)
 	return 1;
 }
 
-void llr_digit_stratum_free(llr_digit_stratum *d)
+void llr_stratum_free(llr_stratum *d)
 {
 	llr_csr_free(d->phi);
 	free(d->logq);
-	*d = (llr_digit_stratum){0};
+	*d = (llr_stratum){0};
 }
 
 /* A string w is set apart from its group when the vocabulary, the known
@@ -80,10 +80,10 @@ static int take_out(const llr_spelling *sp, const llr_digit_groups *gr, double *
 	return i >= 0;
 }
 
-int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, llr_digit_stratum *d,
+int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, llr_stratum *d,
                            const char **why, llr_err *err)
 {
-	*d = (llr_digit_stratum){0};
+	*d = (llr_stratum){0};
 	*why = NULL;
 	const llr_spelling *sp = x->spell;
 	int N = llr_ngram_order(llr_spelling_ngram(sp));
@@ -194,7 +194,7 @@ int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_
 out:
 	if (rc < 0 || *why) {
 		llr_csr_free(d->phi);
-		*d = (llr_digit_stratum){0};
+		*d = (llr_stratum){0};
 	}
 	llr_csr_builder_free(b);
 	llr_digit_groups_free(&gr);

@@ -586,6 +586,64 @@ static void test_sigs_digits(void)
 	llr_lexicon_free(x);
 }
 
+/* The strings of at most 3 seen characters outside V' as an exact
+ * stratum (openshort.c): their count and total q are those of a listing
+ * by hand (V' left out), and M(ORTH:len1) holds the seen one-character
+ * strings' q exactly with any seed; only the unseen characters' share is
+ * drawn. */
+static void test_sigs_short(void)
+{
+	llr_lexicon *x = open_lexicon();
+	llr_err e = {0};
+	llr_openbg *g = llr_openbg_new(x, &e);
+	const llr_ngram *m = llr_spelling_ngram(x->spell);
+	const char *alpha[64];
+	int na = 0;
+	for (int32_t t = 0; t < llr_ngram_vocab_size(m); t++)
+		if (t != llr_ngram_bos(m) && t != llr_ngram_eos(m) && t != llr_ngram_unk(m))
+			alpha[na++] = llr_ngram_token(m, t);
+	double want = 0, seen1 = 0;
+	int64_t count = 0;
+	char buf[16];
+	for (int n = 1; n <= 3; n++) {
+		int idx[3] = {0, 0, 0};
+		for (;;) {
+			size_t bl = 0;
+			for (int i = 0; i < n; i++) {
+				size_t k = strlen(alpha[idx[i]]);
+				memcpy(buf + bl, alpha[idx[i]], k);
+				bl += k;
+			}
+			if (llr_openbg_word(g, buf, bl) < 0) {
+				double q = exp(llr_openbg_unseen_logp(g, buf, bl));
+				want += q;
+				seen1 += n == 1 ? q : 0;
+				count++;
+			}
+			int i = 0;
+			while (i < n && ++idx[i] == na)
+				idx[i++] = 0;
+			if (i == n)
+				break;
+		}
+	}
+	enum { N = 5000 };
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, NULL, NULL, &e));
+	double q;
+	int64_t c = llr_lexicon_sig_shorts(x, &q);
+	double m7 = mass_with(x, "ORTH:len1");
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 8, NULL, NULL, &e));
+	double m8 = mass_with(x, "ORTH:len1"), unseen = one_char_mass(x) - seen1;
+	printf("# short strings: %lld (by hand %lld), q %.6f (%.6f); M(ORTH:len1) %.6f and %.6f, seen one-character q %.6f, unseen %.2g\n",
+	       (long long)c, (long long)count, q, want, m7, m8, seen1, unseen);
+	CHECK(c == count && count > 1000);
+	CHECK_NEAR(q, want, 1e-9);
+	CHECK(m7 >= seen1 * (1 - 2e-6) && m8 >= seen1 * (1 - 2e-6));
+	CHECK(m7 - seen1 <= unseen + 5 * sqrt(unseen / N) && m8 - seen1 <= unseen + 5 * sqrt(unseen / N));
+	llr_openbg_free(g);
+	llr_lexicon_free(x);
+}
+
 /* The signature of the one-character strings (TOP:@notTop ORTH:len1:
  * the suffix features need a longer word), or -1. */
 static int32_t one_char_sig(const llr_lexicon *x)
@@ -841,7 +899,7 @@ static void test_fit_bias(void)
 
 int main(void)
 {
-	PLAN(12);
+	PLAN(13);
 	RUN(test_open_sums_to_one);
 	RUN(test_open_step);
 	RUN(test_open_threads);
@@ -852,6 +910,7 @@ int main(void)
 	RUN(test_sigs_file);
 	RUN(test_sigs_known);
 	RUN(test_sigs_digits);
+	RUN(test_sigs_short);
 	RUN(test_open_draw);
 	RUN(test_fit_bias);
 	DONE();
