@@ -252,8 +252,9 @@ $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER) $(wildcard $(NOTES)
 	  echo 'tokens being those whose type is not in the training text; bits per character over the'; \
 	  echo "words' code points plus one a word (score(1), \"Open vocabulary\").  check-norm is the total"; \
 	  echo 'probability mass over all strings that `score --check-norm` reports at the test position where it'; \
-	  echo 'is furthest from 1 (the bar: 1 within 1e-3): for ll-open the vocabulary exactly and the strings'; \
-	  echo 'outside it by importance sampling from the spelling model; for the softmax models the vocabulary'; \
+	  echo 'is furthest from 1 (the bar: 1 within 1e-3): for ll-open the vocabulary, the digit strings and the'; \
+	  echo 'strings of at most 3 characters exactly, the other strings outside the vocabulary by importance'; \
+	  echo 'sampling from the spelling model; for the softmax models the vocabulary'; \
 	  echo "(for rnn-spell that is the open distribution's total too: the spread of \`<unk>\` is exact)."; echo; \
 	  echo '| corpus | model | nats/token | OOV nats/token | bits/char | check-norm |'; \
 	  echo '|---|---|---|---|---|---|'; \
