@@ -149,8 +149,10 @@ int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_
 		if (!(mass[i] > 1e-9 * exp(gr.logp[i])))
 			continue;
 		size_t n, n2, bl = group_string(x, known, len, gr.k, tail, '1', buf);
-		if (bl == 0) /* every string of the group is set apart: none is left */
-			continue;
+		if (bl == 0) { /* mass left, but no string to take the row from */
+			*why = "a group of digit strings has no string left to take its row from";
+			goto out;
+		}
 		if ((rc = llr_any_row_buf(x, buf, bl, &r, &n, err)) < 0)
 			goto out;
 		if (len > LLR_DIGIT_SINGLE) { /* another string of the group: its row too */
@@ -168,8 +170,11 @@ int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_
 			}
 			memcpy(c2, r.c, n * sizeof *c2);
 			memcpy(v2, r.v, n * sizeof *v2);
-			if ((bl = group_string(x, known, len2, gr.k, tail, '0', buf)) == 0)
-				bl = group_string(x, known, len, gr.k, tail, '0', buf);
+			if ((bl = group_string(x, known, len2, gr.k, tail, '0', buf)) == 0 &&
+			    (bl = group_string(x, known, len, gr.k, tail, '0', buf)) == 0) {
+				*why = "a group of digit strings has no second string left to check its row on";
+				goto out;
+			}
 			if ((rc = llr_any_row_buf(x, buf, bl, &r, &n2, err)) < 0)
 				goto out;
 			if (n2 != n || memcmp(c2, r.c, n * sizeof *c2) || memcmp(v2, r.v, n * sizeof *v2)) {

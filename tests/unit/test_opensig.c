@@ -584,6 +584,20 @@ static void test_sigs_digits(void)
 	printf("# with SUF:125$: drawn (%s); M(ORTH:number) %.6f and %.6f\n", why, m7, m8);
 	CHECK(m7 != m8 && fabs(m7 - m8) < 0.05);
 	llr_lexicon_free(x);
+
+	/* every string a group would take its row from is known (the ten
+	 * lead digits before 25 in 5 digits): drawn, said so, nothing lost */
+	x = num_lexicon(0);
+	llr_strmap *known = llr_strmap_new();
+	for (int c = 0; c < 10; c++) {
+		char w[6];
+		snprintf(w, sizeof w, "%c%c%c25", '0' + c, '0' + c, '0' + c);
+		llr_strmap_add(known, w, 5);
+	}
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, known, NULL, &e));
+	CHECK(llr_lexicon_sig_digits(x, &q, &why) == 0 && why && strstr(why, "no string left"));
+	llr_strmap_free(known);
+	llr_lexicon_free(x);
 }
 
 /* The strings of at most 3 seen characters outside V' as an exact
