@@ -98,10 +98,7 @@ int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_
 	double *mass = llr_malloc((size_t)gr.count * sizeof *mass);
 	float *lq = NULL;
 	llr_csr_builder *b = llr_csr_builder_new((int32_t)llr_strmap_size(x->features));
-	llr_rowbuf r = {0};
-	int32_t *c2 = NULL;
-	float *v2 = NULL;
-	size_t cap2 = 0;
+	llr_rowbuf r = {0}, r2 = {0}; /* a group's row, and that of its second string */
 	if (!mass || !b) {
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 		goto out;
@@ -157,31 +154,17 @@ int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_
 			goto out;
 		if (len > LLR_DIGIT_SINGLE) { /* another string of the group: its row too */
 			int len2 = len < LLR_DIGIT_CAP ? len : LLR_DIGIT_LONG;
-			if (n > cap2) {
-				free(c2);
-				free(v2);
-				cap2 = r.cap;
-				c2 = llr_malloc(cap2 * sizeof *c2);
-				v2 = llr_malloc(cap2 * sizeof *v2);
-				if (!c2 || !v2) {
-					rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
-					goto out;
-				}
-			}
-			memcpy(c2, r.c, n * sizeof *c2);
-			memcpy(v2, r.v, n * sizeof *v2);
 			if ((bl = group_string(x, known, len2, gr.k, tail, '0', buf)) == 0 &&
 			    (bl = group_string(x, known, len, gr.k, tail, '0', buf)) == 0) {
 				*why = "a group of digit strings has no second string left to check its row on";
 				goto out;
 			}
-			if ((rc = llr_any_row_buf(x, buf, bl, &r, &n2, err)) < 0)
+			if ((rc = llr_any_row_buf(x, buf, bl, &r2, &n2, err)) < 0)
 				goto out;
-			if (n2 != n || memcmp(c2, r.c, n * sizeof *c2) || memcmp(v2, r.v, n * sizeof *v2)) {
+			if (n2 != n || memcmp(r2.c, r.c, n * sizeof *r.c) || memcmp(r2.v, r.v, n * sizeof *r.v)) {
 				*why = "the rows of digit strings depend on more than their length and last digits";
 				goto out;
 			}
-			/* r holds the second row, equal to the first */
 		}
 		if ((rc = llr_csr_builder_row(b, r.c, r.v, n, err)) < 0)
 			goto out;
@@ -207,7 +190,7 @@ out:
 	free(lq);
 	free(r.c);
 	free(r.v);
-	free(c2);
-	free(v2);
+	free(r2.c);
+	free(r2.v);
 	return rc;
 }

@@ -430,20 +430,26 @@ static double mass_with(const llr_lexicon *x, const char *name)
 	return m;
 }
 
+/* The characters the spelling model has seen (its tokens less <s>, </s>
+ * and <unk>) into out (64 at most); how many. */
+static int seen_chars(const llr_ngram *m, const char **out)
+{
+	int n = 0;
+	for (int32_t t = 0; t < llr_ngram_vocab_size(m) && n < 64; t++)
+		if (t != llr_ngram_bos(m) && t != llr_ngram_eos(m) && t != llr_ngram_unk(m))
+			out[n++] = llr_ngram_token(m, t);
+	return n;
+}
+
 /* The exact mass under q of the strings of one character (none is in
  * V'): the seen characters one by one, the U unseen ones together. */
 static double one_char_mass(const llr_lexicon *x)
 {
-	const llr_ngram *m = llr_spelling_ngram(x->spell);
+	const char *alpha[64];
+	int seen = seen_chars(llr_spelling_ngram(x->spell), alpha);
 	double p = 0;
-	int32_t seen = 0;
-	for (int32_t t = 0; t < llr_ngram_vocab_size(m); t++) {
-		const char *c = llr_ngram_token(m, t);
-		if (t == llr_ngram_bos(m) || t == llr_ngram_eos(m) || t == llr_ngram_unk(m))
-			continue;
-		p += exp(llr_spelling_logp(x->spell, c, strlen(c)));
-		seen++;
-	}
+	for (int i = 0; i < seen; i++)
+		p += exp(llr_spelling_logp(x->spell, alpha[i], strlen(alpha[i])));
 	p += (1112064.0 - seen) * exp(llr_spelling_logp(x->spell, "\xe2\x82\xac", 3)); /* any unseen one */
 	double sv = 0;
 	for (int32_t v = 0; v < (int32_t)llr_strmap_size(x->vocab); v++)
@@ -610,12 +616,8 @@ static void test_sigs_short(void)
 	llr_lexicon *x = open_lexicon();
 	llr_err e = {0};
 	llr_openbg *g = llr_openbg_new(x, &e);
-	const llr_ngram *m = llr_spelling_ngram(x->spell);
 	const char *alpha[64];
-	int na = 0;
-	for (int32_t t = 0; t < llr_ngram_vocab_size(m); t++)
-		if (t != llr_ngram_bos(m) && t != llr_ngram_eos(m) && t != llr_ngram_unk(m))
-			alpha[na++] = llr_ngram_token(m, t);
+	int na = seen_chars(llr_spelling_ngram(x->spell), alpha);
 	double want = 0, seen1 = 0;
 	int64_t count = 0;
 	char buf[16];
@@ -803,12 +805,10 @@ static void test_sigs_known(void)
 	llr_strmap_add(known, "chats", 5);
 	llr_strmap_add(known, "dort", 4);
 	double qk = 0;
-	for (int32_t t = 0; t < llr_ngram_vocab_size(sp); t++) {
-		const char *c = llr_ngram_token(sp, t);
-		if (t == llr_ngram_bos(sp) || t == llr_ngram_eos(sp) || t == llr_ngram_unk(sp))
-			continue;
-		llr_strmap_add(known, c, strlen(c));
-		qk += exp(llr_openbg_unseen_logp(g, c, strlen(c)));
+	const char *alpha[64];
+	for (int i = 0, na = seen_chars(sp, alpha); i < na; i++) {
+		llr_strmap_add(known, alpha[i], strlen(alpha[i]));
+		qk += exp(llr_openbg_unseen_logp(g, alpha[i], strlen(alpha[i])));
 	}
 	int32_t nk = (int32_t)llr_strmap_size(known);
 	int32_t *ks = calloc((size_t)nk, sizeof *ks);
