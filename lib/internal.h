@@ -131,6 +131,7 @@ typedef struct llr_stratum {
 	llr_csr *phi;
 	float *logq;
 	double Q;
+	llr_strmap *set; /* its strings, where a draw is checked against a list (opendict.c) */
 } llr_stratum;
 int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, llr_stratum *d,
                            const char **why, llr_err *err);
@@ -146,6 +147,30 @@ int llr_short_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_
                            llr_stratum *d, llr_err *err);
 /* 1 when w[0..len) is 1 to LLR_SHORT_MAX characters the model has seen. */
 int llr_short_string(const llr_spelling *sp, const char *w, size_t len);
+
+/* lib/features/affixforms.c: the word forms a hunspell dictionary (the
+ * bytes of its .aff and .dic) spells out, each to fn, whose negative
+ * return stops the listing: every stem, then the stems with the suffixes
+ * and prefixes their flags allow.  A list to sum over, not a spelling
+ * check: a form may come twice, and what hunspell accepts by compounding
+ * never comes.  An affix file it cannot read is LLR_EFORMAT. */
+typedef int (*llr_form_fn)(const char *w, size_t len, void *ctx);
+int llr_affix_forms(const char *aff, size_t aff_len, const char *dic, size_t dic_len, llr_form_fn fn, void *ctx,
+                    llr_err *err);
+
+/* lib/lm/opendict.c: the word forms of the lexicon's hunspell dictionary
+ * (llr_affix_forms) outside V', known (if not NULL), the short strings
+ * and, if skip_digits, the digit strings, made of characters the spelling
+ * model has seen: each a row of d with its ln q, d->set their strings.
+ * No dictionary, or no form left: d stays empty.  An affix file the
+ * listing cannot read: d stays empty and why says so. */
+int llr_dict_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int skip_digits,
+                          llr_stratum *d, char *why, size_t why_cap, llr_err *err);
+/* 1 when w[0..len) is a string of d's list. */
+int llr_dict_string(const llr_stratum *d, const char *w, size_t len);
+/* The bytes of the lexicon's hunspell dictionary (anyword.c): 0 without. */
+int llr_lexicon_any_hunspell_text(const llr_lexicon *x, const char **aff, size_t *aff_len, const char **dic,
+                                  size_t *dic_len);
 
 /* lib/ngram/trie.c: an n-gram's trie as members of a tensor archive, for
  * its own archive (prefix "": meta keys order, ngram.N) and inside a

@@ -1571,6 +1571,11 @@ int64_t llr_lexicon_sig_digits(const llr_lexicon *x, double *q, const char **why
  * seen, lib/lm/openshort.c) the signature masses sum exactly (meta
  * sig.short), their total q into *q; 0 without. */
 int64_t llr_lexicon_sig_shorts(const llr_lexicon *x, double *q);
+/* The hunspell dictionary's word forms (lib/lm/opendict.c) the signature
+ * masses sum exactly (meta sig.dict), their total q into *q; 0 without,
+ * with *why the reason they were drawn (NULL when there was no dictionary
+ * or for a lexicon read from a file). */
+int64_t llr_lexicon_sig_dict(const llr_lexicon *x, double *q, const char **why);
 void llr_opensig_free(llr_opensig *g);
 
 /* A log-linear model's network set up for open scoring (llr_net_set_open:
@@ -1594,6 +1599,9 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err);
  * exactly (lib/lm/opendigits.c; its draws then skip them), 0 when it drew
  * them; the short strings it summed (lib/lm/openshort.c) into *shorts. */
 int32_t llr_open_norm_digits(const llr_open *o, int32_t *shorts);
+/* The dictionary's forms the last llr_open_norm_samples summed exactly
+ * (lib/lm/opendict.c), 0 without. */
+int32_t llr_open_norm_dict(const llr_open *o);
 /* The number S of signatures. */
 int32_t llr_open_sigs(const llr_open *o);
 /* Draw a string of signature s (gen): from q restricted to the tokens

@@ -265,6 +265,33 @@ open_model() {
 	! echo "$stderr" | grep -q 'OOV words scored as' || false
 }
 
+@test "open scoring: the hunspell dictionary's word forms outside the vocabulary are summed exactly (featurize, meta, score --check-norm)" {
+	featurize --hunspell no-such 2>&1 | grep -q 'without hunspell' && skip "llrnn built without hunspell"
+	# bare's forms: walk walked walks frog frogs tolerant; V' holds the
+	# frog walked, the corpus the known tolerant walks: walk and frogs left
+	en_stream -o d.fz 2>err
+	grep -q "^featurize: signature masses: the hunspell dictionary's word forms outside the vocabulary exactly: 2, q 0\.[0-9]*$" err
+	[ "$(tar xOf d.fz meta | sed -n 's/^sig\.dict=//p')" = 2 ]
+	tar xOf d.fz meta | grep -Eq '^sig\.dict_q=[0-9.]+(e-[0-9]+)?$'
+	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -s 1 --threads 1 -o d.llrnn d.fz
+	score -m d.llrnn --check-norm --norm-samples 20000 "$O/en.tok" 2>serr >/dev/null
+	# the check sums the corpus's known strings with the rest of q: four
+	grep -qx "score: norm check: the hunspell dictionary's word forms outside the vocabulary summed exactly (4), the draws from the rest" serr
+	grep -q '^score: norm check: max |sum p - 1| = ' serr
+	# an affix file the listing cannot read (an entry past its header's
+	# count, which hunspell lets by): the forms are drawn, and featurize
+	# says why; the meta has no sig.dict
+	printf 'SET UTF-8\nSFX D Y 1\nSFX D 0 ed .\nSFX D 0 ing .\n\nSFX S Y 1\nSFX S 0 s .\n' >x.aff
+	cp "$O/bare.dic" x.dic
+	featurize --vocab <(vocab --min-count 2 "$O/en.tok") --top 0 --suffix 1 --hunspell x --spelling 2 \
+		--signature-samples 2000 -o x.fz "$O/en.tok" 2>xerr
+	grep -qx "featurize: signature masses: the hunspell dictionary's word forms drawn with the rest: affix file line 4: SFX D: not a header (cross product Y or N, count)" xerr
+	! tar xOf x.fz meta | grep -q '^sig\.dict' || false
+	# without a dictionary: no such line
+	featurize --top 0 --suffix 1 --spelling 2 --signature-samples 2000 -o n.fz "$O/en.tok" 2>nerr
+	! grep -q "dictionary's word forms" nerr || false
+}
+
 @test "open scoring: the norm check's draws: -s and --norm-samples, the standard error grows with fewer, bad values" {
 	open_model
 	local m="$BATS_FILE_TMPDIR/open.llrnn" t="$BATS_FILE_TMPDIR/otest.tok"

@@ -1033,6 +1033,11 @@ static void fz_signatures(fz_run *R)
 	if ((dg = llr_lexicon_sig_shorts(&R->lex, &q)) > 0)
 		fprintf(stderr, "featurize: signature masses: the strings of at most 3 characters outside the vocabulary exactly: %lld, q %.6g\n",
 		        (long long)dg, q);
+	if ((dg = llr_lexicon_sig_dict(&R->lex, &q, &why)) > 0)
+		fprintf(stderr, "featurize: signature masses: the hunspell dictionary's word forms outside the vocabulary exactly: %lld, q %.6g\n",
+		        (long long)dg, q);
+	else if (why)
+		fprintf(stderr, "featurize: signature masses: the hunspell dictionary's word forms drawn with the rest: %s\n", why);
 }
 
 /* "name,name" of the sources in mask. */

@@ -92,6 +92,10 @@ void sllopen_norm_summary(const sllopen *s, const llr_norm_stat *t, double tol)
 	if (shorts > 0)
 		fprintf(stderr, "%s: norm check: the strings of at most 3 characters outside the vocabulary summed exactly (%d), the draws from the rest\n",
 		        cli_prog, (int)shorts);
+	int32_t dict = llr_open_norm_dict(s->op);
+	if (dict > 0)
+		fprintf(stderr, "%s: norm check: the hunspell dictionary's word forms outside the vocabulary summed exactly (%d), the draws from the rest\n",
+		        cli_prog, (int)dict);
 	fprintf(stderr, "%s: norm check: standard error %.2g there (%lld draws outside the vocabulary); the signature masses' own there %.2g (%s draws)\n",
 	        cli_prog, t->se, s->norm_samples, sig_n > 0 ? t->se * sqrt((double)s->norm_samples / sig_n) : NAN, n ? n : "?");
 	if (t->lo > tol)

@@ -75,6 +75,18 @@ const llr_strmap *llr_lexicon_any_wordmap(const llr_lexicon *x)
 	return x->any ? x->any->words : NULL;
 }
 
+int llr_lexicon_any_hunspell_text(const llr_lexicon *x, const char **aff, size_t *aff_len, const char **dic,
+                                  size_t *dic_len)
+{
+	if (!x->any || !x->any->hs_name || !x->any->aff || !x->any->dic)
+		return 0;
+	*aff = x->any->aff;
+	*aff_len = x->any->aff_len;
+	*dic = x->any->dic;
+	*dic_len = x->any->dic_len;
+	return 1;
+}
+
 int llr_lexicon_any_hunspell(const llr_lexicon *x)
 {
 	return x->any && x->any->hs_name;

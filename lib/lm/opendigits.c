@@ -42,6 +42,7 @@ void llr_stratum_free(llr_stratum *d)
 {
 	llr_csr_free(d->phi);
 	free(d->logq);
+	llr_strmap_free(d->set);
 	*d = (llr_stratum){0};
 }
 

@@ -44,6 +44,9 @@ struct llr_opensig {
 	double shorts_q;       /* their total q */
 	double digits_q;       /* their total q */
 	const char *drawn_why; /* static: why the digit strings were drawn */
+	int64_t dict;          /* the dictionary's forms summed exactly (opendict.c) */
+	double dict_q;         /* their total q */
+	char dict_why[200];    /* why they were drawn, "" when they were not or without a dictionary */
 };
 
 void llr_opensig_free(llr_opensig *g)
@@ -90,10 +93,11 @@ int llr_any_row_buf(const llr_lexicon *x, const char *w, size_t len, llr_rowbuf 
 
 /* n strings from q restricted to the strings outside known and the
  * strata summed exactly (the digit strings if digits, the short ones if
- * shorts): p_spell's draws, those in V', known or a stratum rejected;
- * their rows into b, the draws it took into *drawn. */
+ * shorts, the dictionary's listed forms dict): p_spell's draws, those in
+ * V', known or a stratum rejected; their rows into b, the draws it took
+ * into *drawn. */
 static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int digits, int shorts,
-                     int64_t n, llr_rng *rng, llr_csr_builder *b, int64_t *drawn, llr_err *err)
+                     const llr_stratum *dict, int64_t n, llr_rng *rng, llr_csr_builder *b, int64_t *drawn, llr_err *err)
 {
 	llr_buf w = {0};
 	llr_rowbuf r = {0};
@@ -109,7 +113,8 @@ static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap
 		}
 		const char *s = w.data ? w.data : "";
 		if (llr_openbg_word(g, s, w.len) >= 0 || (known && llr_strmap_get(known, s, w.len) >= 0) ||
-		    (digits && llr_digit_string(s, w.len)) || (shorts && llr_short_string(x->spell, s, w.len)))
+		    (digits && llr_digit_string(s, w.len)) || (shorts && llr_short_string(x->spell, s, w.len)) ||
+		    llr_dict_string(dict, s, w.len))
 			continue; /* in V', known or a stratum summed exactly: not a draw from the rest of q */
 		size_t m;
 		if ((rc = llr_any_row_buf(x, s, w.len, &r, &m, err)) < 0 || (rc = llr_csr_builder_row(b, r.c, r.v, m, err)) < 0)
@@ -180,39 +185,43 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 	int64_t drawn = 0;
 	int32_t nrows = 0;
 	double Q = 0;
-	llr_stratum d = {0}, sh = {0};
+	llr_stratum d = {0}, sh = {0}, dc = {0};
 	const char *why = NULL;
+	char dwhy[sizeof((llr_opensig *)0)->dict_why] = "";
 	float *lw = NULL;
 	int32_t *krow = llr_malloc((nk + 1) * sizeof *krow);
 	llr_ll_classes k = {0};
 	llr_opensig *sg = calloc(1, sizeof *sg);
 	int rc = b && krow && sg ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (rc < 0 || (rc = llr_digit_stratum_make(x, g, known, &d, &why, err)) < 0 ||
-	    (rc = llr_short_stratum_make(x, g, known, d.phi != NULL, &sh, err)) < 0)
+	    (rc = llr_short_stratum_make(x, g, known, d.phi != NULL, &sh, err)) < 0 ||
+	    (rc = llr_dict_stratum_make(x, g, known, d.phi != NULL, &dc, dwhy, sizeof dwhy, err)) < 0)
 		goto out;
-	if (!(lw = llr_malloc(((size_t)n + nk + (size_t)d.n + (size_t)sh.n + 1) * sizeof *lw))) {
+	if (!(lw = llr_malloc(((size_t)n + nk + (size_t)d.n + (size_t)sh.n + (size_t)dc.n + 1) * sizeof *lw))) {
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((rc = known_rows(x, g, known, b, lw, krow, &nrows, &Q, err)) < 0)
 		goto out;
-	/* the digit strings and the short ones exactly, after the known ones */
+	/* the digit strings, the short ones and the dictionary's forms
+	 * exactly, after the known ones */
 	if ((d.phi && (rc = stratum_rows(&d, b, lw + nrows, 0.0, err)) < 0) ||
-	    (rc = stratum_rows(&sh, b, lw + nrows + d.n, 0.0, err)) < 0)
+	    (rc = stratum_rows(&sh, b, lw + nrows + d.n, 0.0, err)) < 0 ||
+	    (dc.phi && (rc = stratum_rows(&dc, b, lw + nrows + d.n + sh.n, 0.0, err)) < 0))
 		goto out;
-	double rest = 1 - Q - d.Q - sh.Q;
+	double rest = 1 - Q - d.Q - sh.Q - dc.Q;
 	if (!(rest > 0)) {
 		rc = llr_err_set(err, LLR_ERANGE,
 		                 "signature masses: the known strings and the strata summed exactly carry all the mass outside the vocabulary (%g)",
-		                 Q + d.Q + sh.Q);
+		                 Q + d.Q + sh.Q + dc.Q);
 		goto out;
 	}
-	if ((rc = draw_rows(x, g, known, d.phi != NULL, 1, n, &rng, b, &drawn, err)) < 0)
+	if ((rc = draw_rows(x, g, known, d.phi != NULL, 1, &dc, n, &rng, b, &drawn, err)) < 0)
 		goto out;
 	/* a known string weighs q(k), a digit group or a short string its q,
 	 * a draw rest / n: a class's summed weight is M(sig) */
 	for (int64_t i = 0; i < n; i++)
-		lw[nrows + d.n + sh.n + i] = (float)(log(rest) - log((double)n));
+		lw[nrows + d.n + sh.n + dc.n + i] = (float)(log(rest) - log((double)n));
 	rows = llr_csr_builder_finish(b, err);
 	b = NULL;
 	if (!rows) {
@@ -239,6 +248,9 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 	sg->drawn_why = why;
 	sg->shorts = sh.n;
 	sg->shorts_q = sh.Q;
+	sg->dict = dc.n;
+	sg->dict_q = dc.Q;
+	memcpy(sg->dict_why, dwhy, sizeof dwhy);
 	llr_opensig_free(x->sig);
 	x->sig = sg;
 	sg = NULL;
@@ -248,11 +260,19 @@ out:
 	llr_csr_builder_free(b);
 	llr_stratum_free(&d);
 	llr_stratum_free(&sh);
+	llr_stratum_free(&dc);
 	free(lw);
 	free(krow);
 	llr_csr_free(rows);
 	llr_openbg_free(g);
 	return rc;
+}
+
+int64_t llr_lexicon_sig_dict(const llr_lexicon *x, double *q, const char **why)
+{
+	*q = x->sig ? x->sig->dict_q : 0;
+	*why = x->sig && x->sig->dict_why[0] ? x->sig->dict_why : NULL;
+	return x->sig ? x->sig->dict : 0;
 }
 
 int64_t llr_lexicon_sig_shorts(const llr_lexicon *x, double *q)
@@ -280,7 +300,9 @@ int llr_opensig_meta(const llr_opensig *g, llr_meta *m)
 	    (g->digits && ((rc = llr_meta_setf(m, "sig.digits", "%lld", (long long)g->digits)) < 0 ||
 	                   (rc = llr_meta_setf(m, "sig.digits_q", "%.17g", g->digits_q)) < 0)) ||
 	    (g->shorts && ((rc = llr_meta_setf(m, "sig.short", "%lld", (long long)g->shorts)) < 0 ||
-	                   (rc = llr_meta_setf(m, "sig.short_q", "%.17g", g->shorts_q)) < 0)))
+	                   (rc = llr_meta_setf(m, "sig.short_q", "%.17g", g->shorts_q)) < 0)) ||
+	    (g->dict && ((rc = llr_meta_setf(m, "sig.dict", "%lld", (long long)g->dict)) < 0 ||
+	                 (rc = llr_meta_setf(m, "sig.dict_q", "%.17g", g->dict_q)) < 0)))
 		return rc;
 	return llr_meta_setf(m, "sig.seed", "%llu", (unsigned long long)g->seed);
 }
@@ -294,8 +316,8 @@ int llr_opensig_write(llr_tensor_writer *w, const llr_opensig *g, llr_err *err)
 
 int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_opensig **out, llr_err *err)
 {
-	int64_t S, n, d, k = 0, dg = 0, sh = 0;
-	double dq = 0, sq = 0;
+	int64_t S, n, d, k = 0, dg = 0, sh = 0, dc = 0;
+	double dq = 0, sq = 0, cq = 0;
 	if (llr_meta_get(m, "sig.known") && (llr_meta_get_i64(m, "sig.known", &k, err) < 0 || k < 1))
 		return llr_err_set(err, LLR_EFORMAT, "meta: sig.known: not a count of strings");
 	if (llr_meta_get(m, "sig.digits") &&
@@ -306,8 +328,12 @@ int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_ope
 	    (llr_meta_get_i64(m, "sig.short", &sh, err) < 0 || sh < 1 || llr_meta_get_f64(m, "sig.short_q", &sq, err) < 0 ||
 	     !(sq > 0 && sq < 1)))
 		return llr_err_set(err, LLR_EFORMAT, "meta: sig.short, sig.short_q: not a count of strings and a mass in (0, 1)");
+	if (llr_meta_get(m, "sig.dict") &&
+	    (llr_meta_get_i64(m, "sig.dict", &dc, err) < 0 || dc < 1 || llr_meta_get_f64(m, "sig.dict_q", &cq, err) < 0 ||
+	     !(cq > 0 && cq < 1)))
+		return llr_err_set(err, LLR_EFORMAT, "meta: sig.dict, sig.dict_q: not a count of strings and a mass in (0, 1)");
 	if (llr_meta_get_i64(m, "sig.count", &S, err) < 0 || S < 1 || S > LLR_MAX_VOCAB ||
-	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n + k + dg + sh < S ||
+	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n + k + dg + sh + dc < S ||
 	    llr_meta_get_i64(m, "sig.drawn", &d, err) < 0 || d < n)
 		return llr_err_set(err, LLR_EFORMAT, "meta: sig.count, sig.samples, sig.drawn: missing or inconsistent");
 	const char *sd = llr_meta_get(m, "sig.seed");
@@ -321,6 +347,8 @@ int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_ope
 	g->digits_q = dq;
 	g->shorts = sh;
 	g->shorts_q = sq;
+	g->dict = dc;
+	g->dict_q = cq;
 	g->seed = sd ? strtoull(sd, NULL, 10) : 0;
 	llr_tensor *t = NULL;
 	int rc = llr_lex_read_csr(r, "sig/phi", S, F, &g->phi, err);
@@ -362,6 +390,7 @@ struct llr_open {
 	float *nrm_logw;
 	int64_t *nrm_cnt;
 	int32_t nrm_digits, nrm_short; /* the digit groups and short strings the norm check sums exactly */
+	int32_t nrm_dict;              /* and the dictionary's forms */
 	llr_rowbuf r;                  /* llr_open_draw's rows */
 };
 
@@ -476,12 +505,13 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	o->nrm = NULL;
 	o->nrm_logw = NULL;
 	o->nrm_cnt = NULL;
-	o->nrm_digits = o->nrm_short = 0;
+	o->nrm_digits = o->nrm_short = o->nrm_dict = 0;
 	/* the digit strings outside V' (when their rows allow it) and the
 	 * short strings exactly, the rest of q by K draws: each of weight
 	 * lambda (1 - their q) */
-	llr_stratum d = {0}, sh = {0};
+	llr_stratum d = {0}, sh = {0}, dc = {0};
 	const char *why;
+	char dwhy[200];
 	llr_ll_classes kd = {0}, k = {0};
 	llr_csr *rows = NULL, *xrows = NULL;
 	float *w = NULL;
@@ -491,7 +521,8 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	llr_csr_builder *b = llr_csr_builder_new((int32_t)llr_strmap_size(o->m->lex->features));
 	int rc = b ? llr_digit_stratum_make(o->m->lex, o->g, NULL, &d, &why, err) : llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (rc < 0 || (rc = llr_short_stratum_make(o->m->lex, o->g, NULL, d.phi != NULL, &sh, err)) < 0 ||
-	    (rc = draw_rows(o->m->lex, o->g, NULL, d.phi != NULL, 1, K, &rng, b, &drawn, err)) < 0)
+	    (rc = llr_dict_stratum_make(o->m->lex, o->g, NULL, d.phi != NULL, &dc, dwhy, sizeof dwhy, err)) < 0 ||
+	    (rc = draw_rows(o->m->lex, o->g, NULL, d.phi != NULL, 1, &dc, K, &rng, b, &drawn, err)) < 0)
 		goto out;
 	rows = llr_csr_builder_finish(b, err);
 	b = NULL;
@@ -502,7 +533,7 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	/* the draws grouped by distinct row (the classes' log background is
 	 * unused), counted; the strata's rows by distinct row, their weights
 	 * lambda q summed */
-	if (!(w = llr_calloc((size_t)K + (size_t)d.n + (size_t)sh.n + 1, sizeof *w)) ||
+	if (!(w = llr_calloc((size_t)K + (size_t)d.n + (size_t)sh.n + (size_t)dc.n + 1, sizeof *w)) ||
 	    !(cnt = llr_calloc((size_t)K, sizeof *cnt)) ||
 	    !(xb = llr_csr_builder_new((int32_t)llr_strmap_size(o->m->lex->features)))) {
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
@@ -512,7 +543,8 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 		goto out;
 	for (int64_t i = 0; i < K; i++)
 		cnt[k.of[i]]++;
-	if ((rc = stratum_rows(&d, xb, w, ll, err)) < 0 || (rc = stratum_rows(&sh, xb, w + d.n, ll, err)) < 0)
+	if ((rc = stratum_rows(&d, xb, w, ll, err)) < 0 || (rc = stratum_rows(&sh, xb, w + d.n, ll, err)) < 0 ||
+	    (dc.phi && (rc = stratum_rows(&dc, xb, w + d.n + sh.n, ll, err)) < 0))
 		goto out;
 	xrows = llr_csr_builder_finish(xb, err);
 	xb = NULL;
@@ -522,10 +554,11 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	}
 	if (xrows->rows && (rc = llr_ll_classes_build(&kd, xrows, w, err)) < 0)
 		goto out;
-	if ((rc = join_norm_rows(o, &kd, kd.logB, &k, (float)(ll + log1p(-(d.Q + sh.Q))), cnt, err)) < 0)
+	if ((rc = join_norm_rows(o, &kd, kd.logB, &k, (float)(ll + log1p(-(d.Q + sh.Q + dc.Q))), cnt, err)) < 0)
 		goto out;
 	o->nrm_digits = d.n;
 	o->nrm_short = sh.n;
+	o->nrm_dict = dc.n;
 	rc = llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, o->nrm_cnt, K, err);
 out:
 	llr_csr_builder_free(b);
@@ -534,6 +567,7 @@ out:
 	llr_ll_classes_free(&kd);
 	llr_stratum_free(&d);
 	llr_stratum_free(&sh);
+	llr_stratum_free(&dc);
 	llr_csr_builder_free(xb);
 	llr_csr_free(xrows);
 	free(w);
@@ -545,6 +579,11 @@ int32_t llr_open_norm_digits(const llr_open *o, int32_t *shorts)
 {
 	*shorts = o->nrm_short;
 	return o->nrm_digits;
+}
+
+int32_t llr_open_norm_dict(const llr_open *o)
+{
+	return o->nrm_dict;
 }
 
 /* ------------------------------------------------------------ drawing */

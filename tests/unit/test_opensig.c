@@ -660,6 +660,87 @@ static void test_sigs_short(void)
 	llr_lexicon_free(x);
 }
 
+/* open_lexicon's, with the hunspell dictionary at path embedded and its
+ * features HS:@known and HS:po:noun among the columns. */
+static llr_lexicon *dict_lexicon(const char *path)
+{
+	llr_lexicon *x = open_lexicon();
+	llr_strmap_add(x->features, "HS:@known", 9);
+	llr_strmap_add(x->features, "HS:po:noun", 10);
+	x->phi->cols = (int32_t)llr_strmap_size(x->features);
+	llr_err e = {0};
+	CHECK_OK(llr_lexicon_set_hunspell(x, path, &e));
+	return x;
+}
+
+/* The hunspell dictionary's word forms outside V' as an exact stratum
+ * (opendict.c): of tests/fixtures/open/mini's forms, those of characters
+ * the spelling model has seen and longer than the short strings are
+ * listed (chat chats rats), with their q; the mass of the signatures with
+ * HS:@known is theirs and rat's (a short string) exactly with any seed:
+ * no draw is a dictionary word; sig.dict round trips; an affix file the
+ * listing cannot read leaves the forms to the draws, and says why. */
+static void test_sigs_dict(void)
+{
+	if (!llr_have_hunspell()) {
+		SKIP("libllrnn built without hunspell");
+		return;
+	}
+	llr_lexicon *x = dict_lexicon("tests/fixtures/open/mini");
+	llr_err e = {0};
+	llr_openbg *g = llr_openbg_new(x, &e);
+	const char *listed[] = {"chat", "chats", "rats"};
+	double want = 0;
+	for (int i = 0; i < 3; i++)
+		want += exp(llr_openbg_unseen_logp(g, listed[i], strlen(listed[i])));
+	double known = want + exp(llr_openbg_unseen_logp(g, "rat", 3));
+	enum { N = 5000 };
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, NULL, NULL, &e));
+	double q, qy;
+	const char *why;
+	int64_t c = llr_lexicon_sig_dict(x, &q, &why);
+	double m7 = mass_with(x, "HS:@known"), t7 = mass_with(x, "TOP:@notTop");
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 8, NULL, NULL, &e));
+	double m8 = mass_with(x, "HS:@known"), t8 = mass_with(x, "TOP:@notTop");
+	printf("# dictionary forms: %lld, q %.6f (by hand %.6f); M(HS:@known) %.6f and %.6f (exact %.6f)\n", (long long)c, q,
+	       want, m7, m8, known);
+	CHECK(c == 3 && why == NULL);
+	CHECK_NEAR(q, want, 1e-9);
+	CHECK(want > 0.01);
+	CHECK_NEAR(m7, known, 2e-6 * known);
+	CHECK_NEAR(m8, known, 2e-6 * known);
+	CHECK_NEAR(t7, 1.0, 1e-5);
+	CHECK_NEAR(t8, 1.0, 1e-5);
+	llr_lexicon *y = lexicon_round_trip(x, NULL, NULL, &e);
+	CHECK(y && llr_lexicon_sig_dict(y, &qy, &why) == 3 && qy == q && why == NULL);
+	llr_lexicon_free(y);
+	e = (llr_err){0};
+	CHECK(lexicon_round_trip(x, "sig.dict_q", "0", &e) == NULL && strstr(e.msg, "sig.dict"));
+	llr_openbg_free(g);
+	llr_lexicon_free(x);
+
+	/* one entry more than its header says: hunspell reads on, the
+	 * listing stops there */
+	char path[512];
+	snprintf(path, sizeof path, "%s/extra", test_tmpdir());
+	char aff[600], dic[600];
+	snprintf(aff, sizeof aff, "%s.aff", path);
+	snprintf(dic, sizeof dic, "%s.dic", path);
+	FILE *f = fopen(aff, "w");
+	fputs("SET UTF-8\nSFX S Y 1\nSFX S 0 s .\nSFX S 0 x .\n", f);
+	fclose(f);
+	f = fopen(dic, "w");
+	fputs("1\nchat/S po:noun\n", f);
+	fclose(f);
+	x = dict_lexicon(path);
+	CHECK_OK(llr_lexicon_estimate_sigs(x, N, 7, NULL, NULL, &e));
+	CHECK(llr_lexicon_sig_dict(x, &q, &why) == 0 && why && strstr(why, "line 4"));
+	printf("# drawn: %s\n", why ? why : "(no reason)");
+	llr_lexicon_free(x);
+	unlink(aff);
+	unlink(dic);
+}
+
 /* The signature of the one-character strings (TOP:@notTop ORTH:len1:
  * the suffix features need a longer word), or -1. */
 static int32_t one_char_sig(const llr_lexicon *x)
@@ -913,7 +994,7 @@ static void test_fit_bias(void)
 
 int main(void)
 {
-	PLAN(13);
+	PLAN(14);
 	RUN(test_open_sums_to_one);
 	RUN(test_open_step);
 	RUN(test_open_threads);
@@ -925,6 +1006,7 @@ int main(void)
 	RUN(test_sigs_known);
 	RUN(test_sigs_digits);
 	RUN(test_sigs_short);
+	RUN(test_sigs_dict);
 	RUN(test_open_draw);
 	RUN(test_fit_bias);
 	DONE();
