@@ -147,6 +147,9 @@ int llr_short_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_
                            llr_stratum *d, llr_err *err);
 /* 1 when w[0..len) is 1 to LLR_SHORT_MAX characters the model has seen. */
 int llr_short_string(const llr_spelling *sp, const char *w, size_t len);
+/* 1 when w[0..len) is 1 to max_chars (0: any number of) characters the
+ * spelling model has seen. */
+int llr_seen_string(const llr_spelling *sp, const char *w, size_t len, int max_chars);
 
 /* lib/features/affixforms.c: the word forms a hunspell dictionary (the
  * bytes of its .aff and .dic) spells out, each to fn, whose negative

@@ -35,23 +35,6 @@ typedef struct lister {
 	llr_err *err;
 } lister;
 
-/* Whether every character of w is one the spelling model has seen. */
-static int seen_string(const llr_spelling *sp, const char *w, size_t len)
-{
-	const llr_ngram *m = llr_spelling_ngram(sp);
-	for (size_t i = 0; i < len;) {
-		int32_t cp;
-		int k = llr_utf8_decode(w + i, len - i, &cp);
-		if (k <= 0)
-			return 0;
-		int32_t t = llr_ngram_word(m, w + i, (size_t)k);
-		if (t < 0 || t == llr_ngram_bos(m) || t == llr_ngram_eos(m) || t == llr_ngram_unk(m))
-			return 0;
-		i += (size_t)k;
-	}
-	return len > 0;
-}
-
 static int list_form(const char *w, size_t len, void *ctx)
 {
 	lister *L = ctx;
@@ -59,7 +42,7 @@ static int list_form(const char *w, size_t len, void *ctx)
 	llr_stratum *d = L->d;
 	if (llr_strmap_get(x->vocab, w, len) >= 0 || (L->known && llr_strmap_get(L->known, w, len) >= 0) ||
 	    llr_short_string(x->spell, w, len) || (L->skip_digits && llr_digit_string(w, len)) ||
-	    !seen_string(x->spell, w, len) || llr_strmap_get(d->set, w, len) >= 0)
+	    !llr_seen_string(x->spell, w, len, 0) || llr_strmap_get(d->set, w, len) >= 0)
 		return LLR_OK;
 	if (llr_strmap_add(d->set, w, len) < 0)
 		return llr_err_set(L->err, LLR_ENOMEM, "out of memory");

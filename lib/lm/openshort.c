@@ -29,14 +29,14 @@ static int32_t seen_chars(const llr_ngram *m, int32_t *out)
 	return n;
 }
 
-int llr_short_string(const llr_spelling *sp, const char *w, size_t len)
+int llr_seen_string(const llr_spelling *sp, const char *w, size_t len, int max_chars)
 {
 	const llr_ngram *m = llr_spelling_ngram(sp);
 	int chars = 0;
 	for (size_t i = 0; i < len; chars++) {
 		int32_t cp;
 		int k = llr_utf8_decode(w + i, len - i, &cp);
-		if (k < 0 || chars == LLR_SHORT_MAX)
+		if (k <= 0 || (max_chars > 0 && chars == max_chars))
 			return 0;
 		int32_t t = llr_ngram_word(m, w + i, (size_t)k);
 		if (t < 0 || t == llr_ngram_bos(m) || t == llr_ngram_eos(m) || t == llr_ngram_unk(m))
@@ -44,6 +44,11 @@ int llr_short_string(const llr_spelling *sp, const char *w, size_t len)
 		i += (size_t)k;
 	}
 	return chars > 0;
+}
+
+int llr_short_string(const llr_spelling *sp, const char *w, size_t len)
+{
+	return llr_seen_string(sp, w, len, LLR_SHORT_MAX);
 }
 
 int llr_short_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int skip_digits,
