@@ -46,7 +46,9 @@
 # vocabulary"), check_norm (the total mass of the distribution over all
 # strings that score --check-norm reports at the test position where it
 # is furthest from 1: for ll-open the vocabulary exactly plus the strings
-# outside it by importance sampling; for the softmax models the
+# outside it, the digit strings, the short ones and the hunspell
+# dictionary's word forms exactly, the rest by importance sampling; for
+# the softmax models the
 # vocabulary, which for rnn-spell is the open distribution's total too,
 # the spread of <unk> being exact).  $(RESULTS)/open-vocab.md adds the
 # settings, the OOV counts, the epochs run and the paper's example (the
@@ -252,9 +254,9 @@ $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER) $(wildcard $(NOTES)
 	  echo 'tokens being those whose type is not in the training text; bits per character over the'; \
 	  echo "words' code points plus one a word (score(1), \"Open vocabulary\").  check-norm is the total"; \
 	  echo 'probability mass over all strings that `score --check-norm` reports at the test position where it'; \
-	  echo 'is furthest from 1 (the bar: 1 within 1e-3): for ll-open the vocabulary, the digit strings and the'; \
-	  echo 'strings of at most 3 characters exactly, the other strings outside the vocabulary by importance'; \
-	  echo 'sampling from the spelling model; for the softmax models the vocabulary'; \
+	  echo 'is furthest from 1 (the bar: 1 within 1e-3): for ll-open the vocabulary, the digit strings, the'; \
+	  echo "strings of at most 3 characters and the hunspell dictionary's word forms exactly, the other strings"; \
+	  echo 'outside the vocabulary by importance sampling from the spelling model; for the softmax models the vocabulary'; \
 	  echo "(for rnn-spell that is the open distribution's total too: the spread of \`<unk>\` is exact)."; echo; \
 	  echo '| corpus | model | nats/token | OOV nats/token | bits/char | check-norm |'; \
 	  echo '|---|---|---|---|---|---|'; \
