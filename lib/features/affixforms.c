@@ -70,17 +70,29 @@ static void affixes_free(affixes *a)
 	free(a->af);
 }
 
-/* The flags of s[0..n) by the file's flag type into out (cap at most):
- * their count, or -1 when malformed. */
-static int parse_flags(const affixes *a, const char *s, size_t n, uint32_t *out, int cap)
+/* The decimal number s[0..n) (digits only, not beyond 2^20), or -1. */
+static long number(const char *s, size_t n)
 {
-	if (a->naf && n > 0 && strspn(s, "0123456789") >= n) { /* an AF alias */
-		size_t k = (size_t)strtoul(s, NULL, 10);
-		if (k < 1 || k > a->naf)
+	long v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > (1L << 20))
 			return -1;
-		affixes plain = *a;
-		plain.naf = 0;
-		return parse_flags(&plain, a->af[k - 1], strlen(a->af[k - 1]), out, cap);
+		v = 10 * v + (s[i] - '0');
+	}
+	return n && v <= (1L << 20) ? v : -1;
+}
+
+/* The flags of s[0..n) by the file's flag type into out (cap at most):
+ * their count, or -1 when malformed.  With alias, as in the .dic and in
+ * an affix's continuation flags, a number names an AF line when the file
+ * has them (a rule's own flag and NEEDAFFIX's are never aliases). */
+static int parse_flags(const affixes *a, const char *s, size_t n, uint32_t *out, int cap, int alias)
+{
+	if (alias && a->naf) { /* an AF alias */
+		long k = number(s, n);
+		if (k < 1 || (size_t)k > a->naf)
+			return -1;
+		return parse_flags(a, a->af[k - 1], strlen(a->af[k - 1]), out, cap, 0);
 	}
 	int c = 0;
 	for (size_t i = 0; i < n;) {
@@ -98,14 +110,14 @@ static int parse_flags(const affixes *a, const char *s, size_t n, uint32_t *out,
 			f = (uint32_t)cp;
 			i += (size_t)k;
 		} else if (a->flag_type == FLAG_NUM) {
-			char *e;
-			unsigned long v = strtoul(s + i, &e, 10);
-			if (e == s + i || v == 0 || v > 65535)
+			size_t e = i;
+			while (e < n && s[e] != ',')
+				e++;
+			long v = number(s + i, e - i);
+			if (v < 1 || v > 65535)
 				return -1;
 			f = (uint32_t)v;
-			i = (size_t)(e - s);
-			if (i < n && s[i] == ',')
-				i++;
+			i = e < n ? e + 1 : e;
 		} else {
 			f = (unsigned char)s[i++];
 		}
@@ -198,7 +210,7 @@ static int affix_line(affixes *a, char **f, int n, const char *where, llr_err *e
 {
 	uint32_t fl[2];
 	int sfx = f[0][0] == 'S';
-	if (n < 2 || parse_flags(a, f[1], strlen(f[1]), fl, 1) != 1)
+	if (n < 2 || parse_flags(a, f[1], strlen(f[1]), fl, 1, 0) != 1)
 		return llr_err_set(err, LLR_EFORMAT, "%s: %s without one flag", where, f[0]);
 	if (!a->hdr_left || a->hdr_flag != fl[0] || a->hdr_sfx != sfx) { /* a header: kind flag cross count */
 		if (n < 4 || (strcmp(f[2], "Y") && strcmp(f[2], "N")))
@@ -230,7 +242,7 @@ static int affix_line(affixes *a, char **f, int n, const char *where, llr_err *e
 	if (slash) {
 		*slash++ = 0;
 		uint32_t cont[256];
-		int c = parse_flags(a, slash, strlen(slash), cont, 256);
+		int c = parse_flags(a, slash, strlen(slash), cont, 256, 1);
 		if (c < 0)
 			return llr_err_set(err, LLR_EFORMAT, "%s: %s %s: bad continuation flags", where, f[0], f[1]);
 		if (c && !(r->cont = llr_malloc((size_t)c * sizeof *r->cont)))
@@ -289,22 +301,25 @@ static int read_aff(affixes *a, const char *aff, size_t len, llr_err *err)
 			a->flag_type = !strcmp(f[1], "long") ? FLAG_LONG : !strcmp(f[1], "num") ? FLAG_NUM
 			                                               : !strcmp(f[1], "UTF-8") ? FLAG_UTF8
 			                                                                        : FLAG_CHAR;
-		else if (!strcmp(f[0], "AF") && nf > 1 && a->naf == 0 && !a->af && strspn(f[1], "0123456789") == strlen(f[1])) {
-			a->naf_cap = strtoul(f[1], NULL, 10);
-			if (!(a->af = llr_calloc(a->naf_cap + 1, sizeof *a->af)))
+		else if (!strcmp(f[0], "AF") && nf > 1 && !a->af) { /* the count of aliases */
+			long k = number(f[1], strlen(f[1]));
+			if (k < 0 || (size_t)k > len) /* an alias takes a line */
+				rc = llr_err_set(err, LLR_EFORMAT, "%s: AF %s: not a count of aliases", where, f[1]);
+			else if (!(a->af = llr_calloc((size_t)k + 1, sizeof *a->af)))
 				rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+			a->naf_cap = (size_t)k;
 		} else if (!strcmp(f[0], "AF") && nf > 1 && a->af && a->naf < a->naf_cap) {
 			if (!(a->af[a->naf++] = dup0(f[1])))
 				rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 		} else if ((!strcmp(f[0], "NEEDAFFIX") || !strcmp(f[0], "FORBIDDENWORD")) && nf > 1) {
 			uint32_t fl[1];
-			if (parse_flags(a, f[1], strlen(f[1]), fl, 1) == 1)
+			if (parse_flags(a, f[1], strlen(f[1]), fl, 1, 0) == 1)
 				*(f[0][0] == 'N' ? &a->needaffix : &a->forbidden) = fl[0];
 		} else if (!strcmp(f[0], "PFX") || !strcmp(f[0], "SFX")) {
 			rc = affix_line(a, f, nf, where, err);
 		}
 	}
-	if (rc >= 0)
+	if (rc >= 0 && a->n)
 		qsort(a->r, a->n, sizeof *a->r, by_flag);
 	return rc;
 }
@@ -502,7 +517,7 @@ int llr_affix_forms(const char *aff, size_t aff_len, const char *dic, size_t dic
 			size_t e = wl + 1;
 			while (e < n && line[e] != '\t' && line[e] != ' ' && line[e] != '\r')
 				e++;
-			nfl = parse_flags(&a, line + wl + 1, e - wl - 1, fl, 256);
+			nfl = parse_flags(&a, line + wl + 1, e - wl - 1, fl, 256, 1);
 			if (nfl < 0)
 				continue; /* flags this reader cannot take: the stem is left out */
 		}

@@ -81,8 +81,9 @@ int llr_dict_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_s
 	int rc = L.b && d->set ? llr_affix_forms(aff, al, dic, dl, list_form, &L, err)
 	                       : llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (rc == LLR_EFORMAT) { /* an affix file the listing cannot read: the forms are drawn */
-		snprintf(why, why_cap, "%s", err->msg);
-		*err = (llr_err){0};
+		snprintf(why, why_cap, "%s", err ? err->msg : "the affix file cannot be read");
+		if (err)
+			*err = (llr_err){0};
 		rc = LLR_OK;
 		llr_stratum_free(d);
 	} else if (rc >= 0 && d->n == 0) { /* nothing listed: no stratum */

@@ -112,6 +112,16 @@ static void test_flags(void)
 	printf("# AF: %d forms: %s\n", n, got);
 	CHECK(!strcmp(got, "gris griss vert verte vertes verts"));
 
+	/* an alias is read where hunspell reads one (the .dic, continuation
+	 * flags), never as a rule's own flag */
+	const char *numaf = "FLAG num\nAF 1\nAF 7,12\nSFX 12 Y 1\nSFX 12 0 s .\nSFX 7 Y 1\nSFX 7 0 e .\n";
+	n = forms_of(numaf, "1\nvert/1\n", got, sizeof got, &e);
+	printf("# num with AF: %d forms: %s\n", n, got);
+	CHECK(!strcmp(got, "vert verte verts"));
+	const char *digits = "AF 2\nAF 2\nAF 1\nSFX 1 Y 1\nSFX 1 0 s .\nSFX 2 Y 1\nSFX 2 0 e .\n";
+	n = forms_of(digits, "1\nfoo/1\n", got, sizeof got, &e);
+	CHECK(!strcmp(got, "foo fooe"));
+
 	const char *utf8 = "FLAG UTF-8\nSFX é Y 1\nSFX é 0 s .\n";
 	n = forms_of(utf8, "1\nmot/é\n", got, sizeof got, &e);
 	CHECK(!strcmp(got, "mot mots"));
@@ -145,6 +155,17 @@ static void test_errors(void)
 	CHECK(forms_of("FLAG long\nSFX Ss Y 1\nSFX Ss 0 s .\n", "2\nchat/S\nrat/Ss\n", got, sizeof got, &e) == 2);
 	CHECK(!strcmp(got, "rat rats"));
 	CHECK(forms_of("", "", got, sizeof got, &e) == 0);
+	/* an alias count beyond any file: refused, nothing allocated for it */
+	e = (llr_err){0};
+	CHECK(forms_of("AF 18446744073709551615\nAF x\n", "1\nchat/1\n", got, sizeof got, &e) == LLR_EFORMAT &&
+	      strstr(e.msg, "line 1: AF 18446744073709551615: not a count of aliases"));
+	e = (llr_err){0};
+	CHECK(forms_of("AF 99\nAF x\n", "1\nchat/1\n", got, sizeof got, &e) == LLR_EFORMAT);
+	/* a .dic without a final NUL or newline, its last flags an alias */
+	const char *af = "AF 1\nAF S\nSFX S Y 1\nSFX S 0 s .\n";
+	char dic[] = {'1', '\n', 'c', 'h', 'a', 't', '/', '1'};
+	forms f = {0};
+	CHECK(llr_affix_forms(af, strlen(af), dic, sizeof dic, collect, &f, &e) == LLR_OK && f.n == 2);
 }
 
 int main(void)
