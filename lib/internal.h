@@ -166,7 +166,8 @@ int llr_affix_forms(const char *aff, size_t aff_len, const char *dic, size_t dic
  * and, if skip_digits, the digit strings, made of characters the spelling
  * model has seen: each a row of d with its ln q, d->set their strings.
  * No dictionary, or no form left: d stays empty.  An affix file the
- * listing cannot read: d stays empty and why says so. */
+ * listing cannot read: d stays empty and why (why_cap bytes; NULL and 0
+ * when the reason is not wanted) says so. */
 int llr_dict_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int skip_digits,
                           llr_stratum *d, char *why, size_t why_cap, llr_err *err);
 /* 1 when w[0..len) is a string of d's list. */

@@ -92,11 +92,10 @@ int llr_any_row_buf(const llr_lexicon *x, const char *w, size_t len, llr_rowbuf 
 }
 
 /* n strings from q restricted to the strings outside known and the
- * strata summed exactly (the digit strings if digits, the short ones if
- * shorts, the dictionary's listed forms dict): p_spell's draws, those in
- * V', known or a stratum rejected; their rows into b, the draws it took
- * into *drawn. */
-static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int digits, int shorts,
+ * strata summed exactly (the digit strings if digits, the short ones, the
+ * dictionary's listed forms dict): p_spell's draws, those in V', known or
+ * a stratum rejected; their rows into b, the draws it took into *drawn. */
+static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int digits,
                      const llr_stratum *dict, int64_t n, llr_rng *rng, llr_csr_builder *b, int64_t *drawn, llr_err *err)
 {
 	llr_buf w = {0};
@@ -113,7 +112,7 @@ static int draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap
 		}
 		const char *s = w.data ? w.data : "";
 		if (llr_openbg_word(g, s, w.len) >= 0 || (known && llr_strmap_get(known, s, w.len) >= 0) ||
-		    (digits && llr_digit_string(s, w.len)) || (shorts && llr_short_string(x->spell, s, w.len)) ||
+		    (digits && llr_digit_string(s, w.len)) || llr_short_string(x->spell, s, w.len) ||
 		    llr_dict_string(dict, s, w.len))
 			continue; /* in V', known or a stratum summed exactly: not a draw from the rest of q */
 		size_t m;
@@ -205,9 +204,8 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 		goto out;
 	/* the digit strings, the short ones and the dictionary's forms
 	 * exactly, after the known ones */
-	if ((d.phi && (rc = stratum_rows(&d, b, lw + nrows, 0.0, err)) < 0) ||
-	    (rc = stratum_rows(&sh, b, lw + nrows + d.n, 0.0, err)) < 0 ||
-	    (dc.phi && (rc = stratum_rows(&dc, b, lw + nrows + d.n + sh.n, 0.0, err)) < 0))
+	if ((rc = stratum_rows(&d, b, lw + nrows, 0.0, err)) < 0 || (rc = stratum_rows(&sh, b, lw + nrows + d.n, 0.0, err)) < 0 ||
+	    (rc = stratum_rows(&dc, b, lw + nrows + d.n + sh.n, 0.0, err)) < 0)
 		goto out;
 	double rest = 1 - Q - d.Q - sh.Q - dc.Q;
 	if (!(rest > 0)) {
@@ -216,7 +214,7 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 		                 Q + d.Q + sh.Q + dc.Q);
 		goto out;
 	}
-	if ((rc = draw_rows(x, g, known, d.phi != NULL, 1, &dc, n, &rng, b, &drawn, err)) < 0)
+	if ((rc = draw_rows(x, g, known, d.phi != NULL, &dc, n, &rng, b, &drawn, err)) < 0)
 		goto out;
 	/* a known string weighs q(k), a digit group or a short string its q,
 	 * a draw rest / n: a class's summed weight is M(sig) */
@@ -511,7 +509,6 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	 * lambda (1 - their q) */
 	llr_stratum d = {0}, sh = {0}, dc = {0};
 	const char *why;
-	char dwhy[200];
 	llr_ll_classes kd = {0}, k = {0};
 	llr_csr *rows = NULL, *xrows = NULL;
 	float *w = NULL;
@@ -521,8 +518,8 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	llr_csr_builder *b = llr_csr_builder_new((int32_t)llr_strmap_size(o->m->lex->features));
 	int rc = b ? llr_digit_stratum_make(o->m->lex, o->g, NULL, &d, &why, err) : llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (rc < 0 || (rc = llr_short_stratum_make(o->m->lex, o->g, NULL, d.phi != NULL, &sh, err)) < 0 ||
-	    (rc = llr_dict_stratum_make(o->m->lex, o->g, NULL, d.phi != NULL, &dc, dwhy, sizeof dwhy, err)) < 0 ||
-	    (rc = draw_rows(o->m->lex, o->g, NULL, d.phi != NULL, 1, &dc, K, &rng, b, &drawn, err)) < 0)
+	    (rc = llr_dict_stratum_make(o->m->lex, o->g, NULL, d.phi != NULL, &dc, NULL, 0, err)) < 0 ||
+	    (rc = draw_rows(o->m->lex, o->g, NULL, d.phi != NULL, &dc, K, &rng, b, &drawn, err)) < 0)
 		goto out;
 	rows = llr_csr_builder_finish(b, err);
 	b = NULL;
@@ -544,7 +541,7 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	for (int64_t i = 0; i < K; i++)
 		cnt[k.of[i]]++;
 	if ((rc = stratum_rows(&d, xb, w, ll, err)) < 0 || (rc = stratum_rows(&sh, xb, w + d.n, ll, err)) < 0 ||
-	    (dc.phi && (rc = stratum_rows(&dc, xb, w + d.n + sh.n, ll, err)) < 0))
+	    (rc = stratum_rows(&dc, xb, w + d.n + sh.n, ll, err)) < 0)
 		goto out;
 	xrows = llr_csr_builder_finish(xb, err);
 	xb = NULL;

@@ -89,42 +89,37 @@ static void test_suffixes_prefixes(void)
 	CHECK(!strcmp(got, "aimer aimé chanter chanté l'aimé"));
 }
 
+/* Whether the forms of aff and dic, sorted, are want (printed when not). */
+static int forms_are(const char *aff, const char *dic, const char *want)
+{
+	char got[1024];
+	llr_err e = {0};
+	int n = forms_of(aff, dic, got, sizeof got, &e);
+	int ok = n >= 0 && !strcmp(got, want);
+	if (!ok)
+		printf("# %d forms: %s (want %s)\n", n, got, want);
+	return ok;
+}
+
 /* NEEDAFFIX stems and affixes, FORBIDDENWORD, long and numeric flags
  * and AF aliases. */
 static void test_flags(void)
 {
-	char got[1024];
-	llr_err e = {0};
-	const char *aff = "FLAG long\nNEEDAFFIX nn\nFORBIDDENWORD ff\n"
-	                  "SFX Aa Y 2\nSFX Aa 0 s .\nSFX Aa 0 x/nn .\n"
-	                  "SFX Bb Y 1\nSFX Bb 0 e .\n";
-	int n = forms_of(aff, "3\nbon/AaBb\nmal/nnAa\nmot/ffAa\n", got, sizeof got, &e);
-	printf("# long: %d forms: %s\n", n, got);
 	/* bonx needs another affix; mal needs one; mot is forbidden */
-	CHECK(!strcmp(got, "bon bone bons mals"));
-
-	const char *num = "FLAG num\nSFX 12 Y 1\nSFX 12 0 s .\nSFX 7 Y 1\nSFX 7 0 e .\n";
-	n = forms_of(num, "1\nvert/12,7\n", got, sizeof got, &e);
-	CHECK(!strcmp(got, "vert verte verts"));
-
-	const char *af = "AF 2\nAF S\nAF SE\nSFX S Y 1\nSFX S 0 s .\nSFX E Y 1\nSFX E 0 e/1 .\n";
-	n = forms_of(af, "2\ngris/1\nvert/2\n", got, sizeof got, &e);
-	printf("# AF: %d forms: %s\n", n, got);
-	CHECK(!strcmp(got, "gris griss vert verte vertes verts"));
-
+	CHECK(forms_are("FLAG long\nNEEDAFFIX nn\nFORBIDDENWORD ff\n"
+	                "SFX Aa Y 2\nSFX Aa 0 s .\nSFX Aa 0 x/nn .\n"
+	                "SFX Bb Y 1\nSFX Bb 0 e .\n",
+	                "3\nbon/AaBb\nmal/nnAa\nmot/ffAa\n", "bon bone bons mals"));
+	CHECK(forms_are("FLAG num\nSFX 12 Y 1\nSFX 12 0 s .\nSFX 7 Y 1\nSFX 7 0 e .\n", "1\nvert/12,7\n",
+	                "vert verte verts"));
+	CHECK(forms_are("AF 2\nAF S\nAF SE\nSFX S Y 1\nSFX S 0 s .\nSFX E Y 1\nSFX E 0 e/1 .\n", "2\ngris/1\nvert/2\n",
+	                "gris griss vert verte vertes verts"));
 	/* an alias is read where hunspell reads one (the .dic, continuation
 	 * flags), never as a rule's own flag */
-	const char *numaf = "FLAG num\nAF 1\nAF 7,12\nSFX 12 Y 1\nSFX 12 0 s .\nSFX 7 Y 1\nSFX 7 0 e .\n";
-	n = forms_of(numaf, "1\nvert/1\n", got, sizeof got, &e);
-	printf("# num with AF: %d forms: %s\n", n, got);
-	CHECK(!strcmp(got, "vert verte verts"));
-	const char *digits = "AF 2\nAF 2\nAF 1\nSFX 1 Y 1\nSFX 1 0 s .\nSFX 2 Y 1\nSFX 2 0 e .\n";
-	n = forms_of(digits, "1\nfoo/1\n", got, sizeof got, &e);
-	CHECK(!strcmp(got, "foo fooe"));
-
-	const char *utf8 = "FLAG UTF-8\nSFX é Y 1\nSFX é 0 s .\n";
-	n = forms_of(utf8, "1\nmot/é\n", got, sizeof got, &e);
-	CHECK(!strcmp(got, "mot mots"));
+	CHECK(forms_are("FLAG num\nAF 1\nAF 7,12\nSFX 12 Y 1\nSFX 12 0 s .\nSFX 7 Y 1\nSFX 7 0 e .\n", "1\nvert/1\n",
+	                "vert verte verts"));
+	CHECK(forms_are("AF 2\nAF 2\nAF 1\nSFX 1 Y 1\nSFX 1 0 s .\nSFX 2 Y 1\nSFX 2 0 e .\n", "1\nfoo/1\n", "foo fooe"));
+	CHECK(forms_are("FLAG UTF-8\nSFX é Y 1\nSFX é 0 s .\n", "1\nmot/é\n", "mot mots"));
 }
 
 static int stop_at_two(const char *w, size_t len, void *ctx)
