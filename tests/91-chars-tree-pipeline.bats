@@ -105,3 +105,41 @@ log_of() { # valid figures of epochs 0..: a train --log file
 	assert_failure 2
 	[[ "$stderr" == *"usage: valid-curves [-t TITLE] OUT.png LABEL=LOG ..."* ]] || { echo "$stderr"; false; }
 }
+
+@test "token-classes: two models' nats by the training count of the target word and of the word before; mismatched or malformed files write nothing" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'a b a b a a\na\n' >train.txt
+	printf -- '-3.5\t2\t0\ta=-1\tb=-2\t</s>=-0.5\n-14.5\t2\t0\tz=-10\tx=y=-4\t</s>=-0.5\n' >a.pt
+	printf -- '-4\t2\t0\ta=-0.5\tb=-3\t</s>=-0.5\n-16.5\t2\t0\tz=-12\tx=y=-4\t</s>=-0.5\n' >b.pt
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt b.pt
+	assert_success
+	[ -z "$stderr" ] || { echo "$stderr"; false; }
+	assert_output "$(printf '%s\n' 'by\tclass\ttokens\ta_nats\tb_nats\tshare_of_b_minus_a' \
+		'target\tunseen\t2\t7.0000\t8.0000\t+0.3333' 'target\trare\t1\t2.0000\t3.0000\t+0.1667' \
+		'target\tfrequent\t3\t0.6667\t0.5000\t-0.0833' 'previous\tunseen\t2\t2.2500\t2.2500\t+0.0000' \
+		'previous\trare\t1\t0.5000\t0.5000\t+0.0000' 'previous\tfrequent\t3\t4.3333\t5.1667\t+0.4167' \
+		'all\tall\t6\t3.0000\t3.4167\t+0.4167' | sed 's/\\t/\t/g')"
+	head -n 1 b.pt >short.pt
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt short.pt
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "token-classes: short.pt: fewer lines than a.pt" ] || { echo "$stderr"; false; }
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt short.pt a.pt
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "token-classes: a.pt: more lines than short.pt" ] || { echo "$stderr"; false; }
+	sed 's/z=/w=/' b.pt >other.pt
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt other.pt
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "token-classes: a.pt:2: token 1: z against w in other.pt" ] || { echo "$stderr"; false; }
+	printf 'not a score line\n' >bad.pt
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt bad.pt b.pt
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "token-classes: bad.pt:1: not a score --per-token line" ] || { echo "$stderr"; false; }
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt nope.pt
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "token-classes: nope.pt: cannot read" ] || { echo "$stderr"; false; }
+}
