@@ -147,6 +147,14 @@ scores_as_validated() {
 	[[ "$stderr" == *"resuming at epoch 2"* ]] || { echo "$stderr"; false; }
 	[[ "$stderr" != *"epoch 1:"* ]] || { echo "$stderr"; false; }
 	cmp part.bin full.bin
+	# without --task, the model's own tasks (here CONJ alone)
+	local C="--task conj --encoder gru --features $d/brown.fz --hidden 8 --embed 8 --threads 1 --valid $d/valid.tsv"
+	train -q $C --epochs 2 -o conj2.bin "$d/train.tsv"
+	train -q $C --epochs 1 -o conj1.bin "$d/train.tsv"
+	run --separate-stderr train --resume conj1.bin --threads 1 --epochs 2 --valid "$d/valid.tsv" "$d/train.tsv"
+	assert_success
+	[[ "$stderr" == *"resuming at epoch 2"* ]] || { echo "$stderr"; false; }
+	cmp conj1.bin conj2.bin
 	# the run's limits come back from the model when not given again
 	train -q $A --epochs 1 --patience 1 --clip 2 -o lim.bin "$d/train.tsv"
 	train -q --task all --resume lim.bin --threads 1 "$d/train.tsv"
