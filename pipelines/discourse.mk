@@ -28,7 +28,9 @@
 # HIDDEN EMBED BATCH OPTIM LR EPOCHS PATIENCE MAX_TIME (per model;
 # MAX_TIME_<encoder> for one encoder's, see below) DROPOUT (train
 # --dropout on the sentence encodings, every encoder; empty: none)
-# WORD_DROPOUT (train --word-dropout on the words' embeddings, alike) THREADS
+# WORD_DROPOUT (train --word-dropout on the words' embeddings, alike)
+# TASK_CAP (train --task-cap for the joint models, TASKS all: at most that
+# many examples of each task an epoch; empty: all) THREADS
 # TOP SEED ENCODERS TASKS NEXT_STRIDE (empty: NEXT from disjoint blocks of
 # a paragraph; 1: disc-pairs --next-stride 1, a NEXT window at every
 # sentence, about 3 times the examples, overlapping) KDOC_EXCLUDE (the
@@ -72,6 +74,7 @@ LR ?= 0.001
 EPOCHS ?= 20
 DROPOUT ?=
 WORD_DROPOUT ?=
+TASK_CAP ?=
 PATIENCE ?= 2
 MAX_TIME ?= 5m
 THREADS ?= 1
@@ -86,7 +89,13 @@ LM_MAX_TIME ?= $(MAX_TIME)
 STRIDE := $(if $(NEXT_STRIDE),--next-stride $(NEXT_STRIDE))
 # MAX_TIME_<encoder> (MAX_TIME_bigru=25m, say) overrides MAX_TIME for the
 # models of one encoder: the BiGRU trains at about half the GRU's tokens/s.
-max_time = $(or $(MAX_TIME_$(1)),$(MAX_TIME))
+# DROPOUT_<encoder>, WORD_DROPOUT_<encoder> and TASK_CAP_<encoder> do the
+# same for theirs (a value chosen on validation for each encoder).
+per = $(or $($(1)_$(2)),$($(1)))
+max_time = $(call per,MAX_TIME,$(1))
+# A knob's part of the report's settings line: KNOB=value ($(2) when
+# unset), then ", encoder value" for each override.
+setting = $(1)=$(or $($(1)),$(2))$(subst $(SPACE)$(COMMA),$(COMMA),$(strip $(foreach e,$(ENCODERS),$(if $($(1)_$(e)),$(COMMA) $(e) $($(1)_$(e))))))
 TIME_SETTINGS = MAX_TIME=$(MAX_TIME) a model$(subst $(SPACE)$(COMMA),$(COMMA),$(strip $(foreach e,$(ENCODERS),$(if $(MAX_TIME_$(e)),$(COMMA) $(e) $(MAX_TIME_$(e))))))
 COMMA := ,
 
@@ -135,11 +144,17 @@ $(W)/vocab.fz: $(W)/train.pairs
 	cut -f3- $< | tr '\t' '\n' | LC_ALL=C sort -u > $(W)/train.sents
 	$(BIN)/featurize --top $(TOP) -o $@ $(W)/train.sents 2> $(W)/vocab.log
 
+# A model's encoder and task, from its name (bigru-next: bigru, next).
+enc_of = $(firstword $(subst -, ,$(1)))
+task_of = $(lastword $(subst -, ,$(1)))
 $(W)/%.bin: $(W)/vocab.fz $(W)/train.pairs
-	$(BIN)/train --task $(lastword $(subst -, ,$*)) --encoder $(firstword $(subst -, ,$*)) \
+	$(BIN)/train --task $(call task_of,$*) --encoder $(call enc_of,$*) \
 	    --features $(W)/vocab.fz --hidden $(HIDDEN) --embed $(EMBED) --batch $(BATCH) \
-	    --optim $(OPTIM) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) --max-time $(call max_time,$(firstword $(subst -, ,$*))) \
-	    $(if $(DROPOUT),--dropout $(DROPOUT)) $(if $(WORD_DROPOUT),--word-dropout $(WORD_DROPOUT)) --threads $(THREADS) -s $(SEED) --valid $(W)/valid.pairs -o $@ $(W)/train.pairs 2> $(W)/$*.train.log
+	    --optim $(OPTIM) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) --max-time $(call max_time,$(call enc_of,$*)) \
+	    $(if $(call per,DROPOUT,$(call enc_of,$*)),--dropout $(call per,DROPOUT,$(call enc_of,$*))) \
+	    $(if $(call per,WORD_DROPOUT,$(call enc_of,$*)),--word-dropout $(call per,WORD_DROPOUT,$(call enc_of,$*))) \
+	    $(if $(and $(filter all,$(call task_of,$*)),$(call per,TASK_CAP,$(call enc_of,$*))),--task-cap $(call per,TASK_CAP,$(call enc_of,$*))) \
+	    --threads $(THREADS) -s $(SEED) --valid $(W)/valid.pairs -o $@ $(W)/train.pairs 2> $(W)/$*.train.log
 
 $(W)/%.test: $(W)/%.bin $(W)/train.pairs
 	$(BIN)/score --task all --threads $(THREADS) -m $< $(W)/test.pairs > $@ 2> $(W)/$*.test.log
@@ -173,7 +188,7 @@ $(RESULTS)/discourse.png: $(RESULTS)/discourse.tsv $(SCRIPTS)/disc-plot
 # The report lists every training log, the probe's LL-RNN (lm.train.log)
 # among them: it waits for that model too.
 $(RESULTS)/discourse.md: $(RESULTS)/discourse.tsv $(W)/lm.bin
-	$(SCRIPTS)/disc-report $(W) $< "SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), $(TIME_SETTINGS), HIDDEN=$(HIDDEN), EMBED=$(EMBED), DROPOUT=$(or $(DROPOUT),0), WORD_DROPOUT=$(or $(WORD_DROPOUT),0)" \
+	$(SCRIPTS)/disc-report $(W) $< "SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), $(TIME_SETTINGS), HIDDEN=$(HIDDEN), EMBED=$(EMBED), $(call setting,DROPOUT,0), $(call setting,WORD_DROPOUT,0), $(call setting,TASK_CAP,none)" \
 	    $(foreach f,$(SOURCES),"$(f)=$(call desc,$(f))") > $@
 
 # The genre probe: Brown sentences with their document's category.

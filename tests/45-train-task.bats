@@ -182,6 +182,42 @@ scores_as_validated() {
 	[ "$(wc -l < v1)" -eq 5 ]
 }
 
+# The training tokens of train's last line on standard error, file $1.
+tokens_trained() { sed -n 's/.* after epoch [0-9]*: \([0-9]*\) training tokens .*/\1/p' "$1"; }
+
+@test "train --task --task-cap: at most n examples of each task an epoch, other ones each epoch; fixed by the model" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	local A="--task all --encoder cbow --features $d/brown.fz --hidden 8 --embed 8 --threads 1"
+	train $A --epochs 1 -o all.bin "$d/train.tsv" 2> all.err
+	# a cap above every task's count trains the same steps
+	train $A --epochs 1 --task-cap 100000 -o high.bin "$d/train.tsv" 2> high.err
+	[ "$(tokens_trained high.err)" = "$(tokens_trained all.err)" ]
+	head -n 20 "$d/brown.tok" > twenty.tok
+	score --embed -m all.bin twenty.tok > all.vec
+	score --embed -m high.bin twenty.tok > high.vec
+	cmp all.vec high.vec
+	tar -xOf all.bin meta | grep -qx 'task_cap=0'
+	tar -xOf high.bin meta | grep -qx 'task_cap=100000'
+	# a cap of 5: 15 examples an epoch, so far fewer tokens, and other weights
+	train $A --epochs 1 --task-cap 5 -o five.bin "$d/train.tsv" 2> five.err
+	local one=$(tokens_trained five.err) all=$(tokens_trained all.err)
+	[ "$one" -gt 0 ] && [ "$one" -lt $((all / 20)) ] || { echo "$one of $all"; false; }
+	weights_differ five.bin all.bin
+	# each epoch draws its own 5 of each task: two epochs are not twice the first
+	train $A --epochs 2 --task-cap 5 -o five2.bin "$d/train.tsv" 2> five2.err
+	[ "$(tokens_trained five2.err)" -ne $((2 * one)) ] || { cat five2.err; false; }
+	# resumed: the model's cap, and another one is a usage error
+	train -q $A --epochs 1 --task-cap 5 -o part.bin "$d/train.tsv"
+	train -q --resume part.bin --threads 1 --epochs 2 "$d/train.tsv"
+	cmp part.bin five2.bin
+	run_err 2 "^train: --task-cap 4: the resumed model has task_cap=5$" train --resume five.bin --task-cap 4 --epochs 2 "$d/train.tsv"
+	run_err 2 "^train: --task-cap: for the discourse encoders only \\(--task\\)$" train --task-cap 5 -o c.bin "$d/brown.fz"
+	[ ! -e c.bin ]
+	run_err 2 "^train: --task-cap: " train $A --task-cap 0 -o c.bin "$d/train.tsv"
+	[ ! -e c.bin ]
+}
+
 @test "train --task --word-dropout: in the meta, seeded, resumed to the same bytes, fixed by the model, never in scoring" {
 	cd "$BATS_TEST_TMPDIR"
 	local d="$BATS_FILE_TMPDIR" A

@@ -127,6 +127,25 @@ tiny_deb() {
 	[[ "$output" == *"--encoder bigru"* && "$output" != *"-dropout"* ]]
 }
 
+# The train command of make -n output $output for task $1, encoder $2, its
+# continued lines joined.
+train_line() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' <<<"$output" | grep -- "--task $1 --encoder $2 "; }
+
+@test "discourse.mk: DROPOUT_<encoder>, WORD_DROPOUT_<encoder> for one encoder; TASK_CAP for the joint models only" {
+	local w="$BATS_TEST_TMPDIR/w" line
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb DROPOUT=0.1 DROPOUT_bigru=0.3 WORD_DROPOUT_bigru=0.2 \
+		TASK_CAP=40000 TASK_CAP_cbow=9000 "$w/bigru-next.bin" "$w/bigru-all.bin" "$w/cbow-all.bin" "$w/cbow-order.bin"
+	assert_success
+	line=$(train_line next bigru)
+	[[ "$line" == *"--dropout 0.3 "* && "$line" == *"--word-dropout 0.2 "* && "$line" != *"--task-cap"* ]] || { echo "$line"; false; }
+	line=$(train_line all bigru)
+	[[ "$line" == *"--dropout 0.3 "* && "$line" == *"--word-dropout 0.2 "* && "$line" == *"--task-cap 40000 "* ]] || { echo "$line"; false; }
+	line=$(train_line all cbow)
+	[[ "$line" == *"--dropout 0.1 "* && "$line" == *"--task-cap 9000 "* && "$line" != *"--word-dropout"* ]] || { echo "$line"; false; }
+	line=$(train_line order cbow)
+	[[ "$line" == *"--dropout 0.1 "* && "$line" != *"--task-cap"* ]] || { echo "$line"; false; }
+}
+
 @test "discourse.mk: the Debian manuals of DOC_SOURCES are sources by default, each fetched and read alike" {
 	local w="$BATS_TEST_TMPDIR/w"
 	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb "$w/train.pairs"

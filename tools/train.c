@@ -39,9 +39,9 @@ static const char usage[] =
     "       train --task order|next|conj|all --features stream|--resume model\n"
     "             [--encoder cbow|gru|bigru] [-q] [-o model] [-s seed] [--hidden n]\n"
     "             [--embed n] [--dropout p] [--word-dropout p] [--batch n]\n"
-    "             [--optim rmsprop|adam|sgd] [--lr x] [--clip x] [--valid pairs]\n"
-    "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
-    "             [--threads n] [--distributed] [pairs]\n"
+    "             [--task-cap n] [--optim rmsprop|adam|sgd] [--lr x] [--clip x]\n"
+    "             [--valid pairs] [--patience n] [--epochs n] [--max-time duration]\n"
+    "             [--max-tokens n] [--threads n] [--distributed] [pairs]\n"
     "       train --version\n";
 const char *const train_usage = usage;
 
@@ -80,6 +80,7 @@ enum {
 	O_ENCODER,
 	O_FEATURES,
 	O_WORD_DROPOUT,
+	O_TASK_CAP,
 };
 
 static double parse_duration(const char *s)
@@ -140,6 +141,10 @@ static void disc_opt(int c, const char *arg, train_opts *o)
 		o->word_dropout = cli_parse_double(usage, "--word-dropout", arg, 0, 0.95);
 		o->set_word_dropout = 1;
 		break;
+	case O_TASK_CAP:
+		o->task_cap = cli_parse_int(usage, "--task-cap", arg, 1, 1LL << 40);
+		o->set_task_cap = 1;
+		break;
 	}
 }
 
@@ -182,6 +187,7 @@ static const struct option train_options[] = {
     {"encoder", required_argument, NULL, O_ENCODER},
     {"features", required_argument, NULL, O_FEATURES},
     {"word-dropout", required_argument, NULL, O_WORD_DROPOUT},
+    {"task-cap", required_argument, NULL, O_TASK_CAP},
     LMX_OPTIONS,
     SCHED_OPTIONS,
     CLI_COMMON_OPTIONS,
@@ -349,6 +355,8 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 		cli_usage_error(usage, "--lr-decay, --lr-patience and --lr-decays: not for the discourse encoders (--task)");
 	if (o->family != TRAIN_DISC && o->set_word_dropout)
 		cli_usage_error(usage, "--word-dropout: for the discourse encoders only (--task)");
+	if (o->family != TRAIN_DISC && o->set_task_cap)
+		cli_usage_error(usage, "--task-cap: for the discourse encoders only (--task)");
 	if (o->sched.decay > 0 && !o->valid)
 		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
 	if (k < argc)

@@ -160,6 +160,8 @@ typedef struct train_opts {
 	const char *features; /* featurize stream: vocabulary and psi */
 	double word_dropout;  /* --word-dropout */
 	int set_word_dropout;
+	long long task_cap;   /* --task-cap: examples of a task an epoch; 0: all */
+	int set_task_cap;
 	train_lmx x;
 } train_opts;
 

@@ -33,6 +33,7 @@ typedef struct dtrain {
 	float *w, *g, *best;
 	int tasks;
 	size_t *order[3]; /* a task's examples by their index in the file */
+	size_t used[3];   /* of which an epoch trains the first used[t] */
 	size_t *mine;     /* this rank's share of a batch, indices into tr */
 	size_t *plan;     /* batch k: task plan[2k], first example plan[2k+1] */
 	size_t nplan;
@@ -95,19 +96,24 @@ static void shuffle(size_t *a, size_t n, llr_rng *r)
 	}
 }
 
-/* The batches of an epoch: each task's examples shuffled and cut into
- * batches, the batches of all tasks shuffled together. */
+/* The batches of an epoch: each task's examples shuffled, the first
+ * --task-cap of them (all without it) cut into batches, the batches of all
+ * tasks shuffled together. */
 static void plan_epoch(dtrain *T, llr_rng *r)
 {
 	size_t bs = (size_t)T->o->batch;
 	T->nplan = 0;
 	for (int t = 0; t < 3; t++) {
 		size_t n = T->tr.task[t].total;
+		T->used[t] = 0;
 		if (!(T->tasks & (1 << t)))
 			continue;
 		for (size_t i = 0; i < n; i++)
 			T->order[t][i] = i;
 		shuffle(T->order[t], n, r);
+		if (T->o->task_cap > 0 && (unsigned long long)T->o->task_cap < n)
+			n = (size_t)T->o->task_cap;
+		T->used[t] = n;
 		for (size_t s = 0; s < n; s += bs) {
 			T->plan[2 * T->nplan] = (size_t)t;
 			T->plan[2 * T->nplan + 1] = s;
@@ -192,7 +198,7 @@ static double train_epoch(dtrain *T)
 	size_t seen = 0;
 	for (size_t k = 0; k < T->nplan; k++) {
 		int t = (int)T->plan[2 * k], late;
-		size_t s = T->plan[2 * k + 1], total = T->tr.task[t].total;
+		size_t s = T->plan[2 * k + 1], total = T->used[t];
 		size_t n = total - s < (size_t)o->batch ? total - s : (size_t)o->batch;
 		uint64_t tokens;
 		sum += train_step(T, t, T->order[t] + s, n, t0, &tokens, &late);
@@ -214,6 +220,7 @@ static void set_meta(dtrain *T)
 	const train_opts *o = T->o;
 	llr_meta_set(m, "optim", llr_optim_name(o->optim));
 	llr_meta_setf(m, "batch", "%d", o->batch);
+	llr_meta_setf(m, "task_cap", "%lld", o->task_cap);
 	llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
 	llr_meta_setf(m, "epochs_trained", "%lld", (long long)T->ts.epoch);
 	train_limits_meta(o, m);
@@ -320,6 +327,8 @@ static void resume_model(dtrain *T, train_opts *o)
 	train_fixed_opt(o->set_hidden, "--hidden", m, "hidden", buf);
 	snprintf(buf, sizeof buf, "%d", o->batch);
 	train_fixed_opt(o->set_batch, "--batch", m, "batch", buf);
+	snprintf(buf, sizeof buf, "%lld", o->task_cap);
+	train_fixed_opt(o->set_task_cap, "--task-cap", m, "task_cap", buf);
 	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
 	train_fixed_opt(o->set_seed, "-s", m, "seed", buf);
@@ -333,6 +342,7 @@ static void resume_model(dtrain *T, train_opts *o)
 	o->task = tasks;
 	o->encoder = llr_senc_encoder_parse(llr_meta_get(m, "encoder"));
 	o->batch = (int)train_meta_num(m, "batch", o->batch);
+	o->task_cap = (long long)train_meta_num(m, "task_cap", 0); /* none before the option */
 	if (o->features) {
 		llr_lexicon *lex = read_lexicon(o->features);
 		if (llr_lexicon_same(T->m->lex, lex, o->resume, o->features, &e) < 0)
