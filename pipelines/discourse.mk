@@ -30,7 +30,8 @@
 # --dropout on the sentence encodings, every encoder; empty: none)
 # WORD_DROPOUT (train --word-dropout on the words' embeddings, alike)
 # TASK_CAP (train --task-cap for the joint models, TASKS all: at most that
-# many examples of each task an epoch; empty: all) THREADS
+# many examples of each task an epoch; empty: all, and 0 is refused by
+# train; an override cannot unset a global value) THREADS
 # TOP SEED ENCODERS TASKS NEXT_STRIDE (empty: NEXT from disjoint blocks of
 # a paragraph; 1: disc-pairs --next-stride 1, a NEXT window at every
 # sentence, about 3 times the examples, overlapping) KDOC_EXCLUDE (the

@@ -106,11 +106,11 @@ log_of() { # valid figures of epochs 0..: a train --log file
 	[[ "$stderr" == *"usage: valid-curves [-t TITLE] OUT.png LABEL=LOG ..."* ]] || { echo "$stderr"; false; }
 }
 
-@test "token-classes: two models' nats by the training count of the target word and of the word before; mismatched or malformed files write nothing" {
+@test "token-classes: two models' nats by the training count of the target word, of the word before, of both; mismatched or malformed files write nothing" {
 	cd "$BATS_TEST_TMPDIR"
 	printf 'a b a b a a\na\n' >train.txt
-	printf -- '-3.5\t2\t0\ta=-1\tb=-2\t</s>=-0.5\n-14.5\t2\t0\tz=-10\tx=y=-4\t</s>=-0.5\n' >a.pt
-	printf -- '-4\t2\t0\ta=-0.5\tb=-3\t</s>=-0.5\n-16.5\t2\t0\tz=-12\tx=y=-4\t</s>=-0.5\n' >b.pt
+	printf -- '-3.5\t3\t0\ta=-1\tb=-2\t</s>=-0.5\n-14.5\t3\t0\tz=-10\tx=y=-4\t</s>=-0.5\n' >a.pt
+	printf -- '-4\t3\t0\ta=-0.5\tb=-3\t</s>=-0.5\n-16.5\t3\t0\tz=-12\tx=y=-4\t</s>=-0.5\n' >b.pt
 	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt b.pt
 	assert_success
 	[ -z "$stderr" ] || { echo "$stderr"; false; }
@@ -118,6 +118,9 @@ log_of() { # valid figures of epochs 0..: a train --log file
 		'target\tunseen\t2\t7.0000\t8.0000\t+0.3333' 'target\trare\t1\t2.0000\t3.0000\t+0.1667' \
 		'target\tfrequent\t3\t0.6667\t0.5000\t-0.0833' 'previous\tunseen\t2\t2.2500\t2.2500\t+0.0000' \
 		'previous\trare\t1\t0.5000\t0.5000\t+0.0000' 'previous\tfrequent\t3\t4.3333\t5.1667\t+0.4167' \
+		'both\tunseen/unseen\t1\t4.0000\t4.0000\t+0.0000' 'both\tunseen/frequent\t1\t10.0000\t12.0000\t+0.3333' \
+		'both\trare/frequent\t1\t2.0000\t3.0000\t+0.1667' 'both\tfrequent/unseen\t1\t0.5000\t0.5000\t+0.0000' \
+		'both\tfrequent/rare\t1\t0.5000\t0.5000\t+0.0000' 'both\tfrequent/frequent\t1\t1.0000\t0.5000\t-0.0833' \
 		'all\tall\t6\t3.0000\t3.4167\t+0.4167' | sed 's/\\t/\t/g')"
 	head -n 1 b.pt >short.pt
 	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt short.pt
@@ -138,6 +141,21 @@ log_of() { # valid figures of epochs 0..: a train --log file
 	assert_failure 1
 	assert_output ""
 	[ "$stderr" = "token-classes: bad.pt:1: not a score --per-token line" ] || { echo "$stderr"; false; }
+	sed '2s/z=-12/z=oops/' b.pt >nan.pt
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt nan.pt
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "token-classes: nan.pt:2: token 1: log-probability oops: not a finite number" ] || { echo "$stderr"; false; }
+	sed '1s/^-4\t3/-4\t4/' b.pt >count.pt
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt count.pt
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "token-classes: count.pt:1: 3 tokens, the line says 4" ] || { echo "$stderr"; false; }
+	# an empty training text: every target unseen but </s>
+	: >empty.txt
+	run --separate-stderr "$TOP/scripts/token-classes" empty.txt a.pt b.pt
+	assert_success
+	assert_line --index 1 "$(printf 'target\tunseen\t4\t4.2500\t4.8750\t+0.4167')"
 	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt nope.pt
 	assert_failure 1
 	assert_output ""

@@ -302,6 +302,20 @@ void cli_flush_stdout(void)
 		cli_die("<stdout>: write error: %s", strerror(errno));
 }
 
+int cli_model_family_is(const char *path, const char *family)
+{
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	llr_err e = {0};
+	llr_tensor_reader *r = llr_tr_open(path, "model", &e);
+	if (!r)
+		return 0;
+	const char *fam = llr_meta_get(llr_tr_meta(r), "family");
+	int yes = fam && !strcmp(fam, family);
+	llr_tr_close(r);
+	return yes;
+}
+
 void cli_note_checksums(const char *path, const llr_meta *meta)
 {
 	if (!llr_meta_get(meta, "checksum"))

@@ -79,6 +79,11 @@ void cli_stdout_linebuf(void);
 /* Exit 1 if writing stdout failed (sbase fshut). */
 void cli_flush_stdout(void);
 
+/* Whether path is a model file (llrnn-model(5)) of meta family family:
+ * 0 when it is not, or cannot be read (the family's reader says why
+ * later), or is "-" (standard input is not read twice). */
+int cli_model_family_is(const char *path, const char *family);
+
 /* Under -v: a note that the archive at path (its meta) was written
  * before checksums, so its data are read unverified. */
 void cli_note_checksums(const char *path, const llr_meta *meta);

@@ -18,18 +18,6 @@
 
 /* ------------------------------------------------------------- shared */
 
-static int is_encdec(const char *path)
-{
-	llr_err e = {0};
-	llr_tensor_reader *r = llr_tr_open(path, "model", &e);
-	if (!r)
-		return 0;
-	const char *fam = llr_meta_get(llr_tr_meta(r), "family");
-	int yes = fam && !strcmp(fam, "encdec");
-	llr_tr_close(r);
-	return yes;
-}
-
 int encdec_wanted(int argc, char **argv, int source_opt)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -42,7 +30,7 @@ int encdec_wanted(int argc, char **argv, int source_opt)
 			path = a + 2;
 		else if (!strncmp(a, "--model=", 8))
 			path = a + 8;
-		if (path && strcmp(path, "-") && is_encdec(path))
+		if (cli_model_family_is(path, "encdec"))
 			return 1;
 	}
 	return 0;
@@ -52,7 +40,7 @@ llr_encdec_model *encdec_load(const char *path)
 {
 	llr_err e = {0};
 	llr_encdec_model *m = NULL;
-	if (!is_encdec(path)) {
+	if (!cli_model_family_is(path, "encdec")) {
 		llr_model *lm = NULL;
 		if (llr_model_load(path, &lm, &e) < 0)
 			cli_die_err(&e);

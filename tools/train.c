@@ -316,21 +316,6 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	parse_operands(argc - optind, argv + optind, o);
 }
 
-/* Whether path is a model file of the discourse encoders (family
- * sentenc); 0 when it is not, or cannot be read (the family that reads
- * it says why). */
-static int is_encoder_model(const char *path)
-{
-	llr_err e = {0};
-	llr_tensor_reader *r = llr_tr_open(path, "model", &e);
-	if (!r)
-		return 0;
-	const char *fam = llr_meta_get(llr_tr_meta(r), "family");
-	int yes = fam && !strcmp(fam, "sentenc");
-	llr_tr_close(r);
-	return yes;
-}
-
 /* The operands after the options, and the checks that need them all:
  * the n-gram family's token files, or the streams (or pairs file). */
 static void parse_operands(int argc, char **argv, train_opts *o)
@@ -338,7 +323,7 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 	int k = 0; /* the next operand */
 	/* --resume of a discourse encoder without --task trains the model's
 	 * tasks (resume_model in train_disc.c narrows "all" to them) */
-	if (o->family == TRAIN_LM && o->resume && !o->ngram && is_encoder_model(o->resume)) {
+	if (o->family == TRAIN_LM && o->resume && !o->ngram && cli_model_family_is(o->resume, "sentenc")) {
 		o->family = TRAIN_DISC;
 		o->task = LLR_TASK_ALL;
 	}

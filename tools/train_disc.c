@@ -444,13 +444,14 @@ int train_disc(train_opts *o)
 	dtrain T = {.o = o, .dist = &dist};
 	setup(&T, o);
 	/* every rank read every line, so they agree on the classes and the
-	 * sizes; a disagreement would sum gradients of different lengths */
+	 * sizes, and they must plan the same batches; a disagreement would sum
+	 * gradients of different lengths, or hang */
 	uint64_t h = 1469598103934665603u; /* FNV-1a */
-	uint64_t sizes[5] = {T.n, (uint64_t)T.m->n_conj, T.tr.task[0].total, T.tr.task[1].total, T.tr.task[2].total};
-	for (size_t i = 0; i < 5; i++)
+	uint64_t sizes[7] = {T.n, (uint64_t)T.m->n_conj, T.tr.task[0].total, T.tr.task[1].total, T.tr.task[2].total, (uint64_t)o->batch, (uint64_t)o->task_cap};
+	for (size_t i = 0; i < 7; i++)
 		h = (h ^ sizes[i]) * 1099511628211u;
 	if (!dist_same(&dist, h))
-		cli_die("--distributed: the ranks read %s differently", o->stream ? o->stream : "<stdin>");
+		cli_die("--distributed: the ranks read %s differently, or were given another --batch or --task-cap", o->stream ? o->stream : "<stdin>");
 	double counts[2] = {(double)T.tr.tokens, (double)T.tr.unknown}; /* every shard's */
 	dist_sum(&dist, counts, 2);
 	if (!o->quiet) {

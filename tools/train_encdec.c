@@ -309,14 +309,14 @@ static void parse_opts(int argc, char **argv, ed_opts *o)
 
 /* ---------------------------------------------------------- detection */
 
-static int stream_has_source(const char *path, const char *kind, int model)
+/* Whether the featurize stream at path has a source side. */
+static int stream_has_source(const char *path)
 {
 	llr_err e = {0};
-	llr_tensor_reader *r = llr_tr_open(path, kind, &e);
+	llr_tensor_reader *r = llr_tr_open(path, "features", &e);
 	if (!r)
 		return 0;
-	const char *fam = llr_meta_get(llr_tr_meta(r), "family");
-	int yes = model ? fam && !strcmp(fam, "encdec") : llr_meta_get(llr_tr_meta(r), "source_vocab_size") != NULL;
+	int yes = llr_meta_get(llr_tr_meta(r), "source_vocab_size") != NULL;
 	llr_tr_close(r);
 	return yes;
 }
@@ -341,7 +341,7 @@ int train_encdec_wanted(int argc, char **argv)
 	const char *stream = optind < argc && strcmp(av[optind], "-") ? av[optind] : NULL;
 	opterr = save;
 	optind = 0;
-	int yes = own || (resume && stream_has_source(resume, "model", 1)) || (stream && stream_has_source(stream, "features", 0));
+	int yes = own || cli_model_family_is(resume, "encdec") || (stream && stream_has_source(stream));
 	free(av);
 	return yes;
 }
