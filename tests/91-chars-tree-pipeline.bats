@@ -106,6 +106,15 @@ log_of() { # valid figures of epochs 0..: a train --log file
 	[[ "$stderr" == *"usage: valid-curves [-t TITLE] OUT.png LABEL=LOG ..."* ]] || { echo "$stderr"; false; }
 }
 
+# token-classes on train.txt, $1 and $2 fails with status 1, no output,
+# and the message "token-classes: $3".
+classes_refuse() {
+	run --separate-stderr "$TOP/scripts/token-classes" train.txt "$1" "$2"
+	assert_failure 1
+	assert_output ""
+	[ "$stderr" = "token-classes: $3" ] || { echo "$stderr"; false; }
+}
+
 @test "token-classes: two models' nats by the training count of the target word, of the word before, of both; mismatched or malformed files write nothing" {
 	cd "$BATS_TEST_TMPDIR"
 	printf 'a b a b a a\na\n' >train.txt
@@ -123,41 +132,20 @@ log_of() { # valid figures of epochs 0..: a train --log file
 		'both\tfrequent/rare\t1\t0.5000\t0.5000\t+0.0000' 'both\tfrequent/frequent\t1\t1.0000\t0.5000\t-0.0833' \
 		'all\tall\t6\t3.0000\t3.4167\t+0.4167' | sed 's/\\t/\t/g')"
 	head -n 1 b.pt >short.pt
-	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt short.pt
-	assert_failure 1
-	assert_output ""
-	[ "$stderr" = "token-classes: short.pt: fewer lines than a.pt" ] || { echo "$stderr"; false; }
-	run --separate-stderr "$TOP/scripts/token-classes" train.txt short.pt a.pt
-	assert_failure 1
-	assert_output ""
-	[ "$stderr" = "token-classes: a.pt: more lines than short.pt" ] || { echo "$stderr"; false; }
+	classes_refuse a.pt short.pt "short.pt: fewer lines than a.pt"
+	classes_refuse short.pt a.pt "a.pt: more lines than short.pt"
 	sed 's/z=/w=/' b.pt >other.pt
-	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt other.pt
-	assert_failure 1
-	assert_output ""
-	[ "$stderr" = "token-classes: a.pt:2: token 1: z against w in other.pt" ] || { echo "$stderr"; false; }
+	classes_refuse a.pt other.pt "a.pt:2: token 1: z against w in other.pt"
 	printf 'not a score line\n' >bad.pt
-	run --separate-stderr "$TOP/scripts/token-classes" train.txt bad.pt b.pt
-	assert_failure 1
-	assert_output ""
-	[ "$stderr" = "token-classes: bad.pt:1: not a score --per-token line" ] || { echo "$stderr"; false; }
+	classes_refuse bad.pt b.pt "bad.pt:1: not a score --per-token line"
 	sed '2s/z=-12/z=oops/' b.pt >nan.pt
-	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt nan.pt
-	assert_failure 1
-	assert_output ""
-	[ "$stderr" = "token-classes: nan.pt:2: token 1: log-probability oops: not a finite number" ] || { echo "$stderr"; false; }
+	classes_refuse a.pt nan.pt "nan.pt:2: token 1: log-probability oops: not a finite number"
 	sed '1s/^-4\t3/-4\t4/' b.pt >count.pt
-	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt count.pt
-	assert_failure 1
-	assert_output ""
-	[ "$stderr" = "token-classes: count.pt:1: 3 tokens, the line says 4" ] || { echo "$stderr"; false; }
+	classes_refuse a.pt count.pt "count.pt:1: 3 tokens, the line says 4"
 	# an empty training text: every target unseen but </s>
 	: >empty.txt
 	run --separate-stderr "$TOP/scripts/token-classes" empty.txt a.pt b.pt
 	assert_success
 	assert_line --index 1 "$(printf 'target\tunseen\t4\t4.2500\t4.8750\t+0.4167')"
-	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt nope.pt
-	assert_failure 1
-	assert_output ""
-	[ "$stderr" = "token-classes: nope.pt: cannot read" ] || { echo "$stderr"; false; }
+	classes_refuse a.pt nope.pt "nope.pt: cannot read"
 }
