@@ -94,10 +94,12 @@ STRIDE := $(if $(NEXT_STRIDE),--next-stride $(NEXT_STRIDE))
 # same for theirs (a value chosen on validation for each encoder).
 per = $(or $($(1)_$(2)),$($(1)))
 max_time = $(call per,MAX_TIME,$(1))
+# Option $(3) with knob $(1)'s value for encoder $(2); nothing when unset.
+flag = $(if $(call per,$(1),$(2)),$(3) $(call per,$(1),$(2)))
 # A knob's part of the report's settings line: KNOB=value ($(2) when
-# unset), then ", encoder value" for each override.
-setting = $(1)=$(or $($(1)),$(2))$(subst $(SPACE)$(COMMA),$(COMMA),$(strip $(foreach e,$(ENCODERS),$(if $($(1)_$(e)),$(COMMA) $(e) $($(1)_$(e))))))
-TIME_SETTINGS = MAX_TIME=$(MAX_TIME) a model$(subst $(SPACE)$(COMMA),$(COMMA),$(strip $(foreach e,$(ENCODERS),$(if $(MAX_TIME_$(e)),$(COMMA) $(e) $(MAX_TIME_$(e))))))
+# unset, then $(3)), then ", encoder value" for each override.
+setting = $(1)=$(or $($(1)),$(2))$(3)$(subst $(SPACE)$(COMMA),$(COMMA),$(strip $(foreach e,$(ENCODERS),$(if $($(1)_$(e)),$(COMMA) $(e) $($(1)_$(e))))))
+TIME_SETTINGS = $(call setting,MAX_TIME,,$(SPACE)a model)
 COMMA := ,
 
 MODELS := $(foreach e,$(ENCODERS),$(foreach t,$(TASKS),$(W)/$(e)-$(t)))
@@ -152,9 +154,8 @@ $(W)/%.bin: $(W)/vocab.fz $(W)/train.pairs
 	$(BIN)/train --task $(call task_of,$*) --encoder $(call enc_of,$*) \
 	    --features $(W)/vocab.fz --hidden $(HIDDEN) --embed $(EMBED) --batch $(BATCH) \
 	    --optim $(OPTIM) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) --max-time $(call max_time,$(call enc_of,$*)) \
-	    $(if $(call per,DROPOUT,$(call enc_of,$*)),--dropout $(call per,DROPOUT,$(call enc_of,$*))) \
-	    $(if $(call per,WORD_DROPOUT,$(call enc_of,$*)),--word-dropout $(call per,WORD_DROPOUT,$(call enc_of,$*))) \
-	    $(if $(and $(filter all,$(call task_of,$*)),$(call per,TASK_CAP,$(call enc_of,$*))),--task-cap $(call per,TASK_CAP,$(call enc_of,$*))) \
+	    $(call flag,DROPOUT,$(call enc_of,$*),--dropout) $(call flag,WORD_DROPOUT,$(call enc_of,$*),--word-dropout) \
+	    $(if $(filter all,$(call task_of,$*)),$(call flag,TASK_CAP,$(call enc_of,$*),--task-cap)) \
 	    --threads $(THREADS) -s $(SEED) --valid $(W)/valid.pairs -o $@ $(W)/train.pairs 2> $(W)/$*.train.log
 
 $(W)/%.test: $(W)/%.bin $(W)/train.pairs

@@ -123,14 +123,14 @@ classes_refuse() {
 	run --separate-stderr "$TOP/scripts/token-classes" train.txt a.pt b.pt
 	assert_success
 	[ -z "$stderr" ] || { echo "$stderr"; false; }
-	assert_output "$(printf '%s\n' 'by\tclass\ttokens\ta_nats\tb_nats\tshare_of_b_minus_a' \
+	assert_output "$(printf '%b\n' 'by\tclass\ttokens\ta_nats\tb_nats\tshare_of_b_minus_a' \
 		'target\tunseen\t2\t7.0000\t8.0000\t+0.3333' 'target\trare\t1\t2.0000\t3.0000\t+0.1667' \
 		'target\tfrequent\t3\t0.6667\t0.5000\t-0.0833' 'previous\tunseen\t2\t2.2500\t2.2500\t+0.0000' \
 		'previous\trare\t1\t0.5000\t0.5000\t+0.0000' 'previous\tfrequent\t3\t4.3333\t5.1667\t+0.4167' \
 		'both\tunseen/unseen\t1\t4.0000\t4.0000\t+0.0000' 'both\tunseen/frequent\t1\t10.0000\t12.0000\t+0.3333' \
 		'both\trare/frequent\t1\t2.0000\t3.0000\t+0.1667' 'both\tfrequent/unseen\t1\t0.5000\t0.5000\t+0.0000' \
 		'both\tfrequent/rare\t1\t0.5000\t0.5000\t+0.0000' 'both\tfrequent/frequent\t1\t1.0000\t0.5000\t-0.0833' \
-		'all\tall\t6\t3.0000\t3.4167\t+0.4167' | sed 's/\\t/\t/g')"
+		'all\tall\t6\t3.0000\t3.4167\t+0.4167')"
 	head -n 1 b.pt >short.pt
 	classes_refuse a.pt short.pt "short.pt: fewer lines than a.pt"
 	classes_refuse short.pt a.pt "a.pt: more lines than short.pt"

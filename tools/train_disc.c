@@ -33,7 +33,6 @@ typedef struct dtrain {
 	float *w, *g, *best;
 	int tasks;
 	size_t *order[3]; /* a task's examples by their index in the file */
-	size_t used[3];   /* of which an epoch trains the first used[t] */
 	size_t *mine;     /* this rank's share of a batch, indices into tr */
 	size_t *plan;     /* batch k: task plan[2k], first example plan[2k+1] */
 	size_t nplan;
@@ -96,24 +95,28 @@ static void shuffle(size_t *a, size_t n, llr_rng *r)
 	}
 }
 
+/* The examples of task t an epoch trains: all, or --task-cap of them. */
+static size_t epoch_examples(const dtrain *T, int t)
+{
+	size_t n = T->tr.task[t].total;
+	return T->o->task_cap > 0 && (unsigned long long)T->o->task_cap < n ? (size_t)T->o->task_cap : n;
+}
+
 /* The batches of an epoch: each task's examples shuffled, the first
- * --task-cap of them (all without it) cut into batches, the batches of all
- * tasks shuffled together. */
+ * epoch_examples of them cut into batches, the batches of all tasks
+ * shuffled together. */
 static void plan_epoch(dtrain *T, llr_rng *r)
 {
 	size_t bs = (size_t)T->o->batch;
 	T->nplan = 0;
 	for (int t = 0; t < 3; t++) {
 		size_t n = T->tr.task[t].total;
-		T->used[t] = 0;
 		if (!(T->tasks & (1 << t)))
 			continue;
 		for (size_t i = 0; i < n; i++)
 			T->order[t][i] = i;
 		shuffle(T->order[t], n, r);
-		if (T->o->task_cap > 0 && (unsigned long long)T->o->task_cap < n)
-			n = (size_t)T->o->task_cap;
-		T->used[t] = n;
+		n = epoch_examples(T, t);
 		for (size_t s = 0; s < n; s += bs) {
 			T->plan[2 * T->nplan] = (size_t)t;
 			T->plan[2 * T->nplan + 1] = s;
@@ -198,7 +201,7 @@ static double train_epoch(dtrain *T)
 	size_t seen = 0;
 	for (size_t k = 0; k < T->nplan; k++) {
 		int t = (int)T->plan[2 * k], late;
-		size_t s = T->plan[2 * k + 1], total = T->used[t];
+		size_t s = T->plan[2 * k + 1], total = epoch_examples(T, t);
 		size_t n = total - s < (size_t)o->batch ? total - s : (size_t)o->batch;
 		uint64_t tokens;
 		sum += train_step(T, t, T->order[t] + s, n, t0, &tokens, &late);
