@@ -36,12 +36,13 @@ static const char usage[] =
     "             [stream ...]\n"
     "       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
     "             [--memory SIZE] [file ...]\n"
-    "       train --task order|next|conj|all --features stream|--resume model\n"
+    "       train --task order|next|conj|all --features stream\n"
     "             [--encoder cbow|gru|bigru] [-q] [-o model] [-s seed] [--hidden n]\n"
     "             [--embed n] [--dropout p] [--word-dropout p] [--batch n]\n"
     "             [--task-cap n] [--optim rmsprop|adam|sgd] [--lr x] [--clip x]\n"
     "             [--valid pairs] [--patience n] [--epochs n] [--max-time duration]\n"
     "             [--max-tokens n] [--threads n] [--distributed] [pairs]\n"
+    "       train [--task order|next|conj|all] --resume encoder [the options above] [pairs]\n"
     "       train --version\n";
 const char *const train_usage = usage;
 
