@@ -880,6 +880,8 @@ void llr_optim_free(llr_optim *o);
 const llr_optim_config *llr_optim_cfg(const llr_optim *o);
 size_t llr_optim_size(const llr_optim *o); /* n */
 void llr_optim_set_lr(llr_optim *o, float lr);
+/* RMSprop's and Adam's eps (> 0); SGD has none and ignores it. */
+void llr_optim_set_eps(llr_optim *o, float eps);
 /* One update of params[n] from grads[n] (grads are not modified). */
 void llr_optim_step(llr_optim *o, float *params, const float *grads);
 /* Updates done so far (Adam's t); settable when restoring a state. */

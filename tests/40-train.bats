@@ -348,6 +348,37 @@ PY
 	run_err 1 '^train: rcut.bin: .*[Tt]runcated' train --resume rcut.bin "$FZ"
 }
 
+@test "train --eps: RMSprop's and Adam's eps, in the meta and the state, replaced on --resume; SGD has none" {
+	train -q $TINY --epochs 1 -o d.bin "$FZ"
+	train -q $TINY --epochs 1 --eps 1e-8 -o e8.bin "$FZ"
+	cmp d.bin e8.bin
+	[ "$(meta d.bin eps)" = 1e-08 ]
+	train -q $TINY --epochs 1 --eps 0.01 -o e2.bin "$FZ"
+	[ "$(meta e2.bin eps)" = 0.01 ]
+	tar xOf e2.bin state/info | grep -q '^optim_eps=0\.00999999'
+	! cmp -s <(tar xOf d.bin params/out/w.npy) <(tar xOf e2.bin params/out/w.npy) || false
+	train -q $TINY --epochs 1 --optim adam --eps 0.001 -o a.bin "$FZ"
+	[ "$(meta a.bin eps)" = 0.001 ]
+	# --resume keeps the model's, or replaces it
+	train -q --resume a.bin --epochs 2 "$FZ"
+	[ "$(meta a.bin eps)" = 0.001 ]
+	[ "$(meta a.bin optim)" = adam ]
+	train -q --resume e2.bin --epochs 2 --eps 0.0001 "$FZ"
+	[ "$(meta e2.bin eps)" = 0.0001 ]
+	tar xOf e2.bin state/info | grep -q '^optim_eps=9\.99999'
+	# SGD has none
+	run_err 2 '^train: --eps: for --optim rmsprop and adam' train $TINY --optim sgd --eps 0.001 --valid "$VALID" -o s.bin "$FZ"
+	train -q $TINY --optim sgd --epochs 1 --valid "$VALID" -o sg.bin "$FZ"
+	[ -z "$(meta sg.bin eps)" ]
+	cp sg.bin sg0.bin
+	run_err 2 '^train: --eps: the resumed model trains with SGD' train --resume sg.bin --eps 0.001 --valid "$VALID" "$FZ"
+	cmp sg.bin sg0.bin
+	for bad in 0 -1 2 nan x ''; do
+		run_err 2 '^train: --eps' train $TINY --eps "$bad" -o b.bin "$FZ"
+	done
+	[ ! -e s.bin ] && [ ! -e b.bin ]
+}
+
 @test "train: the man page examples run (tiny sizes)" {
 	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 200 > train.tok
 	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 40 > valid.tok

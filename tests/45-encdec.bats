@@ -129,6 +129,17 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 	train --threads 1 -q --resume c.bin --epochs 3 $V ll.fz
 	cmp a.bin c.bin
 	run_err 2 "--attention: the resumed model c.bin has attention=mlp" train --resume c.bin --attention dot ll.fz
+	# --eps (Adam's, by default 1e-8): in the meta and the state, replaced by --resume
+	[ "$(tar xOf a.bin meta | sed -n 's/^eps=//p')" = 1e-08 ]
+	train $TINY --epochs 1 $V -o f.bin ll.fz
+	train $TINY --eps 0.01 --epochs 1 $V -o e.bin ll.fz
+	[ "$(tar xOf e.bin meta | sed -n 's/^eps=//p')" = 0.01 ]
+	# other weights than with the default (meta and state aside)
+	mkdir f e && tar xf f.bin -C f && tar xf e.bin -C e
+	! diff -rq -x meta -x state f e >/dev/null || false
+	train --threads 1 -q --resume e.bin --epochs 2 --eps 0.0001 $V ll.fz
+	[ "$(tar xOf e.bin meta | sed -n 's/^eps=//p')" = 0.0001 ]
+	tar xOf e.bin state/info | grep -q '^optim_eps=9\.99999'
 }
 
 @test "train --lr-decay: a stall restores the best weights and decays the rate; --resume goes on exactly" {
@@ -188,6 +199,8 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 	run_err 2 "--layers: the encoder-decoder has --enc-layers" train --layers 2 -o m.bin ll.fz
 	run_err 2 "--hidden: must be even" train --hidden 33 -o m.bin ll.fz
 	run_err 2 "--prime table: the background of a softmax output is uniform" train --output softmax --prime table -o m.bin ll.fz
+	run_err 2 "--eps: for --optim rmsprop and adam" train --optim sgd --eps 0.001 -o m.bin ll.fz
+	run_err 2 "--eps" train --eps 0 -o m.bin ll.fz
 	run_err 1 "lm.fz: no source side: not made by featurize --source" train --attention dot -o m.bin lm.fz
 	head -n 5 "$D/valid.tgt" >short.tgt
 	run_err 1 "are not aligned: they diverge at line 6" train $TINY --valid-source "$D/valid.src" --valid short.tgt -o m.bin ll.fz

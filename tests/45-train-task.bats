@@ -168,6 +168,20 @@ scores_as_validated() {
 	cmp again.bin full.bin
 }
 
+@test "train --task --resume: the meta keeps the model's optimiser, seed and eps" {
+	local d="$BATS_FILE_TMPDIR"
+	A="--task conj --encoder cbow --features $d/brown.fz --hidden 8 --embed 8 --threads 1"
+	train -q $A --epochs 1 --optim adam -s 7 --eps 0.0001 -o m.bin "$d/train.tsv"
+	train -q --resume m.bin --epochs 2 "$d/train.tsv"
+	tar -xOf m.bin meta >meta
+	grep -qx optim=adam meta
+	grep -qx seed=7 meta
+	grep -qx eps=0.0001 meta
+	# so they may be given again
+	train -q --resume m.bin --optim adam -s 7 --epochs 3 "$d/train.tsv"
+	tar -xOf m.bin meta | grep -qx epochs_trained=3
+}
+
 @test "train --task --dropout: in the meta, seeded, resumed to the same bytes, fixed by the model" {
 	cd "$BATS_TEST_TMPDIR"
 	local d="$BATS_FILE_TMPDIR" A

@@ -27,7 +27,7 @@ static const char usage[] =
     "             [--tree-update n]\n"
     "             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
     "             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
-    "             [--lr x] [--clip x] [--min-improvement x] [--valid file]\n"
+    "             [--lr x] [--eps x] [--clip x] [--min-improvement x] [--valid file]\n"
     "             [--lr-decay f] [--lr-patience n] [--lr-decays n]\n"
     "             [--patience n] [--epochs n] [--max-time duration] [--max-tokens n]\n"
     "             [--threads n] [--log file] [--progress n] [--resume model]\n"
@@ -39,7 +39,7 @@ static const char usage[] =
     "       train --task order|next|conj|all --features stream\n"
     "             [--encoder cbow|gru|bigru] [-q] [-o model] [-s seed] [--hidden n]\n"
     "             [--embed n] [--dropout p] [--word-dropout p] [--batch n]\n"
-    "             [--task-cap n] [--optim rmsprop|adam|sgd] [--lr x] [--clip x]\n"
+    "             [--task-cap n] [--optim rmsprop|adam|sgd] [--lr x] [--eps x] [--clip x]\n"
     "             [--valid pairs] [--patience n] [--epochs n] [--max-time duration]\n"
     "             [--max-tokens n] [--threads n] [--distributed] [pairs]\n"
     "       train [--task order|next|conj|all] --resume encoder [the options above] [pairs]\n"
@@ -58,6 +58,7 @@ enum {
 	O_MAXLEN,
 	O_OPTIM,
 	O_LR,
+	O_EPS,
 	O_CLIP,
 	O_MINIMPR,
 	O_VALID,
@@ -165,6 +166,7 @@ static const struct option train_options[] = {
     {"max-len", required_argument, NULL, O_MAXLEN},
     {"optim", required_argument, NULL, O_OPTIM},
     {"lr", required_argument, NULL, O_LR},
+    {"eps", required_argument, NULL, O_EPS},
     {"clip", required_argument, NULL, O_CLIP},
     {"min-improvement", required_argument, NULL, O_MINIMPR},
     {"valid", required_argument, NULL, O_VALID},
@@ -212,6 +214,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	o->batch = 32;
 	o->max_len = 256;
 	o->optim = LLR_OPT_RMSPROP;
+	o->eps = 1e-8;
 	o->clip = 5;
 	o->min_impr = 0.003;
 	o->patience = 3;
@@ -268,6 +271,10 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		case O_LR:
 			o->lr = cli_parse_double(usage, "--lr", optarg, 1e-12, 1e30);
 			o->set_lr = 1;
+			break;
+		case O_EPS:
+			o->eps = cli_parse_double(usage, "--eps", optarg, 1e-30, 1);
+			o->set_eps = 1;
 			break;
 		case O_CLIP:
 			o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12);
@@ -343,6 +350,8 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 		cli_usage_error(usage, "--word-dropout: for the discourse encoders only (--task)");
 	if (o->family != TRAIN_DISC && o->set_task_cap)
 		cli_usage_error(usage, "--task-cap: for the discourse encoders only (--task)");
+	if (o->set_eps && o->optim == LLR_OPT_SGD)
+		cli_usage_error(usage, "--eps: for --optim rmsprop and adam (SGD has no eps)");
 	if (o->sched.decay > 0 && !o->valid)
 		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
 	if (k < argc)
@@ -1145,6 +1154,8 @@ void train_limits_meta(const train_opts *o, llr_meta *m)
 	if (llr_meta_setf(m, "patience", "%d", o->patience) < 0 || llr_meta_setf(m, "max_epochs", "%lld", (long long)o->epochs) < 0 ||
 	    llr_meta_setf(m, "clip", "%.9g", o->clip) < 0 || llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr) < 0)
 		cli_oom();
+	if (o->optim != LLR_OPT_SGD && llr_meta_setf(m, "eps", "%g", (double)(float)o->eps) < 0)
+		cli_oom();
 	sched_meta(&o->sched, m);
 }
 
@@ -1167,6 +1178,13 @@ void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
 		ts->lr = o->lr;
 		llr_optim_set_lr(ts->optim, (float)o->lr);
 	}
+	/* the model's optimiser, which its meta is written with again */
+	o->optim = llr_optim_cfg(ts->optim)->kind;
+	if (o->set_eps && o->optim == LLR_OPT_SGD)
+		cli_usage_error(usage, "--eps: the resumed model trains with SGD, which has no eps");
+	if (o->set_eps)
+		llr_optim_set_eps(ts->optim, (float)o->eps);
+	o->eps = llr_optim_cfg(ts->optim)->eps;
 }
 
 /* --resume: the model and its training state come first, and the options
@@ -1287,6 +1305,7 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_t
 	llr_optim_defaults(&oc, o->optim);
 	if (o->set_lr)
 		oc.lr = (float)o->lr;
+	oc.eps = (float)o->eps;
 	size_t np;
 	llr_net_params(net, &np);
 	ts->optim = llr_optim_new(&oc, np, &e);

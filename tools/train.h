@@ -125,6 +125,7 @@ typedef struct train_opts {
 	int batch, max_len;
 	int optim;
 	double lr; /* 0 = the optimiser's default */
+	double eps; /* RMSprop's and Adam's eps */
 	double clip;
 	double min_impr;
 	int patience;
@@ -144,7 +145,7 @@ typedef struct train_opts {
 	int verbose; /* -v: notes (an archive without checksums) */
 	/* which were given on the command line (for --resume) */
 	int set_output, set_layers, set_hidden, set_embed, set_dropout, set_batch;
-	int set_max_len, set_optim, set_lr, set_clip, set_min_impr, set_seed;
+	int set_max_len, set_optim, set_lr, set_eps, set_clip, set_min_impr, set_seed;
 	int set_patience, set_epochs;
 	/* TRAIN_NGRAM: the order, option values as given (checked by
 	 * train_ngram), the token files */

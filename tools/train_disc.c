@@ -335,6 +335,10 @@ static void resume_model(dtrain *T, train_opts *o)
 	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
 	train_fixed_opt(o->set_seed, "-s", m, "seed", buf);
+	/* the model's seed, which its meta is written with again */
+	const char *seed = llr_meta_get(m, "seed");
+	if (seed)
+		o->seed = strtoull(seed, NULL, 10);
 	const llr_senc_config *c = llr_senc_cfg(T->m->enc);
 	train_resume_prob(o->set_dropout, "--dropout", "dropout", &o->dropout, c->dropout);
 	train_resume_prob(o->set_word_dropout, "--word-dropout", "word_dropout", &o->word_dropout, c->word_dropout);
@@ -388,6 +392,7 @@ static void new_encoder(dtrain *T, const train_opts *o)
 	llr_optim_defaults(&oc, o->optim);
 	if (o->lr > 0)
 		oc.lr = (float)o->lr;
+	oc.eps = (float)o->eps;
 	if (!(T->ts.optim = llr_optim_new(&oc, n, &e)))
 		cli_die_err(&e);
 	T->ts.lr = oc.lr;

@@ -28,7 +28,7 @@ static const char usage[] =
     "             [--prime-iters n] [--prime-smoothing k]\n"
     "             [--enc-layers n] [--hidden n] [--embed n] [--attn-hidden n]\n"
     "             [--dropout p] [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
-    "             [--lr x] [--clip x] [--min-improvement x]\n"
+    "             [--lr x] [--eps x] [--clip x] [--min-improvement x]\n"
     "             [--lr-decay f] [--lr-patience n] [--lr-decays n]\n"
     "             [--valid-source file --valid file] [--patience n] [--epochs n]\n"
     "             [--max-time duration] [--max-tokens n] [--threads n] [--log file]\n"
@@ -59,7 +59,7 @@ typedef struct ed_opts {
 	int embed, hidden, enc_layers, attn_hidden;
 	double dropout;
 	int batch, max_len, optim;
-	double lr, clip, min_impr;
+	double lr, eps, clip, min_impr;
 	int patience;
 	train_sched sched;
 	int64_t epochs;
@@ -68,7 +68,7 @@ typedef struct ed_opts {
 	uint64_t seed;
 	int threads, progress, quiet, distributed;
 	int set[F_NFIXED];
-	int set_lr, set_clip, set_min_impr, set_patience, set_epochs;
+	int set_lr, set_eps, set_clip, set_min_impr, set_patience, set_epochs;
 } ed_opts;
 
 enum {
@@ -86,6 +86,7 @@ enum {
 	O_MAXLEN,
 	O_OPTIM,
 	O_LR,
+	O_EPS,
 	O_CLIP,
 	O_MINIMPR,
 	O_VALID,
@@ -120,6 +121,7 @@ static const struct option long_opts[] = {
     {"max-len", required_argument, NULL, O_MAXLEN},
     {"optim", required_argument, NULL, O_OPTIM},
     {"lr", required_argument, NULL, O_LR},
+    {"eps", required_argument, NULL, O_EPS},
     {"clip", required_argument, NULL, O_CLIP},
     {"min-improvement", required_argument, NULL, O_MINIMPR},
     {"valid", required_argument, NULL, O_VALID},
@@ -172,6 +174,7 @@ static void opt_defaults(ed_opts *o)
 	o->batch = 64;
 	o->max_len = 256;
 	o->optim = LLR_OPT_ADAM;
+	o->eps = 1e-8;
 	o->clip = 5;
 	o->min_impr = 0.003;
 	o->patience = 3;
@@ -251,6 +254,10 @@ static void parse_one(ed_opts *o, int c)
 		o->lr = cli_parse_double(usage, "--lr", optarg, 1e-12, 1e30);
 		o->set_lr = 1;
 		break;
+	case O_EPS:
+		o->eps = cli_parse_double(usage, "--eps", optarg, 1e-30, 1);
+		o->set_eps = 1;
+		break;
 	case O_CLIP:
 		o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12);
 		o->set_clip = 1;
@@ -303,6 +310,8 @@ static void parse_opts(int argc, char **argv, ed_opts *o)
 		cli_usage_error(usage, "--valid and --valid-source go together (the validation targets and their sources)");
 	if (o->sched.decay > 0 && !o->valid)
 		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
+	if (o->set_eps && o->optim == LLR_OPT_SGD)
+		cli_usage_error(usage, "--eps: for --optim rmsprop and adam (SGD has no eps)");
 	if (o->hidden % 2)
 		cli_usage_error(usage, "--hidden: must be even (the encoder has hidden/2 per direction), got %d", o->hidden);
 }
@@ -1047,6 +1056,13 @@ static void resume(ed_opts *o, trainer *T)
 		T->ts->lr = o->lr;
 		llr_optim_set_lr(T->ts->optim, (float)o->lr);
 	}
+	if (o->set_eps) {
+		if (llr_optim_cfg(T->ts->optim)->kind == LLR_OPT_SGD)
+			cli_usage_error(usage, "--eps: the resumed model trains with SGD, which has no eps");
+		llr_optim_set_eps(T->ts->optim, (float)o->eps);
+		if (llr_meta_setf(T->model->meta, "eps", "%g", (double)(float)o->eps) < 0)
+			cli_oom();
+	}
 }
 
 /* The priming table from the training pairs (--prime table). */
@@ -1108,6 +1124,7 @@ static void fresh(ed_opts *o, trainer *T, llr_lexicon *x, llr_source *s, const p
 	llr_optim_defaults(&oc, o->optim);
 	if (o->set_lr)
 		oc.lr = (float)o->lr;
+	oc.eps = (float)o->eps;
 	size_t np;
 	llr_encdec_params(m->net, &np);
 	if (!(ts->optim = llr_optim_new(&oc, np, &e)))
@@ -1119,6 +1136,8 @@ static void fresh(ed_opts *o, trainer *T, llr_lexicon *x, llr_source *s, const p
 	rc |= llr_meta_setf(m->meta, "batch", "%d", o->batch);
 	rc |= llr_meta_setf(m->meta, "max_len", "%d", o->max_len);
 	rc |= llr_meta_setf(m->meta, "seed", "%llu", (unsigned long long)o->seed);
+	if (o->optim != LLR_OPT_SGD)
+		rc |= llr_meta_setf(m->meta, "eps", "%g", (double)oc.eps);
 	if (rc < 0)
 		cli_oom();
 	T->model = m;

@@ -129,6 +129,11 @@ void llr_optim_set_lr(llr_optim *o, float lr)
 	o->c.lr = lr;
 }
 
+void llr_optim_set_eps(llr_optim *o, float eps)
+{
+	o->c.eps = eps;
+}
+
 int64_t llr_optim_steps(const llr_optim *o)
 {
 	return o->t;
