@@ -21,9 +21,10 @@
 # does LR_DECAY (train --lr-decay: the factor on the rate when validation
 # stalls; none when empty; it needs EARLY_STOP=yes), and OPTIM (train
 # --optim: rmsprop, adam or sgd; train's default, rmsprop, when empty) with
-# LR (train --lr; the optimiser's default when empty, - in the rows).  SGD follows
+# LR (train --lr; the optimiser's default when empty, - in the rows) and
+# EPS (train --eps, RMSprop's and Adam's; 1e-8 when empty).  SGD follows
 # train's RNNLM schedule, which needs EARLY_STOP=yes and replaces LR_DECAY.
-# The UD rows name all four.
+# The UD rows name all five.
 #
 # Brown: `tok --from tagged -l`; every 20th sentence is test, the one
 # after it validation, the rest training; the vocabulary is every
@@ -48,6 +49,7 @@ DROPOUT ?=
 LR_DECAY ?=
 OPTIM ?=
 LR ?=
+EPS ?=
 THREADS ?= 2
 SPEED_TOKENS ?= 20000
 TREE_OUTPUTS ?= softmax classes tree
@@ -64,7 +66,7 @@ NET_OPTS = --threads $(THREADS) --seed $(SEED) --embed $(EMBED) --hidden $(HIDDE
 EARLY_STOP ?= yes
 valid_opt = $(if $(filter yes,$(EARLY_STOP)),--valid $(1))
 TRAIN_OPTS = $(NET_OPTS) --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) \
-	$(if $(LR_DECAY),--lr-decay $(LR_DECAY)) $(if $(OPTIM),--optim $(OPTIM)) $(if $(LR),--lr $(LR)) -q
+	$(if $(LR_DECAY),--lr-decay $(LR_DECAY)) $(if $(OPTIM),--optim $(OPTIM)) $(if $(LR),--lr $(LR)) $(if $(EPS),--eps $(EPS)) -q
 
 .PHONY: all tree chars
 all: tree chars
@@ -127,10 +129,10 @@ $(U)/%.row: $(U)/%.model $(U)/test.tok
 	in=$(firstword $(subst -, ,$*)); out=$(patsubst $(firstword $(subst -, ,$*))-%,%,$*); \
 	np=$$($(call meta,$<,n_params)); ep=$$($(call meta,$<,epochs_done)); \
 	valid=$$($(call logppl,$<,$(U)/valid.tok)); test=$$($(call logppl,$<,$(U)/test.tok)); \
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" "$(or $(DROPOUT),0)" \
-		"$(or $(LR_DECAY),0)" "$(or $(OPTIM),rmsprop)" "$(or $(LR),-)" > $@
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" "$(or $(DROPOUT),0)" \
+		"$(or $(LR_DECAY),0)" "$(or $(OPTIM),rmsprop)" "$(or $(LR),-)" "$(or $(EPS),1e-8)" > $@
 $(RESULTS)/chars.tsv: $(CHARS_ROWS:%=$(U)/%.row) | $(RESULTS)
-	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\tdropout\tlr_decay\toptim\tlr\n'; cat $^; } > $@
+	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\tdropout\tlr_decay\toptim\tlr\teps\n'; cat $^; } > $@
 $(RESULTS)/chars.png: $(CHARS_ROWS:%=$(U)/%.row) $(SCRIPTS)/valid-curves | $(RESULTS)/chars-tree-logs
 	for m in $(CHARS_ROWS); do cp $(U)/$$m.log.tsv $(RESULTS)/chars-tree-logs/ud-$$m.tsv; done
 	$(SCRIPTS)/valid-curves -t "UD French, paper setting: $(EMBED)-d embedding, $(LAYERS) x LSTM $(HIDDEN)" $@ \

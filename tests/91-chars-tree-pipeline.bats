@@ -36,17 +36,18 @@ tiny_make() {
 	for f in "$UD"/*.conllu.gz; do
 		zcat "$f" | awk 'BEGIN { RS = ""; ORS = "\n\n" } NR <= 20' > "$BATS_TEST_TMPDIR/ud/$(basename "$f" .gz)"
 	done
-	run tiny_make chars UD="$BATS_TEST_TMPDIR/ud" DROPOUT=0.25 LR_DECAY=0.5 OPTIM=adam LR=0.002
+	run tiny_make chars UD="$BATS_TEST_TMPDIR/ud" DROPOUT=0.25 LR_DECAY=0.5 OPTIM=adam LR=0.002 EPS=0.001
 	assert_success
 	R="$BATS_TEST_TMPDIR/res/chars.tsv"
-	# DROPOUT, LR_DECAY, OPTIM and LR reach every model and its row
-	run cut -f 8-11 "$R"
-	assert_output "$(printf 'dropout\tlr_decay\toptim\tlr\n0.25\t0.5\tadam\t0.002\n0.25\t0.5\tadam\t0.002\n0.25\t0.5\tadam\t0.002')"
+	# DROPOUT, LR_DECAY, OPTIM, LR and EPS reach every model and its row
+	run cut -f 8-12 "$R"
+	assert_output "$(printf 'dropout\tlr_decay\toptim\tlr\teps\n0.25\t0.5\tadam\t0.002\t0.001\n0.25\t0.5\tadam\t0.002\t0.001\n0.25\t0.5\tadam\t0.002\t0.001')"
 	for m in word-softmax chars-softmax chars-ll-2500; do
 		tar xOf "$BATS_TEST_TMPDIR/work/ud/$m.model" meta >"$BATS_TEST_TMPDIR/meta"
 		grep -qx dropout=0.25 "$BATS_TEST_TMPDIR/meta"
 		grep -qx lr_decay=0.5 "$BATS_TEST_TMPDIR/meta"
 		grep -qx optim=adam "$BATS_TEST_TMPDIR/meta"
+		grep -qx eps=0.001 "$BATS_TEST_TMPDIR/meta"
 	done
 	run cut -f 1,2 "$R"
 	assert_output "$(printf 'input\toutput\nword\tsoftmax\nchars\tsoftmax\nchars\tll-2500')"
