@@ -22,7 +22,7 @@
 # stalls; none when empty; it needs EARLY_STOP=yes), and OPTIM (train
 # --optim: rmsprop, adam or sgd; train's default, rmsprop, when empty) with
 # LR (train --lr; the optimiser's default when empty, - in the rows) and
-# EPS (train --eps, RMSprop's and Adam's; 1e-8 when empty).  SGD follows
+# EPS (train --eps, RMSprop's and Adam's; 1e-8 when empty, - for SGD).  SGD follows
 # train's RNNLM schedule, which needs EARLY_STOP=yes and replaces LR_DECAY.
 # The UD rows name all five.
 #
@@ -130,7 +130,7 @@ $(U)/%.row: $(U)/%.model $(U)/test.tok
 	np=$$($(call meta,$<,n_params)); ep=$$($(call meta,$<,epochs_done)); \
 	valid=$$($(call logppl,$<,$(U)/valid.tok)); test=$$($(call logppl,$<,$(U)/test.tok)); \
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" "$(or $(DROPOUT),0)" \
-		"$(or $(LR_DECAY),0)" "$(or $(OPTIM),rmsprop)" "$(or $(LR),-)" "$(or $(EPS),1e-8)" > $@
+		"$(or $(LR_DECAY),0)" "$(or $(OPTIM),rmsprop)" "$(or $(LR),-)" "$(if $(filter sgd,$(OPTIM)),-,$(or $(EPS),1e-8))" > $@
 $(RESULTS)/chars.tsv: $(CHARS_ROWS:%=$(U)/%.row) | $(RESULTS)
 	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\tdropout\tlr_decay\toptim\tlr\teps\n'; cat $^; } > $@
 $(RESULTS)/chars.png: $(CHARS_ROWS:%=$(U)/%.row) $(SCRIPTS)/valid-curves | $(RESULTS)/chars-tree-logs

@@ -201,6 +201,12 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 	run_err 2 "--prime table: the background of a softmax output is uniform" train --output softmax --prime table -o m.bin ll.fz
 	run_err 2 "--eps: for --optim rmsprop and adam" train --optim sgd --eps 0.001 -o m.bin ll.fz
 	run_err 2 "--eps" train --eps 0 -o m.bin ll.fz
+	train $TINY --optim sgd --epochs 1 -o s.bin ll.fz
+	! tar xOf s.bin meta | grep -q '^eps=' || false
+	cp s.bin s0.bin
+	run_err 2 "--eps: the resumed model trains with SGD" train --resume s.bin --eps 0.001 ll.fz
+	cmp s.bin s0.bin
+	rm s.bin s0.bin
 	run_err 1 "lm.fz: no source side: not made by featurize --source" train --attention dot -o m.bin lm.fz
 	head -n 5 "$D/valid.tgt" >short.tgt
 	run_err 1 "are not aligned: they diverge at line 6" train $TINY --valid-source "$D/valid.src" --valid short.tgt -o m.bin ll.fz

@@ -168,8 +168,9 @@ scores_as_validated() {
 	cmp again.bin full.bin
 }
 
-@test "train --task --resume: the meta keeps the model's optimiser, seed and eps" {
+@test "train --task --resume: the meta keeps the model's optimiser, seed and eps; --eps replaces eps" {
 	local d="$BATS_FILE_TMPDIR"
+	cd "$BATS_TEST_TMPDIR"
 	A="--task conj --encoder cbow --features $d/brown.fz --hidden 8 --embed 8 --threads 1"
 	train -q $A --epochs 1 --optim adam -s 7 --eps 0.0001 -o m.bin "$d/train.tsv"
 	train -q --resume m.bin --epochs 2 "$d/train.tsv"
@@ -177,9 +178,19 @@ scores_as_validated() {
 	grep -qx optim=adam meta
 	grep -qx seed=7 meta
 	grep -qx eps=0.0001 meta
-	# so they may be given again
-	train -q --resume m.bin --optim adam -s 7 --epochs 3 "$d/train.tsv"
-	tar -xOf m.bin meta | grep -qx epochs_trained=3
+	# so they may be given again; --eps replaces the model's
+	train -q --resume m.bin --optim adam -s 7 --eps 0.001 --epochs 3 "$d/train.tsv"
+	tar -xOf m.bin meta >meta
+	grep -qx epochs_trained=3 meta
+	grep -qx eps=0.001 meta
+	tar -xOf m.bin state/info | grep -q '^optim_eps=0\.00100000'
+	# SGD: no eps, and the model stays SGD
+	train -q $A --epochs 1 --optim sgd --valid "$d/valid.tsv" -o s.bin "$d/train.tsv"
+	train -q --resume s.bin --epochs 2 --valid "$d/valid.tsv" "$d/train.tsv"
+	tar -xOf s.bin meta >meta
+	grep -qx optim=sgd meta
+	! grep -q '^eps=' meta || false
+	run_err 2 '^train: --eps: the resumed model trains with SGD' train --resume s.bin --eps 0.001 "$d/train.tsv"
 }
 
 @test "train --task --dropout: in the meta, seeded, resumed to the same bytes, fixed by the model" {

@@ -1060,8 +1060,6 @@ static void resume(ed_opts *o, trainer *T)
 		if (llr_optim_cfg(T->ts->optim)->kind == LLR_OPT_SGD)
 			cli_usage_error(usage, "--eps: the resumed model trains with SGD, which has no eps");
 		llr_optim_set_eps(T->ts->optim, (float)o->eps);
-		if (llr_meta_setf(T->model->meta, "eps", "%g", (double)(float)o->eps) < 0)
-			cli_oom();
 	}
 }
 
@@ -1136,8 +1134,6 @@ static void fresh(ed_opts *o, trainer *T, llr_lexicon *x, llr_source *s, const p
 	rc |= llr_meta_setf(m->meta, "batch", "%d", o->batch);
 	rc |= llr_meta_setf(m->meta, "max_len", "%d", o->max_len);
 	rc |= llr_meta_setf(m->meta, "seed", "%llu", (unsigned long long)o->seed);
-	if (o->optim != LLR_OPT_SGD)
-		rc |= llr_meta_setf(m->meta, "eps", "%g", (double)oc.eps);
 	if (rc < 0)
 		cli_oom();
 	T->model = m;
@@ -1232,6 +1228,9 @@ int train_encdec(const train_opts *to)
 	llr_meta *m = T.model->meta;
 	int rc = llr_meta_setf(m, "patience", "%d", o.patience) | llr_meta_setf(m, "max_epochs", "%lld", (long long)o.epochs) |
 	         llr_meta_setf(m, "clip", "%.9g", o.clip) | llr_meta_setf(m, "min_improvement", "%.9g", o.min_impr);
+	const llr_optim_config *oc = llr_optim_cfg(T.ts->optim);
+	if (oc->kind != LLR_OPT_SGD)
+		rc |= llr_meta_setf(m, "eps", "%g", (double)oc->eps);
 	if (rc < 0)
 		cli_oom();
 	sched_meta(&o.sched, m);
