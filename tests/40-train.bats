@@ -341,6 +341,9 @@ PY
 	run_err 2 '^train: --hidden 32: the resumed model has hidden=16' train --resume r.bin --hidden 32 "$FZ"
 	run_err 2 '^train: --optim adam: the resumed model has optim=rmsprop' train --resume r.bin --optim adam "$FZ"
 	run_err 2 '^train: --dropout 0.2: the resumed model has dropout=0$' train --resume r.bin --dropout 0.2 "$FZ"
+	# a seed is compared whole, not as a double (2^53 + 1 against 2^53)
+	train -q $TINY --epochs 1 -s 9007199254740993 -o big.bin "$FZ"
+	run_err 2 '^train: -s 9007199254740992: the resumed model has seed=9007199254740993$' train --resume big.bin -s 9007199254740992 "$FZ"
 	run_err 1 '^train: absent.bin: No such file' train --resume absent.bin "$FZ"
 	train -q $TINY --epochs 0 -o m0.bin "$FZ"
 	# a model file truncated in its state part

@@ -1216,8 +1216,8 @@ static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp
 	train_fixed_opt(o->set_max_len, "--max-len", m, "max_len", buf);
 	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
 	train_resume_prob(o->set_dropout, "--dropout", "dropout", &o->dropout, c->dropout);
-	if (o->set_seed && (double)o->seed != train_meta_num(m, "seed", -1))
-		cli_usage_error(usage, "-s %llu: the resumed model has seed=%s", (unsigned long long)o->seed, llr_meta_get(m, "seed"));
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
+	train_fixed_opt(o->set_seed, "-s", m, "seed", buf);
 	o->output = c->output;
 	o->layers = c->layers;
 	o->hidden = c->hidden;
