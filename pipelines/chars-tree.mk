@@ -23,7 +23,7 @@
 # --optim: rmsprop, adam or sgd; train's default, rmsprop, when empty) with
 # LR (train --lr; the optimiser's default when empty) and EPS (train
 # --eps, RMSprop's and Adam's; train's default, 1e-8, when empty).  The
-# rows take all three from the model's meta (eps - for SGD).  SGD follows
+# rows take all five from the model's meta (eps - for SGD).  SGD follows
 # train's RNNLM schedule, which needs EARLY_STOP=yes and replaces LR_DECAY.
 # The UD rows name all five.
 #
@@ -129,10 +129,11 @@ $(U)/%.model: $(U)/rnn.fz $(U)/paper/ll-2500.fz $(U)/valid.tok
 $(U)/%.row: $(U)/%.model $(U)/test.tok
 	in=$(firstword $(subst -, ,$*)); out=$(patsubst $(firstword $(subst -, ,$*))-%,%,$*); \
 	np=$$($(call meta,$<,n_params)); ep=$$($(call meta,$<,epochs_done)); \
+	dr=$$($(call meta,$<,dropout)); dec=$$($(call meta,$<,lr_decay)); \
 	opt=$$($(call meta,$<,optim)); lr=$$($(call meta,$<,lr)); eps=$$($(call meta,$<,eps)); \
 	valid=$$($(call logppl,$<,$(U)/valid.tok)); test=$$($(call logppl,$<,$(U)/test.tok)); \
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" "$(or $(DROPOUT),0)" \
-		"$(or $(LR_DECAY),0)" "$$opt" "$$lr" "$${eps:--}" > $@
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $$in $$out $$np $$valid $$test $$ep "$(MAXTIME)" "$$dr" \
+		"$${dec:-0}" "$$opt" "$$lr" "$${eps:--}" > $@
 $(RESULTS)/chars.tsv: $(CHARS_ROWS:%=$(U)/%.row) | $(RESULTS)
 	{ printf 'input\toutput\tparams\tvalid\ttest\tepochs\tmaxtime\tdropout\tlr_decay\toptim\tlr\teps\n'; cat $^; } > $@
 $(RESULTS)/chars.png: $(CHARS_ROWS:%=$(U)/%.row) $(SCRIPTS)/valid-curves | $(RESULTS)/chars-tree-logs

@@ -220,7 +220,8 @@ wait_for_file() {
 	# the first epoch that did not beat the best by --min-improvement
 	# (0.003); the next one ran at half its rate
 	e=$(awk -F'\t' 'NR == 2 { b = $5 } NR > 2 { if ($5 > b - 0.003) { print $1; exit } b = $5 }' d.tsv)
-	[ -n "$e" ] && [ "$e" -lt 8 ]
+	[ -n "$e" ]
+	[ "$e" -lt 8 ]
 	awk -F'\t' -v e="$e" '$1 == e { r = $6 } $1 == e + 1 { n = $6 } END { exit !(n > 0 && (n - r / 2) ^ 2 < 1e-10 * r * r) }' d.tsv
 	[ "$(meta d.bin lr_decay)" = 0.5 ]
 	# cut at that epoch: the best weights are back in the net (no
@@ -376,11 +377,13 @@ PY
 	run_err 2 '^train: --eps: the resumed model trains with SGD' train --resume sg.bin --eps 0.001 --valid "$VALID" "$FZ"
 	cmp sg.bin sg0.bin
 	train -q --resume sg.bin --epochs 2 --valid "$VALID" "$FZ"
-	[ "$(meta sg.bin epochs_done)" = 2 ] && [ -z "$(meta sg.bin eps)" ]
+	[ "$(meta sg.bin epochs_done)" = 2 ]
+	[ -z "$(meta sg.bin eps)" ]
 	for bad in 0 -1 2 nan x ''; do
 		run_err 2 '^train: --eps' train $TINY --eps "$bad" -o b.bin "$FZ"
 	done
-	[ ! -e s.bin ] && [ ! -e b.bin ]
+	[ ! -e s.bin ]
+	[ ! -e b.bin ]
 }
 
 @test "train: the man page examples run (tiny sizes)" {

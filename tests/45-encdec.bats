@@ -151,7 +151,8 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 	# the first epoch that did not beat the best by --min-improvement
 	# (0.003); the next one ran at half its rate
 	e=$(awk -F'\t' 'NR == 2 { b = $5 } NR > 2 { if ($5 > b - 0.003) { print $1; exit } b = $5 }' d.tsv)
-	[ -n "$e" ] && [ "$e" -lt 8 ]
+	[ -n "$e" ]
+	[ "$e" -lt 8 ]
 	awk -F'\t' -v e="$e" '$1 == e { r = $6 } $1 == e + 1 { n = $6 } END { exit !(n > 0 && (n - r / 2) ^ 2 < 1e-10 * r * r) }' d.tsv
 	tar xOf d.bin meta >meta
 	grep -qx lr_decay=0.5 meta

@@ -197,6 +197,26 @@ static const struct option train_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The options' defaults, those that are not 0. */
+static void opt_defaults(train_opts *o)
+{
+	lmx_defaults(&o->x);
+	sched_defaults(&o->sched);
+	o->layers = 2;
+	o->hidden = o->embed = 256;
+	o->batch = 32;
+	o->max_len = 256;
+	o->optim = LLR_OPT_RMSPROP;
+	o->clip = 5;
+	o->min_impr = 0.003;
+	o->patience = 3;
+	o->epochs = 30;
+	o->seed = 1;
+	o->encoder = LLR_SENC_BIGRU;
+	o->progress = 100;
+	o->init = LLR_INIT_TORCH;
+}
+
 static void parse_opts(int argc, char **argv, train_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -207,22 +227,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		o->argv = argv;
 		return;
 	}
-	lmx_defaults(&o->x);
-	sched_defaults(&o->sched);
-	o->layers = 2;
-	o->hidden = o->embed = 256;
-	o->batch = 32;
-	o->max_len = 256;
-	o->optim = LLR_OPT_RMSPROP;
-	o->eps = 1e-8;
-	o->clip = 5;
-	o->min_impr = 0.003;
-	o->patience = 3;
-	o->epochs = 30;
-	o->seed = 1;
-	o->encoder = LLR_SENC_BIGRU;
-	o->progress = 100;
-	o->init = LLR_INIT_TORCH;
+	opt_defaults(o);
 	int c;
 	while ((c = cli_getopt(argc, argv, ":ho:qs:v", train_options, usage)) != -1) {
 		switch (c) {
@@ -274,7 +279,6 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 			break;
 		case O_EPS:
 			o->eps = cli_parse_double(usage, "--eps", optarg, 1e-30, 1);
-			o->set_eps = 1;
 			break;
 		case O_CLIP:
 			o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12);
@@ -350,7 +354,7 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 		cli_usage_error(usage, "--word-dropout: for the discourse encoders only (--task)");
 	if (o->family != TRAIN_DISC && o->set_task_cap)
 		cli_usage_error(usage, "--task-cap: for the discourse encoders only (--task)");
-	if (o->set_eps && o->optim == LLR_OPT_SGD)
+	if (o->eps > 0 && o->optim == LLR_OPT_SGD)
 		cli_usage_error(usage, "--eps: for --optim rmsprop and adam (SGD has no eps)");
 	if (o->sched.decay > 0 && !o->valid)
 		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
@@ -1154,9 +1158,37 @@ void train_limits_meta(const train_opts *o, llr_meta *m)
 	if (llr_meta_setf(m, "patience", "%d", o->patience) < 0 || llr_meta_setf(m, "max_epochs", "%lld", (long long)o->epochs) < 0 ||
 	    llr_meta_setf(m, "clip", "%.9g", o->clip) < 0 || llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr) < 0)
 		cli_oom();
-	if (o->optim != LLR_OPT_SGD && llr_meta_setf(m, "eps", "%g", (double)(float)o->eps) < 0)
-		cli_oom();
 	sched_meta(&o->sched, m);
+}
+
+void train_optim_config(llr_optim_config *oc, int kind, double lr, double eps)
+{
+	llr_optim_defaults(oc, kind);
+	if (lr > 0)
+		oc->lr = (float)lr;
+	if (eps > 0)
+		oc->eps = (float)eps;
+}
+
+void train_optim_resume(const char *usage_text, llr_train_state *ts, double lr, double eps)
+{
+	if (lr > 0) {
+		ts->lr = lr;
+		llr_optim_set_lr(ts->optim, (float)lr);
+	}
+	if (eps > 0) {
+		if (llr_optim_cfg(ts->optim)->kind == LLR_OPT_SGD)
+			cli_usage_error(usage_text, "--eps: the resumed model trains with SGD, which has no eps");
+		llr_optim_set_eps(ts->optim, (float)eps);
+	}
+}
+
+void train_optim_meta(llr_meta *m, const llr_optim *opt)
+{
+	const llr_optim_config *c = llr_optim_cfg(opt);
+	if (llr_meta_set(m, "optim", llr_optim_name(c->kind)) < 0 ||
+	    (c->kind != LLR_OPT_SGD && llr_meta_setf(m, "eps", "%g", (double)c->eps) < 0))
+		cli_oom();
 }
 
 void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
@@ -1174,17 +1206,7 @@ void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
 	sched_resume(&o->sched, m);
 	if (!ts->optim)
 		cli_die("%s: the training state has no optimiser", o->resume);
-	if (o->set_lr) {
-		ts->lr = o->lr;
-		llr_optim_set_lr(ts->optim, (float)o->lr);
-	}
-	/* the model's optimiser, which its meta is written with again */
-	o->optim = llr_optim_cfg(ts->optim)->kind;
-	if (o->set_eps && o->optim == LLR_OPT_SGD)
-		cli_usage_error(usage, "--eps: the resumed model trains with SGD, which has no eps");
-	if (o->set_eps)
-		llr_optim_set_eps(ts->optim, (float)o->eps);
-	o->eps = llr_optim_cfg(ts->optim)->eps;
+	train_optim_resume(usage, ts, o->set_lr ? o->lr : 0, o->eps);
 }
 
 /* --resume: the model and its training state come first, and the options
@@ -1302,10 +1324,7 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_t
 	llr_rng_seed(&ts->rng, llr_rng_u64(&seeder));
 	llr_net_init_scheme(net, &init, o->init);
 	llr_optim_config oc;
-	llr_optim_defaults(&oc, o->optim);
-	if (o->set_lr)
-		oc.lr = (float)o->lr;
-	oc.eps = (float)o->eps;
+	train_optim_config(&oc, o->optim, o->set_lr ? o->lr : 0, o->eps);
 	size_t np;
 	llr_net_params(net, &np);
 	ts->optim = llr_optim_new(&oc, np, &e);
@@ -1455,6 +1474,7 @@ static int train_lm(train_opts *o)
 	vc.xphi = op.vxphi;
 	vc.xlogb = op.vxlogb;
 	train_limits_meta(o, model->meta);
+	train_optim_meta(model->meta, ts->optim);
 
 	trainer T;
 	trainer_init(&T, o, &dist, model, ts, &tc, &vc);

@@ -125,7 +125,7 @@ typedef struct train_opts {
 	int batch, max_len;
 	int optim;
 	double lr; /* 0 = the optimiser's default */
-	double eps; /* RMSprop's and Adam's eps */
+	double eps; /* RMSprop's and Adam's eps, 0 = the default */
 	double clip;
 	double min_impr;
 	int patience;
@@ -145,7 +145,7 @@ typedef struct train_opts {
 	int verbose; /* -v: notes (an archive without checksums) */
 	/* which were given on the command line (for --resume) */
 	int set_output, set_layers, set_hidden, set_embed, set_dropout, set_batch;
-	int set_max_len, set_optim, set_lr, set_eps, set_clip, set_min_impr, set_seed;
+	int set_max_len, set_optim, set_lr, set_clip, set_min_impr, set_seed;
 	int set_patience, set_epochs;
 	/* TRAIN_NGRAM: the order, option values as given (checked by
 	 * train_ngram), the token files */
@@ -207,6 +207,14 @@ double train_meta_num(const llr_meta *m, const char *key, double dflt);
  * optimiser checked and --lr applied. */
 void train_limits_meta(const train_opts *o, llr_meta *m);
 void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts);
+/* The optimiser of every family: a new model's settings (kind's
+ * defaults, then --lr and --eps where given, 0 where not); on --resume,
+ * --lr and --eps replacing the saved ones (--eps for SGD is a usage
+ * error, under the family's usage text); and its meta keys optim and
+ * eps (none for SGD), from the optimiser itself. */
+void train_optim_config(llr_optim_config *oc, int kind, double lr, double eps);
+void train_optim_resume(const char *usage_text, llr_train_state *ts, double lr, double eps);
+void train_optim_meta(llr_meta *m, const llr_optim *opt);
 
 /* train --task: tools/train_disc.c */
 int train_disc(train_opts *o);

@@ -221,7 +221,7 @@ static void set_meta(dtrain *T)
 {
 	llr_meta *m = T->m->meta;
 	const train_opts *o = T->o;
-	llr_meta_set(m, "optim", llr_optim_name(o->optim));
+	train_optim_meta(m, T->ts.optim);
 	llr_meta_setf(m, "batch", "%d", o->batch);
 	llr_meta_setf(m, "task_cap", "%lld", o->task_cap);
 	llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
@@ -389,10 +389,7 @@ static void new_encoder(dtrain *T, const train_opts *o)
 	llr_senc_init(T->m->enc, &r);
 	size_t n = llr_senc_n_params(T->m->enc);
 	llr_optim_config oc;
-	llr_optim_defaults(&oc, o->optim);
-	if (o->lr > 0)
-		oc.lr = (float)o->lr;
-	oc.eps = (float)o->eps;
+	train_optim_config(&oc, o->optim, o->lr, o->eps);
 	if (!(T->ts.optim = llr_optim_new(&oc, n, &e)))
 		cli_die_err(&e);
 	T->ts.lr = oc.lr;

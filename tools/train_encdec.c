@@ -59,7 +59,7 @@ typedef struct ed_opts {
 	int embed, hidden, enc_layers, attn_hidden;
 	double dropout;
 	int batch, max_len, optim;
-	double lr, eps, clip, min_impr;
+	double lr, eps, clip, min_impr; /* eps: 0 = the default */
 	int patience;
 	train_sched sched;
 	int64_t epochs;
@@ -68,7 +68,7 @@ typedef struct ed_opts {
 	uint64_t seed;
 	int threads, progress, quiet, distributed;
 	int set[F_NFIXED];
-	int set_lr, set_eps, set_clip, set_min_impr, set_patience, set_epochs;
+	int set_lr, set_clip, set_min_impr, set_patience, set_epochs;
 } ed_opts;
 
 enum {
@@ -174,7 +174,6 @@ static void opt_defaults(ed_opts *o)
 	o->batch = 64;
 	o->max_len = 256;
 	o->optim = LLR_OPT_ADAM;
-	o->eps = 1e-8;
 	o->clip = 5;
 	o->min_impr = 0.003;
 	o->patience = 3;
@@ -256,7 +255,6 @@ static void parse_one(ed_opts *o, int c)
 		break;
 	case O_EPS:
 		o->eps = cli_parse_double(usage, "--eps", optarg, 1e-30, 1);
-		o->set_eps = 1;
 		break;
 	case O_CLIP:
 		o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12);
@@ -310,7 +308,7 @@ static void parse_opts(int argc, char **argv, ed_opts *o)
 		cli_usage_error(usage, "--valid and --valid-source go together (the validation targets and their sources)");
 	if (o->sched.decay > 0 && !o->valid)
 		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
-	if (o->set_eps && o->optim == LLR_OPT_SGD)
+	if (o->eps > 0 && o->optim == LLR_OPT_SGD)
 		cli_usage_error(usage, "--eps: for --optim rmsprop and adam (SGD has no eps)");
 	if (o->hidden % 2)
 		cli_usage_error(usage, "--hidden: must be even (the encoder has hidden/2 per direction), got %d", o->hidden);
@@ -1052,15 +1050,7 @@ static void resume(ed_opts *o, trainer *T)
 	if (o->batch < 1 || o->max_len < 1 || o->patience < 1 || o->epochs < 0)
 		cli_die("%s: bad batch, max_len, patience or max_epochs in meta", o->resume);
 	sched_resume(&o->sched, m);
-	if (o->set_lr) {
-		T->ts->lr = o->lr;
-		llr_optim_set_lr(T->ts->optim, (float)o->lr);
-	}
-	if (o->set_eps) {
-		if (llr_optim_cfg(T->ts->optim)->kind == LLR_OPT_SGD)
-			cli_usage_error(usage, "--eps: the resumed model trains with SGD, which has no eps");
-		llr_optim_set_eps(T->ts->optim, (float)o->eps);
-	}
+	train_optim_resume(usage, T->ts, o->set_lr ? o->lr : 0, o->eps);
 }
 
 /* The priming table from the training pairs (--prime table). */
@@ -1119,10 +1109,7 @@ static void fresh(ed_opts *o, trainer *T, llr_lexicon *x, llr_source *s, const p
 	llr_rng_seed(&ts->rng, llr_rng_u64(&seeder));
 	llr_encdec_init(m->net, &init);
 	llr_optim_config oc;
-	llr_optim_defaults(&oc, o->optim);
-	if (o->set_lr)
-		oc.lr = (float)o->lr;
-	oc.eps = (float)o->eps;
+	train_optim_config(&oc, o->optim, o->set_lr ? o->lr : 0, o->eps);
 	size_t np;
 	llr_encdec_params(m->net, &np);
 	if (!(ts->optim = llr_optim_new(&oc, np, &e)))
@@ -1228,11 +1215,9 @@ int train_encdec(const train_opts *to)
 	llr_meta *m = T.model->meta;
 	int rc = llr_meta_setf(m, "patience", "%d", o.patience) | llr_meta_setf(m, "max_epochs", "%lld", (long long)o.epochs) |
 	         llr_meta_setf(m, "clip", "%.9g", o.clip) | llr_meta_setf(m, "min_improvement", "%.9g", o.min_impr);
-	const llr_optim_config *oc = llr_optim_cfg(T.ts->optim);
-	if (oc->kind != LLR_OPT_SGD)
-		rc |= llr_meta_setf(m, "eps", "%g", (double)oc->eps);
 	if (rc < 0)
 		cli_oom();
+	train_optim_meta(m, T.ts->optim);
 	sched_meta(&o.sched, m);
 	if (o.valid)
 		read_valid(o.valid_src, o.valid, x, s, o.max_len, &vp);
