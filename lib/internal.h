@@ -84,6 +84,42 @@ static inline int llr_token_scan(const char *line, size_t len, size_t *pos, cons
 int llr_state_write(llr_tensor_writer *w, const llr_train_state *ts, const float *cur, size_t n, llr_err *err);
 int llr_state_read(llr_tensor_reader *r, const char *path, const char *name, float *cur, size_t n, llr_train_state *ts, llr_err *err);
 
+/* lib/features/extract.c: what its ORTH: rules see of a code point. */
+#define LLR_CP_UPPER 1
+#define LLR_CP_LOWER 2
+#define LLR_CP_DIGIT 4
+#define LLR_CP_PUNCT 8
+#define LLR_CP_HYPHEN 16
+int llr_cp_ortho_flags(int32_t c);
+
+/* lib/features/orthostate.c: llr_extract's ORTH: features as a
+ * deterministic automaton read one code point at a time, for dynamic
+ * programmes over all strings (a character n-gram model jointly with the
+ * features).  A state is a uint64_t (llr_ortho_start() is 0); code points
+ * fall into LLR_ORTHO_CLASSES step classes, and two code points of one
+ * class step every state alike, so a caller may step with the class's
+ * representative.  The length features come from n, not from the state.
+ * 591 states are reachable, no two of them equivalent (the unit test
+ * counts them). */
+typedef uint64_t llr_ortho_state;
+#define LLR_ORTHO_CLASSES 136 /* 128 ASCII code points, 8 groups of the others */
+llr_ortho_state llr_ortho_start(void);
+/* The step class of a Unicode scalar value, in [0, LLR_ORTHO_CLASSES). */
+int32_t llr_ortho_class(int32_t cp);
+/* A code point of class cls. */
+int32_t llr_ortho_class_rep(int32_t cls);
+llr_ortho_state llr_ortho_step_class(llr_ortho_state s, int32_t cls);
+/* = llr_ortho_step_class(s, llr_ortho_class(cp)). */
+llr_ortho_state llr_ortho_step(llr_ortho_state s, int32_t cp);
+/* The ORTH: features llr_extract (with ortho on) gives a string of n >= 1
+ * code points whose steps from llr_ortho_start() end in s, through emit,
+ * in the same order llr_extract emits them -- except two that the
+ * automaton leaves to finite lists kept elsewhere: ORTH:year, and the
+ * ORTH:ordinal of a Roman numeral (the branch of is_ordinal for words
+ * that do not begin with a digit).  n = 0 emits nothing.  Returns emit's
+ * first negative value, else LLR_OK. */
+int llr_ortho_final(llr_ortho_state s, size_t n, llr_feature_fn emit, void *ctx);
+
 /* lib/features/lexicon.c's member helpers, for the other word models
  * (lib/features/source.c): a text member of names, one a line; the next
  * member, checked to be `want`; a text member of exactly `want` distinct

@@ -115,6 +115,14 @@ static int cp_hyphen(int32_t c)
 	return c == '-' || c == 0x2010 || c == 0x2011;
 }
 
+/* The classes above as LLR_CP_* bits, for the automaton that follows the
+ * ORTH: rules (orthostate.c). */
+int llr_cp_ortho_flags(int32_t c)
+{
+	return (cp_upper(c) ? LLR_CP_UPPER : 0) | (cp_lower(c) ? LLR_CP_LOWER : 0) | (cp_digit(c) ? LLR_CP_DIGIT : 0) |
+	       (cp_punct(c) ? LLR_CP_PUNCT : 0) | (cp_hyphen(c) ? LLR_CP_HYPHEN : 0);
+}
+
 /* ------------------------------------------------------ string tests */
 
 /* A decoded word: n code points, cp[i] starting at byte off[i]. */
@@ -292,6 +300,9 @@ static int is_email(const word *w)
 			return rc_;                                                       \
 	} while (0)
 
+/* orthostate.c follows these rules (all but ORTH:year and the Roman
+ * ordinals) code point by code point: a change here is a change there,
+ * and tests/unit/test_orthostate.c compares the two. */
 static int ortho(const word *w, llr_feature_fn emit, void *ctx)
 {
 	int nk = number_kind(w);
