@@ -187,13 +187,75 @@ int llr_short_string(const llr_spelling *sp, const char *w, size_t len);
  * spelling model has seen. */
 int llr_seen_string(const llr_spelling *sp, const char *w, size_t len, int max_chars);
 
+/* A string of a list, to a lister's callback: its negative return stops the listing. */
+typedef int (*llr_form_fn)(const char *w, size_t len, void *ctx);
+
+/* lib/features/anyword.c: the word forms the lexicon's hunspell
+ * dictionary lists (llr_affix_forms), made on first use and kept; NULL
+ * (err says why) without a dictionary or when the affix file cannot be
+ * read.  In listed mode (llr_lexicon_set_hunspell_listed, meta
+ * any.hunspell.scope=listed) a string outside V' is analysed by hunspell
+ * only when it is one of them, so the strings with dictionary features
+ * are a finite list; the words of V keep their analyses. */
+const llr_strmap *llr_lexicon_hunspell_forms(const llr_lexicon *x, llr_err *err);
+int llr_lexicon_set_hunspell_listed(llr_lexicon *x, int on, llr_err *err);
+int llr_lexicon_hunspell_listed(const llr_lexicon *x);
+
+/* lib/features/extract.c: every string where ORTH:year fires and a
+ * superset of those where a Roman numeral's ORTH:ordinal fires (the
+ * classes orthostate.c leaves to lists), each to fn; fn's first negative
+ * return, else LLR_OK. */
+int llr_extract_ortho_lists(llr_form_fn fn, void *ctx);
+
+/* lib/lm/openpass.c: the spelling model's mass of every string summed
+ * by the row its features give it when no list names it (TOP:@notTop,
+ * OOV:@oov, ORTH: but year and Roman ordinals, SUF:), exactly, by one
+ * forward pass; classes 0..C-1, each a distinct row.  A lexicon whose
+ * features the pass cannot follow: LLR_OK, *out NULL and why (why_cap
+ * bytes) says why.  Caller frees with llr_openpass_free. */
+typedef struct llr_openpass llr_openpass;
+int llr_openpass_new(const llr_lexicon *x, llr_openpass **out, char *why, size_t why_cap, llr_err *err);
+/* The same over the strings of at most max_len characters (for tests). */
+int llr_openpass_new_upto(const llr_lexicon *x, int max_len, llr_openpass **out, char *why, size_t why_cap, llr_err *err);
+void llr_openpass_free(llr_openpass *p);
+int32_t llr_openpass_classes(const llr_openpass *p);
+/* The p_spell mass of class c's strings (no list taken out). */
+double llr_openpass_mass(const llr_openpass *p, int32_t c);
+/* The mass the pass left unassigned: still in flight when it stopped,
+ * or below the smallest double it keeps. */
+double llr_openpass_unassigned(const llr_openpass *p);
+void llr_openpass_stats(const llr_openpass *p, int32_t *nodes, int32_t *ostates, int *steps);
+/* Class c's row: its columns, sorted, into cols (cap); their number.
+ * Every value is 1. */
+size_t llr_openpass_row(const llr_openpass *p, int32_t c, int32_t *cols, size_t cap);
+/* The class the pass put w[0..len) in, -1 if none (invalid UTF-8). */
+int32_t llr_openpass_class_of(const llr_openpass *p, const char *w, size_t len);
+
+/* lib/lm/openexact.c: the strings outside V' as rows with their exact
+ * ln q: the rows of the known strings first (krow[i] the row of known
+ * string i, -1 when in V'; known may be NULL), then those of the other
+ * strings lists name (listed - known rows), then the pass's classes less
+ * those strings (classes rows).  listed_set holds every string taken out
+ * of the classes, V' included.  Features the pass cannot follow: LLR_OK,
+ * phi NULL and why says why.  Free with llr_exact_rows_free. */
+typedef struct llr_exact_rows {
+	llr_csr *phi; /* R x F */
+	float *logq;  /* R */
+	int32_t known, listed, classes;
+	double unassigned; /* the q the pass left unassigned */
+	llr_strmap *listed_set;
+	llr_openpass *pass; /* the pass, for llr_openpass_class_of and _row */
+} llr_exact_rows;
+int llr_exact_rows_make(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int32_t *krow,
+                        llr_exact_rows *out, char *why, size_t why_cap, llr_err *err);
+void llr_exact_rows_free(llr_exact_rows *r);
+
 /* lib/features/affixforms.c: the word forms a hunspell dictionary (the
  * bytes of its .aff and .dic) spells out, each to fn, whose negative
  * return stops the listing: every stem, then the stems with the suffixes
  * and prefixes their flags allow.  A list to sum over, not a spelling
  * check: a form may come twice, and what hunspell accepts by compounding
  * never comes.  An affix file it cannot read is LLR_EFORMAT. */
-typedef int (*llr_form_fn)(const char *w, size_t len, void *ctx);
 int llr_affix_forms(const char *aff, size_t aff_len, const char *dic, size_t dic_len, llr_form_fn fn, void *ctx,
                     llr_err *err);
 

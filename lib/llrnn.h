@@ -252,6 +252,8 @@ size_t llr_utf8_valid_prefix(const char *s, size_t n);
 /* Decode one code point at s (n bytes left): its length, or -1 if invalid
  * (overlong, surrogate, above U+10FFFF, cut short; NUL decodes to 0). */
 int llr_utf8_decode(const char *s, size_t n, int32_t *cp);
+/* Encode scalar value c at b (room for 4 bytes): its length, 1 to 4. */
+int llr_utf8_encode(int32_t c, char *b);
 
 /* --------------------------------------------------------- tensor archive */
 
@@ -1559,6 +1561,19 @@ int llr_openbg_draw(const llr_openbg *g, llr_rng *rng, int64_t tries, llr_buf *o
  * the known strings carry all of q. */
 int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const llr_strmap *known, int32_t *known_sig,
                               llr_err *err);
+/* The signature masses exactly (lib/lm/openexact.c, lib/lm/openpass.c):
+ * every string outside V' summed by a forward pass over the spelling
+ * model jointly with the features' automata, the strings whose rows the
+ * pass does not give (the known strings, the lexicon sources' words, the
+ * hunspell dictionary's listed forms, years and Roman ordinals) listed
+ * apart.  A lexicon with a hunspell dictionary is put in listed mode
+ * first (llrnn(7): then only the forms the dictionary lists get its
+ * features outside V').  known and known_sig as above.  Features the
+ * pass cannot follow (CNG:, a suffix with a character the spelling model
+ * never saw, an affix file it cannot list): LLR_OK, x unchanged, and why
+ * (why_cap bytes) says why. */
+int llr_lexicon_exact_sigs(llr_lexicon *x, const llr_strmap *known, int32_t *known_sig, char *why, size_t why_cap,
+                           llr_err *err);
 /* The number of signatures (0 without); their rows (S x F) and ln M
  * (S), NULL without. */
 size_t llr_lexicon_sigs(const llr_lexicon *x);
@@ -1578,6 +1593,11 @@ int64_t llr_lexicon_sig_shorts(const llr_lexicon *x, double *q);
  * with *why the reason they were drawn (NULL when there was no dictionary
  * or for a lexicon read from a file). */
 int64_t llr_lexicon_sig_dict(const llr_lexicon *x, double *q, const char **why);
+/* When every string outside V' was summed exactly (lib/lm/openexact.c;
+ * meta sig.exact, sig.listed, sig.unassigned): the classes of the
+ * forward pass, the strings listed apart into *listed, the q the pass
+ * left unassigned into *unassigned; 0 when they were drawn. */
+int64_t llr_lexicon_sig_exact(const llr_lexicon *x, int64_t *listed, double *unassigned);
 void llr_opensig_free(llr_opensig *g);
 
 /* A log-linear model's network set up for open scoring (llr_net_set_open:
@@ -1604,6 +1624,14 @@ int32_t llr_open_norm_digits(const llr_open *o, int32_t *shorts);
 /* The dictionary's forms the last llr_open_norm_samples summed exactly
  * (lib/lm/opendict.c), 0 without. */
 int32_t llr_open_norm_dict(const llr_open *o);
+/* For a model with exact signature masses, llr_open_norm_samples sums
+ * every string outside V' exactly, from the model's spelling model and
+ * features (not its stored masses), and compares the row of each of K
+ * draws with the row of its class: the draws compared (-1 for a model
+ * whose masses were drawn), those that differ into *mismatched, the
+ * first of them into *first (NULL: none), the strings listed apart into
+ * *listed. */
+int64_t llr_open_norm_exact(const llr_open *o, int32_t *listed, int64_t *mismatched, const char **first);
 /* The number S of signatures. */
 int32_t llr_open_sigs(const llr_open *o);
 /* Draw a string of signature s (gen): from q restricted to the tokens

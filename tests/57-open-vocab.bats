@@ -254,7 +254,7 @@ base_model() {
 
 @test "open-vocab.mk: a tiny run writes the table: every corpus and model, figures from score's own" {
 	knobs=(W=w RESULTS=res BIN="$TOP/bin" DATA="$UD" ARCHIVE="$BROWN" BROWN_TRAIN=3 EMBED=8 HIDDEN=8 EPOCHS=1
-		MAXTIME=2m THREADS=1 TOP=50 SIG_SAMPLES=20000 NORM_SAMPLES=30000 HUNSPELL_ud-french= HUNSPELL_brown=)
+		MAXTIME=2m THREADS=1 TOP=50 NORM_SAMPLES=30000 HUNSPELL_ud-french= HUNSPELL_brown=)
 	make -s -f "$TOP/pipelines/open-vocab.mk" "${knobs[@]}" >make.log 2>&1 || { cat make.log; false; }
 	[ "$(head -n 1 res/open-vocab.tsv)" = "$(printf 'corpus\tmodel\tnats_per_token\toov_nats_per_token\tbits_per_char\tcheck_norm')" ]
 	[ "$(tail -n +2 res/open-vocab.tsv | cut -f1,2 | tr '\t\n' ': ')" = "ud-french:ll-open ud-french:rnn-spell ud-french:char-lstm brown:ll-open brown:rnn-spell brown:char-lstm " ]
@@ -274,10 +274,12 @@ base_model() {
 			[ "$(echo "$row" | cut -f6)" = "$(sed -n 's/^score: norm check: total mass \([0-9.]*\) at the position furthest from 1$/\1/p' $log)" ]
 		done
 		grep -q '^score: open vocabulary (LL-RNN): lambda ' w/$c/ll-open.lp.log
-		# ll-open's norm check: its draws, its standard error and verdict in the md
-		se=$(sed -n 's/^score: norm check: \(standard error [0-9.e-]* there (30000 draws outside the vocabulary); .*\)/\1/p' w/$c/ll-open.lp.log)
-		[ -n "$se" ]
-		grep -A 8 "^$c ll-open, the norm check" res/open-vocab.md | grep -qxF "    $se"
+		# ll-open's norm check: exact, its draws checking rows, in the md
+		rows=$(sed -n 's/^score: norm check: \(the rows of 30000 strings drawn outside the vocabulary and the lists: 0 differ from their class.s\)$/\1/p' w/$c/ll-open.lp.log)
+		[ -n "$rows" ]
+		grep -A 8 "^$c ll-open, the norm check" res/open-vocab.md | grep -qxF "    $rows"
+		grep -q '^featurize: signature masses: [0-9]* signatures, every string outside the vocabulary summed exactly' w/$c/ll-open.fz.log
+		awk -F '\t' -v c=$c '$1 == c && $2 == "ll-open" { e = $6 - 1; exit !(e < 1e-6 && e > -1e-6) }' res/open-vocab.tsv
 		# the OOV tokens: types not in the training text
 		n=$(awk 'FNR == NR { seen[$1] = 1; next } { for (i = 1; i <= NF; i++) if (!($i in seen)) o++ } END { print o + 0 }' \
 			w/$c/train.types w/$c/test.tok)

@@ -208,8 +208,55 @@ open_model() {
 	local d="$BATS_FILE_TMPDIR"
 	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 300 >"$d/otrain.tok"
 	tok --from conllu -l "$UD/fr_sequoia-ud-test.conllu.gz" | head -n 20 >"$d/otest.tok"
-	featurize --top 50 --ortho --suffix 2 --spelling 4 -o "$d/open.fz" "$d/otrain.tok" 2>"$d/open.err"
+	featurize --top 50 --ortho --suffix 2 --spelling 4 --signature-samples 200000 -o "$d/open.fz" "$d/otrain.tok" 2>"$d/open.err"
 	train -q --hidden 16 --embed 16 --layers 1 --threads 1 --epochs 1 -s 3 -o "$d/open.llrnn" "$d/open.fz"
+}
+
+# The same with the signature masses exact (featurize's default).
+exact_model() {
+	open_model
+	[ -s "$BATS_FILE_TMPDIR/exact.llrnn" ] && return 0
+	local d="$BATS_FILE_TMPDIR"
+	featurize --top 50 --ortho --suffix 2 --spelling 4 -o "$d/exact.fz" "$d/otrain.tok" 2>"$d/exact.err"
+	train -q --hidden 16 --embed 16 --layers 1 --threads 1 --epochs 1 -s 3 -o "$d/exact.llrnn" "$d/exact.fz"
+}
+
+@test "open scoring: exact signature masses by default: featurize says so, the meta, score --check-norm sums exactly and checks rows" {
+	exact_model
+	local d="$BATS_FILE_TMPDIR"
+	cat "$d/exact.err"
+	grep -q '^featurize: signature masses: [0-9]* signatures, every string outside the vocabulary summed exactly: [0-9]* classes of the spelling model.s forward pass, [0-9]* strings listed apart, 0 types of the corpus outside it; q unassigned [0-9.e-]*$' "$d/exact.err"
+	! grep -q 'drawn' "$d/exact.err" || false
+	meta() { tar xOf "$d/exact.llrnn" meta | sed -n "s/^$1=//p"; }
+	[ "$(meta sig.exact)" -gt 100 ]
+	[ "$(meta sig.listed)" -gt 1100 ] # the years and Roman ordinals at least
+	[ "$(meta sig.samples)" = 0 ]
+	awk -v u="$(meta sig.unassigned)" 'BEGIN { exit !(u >= 0 && u < 1e-15) }'
+	run --separate-stderr score -m "$d/exact.llrnn" --check-norm --norm-samples 20000 --per-token "$d/otest.tok"
+	echo "$stderr" | tail -6
+	assert_success
+	echo "$stderr" | grep -q '^score: open vocabulary (LL-RNN): lambda 0\.[0-9]*, [0-9]* signatures, every string outside the vocabulary summed exactly'
+	echo "$stderr" | grep -q '^score: norm check: every string outside the vocabulary summed exactly (the spelling model.s forward pass, [0-9]* strings listed apart), recomputed from the model.s spelling model and features$'
+	echo "$stderr" | grep -qx 'score: norm check: the rows of 20000 strings drawn outside the vocabulary and the lists: 0 differ from their class.s'
+	echo "$stderr" | grep -qx 'score: norm check: within 0.001 at every position'
+	echo "$stderr" | grep -q '^score: norm check: max |sum p - 1| = [0-9.e-]*, 0 batch(es) over 0.001$'
+	# the largest deviation is float rounding (the spelling model's
+	# probabilities are floats), far inside 1e-3
+	dev=$(echo "$stderr" | sed -n 's/^score: norm check: max |sum p - 1| = \([0-9.e-]*\), .*/\1/p')
+	awk -v d="$dev" 'BEGIN { print "deviation " d; exit !(d != "" && d < 1e-5) }'
+	[ "$(printf '%s\n' "$output" | awk -F '\t' '{ s += $3 } END { print s }')" -gt 20 ]
+	! printf '%s\n' "$output" | grep -E -q 'inf|nan' || false
+	# --signature-samples asks for the draws instead
+	grep -q '^featurize: signature masses: [0-9]* signatures from 200000 strings drawn' "$d/open.err"
+	[ -z "$(tar xOf "$d/open.llrnn" meta | sed -n 's/^sig\.exact=//p')" ]
+}
+
+@test "open scoring: features beyond the exact pass (CNG:) are drawn, and featurize says why" {
+	featurize --top 50 --ortho --char-ngrams 2-3 --spelling 3 -o c.fz "$O/en.tok" 2>err
+	cat err
+	grep -qx 'featurize: signature masses: not exact (the character n-gram features (CNG:) are beyond the exact pass): drawn' err
+	grep -q '^featurize: signature masses: [0-9]* signatures from 200000 strings drawn' err
+	[ -z "$(tar xOf c.fz meta | sed -n 's/^sig\.exact=//p')" ]
 }
 
 @test "open scoring: featurize --spelling stores the signature masses (the reader checks they sum to 1)" {

@@ -583,8 +583,6 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		cli_usage_error(usage, "--signature-samples: goes with --spelling N");
 	if (o->no_oov && !o->spelling)
 		cli_usage_error(usage, "--no-oov-features: goes with --spelling N");
-	if (!o->sig_samples)
-		o->sig_samples = FZ_SIG_SAMPLES;
 	if (o->lex_vocab && o->vocab_lex)
 		cli_usage_error(usage, "--lexicon-scope vocab: not with --vocab-from corpus+lexicon (every lexicon word is then in the vocabulary)");
 	if (o->vocab_lex && !R->z.nsrc)
@@ -1009,19 +1007,35 @@ static void fz_any(fz_run *R)
 }
 
 /* 6c. --spelling: the signature masses of the strings outside the
- * vocabulary (llr_lexicon_estimate_sigs), from o->sig_samples draws, and
- * those of the corpus's types outside it exactly, each type's signature
- * into out_sig. */
+ * vocabulary, exactly (llr_lexicon_exact_sigs) unless the features are
+ * beyond the exact pass or --signature-samples asks for draws
+ * (llr_lexicon_estimate_sigs), and each of the corpus's types outside
+ * it with its signature into out_sig. */
 static void fz_signatures(fz_run *R)
 {
 	llr_err e = {0};
 	int32_t nout = R->outside ? (int32_t)llr_strmap_size(R->outside) : 0;
 	if (nout)
 		R->out_sig = ecalloc((size_t)nout, sizeof *R->out_sig);
-	if (llr_lexicon_estimate_sigs(&R->lex, R->o.sig_samples, FZ_SIG_SEED, R->outside, R->out_sig, &e) < 0)
+	char nowhy[512] = "";
+	if (!R->o.sig_samples) { /* exact, where the features allow it */
+		if (llr_lexicon_exact_sigs(&R->lex, R->outside, R->out_sig, nowhy, sizeof nowhy, &e) < 0)
+			cli_die("%s: --spelling: signature masses: %s", fz_corpus_name(&R->o), e.msg);
+		int64_t listed;
+		double un;
+		int64_t ex = llr_lexicon_sig_exact(&R->lex, &listed, &un);
+		if (ex) {
+			fprintf(stderr, "featurize: signature masses: %zu signatures, every string outside the vocabulary summed exactly: %lld classes of the spelling model's forward pass, %lld strings listed apart, %d types of the corpus outside it; q unassigned %.3g\n",
+			        llr_lexicon_sigs(&R->lex), (long long)ex, (long long)listed, nout, un);
+			return;
+		}
+		fprintf(stderr, "featurize: signature masses: not exact (%s): drawn\n", nowhy);
+	}
+	long n = R->o.sig_samples ? R->o.sig_samples : FZ_SIG_SAMPLES;
+	if (llr_lexicon_estimate_sigs(&R->lex, n, FZ_SIG_SEED, R->outside, R->out_sig, &e) < 0)
 		cli_die("%s: --spelling: signature masses: %s", fz_corpus_name(&R->o), e.msg);
 	fprintf(stderr, "featurize: signature masses: %zu signatures from %ld strings drawn outside the vocabulary and %d types of the corpus outside it\n",
-	        llr_lexicon_sigs(&R->lex), R->o.sig_samples, nout);
+	        llr_lexicon_sigs(&R->lex), n, nout);
 	double q;
 	const char *why;
 	int64_t dg = llr_lexicon_sig_digits(&R->lex, &q, &why);

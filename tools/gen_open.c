@@ -5,8 +5,8 @@
  * s becomes a string w of q = p_spell / (1 - S_V) restricted to the
  * strings of row s, by rejection (llr_open_draw), so
  *     p(draw w) = p(s | K) q(w) / Q(s),   the model's p(w | K) = p(s | K) q(w) / M(s)
- * with Q(s) the true q-mass of s and M(s) its estimate in the model: the
- * two agree up to M's sampling error.  When no draw of --spell-tries has
+ * with Q(s) the true q-mass of s and M(s) the model's: the two agree
+ * (exact masses), or up to M's sampling error (drawn ones).  When no draw of --spell-tries has
  * the row, the signature is taken out of that draw and the token drawn
  * again.  Other models with a spelling model: a drawn <unk> becomes a
  * string outside V' drawn from q, with log p(<unk> | K) + ln q(w), as

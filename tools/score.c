@@ -422,7 +422,7 @@ static void summary(const scorer *sc)
 	if (sc->opt.check_norm) {
 		const llr_norm_stat *t = &sc->tot.norm;
 		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g", cli_prog, fabs(t->err), sc->tot.norm_bad, NORM_TOL);
-		fprintf(stderr, sc->op.op ? " by more than %g standard errors\n" : "\n", LLR_NORM_Z);
+		fprintf(stderr, sllopen_norm_drawn(&sc->op) ? " by more than %g standard errors\n" : "\n", LLR_NORM_Z);
 		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + t->err);
 		if (sc->op.op)
 			sllopen_norm_summary(&sc->op, t, NORM_TOL);
@@ -594,7 +594,10 @@ int main(int argc, char **argv)
 	if (!sc.opt.quiet)
 		summary(&sc);
 	size_t bad = sc.tot.norm_bad;
+	int rows_bad = sllopen_norm_failed(&sc.op);
 	scorer_free(&sc);
+	if (rows_bad)
+		cli_die("norm check failed: a string's row is not the row its class of the exact sum has");
 	if (bad)
 		cli_die("norm check failed at %zu batch(es): the distribution does not sum to 1 within %g", bad, NORM_TOL);
 	return 0;

@@ -76,13 +76,61 @@ void sllopen_finish(sllopen *s, const llr_csr **xphi, const float **xlogb)
 void sllopen_summary(const sllopen *s)
 {
 	const llr_meta *m = s->lex->meta;
-	const char *n = llr_meta_get(m, "sig.samples");
-	fprintf(stderr, "%s: open vocabulary (LL-RNN): lambda %.6g, %zu signatures from %s draws; a word outside the vocabulary scores lambda p_spell(w) e^{a.phi(w)} / Z\n",
-	        cli_prog, s->lex->spell_lambda, llr_lexicon_sigs(s->lex), n ? n : "?");
+	const char *n = llr_meta_get(m, "sig.samples"), *ex = llr_meta_get(m, "sig.exact");
+	if (ex)
+		fprintf(stderr, "%s: open vocabulary (LL-RNN): lambda %.6g, %zu signatures, every string outside the vocabulary summed exactly; a word outside the vocabulary scores lambda p_spell(w) e^{a.phi(w)} / Z\n",
+		        cli_prog, s->lex->spell_lambda, llr_lexicon_sigs(s->lex));
+	else
+		fprintf(stderr, "%s: open vocabulary (LL-RNN): lambda %.6g, %zu signatures from %s draws; a word outside the vocabulary scores lambda p_spell(w) e^{a.phi(w)} / Z\n",
+		        cli_prog, s->lex->spell_lambda, llr_lexicon_sigs(s->lex), n ? n : "?");
+}
+
+/* The norm check of a model with exact signature masses: the sum is
+ * exact; the draws test the rows it assumed. */
+static void exact_norm_summary(const sllopen *s, const llr_norm_stat *t, double tol, int64_t checked)
+{
+	int32_t listed;
+	int64_t bad;
+	const char *first;
+	llr_open_norm_exact(s->op, &listed, &bad, &first);
+	fprintf(stderr, "%s: norm check: every string outside the vocabulary summed exactly (the spelling model's forward pass, %d strings listed apart), recomputed from the model's spelling model and features\n",
+	        cli_prog, (int)listed);
+	fprintf(stderr, "%s: norm check: the rows of %lld strings drawn outside the vocabulary and the lists: %lld differ from their class's%s%s%s\n",
+	        cli_prog, (long long)checked, (long long)bad, bad ? " (the first: '" : "", bad ? first : "", bad ? "')" : "");
+	if (bad)
+		fprintf(stderr, "%s: norm check: the exact sum does not hold for these strings\n", cli_prog);
+	else if (t->lo > tol)
+		fprintf(stderr, "%s: norm check: beyond %g\n", cli_prog, tol);
+	else
+		fprintf(stderr, "%s: norm check: within %g at every position\n", cli_prog, tol);
+}
+
+int sllopen_norm_drawn(const sllopen *s)
+{
+	int32_t listed;
+	int64_t bad;
+	const char *first;
+	return s->op && s->norm_samples > 0 && llr_open_norm_exact(s->op, &listed, &bad, &first) < 0;
+}
+
+int sllopen_norm_failed(const sllopen *s)
+{
+	int32_t listed;
+	int64_t bad;
+	const char *first;
+	return s->op && s->norm_samples > 0 && llr_open_norm_exact(s->op, &listed, &bad, &first) >= 0 && bad > 0;
 }
 
 void sllopen_norm_summary(const sllopen *s, const llr_norm_stat *t, double tol)
 {
+	int32_t listed;
+	int64_t bad;
+	const char *first;
+	int64_t checked = llr_open_norm_exact(s->op, &listed, &bad, &first);
+	if (checked >= 0) {
+		exact_norm_summary(s, t, tol, checked);
+		return;
+	}
 	const char *n = llr_meta_get(s->lex->meta, "sig.samples");
 	double sig_n = n ? strtod(n, NULL) : 0;
 	int32_t shorts, digits = llr_open_norm_digits(s->op, &shorts);

@@ -40,6 +40,12 @@ void sllopen_summary(const sllopen *s);
 /* The norm check's error and verdict against tol (t: the figures over
  * every position), after score's two norm check lines. */
 void sllopen_norm_summary(const sllopen *s, const llr_norm_stat *t, double tol);
+/* 1 when the norm check draws the mass outside the vocabulary (the
+ * model's signature masses were drawn). */
+int sllopen_norm_drawn(const sllopen *s);
+/* 1 when the norm check of exact signature masses found a drawn string
+ * whose row is not its class's. */
+int sllopen_norm_failed(const sllopen *s);
 void sllopen_free(sllopen *s);
 
 #endif

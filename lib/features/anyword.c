@@ -43,6 +43,9 @@ struct llr_anyword {
 	size_t aff_len, dic_len;
 	llr_morph *morph; /* opened on first use */
 	int morph_failed;
+	int listed;          /* outside V', only the dictionary's listed forms are analysed */
+	llr_strmap *forms;   /* those forms (llr_affix_forms), made on first use */
+	char forms_err[512]; /* why they could not be listed, "" */
 };
 
 void llr_anyword_free(llr_anyword *a)
@@ -55,6 +58,7 @@ void llr_anyword_free(llr_anyword *a)
 	free(a->aff);
 	free(a->dic);
 	llr_morph_close(a->morph);
+	llr_strmap_free(a->forms);
 	free(a);
 }
 
@@ -193,7 +197,8 @@ int llr_anyword_meta(const llr_anyword *a, llr_meta *m)
 	if (!a->hs_name)
 		return llr_meta_set(m, "any.hunspell", "0");
 	if ((rc = llr_meta_set(m, "any.hunspell", a->hs_name)) < 0 ||
-	    (rc = llr_meta_setf(m, "any.hunspell.aff_bytes", "%zu", a->aff_len)) < 0)
+	    (rc = llr_meta_setf(m, "any.hunspell.aff_bytes", "%zu", a->aff_len)) < 0 ||
+	    (a->listed && (rc = llr_meta_set(m, "any.hunspell.scope", "listed")) < 0))
 		return rc;
 	return llr_meta_setf(m, "any.hunspell.dic_bytes", "%zu", a->dic_len);
 }
@@ -251,6 +256,12 @@ int llr_anyword_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_any
 			goto fail;
 		}
 		strcpy(a->hs_name, hs);
+		const char *sc = llr_meta_get(m, "any.hunspell.scope");
+		if (sc && strcmp(sc, "listed")) {
+			rc = llr_err_set(err, LLR_EFORMAT, "meta: any.hunspell.scope: '%s', not 'listed'", sc);
+			goto fail;
+		}
+		a->listed = sc != NULL;
 		if ((rc = read_text(r, "any/hunspell.aff", m, "any.hunspell.aff_bytes", &a->aff, &a->aff_len, err)) < 0 ||
 		    (rc = read_text(r, "any/hunspell.dic", m, "any.hunspell.dic_bytes", &a->dic, &a->dic_len, err)) < 0)
 			goto fail;
@@ -260,6 +271,54 @@ int llr_anyword_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_any
 fail:
 	llr_anyword_free(a);
 	return rc;
+}
+
+/* ------------------------------------------------- the listed forms */
+
+static int add_form(const char *w, size_t len, void *ctx)
+{
+	return llr_strmap_add(ctx, w, len) < 0 ? LLR_ENOMEM : LLR_OK;
+}
+
+const llr_strmap *llr_lexicon_hunspell_forms(const llr_lexicon *x, llr_err *err)
+{
+	llr_anyword *a = x->any;
+	if (!a || !a->hs_name) {
+		llr_err_set(err, LLR_EINVAL, "no hunspell dictionary");
+		return NULL;
+	}
+	if (a->forms)
+		return a->forms;
+	if (a->forms_err[0]) {
+		llr_err_set(err, LLR_EFORMAT, "%s", a->forms_err);
+		return NULL;
+	}
+	llr_err e = {0};
+	llr_strmap *f = llr_strmap_new();
+	int rc = f ? llr_affix_forms(a->aff, a->aff_len, a->dic, a->dic_len, add_form, f, &e)
+	           : llr_err_set(&e, LLR_ENOMEM, "out of memory");
+	if (rc < 0) {
+		llr_strmap_free(f);
+		llr_err_set(err, rc, "the dictionary %s: %s", a->hs_name, e.msg[0] ? e.msg : "its forms cannot be listed");
+		if (rc != LLR_ENOMEM)
+			snprintf(a->forms_err, sizeof a->forms_err, "the dictionary %.100s: %.380s", a->hs_name, e.msg);
+		return NULL;
+	}
+	return a->forms = f;
+}
+
+int llr_lexicon_set_hunspell_listed(llr_lexicon *x, int on, llr_err *err)
+{
+	if (on && !llr_lexicon_hunspell_forms(x, err))
+		return llr_err_code(err, LLR_EINVAL);
+	if (x->any)
+		x->any->listed = on;
+	return LLR_OK;
+}
+
+int llr_lexicon_hunspell_listed(const llr_lexicon *x)
+{
+	return x->any && x->any->hs_name && x->any->listed;
 }
 
 /* --------------------------------------------------- rows of any word */
@@ -381,7 +440,14 @@ static int any_collect(const llr_lexicon *x, const char *word, size_t len, int i
 		if (rc < 0)
 			return llr_err_set(err, rc, "word row: out of memory");
 	}
-	if (any && any->hs_name && (rc = any_hunspell(any, word, len, a, err)) < 0)
+	int analyse = any && any->hs_name;
+	if (analyse && any->listed && outside_vocab(x, word, len)) {
+		const llr_strmap *f = llr_lexicon_hunspell_forms(x, err);
+		if (!f)
+			return llr_err_code(err, LLR_EINVAL);
+		analyse = llr_strmap_get(f, word, len) >= 0;
+	}
+	if (analyse && (rc = any_hunspell(any, word, len, a, err)) < 0)
 		return rc == LLR_ENOMEM ? llr_err_set(err, rc, "word row: out of memory") : rc;
 	rc = llr_extract(&x->extract, word, len, acc_emit, a);
 	if (rc == LLR_EUTF8)

@@ -147,11 +147,14 @@ static int ascii_ieq(const char *a, size_t n, const char *b)
 	return 1;
 }
 
+static const char *const hundreds[] = {"", "C", "CC", "CCC", "CD", "D", "DC", "DCC", "DCCC", "CM"};
+static const char *const tens[] = {"", "X", "XX", "XXX", "XL", "L", "LX", "LXX", "LXXX", "XC"};
+static const char *const ones[] = {"", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"};
+/* what may follow a Roman numeral in an ordinal (is_ordinal) */
+static const char *const rsuf[] = {"e", "er", "re", "ère", "ème", "eme", "è", "es", "èmes", NULL};
+
 static int roman_value(const char *s, size_t n)
 {
-	static const char *const hundreds[] = {"", "C", "CC", "CCC", "CD", "D", "DC", "DCC", "DCCC", "CM"};
-	static const char *const tens[] = {"", "X", "XX", "XXX", "XL", "L", "LX", "LXX", "LXXX", "XC"};
-	static const char *const ones[] = {"", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"};
 	/* Canonical numerals 1..3999: try every value's rendering greedily. */
 	size_t i = 0;
 	int v = 0;
@@ -182,7 +185,6 @@ static int is_ordinal(const word *w)
 	static const char *const dsuf[] = {"er", "re", "ère", "e", "è", "ème", "eme", "ers", "res", "es",
 					   "èmes", "emes", "nd", "nde", "ndes", "d", "st", "th", "rd",
 					   "o", "a", "º", "ª", "°", NULL};
-	static const char *const rsuf[] = {"e", "er", "re", "ère", "ème", "eme", "è", "es", "èmes", NULL};
 	size_t i = 0;
 	while (i < w->n && cp_digit(w->cp[i]))
 		i++;
@@ -475,6 +477,43 @@ int llr_extractors_from_meta(llr_extractors *x, const llr_meta *m, llr_err *err)
 			return llr_err_set(err, LLR_EFORMAT, "meta: extract.ngrams: bad value '%s'", v);
 		x->ngram_min = (int)a;
 		x->ngram_max = (int)b;
+	}
+	return LLR_OK;
+}
+
+/* ------------------------------------------- the finite lists of ORTH: */
+
+int llr_extract_ortho_lists(llr_form_fn fn, void *ctx)
+{
+	char buf[64];
+	int rc;
+	/* the years: four digits from 1000 to 2099 */
+	for (int y = 1000; y <= 2099; y++) {
+		int n = snprintf(buf, sizeof buf, "%d", y);
+		if ((rc = fn(buf, (size_t)n, ctx)) < 0)
+			return rc;
+	}
+	/* the Roman ordinals: every numeral 1..3999 that roman_value reads,
+	 * upper case, and lower case when it has only i, v and x, then each
+	 * ending is_ordinal takes (a superset of the strings it calls
+	 * ordinals: the caller compares rows) */
+	for (int v = 1; v <= 3999; v++) {
+		int n = 0;
+		for (int m = 0; m < v / 1000; m++)
+			buf[n++] = 'M';
+		n += sprintf(buf + n, "%s%s%s", hundreds[v / 100 % 10], tens[v / 10 % 10], ones[v % 10]);
+		int ivx = !strpbrk(buf, "MDCL");
+		for (int lower = 0; lower <= ivx; lower++) {
+			char r[64];
+			for (int i = 0; i < n; i++)
+				r[i] = lower ? (char)(buf[i] - 'A' + 'a') : buf[i];
+			for (int k = 0; rsuf[k]; k++) {
+				size_t sl = strlen(rsuf[k]);
+				memcpy(r + n, rsuf[k], sl);
+				if ((rc = fn(r, (size_t)n + sl, ctx)) < 0)
+					return rc;
+			}
+		}
 	}
 	return LLR_OK;
 }

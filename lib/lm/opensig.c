@@ -47,6 +47,9 @@ struct llr_opensig {
 	int64_t dict;          /* the dictionary's forms summed exactly (opendict.c) */
 	double dict_q;         /* their total q */
 	char dict_why[200];    /* why they were drawn, "" when they were not or without a dictionary */
+	int64_t exact;         /* the pass's classes when every string is summed exactly (openexact.c), 0: drawn */
+	int64_t listed;        /* and the strings listed apart */
+	double unassigned;     /* the q the pass left unassigned */
 };
 
 void llr_opensig_free(llr_opensig *g)
@@ -168,6 +171,87 @@ static int stratum_rows(const llr_stratum *d, llr_csr_builder *b, float *lw, dou
 	return LLR_OK;
 }
 
+/* The rows (each ln q in lw) grouped by distinct row into sg's
+ * signatures, each known string's signature into known_sig (krow[i] its
+ * row, -1: in V'). */
+static int sigs_from_rows(llr_opensig *sg, const llr_csr *rows, const float *lw, const int32_t *krow, size_t nk,
+                          int32_t *known_sig, llr_err *err)
+{
+	llr_ll_classes k = {0};
+	int rc = llr_ll_classes_build(&k, rows, lw, err);
+	if (rc < 0)
+		return rc;
+	for (int c = 0; c < k.C; c++) /* a class of all the mass: ln 1, not float rounding's 3e-7 */
+		if (k.logB[c] > 0)
+			k.logB[c] = 0;
+	for (size_t i = 0; known_sig && i < nk; i++)
+		known_sig[i] = krow[i] < 0 ? -1 : k.of[krow[i]];
+	sg->phi = k.phi;
+	sg->logm = k.logB;
+	k.phi = NULL;
+	k.logB = NULL;
+	llr_ll_classes_free(&k);
+	return LLR_OK;
+}
+
+/* Every string outside V' exactly (openexact.c), the hunspell
+ * dictionary (if any) put in listed mode first: into *out, or *out NULL
+ * and why says why not. */
+static int exact_sigs(llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int32_t *known_sig,
+                      llr_opensig **out, char *why, size_t why_cap, llr_err *err)
+{
+	*out = NULL;
+	int was_listed = llr_lexicon_hunspell_listed(x);
+	if (llr_lexicon_any_hunspell(x) && x->extract.ngram_max <= 0 && !was_listed) {
+		llr_err e = {0};
+		if (llr_lexicon_set_hunspell_listed(x, 1, &e) < 0) {
+			if (e.code == LLR_ENOMEM)
+				return llr_err_set(err, e.code, "%s", e.msg);
+			snprintf(why, why_cap, "%s", e.msg);
+			return LLR_OK;
+		}
+	}
+	size_t nk = known ? llr_strmap_size(known) : 0;
+	int32_t *krow = llr_malloc((nk + 1) * sizeof *krow);
+	llr_exact_rows er = {0};
+	llr_opensig *sg = calloc(1, sizeof *sg);
+	int rc = krow && sg ? llr_exact_rows_make(x, g, known, krow, &er, why, why_cap, err)
+	                    : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (rc < 0 || !er.phi) {
+		llr_lexicon_set_hunspell_listed(x, was_listed, NULL); /* x as it was */
+		goto out;
+	}
+	if ((rc = sigs_from_rows(sg, er.phi, er.logq, krow, nk, known_sig, err)) < 0)
+		goto out;
+	sg->known = er.known;
+	sg->exact = er.classes;
+	sg->listed = er.listed - er.known;
+	sg->unassigned = er.unassigned;
+	*out = sg;
+	sg = NULL;
+out:
+	llr_exact_rows_free(&er);
+	llr_opensig_free(sg);
+	free(krow);
+	return rc;
+}
+
+int llr_lexicon_exact_sigs(llr_lexicon *x, const llr_strmap *known, int32_t *known_sig, char *why, size_t why_cap,
+                           llr_err *err)
+{
+	llr_openbg *g = llr_openbg_new(x, err);
+	if (!g)
+		return llr_err_code(err, LLR_EINVAL);
+	llr_opensig *sg = NULL;
+	int rc = exact_sigs(x, g, known, known_sig, &sg, why, why_cap, err);
+	if (rc >= 0 && sg) {
+		llr_opensig_free(x->sig);
+		x->sig = sg;
+	}
+	llr_openbg_free(g);
+	return rc;
+}
+
 int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const llr_strmap *known, int32_t *known_sig,
                               llr_err *err)
 {
@@ -189,7 +273,6 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 	char dwhy[sizeof((llr_opensig *)0)->dict_why] = "";
 	float *lw = NULL;
 	int32_t *krow = llr_malloc((nk + 1) * sizeof *krow);
-	llr_ll_classes k = {0};
 	llr_opensig *sg = calloc(1, sizeof *sg);
 	int rc = b && krow && sg ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (rc < 0 || (rc = llr_digit_stratum_make(x, g, known, &d, &why, err)) < 0 ||
@@ -226,17 +309,8 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 		rc = llr_err_code(err, LLR_ENOMEM);
 		goto out;
 	}
-	if ((rc = llr_ll_classes_build(&k, rows, lw, err)) < 0)
+	if ((rc = sigs_from_rows(sg, rows, lw, krow, nk, known_sig, err)) < 0)
 		goto out;
-	for (int c = 0; c < k.C; c++) /* a class of every draw: ln 1, not float rounding's 3e-7 */
-		if (k.logB[c] > 0)
-			k.logB[c] = 0;
-	for (size_t i = 0; known_sig && i < nk; i++)
-		known_sig[i] = krow[i] < 0 ? -1 : k.of[krow[i]];
-	sg->phi = k.phi;
-	sg->logm = k.logB;
-	k.phi = NULL;
-	k.logB = NULL;
 	sg->samples = n;
 	sg->drawn = drawn;
 	sg->known = nrows;
@@ -253,7 +327,6 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
 	x->sig = sg;
 	sg = NULL;
 out:
-	llr_ll_classes_free(&k);
 	llr_opensig_free(sg);
 	llr_csr_builder_free(b);
 	llr_stratum_free(&d);
@@ -264,6 +337,13 @@ out:
 	llr_csr_free(rows);
 	llr_openbg_free(g);
 	return rc;
+}
+
+int64_t llr_lexicon_sig_exact(const llr_lexicon *x, int64_t *listed, double *unassigned)
+{
+	*listed = x->sig ? x->sig->listed : 0;
+	*unassigned = x->sig ? x->sig->unassigned : 0;
+	return x->sig ? x->sig->exact : 0;
 }
 
 int64_t llr_lexicon_sig_dict(const llr_lexicon *x, double *q, const char **why)
@@ -300,7 +380,10 @@ int llr_opensig_meta(const llr_opensig *g, llr_meta *m)
 	    (g->shorts && ((rc = llr_meta_setf(m, "sig.short", "%lld", (long long)g->shorts)) < 0 ||
 	                   (rc = llr_meta_setf(m, "sig.short_q", "%.17g", g->shorts_q)) < 0)) ||
 	    (g->dict && ((rc = llr_meta_setf(m, "sig.dict", "%lld", (long long)g->dict)) < 0 ||
-	                 (rc = llr_meta_setf(m, "sig.dict_q", "%.17g", g->dict_q)) < 0)))
+	                 (rc = llr_meta_setf(m, "sig.dict_q", "%.17g", g->dict_q)) < 0)) ||
+	    (g->exact && ((rc = llr_meta_setf(m, "sig.exact", "%lld", (long long)g->exact)) < 0 ||
+	                  (rc = llr_meta_setf(m, "sig.listed", "%lld", (long long)g->listed)) < 0 ||
+	                  (rc = llr_meta_setf(m, "sig.unassigned", "%.3g", g->unassigned)) < 0)))
 		return rc;
 	return llr_meta_setf(m, "sig.seed", "%llu", (unsigned long long)g->seed);
 }
@@ -330,8 +413,15 @@ int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_ope
 	    (llr_meta_get_i64(m, "sig.dict", &dc, err) < 0 || dc < 1 || llr_meta_get_f64(m, "sig.dict_q", &cq, err) < 0 ||
 	     !(cq > 0 && cq < 1)))
 		return llr_err_set(err, LLR_EFORMAT, "meta: sig.dict, sig.dict_q: not a count of strings and a mass in (0, 1)");
+	int64_t ex = 0, ls = 0;
+	double un = 0;
+	if (llr_meta_get(m, "sig.exact") &&
+	    (llr_meta_get_i64(m, "sig.exact", &ex, err) < 0 || ex < 1 || llr_meta_get_i64(m, "sig.listed", &ls, err) < 0 ||
+	     ls < 0 || llr_meta_get_f64(m, "sig.unassigned", &un, err) < 0 || !(un >= 0 && un < 1)))
+		return llr_err_set(err, LLR_EFORMAT,
+		                   "meta: sig.exact, sig.listed, sig.unassigned: not counts of classes and strings and a mass in [0, 1)");
 	if (llr_meta_get_i64(m, "sig.count", &S, err) < 0 || S < 1 || S > LLR_MAX_VOCAB ||
-	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n + k + dg + sh + dc < S ||
+	    llr_meta_get_i64(m, "sig.samples", &n, err) < 0 || n < 0 || n + k + dg + sh + dc + ex + ls < S ||
 	    llr_meta_get_i64(m, "sig.drawn", &d, err) < 0 || d < n)
 		return llr_err_set(err, LLR_EFORMAT, "meta: sig.count, sig.samples, sig.drawn: missing or inconsistent");
 	const char *sd = llr_meta_get(m, "sig.seed");
@@ -347,6 +437,9 @@ int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_ope
 	g->shorts_q = sq;
 	g->dict = dc;
 	g->dict_q = cq;
+	g->exact = ex;
+	g->listed = ls;
+	g->unassigned = un;
 	g->seed = sd ? strtoull(sd, NULL, 10) : 0;
 	llr_tensor *t = NULL;
 	int rc = llr_lex_read_csr(r, "sig/phi", S, F, &g->phi, err);
@@ -387,9 +480,12 @@ struct llr_open {
 	llr_csr *nrm;
 	float *nrm_logw;
 	int64_t *nrm_cnt;
-	int32_t nrm_digits, nrm_short; /* the digit groups and short strings the norm check sums exactly */
-	int32_t nrm_dict;              /* and the dictionary's forms */
-	llr_rowbuf r;                  /* llr_open_draw's rows */
+	int32_t nrm_digits, nrm_short;       /* the digit groups and short strings the norm check sums exactly */
+	int32_t nrm_dict;                    /* and the dictionary's forms */
+	int32_t nrm_classes, nrm_listed;     /* exact: the pass's classes and the strings listed apart */
+	int64_t nrm_checked, nrm_mismatched; /* exact: the draws whose row was compared with their class's, and those that differ */
+	llr_buf nrm_first;                   /* the first that differs */
+	llr_rowbuf r;                        /* llr_open_draw's rows */
 };
 
 void llr_open_free(llr_open *o)
@@ -404,6 +500,7 @@ void llr_open_free(llr_open *o)
 	free(o->nrm_cnt);
 	free(o->r.c);
 	free(o->r.v);
+	llr_buf_free(&o->nrm_first);
 	free(o);
 }
 
@@ -486,6 +583,77 @@ static int join_norm_rows(llr_open *o, const llr_ll_classes *a, const float *log
 	return rc;
 }
 
+/* The norm check of a model whose signature masses are exact: every
+ * string outside V' summed exactly again (openexact.c, from the model's
+ * spelling model and features, not from its stored masses), and K draws
+ * from p_spell outside V' and the lists, each checked to have the row of
+ * the class the pass gave it: the one thing the exact sum takes on trust. */
+static int exact_norm(llr_open *o, int64_t K, llr_rng *rng, llr_err *err)
+{
+	const llr_lexicon *x = o->m->lex;
+	char why[512] = "";
+	llr_exact_rows er = {0};
+	llr_ll_classes k = {0};
+	llr_buf w = {0};
+	int rc = llr_exact_rows_make(x, o->g, NULL, NULL, &er, why, sizeof why, err);
+	if (rc >= 0 && !er.phi)
+		rc = llr_err_set(err, LLR_EINVAL, "norm check: the exact pass cannot follow the model's features: %s", why);
+	if (rc < 0 || (rc = llr_ll_classes_build(&k, er.phi, er.logq, err)) < 0)
+		goto out;
+	double ll = log(llr_openbg_lambda(o->g));
+	if (!(o->nrm_logw = llr_malloc(((size_t)k.C + 1) * sizeof *o->nrm_logw)) ||
+	    !(o->nrm_cnt = llr_calloc((size_t)k.C + 1, sizeof *o->nrm_cnt))) {
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int c = 0; c < k.C; c++)
+		o->nrm_logw[c] = (float)(ll + (double)k.logB[c]);
+	o->nrm = k.phi;
+	k.phi = NULL;
+	o->nrm_classes = er.classes;
+	o->nrm_listed = er.listed;
+	int32_t cols[256];
+	int64_t tries = 0;
+	while (o->nrm_checked < K) {
+		if (++tries > 1000 * (K + 10)) {
+			rc = llr_err_set(err, LLR_ERANGE, "norm check: the spelling model's strings are all listed (%lld draws)",
+			                 (long long)tries);
+			goto out;
+		}
+		if ((rc = llr_spelling_sample(x->spell, rng, &w, NULL, err)) < 0)
+			goto out;
+		const char *s = w.data ? w.data : "";
+		if (llr_strmap_get(er.listed_set, s, w.len) >= 0 || llr_openbg_word(o->g, s, w.len) >= 0)
+			continue;
+		size_t m;
+		if ((rc = llr_any_row_buf(x, s, w.len, &o->r, &m, err)) < 0)
+			goto out;
+		int32_t c = llr_openpass_class_of(er.pass, s, w.len);
+		size_t n = c >= 0 ? llr_openpass_row(er.pass, c, cols, sizeof cols / sizeof *cols) : 0;
+		int same = c >= 0 && n == m && !memcmp(cols, o->r.c, n * sizeof *cols);
+		for (size_t i = 0; same && i < m; i++)
+			same = o->r.v[i] == 1.0f;
+		o->nrm_checked++;
+		if (!same && !o->nrm_mismatched++ && llr_buf_append(&o->nrm_first, s, w.len) < 0) {
+			rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	rc = llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, o->nrm_cnt, 0, err);
+out:
+	llr_exact_rows_free(&er);
+	llr_buf_free(&w);
+	return rc;
+}
+
+int64_t llr_open_norm_exact(const llr_open *o, int32_t *listed, int64_t *mismatched, const char **first)
+{
+	*listed = o->nrm_listed;
+	*mismatched = o->nrm_mismatched;
+	*first = o->nrm_first.data;
+	return o->nrm_classes ? o->nrm_checked : -1;
+}
+
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 {
 	llr_rng rng;
@@ -493,7 +661,7 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	int64_t drawn;
 	if (K < 1)
 		return llr_err_set(err, LLR_EINVAL, "norm check: %lld samples", (long long)K);
-	if (seed == o->m->lex->sig->seed) /* the same draws: a check that cannot fail */
+	if (!o->m->lex->sig->exact && seed == o->m->lex->sig->seed) /* the same draws: a check that cannot fail */
 		return llr_err_set(err, LLR_EINVAL, "norm check: seed %llu is the signature masses' own (it would redraw their strings)",
 		                   (unsigned long long)seed);
 	llr_net_set_norm_rows(o->m->net, NULL, NULL, NULL, 0, NULL);
@@ -504,6 +672,11 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	o->nrm_logw = NULL;
 	o->nrm_cnt = NULL;
 	o->nrm_digits = o->nrm_short = o->nrm_dict = 0;
+	o->nrm_classes = o->nrm_listed = 0;
+	o->nrm_checked = o->nrm_mismatched = 0;
+	llr_buf_clear(&o->nrm_first);
+	if (o->m->lex->sig->exact)
+		return exact_norm(o, K, &rng, err);
 	/* the digit strings outside V' (when their rows allow it) and the
 	 * short strings exactly, the rest of q by K draws: each of weight
 	 * lambda (1 - their q) */

@@ -161,31 +161,6 @@ double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len)
 
 #define SAMPLE_MAX_CHARS 10000
 
-/* UTF-8 of scalar value c into b (1 to 4 bytes); its length. */
-static int utf8_put(int32_t c, char *b)
-{
-	if (c < 0x80) {
-		b[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		b[0] = (char)(0xC0 | (c >> 6));
-		b[1] = (char)(0x80 | (c & 0x3F));
-		return 2;
-	}
-	if (c < 0x10000) {
-		b[0] = (char)(0xE0 | (c >> 12));
-		b[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (c & 0x3F));
-		return 3;
-	}
-	b[0] = (char)(0xF0 | (c >> 18));
-	b[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-	b[2] = (char)(0x80 | ((c >> 6) & 0x3F));
-	b[3] = (char)(0x80 | (c & 0x3F));
-	return 4;
-}
-
 /* One of the U scalar values the model never saw, uniformly (by
  * rejection: the seen ones are few), and what llr_spelling_logp scores as
  * unseen: a character that is not a token of the model, or a space or
@@ -196,7 +171,7 @@ static int draw_unseen(const llr_ngram *m, llr_rng *rng, char *b)
 		int32_t c = (int32_t)llr_rng_below(rng, 0x110000 - 0x800);
 		if (c >= 0xD800)
 			c += 0x800; /* past the surrogates */
-		int k = utf8_put(c, b);
+		int k = llr_utf8_encode(c, b);
 		if (c == ' ' || c == '\t' || llr_ngram_word(m, b, (size_t)k) < 0)
 			return k;
 	}

@@ -443,7 +443,9 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		for (int j = 0; jb->want_norm && j < nc; j++) {
 			if (jb->target && jb->target[n0 + j] < 0)
 				continue;
-			double var = np ? (oq[j] - os[j] * os[j]) * exp(-(double)o->nrm_logw[2 * np->rows]) : 0.0;
+			double var = np && o->nrm_exact < np->rows
+			                 ? (oq[j] - os[j] * os[j]) * exp(-(double)o->nrm_logw[2 * np->rows])
+			                 : 0.0;                                                            /* no draws: exact */
 			llr_norm_add(out_norm, sum[j] + ox[j] + os[j] - 1.0, var > 0.0 ? sqrt(var) : 0.0); /* NaN propagates */
 		}
 	}

@@ -81,6 +81,30 @@ int llr_utf8_decode(const char *s, size_t n, int32_t *cp)
 	return r;
 }
 
+int llr_utf8_encode(int32_t c, char *b)
+{
+	if (c < 0x80) {
+		b[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		b[0] = (char)(0xC0 | (c >> 6));
+		b[1] = (char)(0x80 | (c & 0x3F));
+		return 2;
+	}
+	if (c < 0x10000) {
+		b[0] = (char)(0xE0 | (c >> 12));
+		b[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+		b[2] = (char)(0x80 | (c & 0x3F));
+		return 3;
+	}
+	b[0] = (char)(0xF0 | (c >> 18));
+	b[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+	b[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+	b[3] = (char)(0x80 | (c & 0x3F));
+	return 4;
+}
+
 size_t llr_utf8_valid_prefix(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
