@@ -1569,9 +1569,9 @@ int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const ll
  * apart.  A lexicon with a hunspell dictionary is put in listed mode
  * first (llrnn(7): then only the forms the dictionary lists get its
  * features outside V').  known and known_sig as above.  Features the
- * pass cannot follow (CNG:, a suffix with a character the spelling model
- * never saw, an affix file it cannot list): LLR_OK, x unchanged, and why
- * (why_cap bytes) says why. */
+ * pass cannot follow (CNG:, more than 64 characters the spelling model
+ * never saw among the suffix features, an affix file it cannot list):
+ * LLR_OK, x unchanged, and why (why_cap bytes) says why. */
 int llr_lexicon_exact_sigs(llr_lexicon *x, const llr_strmap *known, int32_t *known_sig, char *why, size_t why_cap,
                            llr_err *err);
 /* The number of signatures (0 without); their rows (S x F) and ln M

@@ -29,7 +29,7 @@ static const char usage[] =
     "       featurize --version\n";
 
 #define CHUNK_IDS ((size_t)1 << 20) /* ids per ids/NNNNNN member, at most (whole sentences) */
-#define FZ_SIG_SAMPLES 200000       /* --signature-samples' default */
+#define FZ_SIG_SAMPLES 200000       /* draws when the features are beyond the exact pass */
 #define FZ_SIG_SEED 14              /* the draws are seeded: a run repeats */
 
 /* ------------------------------------------------------- token input */

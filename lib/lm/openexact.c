@@ -38,8 +38,23 @@ typedef struct taker {
 	llr_rowbuf r;
 	double lo;        /* ln (1 - S_V) */
 	int32_t last_row; /* the row of the string taken last, -1: none */
+	int steps;        /* the lengths the pass followed */
 	llr_err *err;
 } taker;
+
+/* Room for one more ln q. */
+static int lw_room(taker *t)
+{
+	if (t->n < t->cap)
+		return 0;
+	size_t cap = t->cap ? 2 * t->cap : 4096;
+	float *lw = llr_reallocarray(t->lw, cap, sizeof *lw);
+	if (!lw)
+		return -1;
+	t->lw = lw;
+	t->cap = cap;
+	return 0;
+}
 
 /* Whether w[0..len) is UTF-8 (NUL included). */
 static int utf8_ok(const char *w, size_t len)
@@ -66,20 +81,20 @@ static int take(const char *w, size_t len, void *ctx)
 		return llr_err_set(t->err, LLR_ENOMEM, "out of memory");
 	double lp = llr_spelling_logp(t->x->spell, w, len);
 	int32_t c = llr_openpass_class_of(t->p, w, len);
-	if (c >= 0)
+	if (c >= 0) {
 		t->sub[c] += exp(lp);
-	else if (lp > -600) /* the pass gave it mass, so it has a class */
-		return llr_err_set(t->err, LLR_ERANGE, "exact masses: '%.*s' has no class of the pass", (int)(len > 40 ? 40 : len), w);
+	} else { /* longer than the pass went (its mass is in the unassigned), or a bug */
+		size_t n = 0;
+		for (size_t i = 0; i < len; n++)
+			i += (size_t)llr_utf8_decode(w + i, len - i, NULL);
+		if (n + 1 < (size_t)t->steps)
+			return llr_err_set(t->err, LLR_ERANGE, "exact masses: '%.*s' has no class of the pass", (int)(len > 40 ? 40 : len),
+			                   w);
+	}
 	if (llr_openbg_word(t->g, w, len) >= 0)
 		return LLR_OK;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 4096;
-		float *lw = llr_reallocarray(t->lw, cap, sizeof *lw);
-		if (!lw)
-			return llr_err_set(t->err, LLR_ENOMEM, "out of memory");
-		t->lw = lw;
-		t->cap = cap;
-	}
+	if (lw_room(t) < 0)
+		return llr_err_set(t->err, LLR_ENOMEM, "out of memory");
 	size_t n;
 	int rc;
 	if ((rc = llr_any_row_buf(t->x, w, len, &t->r, &n, t->err)) < 0 ||
@@ -109,6 +124,8 @@ int llr_exact_rows_make(const llr_lexicon *x, const llr_openbg *g, const llr_str
 		return rc;
 	int32_t C = llr_openpass_classes(p);
 	taker t = {.x = x, .g = g, .p = p, .lo = llr_openbg_log_outside(g), .err = err};
+	int32_t nodes, ostates;
+	llr_openpass_stats(p, &nodes, &ostates, &t.steps);
 	t.sub = llr_calloc((size_t)C + 1, sizeof *t.sub);
 	t.done = llr_strmap_new();
 	t.b = llr_csr_builder_new((int32_t)llr_strmap_size(x->features));
@@ -157,15 +174,9 @@ int llr_exact_rows_make(const llr_lexicon *x, const llr_openbg *g, const llr_str
 			continue;
 		}
 		size_t n = llr_openpass_row(p, c, cols, sizeof cols / sizeof *cols);
-		if (t.n == t.cap) {
-			size_t cap = t.cap ? 2 * t.cap : 4096;
-			float *lw = llr_reallocarray(t.lw, cap, sizeof *lw);
-			if (!lw) {
-				rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
-				goto out;
-			}
-			t.lw = lw;
-			t.cap = cap;
+		if (lw_room(&t) < 0) {
+			rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+			goto out;
 		}
 		if ((rc = llr_csr_builder_row(t.b, cols, ones, n, err)) < 0)
 			goto out;

@@ -41,9 +41,10 @@
 
 #define FLIGHT_MIN 1e-17 /* stop when the mass in flight is below this */
 #define MAX_STEPS 100000
-#define NCAP 16      /* the ortho classes of a state are those of length 16 from 12 on */
-#define TINY 1e-290  /* masses below this are dropped (counted as unassigned) */
-#define MAX_EXTRA 64 /* unseen characters named by suffix features */
+#define NCAP 16            /* the ortho classes of a state are those of length 16 from 12 on */
+#define TINY 1e-290        /* masses below this are dropped (counted as unassigned) */
+#define MAX_EXTRA 64       /* unseen characters named by suffix features */
+#define LLR_PATTERN_MAX 66 /* <s> and a suffix of up to 64 characters (extract.c's limit), and one */
 
 typedef struct mark {
 	int32_t col, k, caret, next;
@@ -139,7 +140,8 @@ struct llr_openpass {
 	double *p; /* nodes x A: p(a | the node's string), an extra's its <unk>'s / U */
 	/* the rows: column lists interned as sets */
 	llr_strmap *sets;
-	int32_t *sufset; /* 4 x nodes: the suffix set of a string of 1, 2, 3, >= 4 characters at the node */
+	int32_t *sufset; /* B x nodes: the suffix set of a string of 1, .., B - 1, >= B characters at the node */
+	int B;           /* the suffix features' longest, plus one */
 	int32_t empty_set;
 	int32_t top_col, oov_col;
 	int ortho;
@@ -322,7 +324,7 @@ static int32_t char_sym(const llr_openpass *p, const char *w, int k, int32_t cp)
 
 /* A suffix pattern: its symbols and what it fires. */
 typedef struct pattern {
-	int32_t s[8];
+	int32_t s[LLR_PATTERN_MAX];
 	int n;
 	mark mk;
 } pattern;
@@ -355,7 +357,7 @@ static int suffix_patterns(llr_openpass *p, int max_k, pattern **out, int32_t *n
 			for (size_t i = 0; i < ql;) {
 				int32_t cp;
 				int l = llr_utf8_decode(q + i, ql - i, &cp);
-				if (l <= 0 || k >= max_k || pt.n >= 8) {
+				if (l <= 0 || k >= max_k || pt.n >= LLR_PATTERN_MAX) {
 					k = -1;
 					break;
 				}
@@ -482,14 +484,13 @@ static int32_t intern(llr_openpass *p, int32_t *c, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!k || c[k - 1] != c[i])
 			c[k++] = c[i];
-	int32_t id = llr_strmap_get(p->sets, (const char *)c, k * sizeof *c);
-	return id >= 0 ? id : llr_strmap_add(p->sets, (const char *)c, k * sizeof *c);
+	return llr_strmap_add(p->sets, (const char *)c, k * sizeof *c); /* the id it has, or a new one; -1: out of memory */
 }
 
 /* The suffix set of a string of n characters (n >= 1) at node u. */
 static int32_t suffix_set(llr_openpass *p, int32_t u, int n)
 {
-	int32_t c[64];
+	int32_t c[2 * LLR_PATTERN_MAX];
 	size_t k = 0;
 	for (int32_t v = u; v > 0; v = p->fail[v])
 		for (int32_t i = p->mark_at[v]; i >= 0; i = p->marks[i].next) {
@@ -571,7 +572,10 @@ static int32_t ortho_set(llr_openpass *p, int32_t j, int n)
 	cols c = {.F = p->x->features};
 	if (p->ortho)
 		llr_ortho_final(p->ost[j], (size_t)nc, add_col, &c);
-	return *e = intern(p, c.c, c.n);
+	int32_t id = intern(p, c.c, c.n);
+	if (id >= 0)
+		*e = id;
+	return id;
 }
 
 /* ------------------------------------------------------------ the pass */
@@ -694,7 +698,11 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 				continue;
 			/* the strings of n characters that end here */
 			int32_t os = n ? ortho_set(p, j, n) : p->empty_set;
-			int nb = n < 4 ? n : 4;
+			if (os < 0) {
+				rc = llr_err_set(err, LLR_ENOMEM, "open pass: out of memory");
+				goto out;
+			}
+			int nb = n < p->B ? n : p->B;
 			for (int32_t i = 0; i < cur.non[j]; i++) {
 				int32_t u = cur.on[j][i];
 				double e = cur.a[j][u] * p->p[(size_t)u * A + (size_t)p->eos];
@@ -787,9 +795,13 @@ static int32_t top_column(const llr_lexicon *x)
 
 int llr_openpass_new_upto(const llr_lexicon *x, int max_len, llr_openpass **out, char *why, size_t why_cap, llr_err *err)
 {
+	char local[512];
+	if (!why_cap) { /* the reason is not wanted, but the refusal is */
+		why = local;
+		why_cap = sizeof local;
+	}
 	*out = NULL;
-	if (why_cap)
-		why[0] = 0;
+	why[0] = 0;
 	if (!x->spell)
 		return llr_err_set(err, LLR_EINVAL, "open pass: no spelling model");
 	if (x->extract.ngram_max > 0) {
@@ -812,7 +824,7 @@ int llr_openpass_new_upto(const llr_lexicon *x, int max_len, llr_openpass **out,
 	pattern *pt = NULL;
 	int32_t np = 0;
 	unsigned char *seen = NULL;
-	if ((rc = suffix_patterns(p, x->extract.suffix, &pt, &np, why, why_cap, err)) < 0 || (why_cap && why[0]))
+	if ((rc = suffix_patterns(p, x->extract.suffix, &pt, &np, why, why_cap, err)) < 0 || why[0])
 		goto out;
 	p->A = p->V + p->nextra;
 	if (!(p->sets = llr_strmap_new()) || !(p->sym_cls = llr_malloc((size_t)p->A * sizeof *p->sym_cls)) || grow(p) < 0) {
@@ -868,11 +880,12 @@ int llr_openpass_new_upto(const llr_lexicon *x, int max_len, llr_openpass **out,
 	/* every node's suffix sets */
 	int32_t none = 0;
 	p->empty_set = intern(p, &none, 0);
-	if (!(p->sufset = llr_malloc(4 * (size_t)p->nodes * sizeof *p->sufset))) {
+	p->B = x->extract.suffix + 1;
+	if (!(p->sufset = llr_malloc((size_t)p->B * (size_t)p->nodes * sizeof *p->sufset))) {
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (int nb = 1; nb <= 4; nb++)
+	for (int nb = 1; nb <= p->B; nb++)
 		for (int32_t u = 0; u < p->nodes; u++)
 			if ((p->sufset[(size_t)(nb - 1) * (size_t)p->nodes + (size_t)u] = suffix_set(p, u, nb)) < 0) {
 				rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
@@ -966,7 +979,7 @@ int32_t llr_openpass_class_of(const llr_openpass *p, const char *w, size_t len)
 		if (os < 0)
 			return -1;
 	}
-	int nb = n < 4 ? n : 4;
+	int nb = n < p->B ? n : p->B;
 	int32_t ss = n ? p->sufset[(size_t)(nb - 1) * (size_t)p->nodes + (size_t)u] : p->empty_set;
 	return imap_get(&p->class_of, (uint64_t)(uint32_t)ss << 32 | (uint32_t)os);
 }

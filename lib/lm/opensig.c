@@ -483,6 +483,7 @@ struct llr_open {
 	int32_t nrm_digits, nrm_short;       /* the digit groups and short strings the norm check sums exactly */
 	int32_t nrm_dict;                    /* and the dictionary's forms */
 	int32_t nrm_classes, nrm_listed;     /* exact: the pass's classes and the strings listed apart */
+	int nrm_is_exact;                    /* the last check summed every string exactly */
 	int64_t nrm_checked, nrm_mismatched; /* exact: the draws whose row was compared with their class's, and those that differ */
 	llr_buf nrm_first;                   /* the first that differs */
 	llr_rowbuf r;                        /* llr_open_draw's rows */
@@ -612,6 +613,7 @@ static int exact_norm(llr_open *o, int64_t K, llr_rng *rng, llr_err *err)
 	k.phi = NULL;
 	o->nrm_classes = er.classes;
 	o->nrm_listed = er.listed;
+	o->nrm_is_exact = 1;
 	int32_t cols[256];
 	int64_t tries = 0;
 	while (o->nrm_checked < K) {
@@ -641,6 +643,7 @@ static int exact_norm(llr_open *o, int64_t K, llr_rng *rng, llr_err *err)
 	}
 	rc = llr_net_set_norm_rows(o->m->net, o->nrm, o->nrm_logw, o->nrm_cnt, 0, err);
 out:
+	llr_ll_classes_free(&k);
 	llr_exact_rows_free(&er);
 	llr_buf_free(&w);
 	return rc;
@@ -651,7 +654,7 @@ int64_t llr_open_norm_exact(const llr_open *o, int32_t *listed, int64_t *mismatc
 	*listed = o->nrm_listed;
 	*mismatched = o->nrm_mismatched;
 	*first = o->nrm_first.data;
-	return o->nrm_classes ? o->nrm_checked : -1;
+	return o->nrm_is_exact ? o->nrm_checked : -1;
 }
 
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
@@ -672,7 +675,7 @@ int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err)
 	o->nrm_logw = NULL;
 	o->nrm_cnt = NULL;
 	o->nrm_digits = o->nrm_short = o->nrm_dict = 0;
-	o->nrm_classes = o->nrm_listed = 0;
+	o->nrm_classes = o->nrm_listed = o->nrm_is_exact = 0;
 	o->nrm_checked = o->nrm_mismatched = 0;
 	llr_buf_clear(&o->nrm_first);
 	if (o->m->lex->sig->exact)

@@ -100,8 +100,8 @@ static void make_alphabet(const llr_ngram *m, alphabet *a)
 			continue;
 		}
 		int c = llr_ortho_class(cp);
-		if (!cnt[c] || cp == '^' || cp == 0x20AC)
-			rep[c] = cp; /* the extras of the suffix features stand for themselves */
+		if (!cnt[c] || cp == '^')
+			rep[c] = cp; /* '^' (a class of its own, an extra of SUF:^a$) stands for itself */
 		cnt[c] += 1;
 	}
 	for (int c = 0; c < LLR_ORTHO_CLASSES; c++) {
@@ -211,6 +211,39 @@ static void test_pass_brute_force(void)
 	llr_lexicon_free(x);
 }
 
+/* Draws from the spelling model: how many (outside the vocabulary and
+ * the lists of years and Roman ordinals) have a row other than their
+ * class's. */
+static long draws_agree(llr_lexicon *x, llr_openpass *p, int n)
+{
+	llr_err e = {0};
+	llr_strmap *lists = llr_strmap_new();
+	CHECK_OK(llr_extract_ortho_lists(add_string, lists));
+	llr_rng rng;
+	llr_rng_seed(&rng, 3);
+	llr_buf w = {0};
+	int32_t cols[64], rc[256];
+	float rv[256];
+	long bad = 0, listed = 0;
+	for (int i = 0; i < n; i++) {
+		CHECK_OK(llr_spelling_sample(x->spell, &rng, &w, NULL, &e));
+		const char *s = w.data ? w.data : "";
+		if (llr_strmap_get(x->vocab, s, w.len) >= 0 || llr_strmap_get(lists, s, w.len) >= 0) {
+			listed++;
+			continue;
+		}
+		int32_t c = llr_openpass_class_of(p, s, w.len);
+		size_t m = 0, k = c >= 0 ? llr_openpass_row(p, c, cols, 64) : 0;
+		CHECK_OK(llr_lexicon_any_row(x, s, w.len, 0, rc, rv, 256, &m, &e));
+		if ((c < 0 || m != k || memcmp(cols, rc, k * sizeof *cols)) && !bad++)
+			printf("# '%s': its row is not its class's\n", s);
+	}
+	printf("# %d draws: %ld in the vocabulary or the lists, %ld of the rest not with their class's row\n", n, listed, bad);
+	llr_buf_free(&w);
+	llr_strmap_free(lists);
+	return bad;
+}
+
 /* The whole pass: the classes and what it left unassigned sum to one;
  * drawn strings get the row of their class. */
 static void test_pass_total(void)
@@ -255,33 +288,50 @@ static void test_pass_total(void)
 	llr_openpass_stats(p, &nodes, &ost, &steps);
 	printf("# %d classes, %d trie nodes, %d ortho states, %d characters, mass %.15f\n", llr_openpass_classes(p), nodes,
 	       ost, steps, sum);
-	/* 20000 draws: each has the row of its class, but the vocabulary's
-	 * and the lists' (years and Roman ordinals) */
-	llr_strmap *lists = llr_strmap_new();
-	CHECK_OK(llr_extract_ortho_lists(add_string, lists));
-	llr_rng rng;
-	llr_rng_seed(&rng, 3);
-	llr_buf w = {0};
-	int32_t cols[64], rc[256];
-	float rv[256];
-	long bad = 0, listed = 0;
-	for (int i = 0; i < 20000; i++) {
-		CHECK_OK(llr_spelling_sample(x->spell, &rng, &w, NULL, &e));
-		const char *s = w.data ? w.data : "";
-		if (llr_strmap_get(x->vocab, s, w.len) >= 0 || llr_strmap_get(lists, s, w.len) >= 0) {
-			listed++;
-			continue;
-		}
-		int32_t c = llr_openpass_class_of(p, s, w.len);
-		size_t m = 0, k = c >= 0 ? llr_openpass_row(p, c, cols, 64) : 0;
-		CHECK_OK(llr_lexicon_any_row(x, s, w.len, 0, rc, rv, 256, &m, &e));
-		if ((c < 0 || m != k || memcmp(cols, rc, k * sizeof *cols)) && !bad++)
-			printf("# '%s': its row is not its class's\n", s);
+	CHECK(draws_agree(x, p, 20000) == 0);
+	llr_openpass_free(p);
+	llr_lexicon_free(x);
+}
+
+/* Suffixes of 4 characters (--suffix 4): SUF:hats$ fires on Chats (5
+ * characters), SUF:^chat$ on chat alone, never SUF:chat$ there; drawn
+ * strings keep their class's row. */
+static void test_pass_long_suffix(void)
+{
+	llr_lexicon *x = pass_lexicon();
+	if (!x->spell) {
+		llr_lexicon_free(x);
+		return;
 	}
-	CHECK(bad == 0);
-	printf("# 20000 draws: %ld in the vocabulary or the lists, the rest each with its class's row\n", listed);
-	llr_strmap_free(lists);
-	llr_buf_free(&w);
+	x->extract.suffix = 4;
+	const char *nf[] = {"SUF:hats$", "SUF:^chat$", "SUF:chat$", "SUF:-loup$"};
+	int32_t col[4];
+	for (int i = 0; i < 4; i++)
+		col[i] = llr_strmap_add(x->features, nf[i], strlen(nf[i]));
+	x->phi->cols = (int32_t)llr_strmap_size(x->features);
+	llr_err e = {0};
+	char why[256];
+	llr_openpass *p = NULL;
+	CHECK_OK(llr_openpass_new(x, &p, why, sizeof why, &e));
+	CHECK(p != NULL);
+	if (!p) {
+		llr_lexicon_free(x);
+		return;
+	}
+	const char *ws[] = {"Chats", "chat", "xchat"};
+	int want[3][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}};
+	for (int i = 0; i < 3; i++) {
+		int32_t cols[64];
+		int32_t c = llr_openpass_class_of(p, ws[i], strlen(ws[i]));
+		size_t n = c >= 0 ? llr_openpass_row(p, c, cols, 64) : 0;
+		for (int f = 0; f < 4; f++) {
+			int has = 0;
+			for (size_t k = 0; k < n; k++)
+				has |= cols[k] == col[f];
+			CHECK(has == want[i][f]);
+		}
+	}
+	CHECK(draws_agree(x, p, 20000) == 0);
 	llr_openpass_free(p);
 	llr_lexicon_free(x);
 }
@@ -497,6 +547,7 @@ static void test_exact_norm(void)
 	CHECK(m != NULL);
 	if (!m) {
 		printf("# %s\n", e.msg);
+		llr_lexicon_free(x);
 		return;
 	}
 	llr_rng r;
@@ -524,9 +575,10 @@ static void test_exact_norm(void)
 
 int main(void)
 {
-	PLAN(6);
+	PLAN(7);
 	RUN(test_pass_brute_force);
 	RUN(test_pass_total);
+	RUN(test_pass_long_suffix);
 	RUN(test_pass_refuses);
 	RUN(test_exact_sigs);
 	RUN(test_exact_listed);

@@ -29,30 +29,6 @@ static int collect(const char *name, size_t len, float value, void *ctx)
 	return 0;
 }
 
-static size_t utf8_put(char *out, int32_t c)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xC0 | c >> 6);
-		out[1] = (char)(0x80 | (c & 0x3F));
-		return 2;
-	}
-	if (c < 0x10000) {
-		out[0] = (char)(0xE0 | c >> 12);
-		out[1] = (char)(0x80 | (c >> 6 & 0x3F));
-		out[2] = (char)(0x80 | (c & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | c >> 18);
-	out[1] = (char)(0x80 | (c >> 12 & 0x3F));
-	out[2] = (char)(0x80 | (c >> 6 & 0x3F));
-	out[3] = (char)(0x80 | (c & 0x3F));
-	return 4;
-}
-
 /* The code points of a UTF-8 literal. */
 static int decode(const char *s, int32_t *cp)
 {
@@ -74,7 +50,7 @@ static int extract_names(const int32_t *cp, int n, names *out)
 	char buf[4 * MAXLEN] = {0};
 	size_t len = 0;
 	for (int i = 0; i < n; i++)
-		len += utf8_put(buf + len, cp[i]);
+		len += (size_t)llr_utf8_encode(cp[i], buf + len);
 	llr_extractors x = {.ortho = 1};
 	names all = {0};
 	int rc = llr_extract(&x, buf, len, collect, &all);
