@@ -200,6 +200,8 @@ typedef int (*llr_form_fn)(const char *w, size_t len, void *ctx);
 const llr_strmap *llr_lexicon_hunspell_forms(const llr_lexicon *x, llr_err *err);
 int llr_lexicon_set_hunspell_listed(llr_lexicon *x, int on, llr_err *err);
 int llr_lexicon_hunspell_listed(const llr_lexicon *x);
+/* Whether a string never seen fires TOP:@notTop (meta top not 0). */
+int llr_lexicon_fires_nottop(const llr_lexicon *x);
 
 /* lib/features/extract.c: every string where ORTH:year fires and a
  * superset of those where a Roman numeral's ORTH:ordinal fires (the

@@ -374,7 +374,7 @@ static int copy_row(const llr_csr *m, int32_t r, int32_t *cols, float *vals, siz
 /* Whether an unseen word fires TOP:@notTop: as featurize gives it to the
  * words past the top M, so only with --top M > 0; a lexicon whose meta
  * does not say (older, or built by hand) gives it whenever it exists. */
-static int fires_nottop(const llr_lexicon *x)
+int llr_lexicon_fires_nottop(const llr_lexicon *x)
 {
 	const char *t = x->meta ? llr_meta_get(x->meta, "top") : NULL;
 	return !t || strcmp(t, "0");
@@ -421,7 +421,7 @@ static int any_oov(const llr_lexicon *x, const char *word, size_t len, row_acc *
 static int any_collect(const llr_lexicon *x, const char *word, size_t len, int in, row_acc *a, llr_err *err)
 {
 	int rc = LLR_OK;
-	if (fires_nottop(x)) {
+	if (llr_lexicon_fires_nottop(x)) {
 		int32_t top = llr_strmap_get(a->names, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP));
 		if (top >= 0 && (rc = acc_add(a, top, 1.0f)) < 0)
 			return llr_err_set(err, rc, "word row: out of memory");

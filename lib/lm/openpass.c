@@ -787,8 +787,7 @@ out:
 /* Whether an unseen string fires TOP:@notTop: as anyword.c decides. */
 static int32_t top_column(const llr_lexicon *x)
 {
-	const char *t = x->meta ? llr_meta_get(x->meta, "top") : NULL;
-	if (t && !strcmp(t, "0"))
+	if (!llr_lexicon_fires_nottop(x))
 		return -1;
 	return llr_strmap_get(x->features, LLR_FEAT_NOTTOP, strlen(LLR_FEAT_NOTTOP));
 }
