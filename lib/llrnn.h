@@ -769,6 +769,16 @@ llr_norm_stat llr_net_norm(const llr_net *net);
  * ln q(w) - ln M(s) aside; gradient E_p[phi] - phi_s), never xphi rows;
  * so does scoring without xphi.  Copies what it needs. */
 int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, const float *sig_logb, llr_err *err);
+/* The log-linear output's features in G <= 4 groups (group_of, F
+ * entries, each in [0, G)), such as an open vocabulary's suffixes,
+ * orthographic classes and the rest: llr_net_score's loss (without the
+ * full distribution or the norm check) then sums Z over products of the
+ * groups' exponentials, each distinct part of a row once (llfactor.c),
+ * when that is cheaper than the pass over the rows.  The same Z up to
+ * float rounding.  1 if the factors are used, 0 if not (no gain, or an
+ * output without classes); LLR_EINVAL, LLR_ENOMEM.  Call again after
+ * llr_net_set_open, which drops them. */
+int llr_net_set_out_groups(llr_net *net, const int32_t *group_of, int G, llr_err *err);
 /* Entries a position of llr_net_step's logp has: V, or after
  * llr_net_set_open V + S, entry V + s the log-probability of the strings
  * of signature s together, sig_logb[s] + a.phi_s - log Z. */

@@ -505,6 +505,26 @@ void llr_open_free(llr_open *o)
 	free(o);
 }
 
+/* The output's features in three groups for its factored normaliser
+ * (llr_net_set_out_groups): the suffixes, the orthographic classes and
+ * the rest, so that a signature's row is a product of a few hundred
+ * orthographic and other parts and a few thousand suffix parts. */
+static int factor_output(llr_net *net, const llr_lexicon *x, llr_err *err)
+{
+	int32_t F = (int32_t)llr_strmap_size(x->features);
+	int32_t *group = llr_malloc(((size_t)F + 1) * sizeof *group);
+	if (!group)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	for (int32_t f = 0; f < F; f++) {
+		const char *name = llr_strmap_str(x->features, f);
+		group[f] = !strncmp(name, "SUF:", 4) ? 0 : !strncmp(name, "ORTH:", 5) ? 1
+		                                                                      : 2;
+	}
+	int rc = llr_net_set_out_groups(net, group, 3, err);
+	free(group);
+	return rc;
+}
+
 llr_open *llr_open_new(llr_model *m, llr_err *err)
 {
 	const llr_lexicon *x = m->lex;
@@ -528,7 +548,7 @@ llr_open *llr_open_new(llr_model *m, llr_err *err)
 	double ll = log(llr_openbg_lambda(o->g));
 	for (int32_t s = 0; s < S; s++)
 		o->sig_logb[s] = (float)(ll + (double)x->sig->logm[s]);
-	if (llr_net_set_open(m->net, o->logb_v, x->sig->phi, o->sig_logb, err) < 0)
+	if (llr_net_set_open(m->net, o->logb_v, x->sig->phi, o->sig_logb, err) < 0 || factor_output(m->net, x, err) < 0)
 		goto fail;
 	return o;
 fail:

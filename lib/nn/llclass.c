@@ -43,6 +43,7 @@ void llr_ll_classes_free(llr_ll_classes *k)
 	llr_csr_free(k->phi);
 	free(k->logB);
 	free(k->of);
+	llr_ll_factors_free(k->fac);
 	memset(k, 0, sizeof *k);
 }
 

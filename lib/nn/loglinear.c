@@ -24,7 +24,10 @@
  * scaled by the context's backoff product C(K); the words listed after
  * the context and its suffixes then correct Z, log p and the gradient
  * one by one (bg_sum, bg_grad: background.c has the identity), so the
- * cost stays sparse.  Not here: the dense layer that makes A (dense.c).
+ * cost stays sparse.  When the classes carry factors (llfactor.c: an
+ * open vocabulary's signatures), the loss takes log Z from them instead:
+ * one exponential per distinct part of a row, one multiply-add a class.
+ * Not here: the dense layer that makes A (dense.c).
  */
 #include <math.h>
 #include <pthread.h>
@@ -113,7 +116,8 @@ typedef struct job {
 	const float *rlogb;
 	const int32_t *row_of;
 	const int32_t *ctx; /* N x o->ctxlen, with o->bg */
-	const llr_csr *xphi; /* rows of targets >= V */
+	const llr_ll_factors *fac; /* NULL, or the rows factored (the loss) */
+	const llr_csr *xphi;       /* rows of targets >= V */
 	const float *xlogb;
 	size_t stride; /* floats of work per thread */
 } job;
@@ -141,17 +145,12 @@ static double csr_score(const job *jb, const llr_csr *m, int32_t r, int n)
 	return s;
 }
 
-/* Scores of row r for the nc positions of a chunk into row[]. */
-LLR_VECTORIZE static inline __attribute__((always_inline)) void row_scores(const job *jb, int r, int n0, int nc, float *row)
+/* Scores of row r of phi (F columns) for the nc positions of a chunk
+ * into row[]. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void csr_row_scores(const job *jb, const llr_csr *phi, int r,
+                                                                               int n0, int nc, float *row)
 {
 	const float *A = jb->A;
-	if (jb->o->identity) {
-		const float *a = A + (size_t)r * jb->lda + n0;
-		for (int j = 0; j < nc; j++)
-			row[j] = a[j];
-		return;
-	}
-	const llr_csr *phi = jb->rphi;
 	for (int j = 0; j < nc; j++)
 		row[j] = 0.0f;
 	for (int32_t k = phi->indptr[r]; k < phi->indptr[r + 1]; k++) {
@@ -160,6 +159,19 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void row_scores(const
 		for (int j = 0; j < nc; j++)
 			row[j] += val * a[j];
 	}
+}
+
+/* Scores of row r of the pass's rows for the nc positions of a chunk
+ * into row[]. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void row_scores(const job *jb, int r, int n0, int nc, float *row)
+{
+	if (jb->o->identity) {
+		const float *a = jb->A + (size_t)r * jb->lda + n0;
+		for (int j = 0; j < nc; j++)
+			row[j] = a[j];
+		return;
+	}
+	csr_row_scores(jb, jb->rphi, r, n0, nc, row);
 }
 
 /* The loss at the targets of a chunk, given log Z and, with a
@@ -451,6 +463,76 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 	}
 }
 
+/* log Z at the nc positions of a chunk from the classes' factors
+ * (llfactor.c): each group's parts scored into L, shifted by the group's
+ * max sh_g and exponentiated (E_g), then
+ *   Z = e^{sum_g sh_g} sum_q prod_{i < G-1} E_i[pre_i(q)] sum_t w_t E_last[last_t]
+ * in double.  0 (and the caller runs over the rows) when a sum is not
+ * positive and finite: a term of every group underflowed, or the scores
+ * are not finite. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) int lse_factored(const job *jb, int n0, int nc, float *L,
+                                                                            double *logz)
+{
+	const llr_ll_factors *fz = jb->fac;
+	int G = fz->G;
+	const float *E[LLR_LL_GROUPS] = {0};
+	double shs[NC], T[NC], pp[NC], u[NC];
+	float m[NC];
+	for (int j = 0; j < nc; j++) {
+		shs[j] = 0.0;
+		T[j] = 0.0;
+	}
+	float *Eg = L;
+	for (int g = 0; g < G; g++) {
+		const llr_csr *P = fz->part[g];
+		for (int j = 0; j < nc; j++)
+			m[j] = -INFINITY;
+		for (int32_t p = 0; p < P->rows; p++) {
+			float *row = Eg + (size_t)p * NC;
+			csr_row_scores(jb, P, p, n0, nc, row);
+			for (int j = 0; j < nc; j++)
+				m[j] = row[j] > m[j] ? row[j] : m[j];
+		}
+		for (int j = 0; j < nc; j++) {
+			m[j] = isinf(m[j]) ? 0.0f : m[j];
+			shs[j] += (double)m[j];
+		}
+		for (int32_t p = 0; p < P->rows; p++) {
+			float *row = Eg + (size_t)p * NC;
+			for (int j = 0; j < nc; j++)
+				row[j] = vexp1(row[j] - m[j]);
+		}
+		E[g] = Eg;
+		Eg += (size_t)P->rows * NC;
+	}
+	const float *El = E[G - 1];
+	for (int32_t q = 0, t = 0; q < fz->npre; q++) {
+		for (int j = 0; j < nc; j++) {
+			pp[j] = 1.0;
+			u[j] = 0.0;
+		}
+		for (int i = 0; i < G - 1; i++) {
+			const float *e = E[i] + (size_t)fz->pre[(size_t)q * (size_t)(G - 1) + (size_t)i] * NC;
+			for (int j = 0; j < nc; j++)
+				pp[j] *= (double)e[j];
+		}
+		for (; t < fz->pre_end[q]; t++) {
+			const float *e = El + (size_t)fz->last[t] * NC;
+			double w = fz->w[t];
+			for (int j = 0; j < nc; j++)
+				u[j] += w * (double)e[j];
+		}
+		for (int j = 0; j < nc; j++)
+			T[j] += pp[j] * u[j];
+	}
+	int ok = 1;
+	for (int j = 0; j < nc; j++) {
+		ok &= T[j] > 0.0 && T[j] < INFINITY && isfinite(shs[j]);
+		logz[j] = shs[j] + log(T[j]);
+	}
+	return ok;
+}
+
 /* Rows of the score block computed at a time by chunk_lse. */
 #define VB 64
 
@@ -465,6 +547,10 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_lse_body(c
 	float mx[NC], bm[NC], sh[NC], tmp[NC];
 	double s[NC], logz[NC];
 
+	if (jb->fac && lse_factored(jb, n0, nc, L, logz)) {
+		*out_nll = chunk_loss(jb, n0, nc, logz, NULL);
+		return;
+	}
 	for (int j = 0; j < nc; j++) {
 		mx[j] = -INFINITY;
 		sh[j] = 0.0f;
@@ -599,6 +685,7 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		jb.rphi = o->cls->phi;
 		jb.rlogb = o->cls->logB;
 		jb.row_of = o->cls->of;
+		jb.fac = o->bg ? NULL : o->cls->fac;
 	}
 	jb.stride = WSTRIDE(LLR_MAX(o->V, jb.R)); /* llr_ll_work_size's */
 	jb.nchunks = (N + NC - 1) / NC;

@@ -1503,6 +1503,18 @@ fail:
 	return rc;
 }
 
+int llr_net_set_out_groups(llr_net *net, const int32_t *group_of, int G, llr_err *err)
+{
+	if (!net->out.cls || net->out.identity || net->bg)
+		return 0;
+	if (G < 1 || G > LLR_LL_GROUPS)
+		return llr_err_set(err, LLR_EINVAL, "network: %d groups of output features (1 to %d)", G, LLR_LL_GROUPS);
+	for (int32_t f = 0; f < net->cfg.feat_out; f++)
+		if (group_of[f] < 0 || group_of[f] >= G)
+			return llr_err_set(err, LLR_EINVAL, "network: output feature %d in group %d of %d", f, group_of[f], G);
+	return llr_ll_factors_build(&net->out_cls, group_of, G, err);
+}
+
 llr_norm_stat llr_net_norm(const llr_net *net)
 {
 	return net->nstat;

@@ -123,14 +123,42 @@ void llr_dense_backward(int N, int Din, int F, const float *X, const float *W, c
 /* Words with identical rows of phi, which the output cannot tell apart
  * (llclass.c): C distinct rows, the log of each class's summed background,
  * and the class of every word. */
+typedef struct llr_ll_factors llr_ll_factors;
 typedef struct llr_ll_classes {
 	int C;
 	llr_csr *phi;  /* C x F */
 	float *logB;   /* C */
 	int32_t *of;   /* V */
+	llr_ll_factors *fac; /* NULL, or the rows factored (llfactor.c) */
 } llr_ll_classes;
 int llr_ll_classes_build(llr_ll_classes *k, const llr_csr *phi, const float *logb, llr_err *err);
+/* Frees what k holds, its factors too. */
 void llr_ll_classes_free(llr_ll_classes *k);
+
+/* The classes' rows as products over G groups of features (llfactor.c):
+ * part[i] holds the distinct parts of the rows in the i-th group of the
+ * factoring's order (the group of most parts last).  Class term t (in
+ * the order of its parts) has background w[t] = B_c, last part last[t];
+ * the terms of prefix q (its parts in the first G - 1 groups, pre[q (G -
+ * 1) + i]) end before pre_end[q], those of the prefix before it ending
+ * where they start.  So Z = sum_q prod_i e^{s(pre_i)} sum_t w[t]
+ * e^{s(last[t])}. */
+#define LLR_LL_GROUPS 4
+struct llr_ll_factors {
+	int G;
+	llr_csr *part[LLR_LL_GROUPS];
+	int32_t parts; /* rows of all the parts together */
+	int32_t npre, nterm;
+	int32_t *pre, *pre_end;
+	int32_t *last;
+	double *w;
+};
+/* Factors k's rows over the G groups of group_of (phi's F columns, each
+ * in [0, G)) into k->fac when the loss's pass then costs less than
+ * three quarters of the pass over the rows: 1 if it did, 0 if not (k->fac
+ * then NULL); LLR_ENOMEM. */
+int llr_ll_factors_build(llr_ll_classes *k, const int32_t *group_of, int G, llr_err *err);
+void llr_ll_factors_free(llr_ll_factors *fz);
 
 typedef struct llr_ll {
 	int V, F;
