@@ -772,10 +772,10 @@ int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, 
 /* The log-linear output's features in G <= 4 groups (group_of, F
  * entries, each in [0, G)), such as an open vocabulary's suffixes,
  * orthographic classes and the rest: llr_net_score's loss (without the
- * full distribution or the norm check) then sums Z over products of the
- * groups' exponentials, each distinct part of a row once (llfactor.c),
- * when that is cheaper than the pass over the rows.  The same Z up to
- * float rounding.  1 if the factors are used, 0 if not (no gain, or an
+ * full distribution or the norm check) and llr_net_train_step's gradient
+ * then sum Z and E_p[phi] over products of the groups' exponentials, each
+ * distinct part of a row once (llfactor.c), when that is cheaper than the
+ * pass over the rows.  The same numbers up to float rounding.  1 if the factors are used, 0 if not (no gain, or an
  * output without classes); LLR_EINVAL, LLR_ENOMEM.  Call again after
  * llr_net_set_open, which drops them. */
 int llr_net_set_out_groups(llr_net *net, const int32_t *group_of, int G, llr_err *err);

@@ -11,11 +11,12 @@
  * so a position needs the score and exponential of each distinct part
  * once, then one multiply-add a class.  The classes are sorted by their
  * parts in the first G - 1 groups (a prefix): a prefix's product is taken
- * once, and its classes sum B_c e^{a . phi_c|last} under it.  Tens of
- * thousands of signatures have a few thousand distinct suffix parts and
- * a few hundred of the rest.  Only the grouping is here; the output layer
- * that uses it is loglinear.c (the loss alone: the gradient and the full
- * distribution still run over the rows).
+ * once, and its classes sum B_c e^{a . phi_c|last} under it; the last
+ * group is the one that leaves the fewest prefixes.  Tens of thousands of
+ * signatures have a few thousand distinct suffix parts and a few hundred
+ * orthographic ones.  Only the grouping is here; the output layer
+ * that uses it is loglinear.c (the loss and its gradient; the full
+ * distribution and the norm check still run over the rows).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -86,6 +87,27 @@ static int term_cmp(const void *pa, const void *pb)
 	return a->c < b->c ? -1 : a->c > b->c;
 }
 
+/* The C classes as terms t, their parts in the order of the groups but
+ * last, then last; sorted.  Returns the number of prefixes. */
+static int32_t terms_sorted(term *t, const llr_ll_classes *part, int32_t C, int G, int last, int *order)
+{
+	for (int g = 0, i = 0; g < G; g++)
+		if (g != last)
+			order[i++] = g;
+	order[G - 1] = last;
+	for (int32_t c = 0; c < C; c++) {
+		for (int i = 0; i < G; i++)
+			t[c].id[i] = part[order[i]].of[c];
+		t[c].c = c;
+	}
+	qsort(t, (size_t)C, sizeof *t, term_cmp);
+	int32_t npre = 0;
+	for (int32_t c = 0; c < C; c++)
+		if (c == 0 || memcmp(t[c].id, t[c - 1].id, (size_t)(G - 1) * sizeof *t[c].id) != 0)
+			npre++;
+	return npre;
+}
+
 /* The multiply-adds of a score and exponential for each of m's rows. */
 static double pass_cost(const llr_csr *m)
 {
@@ -120,28 +142,23 @@ int llr_ll_factors_build(llr_ll_classes *k, const int32_t *group_of, int G, llr_
 		llr_csr_free(p);
 		if (rc < 0)
 			goto fail;
-		if (part[g].C > part[last].C)
+	}
+	/* the last group's parts are summed under each prefix (its parts in
+	 * the other groups), whose product is taken once: the last group is
+	 * the one that leaves the fewest prefixes */
+	int32_t best = -1;
+	for (int g = 0; g < G; g++) {
+		int32_t npre = terms_sorted(t, part, C, G, g, order);
+		if (best < 0 || npre < best) {
+			best = npre;
 			last = g;
+		}
 	}
-	/* the group of most parts last: its parts are summed under each
-	 * prefix, the others multiplied once a prefix */
-	for (int g = 0, i = 0; g < G; g++)
-		if (g != last)
-			order[i++] = g;
-	order[G - 1] = last;
-	for (int32_t c = 0; c < C; c++) {
-		for (int i = 0; i < G; i++)
-			t[c].id[i] = part[order[i]].of[c];
-		t[c].c = c;
-	}
-	qsort(t, (size_t)C, sizeof *t, term_cmp);
-
+	if (last != G - 1)
+		terms_sorted(t, part, C, G, last, order);
 	fz->G = G;
 	fz->nterm = C;
-	fz->npre = 0;
-	for (int32_t c = 0; c < C; c++)
-		if (c == 0 || memcmp(t[c].id, t[c - 1].id, (size_t)(G - 1) * sizeof *t[c].id) != 0)
-			fz->npre++;
+	fz->npre = best;
 	fz->pre = malloc(((size_t)fz->npre * (size_t)(G > 1 ? G - 1 : 1) + 1) * sizeof *fz->pre);
 	fz->pre_end = malloc(((size_t)fz->npre + 1) * sizeof *fz->pre_end);
 	fz->last = malloc(((size_t)C + 1) * sizeof *fz->last);

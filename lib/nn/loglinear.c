@@ -25,8 +25,9 @@
  * the context and its suffixes then correct Z, log p and the gradient
  * one by one (bg_sum, bg_grad: background.c has the identity), so the
  * cost stays sparse.  When the classes carry factors (llfactor.c: an
- * open vocabulary's signatures), the loss takes log Z from them instead:
- * one exponential per distinct part of a row, one multiply-add a class.
+ * open vocabulary's signatures), the loss and its gradient take log Z
+ * and E_p[phi] from them instead: one exponential per distinct part of a
+ * row, one multiply-add a class (two with the gradient).
  * Not here: the dense layer that makes A (dense.c).
  */
 #include <math.h>
@@ -116,7 +117,7 @@ typedef struct job {
 	const float *rlogb;
 	const int32_t *row_of;
 	const int32_t *ctx; /* N x o->ctxlen, with o->bg */
-	const llr_ll_factors *fac; /* NULL, or the rows factored (the loss) */
+	const llr_ll_factors *fac; /* NULL, or the rows factored (no full distribution) */
 	const llr_csr *xphi;       /* rows of targets >= V */
 	const float *xlogb;
 	size_t stride; /* floats of work per thread */
@@ -302,6 +303,162 @@ static double bg_dist(const job *jb, int n, int j, const float *L, double logz, 
 	return sum - 1.0;
 }
 
+/* ------------------------------------------------- factored rows */
+
+/* Each group's parts (llfactor.c) scored for the nc positions of a chunk
+ * into L, shifted by the group's max and exponentiated: E[g] (its parts x
+ * NC), shs[j] the sum of the shifts.  Floats of L used: parts x NC. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void factor_exps(const job *jb, int n0, int nc, float *L,
+                                                                            const float **E, double *shs)
+{
+	const llr_ll_factors *fz = jb->fac;
+	float m[NC];
+	for (int j = 0; j < nc; j++)
+		shs[j] = 0.0;
+	float *Eg = L;
+	for (int g = 0; g < fz->G; g++) {
+		const llr_csr *P = fz->part[g];
+		for (int j = 0; j < nc; j++)
+			m[j] = -INFINITY;
+		for (int32_t p = 0; p < P->rows; p++) {
+			float *row = Eg + (size_t)p * NC;
+			csr_row_scores(jb, P, p, n0, nc, row);
+			for (int j = 0; j < nc; j++)
+				m[j] = row[j] > m[j] ? row[j] : m[j];
+		}
+		for (int j = 0; j < nc; j++) {
+			m[j] = isinf(m[j]) ? 0.0f : m[j];
+			shs[j] += (double)m[j];
+		}
+		for (int32_t p = 0; p < P->rows; p++) {
+			float *row = Eg + (size_t)p * NC;
+			for (int j = 0; j < nc; j++)
+				row[j] = vexp1(row[j] - m[j]);
+		}
+		E[g] = Eg;
+		Eg += (size_t)P->rows * NC;
+	}
+}
+
+/* Prefix q's product of its parts' exponentials, pp = prod_{i < G-1}
+ * E_i[pre_i(q)], and its terms' sum u = sum_t w_t E_last[last_t], t from
+ * t0 to the prefix's end. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void prefix_sums(const llr_ll_factors *fz, const float **E,
+                                                                            int32_t q, int32_t t0, int nc, double *pp,
+                                                                            double *u)
+{
+	int G = fz->G;
+	for (int j = 0; j < nc; j++) {
+		pp[j] = 1.0;
+		u[j] = 0.0;
+	}
+	for (int i = 0; i < G - 1; i++) {
+		const float *e = E[i] + (size_t)fz->pre[(size_t)q * (size_t)(G - 1) + (size_t)i] * NC;
+		for (int j = 0; j < nc; j++)
+			pp[j] *= (double)e[j];
+	}
+	for (int32_t t = t0; t < fz->pre_end[q]; t++) {
+		const float *e = E[G - 1] + (size_t)fz->last[t] * NC;
+		double w = fz->w[t];
+		for (int j = 0; j < nc; j++)
+			u[j] += w * (double)e[j];
+	}
+}
+
+/* log Z at the nc positions of a chunk from the factors:
+ *   Z = e^{sum_g sh_g} sum_q pp_q u_q,
+ * the sum T in double.  E and T are left for the gradient.  0 (and the
+ * caller runs over the rows) when a sum is not positive and finite: a
+ * term of every group underflowed, or the scores are not finite. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) int lse_factored(const job *jb, int n0, int nc, float *L,
+                                                                            const float **E, double *T, double *logz)
+{
+	const llr_ll_factors *fz = jb->fac;
+	double shs[NC], pp[NC], u[NC];
+	factor_exps(jb, n0, nc, L, E, shs);
+	for (int j = 0; j < nc; j++)
+		T[j] = 0.0;
+	for (int32_t q = 0; q < fz->npre; q++) {
+		prefix_sums(fz, E, q, q ? fz->pre_end[q - 1] : 0, nc, pp, u);
+		for (int j = 0; j < nc; j++)
+			T[j] += pp[j] * u[j];
+	}
+	int ok = 1;
+	for (int j = 0; j < nc; j++) {
+		ok &= T[j] > 0.0 && T[j] < INFINITY && isfinite(shs[j]);
+		logz[j] = shs[j] + log(T[j]);
+	}
+	return ok;
+}
+
+/* The loss and its gradient from the factors.  A class's probability is
+ * p_c = w_c prod_g E_g[part_g(c)] / T, and phi_c is the sum of its parts,
+ * so E_p[phi] = sum_g sum_parts P_g[part] phi_part with P_g[part] the
+ * summed p_c of the classes with that part: for the last group each
+ * term's p_c, for a prefix group its prefixes' pp u / T.  P goes into L
+ * after E, then dA = sum P phi_part - phi(target).  0 when the sums fail
+ * (lse_factored) or P does not fit the scratch: the caller then runs over
+ * the rows. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) int grad_factored(const job *jb, int n0, int nc, float *L,
+                                                                             double *out_nll)
+{
+	const llr_ll_factors *fz = jb->fac;
+	int G = fz->G, lda = jb->lda;
+	size_t parts = (size_t)fz->parts;
+	if (2 * parts * NC > jb->stride)
+		return 0;
+	const float *E[LLR_LL_GROUPS] = {0};
+	double T[NC], logz[NC], pp[NC], u[NC], c[NC];
+	if (!lse_factored(jb, n0, nc, L, E, T, logz))
+		return 0;
+	*out_nll = chunk_loss(jb, n0, nc, logz, NULL);
+
+	float *P[LLR_LL_GROUPS] = {0};
+	float *Pall = L + parts * NC;
+	memset(Pall, 0, parts * NC * sizeof *Pall);
+	for (int g = 0; g < G; g++)
+		P[g] = Pall + (E[g] - L);
+	double invT[NC];
+	for (int j = 0; j < nc; j++)
+		invT[j] = jb->target[n0 + j] >= 0 ? 1.0 / T[j] : 0.0;
+	for (int32_t q = 0; q < fz->npre; q++) {
+		int32_t t0 = q ? fz->pre_end[q - 1] : 0;
+		prefix_sums(fz, E, q, t0, nc, pp, u);
+		for (int j = 0; j < nc; j++)
+			c[j] = pp[j] * invT[j];
+		for (int32_t t = t0; t < fz->pre_end[q]; t++) {
+			const float *e = E[G - 1] + (size_t)fz->last[t] * NC;
+			float *d = P[G - 1] + (size_t)fz->last[t] * NC;
+			double w = fz->w[t];
+			for (int j = 0; j < nc; j++)
+				d[j] += (float)(c[j] * w * (double)e[j]);
+		}
+		for (int i = 0; i < G - 1; i++) {
+			float *d = P[i] + (size_t)fz->pre[(size_t)q * (size_t)(G - 1) + (size_t)i] * NC;
+			for (int j = 0; j < nc; j++)
+				d[j] += (float)(c[j] * u[j]);
+		}
+	}
+	for (int f = 0; f < jb->o->F; f++)
+		memset(jb->dA + (size_t)f * lda + n0, 0, (size_t)nc * sizeof *jb->dA);
+	for (int g = 0; g < G; g++) {
+		const llr_csr *part = fz->part[g];
+		for (int32_t p = 0; p < part->rows; p++) {
+			const float *pr = P[g] + (size_t)p * NC;
+			for (int32_t k = part->indptr[p]; k < part->indptr[p + 1]; k++) {
+				float *d = jb->dA + (size_t)part->indices[k] * lda + n0;
+				float val = part->data[k];
+				for (int j = 0; j < nc; j++)
+					d[j] += val * pr[j];
+			}
+		}
+	}
+	for (int j = 0; j < nc; j++)
+		if (jb->target[n0 + j] >= 0)
+			row_axpy(jb, jb->row_of[jb->target[n0 + j]], n0 + j, -1.0f);
+	return 1;
+}
+
 /* One chunk of nc <= NC positions starting at n0; L is R x NC scratch of
  * scores.  Inlined into a constant-nc and a variable-nc caller so the full
  * chunks get fixed-length inner loops. */
@@ -313,6 +470,9 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 	float mx[NC], tmp[NC], inv[NC];
 	double s[NC], logz[NC];
 
+	*out_norm = (llr_norm_stat){0};
+	if (jb->dA && jb->fac && grad_factored(jb, n0, nc, L, out_nll))
+		return;
 	/* Pass 1: scores, and the max over rows of the logits logb + s. */
 	for (int j = 0; j < nc; j++)
 		mx[j] = -INFINITY;
@@ -463,76 +623,6 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 	}
 }
 
-/* log Z at the nc positions of a chunk from the classes' factors
- * (llfactor.c): each group's parts scored into L, shifted by the group's
- * max sh_g and exponentiated (E_g), then
- *   Z = e^{sum_g sh_g} sum_q prod_{i < G-1} E_i[pre_i(q)] sum_t w_t E_last[last_t]
- * in double.  0 (and the caller runs over the rows) when a sum is not
- * positive and finite: a term of every group underflowed, or the scores
- * are not finite. */
-LLR_VECTORIZE static inline __attribute__((always_inline)) int lse_factored(const job *jb, int n0, int nc, float *L,
-                                                                            double *logz)
-{
-	const llr_ll_factors *fz = jb->fac;
-	int G = fz->G;
-	const float *E[LLR_LL_GROUPS] = {0};
-	double shs[NC], T[NC], pp[NC], u[NC];
-	float m[NC];
-	for (int j = 0; j < nc; j++) {
-		shs[j] = 0.0;
-		T[j] = 0.0;
-	}
-	float *Eg = L;
-	for (int g = 0; g < G; g++) {
-		const llr_csr *P = fz->part[g];
-		for (int j = 0; j < nc; j++)
-			m[j] = -INFINITY;
-		for (int32_t p = 0; p < P->rows; p++) {
-			float *row = Eg + (size_t)p * NC;
-			csr_row_scores(jb, P, p, n0, nc, row);
-			for (int j = 0; j < nc; j++)
-				m[j] = row[j] > m[j] ? row[j] : m[j];
-		}
-		for (int j = 0; j < nc; j++) {
-			m[j] = isinf(m[j]) ? 0.0f : m[j];
-			shs[j] += (double)m[j];
-		}
-		for (int32_t p = 0; p < P->rows; p++) {
-			float *row = Eg + (size_t)p * NC;
-			for (int j = 0; j < nc; j++)
-				row[j] = vexp1(row[j] - m[j]);
-		}
-		E[g] = Eg;
-		Eg += (size_t)P->rows * NC;
-	}
-	const float *El = E[G - 1];
-	for (int32_t q = 0, t = 0; q < fz->npre; q++) {
-		for (int j = 0; j < nc; j++) {
-			pp[j] = 1.0;
-			u[j] = 0.0;
-		}
-		for (int i = 0; i < G - 1; i++) {
-			const float *e = E[i] + (size_t)fz->pre[(size_t)q * (size_t)(G - 1) + (size_t)i] * NC;
-			for (int j = 0; j < nc; j++)
-				pp[j] *= (double)e[j];
-		}
-		for (; t < fz->pre_end[q]; t++) {
-			const float *e = El + (size_t)fz->last[t] * NC;
-			double w = fz->w[t];
-			for (int j = 0; j < nc; j++)
-				u[j] += w * (double)e[j];
-		}
-		for (int j = 0; j < nc; j++)
-			T[j] += pp[j] * u[j];
-	}
-	int ok = 1;
-	for (int j = 0; j < nc; j++) {
-		ok &= T[j] > 0.0 && T[j] < INFINITY && isfinite(shs[j]);
-		logz[j] = shs[j] + log(T[j]);
-	}
-	return ok;
-}
-
 /* Rows of the score block computed at a time by chunk_lse. */
 #define VB 64
 
@@ -547,7 +637,9 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_lse_body(c
 	float mx[NC], bm[NC], sh[NC], tmp[NC];
 	double s[NC], logz[NC];
 
-	if (jb->fac && lse_factored(jb, n0, nc, L, logz)) {
+	const float *E[LLR_LL_GROUPS];
+	double T[NC];
+	if (jb->fac && lse_factored(jb, n0, nc, L, E, T, logz)) {
 		*out_nll = chunk_loss(jb, n0, nc, logz, NULL);
 		return;
 	}

@@ -2,7 +2,8 @@
  * test_llfactor.c - the factored normaliser of the log-linear output
  * (llfactor.c): rows built as sums of parts from three groups of
  * features, like an open vocabulary's signatures, give the loss of the
- * pass over the rows when Z comes from the factors; the factoring is
+ * pass over the rows, and its gradient, when Z comes from the factors
+ * (and the gradient passes finite differences); the factoring is
  * declined when it would not pay; a sum that underflows falls back to
  * the rows; and a network scores the same with its rows factored, and
  * checks the groups it is given.
@@ -10,6 +11,7 @@
 #include "llrnn.h"
 #include "nn.h"
 #include "test.h"
+#include "gradcheck.h"
 
 /* Features 0..11 are group 0 (suffixes), 12..17 group 1 (orthographic
  * classes), 18..29 group 2 (the rest). */
@@ -81,6 +83,33 @@ static run loss(const llr_ll *o, int N, const float *A, const int32_t *tg, int t
 	return x;
 }
 
+/* The loss and its gradient dA (F x N, lda N). */
+static double grad(const llr_ll *o, int N, const float *A, const int32_t *tg, int threads, float *dA)
+{
+	double nll = 0;
+	float *work = malloc(llr_ll_work_size(o->cls ? LLR_MAX(o->V, o->cls->C) : o->V, threads) * sizeof(float));
+	double *chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
+	CHECK(llr_ll_run(o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = N, .A = A, .target = tg, .nll = &nll, .dA = dA, .work = work, .chunk = chunk, .threads = threads}) == LLR_OK);
+	free(work);
+	free(chunk);
+	return nll;
+}
+
+typedef struct fd_ctx {
+	const llr_ll *o;
+	int N;
+	float *A;
+	const int32_t *tg;
+} fd_ctx;
+
+static double fd_loss(void *p)
+{
+	fd_ctx *c = p;
+	run x = loss(c->o, c->N, c->A, c->tg, 1);
+	free(x.lt);
+	return x.nll;
+}
+
 static void test_factored_loss(void)
 {
 	llr_rng r;
@@ -108,9 +137,17 @@ static void test_factored_loss(void)
 		CHECK(llr_ll_factors_build(&k, group_of, 3, NULL) == 1);
 		const llr_ll_factors *fz = k.fac;
 		CHECK(fz && fz->G == 3 && fz->nterm == k.C);
-		/* the suffixes have most parts, so they come last */
-		CHECK(fz && fz->part[2]->rows > fz->part[0]->rows && fz->part[2]->rows > fz->part[1]->rows);
-		CHECK(fz && fz->parts < k.C && fz->npre < k.C);
+		/* each group's distinct parts: at most the pools' 40, 6 and
+		 * 5, in some order; the prefixes partition the terms */
+		int32_t np = 0;
+		for (int i = 0; fz && i < 3; i++) {
+			CHECK(fz->part[i]->rows <= 40);
+			np += fz->part[i]->rows;
+		}
+		CHECK(fz && np == fz->parts && np <= 51 && fz->npre < k.C);
+		for (int32_t q = 1; fz && q < fz->npre; q++)
+			CHECK(fz->pre_end[q] > fz->pre_end[q - 1]);
+		CHECK(fz && fz->pre_end[0] > 0 && fz->pre_end[fz->npre - 1] == fz->nterm);
 		/* the terms carry every class's background once */
 		double wsum = 0, bsum = 0;
 		for (int32_t t = 0; fz && t < fz->nterm; t++)
@@ -128,6 +165,25 @@ static void test_factored_loss(void)
 			CHECK(worst < 2e-5 * scale);
 			free(fac.lt);
 		}
+		/* the gradient: the rows' (themselves checked in test_grad),
+		 * and finite differences of the factored loss */
+		float *dA = calloc((size_t)NF * N, sizeof *dA), *dAf = calloc((size_t)NF * N, sizeof *dAf);
+		llr_ll_factors *keep = k.fac;
+		k.fac = NULL;
+		double gr = grad(&o, N, A, tg, 1, dA);
+		k.fac = keep;
+		for (int threads = 1; threads <= 2; threads++) {
+			double gf = grad(&o, N, A, tg, threads, dAf);
+			CHECK_NEAR(gf, gr, 1e-6 * fabs(gr));
+			double worst = 0;
+			for (size_t i = 0; i < (size_t)NF * N; i++)
+				worst = fmax(worst, fabs((double)dAf[i] - dA[i]));
+			CHECK(worst < 1e-5);
+		}
+		fd_ctx fc = {&o, N, A, tg};
+		CHECK(gradcheck("factored loglinear dA", A, dAf, (size_t)NF * N, fd_loss, &fc, 200, &r) == 0);
+		free(dA);
+		free(dAf);
 		free(rows.lt);
 	}
 	/* scores that are not numbers: the loss says so, as over the rows */
