@@ -312,8 +312,11 @@ static int ortho(const word *w, llr_feature_fn emit, void *ctx)
 		EMIT("ORTH:number");
 	if (nk == 2)
 		EMIT("ORTH:decimal");
-	if (w->n == 4 && nk == 1 && w->cp[0] != '+' && w->cp[0] != '-') {
-		int y = atoi(w->s);
+	if (w->n == 4 && nk == 1) {
+		/* from the code points: w->s need not end at its length */
+		int y = 0;
+		for (size_t i = 0; i < 4 && y >= 0; i++)
+			y = w->cp[i] >= '0' && w->cp[i] <= '9' ? 10 * y + (int)(w->cp[i] - '0') : -1;
 		if (y >= 1000 && y <= 2099)
 			EMIT("ORTH:year");
 	}

@@ -43,6 +43,23 @@ static llr_buf feats(const llr_extractors *x, const char *w)
 	return b;
 }
 
+/* A word handed over as a slice of a longer string: ORTH:year reads the
+ * slice's four digits, not what follows them. */
+static void test_ortho_year_slice(void)
+{
+	llr_extractors x = {.ortho = 1};
+	const struct {
+		const char *s;
+		int year;
+	} cases[] = {{"19995", 1}, {"2099 ", 1}, {"21001", 0}, {"0999x", 0}, {"1000999", 1}, {"+199", 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		llr_buf b = {0};
+		CHECK(llr_extract(&x, cases[i].s, 4, collect, &b) == LLR_OK);
+		CHECK(has(&b, "ORTH:year") == cases[i].year);
+		llr_buf_free(&b);
+	}
+}
+
 static void test_ortho(void)
 {
 	llr_extractors x = {.ortho = 1};
@@ -372,8 +389,9 @@ static void test_hunspell(void)
 
 int main(void)
 {
-	PLAN(8);
+	PLAN(9);
 	RUN(test_ortho);
+	RUN(test_ortho_year_slice);
 	RUN(test_subword);
 	RUN(test_emit_error);
 	RUN(test_extract_meta);
