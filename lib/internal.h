@@ -187,6 +187,14 @@ int llr_short_string(const llr_spelling *sp, const char *w, size_t len);
  * spelling model has seen. */
 int llr_seen_string(const llr_spelling *sp, const char *w, size_t len, int max_chars);
 
+/* lib/ngram/spelling.c: the n-gram id of the character cp (its UTF-8 at
+ * b[0..k)) when the spelling model has seen it, else -1 (a space or TAB,
+ * or not one of its character tokens).  The one rule of what is unseen:
+ * llr_spelling_logp scores -1 as <unk> and the unseen floor, a draw of
+ * <unk> gives only such characters, and the exact pass (openpass.c) and
+ * the strata (openshort.c) follow it. */
+int32_t llr_spelling_char(const llr_ngram *m, const char *b, size_t k, int32_t cp);
+
 /* A string of a list, to a lister's callback: its negative return stops the listing. */
 typedef int (*llr_form_fn)(const char *w, size_t len, void *ctx);
 

@@ -299,21 +299,11 @@ static int insert_variants(llr_openpass *p, llr_err *err)
 	return LLR_OK;
 }
 
-/* The spelling model's id of the one character at w[0..k), -1 when it
- * scores as unseen (as llr_spelling_logp decides). */
-static int32_t char_id(const llr_openpass *p, const char *w, int k, int32_t cp)
-{
-	if (cp == ' ' || cp == '\t')
-		return -1;
-	int32_t x = llr_ngram_word(p->m, w, (size_t)k);
-	return x < 0 || x == p->bos || x == p->eos || x == p->unk ? -1 : x;
-}
-
 /* The trie symbol of code point cp (its UTF-8 at w[0..k)): its n-gram
  * id, an extra, or <unk>. */
 static int32_t char_sym(const llr_openpass *p, const char *w, int k, int32_t cp)
 {
-	int32_t a = char_id(p, w, k, cp);
+	int32_t a = llr_spelling_char(p->m, w, (size_t)k, cp);
 	if (a >= 0)
 		return a;
 	for (int32_t e = 0; e < p->nextra; e++)
@@ -856,7 +846,7 @@ int llr_openpass_new_upto(const llr_lexicon *x, int max_len, llr_openpass **out,
 		const char *t = llr_ngram_token(p->m, a);
 		int32_t cp;
 		int l = llr_utf8_decode(t, strlen(t), &cp);
-		if (l <= 0 || char_id(p, t, l, cp) < 0)
+		if (l <= 0 || llr_spelling_char(p->m, t, (size_t)l, cp) < 0)
 			continue;
 		p->sym_cls[a] = llr_ortho_class(cp);
 		seen[cp >> 3] |= (unsigned char)(1 << (cp & 7));

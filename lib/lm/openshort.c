@@ -38,8 +38,7 @@ int llr_seen_string(const llr_spelling *sp, const char *w, size_t len, int max_c
 		int k = llr_utf8_decode(w + i, len - i, &cp);
 		if (k <= 0 || (max_chars > 0 && chars == max_chars))
 			return 0;
-		int32_t t = llr_ngram_word(m, w + i, (size_t)k);
-		if (t < 0 || t == llr_ngram_bos(m) || t == llr_ngram_eos(m) || t == llr_ngram_unk(m))
+		if (llr_spelling_char(m, w + i, (size_t)k, cp) < 0)
 			return 0;
 		i += (size_t)k;
 	}

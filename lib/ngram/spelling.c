@@ -138,9 +138,9 @@ double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len)
 			x = -1; /* a byte that is not UTF-8 counts as an unseen character */
 			if (k < 0)
 				k = 1;
-			else if (cp != ' ' && cp != '\t')
-				x = llr_ngram_word(m, w + i, (size_t)k);
-			if (x < 0 || x == llr_ngram_bos(m) || x == llr_ngram_eos(m)) {
+			else
+				x = llr_spelling_char(m, w + i, (size_t)k, cp);
+			if (x < 0) {
 				x = llr_ngram_unk(m);
 				extra = s->log_unseen;
 			}
@@ -161,6 +161,14 @@ double llr_spelling_logp(const llr_spelling *s, const char *w, size_t len)
 
 #define SAMPLE_MAX_CHARS 10000
 
+int32_t llr_spelling_char(const llr_ngram *m, const char *b, size_t k, int32_t cp)
+{
+	if (cp == ' ' || cp == '\t')
+		return -1;
+	int32_t x = llr_ngram_word(m, b, k);
+	return x < 0 || x == llr_ngram_bos(m) || x == llr_ngram_eos(m) || x == llr_ngram_unk(m) ? -1 : x;
+}
+
 /* One of the U scalar values the model never saw, uniformly (by
  * rejection: the seen ones are few), and what llr_spelling_logp scores as
  * unseen: a character that is not a token of the model, or a space or
@@ -172,7 +180,7 @@ static int draw_unseen(const llr_ngram *m, llr_rng *rng, char *b)
 		if (c >= 0xD800)
 			c += 0x800; /* past the surrogates */
 		int k = llr_utf8_encode(c, b);
-		if (c == ' ' || c == '\t' || llr_ngram_word(m, b, (size_t)k) < 0)
+		if (llr_spelling_char(m, b, (size_t)k, c) < 0)
 			return k;
 	}
 }
