@@ -187,6 +187,16 @@ int llr_short_string(const llr_spelling *sp, const char *w, size_t len);
  * spelling model has seen. */
 int llr_seen_string(const llr_spelling *sp, const char *w, size_t len, int max_chars);
 
+/* Emits the feature named by the string literal lit, of value 1, through
+ * emit(..., ctx) (an llr_feature_fn), and returns its error from the
+ * calling function (extract.c, orthostate.c). */
+#define LLR_EMIT_LITERAL(emit, ctx, lit)                             \
+	do {                                                         \
+		int rc_ = (emit)(lit, sizeof(lit) - 1, 1.0f, (ctx)); \
+		if (rc_ < 0)                                         \
+			return rc_;                                  \
+	} while (0)
+
 /* lib/ngram/spelling.c: the n-gram id of the character cp (its UTF-8 at
  * b[0..k)) when the spelling model has seen it, else -1 (a space or TAB,
  * or not one of its character tokens).  The one rule of what is unseen:

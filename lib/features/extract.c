@@ -295,12 +295,7 @@ static int is_email(const word *w)
 
 /* ------------------------------------------------------------ llr_extract */
 
-#define EMIT(lit)                                                                         \
-	do {                                                                              \
-		int rc_ = emit(lit, sizeof(lit) - 1, 1.0f, ctx);                          \
-		if (rc_ < 0)                                                              \
-			return rc_;                                                       \
-	} while (0)
+#define EMIT(lit) LLR_EMIT_LITERAL(emit, ctx, lit)
 
 /* orthostate.c follows these rules (all but ORTH:year and the Roman
  * ordinals) code point by code point: a change here is a change there,

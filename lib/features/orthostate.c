@@ -399,12 +399,7 @@ llr_ortho_state llr_ortho_step_class(llr_ortho_state s, int32_t cls)
 
 /* -------------------------------------------------------------- final */
 
-#define EMIT(lit)                                                \
-	do {                                                     \
-		int rc_ = emit(lit, sizeof(lit) - 1, 1.0f, ctx); \
-		if (rc_ < 0)                                     \
-			return rc_;                              \
-	} while (0)
+#define EMIT(lit) LLR_EMIT_LITERAL(emit, ctx, lit)
 
 int llr_ortho_final(llr_ortho_state s, size_t n, llr_feature_fn emit, void *ctx)
 {
