@@ -20,7 +20,7 @@ static const char *const words[] = {"le", "la", "les", "chat", "Chats", "chien-l
 /* vocab le la </s> <unk>; features: TOP:@notTop, OOV:@oov, every ORTH:
  * name, the suffixes of up to 2 characters of the words above (and
  * SUF:^a$ style whole words); a spelling model of order 3 on the words. */
-static llr_lexicon *pass_lexicon(void)
+static llr_lexicon *pass_lexicon_lines(const char *const *lines, size_t nl)
 {
 	llr_lexicon *x = calloc(1, sizeof *x);
 	x->vocab = llr_strmap_new();
@@ -51,10 +51,15 @@ static llr_lexicon *pass_lexicon(void)
 	x->extract.ortho = 1;
 	x->meta = llr_meta_new();
 	llr_meta_set(x->meta, "top", "1");
-	x->spell = fixture_spelling(words, sizeof words / sizeof *words, 3);
+	x->spell = fixture_spelling_lines(words, sizeof words / sizeof *words, lines, nl, 3);
 	CHECK(x->spell != NULL);
 	x->spell_lambda = 0.1;
 	return x;
+}
+
+static llr_lexicon *pass_lexicon(void)
+{
+	return pass_lexicon_lines(NULL, 0);
 }
 
 /* pass_lexicon's with tests/fixtures/open/mini embedded and its
@@ -119,9 +124,8 @@ static int add_string(const char *w, size_t len, void *ctx)
 
 /* Every string of 1 to 3 characters (by class) against the pass cut at
  * 3: the mass of each class, and each string's row against its class's. */
-static void test_pass_brute_force(void)
+static void brute_force(llr_lexicon *x)
 {
-	llr_lexicon *x = pass_lexicon();
 	if (!x->spell) {
 		llr_lexicon_free(x);
 		return;
@@ -209,6 +213,21 @@ static void test_pass_brute_force(void)
 	llr_strmap_free(lists);
 	llr_openpass_free(p);
 	llr_lexicon_free(x);
+}
+
+static void test_pass_brute_force(void)
+{
+	brute_force(pass_lexicon());
+}
+
+/* A spelling model whose contexts hold <unk> (a character seen only as
+ * unknown in its training lines): the pass must also follow them after
+ * an extra, the '^' of SUF:^a$, which the model takes as <unk> too
+ * (openpass.c's variants of those contexts). */
+static void test_pass_unk_contexts(void)
+{
+	static const char *const lines[] = {"l <unk> a", "<unk> e s", "c <unk> <unk>", "a <unk>"};
+	brute_force(pass_lexicon_lines(lines, sizeof lines / sizeof *lines));
 }
 
 /* Draws from the spelling model: how many (outside the vocabulary and
@@ -575,8 +594,9 @@ static void test_exact_norm(void)
 
 int main(void)
 {
-	PLAN(7);
+	PLAN(8);
 	RUN(test_pass_brute_force);
+	RUN(test_pass_unk_contexts);
 	RUN(test_pass_total);
 	RUN(test_pass_long_suffix);
 	RUN(test_pass_refuses);
