@@ -72,27 +72,31 @@ typedef struct run {
 	int rc;
 } run;
 
-static run loss(const llr_ll *o, int N, const float *A, const int32_t *tg, int threads)
+/* The loss and log p of the targets; with dA (F x N, lda N), in
+ * LLR_LL_GRAD mode, its gradient too. */
+static run run_ll(const llr_ll *o, int N, const float *A, const int32_t *tg, int threads, float *dA)
 {
 	run x = {0, malloc((size_t)N * sizeof(float)), 0};
 	float *work = malloc(llr_ll_work_size(o->cls ? LLR_MAX(o->V, o->cls->C) : o->V, threads) * sizeof(float));
 	double *chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
-	x.rc = llr_ll_run(o, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = N, .A = A, .target = tg, .nll = &x.nll, .logp_t = x.lt, .work = work, .chunk = chunk, .threads = threads});
+	x.rc = llr_ll_run(o, &(llr_ll_io){.mode = dA ? LLR_LL_GRAD : LLR_LL_LOSS, .N = N, .lda = N, .A = A, .target = tg, .nll = &x.nll, .logp_t = x.lt, .dA = dA, .work = work, .chunk = chunk, .threads = threads});
 	free(work);
 	free(chunk);
 	return x;
 }
 
+static run loss(const llr_ll *o, int N, const float *A, const int32_t *tg, int threads)
+{
+	return run_ll(o, N, A, tg, threads, NULL);
+}
+
 /* The loss and its gradient dA (F x N, lda N). */
 static double grad(const llr_ll *o, int N, const float *A, const int32_t *tg, int threads, float *dA)
 {
-	double nll = 0;
-	float *work = malloc(llr_ll_work_size(o->cls ? LLR_MAX(o->V, o->cls->C) : o->V, threads) * sizeof(float));
-	double *chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
-	CHECK(llr_ll_run(o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = N, .A = A, .target = tg, .nll = &nll, .dA = dA, .work = work, .chunk = chunk, .threads = threads}) == LLR_OK);
-	free(work);
-	free(chunk);
-	return nll;
+	run x = run_ll(o, N, A, tg, threads, dA);
+	CHECK(x.rc == LLR_OK);
+	free(x.lt);
+	return x.nll;
 }
 
 typedef struct fd_ctx {

@@ -62,6 +62,16 @@ static llr_lexicon *pass_lexicon(void)
 	return pass_lexicon_lines(NULL, 0);
 }
 
+/* x, or NULL (x freed) when its spelling model could not be made (the
+ * fixture has printed why). */
+static llr_lexicon *with_spelling(llr_lexicon *x)
+{
+	if (x->spell)
+		return x;
+	llr_lexicon_free(x);
+	return NULL;
+}
+
 /* pass_lexicon's with tests/fixtures/open/mini embedded and its
  * features HS:@known and OOV:HS:@known among the columns. */
 static void add_dictionary(llr_lexicon *x)
@@ -126,10 +136,8 @@ static int add_string(const char *w, size_t len, void *ctx)
  * 3: the mass of each class, and each string's row against its class's. */
 static void brute_force(llr_lexicon *x)
 {
-	if (!x->spell) {
-		llr_lexicon_free(x);
+	if (!(x = with_spelling(x)))
 		return;
-	}
 	llr_err e = {0};
 	char why[256];
 	llr_openpass *p = NULL;
@@ -267,11 +275,9 @@ static long draws_agree(llr_lexicon *x, llr_openpass *p, int n)
  * drawn strings get the row of their class. */
 static void test_pass_total(void)
 {
-	llr_lexicon *x = pass_lexicon();
-	if (!x->spell) {
-		llr_lexicon_free(x);
+	llr_lexicon *x = with_spelling(pass_lexicon());
+	if (!x)
 		return;
-	}
 	llr_err e = {0};
 	char why[256];
 	llr_openpass *p = NULL;
@@ -317,11 +323,9 @@ static void test_pass_total(void)
  * strings keep their class's row. */
 static void test_pass_long_suffix(void)
 {
-	llr_lexicon *x = pass_lexicon();
-	if (!x->spell) {
-		llr_lexicon_free(x);
+	llr_lexicon *x = with_spelling(pass_lexicon());
+	if (!x)
 		return;
-	}
 	x->extract.suffix = 4;
 	const char *nf[] = {"SUF:hats$", "SUF:^chat$", "SUF:chat$", "SUF:-loup$"};
 	int32_t col[4];
@@ -359,11 +363,9 @@ static void test_pass_long_suffix(void)
  * a character the spelling model never saw is followed (an extra). */
 static void test_pass_refuses(void)
 {
-	llr_lexicon *x = pass_lexicon();
-	if (!x->spell) {
-		llr_lexicon_free(x);
+	llr_lexicon *x = with_spelling(pass_lexicon());
+	if (!x)
 		return;
-	}
 	llr_err e = {0};
 	char why[256];
 	llr_openpass *p = NULL;
@@ -395,11 +397,9 @@ static void test_pass_refuses(void)
  * agree within 5 standard errors. */
 static void test_exact_sigs(void)
 {
-	llr_lexicon *x = pass_lexicon();
-	if (!x->spell) {
-		llr_lexicon_free(x);
+	llr_lexicon *x = with_spelling(pass_lexicon());
+	if (!x)
 		return;
-	}
 	llr_err e = {0};
 	llr_strmap *known = llr_strmap_new();
 	const char *kw[] = {"chat", "le", "XIVe", "1999"};
@@ -478,11 +478,9 @@ static void test_exact_listed(void)
 		SKIP("libllrnn built without hunspell");
 		return;
 	}
-	llr_lexicon *x = pass_lexicon();
-	if (!x->spell) {
-		llr_lexicon_free(x);
+	llr_lexicon *x = with_spelling(pass_lexicon());
+	if (!x)
 		return;
-	}
 	llr_err e = {0};
 	add_dictionary(x);
 	const llr_strmap *forms = llr_lexicon_hunspell_forms(x, &e);
@@ -552,11 +550,9 @@ static void test_exact_norm(void)
 		SKIP("libllrnn built without hunspell");
 		return;
 	}
-	llr_lexicon *x = pass_lexicon();
-	if (!x->spell) {
-		llr_lexicon_free(x);
+	llr_lexicon *x = with_spelling(pass_lexicon());
+	if (!x)
 		return;
-	}
 	llr_err e = {0};
 	add_dictionary(x);
 	char why[256];
