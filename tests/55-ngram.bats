@@ -152,6 +152,17 @@ arpa_field() {
 	run_err 2 '--memory' train --ngram 3 --memory lots "$M/train.tok"
 	run_err 2 '--ngram' train --ngram 9 "$M/train.tok"
 	run_err 1 'nope.tok' train --ngram 2 nope.tok
+	# the options of gradient training mean nothing to counting: refused,
+	# not ignored, and nothing written
+	run_err 2 '^train: --optim: not for n-gram estimation \(--ngram\)$' train --ngram 3 --optim adam -o y.arpa "$M/train.tok"
+	run_err 2 '^train: --hidden: not for n-gram estimation' train --hidden 7 --ngram 3 -o y.arpa "$M/train.tok"
+	run_err 2 '^train: --seed: not for n-gram estimation' train --ngram 3 -s 4 -o y.arpa "$M/train.tok"
+	run_err 2 '^train: --task: not for n-gram estimation' train --ngram 3 --task next -o y.arpa "$M/train.tok"
+	run_err 2 '^train: --lr-decay: not for n-gram estimation' train --ngram 3 --lr-decay 0.5 -o y.arpa "$M/train.tok"
+	[ ! -e y.arpa ]
+	# its own options still go together
+	train -q --ngram 3 --prune 0,1 --memory 64M --discount-fallback -o y.arpa "$M/train.tok"
+	[ -s y.arpa ]
 }
 
 @test "IRSTLM interop: the same total log-probability both ways (compile-lm --eval)" {

@@ -217,6 +217,35 @@ static void opt_defaults(train_opts *o)
 	o->init = LLR_INIT_TORCH;
 }
 
+/* 1 if option c means something to n-gram estimation (the usage's
+ * --ngram line; --distributed has a message of its own, in main). */
+static int ngram_takes(int c)
+{
+	switch (c) {
+	case 'o':
+	case 'q':
+	case O_NGRAM:
+	case O_PRUNE:
+	case O_FALLBACK:
+	case O_MEMORY:
+	case O_DISTRIBUTED: return 1;
+	default: return 0;
+	}
+}
+
+/* How the command line spells option c: "-s", "--hidden". */
+static const char *option_name(int c)
+{
+	static char buf[64];
+	for (const struct option *op = train_options; op->name; op++)
+		if (op->val == c) {
+			snprintf(buf, sizeof buf, "--%s", op->name);
+			return buf;
+		}
+	snprintf(buf, sizeof buf, "-%c", c);
+	return buf;
+}
+
 static void parse_opts(int argc, char **argv, train_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -230,6 +259,8 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 	opt_defaults(o);
 	int c;
 	while ((c = cli_getopt(argc, argv, ":ho:qs:v", train_options, usage)) != -1) {
+		if (!o->not_ngram && !ngram_takes(c))
+			o->not_ngram = c;
 		switch (c) {
 		case 'o': o->out = optarg; break;
 		case 'q': o->quiet = 1; break;
@@ -340,6 +371,9 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 		o->task = LLR_TASK_ALL;
 	}
 	if (o->ngram) {
+		if (o->not_ngram)
+			cli_usage_error(usage, "%s: not for n-gram estimation (--ngram)",
+			                option_name(o->not_ngram));
 		o->family = TRAIN_NGRAM;
 		o->inputs = argv + k;
 		o->ninputs = argc - k;

@@ -150,6 +150,7 @@ typedef struct train_opts {
 	/* TRAIN_NGRAM: the order, option values as given (checked by
 	 * train_ngram), the token files */
 	int ngram;
+	int not_ngram; /* the first option given that n-gram estimation has no use for */
 	const char *prune, *memory;
 	int discount_fallback;
 	char **inputs;
