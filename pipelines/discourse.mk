@@ -7,7 +7,7 @@
 # Brown (tagged, npm's package as shipped), the Linux kernel's HTML
 # documentation (Debian's linux-doc-6.1 .deb as shipped: ar -> data.tar.xz
 # -> *.html) and Python's (python3.11-doc, the same way; PSF License,
-# Debian main) and seven more Debian HTML manuals (DOC_SOURCES below)
+# Debian main) and twenty more Debian HTML manuals (DOC_SOURCES below)
 # -disc-pairs --provenance-> pairs -disc-split (by document)->
 # train/valid/test; the training sentences -featurize --top-> vocab.fz;
 # for every encoder (cbow gru bigru) and task (order next conj all):
@@ -48,10 +48,10 @@ PYDOC ?= $(W)/python3.11-doc.deb
 # More English prose: the HTML manuals of Debian (main) packages, so that
 # CONJ reaches the 20,000 examples issue 17 aims at.  A source NAME with a
 # package DOC_NAME is read from $(W)/NAME.deb (apt-get download when
-# missing) by disc-pairs --include '*.html' and the options DOCOPTS_NAME;
-# chosen by their yield of CONJ examples per second of disc-pairs (none
-# ships translations; openjdk-17-doc would add more, but a fifth of its
-# text repeats from class to class).
+# missing) by disc-pairs with the options DOCOPTS_NAME (default --include
+# '*.html').  The first seven were chosen by their yield of CONJ examples
+# per second of disc-pairs (none ships translations; openjdk-17-doc would
+# add more, but a fifth of its text repeats from class to class).
 DOC_racket := racket-doc
 DOC_pgdoc := postgresql-doc-15
 DOC_erlang := erlang-doc
@@ -59,8 +59,29 @@ DOC_qt := qtbase5-doc-html
 DOC_bdb := db5.3-doc
 DOC_django := python-django-doc
 DOC_llvm := llvm-15-doc
-DOCOPTS_llvm := --exclude '*/AMDGPU/*'
-DOC_SOURCES := racket pgdoc erlang qt bdb django llvm
+DOCOPTS_llvm := --include '*.html' --exclude '*/AMDGPU/*'
+# Thirteen more, for NEXT (2026-11-28; its examples per source, at
+# HTML_UNIT=run NEXT_STRIDE=1, in results/discourse-notes.md): the English
+# part of the manuals that ship translations (apache2-doc's manual/en),
+# rust-doc's books without their API pages and print.html (each book once
+# more on one page).
+DOC_sqlite := sqlite3-doc
+DOC_exim := exim4-doc-html
+DOC_rust := rust-doc
+DOCOPTS_rust := $(foreach b,book reference nomicon rust-by-example edition-guide embedded-book,--include '*/html/$(b)/*.html') --exclude '*/print.html'
+DOC_lo := libreoffice-help-en-us
+DOC_octave := octave-doc
+DOC_boost := libboost1.74-doc
+DOC_zsh := zsh-doc
+DOC_nodejs := nodejs-doc
+DOC_cmake := cmake-doc
+DOC_apache := apache2-doc
+DOCOPTS_apache := --include '*/manual/en/*.html'
+DOC_postfix := postfix-doc
+DOC_bind := bind9-doc
+DOC_gimp := gimp-help-en
+DOC_SOURCES := racket pgdoc erlang qt bdb django llvm \
+	sqlite exim rust lo octave boost zsh nodejs cmake apache postfix bind gimp
 SOURCES ?= brown kdoc pydoc $(DOC_SOURCES)
 HTML_UNIT ?= p
 BIN ?= bin
@@ -135,7 +156,7 @@ $(W)/%.deb:
 	cd $(W) && apt-get download $(DOC_$*) && mv $(DOC_$*)_*_all.deb $*.deb
 
 $(W)/%.pairs: $(W)/%.deb
-	$(BIN)/disc-pairs --include '*.html' $(DOCOPTS_$*) --html-unit $(HTML_UNIT) --min-par 8 $(STRIDE) --provenance $< > $@ 2> $(W)/$*.pairs.log
+	$(BIN)/disc-pairs $(or $(DOCOPTS_$*),--include '*.html') --html-unit $(HTML_UNIT) --min-par 8 $(STRIDE) --provenance $< > $@ 2> $(W)/$*.pairs.log
 
 $(W)/train.pairs: $(SOURCES:%=$(W)/%.pairs)
 	cat $^ > $(W)/all.pairs

@@ -99,7 +99,7 @@ tiny_deb() {
 	assert_output --partial "--format tagged"
 	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb "$BATS_TEST_TMPDIR/w/train.pairs"
 	assert_success
-	[ "$(grep -c -- '--html-unit p ' <<<"$output")" -eq 9 ]
+	[ "$(grep -c -- '--html-unit p ' <<<"$output")" -eq 22 ]
 	run make -n -C "$TOP" -f "$MK" W="$BATS_TEST_TMPDIR/w" PYDOC="$BATS_TEST_TMPDIR/w/py.deb" "$BATS_TEST_TMPDIR/w/py.deb"
 	assert_output --partial "apt-get download python3.11-doc"
 }
@@ -152,13 +152,20 @@ train_line() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' <<<"$output" | grep -- "--t
 	assert_success
 	local name pkg
 	for name in racket=racket-doc pgdoc=postgresql-doc-15 erlang=erlang-doc qt=qtbase5-doc-html bdb=db5.3-doc \
-		django=python-django-doc llvm=llvm-15-doc; do
+		django=python-django-doc llvm=llvm-15-doc sqlite=sqlite3-doc exim=exim4-doc-html rust=rust-doc \
+		lo=libreoffice-help-en-us octave=octave-doc boost=libboost1.74-doc zsh=zsh-doc nodejs=nodejs-doc \
+		cmake=cmake-doc apache=apache2-doc postfix=postfix-doc bind=bind9-doc gimp=gimp-help-en; do
 		pkg=${name#*=} name=${name%%=*}
 		assert_output --partial "apt-get download $pkg && mv ${pkg}_*_all.deb $name.deb"
 		assert_output --partial "--provenance $w/$name.deb > $w/$name.pairs"
 	done
-	assert_output --partial "--include '*.html' --exclude '*/AMDGPU/*' --html-unit p"
-	[ "$(grep -c 'disc-pairs ' <<<"$output")" -eq 10 ]
+	# a manual's DOCOPTS take the place of the default --include '*.html'
+	assert_output --partial "disc-pairs --include '*.html' --exclude '*/AMDGPU/*' --html-unit p"
+	assert_output --partial "disc-pairs --include '*/manual/en/*.html' --html-unit p --min-par 8  --provenance $w/apache.deb"
+	assert_output --partial "--include '*/html/nomicon/*.html' --include '*/html/rust-by-example/*.html'"
+	assert_output --partial "--exclude '*/print.html' --html-unit p --min-par 8  --provenance $w/rust.deb"
+	assert_output --partial "disc-pairs --include '*.html' --html-unit p --min-par 8  --provenance $w/sqlite.deb"
+	[ "$(grep -c 'disc-pairs ' <<<"$output")" -eq 23 ]
 	# a name with no package is refused before anything runs
 	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz SOURCES="brown nosuch" "$w/train.pairs"
 	assert_failure
