@@ -8,7 +8,8 @@
 # documentation (Debian's linux-doc-6.1 .deb as shipped: ar -> data.tar.xz
 # -> *.html) and Python's (python3.11-doc, the same way; PSF License,
 # Debian main) and twenty more Debian HTML manuals (DOC_SOURCES below)
-# -disc-pairs --provenance-> pairs -disc-split (by document)->
+# -disc-pairs --provenance-> pairs -disc-split (by document; valid and test without the
+# examples that repeat a training one)->
 # train/valid/test; the training sentences -featurize --top-> vocab.fz;
 # for every encoder (cbow gru bigru) and task (order next conj all):
 # train --task -> model, score --task all on test -> accuracies;
@@ -160,7 +161,7 @@ $(W)/%.pairs: $(W)/%.deb
 
 $(W)/train.pairs: $(SOURCES:%=$(W)/%.pairs)
 	cat $^ > $(W)/all.pairs
-	$(SCRIPTS)/disc-split $(W)/all.pairs $@.tmp $(W)/valid.pairs $(W)/test.pairs
+	$(SCRIPTS)/disc-split $(W)/all.pairs $@.tmp $(W)/valid.pairs $(W)/test.pairs 2> $(W)/split.log
 	mv $@.tmp $@
 
 # The vocabulary: the sentences of the training examples only.

@@ -55,6 +55,7 @@ tiny_deb() {
 	grep -q "+ the HTML documentation of postgresql-doc-15, split by document" "$R/discourse.md"
 	grep -q '^Settings: SOURCES=brown kdoc pydoc pgdoc, HTML_UNIT=p, NEXT_STRIDE=none, MAX_TIME=30s a model, bigru 20s, HIDDEN' "$R/discourse.md"
 	grep -q 'runs.html' "$W/all.pairs"
+	grep -qE '^- split: dropped [0-9]+ valid and [0-9]+ test examples that repeat a training example$' "$R/discourse.md"
 	run cat "$R/discourse-probe.tsv"
 	assert_line --index 0 "$(printf 'features\taccuracy')"
 	assert_line --index 1 --regexp "$(printf '^majority\t[0-9.]+$')"
@@ -201,9 +202,12 @@ train_line() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' <<<"$output" | grep -- "--t
 @test "disc-split: every document goes whole to one part, the provenance column dropped" {
 	cd "$BATS_TEST_TMPDIR"
 	disc-pairs --format tagged --provenance "$BROWN" >p.tsv 2>/dev/null
-	run "$TOP/scripts/disc-split" p.tsv tr va te
+	run --separate-stderr "$TOP/scripts/disc-split" p.tsv tr va te
 	assert_success
-	[ "$(cat tr va te | wc -l)" -eq "$(wc -l <p.tsv)" ]
+	local dropped
+	dropped=$(sed -n 's/^disc-split: dropped \([0-9]*\) valid and \([0-9]*\) test examples that repeat a training example$/\1 + \2/p' <<<"$stderr")
+	[ -n "$dropped" ] || { echo "$stderr"; false; }
+	[ "$(cat tr va te | wc -l)" -eq "$(($(wc -l <p.tsv) - dropped))" ]
 	[ -s tr ] && [ -s va ] && [ -s te ]
 	# rebuild each part's documents from p.tsv by its lines: no overlap
 	for f in tr va te; do
@@ -214,6 +218,33 @@ train_line() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' <<<"$output" | grep -- "--t
 	[ "$(awk -F'\t' '$1=="ORDER"{print NF}' tr | sort -u)" = 4 ]
 	run "$TOP/scripts/disc-split" p.tsv tr va
 	assert_failure 2
+}
+
+@test "disc-split: valid and test keep no example that repeats a training one, whatever its label or order" {
+	cd "$BATS_TEST_TMPDIR"
+	# 40 documents, each with the same ORDER pair (shown either way), the
+	# same CONJ pair (with another label in half of them) and a pair of its own
+	for d in $(seq 1 40); do
+		if [ $((d % 2)) -eq 0 ]; then
+			printf 'ORDER\t0\tFirst one .\tSecond one .\tx.deb:doc%d.html:1\n' "$d"
+			printf 'CONJ\tcontrast\tIt rains .\tit is warm .\tx.deb:doc%d.html:2\n' "$d"
+		else
+			printf 'ORDER\t1\tSecond one .\tFirst one .\tx.deb:doc%d.html:1\n' "$d"
+			printf 'CONJ\taddition\tIt rains .\tit is warm .\tx.deb:doc%d.html:2\n' "$d"
+		fi
+		printf 'ORDER\t0\tOwn %d .\tOwn %d again .\tx.deb:doc%d.html:3\n' "$d" "$d" "$d"
+	done >p.tsv
+	run --separate-stderr "$TOP/scripts/disc-split" p.tsv tr va te
+	assert_success
+	local nva nte
+	nva=$(grep -c '^ORDER.*Own' va) nte=$(grep -c '^ORDER.*Own' te)
+	[ "$nva" -gt 0 ] && [ "$nte" -gt 0 ]
+	[[ "$stderr" == "disc-split: dropped $((2 * nva)) valid and $((2 * nte)) test examples that repeat a training example" ]] || { echo "$stderr"; false; }
+	# the repeated pairs stay in train only, every document's own pair stays
+	grep -q 'First one' tr && grep -q 'It rains' tr
+	! grep -q 'First one\|It rains' va te || false
+	[ "$(cat va te | wc -l)" -eq $((nva + nte)) ]
+	[ "$(cat tr va te | grep -c Own)" -eq 40 ]
 }
 
 @test "disc-split: the split depends on the archive's name, not on the folder it lies in" {
