@@ -65,7 +65,7 @@ DOCOPTS_llvm := --include '*.html' --exclude '*/AMDGPU/*'
 # HTML_UNIT=run NEXT_STRIDE=1, in results/discourse-notes.md): the English
 # part of the manuals that ship translations (apache2-doc's manual/en),
 # rust-doc's books without their API pages and print.html (each book once
-# more on one page).
+# more on one page), nodejs-doc without api/all.html (every page again).
 DOC_sqlite := sqlite3-doc
 DOC_exim := exim4-doc-html
 DOC_rust := rust-doc
@@ -75,6 +75,7 @@ DOC_octave := octave-doc
 DOC_boost := libboost1.74-doc
 DOC_zsh := zsh-doc
 DOC_nodejs := nodejs-doc
+DOCOPTS_nodejs := --include '*.html' --exclude '*/api/all.html'
 DOC_cmake := cmake-doc
 DOC_apache := apache2-doc
 DOCOPTS_apache := --include '*/manual/en/*.html'

@@ -166,6 +166,7 @@ train_line() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' <<<"$output" | grep -- "--t
 	assert_output --partial "--include '*/html/nomicon/*.html' --include '*/html/rust-by-example/*.html'"
 	assert_output --partial "--exclude '*/print.html' --html-unit p --min-par 8  --provenance $w/rust.deb"
 	assert_output --partial "disc-pairs --include '*.html' --html-unit p --min-par 8  --provenance $w/sqlite.deb"
+	assert_output --partial "disc-pairs --include '*.html' --exclude '*/api/all.html' --html-unit p --min-par 8  --provenance $w/nodejs.deb"
 	[ "$(grep -c 'disc-pairs ' <<<"$output")" -eq 23 ]
 	# a name with no package is refused before anything runs
 	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz SOURCES="brown nosuch" "$w/train.pairs"
