@@ -1052,10 +1052,13 @@ float *llr_senc_params(llr_senc *s);
 float *llr_senc_grads(llr_senc *s); /* accumulated by llr_senc_run; the caller zeroes */
 /* Uniform weights: the GRU's in +-1/sqrt(H) (as PyTorch), the embeddings
  * +-0.1, the ORDER and CONJ heads +-1/D, biases 0; the NEXT head starts
- * at W = [0; 0; I], the candidate's encoding against the last context
- * sentence's (the lexical continuity a random head does not find from a
- * few thousand examples: results/discourse-notes.md); its uniform draws
- * are still made, so the other tensors start as they did before. */
+ * at W = [0; 0; I - 11'/D], the candidate's encoding against the last
+ * context sentence's, each centred on its mean over the coordinates (the
+ * lexical continuity a random head does not find from a few thousand
+ * examples; the centring takes out the common positive offset of
+ * max-pooled states, which a plain dot product is mostly made of:
+ * results/discourse-notes.md); its uniform draws are still made, so the
+ * other tensors start as they did before. */
 void llr_senc_init(llr_senc *s, llr_rng *rng);
 /* The tensors: i in [0, llr_senc_n_tensors()), their name, shape (rows,
  * cols; 0 x 0 when the configuration has no such tensor) and offset. */

@@ -290,11 +290,13 @@ void llr_senc_init(llr_senc *s, llr_rng *rng)
 		for (size_t i = 0; i < s->size[t]; i++)
 			w[i] = (float)((2.0 * llr_rng_uniform(rng) - 1.0) * scale);
 	}
-	if (s->size[T_NW]) { /* NEXT: W = [0; 0; I] (llrnn.h) */
+	if (s->size[T_NW]) { /* NEXT: W = [0; 0; I - 11'/D] (llrnn.h) */
 		float *w = s->w + s->off[T_NW];
+		int D = s->D;
 		memset(w, 0, s->size[T_NW] * sizeof *w);
-		for (int j = 0; j < s->D; j++)
-			w[(size_t)(2 * s->D + j) * s->D + j] = 1.0f;
+		for (int i = 0; i < D; i++)
+			for (int j = 0; j < D; j++)
+				w[(size_t)(2 * D + i) * D + j] = (i == j ? 1.0f : 0.0f) - 1.0f / (float)D;
 	}
 }
 

@@ -332,8 +332,9 @@ static void check_case(int kind, int task)
 	llr_csr_free(psi);
 }
 
-/* The NEXT head starts at [0; 0; I] (the candidate against the last
- * context sentence); the other heads start small and random. */
+/* The NEXT head starts at [0; 0; I - 11'/D] (the candidate against the
+ * last context sentence, both centred); the other heads start small and
+ * random. */
 static void test_init_next(void)
 {
 	for (int kind = LLR_SENC_CBOW; kind <= LLR_SENC_BIGRU; kind++) {
@@ -350,8 +351,13 @@ static void test_init_next(void)
 				int bad = 0;
 				for (int i = 0; i < 3 * D; i++)
 					for (int j = 0; j < D; j++)
-						bad += w[(size_t)i * D + j] != (i == 2 * D + j ? 1.0f : 0.0f);
+						bad += fabsf(w[(size_t)i * D + j] - (i < 2 * D ? 0.0f : (i == 2 * D + j) - 1.0f / (float)D)) > 1e-7f;
 				CHECK(bad == 0);
+				/* centred: a constant vector scores 0 against anything */
+				double row = 0;
+				for (int j = 0; j < D; j++)
+					row += w[(size_t)(2 * D) * D + j];
+				CHECK(fabs(row) < 1e-5);
 				seen++;
 			} else if (!strcmp(nm, "order/W") || !strcmp(nm, "conj/W")) {
 				double m = 0;
