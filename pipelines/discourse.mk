@@ -233,6 +233,7 @@ $(W)/lm.bin: $(W)/genre.tsv $(W)/vocab.fz
 	    --epochs $(EPOCHS) --max-time $(LM_MAX_TIME) --threads $(THREADS) -s $(SEED) -o $@ $(W)/lm.fz 2> $(W)/lm.train.log
 
 $(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.bin $(W)/lm.bin
+	@mkdir -p $(RESULTS)
 	cut -f3 $(W)/genre.tsv > $(W)/genre.tok
 	$(BIN)/score --embed -q -m $(W)/bigru-all.bin $(W)/genre.tok > $(W)/genre.bigru.vec
 	$(BIN)/score --embed -q -m $(W)/cbow-all.bin $(W)/genre.tok > $(W)/genre.cbow.vec

@@ -105,6 +105,16 @@ tiny_deb() {
 	assert_output --partial "apt-get download python3.11-doc"
 }
 
+@test "discourse.mk: the probe's table makes RESULTS if the tables have not" {
+	local w="$BATS_TEST_TMPDIR/w" r="$BATS_TEST_TMPDIR/new/res"
+	run make -n -C "$TOP" -f "$MK" W="$w" RESULTS="$r" BROWN=b.tgz DEB=x.deb PYDOC=p.deb "$r/discourse-probe.tsv"
+	assert_success
+	local mk probe
+	mk=$(grep -n -m1 -- "mkdir -p $r\$" <<<"$output" | cut -d: -f1)
+	probe=$(grep -n -m1 -- "disc-probe $w/genre.tsv" <<<"$output" | cut -d: -f1)
+	[ -n "$mk" ] && [ -n "$probe" ] && [ "$mk" -lt "$probe" ]
+}
+
 @test "discourse.mk: MAX_TIME_<encoder> caps that encoder's models only" {
 	local w="$BATS_TEST_TMPDIR/w"
 	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb MAX_TIME=3m MAX_TIME_bigru=7m \
