@@ -184,8 +184,10 @@ $(W)/%.bin: $(W)/vocab.fz $(W)/train.pairs
 $(W)/%.test: $(W)/%.bin $(W)/train.pairs
 	$(BIN)/score --task all --threads $(THREADS) -m $< $(W)/test.pairs > $@ 2> $(W)/$*.test.log
 
-$(RESULTS)/discourse.tsv: $(MODELS:=.test)
-	@mkdir -p $(RESULTS)
+$(RESULTS):
+	mkdir -p $@
+
+$(RESULTS)/discourse.tsv: $(MODELS:=.test) | $(RESULTS)
 	printf 'encoder\ttasks\torder_acc\tnext_acc\tconj_acc\n' > $@
 	for m in $(MODELS); do \
 	    b=$${m##*/}; printf '%s\t%s' $${b%%-*} $${b#*-}; \
@@ -232,8 +234,7 @@ $(W)/lm.bin: $(W)/genre.tsv $(W)/vocab.fz
 	$(BIN)/train --hidden $(LM_HIDDEN) --embed $(EMBED) --layers 1 --batch $(BATCH) --optim $(OPTIM) --lr $(LR) \
 	    --epochs $(EPOCHS) --max-time $(LM_MAX_TIME) --threads $(THREADS) -s $(SEED) -o $@ $(W)/lm.fz 2> $(W)/lm.train.log
 
-$(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.bin $(W)/lm.bin
-	@mkdir -p $(RESULTS)
+$(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.bin $(W)/lm.bin | $(RESULTS)
 	cut -f3 $(W)/genre.tsv > $(W)/genre.tok
 	$(BIN)/score --embed -q -m $(W)/bigru-all.bin $(W)/genre.tok > $(W)/genre.bigru.vec
 	$(BIN)/score --embed -q -m $(W)/cbow-all.bin $(W)/genre.tok > $(W)/genre.cbow.vec
