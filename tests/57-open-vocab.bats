@@ -253,9 +253,9 @@ base_model() {
 }
 
 @test "open-vocab.mk: a tiny run writes the table: every corpus and model, figures from score's own" {
-	# spelling order 3 and 3000 norm-check draws: with the defaults (5,
-	# 30000 here) this one test took 270 s of the plain suite and more
-	# than 600 s under ASan, most of CI's critical path
+	# spelling order 3 and 3000 norm-check draws: with the pipeline's
+	# order 5 and 30000 draws this one test took 270 s of the plain suite
+	# and more than 600 s under ASan, most of CI's critical path
 	knobs=(W=w RESULTS=res BIN="$TOP/bin" DATA="$UD" ARCHIVE="$BROWN" BROWN_TRAIN=3 EMBED=8 HIDDEN=8 EPOCHS=1
 		MAXTIME=2m THREADS=1 TOP=50 NORM_SAMPLES=3000 SPELL=3 HUNSPELL_ud-french= HUNSPELL_brown=)
 	make -s -f "$TOP/pipelines/open-vocab.mk" "${knobs[@]}" >make.log 2>&1 || { cat make.log; false; }
