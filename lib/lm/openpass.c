@@ -595,24 +595,18 @@ static int32_t class_index(llr_openpass *p, int32_t sset, int32_t oset)
 	return *v = p->C++;
 }
 
-/* One length's mass: per ortho state a vector over the nodes, and the
- * nodes where it is not zero. */
+/* One length's mass: per ortho state a dense vector over the nodes, NULL
+ * until a string reaches the state. */
 typedef struct layer {
-	double **a;   /* J: NULL, or nodes */
-	int32_t **on; /* J: the nodes with mass */
-	int32_t *non; /* J */
+	double **a; /* cap */
 	int32_t cap;
 } layer;
 
 static void layer_free(layer *l)
 {
-	for (int32_t j = 0; j < l->cap; j++) {
+	for (int32_t j = 0; j < l->cap; j++)
 		free(l->a[j]);
-		free(l->on[j]);
-	}
 	free(l->a);
-	free(l->on);
-	free(l->non);
 	*l = (layer){0};
 }
 
@@ -626,54 +620,138 @@ static int layer_room(layer *l, int32_t j, int32_t nodes)
 		double **a = llr_reallocarray(l->a, (size_t)cap, sizeof *a);
 		if (!a)
 			return -1;
+		for (int32_t i = l->cap; i < cap; i++)
+			a[i] = NULL;
 		l->a = a;
-		int32_t **on = llr_reallocarray(l->on, (size_t)cap, sizeof *on);
-		if (!on)
-			return -1;
-		l->on = on;
-		int32_t *non = llr_reallocarray(l->non, (size_t)cap, sizeof *non);
-		if (!non)
-			return -1;
-		l->non = non;
-		for (int32_t i = l->cap; i < cap; i++) {
-			l->a[i] = NULL;
-			l->on[i] = NULL;
-			l->non[i] = 0;
-		}
 		l->cap = cap;
 	}
-	if (!l->a[j]) {
-		l->a[j] = llr_calloc((size_t)nodes, sizeof **l->a);
-		l->on[j] = llr_malloc((size_t)nodes * sizeof **l->on);
-		if (!l->a[j] || !l->on[j])
-			return -1;
-	}
+	if (!l->a[j] && !(l->a[j] = llr_calloc((size_t)nodes, sizeof **l->a)))
+		return -1;
 	return 0;
 }
 
-static inline void layer_add(layer *l, int32_t j, int32_t u, double w)
+/* A move out of an ortho state: the symbol a (for the unseen characters,
+ * <unk>) times f (1, or the unseen characters' share) into the ortho
+ * state dest. */
+typedef struct move {
+	int32_t dest, a;
+	double f;
+} move;
+
+static int cmp_move(const void *x, const void *y)
 {
-	double *a = l->a[j];
-	if (a[u] == 0)
-		l->on[j][l->non[j]++] = u;
-	a[u] += w;
+	const move *m = x, *n = y;
+	if (m->dest != n->dest)
+		return (m->dest > n->dest) - (m->dest < n->dest);
+	return (m->a > n->a) - (m->a < n->a);
+}
+
+/* Every ortho state's moves, made when the state is first stepped. */
+typedef struct moves {
+	move **mv;  /* cap: NULL, or the state's moves */
+	int32_t *n; /* cap: their number */
+	int32_t cap;
+} moves;
+
+static void moves_free(moves *c)
+{
+	for (int32_t j = 0; j < c->cap; j++)
+		free(c->mv[j]);
+	free(c->mv);
+	free(c->n);
+	*c = (moves){0};
+}
+
+/* The moves out of ortho state j, sorted by destination, one per (dest,
+ * a) (the unseen classes that lead to one state summed), their number in
+ * c->n[j]; NULL out of memory.  They do not depend on the length, so
+ * each state's are made once. */
+static const move *moves_of(llr_openpass *p, moves *c, int32_t j)
+{
+	if (j >= c->cap) {
+		int32_t cap = c->cap ? c->cap : 64;
+		while (cap <= j)
+			cap *= 2;
+		move **mv = llr_reallocarray(c->mv, (size_t)cap, sizeof *mv);
+		if (!mv)
+			return NULL;
+		c->mv = mv;
+		int32_t *n = llr_reallocarray(c->n, (size_t)cap, sizeof *n);
+		if (!n)
+			return NULL;
+		c->n = n;
+		for (int32_t i = c->cap; i < cap; i++)
+			c->mv[i] = NULL;
+		c->cap = cap;
+	}
+	if (c->mv[j])
+		return c->mv[j];
+	move *mv = llr_malloc((size_t)(p->A + LLR_ORTHO_CLASSES) * sizeof *mv);
+	if (!mv)
+		return NULL;
+	int32_t n = 0;
+	for (int32_t a = 0; a < p->A; a++)
+		if (p->sym_cls[a] >= 0)
+			mv[n++] = (move){ortho_next(p, j, p->sym_cls[a]), a, 1.0};
+	for (int32_t k = 0; k < LLR_ORTHO_CLASSES; k++)
+		if (p->unseen[k] > 0)
+			mv[n++] = (move){ortho_next(p, j, k), p->unk, p->unseen[k]};
+	for (int32_t i = 0; i < n; i++)
+		if (mv[i].dest < 0) {
+			free(mv);
+			return NULL;
+		}
+	qsort(mv, (size_t)n, sizeof *mv, cmp_move);
+	int32_t m = 0;
+	for (int32_t i = 0; i < n; i++) {
+		if (m && mv[m - 1].dest == mv[i].dest && mv[m - 1].a == mv[i].a)
+			mv[m - 1].f += mv[i].f;
+		else
+			mv[m++] = mv[i];
+	}
+	c->n[j] = m;
+	return c->mv[j] = mv;
+}
+
+/* The alpha_{k+1} of the header, as the moves out of one ortho state:
+ * for each destination state, every node with mass adds its mass times
+ * p(a | u) to go(u, a), a of the moves to that state.  One destination's
+ * vector at a time, so the scatter stays in a vector of the nodes. */
+static void step_state(const llr_openpass *p, const move *mv, int32_t nm, const int32_t *on, const double *x,
+                       int32_t non, layer *nxt)
+{
+	size_t A = (size_t)p->A;
+	for (int32_t m = 0; m < nm;) {
+		int32_t m1 = m + 1;
+		while (m1 < nm && mv[m1].dest == mv[m].dest)
+			m1++;
+		double *y = nxt->a[mv[m].dest];
+		for (int32_t i = 0; i < non; i++) {
+			const double *pu = p->p + (size_t)on[i] * A;
+			const int32_t *gu = p->go + (size_t)on[i] * A;
+			for (int32_t q = m; q < m1; q++)
+				y[gu[mv[q].a]] += x[i] * (pu[mv[q].a] * mv[q].f);
+		}
+		m = m1;
+	}
 }
 
 static int run(llr_openpass *p, int max_len, llr_err *err)
 {
-	size_t A = (size_t)p->A;
 	layer cur = {0}, nxt = {0};
-	int32_t *dest = NULL; /* V: the next ortho state of each symbol, for the state stepped */
-	int32_t *udest = NULL;
+	int32_t *on = NULL;  /* nodes: the nodes of one ortho state with mass */
+	double *x = NULL;    /* nodes: their mass */
+	double *peos = NULL; /* nodes: p(</s> | u) */
+	moves mc = {0};
 	int rc = LLR_OK;
 	int32_t j0 = ortho_index(p, llr_ortho_start()); /* 0; the only one without ortho features */
 	int32_t u0 = p->go[p->bos];                     /* after <s> */
-	if (j0 < 0 || layer_room(&cur, j0, p->nodes) < 0 || !(dest = llr_malloc(A * sizeof *dest)) ||
-	    !(udest = llr_malloc(LLR_ORTHO_CLASSES * sizeof *udest))) {
-		rc = llr_err_set(err, LLR_ENOMEM, "open pass: out of memory");
-		goto out;
-	}
-	layer_add(&cur, j0, u0, 1.0);
+	if (j0 < 0 || layer_room(&cur, j0, p->nodes) < 0 || !(on = llr_malloc((size_t)p->nodes * sizeof *on)) ||
+	    !(x = llr_malloc((size_t)p->nodes * sizeof *x)) || !(peos = llr_malloc((size_t)p->nodes * sizeof *peos)))
+		goto oom;
+	for (int32_t u = 0; u < p->nodes; u++)
+		peos[u] = p->p[(size_t)u * (size_t)p->A + (size_t)p->eos];
+	cur.a[j0][u0] = 1.0;
 	double dropped = 0, flight = 1;
 	for (int n = 0;; n++) {
 		if (n >= MAX_STEPS) {
@@ -681,80 +759,57 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 			                 MAX_STEPS);
 			goto out;
 		}
-		flight = 0;
 		int last = max_len > 0 && n == max_len; /* a test's cut: the longer strings are not followed */
+		int nb = n < p->B ? n : p->B;
 		for (int32_t j = 0; j < cur.cap; j++) {
-			if (!cur.non[j])
+			double *a = cur.a[j];
+			if (!a)
+				continue;
+			int32_t non = 0;
+			for (int32_t u = 0; u < p->nodes; u++)
+				if (a[u] != 0) {
+					on[non] = u;
+					x[non++] = a[u];
+					a[u] = 0;
+				}
+			if (!non)
 				continue;
 			/* the strings of n characters that end here */
 			int32_t os = n ? ortho_set(p, j, n) : p->empty_set;
-			if (os < 0) {
-				rc = llr_err_set(err, LLR_ENOMEM, "open pass: out of memory");
-				goto out;
-			}
-			int nb = n < p->B ? n : p->B;
-			for (int32_t i = 0; i < cur.non[j]; i++) {
-				int32_t u = cur.on[j][i];
-				double e = cur.a[j][u] * p->p[(size_t)u * A + (size_t)p->eos];
+			if (os < 0)
+				goto oom;
+			for (int32_t i = 0; i < non; i++) {
+				int32_t u = on[i];
 				int32_t c = class_index(p, n ? p->sufset[(size_t)(nb - 1) * (size_t)p->nodes + (size_t)u] : p->empty_set, os);
-				if (c < 0) {
-					rc = llr_err_set(err, LLR_ENOMEM, "open pass: out of memory");
-					goto out;
-				}
-				p->mass[c] += e;
+				if (c < 0)
+					goto oom;
+				p->mass[c] += x[i] * peos[u];
 			}
-			if (last) {
-				for (int32_t i = 0; i < cur.non[j]; i++)
-					cur.a[j][cur.on[j][i]] = 0;
-				cur.non[j] = 0;
+			if (last)
 				continue;
-			}
 			/* and the next character */
-			for (int32_t a = 0; a < p->A; a++) {
-				dest[a] = p->sym_cls[a] >= 0 ? ortho_next(p, j, p->sym_cls[a]) : -1;
-				if (p->sym_cls[a] >= 0 && (dest[a] < 0 || layer_room(&nxt, dest[a], p->nodes) < 0)) {
-					rc = llr_err_set(err, LLR_ENOMEM, "open pass: out of memory");
-					goto out;
+			const move *mv = moves_of(p, &mc, j);
+			if (!mv)
+				goto oom;
+			for (int32_t m = 0; m < mc.n[j]; m++)
+				if (layer_room(&nxt, mv[m].dest, p->nodes) < 0)
+					goto oom;
+			step_state(p, mv, mc.n[j], on, x, non, &nxt);
+		}
+		/* the mass in flight; what fell below TINY is dropped */
+		flight = 0;
+		for (int32_t j = 0; j < nxt.cap; j++) {
+			double *a = nxt.a[j];
+			for (int32_t u = 0; a && u < p->nodes; u++) {
+				if (a[u] == 0)
+					continue;
+				if (a[u] < TINY) {
+					dropped += a[u];
+					a[u] = 0;
+				} else {
+					flight += a[u];
 				}
 			}
-			for (int32_t k = 0; k < LLR_ORTHO_CLASSES; k++) {
-				udest[k] = p->unseen[k] > 0 ? ortho_next(p, j, k) : -1;
-				if (p->unseen[k] > 0 && (udest[k] < 0 || layer_room(&nxt, udest[k], p->nodes) < 0)) {
-					rc = llr_err_set(err, LLR_ENOMEM, "open pass: out of memory");
-					goto out;
-				}
-			}
-			for (int32_t i = 0; i < cur.non[j]; i++) {
-				int32_t u = cur.on[j][i];
-				double m = cur.a[j][u];
-				cur.a[j][u] = 0;
-				const double *pu = p->p + (size_t)u * A;
-				const int32_t *gu = p->go + (size_t)u * A;
-				for (int32_t a = 0; a < p->A; a++) {
-					if (dest[a] < 0)
-						continue;
-					double w = m * pu[a];
-					if (w < TINY) {
-						dropped += w;
-						continue;
-					}
-					layer_add(&nxt, dest[a], gu[a], w);
-					flight += w;
-				}
-				double wu = m * pu[p->unk];
-				for (int32_t k = 0; k < LLR_ORTHO_CLASSES; k++) {
-					if (udest[k] < 0)
-						continue;
-					double w = wu * p->unseen[k];
-					if (w < TINY) {
-						dropped += w;
-						continue;
-					}
-					layer_add(&nxt, udest[k], gu[p->unk], w);
-					flight += w;
-				}
-			}
-			cur.non[j] = 0;
 		}
 		layer t = cur;
 		cur = nxt;
@@ -764,11 +819,16 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 			break;
 	}
 	p->unassigned = flight + dropped;
+	goto out;
+oom:
+	rc = llr_err_set(err, LLR_ENOMEM, "open pass: out of memory");
 out:
 	layer_free(&cur);
 	layer_free(&nxt);
-	free(dest);
-	free(udest);
+	moves_free(&mc);
+	free(on);
+	free(x);
+	free(peos);
 	return rc;
 }
 
