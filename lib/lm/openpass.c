@@ -596,18 +596,32 @@ static int32_t class_index(llr_openpass *p, int32_t sset, int32_t oset)
 }
 
 /* One length's mass: per ortho state a dense vector over the nodes, NULL
- * until a string reaches the state. */
+ * until a string reaches the state, and a bit per block of 64 nodes that
+ * may hold mass, so the pass reads (and the memory holds) only the blocks
+ * a string reached. */
+#define BLOCK 64
+
 typedef struct layer {
-	double **a; /* cap */
+	double **a;    /* cap */
+	uint64_t **on; /* cap: a bit per block of a */
 	int32_t cap;
 } layer;
 
 static void layer_free(layer *l)
 {
-	for (int32_t j = 0; j < l->cap; j++)
+	for (int32_t j = 0; j < l->cap; j++) {
 		free(l->a[j]);
+		free(l->on[j]);
+	}
 	free(l->a);
+	free(l->on);
 	*l = (layer){0};
+}
+
+static size_t block_words(int32_t nodes)
+{
+	size_t blocks = ((size_t)nodes + BLOCK - 1) / BLOCK;
+	return (blocks + 63) / 64;
 }
 
 /* Room for ortho state j in l. */
@@ -620,14 +634,71 @@ static int layer_room(layer *l, int32_t j, int32_t nodes)
 		double **a = llr_reallocarray(l->a, (size_t)cap, sizeof *a);
 		if (!a)
 			return -1;
-		for (int32_t i = l->cap; i < cap; i++)
-			a[i] = NULL;
 		l->a = a;
+		uint64_t **on = llr_reallocarray(l->on, (size_t)cap, sizeof *on);
+		if (!on)
+			return -1;
+		l->on = on;
+		for (int32_t i = l->cap; i < cap; i++) {
+			a[i] = NULL;
+			on[i] = NULL;
+		}
 		l->cap = cap;
 	}
 	if (!l->a[j] && !(l->a[j] = llr_calloc((size_t)nodes, sizeof **l->a)))
 		return -1;
+	if (!l->on[j] && !(l->on[j] = llr_calloc(block_words(nodes), sizeof **l->on)))
+		return -1;
 	return 0;
+}
+
+static inline void layer_add(double *a, uint64_t *on, int32_t u, double w)
+{
+	a[u] += w;
+	on[u / BLOCK / 64] |= 1ull << (u / BLOCK % 64);
+}
+
+/* The nodes of vector a with mass, ascending, in on[] and their mass in
+ * x[], taken out of a (zeroed, the block bits cleared); their number. */
+static int32_t layer_take(double *a, uint64_t *bits, int32_t nodes, int32_t *on, double *x)
+{
+	int32_t n = 0;
+	for (size_t w = 0; w < block_words(nodes); w++) {
+		for (uint64_t b = bits[w]; b; b &= b - 1) {
+			int32_t lo = (int32_t)((w * 64 + (size_t)__builtin_ctzll(b)) * BLOCK);
+			int32_t hi = lo + BLOCK < nodes ? lo + BLOCK : nodes;
+			for (int32_t u = lo; u < hi; u++)
+				if (a[u] != 0) {
+					on[n] = u;
+					x[n++] = a[u];
+					a[u] = 0;
+				}
+		}
+		bits[w] = 0;
+	}
+	return n;
+}
+
+/* The mass in vector a; what is below TINY is zeroed and added to *dropped. */
+static double layer_flight(double *a, const uint64_t *bits, int32_t nodes, double *dropped)
+{
+	double f = 0;
+	for (size_t w = 0; w < block_words(nodes); w++)
+		for (uint64_t b = bits[w]; b; b &= b - 1) {
+			int32_t lo = (int32_t)((w * 64 + (size_t)__builtin_ctzll(b)) * BLOCK);
+			int32_t hi = lo + BLOCK < nodes ? lo + BLOCK : nodes;
+			for (int32_t u = lo; u < hi; u++) {
+				if (a[u] == 0)
+					continue;
+				if (a[u] < TINY) {
+					*dropped += a[u];
+					a[u] = 0;
+				} else {
+					f += a[u];
+				}
+			}
+		}
+	return f;
 }
 
 /* A move out of an ortho state: the symbol a (for the unseen characters,
@@ -726,11 +797,12 @@ static void step_state(const llr_openpass *p, const move *mv, int32_t nm, const 
 		while (m1 < nm && mv[m1].dest == mv[m].dest)
 			m1++;
 		double *y = nxt->a[mv[m].dest];
+		uint64_t *bits = nxt->on[mv[m].dest];
 		for (int32_t i = 0; i < non; i++) {
 			const double *pu = p->p + (size_t)on[i] * A;
 			const int32_t *gu = p->go + (size_t)on[i] * A;
 			for (int32_t q = m; q < m1; q++)
-				y[gu[mv[q].a]] += x[i] * (pu[mv[q].a] * mv[q].f);
+				layer_add(y, bits, gu[mv[q].a], x[i] * (pu[mv[q].a] * mv[q].f));
 		}
 		m = m1;
 	}
@@ -751,7 +823,7 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 		goto oom;
 	for (int32_t u = 0; u < p->nodes; u++)
 		peos[u] = p->p[(size_t)u * (size_t)p->A + (size_t)p->eos];
-	cur.a[j0][u0] = 1.0;
+	layer_add(cur.a[j0], cur.on[j0], u0, 1.0);
 	double dropped = 0, flight = 1;
 	for (int n = 0;; n++) {
 		if (n >= MAX_STEPS) {
@@ -762,16 +834,9 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 		int last = max_len > 0 && n == max_len; /* a test's cut: the longer strings are not followed */
 		int nb = n < p->B ? n : p->B;
 		for (int32_t j = 0; j < cur.cap; j++) {
-			double *a = cur.a[j];
-			if (!a)
+			if (!cur.a[j])
 				continue;
-			int32_t non = 0;
-			for (int32_t u = 0; u < p->nodes; u++)
-				if (a[u] != 0) {
-					on[non] = u;
-					x[non++] = a[u];
-					a[u] = 0;
-				}
+			int32_t non = layer_take(cur.a[j], cur.on[j], p->nodes, on, x);
 			if (!non)
 				continue;
 			/* the strings of n characters that end here */
@@ -798,19 +863,9 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 		}
 		/* the mass in flight; what fell below TINY is dropped */
 		flight = 0;
-		for (int32_t j = 0; j < nxt.cap; j++) {
-			double *a = nxt.a[j];
-			for (int32_t u = 0; a && u < p->nodes; u++) {
-				if (a[u] == 0)
-					continue;
-				if (a[u] < TINY) {
-					dropped += a[u];
-					a[u] = 0;
-				} else {
-					flight += a[u];
-				}
-			}
-		}
+		for (int32_t j = 0; j < nxt.cap; j++)
+			if (nxt.a[j])
+				flight += layer_flight(nxt.a[j], nxt.on[j], p->nodes, &dropped);
 		layer t = cur;
 		cur = nxt;
 		nxt = t;
