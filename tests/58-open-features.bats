@@ -411,7 +411,7 @@ exact_model() {
 	featurize -l --top 100 "${conllu[@]}" --ortho --suffix 3 --spelling 4 -o ll.fz train.tok 2>/dev/null
 	vocab --min-count 2 train.tok >v2.tsv
 	featurize --vocab v2.tsv --spelling 4 -o sm.fz train.tok 2>/dev/null
-	local sizes="--hidden 64 --embed 64 --layers 1 --threads 1 --epochs 20 -s 1"
+	local sizes="--hidden 64 --embed 64 --layers 1 --threads 1 --epochs 10 -s 1"
 	train -q $sizes -o ll.llrnn ll.fz
 	train -q --output softmax $sizes -o sm.llrnn sm.fz
 	printf 'le prix est de 4817 euros .\nle prix est de zorglub euros .\n' >pair.tok
