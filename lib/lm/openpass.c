@@ -603,7 +603,7 @@ static int32_t class_index(llr_openpass *p, int32_t sset, int32_t oset)
 
 typedef struct layer {
 	double **a;    /* cap */
-	uint64_t **on; /* cap: a bit per block of a */
+	uint64_t **bits; /* cap: a bit per block of a */
 	int32_t cap;
 } layer;
 
@@ -611,10 +611,10 @@ static void layer_free(layer *l)
 {
 	for (int32_t j = 0; j < l->cap; j++) {
 		free(l->a[j]);
-		free(l->on[j]);
+		free(l->bits[j]);
 	}
 	free(l->a);
-	free(l->on);
+	free(l->bits);
 	*l = (layer){0};
 }
 
@@ -635,27 +635,27 @@ static int layer_room(layer *l, int32_t j, int32_t nodes)
 		if (!a)
 			return -1;
 		l->a = a;
-		uint64_t **on = llr_reallocarray(l->on, (size_t)cap, sizeof *on);
-		if (!on)
+		uint64_t **bits = llr_reallocarray(l->bits, (size_t)cap, sizeof *bits);
+		if (!bits)
 			return -1;
-		l->on = on;
+		l->bits = bits;
 		for (int32_t i = l->cap; i < cap; i++) {
 			a[i] = NULL;
-			on[i] = NULL;
+			bits[i] = NULL;
 		}
 		l->cap = cap;
 	}
 	if (!l->a[j] && !(l->a[j] = llr_calloc((size_t)nodes, sizeof **l->a)))
 		return -1;
-	if (!l->on[j] && !(l->on[j] = llr_calloc(block_words(nodes), sizeof **l->on)))
+	if (!l->bits[j] && !(l->bits[j] = llr_calloc(block_words(nodes), sizeof **l->bits)))
 		return -1;
 	return 0;
 }
 
-static inline void layer_add(double *a, uint64_t *on, int32_t u, double w)
+static inline void layer_add(double *a, uint64_t *bits, int32_t u, double w)
 {
 	a[u] += w;
-	on[u / BLOCK / 64] |= 1ull << (u / BLOCK % 64);
+	bits[u / BLOCK / 64] |= 1ull << (u / BLOCK % 64);
 }
 
 /* The nodes of vector a with mass, ascending, in on[] and their mass in
@@ -797,7 +797,7 @@ static void step_state(const llr_openpass *p, const move *mv, int32_t nm, const 
 		while (m1 < nm && mv[m1].dest == mv[m].dest)
 			m1++;
 		double *y = nxt->a[mv[m].dest];
-		uint64_t *bits = nxt->on[mv[m].dest];
+		uint64_t *bits = nxt->bits[mv[m].dest];
 		for (int32_t i = 0; i < non; i++) {
 			const double *pu = p->p + (size_t)on[i] * A;
 			const int32_t *gu = p->go + (size_t)on[i] * A;
@@ -823,7 +823,7 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 		goto oom;
 	for (int32_t u = 0; u < p->nodes; u++)
 		peos[u] = p->p[(size_t)u * (size_t)p->A + (size_t)p->eos];
-	layer_add(cur.a[j0], cur.on[j0], u0, 1.0);
+	layer_add(cur.a[j0], cur.bits[j0], u0, 1.0);
 	double dropped = 0, flight = 1;
 	for (int n = 0;; n++) {
 		if (n >= MAX_STEPS) {
@@ -836,7 +836,7 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 		for (int32_t j = 0; j < cur.cap; j++) {
 			if (!cur.a[j])
 				continue;
-			int32_t non = layer_take(cur.a[j], cur.on[j], p->nodes, on, x);
+			int32_t non = layer_take(cur.a[j], cur.bits[j], p->nodes, on, x);
 			if (!non)
 				continue;
 			/* the strings of n characters that end here */
@@ -865,7 +865,7 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 		flight = 0;
 		for (int32_t j = 0; j < nxt.cap; j++)
 			if (nxt.a[j])
-				flight += layer_flight(nxt.a[j], nxt.on[j], p->nodes, &dropped);
+				flight += layer_flight(nxt.a[j], nxt.bits[j], p->nodes, &dropped);
 		layer t = cur;
 		cur = nxt;
 		nxt = t;
