@@ -624,13 +624,20 @@ static size_t block_words(int32_t nodes)
 	return (blocks + 63) / 64;
 }
 
+/* The capacity, doubled from cap (64 at first), that holds index j. */
+static int32_t cap_for(int32_t cap, int32_t j)
+{
+	cap = cap ? cap : 64;
+	while (cap <= j)
+		cap *= 2;
+	return cap;
+}
+
 /* Room for ortho state j in l. */
 static int layer_room(layer *l, int32_t j, int32_t nodes)
 {
 	if (j >= l->cap) {
-		int32_t cap = l->cap ? l->cap : 64;
-		while (cap <= j)
-			cap *= 2;
+		int32_t cap = cap_for(l->cap, j);
 		double **a = llr_reallocarray(l->a, (size_t)cap, sizeof *a);
 		if (!a)
 			return -1;
@@ -652,6 +659,14 @@ static int layer_room(layer *l, int32_t j, int32_t nodes)
 	return 0;
 }
 
+/* The nodes [lo, *hi) of the lowest block set in word w's bits b. */
+static inline int32_t block_span(size_t w, uint64_t b, int32_t nodes, int32_t *hi)
+{
+	int32_t lo = (int32_t)((w * 64 + (size_t)__builtin_ctzll(b)) * BLOCK);
+	*hi = lo + BLOCK < nodes ? lo + BLOCK : nodes;
+	return lo;
+}
+
 static inline void layer_add(double *a, uint64_t *bits, int32_t u, double w)
 {
 	a[u] += w;
@@ -665,8 +680,7 @@ static int32_t layer_take(double *a, uint64_t *bits, int32_t nodes, int32_t *on,
 	int32_t n = 0;
 	for (size_t w = 0; w < block_words(nodes); w++) {
 		for (uint64_t b = bits[w]; b; b &= b - 1) {
-			int32_t lo = (int32_t)((w * 64 + (size_t)__builtin_ctzll(b)) * BLOCK);
-			int32_t hi = lo + BLOCK < nodes ? lo + BLOCK : nodes;
+			int32_t hi, lo = block_span(w, b, nodes, &hi);
 			for (int32_t u = lo; u < hi; u++)
 				if (a[u] != 0) {
 					on[n] = u;
@@ -685,8 +699,7 @@ static double layer_flight(double *a, const uint64_t *bits, int32_t nodes, doubl
 	double f = 0;
 	for (size_t w = 0; w < block_words(nodes); w++)
 		for (uint64_t b = bits[w]; b; b &= b - 1) {
-			int32_t lo = (int32_t)((w * 64 + (size_t)__builtin_ctzll(b)) * BLOCK);
-			int32_t hi = lo + BLOCK < nodes ? lo + BLOCK : nodes;
+			int32_t hi, lo = block_span(w, b, nodes, &hi);
 			for (int32_t u = lo; u < hi; u++) {
 				if (a[u] == 0)
 					continue;
@@ -736,13 +749,12 @@ static void moves_free(moves *c)
 /* The moves out of ortho state j, sorted by destination, one per (dest,
  * a) (the unseen classes that lead to one state summed), their number in
  * c->n[j]; NULL out of memory.  They do not depend on the length, so
- * each state's are made once. */
-static const move *moves_of(llr_openpass *p, moves *c, int32_t j)
+ * each state's are made once, with room for their destinations in both
+ * layers l0 and l1, which take turns as the next one. */
+static const move *moves_of(llr_openpass *p, moves *c, int32_t j, layer *l0, layer *l1)
 {
 	if (j >= c->cap) {
-		int32_t cap = c->cap ? c->cap : 64;
-		while (cap <= j)
-			cap *= 2;
+		int32_t cap = cap_for(c->cap, j);
 		move **mv = llr_reallocarray(c->mv, (size_t)cap, sizeof *mv);
 		if (!mv)
 			return NULL;
@@ -768,7 +780,7 @@ static const move *moves_of(llr_openpass *p, moves *c, int32_t j)
 		if (p->unseen[k] > 0)
 			mv[n++] = (move){ortho_next(p, j, k), p->unk, p->unseen[k]};
 	for (int32_t i = 0; i < n; i++)
-		if (mv[i].dest < 0) {
+		if (mv[i].dest < 0 || layer_room(l0, mv[i].dest, p->nodes) < 0 || layer_room(l1, mv[i].dest, p->nodes) < 0) {
 			free(mv);
 			return NULL;
 		}
@@ -853,12 +865,9 @@ static int run(llr_openpass *p, int max_len, llr_err *err)
 			if (last)
 				continue;
 			/* and the next character */
-			const move *mv = moves_of(p, &mc, j);
+			const move *mv = moves_of(p, &mc, j, &cur, &nxt);
 			if (!mv)
 				goto oom;
-			for (int32_t m = 0; m < mc.n[j]; m++)
-				if (layer_room(&nxt, mv[m].dest, p->nodes) < 0)
-					goto oom;
 			step_state(p, mv, mc.n[j], on, x, non, &nxt);
 		}
 		/* the mass in flight; what fell below TINY is dropped */
