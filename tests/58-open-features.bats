@@ -403,6 +403,7 @@ exact_model() {
 # seed, the LL-RNN without --ortho, or with no feature telling the two
 # apart, falls short of the bar.)
 @test "open scoring: 'le prix est de 4817 euros .' beats 'zorglub' by 3 nats more than the softmax-plus-spelling baseline (UD French)" {
+	skip_sanitized "a margin after 10 epochs of two models (165 s under ASan); featurize's exact pass, train and score run under it in tests 7 to 9"
 	tok --from conllu -l "$UD"/*.conllu.gz | sed '/^$/d' >train.tok
 	[ "$(wc -l <train.tok)" -eq 1000 ]
 	! grep -q -w -e 4817 -e zorglub train.tok || false

@@ -23,6 +23,14 @@ ud_slice() {
 	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -n 60 >"$1/valid.tok"
 }
 
+# skip_sanitized REASON: skip this test in a sanitizer build (SANITIZE,
+# which make check passes on).  Only for a test whose worth is a figure
+# from a long run, and whose code paths other tests run under the
+# sanitizers; REASON names them.
+skip_sanitized() {
+	[ -z "${SANITIZE:-}" ] || skip "under SANITIZE=$SANITIZE: $1"
+}
+
 # An error path: status $1, nothing on stdout, a "tool: " prefixed message
 # on stderr matching $3.  Call as: run_err STATUS PATTERN cmd args...
 # (stdout and stderr are captured apart.)
