@@ -1080,6 +1080,8 @@ typedef struct llr_senc_batch {
 	const size_t *off;
 	const int32_t *label;
 	llr_rng *rng; /* training: the dropout masks' draws (NULL: none) */
+	int next_batch_negatives; /* NEXT, with grad and labels: in-batch
+	                           * negatives (llr_senc_run) */
 } llr_senc_batch;
 int llr_senc_task_sents(int task);
 int llr_senc_task_classes(const llr_senc *s, int task);
@@ -1088,7 +1090,12 @@ int llr_senc_task_classes(const llr_senc *s, int task);
  * optional).  With grad, adds the gradient of the MEAN loss to the
  * gradient array; with grad and b->rng, the configuration's word dropout
  * applies to the words' embeddings and its dropout to the encodings
- * (never without grad), the word masks drawn first. */
+ * (never without grad), the word masks drawn first.  NEXT with grad,
+ * labels and b->next_batch_negatives trains on a wider softmax: each
+ * context against the 5n candidates of the whole batch, its own true one
+ * the label (a candidate that is the same words as it left out), so the
+ * other examples' candidates are negatives too; *loss is that softmax's,
+ * *correct and pred still the best of each example's own five. */
 int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, size_t *correct, int32_t *pred, llr_err *err);
 /* The row-sparse block of the last llr_senc_run's gradient (llr_rows):
  * the word embedding's rows (psi's columns) its sentences used, the only

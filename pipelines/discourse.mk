@@ -32,7 +32,10 @@
 # WORD_DROPOUT (train --word-dropout on the words' embeddings, alike)
 # TASK_CAP (train --task-cap for the joint models, TASKS all: at most that
 # many examples of each task an epoch; empty: all, and 0 is refused by
-# train; an override cannot unset a global value) THREADS
+# train; an override cannot unset a global value) NEXT_NEGATIVES (train
+# --next-negatives for the models that train NEXT, alone or joint: batch,
+# the default, also the batch's other candidates; own, the thesis's five
+# only) THREADS
 # TOP SEED ENCODERS TASKS NEXT_STRIDE (empty: NEXT from disjoint blocks of
 # a paragraph; 1: disc-pairs --next-stride 1, a NEXT window at every
 # sentence, about 3 times the examples, overlapping) KDOC_EXCLUDE (the
@@ -99,6 +102,7 @@ EPOCHS ?= 20
 DROPOUT ?=
 WORD_DROPOUT ?=
 TASK_CAP ?=
+NEXT_NEGATIVES ?= batch
 PATIENCE ?= 2
 MAX_TIME ?= 5m
 THREADS ?= 1
@@ -179,6 +183,7 @@ $(W)/%.bin: $(W)/vocab.fz $(W)/train.pairs
 	    --optim $(OPTIM) --lr $(LR) --epochs $(EPOCHS) --patience $(PATIENCE) --max-time $(call max_time,$(call enc_of,$*)) \
 	    $(call flag,DROPOUT,$(call enc_of,$*),--dropout) $(call flag,WORD_DROPOUT,$(call enc_of,$*),--word-dropout) \
 	    $(if $(filter all,$(call task_of,$*)),$(call flag,TASK_CAP,$(call enc_of,$*),--task-cap)) \
+	    $(if $(filter next all,$(call task_of,$*)),--next-negatives $(NEXT_NEGATIVES)) \
 	    --threads $(THREADS) -s $(SEED) --valid $(W)/valid.pairs -o $@ $(W)/train.pairs 2> $(W)/$*.train.log
 
 $(W)/%.test: $(W)/%.bin $(W)/train.pairs
@@ -215,7 +220,7 @@ $(RESULTS)/discourse.png: $(RESULTS)/discourse.tsv $(SCRIPTS)/disc-plot
 # The report lists every training log, the probe's LL-RNN (lm.train.log)
 # among them: it waits for that model too.
 $(RESULTS)/discourse.md: $(RESULTS)/discourse.tsv $(W)/lm.bin
-	$(SCRIPTS)/disc-report $(W) $< "SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), $(TIME_SETTINGS), HIDDEN=$(HIDDEN), EMBED=$(EMBED), $(call setting,DROPOUT,0), $(call setting,WORD_DROPOUT,0), $(call setting,TASK_CAP,none)" \
+	$(SCRIPTS)/disc-report $(W) $< "SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), $(TIME_SETTINGS), HIDDEN=$(HIDDEN), EMBED=$(EMBED), $(call setting,DROPOUT,0), $(call setting,WORD_DROPOUT,0), $(call setting,TASK_CAP,none), NEXT_NEGATIVES=$(NEXT_NEGATIVES)" \
 	    $(foreach f,$(SOURCES),"$(f)=$(call desc,$(f))") > $@
 
 # The genre probe: Brown sentences with their document's category.

@@ -194,6 +194,10 @@ max_diff() {
 	run -1 timeout 120 $MPIRUN train --distributed $A -o bad.bin bad.tsv # 1, not timeout's 124
 	[ "$(grep -c "^train: bad.tsv:6: ORDER label not 0 or 1: '7'$" <<< "$output")" -ge 1 ] # the first rank to read it ends the job
 	assert_file_not_exists bad.bin
+	# in-batch NEXT negatives need the whole batch in one process
+	run -2 $MPIRUN train --distributed $A --next-negatives batch -o nb.bin tr.tsv
+	[ "$(grep -c '^train: --next-negatives batch: not on several ranks (a rank holds only its share of a batch)$' <<< "$output")" -ge 1 ]
+	assert_file_not_exists nb.bin
 }
 
 @test "train --distributed: n-gram estimation is refused; the usage lists it and several streams" {

@@ -210,6 +210,31 @@ scores_as_validated() {
 # The training tokens of train's last line on standard error, file $1.
 tokens_trained() { sed -n 's/.* after epoch [0-9]*: \([0-9]*\) training tokens .*/\1/p' "$1"; }
 
+@test "train --task --next-negatives batch: NEXT against the batch's candidates, other weights; own by default; fixed by the model" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	local A="--task next --encoder cbow --features $d/brown.fz --hidden 8 --embed 8 --batch 8 --threads 1"
+	train -q $A --epochs 1 -o plain.bin "$d/train.tsv"
+	train -q $A --epochs 1 --next-negatives own -o own.bin "$d/train.tsv"
+	cmp plain.bin own.bin
+	tar -xOf own.bin meta | grep -qx 'next_negatives=own'
+	train $A --epochs 1 --next-negatives batch -o wide.bin "$d/train.tsv" 2> wide.err
+	train $A --epochs 1 -o own1.bin "$d/train.tsv" 2> own.err
+	tar -xOf wide.bin meta | grep -qx 'next_negatives=batch'
+	weights_differ wide.bin own.bin
+	# the loss is the wider softmax's: 40 candidates a full batch, not 5
+	local lw=$(sed -n 's/.*epoch 1: train loss \([0-9.]*\).*/\1/p' wide.err) lo=$(sed -n 's/.*epoch 1: train loss \([0-9.]*\).*/\1/p' own.err)
+	awk -v w="$lw" -v o="$lo" 'BEGIN { exit !(w > o + 1) }' || { echo "batch $lw, own $lo"; false; }
+	# resumed: the model's choice, the same bytes as two epochs at once
+	train -q $A --epochs 2 --next-negatives batch -o wide2.bin "$d/train.tsv"
+	train -q --resume wide.bin --threads 1 --epochs 2 "$d/train.tsv"
+	cmp wide.bin wide2.bin
+	run_err 2 "^train: --next-negatives own: the resumed model has next_negatives=batch$" train --resume wide.bin --next-negatives own --epochs 3 "$d/train.tsv"
+	run_err 2 "^train: --next-negatives: 'all' is neither own nor batch$" train $A --next-negatives all -o c.bin "$d/train.tsv"
+	run_err 2 "^train: --next-negatives: for the discourse encoders only \\(--task\\)$" train --next-negatives batch -o c.bin "$d/brown.fz"
+	[ ! -e c.bin ]
+}
+
 @test "train --task --task-cap: at most n examples of each task an epoch, other ones each epoch; fixed by the model" {
 	cd "$BATS_TEST_TMPDIR"
 	local d="$BATS_FILE_TMPDIR"

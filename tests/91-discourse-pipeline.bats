@@ -157,6 +157,22 @@ train_line() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' <<<"$output" | grep -- "--t
 	[[ "$line" == *"--dropout 0.1 "* && "$line" != *"--task-cap"* ]] || { echo "$line"; false; }
 }
 
+@test "discourse.mk: NEXT_NEGATIVES reaches the models that train NEXT (batch by default), not the others" {
+	local w="$BATS_TEST_TMPDIR/w" line
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb \
+		"$w/bigru-next.bin" "$w/gru-all.bin" "$w/cbow-order.bin" "$w/bigru-conj.bin"
+	assert_success
+	for line in "$(train_line next bigru)" "$(train_line all gru)"; do
+		[[ "$line" == *"--next-negatives batch "* ]] || { echo "$line"; false; }
+	done
+	for line in "$(train_line order cbow)" "$(train_line conj bigru)"; do
+		[[ -n "$line" && "$line" != *"--next-negatives"* ]] || { echo "$line"; false; }
+	done
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb NEXT_NEGATIVES=own "$w/cbow-next.bin"
+	assert_success
+	[[ "$(train_line next cbow)" == *"--next-negatives own "* ]]
+}
+
 @test "discourse.mk: the Debian manuals of DOC_SOURCES are sources by default, each fetched and read alike" {
 	local w="$BATS_TEST_TMPDIR/w"
 	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb "$w/train.pairs"

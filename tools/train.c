@@ -39,7 +39,8 @@ static const char usage[] =
     "       train --task order|next|conj|all --features stream\n"
     "             [--encoder cbow|gru|bigru] [-q] [-o model] [-s seed] [--hidden n]\n"
     "             [--embed n] [--dropout p] [--word-dropout p] [--batch n]\n"
-    "             [--task-cap n] [--optim rmsprop|adam|sgd] [--lr x] [--eps x] [--clip x]\n"
+    "             [--task-cap n] [--next-negatives own|batch]\n"
+    "             [--optim rmsprop|adam|sgd] [--lr x] [--eps x] [--clip x]\n"
     "             [--valid pairs] [--patience n] [--epochs n] [--max-time duration]\n"
     "             [--max-tokens n] [--threads n] [--distributed] [pairs]\n"
     "       train [--task order|next|conj|all] --resume encoder [the options above] [pairs]\n"
@@ -83,6 +84,7 @@ enum {
 	O_FEATURES,
 	O_WORD_DROPOUT,
 	O_TASK_CAP,
+	O_NEXT_NEGATIVES,
 };
 
 static double parse_duration(const char *s)
@@ -147,6 +149,12 @@ static void disc_opt(int c, const char *arg, train_opts *o)
 		o->task_cap = cli_parse_int(usage, "--task-cap", arg, 1, 1LL << 40);
 		o->set_task_cap = 1;
 		break;
+	case O_NEXT_NEGATIVES:
+		if (strcmp(arg, "own") && strcmp(arg, "batch"))
+			cli_usage_error(usage, "--next-negatives: '%s' is neither own nor batch", arg);
+		o->next_batch_negatives = !strcmp(arg, "batch");
+		o->set_next_negatives = 1;
+		break;
 	}
 }
 
@@ -191,6 +199,7 @@ static const struct option train_options[] = {
     {"features", required_argument, NULL, O_FEATURES},
     {"word-dropout", required_argument, NULL, O_WORD_DROPOUT},
     {"task-cap", required_argument, NULL, O_TASK_CAP},
+    {"next-negatives", required_argument, NULL, O_NEXT_NEGATIVES},
     LMX_OPTIONS,
     SCHED_OPTIONS,
     CLI_COMMON_OPTIONS,
@@ -388,6 +397,8 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 		cli_usage_error(usage, "--word-dropout: for the discourse encoders only (--task)");
 	if (o->family != TRAIN_DISC && o->set_task_cap)
 		cli_usage_error(usage, "--task-cap: for the discourse encoders only (--task)");
+	if (o->family != TRAIN_DISC && o->set_next_negatives)
+		cli_usage_error(usage, "--next-negatives: for the discourse encoders only (--task)");
 	if (o->eps > 0 && o->optim == LLR_OPT_SGD)
 		cli_usage_error(usage, "--eps: for --optim rmsprop and adam (SGD has no eps)");
 	if (o->sched.decay > 0 && !o->valid)

@@ -164,6 +164,8 @@ typedef struct train_opts {
 	int set_word_dropout;
 	long long task_cap;   /* --task-cap: examples of a task an epoch; 0: all */
 	int set_task_cap;
+	int next_batch_negatives; /* --next-negatives batch */
+	int set_next_negatives;
 	train_lmx x;
 } train_opts;
 

@@ -161,6 +161,7 @@ static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t
 		llr_senc_batch b;
 		dset_batch(&T->tr, t, T->mine, m, &T->buf, &b);
 		b.rng = rng;
+		b.next_batch_negatives = o->next_batch_negatives;
 		if (llr_senc_run(T->m->enc, &b, 1, &s.nll, NULL, NULL, &e) < 0)
 			cli_die_err(&e);
 		s.ntok = (int64_t)T->buf.tokens;
@@ -224,6 +225,7 @@ static void set_meta(dtrain *T)
 	train_optim_meta(m, T->ts.optim);
 	llr_meta_setf(m, "batch", "%d", o->batch);
 	llr_meta_setf(m, "task_cap", "%lld", o->task_cap);
+	llr_meta_set(m, "next_negatives", o->next_batch_negatives ? "batch" : "own");
 	llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
 	llr_meta_setf(m, "epochs_trained", "%lld", (long long)T->ts.epoch);
 	train_limits_meta(o, m);
@@ -350,6 +352,12 @@ static void resume_model(dtrain *T, train_opts *o)
 	o->encoder = llr_senc_encoder_parse(llr_meta_get(m, "encoder"));
 	o->batch = (int)train_meta_num(m, "batch", o->batch);
 	o->task_cap = (long long)train_meta_num(m, "task_cap", 0); /* none before the option */
+	const char *neg = llr_meta_get(m, "next_negatives"); /* own before the option */
+	if (!neg)
+		neg = "own";
+	if (o->set_next_negatives && strcmp(neg, o->next_batch_negatives ? "batch" : "own"))
+		cli_usage_error(train_usage, "--next-negatives %s: the resumed model has next_negatives=%s", o->next_batch_negatives ? "batch" : "own", neg);
+	o->next_batch_negatives = !strcmp(neg, "batch");
 	if (o->features) {
 		llr_lexicon *lex = read_lexicon(o->features);
 		if (llr_lexicon_same(T->m->lex, lex, o->resume, o->features, &e) < 0)
@@ -448,6 +456,8 @@ int train_disc(train_opts *o)
 		o->quiet = 1; /* rank 0 speaks for the job */
 	dtrain T = {.o = o, .dist = &dist};
 	setup(&T, o);
+	if (o->next_batch_negatives && dist.size > 1)
+		cli_usage_error(train_usage, "--next-negatives batch: not on several ranks (a rank holds only its share of a batch)");
 	/* every rank read every line, so they agree on the classes and the
 	 * sizes, and they must plan the same batches; a disagreement would sum
 	 * gradients of different lengths, or hang */

@@ -89,6 +89,8 @@ struct llr_senc {
 	size_t cap_n, cap_N, cap_T;
 	/* heads */
 	float *enc, *denc, *U, *Vv, *UW, *dUW, *dU, *p;
+	int32_t *wlabel; /* NEXT with in-batch negatives: the gold column a row */
+	size_t cap_wlabel;
 	float *mask;  /* dropout: 0 or 1 / (1 - p) per component of enc */
 	float *wmask; /* word dropout: the mask of llr_senc_run's tokens */
 	size_t cap_enc, cap_head, cap_wmask;
@@ -237,6 +239,7 @@ void llr_senc_free(llr_senc *s)
 	free(s->dUW);
 	free(s->dU);
 	free(s->p);
+	free(s->wlabel);
 	free(s->rmark);
 	free(s->rrow);
 	free(s);
@@ -550,6 +553,81 @@ static double softmax_xent(float *sc, size_t n, int K, const int32_t *label, int
 	return loss;
 }
 
+/* NEXT's head backward from d(ctx W) in dUW (n x D): W's gradient, and
+ * the contexts' into denc. */
+static void next_context_backward(llr_senc *s, size_t n)
+{
+	int D = s->D;
+	const float *W = s->w + s->off[T_NW];
+	llr_gemm(1, 0, 3 * D, D, (int)n, 1.0f, s->U, 3 * D, s->dUW, D, 1.0f, s->grad + s->off[T_NW], D);
+	llr_gemm(0, 1, (int)n, 3 * D, D, 1.0f, s->dUW, D, W, D, 0.0f, s->dU, 3 * D);
+	for (size_t i = 0; i < n; i++) {
+		float *de = s->denc + i * 8 * (size_t)D;
+		for (int j = 0; j < 3 * D; j++)
+			de[j] += s->dU[i * 3 * D + j];
+	}
+}
+
+/* Whether sentences i and j of the batch are the same words. */
+static int same_sentence(const llr_senc_batch *b, size_t i, size_t j)
+{
+	size_t li = b->off[i + 1] - b->off[i];
+	return li == b->off[j + 1] - b->off[j] && !memcmp(b->ids + b->off[i], b->ids + b->off[j], li * sizeof *b->ids);
+}
+
+/* The best of the five scores of row i, against the label for correct. */
+static void own_best(const float *row, const llr_senc_batch *b, size_t i, size_t *correct, int32_t *pred)
+{
+	int best = 0;
+	for (int k = 1; k < 5; k++)
+		if (row[k] > row[best])
+			best = k;
+	if (correct && best == b->label[i])
+		(*correct)++;
+	if (pred)
+		pred[i] = best;
+}
+
+/* NEXT in training with in-batch negatives, from the contexts' UW = ctx W
+ * (n x D): every context scored against all 5n candidates of the batch
+ * (gathered into Vv), a softmax over them, the label its own true one; a
+ * candidate of another example that is the same words as the true one
+ * is left out (it would be a right answer marked wrong).  *correct and
+ * pred count the best of each example's own five, as without; *loss is
+ * the wide softmax's.  Then the gradient, as llr_senc_run's. */
+static int next_wide(llr_senc *s, const llr_senc_batch *b, size_t need_enc, int drop, double *loss, size_t *correct, int32_t *pred)
+{
+	int D = s->D, S = 3 + 5;
+	size_t n = b->n, C = 5 * n;
+	float *sc = s->p;
+	for (size_t i = 0; i < n; i++)
+		memcpy(s->Vv + i * 5 * D, s->enc + (i * S + 3) * (size_t)D, 5 * (size_t)D * sizeof(float));
+	llr_gemm(0, 1, (int)n, (int)C, D, 1.0f, s->UW, D, s->Vv, D, 0.0f, sc, (int)C);
+	for (size_t i = 0; i < n; i++) {
+		size_t gold = i * S + 3 + (size_t)b->label[i];
+		s->wlabel[i] = (int32_t)(i * 5 + (size_t)b->label[i]);
+		own_best(sc + i * C + i * 5, b, i, correct, pred);
+		for (size_t j = 0; j < C; j++)
+			if (j / 5 != i && same_sentence(b, gold, (j / 5) * S + 3 + j % 5))
+				sc[i * C + j] = -INFINITY;
+	}
+	double l = softmax_xent(sc, n, (int)C, s->wlabel, 1, NULL, NULL);
+	if (loss)
+		*loss = l;
+	memset(s->denc, 0, need_enc * sizeof *s->denc);
+	/* d ctx W = G Vv; d cand = G' UW, into the candidates' rows */
+	llr_gemm(0, 0, (int)n, D, (int)C, 1.0f, sc, (int)C, s->Vv, D, 0.0f, s->dUW, D);
+	llr_gemm(1, 0, (int)C, D, (int)n, 1.0f, sc, (int)C, s->UW, D, 0.0f, s->Vv, D);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s->denc + (i * S + 3) * (size_t)D, s->Vv + i * 5 * D, 5 * (size_t)D * sizeof(float));
+	next_context_backward(s, n);
+	if (drop)
+		for (size_t k = 0; k < need_enc; k++)
+			s->denc[k] *= s->mask[k];
+	llr_senc_backward(s, s->denc);
+	return LLR_OK;
+}
+
 int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, size_t *correct, int32_t *pred, llr_err *err)
 {
 	int task = b->task;
@@ -560,7 +638,12 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 	for (size_t i = 0; b->label && i < n; i++)
 		if (b->label[i] < 0 || b->label[i] >= K)
 			return llr_err_set(err, LLR_EINVAL, "label %d out of range [0, %d)", b->label[i], K);
+	/* NEXT in training with in-batch negatives: each context against all
+	 * 5n candidates of the batch, its own true one the label */
+	int wide = task == LLR_TASK_NEXT && grad && b->label && b->next_batch_negatives;
 	size_t need_enc = ns * (size_t)D, need_head = n * (size_t)K * (size_t)D + n * 3 * (size_t)D;
+	if (wide && need_head < n * 5 * n)
+		need_head = n * 5 * n;
 	GROW(s->enc, s->cap_enc, need_enc, "enc");
 	GROW(s->denc, s->cap_enc, need_enc, "denc");
 	GROW(s->mask, s->cap_enc, need_enc, "mask");
@@ -605,6 +688,12 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 		for (size_t i = 0; i < n; i++)
 			memcpy(s->U + i * 3 * D, s->enc + i * S * (size_t)D, 3 * (size_t)D * sizeof(float));
 		llr_gemm(0, 0, (int)n, D, 3 * D, 1.0f, s->U, 3 * D, W, D, 0.0f, s->UW, D);
+		if (wide) {
+			GROW(s->wlabel, s->cap_wlabel, n, "wlabel");
+			if (n > s->cap_wlabel)
+				s->cap_wlabel = n;
+			return next_wide(s, b, need_enc, drop, loss, correct, pred);
+		}
 		for (size_t i = 0; i < n; i++)
 			for (int k = 0; k < 5; k++) {
 				const float *cand = s->enc + (i * S + 3 + k) * (size_t)D;
@@ -640,7 +729,7 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 	float *g = s->grad;
 	memset(s->denc, 0, need_enc * sizeof *s->denc);
 	if (task == LLR_TASK_NEXT) {
-		float *dW = g + s->off[T_NW], *dctx = s->dUW;
+		float *dctx = s->dUW;
 		for (size_t i = 0; i < n; i++) {
 			float *dc = dctx + i * D;
 			memset(dc, 0, (size_t)D * sizeof *dc);
@@ -655,13 +744,7 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 				}
 			}
 		}
-		llr_gemm(1, 0, 3 * D, D, (int)n, 1.0f, s->U, 3 * D, dctx, D, 1.0f, dW, D);
-		llr_gemm(0, 1, (int)n, 3 * D, D, 1.0f, dctx, D, W, D, 0.0f, s->dU, 3 * D);
-		for (size_t i = 0; i < n; i++) {
-			float *de = s->denc + i * S * (size_t)D;
-			for (int j = 0; j < 3 * D; j++)
-				de[j] += s->dU[i * 3 * D + j];
-		}
+		next_context_backward(s, n);
 	} else {
 		int t = task == LLR_TASK_ORDER ? T_OW : T_CW;
 		float *dW = g + s->off[t], *db = g + s->off[t + 1];

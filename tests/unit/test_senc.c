@@ -3,7 +3,8 @@
  * the GRU against a direct step-by-step computation, packing (an encoding
  * does not depend on the batch it is in), the reverse direction, CBOW as a
  * sum, and finite-difference gradient checks (gradcheck.h) of the GRU and
- * of every encoder under every head.
+ * of every encoder under every head, and of NEXT's in-batch negatives,
+ * whose loss is checked against a direct computation.
  */
 #include "llrnn.h"
 #include "nn.h"
@@ -110,6 +111,7 @@ static const size_t soff[] = {0, 5, 7, 14, 15, 18, 22, 25, 30, 32, 38};
 #define NS 10
 
 static float g_dropout, g_word_dropout; /* of the encoders enc_new makes */
+static int g_wide;                      /* check_case: NEXT's in-batch negatives */
 
 static llr_senc *enc_new(int kind, int tasks, llr_csr **psi, uint64_t seed)
 {
@@ -235,6 +237,7 @@ typedef struct run_ctx {
 	llr_senc *s;
 	llr_senc_batch b;
 	uint64_t drop_seed; /* with dropout: every pass draws the same masks */
+	int train;          /* a training pass even without dropout (in-batch negatives) */
 } run_ctx;
 
 static double run_loss(void *p)
@@ -249,7 +252,7 @@ static double run_loss(void *p)
 		b.rng = &r;
 		llr_senc_run(x->s, &b, 1, &l, NULL, NULL, &e);
 	} else
-		llr_senc_run(x->s, &x->b, 0, &l, NULL, NULL, &e);
+		llr_senc_run(x->s, &x->b, x->train, &l, NULL, NULL, &e);
 	return l / (double)x->b.n;
 }
 
@@ -280,7 +283,7 @@ static void check_case(int kind, int task)
 	}
 	for (size_t i = 0; i < n; i++)
 		label[i] = (int32_t)llr_rng_below(&r, (uint64_t)K);
-	run_ctx x = {.s = s, .b = {.task = task, .n = n, .ids = ids, .off = off, .label = label}, .drop_seed = g_dropout > 0 || g_word_dropout > 0 ? 99 : 0};
+	run_ctx x = {.s = s, .b = {.task = task, .n = n, .ids = ids, .off = off, .label = label, .next_batch_negatives = g_wide}, .drop_seed = g_dropout > 0 || g_word_dropout > 0 ? 99 : 0, .train = g_wide};
 	llr_err e = {0};
 	size_t np = llr_senc_n_params(s);
 	memset(llr_senc_grads(s), 0, np * sizeof(float));
@@ -293,10 +296,11 @@ static void check_case(int kind, int task)
 	CHECK(l0 > 0);
 	float *g = malloc(np * sizeof *g);
 	memcpy(g, llr_senc_grads(s), np * sizeof *g);
-	printf("# %s %s%s\n", llr_senc_encoder_name(kind), task == 1 ? "order" : task == 2 ? "next"
-	                                                                                   : "conj",
+	printf("# %s %s%s%s\n", llr_senc_encoder_name(kind), task == 1 ? "order" : task == 2 ? "next"
+	                                                                                     : "conj",
 	       g_dropout > 0 ? " with dropout" : g_word_dropout > 0 ? " with word dropout"
-	                                                            : "");
+	                                                            : "",
+	       g_wide ? ", in-batch negatives" : "");
 	g_eps = kind == LLR_SENC_CBOW ? 1e-2 : 1e-3; /* max-pooling kinks (2e-3 crosses one under word dropout) */
 	for (int t = 0; t < llr_senc_n_tensors(); t++) {
 		size_t o = llr_senc_tensor(s, t, &nm, sh);
@@ -556,10 +560,88 @@ static void test_word_dropout(void)
 	g_dropout = g_word_dropout = 0;
 }
 
+/* NEXT's in-batch negatives, n examples: each context against all 5n
+ * candidates, computed here directly from the encodings; a candidate of
+ * another example that is the same words as an example's true one is
+ * left out of that example's softmax; *correct and pred are those of the
+ * own five (as the plain pass gives them); gradient checks of every
+ * encoder, and with dropout. */
+static void test_next_batch_negatives(void)
+{
+	enum { NB = 3, SB = 8 };
+	llr_csr *psi;
+	llr_err e = {0};
+	llr_senc *s = enc_new(LLR_SENC_GRU, LLR_TASK_NEXT, &psi, 4);
+	int D = llr_senc_dim(s);
+	llr_rng r;
+	llr_rng_seed(&r, 8);
+	fill(llr_senc_params(s), llr_senc_n_params(s), &r, 0.5);
+	int32_t ids[NB * SB * 6], label[NB] = {1, 4, 0};
+	size_t off[NB * SB + 1] = {0};
+	/* candidate 2 of example 2 is the words of example 0's true one */
+	const size_t gold0 = 3 + 1, dup = 2 * SB + 3 + 2;
+	for (size_t i = 0; i < NB * SB; i++) {
+		size_t L = i == dup ? off[gold0 + 1] - off[gold0] : 2 + llr_rng_below(&r, 4);
+		for (size_t k = 0; k < L; k++)
+			ids[off[i] + k] = i == dup ? ids[off[gold0] + k] : (int32_t)llr_rng_below(&r, V);
+		off[i + 1] = off[i] + L;
+	}
+	float enc[NB * SB * 16];
+	CHECK(D <= 16);
+	CHECK_OK(llr_senc_encode(s, ids, off, NB * SB, enc, &e));
+	const float *W = NULL;
+	for (int t = 0; t < llr_senc_n_tensors(); t++) {
+		const char *nm;
+		int64_t sh[2];
+		size_t o = llr_senc_tensor(s, t, &nm, sh);
+		if (!strcmp(nm, "next/W"))
+			W = llr_senc_params(s) + o;
+	}
+	CHECK(W != NULL);
+	double want = 0;
+	for (int i = 0; i < NB; i++) {
+		double uw[16] = {0}, z[NB * 5], m = -INFINITY, sum = 0;
+		for (int j = 0; j < D; j++)
+			for (int c = 0; c < 3 * D; c++)
+				uw[j] += (double)enc[(size_t)(i * SB) * D + c] * W[(size_t)c * D + j];
+		for (int c = 0; c < NB * 5; c++) {
+			z[c] = 0;
+			for (int j = 0; j < D; j++)
+				z[c] += uw[j] * enc[(size_t)((c / 5) * SB + 3 + c % 5) * D + j];
+			if (!(i == 0 && c == 2 * 5 + 2))
+				m = fmax(m, z[c]);
+		}
+		for (int c = 0; c < NB * 5; c++)
+			if (!(i == 0 && c == 2 * 5 + 2))
+				sum += exp(z[c] - m);
+		want += m + log(sum) - z[i * 5 + label[i]];
+	}
+	llr_senc_batch b = {.task = LLR_TASK_NEXT, .n = NB, .ids = ids, .off = off, .label = label, .next_batch_negatives = 1};
+	double got = NAN, plain = NAN;
+	size_t correct = 0, correct_plain = 0;
+	int32_t pred[NB], pred_plain[NB];
+	memset(llr_senc_grads(s), 0, llr_senc_n_params(s) * sizeof(float));
+	CHECK_OK(llr_senc_run(s, &b, 1, &got, &correct, pred, &e));
+	CHECK(fabs(got - want) < 1e-4 * fmax(1, fabs(want)));
+	CHECK_OK(llr_senc_run(s, &b, 0, &plain, &correct_plain, pred_plain, &e)); /* no grad: the five */
+	CHECK(got > plain);
+	CHECK(correct == correct_plain && !memcmp(pred, pred_plain, sizeof pred));
+	llr_senc_free(s);
+	llr_csr_free(psi);
+	g_wide = 1;
+	check_case(LLR_SENC_CBOW, LLR_TASK_NEXT);
+	check_case(LLR_SENC_GRU, LLR_TASK_NEXT);
+	check_case(LLR_SENC_BIGRU, LLR_TASK_NEXT);
+	g_dropout = 0.3f;
+	check_case(LLR_SENC_BIGRU, LLR_TASK_NEXT);
+	g_dropout = 0;
+	g_wide = 0;
+}
+
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(8);
+	PLAN(9);
 	RUN(test_gru);
 	RUN(test_encode);
 	RUN(test_init_next);
@@ -568,5 +650,6 @@ int main(void)
 	RUN(test_grad_bigru);
 	RUN(test_dropout);
 	RUN(test_word_dropout);
+	RUN(test_next_batch_negatives);
 	DONE();
 }
