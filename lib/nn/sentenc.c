@@ -568,6 +568,16 @@ static void next_context_backward(llr_senc *s, size_t n)
 	}
 }
 
+/* From the heads' gradient in denc (need_enc floats) through dropout's
+ * masks (drop) and the encoder. */
+static void heads_backward(llr_senc *s, size_t need_enc, int drop)
+{
+	if (drop)
+		for (size_t k = 0; k < need_enc; k++)
+			s->denc[k] *= s->mask[k];
+	llr_senc_backward(s, s->denc);
+}
+
 /* Whether sentences i and j of the batch are the same words. */
 static int same_sentence(const llr_senc_batch *b, size_t i, size_t j)
 {
@@ -621,10 +631,7 @@ static int next_wide(llr_senc *s, const llr_senc_batch *b, size_t need_enc, int 
 	for (size_t i = 0; i < n; i++)
 		memcpy(s->denc + (i * S + 3) * (size_t)D, s->Vv + i * 5 * D, 5 * (size_t)D * sizeof(float));
 	next_context_backward(s, n);
-	if (drop)
-		for (size_t k = 0; k < need_enc; k++)
-			s->denc[k] *= s->mask[k];
-	llr_senc_backward(s, s->denc);
+	heads_backward(s, need_enc, drop);
 	return LLR_OK;
 }
 
@@ -770,10 +777,7 @@ int llr_senc_run(llr_senc *s, const llr_senc_batch *b, int grad, double *loss, s
 				du[j] += s->dU[i * D + j];
 		}
 	}
-	if (drop)
-		for (size_t k = 0; k < need_enc; k++)
-			s->denc[k] *= s->mask[k];
-	llr_senc_backward(s, s->denc);
+	heads_backward(s, need_enc, drop);
 	return LLR_OK;
 }
 
