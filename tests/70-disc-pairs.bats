@@ -536,6 +536,22 @@ deb_here() {
 	[[ "$stderr" == *"1 member matching --exclude"* ]] || { echo "$stderr"; false; }
 }
 
+@test "disc-pairs: a tar member on which libarchive retries for ever is a corrupt member, counted; the rest processed" {
+	cp "$F/harbour.txt" z.txt
+	disc-pairs "$F/harbour.txt" >want.out 2>/dev/null
+	run --separate-stderr timeout 60 disc-pairs "$F/sparse-loop.tar"
+	[ "$status" -eq 1 ] # not timeout's 124
+	[ -z "$output" ]
+	[[ "$stderr" == *"disc-pairs: $F/sparse-loop.tar:en.txt: Encountered out-of-order sparse blocks"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"skipped 1 member: 1 truncated or corrupt archive"* ]] || { echo "$stderr"; false; }
+	cp "$F/sparse-loop.tar" loop.tar
+	ar rc loop.deb loop.tar z.txt
+	run --separate-stderr timeout 60 disc-pairs loop.deb
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(cat want.out)" ]
+	[[ "$stderr" == *"skipped 1 member: 1 truncated or corrupt archive"* ]] || { echo "$stderr"; false; }
+}
+
 @test "disc-pairs: a nested archive that ends early is skipped and counted, the rest processed" {
 	deb_here
 	head -c 3000 data.tar.xz >cut.tar.xz

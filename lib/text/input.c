@@ -522,10 +522,14 @@ ssize_t llr_archive_read(llr_archive *ar, void *buf, size_t n, llr_err *err)
 			ar->member_eof = 1;
 		return k;
 	}
+	/* ARCHIVE_RETRY may come back for ever on a damaged member (a tar
+	 * member with out-of-order sparse blocks does): a few retries, then
+	 * the member has failed */
 	la_ssize_t r;
+	int tries = 0;
 	do
 		r = archive_read_data(ar->a, buf, n);
-	while (r == ARCHIVE_RETRY);
+	while (r == ARCHIVE_RETRY && ++tries < 8);
 	if (r < 0) {
 		ar->failed = 1;
 		return archive_fail(ar->a, err, ar->name, ar->raw ? NULL : ar->member);
