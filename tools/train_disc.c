@@ -218,6 +218,12 @@ static double train_epoch(dtrain *T)
 	return seen ? sum / (double)seen : NAN;
 }
 
+/* --next-negatives as the meta and the messages spell it. */
+static const char *negatives_name(const train_opts *o)
+{
+	return o->next_batch_negatives ? "batch" : "own";
+}
+
 static void set_meta(dtrain *T)
 {
 	llr_meta *m = T->m->meta;
@@ -225,7 +231,7 @@ static void set_meta(dtrain *T)
 	train_optim_meta(m, T->ts.optim);
 	llr_meta_setf(m, "batch", "%d", o->batch);
 	llr_meta_setf(m, "task_cap", "%lld", o->task_cap);
-	llr_meta_set(m, "next_negatives", o->next_batch_negatives ? "batch" : "own");
+	llr_meta_set(m, "next_negatives", negatives_name(o));
 	llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
 	llr_meta_setf(m, "epochs_trained", "%lld", (long long)T->ts.epoch);
 	train_limits_meta(o, m);
@@ -355,8 +361,8 @@ static void resume_model(dtrain *T, train_opts *o)
 	const char *neg = llr_meta_get(m, "next_negatives"); /* own before the option */
 	if (!neg)
 		neg = "own";
-	if (o->set_next_negatives && strcmp(neg, o->next_batch_negatives ? "batch" : "own"))
-		cli_usage_error(train_usage, "--next-negatives %s: the resumed model has next_negatives=%s", o->next_batch_negatives ? "batch" : "own", neg);
+	if (o->set_next_negatives && strcmp(neg, negatives_name(o)))
+		cli_usage_error(train_usage, "--next-negatives %s: the resumed model has next_negatives=%s", negatives_name(o), neg);
 	o->next_batch_negatives = !strcmp(neg, "batch");
 	if (o->features) {
 		llr_lexicon *lex = read_lexicon(o->features);
