@@ -26,6 +26,14 @@ static inline int llr_err_code(const llr_err *e, int fallback)
  * than per 4 KiB (about 20 us each on a loaded virtual machine). */
 void *llr_alloc_large(size_t n, size_t size, int zero);
 
+/* lib/core/archretry.c: archive_read_data and archive_read_next_header,
+ * retried at most a few times on ARCHIVE_RETRY (which a damaged input can
+ * answer for ever); after that ARCHIVE_RETRY, negative, is returned. */
+struct archive;
+struct archive_entry;
+ssize_t llr_archive_data(struct archive *a, void *buf, size_t n);
+int llr_archive_header(struct archive *a, struct archive_entry **ent);
+
 /* The one token rule (lib/text/tokens.c, tok(1) "Token lines"): the next
  * maximal run of bytes other than space and TAB from *pos on.  Inline so
  * the readers of large files (ARPA) split without a call per token;

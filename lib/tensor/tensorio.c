@@ -674,9 +674,7 @@ static int tr_read(llr_tensor_reader *r, void *buf, size_t n, llr_err *err)
 	char *p = buf;
 	while (n > 0) {
 		size_t want = LLR_MIN(n, (size_t)1 << 30);
-		la_ssize_t got = archive_read_data(r->a, p, want);
-		if (got == ARCHIVE_RETRY)
-			continue;
+		ssize_t got = llr_archive_data(r->a, p, want);
 		if (got < 0) {
 			char what[300];
 			snprintf(what, sizeof what, "member %s", r->member);
@@ -774,9 +772,7 @@ static int tr_advance(llr_tensor_reader *r, llr_err *err)
 		return frc;
 	for (;;) {
 		struct archive_entry *e;
-		int rc = archive_read_next_header(r->a, &e);
-		if (rc == ARCHIVE_RETRY)
-			continue;
+		int rc = llr_archive_header(r->a, &e);
 		if (rc == ARCHIVE_EOF) {
 			/* A tar ends with zero blocks; a stream cut exactly
 			 * between two members ends without them. */

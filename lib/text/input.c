@@ -333,10 +333,7 @@ ssize_t llr_input_read(llr_input *in, void *buf, size_t n, llr_err *err)
 			in->eof = 1;
 		return k;
 	}
-	la_ssize_t r;
-	do
-		r = archive_read_data(in->a, buf, n);
-	while (r == ARCHIVE_RETRY);
+	ssize_t r = llr_archive_data(in->a, buf, n);
 	if (r < 0) {
 		in->failed = 1;
 		return archive_fail(in->a, err, in->name, NULL);
@@ -466,10 +463,7 @@ int llr_archive_next(llr_archive *ar, const char **name, int64_t *size, llr_err 
 	}
 	for (;;) {
 		struct archive_entry *ent;
-		int r;
-		do
-			r = archive_read_next_header(ar->a, &ent);
-		while (r == ARCHIVE_RETRY);
+		int r = llr_archive_header(ar->a, &ent);
 		if (r == ARCHIVE_EOF) {
 			ar->done = 1;
 			return 0;
@@ -522,14 +516,7 @@ ssize_t llr_archive_read(llr_archive *ar, void *buf, size_t n, llr_err *err)
 			ar->member_eof = 1;
 		return k;
 	}
-	/* ARCHIVE_RETRY may come back for ever on a damaged member (a tar
-	 * member with out-of-order sparse blocks does): a few retries, then
-	 * the member has failed */
-	la_ssize_t r;
-	int tries = 0;
-	do
-		r = archive_read_data(ar->a, buf, n);
-	while (r == ARCHIVE_RETRY && ++tries < 8);
+	ssize_t r = llr_archive_data(ar->a, buf, n);
 	if (r < 0) {
 		ar->failed = 1;
 		return archive_fail(ar->a, err, ar->name, ar->raw ? NULL : ar->member);
