@@ -395,6 +395,35 @@ tiny_models() {
 	file r/g2p-attention.png | grep -q 'PNG image'
 }
 
+@test "g2p-attention-plot: a heat map PNG with gnuplot alone; usage, bad input and a missing gnuplot" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'K AE1\n#\tc a </s>\n#\tK\t0.9 0.1 0\n#\tAE1\t0.2 0.7 0.1\n#\t</s>\t0 0 1\n' >att.txt
+	run "$TOP/scripts/g2p-attention-plot" att.txt att.png
+	assert_success
+	assert_output ""
+	# a pixel box per source letter across, per output token down
+	run file -b att.png
+	assert_output --partial 'PNG image data, 370 x 285,'
+	run ls
+	assert_output "$(printf 'att.png\natt.txt')"
+	run "$TOP/scripts/g2p-attention-plot" -h
+	assert_success
+	assert_output "usage: g2p-attention-plot ATTENTION.txt OUT.png"
+	run "$TOP/scripts/g2p-attention-plot" att.txt
+	assert_failure 2
+	assert_output "usage: g2p-attention-plot ATTENTION.txt OUT.png"
+	run_err 1 "g2p-attention-plot: nope.txt: No such file or directory" "$TOP/scripts/g2p-attention-plot" nope.txt x.png
+	printf 'K\n#\tc a </s>\n#\tK\t0.9 0.1\n' >short.txt
+	run_err 1 "g2p-attention-plot: short.txt: attention line 2: expected token and 3 weights" \
+		"$TOP/scripts/g2p-attention-plot" short.txt x.png
+	mkdir nognuplot
+	ln -s /usr/bin/python3 nognuplot/python3
+	run env PATH="$PWD/nognuplot" "$TOP/scripts/g2p-attention-plot" att.txt x.png
+	assert_failure 1
+	assert_output "g2p-attention-plot: gnuplot not found (Debian package gnuplot-nox; scripts/install-deps installs it)"
+	assert_file_not_exist x.png
+}
+
 @test "g2p-eval: WER and PER against any of a word's pronunciations; --no-stress drops the stress digits" {
 	cd "$BATS_TEST_TMPDIR"
 	printf 'AH0 B AW1 T\tEY1 B AW2 T\nK AE1 T\n' >ref
