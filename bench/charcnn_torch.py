@@ -27,9 +27,12 @@ import random
 import sys
 import time
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError:
+    sys.exit("charcnn_torch.py: torch: not installed (Debian package python3-torch)")
 
 MAXW = 48
 PAD, BOW, EOW, UNK, BOS, EOS = 0, 1, 2, 3, 4, 5

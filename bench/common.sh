@@ -71,6 +71,7 @@ machine() {
 	# both inherit OPENBLAS_CORETYPE when it is set)
 	printf 'openblas core: %s%s\n' "$(OPENBLAS_VERBOSE=2 "$BIN/score" -h 2>&1 | sed -n 's/^Core: //p' | head -1)" \
 		"${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}"
-	printf 'torch: %s\n' "$("$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null)"
+	printf 'torch: %s\n' "$("$PY" -c 'try: import torch; print(torch.__version__)
+except ImportError: print("not installed (Debian package python3-torch)")' 2>/dev/null)"
 	printf 'load: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }

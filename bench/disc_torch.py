@@ -17,10 +17,14 @@ usage: disc_torch.py [--hidden H] [--embed E] [--batch B] [--top N]
 import argparse
 import collections
 import random
+import sys
 import time
 
-import torch
-import torch.nn as nn
+try:
+    import torch
+    import torch.nn as nn
+except ImportError:
+    sys.exit("disc_torch.py: torch: not installed (Debian package python3-torch)")
 
 
 class Enc(nn.Module):

@@ -30,10 +30,13 @@ import random
 import sys
 import time
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as Fn
-from torch.nn.utils.rnn import pack_padded_sequence
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as Fn
+    from torch.nn.utils.rnn import pack_padded_sequence
+except ImportError:
+    sys.exit("g2p_torch.py: torch: not installed (Debian package python3-torch)")
 
 p = argparse.ArgumentParser()
 p.add_argument('--src', required=True); p.add_argument('--tgt', required=True)

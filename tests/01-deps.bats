@@ -17,3 +17,15 @@ load test_helper
 	assert_failure 2
 	assert_output "usage: install-deps [--list]"
 }
+
+@test "the PyTorch references say what to install when torch is missing, never a traceback" {
+	cd "$BATS_TEST_TMPDIR"
+	# a torch that fails to import, whether or not python3-torch is installed
+	mkdir -p notorch/torch
+	echo 'raise ImportError("no torch here")' >notorch/torch/__init__.py
+	for f in g2p_torch.py disc_torch.py charcnn_torch.py; do
+		run env PYTHONPATH="$PWD/notorch" /usr/bin/python3 "$TOP/bench/$f" --help
+		assert_failure 1
+		assert_output "$f: torch: not installed (Debian package python3-torch)"
+	done
+}
