@@ -1,6 +1,7 @@
 # g2p.mk - grapheme-to-phoneme conversion on CMUdict with the llrnn
 # encoder-decoder (issue 15): featurize --source -> train -> gen --beam ->
-# scripts/g2p-eval, and an attention plot.
+# scripts/g2p-eval, and an attention plot (scripts/g2p-attention-plot, a
+# heat map drawn with gnuplot).
 #
 #   make -f pipelines/g2p.mk -j2                 # every row of ROWS
 #   make -f pipelines/g2p.mk ROWS='ll-mlp-100'   # one row
