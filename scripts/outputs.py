@@ -1,0 +1,100 @@
+"""outputs.py - read the test outputs committed under results/outputs/ and
+turn them into figures; shared by scripts/paired-bootstrap and
+scripts/results-check (a module, not a command).
+
+An output file has one line per test item (a sentence, a word, an
+example), TAB-separated, as score(1) writes it: column 1 and column 2 are
+the item's two numbers (score: the log-probability and the number of
+predicted tokens; any further columns, such as --per-token's, are read
+past).  It may be compressed: .xz, .gz and .bz2 are read with the
+standard library, .zst through zstd(1).
+
+A metric turns the columns of one file into one figure:
+  logppl   -sum(col1) / sum(col2): log-perplexity per predicted token
+  ratio    sum(col1) / sum(col2): an error rate over lengths (PER)
+  mean     mean(col1): an accuracy or an error rate over items (WER)
+followed by an optional scale, "*100" (percent).  With NumPy only."""
+import bz2, gzip, lzma, subprocess
+
+import numpy as np
+
+METRICS = ('logppl', 'ratio', 'mean')
+
+
+def parse_metric(spec):
+    """'logppl' or 'mean*100' -> (name, scale); ValueError on anything else."""
+    name, _, scale = spec.partition('*')
+    if name not in METRICS:
+        raise ValueError('unknown metric %r (expected %s)' % (name, ', '.join(METRICS)))
+    try:
+        return name, float(scale) if scale else 1.0
+    except ValueError:
+        raise ValueError('metric %r: the scale after * is not a number' % spec)
+
+
+def read_text(path):
+    if path.endswith('.xz'):
+        return lzma.open(path, 'rt', encoding='utf-8').read()
+    if path.endswith('.gz'):
+        return gzip.open(path, 'rt', encoding='utf-8').read()
+    if path.endswith('.bz2'):
+        return bz2.open(path, 'rt', encoding='utf-8').read()
+    if path.endswith('.zst'):
+        r = subprocess.run(['zstd', '-dcq', path], capture_output=True)
+        if r.returncode != 0:
+            raise OSError('%s: zstd: %s' % (path, r.stderr.decode(errors='replace').strip()))
+        return r.stdout.decode('utf-8')
+    return open(path, encoding='utf-8').read()
+
+
+def read_columns(path):
+    """The first two columns of every line as two float arrays (a missing
+    second column reads as 1).  ValueError names the file and line."""
+    c1, c2 = [], []
+    text = read_text(path)
+    lines = text.split('\n')
+    if lines and lines[-1] == '':
+        lines.pop()
+    for k, line in enumerate(lines, 1):
+        f = line.split('\t', 2)
+        try:
+            c1.append(float(f[0]))
+            c2.append(float(f[1]) if len(f) > 1 else 1.0)
+        except ValueError:
+            raise ValueError('%s:%d: expected numbers in the first two columns' % (path, k))
+    if not c1:
+        raise ValueError('%s: no lines' % path)
+    return np.array(c1), np.array(c2)
+
+
+def read_runs(paths):
+    """Several runs (seeds) over the same items: two (runs x items) arrays."""
+    cols = [read_columns(p) for p in paths]
+    n = {len(c[0]) for c in cols}
+    if len(n) != 1:
+        raise ValueError('runs over different numbers of items: %s' %
+                         ', '.join('%s %d' % (p, len(c[0])) for p, c in zip(paths, cols)))
+    return np.stack([c[0] for c in cols]), np.stack([c[1] for c in cols])
+
+
+def from_sums(metric, s1, s2, n):
+    """The metric from column sums s1, s2 over n items (arrays broadcast)."""
+    name, scale = metric
+    if name == 'logppl':
+        return -s1 / s2 * scale
+    if name == 'ratio':
+        return s1 / s2 * scale
+    return s1 / n * scale
+
+
+def figures(metric, c1, c2):
+    """The metric of each run of (runs x items) arrays."""
+    return from_sums(metric, c1.sum(axis=-1), c2.sum(axis=-1), c1.shape[-1])
+
+
+def resampled(metric, c1, c2, weights):
+    """The metric averaged over runs, on each resample of the items:
+    weights is (resamples x items), how often each item is drawn."""
+    s1 = weights @ c1.T
+    s2 = weights @ c2.T
+    return from_sums(metric, s1, s2, c1.shape[-1]).mean(axis=1)

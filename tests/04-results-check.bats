@@ -1,0 +1,135 @@
+#!/usr/bin/env bats
+# 04-results-check.bats - scripts/results-check, which recomputes the test
+# figures of results/*.tsv from the outputs committed under
+# results/outputs/, and scripts/paired-bootstrap, the paired interval of
+# a claimed difference (issue 47).  Each runs on a small results folder
+# made here, with outputs in score(1)'s per-line layout.
+
+load test_helper
+
+# A results folder: table "lm" with two models, A over seeds 1 and 2, B
+# over seed 1, three sentences each; A's mean and sd, B's value.
+mk_results() {
+	mkdir -p res/outputs/lm
+	printf '%s\t%s\t0\n' -10.0 5 -4.0 2 -6.0 3 >res/outputs/lm/a-s1.tsv
+	printf '%s\t%s\t0\n' -11.0 5 -4.5 2 -6.5 3 >res/outputs/lm/a-s2.tsv
+	printf '%s\t%s\t0\n' -12.0 5 -5.0 2 -7.0 3 | xz >res/outputs/lm/b-s1.tsv.xz
+	# A: 20/10 = 2.0 and 22/10 = 2.2, mean 2.1, sd 0.1414; B: 24/10 = 2.4
+	printf 'model\ttest\ttest_sd\na\t2.100\t0.14\nb\t2.40\t\n' >res/lm.tsv
+	printf 'table\tstatus\ttest_columns\tnote\nlm\tchecked\ttest,test_sd\t\n' >res/outputs/TABLES.tsv
+	printf 'row\tcolumn\tstat\tmetric\tfiles\n' >res/outputs/lm/checks.tsv
+	printf 'model=a\ttest\tmean\tlogppl\ta-s1.tsv a-s2.tsv\n' >>res/outputs/lm/checks.tsv
+	printf 'model=a\ttest_sd\tsd\tlogppl\ta-s1.tsv a-s2.tsv\n' >>res/outputs/lm/checks.tsv
+	printf 'model=b\ttest\tvalue\tlogppl\tb-s1.tsv.xz\n' >>res/outputs/lm/checks.tsv
+}
+
+@test "results-check: the tree's own results pass, every table checked or pending" {
+	run "$TOP/scripts/results-check"
+	assert_success
+	assert_line --regexp '^results-check: [0-9]+ figures checked, [0-9]+ tables pending$'
+	for t in "$TOP"/results/*.tsv; do
+		assert_line --regexp "^$(basename "$t" .tsv) +(pending|[0-9]+ figures)"
+	done
+}
+
+@test "results-check: figures recomputed from the outputs agree to the printed precision" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	run "$TOP/scripts/results-check" --results res
+	assert_success
+	assert_line --regexp '^lm +3 figures, ok$'
+	assert_line 'results-check: 3 figures checked, 0 tables pending'
+}
+
+@test "results-check: a cell that the outputs do not give fails, naming row, column and both figures" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	sed -i 's/^b\t2.40/b\t2.41/' res/lm.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure
+	assert_line --partial "lm.tsv: row 'model=b', test: the table says 2.41, the outputs give 2.400000"
+	# one decimal more than the outputs support is a mismatch too
+	mk_results
+	sed -i 's/^a\t2.100/a\t2.101/' res/lm.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure
+}
+
+@test "results-check: an unchecked cell, an unlisted table, a missing output and a bad selector fail" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	sed -i '$d' res/outputs/lm/checks.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure
+	assert_line --partial 'lm.tsv: row model=b,test=2.40,test_sd=, test = 2.40: no check recomputes it'
+	mk_results
+	printf 'x\ttest\n' >res/other.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure
+	assert_line --partial 'other.tsv: not in outputs/TABLES.tsv'
+	mk_results
+	rm res/outputs/lm/a-s2.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure
+	assert_line --partial 'a-s2.tsv'
+	mk_results
+	sed -i 's/^model=b\t/model=c\t/' res/outputs/lm/checks.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure
+	assert_line --partial "row 'model=c' matches 0 rows, not 1"
+}
+
+@test "results-check: a pending table is listed with its reason and not checked" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	printf 'table\tstatus\ttest_columns\tnote\nlm\tpending\ttest\tnot regenerated yet\n' >res/outputs/TABLES.tsv
+	sed -i 's/^b\t2.40/b\t9.99/' res/lm.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_success
+	assert_line --regexp '^lm +pending: not regenerated yet$'
+	assert_line 'results-check: 0 figures checked, 1 tables pending'
+}
+
+@test "paired-bootstrap: a constant per-sentence shift gives that difference and a degenerate interval" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	# B is A's seed 1 with every token 0.1 nats worse: diff exactly -0.1
+	awk 'BEGIN { FS = OFS = "\t" } { $1 = $1 - 0.1 * $2; print }' res/outputs/lm/a-s1.tsv >b.tsv
+	run "$TOP/scripts/paired-bootstrap" --samples 500 -a res/outputs/lm/a-s1.tsv -b b.tsv
+	assert_success
+	assert_line --index 0 $'metric\ta\tb\tdiff\tlo\thi\tsamples\truns_a\truns_b\titems\tsignificant'
+	assert_line --index 1 $'logppl\t2.0000\t2.1000\t-0.1000\t-0.1000\t-0.1000\t500\t1\t1\t3\tyes'
+	# the same runs against themselves: no difference
+	run "$TOP/scripts/paired-bootstrap" --samples 500 -a res/outputs/lm/a-s1.tsv -a res/outputs/lm/a-s2.tsv \
+		-b res/outputs/lm/a-s1.tsv -b res/outputs/lm/a-s2.tsv
+	assert_success
+	assert_line --index 1 --regexp $'^logppl\t2.1000\t2.1000\t0.0000\t0.0000\t0.0000\t500\t2\t2\t3\tno$'
+}
+
+@test "paired-bootstrap: the interval repeats with its seed and covers the observed difference" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	run "$TOP/scripts/paired-bootstrap" -a res/outputs/lm/a-s1.tsv -a res/outputs/lm/a-s2.tsv -b res/outputs/lm/b-s1.tsv.xz
+	assert_success
+	first=${lines[1]}
+	IFS=$'\t' read -r _ a b d lo hi _ <<<"$first"
+	[ "$a" = 2.1000 ] && [ "$b" = 2.4000 ] && [ "$d" = -0.3000 ]
+	awk -v lo="$lo" -v hi="$hi" -v d="$d" 'BEGIN { exit !(lo <= d && d <= hi && lo < hi) }'
+	run "$TOP/scripts/paired-bootstrap" -a res/outputs/lm/a-s1.tsv -a res/outputs/lm/a-s2.tsv -b res/outputs/lm/b-s1.tsv.xz
+	assert_equal "${lines[1]}" "$first"
+}
+
+@test "paired-bootstrap: different test sets, unreadable files and bad usage fail with a message" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	head -n 2 res/outputs/lm/a-s1.tsv >short.tsv
+	run_err 1 'paired-bootstrap: A has 3 items and B 2: not the same test set' \
+		"$TOP/scripts/paired-bootstrap" -a res/outputs/lm/a-s1.tsv -b short.tsv
+	run_err 1 'paired-bootstrap: .*nothing.tsv' "$TOP/scripts/paired-bootstrap" -a res/outputs/lm/a-s1.tsv -b nothing.tsv
+	printf 'x\ty\n' >bad.tsv
+	run_err 1 'paired-bootstrap: bad.tsv:1: expected numbers' "$TOP/scripts/paired-bootstrap" -a bad.tsv -b bad.tsv
+	run "$TOP/scripts/paired-bootstrap" --metric nats -a bad.tsv -b bad.tsv
+	assert_equal "$status" 2
+	run "$TOP/scripts/paired-bootstrap" -a bad.tsv
+	assert_equal "$status" 2
+}
