@@ -84,7 +84,8 @@ TEST_UD := $(call ud,$(TEST_SETS))
 ALL_UD := $(TRAIN_UD) $(VALID_UD) $(TEST_UD)
 CONLLU_OPTS := $(foreach f,$(ALL_UD),--conllu $(f))
 
-TRAIN_OPTS = --threads $(THREADS) --seed $(SEED) $(if $(INIT),--init $(INIT)) --embed $(EMBED) \
+TRAIN_OPTS = --seed $(SEED) $(MODEL_OPTS)
+MODEL_OPTS = --threads $(THREADS) $(if $(INIT),--init $(INIT)) --embed $(EMBED) \
 	--hidden $(HIDDEN) --layers $(LAYERS) --batch $(BATCH) --optim rmsprop \
 	--lr $(LR) --patience $(PATIENCE) --epochs $(EPOCHS) \
 	$(if $(MAXTIME),--max-time $(MAXTIME)) --progress 0
@@ -203,6 +204,73 @@ $(WORK)/logs.stamp: $(ROWS) $(wildcard $(REF_OUT) $(REF_OURS_ROWS))
 	for b in $(REF_OURS_ROWS:$(REF_OURS)/%.row=%); do \
 		if [ -f $(REF_OURS)/$$b.log.tsv ]; then cp $(REF_OURS)/$$b.log.tsv $(LOGDIR)/$(notdir $(REF_OURS))-$$(echo $$b | tr / -).tsv; fi; done
 	touch $@
+
+# 8. The headline, over seeds (issue 47): the RNN and the LL-RNN M=2500
+# in two settings, each trained with every seed of HEADLINE_SEEDS, all
+# stopped by the same rule (early stopping on valid, PATIENCE, at most
+# EPOCHS; MAXTIME only caps one invocation, and `make headline-resume`
+# continues until patience, so no row ends on max-time):
+#   paper  the replication: vocabulary = train+valid+test types, the
+#          treebank tags of all eight files, background = unigram over
+#          all three splits (the sweep's paper models; it uses test words)
+#   clean  nothing from test: vocabulary = train+valid types, tags from
+#          the train and valid CoNLL-U files only, background = add-0.5
+#          unigram on train; test words outside the vocabulary are OOVs,
+#          scored as <unk> (counted in score's OOV column)
+# Each model's test output (score --per-token) is kept, xz-compressed,
+# under $(RESULTS)/outputs/ud-french-headline/, and scripts/ud-headline
+# writes the table (mean and sd over seeds), its checks.tsv for
+# scripts/results-check and the paired bootstrap intervals.
+HEADLINE_SEEDS ?= 1 2 3
+HEADLINE_M ?= 2500
+HL := $(WORK)/headline
+HL_OUT := $(RESULTS)/outputs/ud-french-headline
+HL_BASES := paper/rnn paper/ll-$(HEADLINE_M) clean/rnn clean/ll-$(HEADLINE_M)
+HL_RUNS := $(foreach b,$(HL_BASES),$(foreach s,$(HEADLINE_SEEDS),$(b)-s$(s)))
+HL_OUTPUTS := $(foreach r,$(HL_RUNS),$(HL_OUT)/$(subst /,-,$(r)).test.tsv.xz)
+TRAINVALID_UD := $(TRAIN_UD) $(VALID_UD)
+
+.PHONY: headline headline-resume
+headline: $(RESULTS)/ud-french-headline.tsv
+
+$(HL)/paper/rnn.fz: $(WORK)/rnn.fz | $(HL)/paper
+	ln -f $< $@
+$(HL)/paper/ll-%.fz: $(WORK)/paper/ll-%.fz | $(HL)/paper
+	ln -f $< $@
+$(HL)/clean/rnn.fz: $(WORK)/train.tok $(WORK)/valid.tok | $(HL)/clean
+	$(BIN)/featurize --top 134217728 --extra $(WORK)/valid.tok -o $@ $< 2> $@.err
+$(HL)/clean/ll-%.fz: $(WORK)/train.tok $(WORK)/valid.tok $(TRAINVALID_UD) | $(HL)/clean
+	$(BIN)/featurize -l --top $* $(foreach f,$(TRAINVALID_UD),--conllu $(f)) \
+		--extra $(WORK)/valid.tok --background unigram:0.5 -o $@ $< 2> $@.err
+
+# hl_output(kind): the train --output of a headline base
+hl_output = $(if $(findstring /rnn,$(1)),softmax,loglinear)
+define HL_RUN
+$(HL)/$(1)-s$(2).model: $(HL)/$(1).fz $(WORK)/valid.tok
+	$(BIN)/train --output $(call hl_output,$(1)) --seed $(2) $(MODEL_OPTS) \
+		--valid $(WORK)/valid.tok --log $(HL)/$(1)-s$(2).log.tsv -o $$@ $$< 2> $(HL)/$(1)-s$(2).train.err
+$(HL_OUT)/$(subst /,-,$(1))-s$(2).test.tsv.xz: $(HL)/$(1)-s$(2).model $(WORK)/test.tok | $(HL_OUT)
+	$(BIN)/score -q --threads 1 --batch $(SCORE_BATCH) --per-token -m $$< $(WORK)/test.tok | xz -9e > $$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach b,$(HL_BASES),$(foreach s,$(HEADLINE_SEEDS),$(eval $(call HL_RUN,$(b),$(s)))))
+
+$(RESULTS)/ud-french-headline.tsv: $(HL_OUTPUTS) $(SCRIPTS)/ud-headline $(SCRIPTS)/paired-bootstrap
+	$(SCRIPTS)/ud-headline --work $(HL) --outputs $(HL_OUT) --results $(RESULTS) \
+		--m $(HEADLINE_M) --seeds "$(HEADLINE_SEEDS)" --config "$(CONFIG_TEXT)"
+
+# Continue every headline model that an invocation's MAXTIME stopped.
+headline-resume: $(HL_RUNS:%=headline-resume/%)
+headline-resume/%:
+	@f=$(HL)/$*.model; if [ -f $$f ] && tar -xOf $$f meta | grep -qx 'stopped=max-time'; then \
+		echo "resuming $$f"; \
+		$(BIN)/train --resume $$f --epochs $(EPOCHS) --patience $(PATIENCE) \
+			--threads $(THREADS) $(if $(MAXTIME),--max-time $(MAXTIME)) --progress 0 \
+			--valid $(WORK)/valid.tok --log $(HL)/$*.log.tsv $(HL)/$(firstword $(subst -s, ,$*)).fz \
+			2>> $(HL)/$*.train.err; \
+	fi
+
+$(HL)/paper $(HL)/clean $(HL_OUT):
+	mkdir -p $@
 
 # 7. The PyTorch reference (../shared/bench/torch_ref.py) on the same
 # splits read by its own ud_prep.py: REF_MODELS, the RNN and LL-RNN

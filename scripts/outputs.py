@@ -67,6 +67,11 @@ def read_columns(path):
     return np.array(c1), np.array(c2)
 
 
+def read_oovs(path):
+    """The sum of column 3 (score's OOV count) over the file's lines."""
+    return sum(int(l.split('\t', 3)[2]) for l in read_text(path).split('\n') if l)
+
+
 def read_runs(paths):
     """Several runs (seeds) over the same items: two (runs x items) arrays."""
     cols = [read_columns(p) for p in paths]

@@ -124,6 +124,49 @@ tiny_make() {
 	refute_output --partial resuming
 }
 
+@test "ud-french.mk: make headline trains every seed of both settings, keeps the test outputs, and results-check recomputes the table" {
+	tiny_data 20
+	run tiny_make HEADLINE_M=5 HEADLINE_SEEDS="1 2" headline -j2
+	assert_success
+	W="$BATS_TEST_TMPDIR/work" R="$BATS_TEST_TMPDIR/res"
+	run cut -f 1-3,6 "$R/ud-french-headline.tsv"
+	assert_output "$(printf 'setting\tmodel\tM\tseeds\npaper\trnn\t-\t1,2\npaper\tll-rnn\t5\t1,2\nclean\trnn\t-\t1,2\nclean\tll-rnn\t5\t1,2')"
+	# The seeds differ: two distinct models per row.
+	! cmp -s "$W/headline/clean/ll-5-s1.model" "$W/headline/clean/ll-5-s2.model"
+	# clean: no test word in the vocabulary (train+valid types, </s>, <unk>),
+	# and test words outside it counted as OOVs; paper: every test word in.
+	types=$(cat "$W/train.tok" "$W/valid.tok" | tr ' ' '\n' | sort -u | wc -l)
+	run awk -F'\t' '$1 == "clean" { print $4 }' "$R/ud-french-headline.tsv"
+	assert_output "$(printf '%s\n%s' $((types + 2)) $((types + 2)))"
+	oovs=$(tr ' ' '\n' <"$W/test.tok" | grep -cvxFf <(cat "$W/train.tok" "$W/valid.tok" | tr ' ' '\n'))
+	got=$(xz -dc "$R/outputs/ud-french-headline/clean-rnn-s1.test.tsv.xz" | awk -F'\t' '{ o += $3 } END { print o }')
+	assert_equal "$got" "$oovs"
+	run awk -F'\t' '$1 == "paper" { print $13 }' "$R/ud-french-headline.tsv"
+	assert_output "$(printf '0.00\n0.00')"
+	# The clean LL-RNN's tags come from train and valid only: fewer features
+	# than the paper's, whose tags come from all eight files.
+	run awk -F'\t' '$2 == "ll-rnn" { print $1, $5 }' "$R/ud-french-headline.tsv"
+	paper_f=$(awk -F'\t' '$1 == "paper" && $2 == "ll-rnn" { print $5 }' "$R/ud-french-headline.tsv")
+	clean_f=$(awk -F'\t' '$1 == "clean" && $2 == "ll-rnn" { print $5 }' "$R/ud-french-headline.tsv")
+	[ "$clean_f" -lt "$paper_f" ]
+	# A test mean is score's total over the kept outputs, by hand.
+	want=$(for s in 1 2; do xz -dc "$R/outputs/ud-french-headline/paper-ll-5-s$s.test.tsv.xz" |
+		awk -F'\t' '{ l += $1; n += $2 } END { printf "%.10f\n", -l / n }'; done |
+		awk '{ t += $1 } END { printf "%.4f", t / 2 }')
+	run awk -F'\t' '$1 == "paper" && $2 == "ll-rnn" { print $11 }' "$R/ud-french-headline.tsv"
+	assert_output "$want"
+	# results-check recomputes all eight test figures from the outputs.
+	printf 'table\tstatus\ttest_columns\tnote\nud-french-headline\tchecked\ttest_mean,test_sd\t\n' >"$R/outputs/TABLES.tsv"
+	run "$TOP/scripts/results-check" --results "$R"
+	assert_success
+	assert_line 'results-check: 8 figures checked, 0 tables pending'
+	# The report gives both intervals and flags runs that did not stop on
+	# patience (here: the one-epoch cap).
+	run grep -c '^| \(paper\|clean\) | [0-9.-]* | [0-9.-]* | -\?[0-9.]* | \[' "$R/ud-french-headline.md"
+	assert_output 2
+	assert_file_contains "$R/ud-french-headline.md" 'Not at equal stopping rules'
+}
+
 @test "ud-french.mk: a missing UD file stops the pipeline" {
 	tiny_data 5
 	rm "$BATS_TEST_TMPDIR/ud/fr_partut-ud-dev.conllu"
