@@ -26,7 +26,7 @@
 # PATIENCE EMBED HIDDEN LAYERS BATCH LR SEED INIT (train --init of the
 # table's models; empty: train's default) THREADS SCORE_BATCH UNK_MASS
 # PYTHON TORCH_REF UD_PREP REF_THREADS REF_EPOCHS REF_MODELS REF_INIT
-# REF_OURS.  EPOCHS and MAXTIME (per model and invocation; `make resume`
+# REF_OURS, and HEADLINE_SEEDS HEADLINE_M for `make headline` (sec. 8).  EPOCHS and MAXTIME (per model and invocation; `make resume`
 # continues) cap training when time is short; the results then say how
 # many epochs ran.  REF_EPOCHS caps the reference and llrnn's counterparts
 # of it, REF_INIT (default torch: PyTorch's initial-weight distributions)
