@@ -128,10 +128,11 @@ llr_ortho_state llr_ortho_step(llr_ortho_state s, int32_t cp);
  * first negative value, else LLR_OK. */
 int llr_ortho_final(llr_ortho_state s, size_t n, llr_feature_fn emit, void *ctx);
 
-/* lib/features/lexicon.c's member helpers, for the other word models
- * (lib/features/source.c): a text member of names, one a line; the next
- * member, checked to be `want`; a text member of exactly `want` distinct
- * names; name/indptr, name/indices, name/data as a rows x cols matrix. */
+/* lib/tensor/members.c: member helpers for the kinds made of named
+ * tables (the lexicon, source.c, anyword.c, the n-gram trie): a text
+ * member of names, one a line; the next member, checked to be `want`; a
+ * text member of exactly `want` distinct names; name/indptr,
+ * name/indices, name/data as a rows x cols matrix. */
 int llr_lex_put_names(llr_tensor_writer *w, const char *member, const llr_strmap *s, llr_err *err);
 int llr_lex_next_member(llr_tensor_reader *r, const char *want, llr_err *err);
 int llr_lex_read_names(llr_tensor_reader *r, const char *member, int64_t want, llr_strmap **out, llr_err *err);

@@ -88,27 +88,6 @@ int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
 	return LLR_OK;
 }
 
-static int put_names(llr_tensor_writer *w, const char *member, const llr_strmap *s, llr_err *err)
-{
-	llr_buf b = {0};
-	size_t n = llr_strmap_size(s);
-	for (size_t i = 0; i < n; i++) {
-		const char *t = llr_strmap_str(s, (int32_t)i);
-		size_t l = llr_strmap_len(s, (int32_t)i);
-		if (l == 0 || memchr(t, '\n', l)) {
-			llr_buf_free(&b);
-			return llr_err_set(err, LLR_EFORMAT, "%s: entry %zu is empty or holds a newline", member, i);
-		}
-		if (llr_buf_append(&b, t, l) < 0 || llr_buf_putc(&b, '\n') < 0) {
-			llr_buf_free(&b);
-			return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", member);
-		}
-	}
-	int rc = llr_tw_put_text(w, member, b.data ? b.data : "", b.len, err);
-	llr_buf_free(&b);
-	return rc;
-}
-
 int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
 {
 	int rc;
@@ -116,9 +95,9 @@ int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
 	LLR_ASSERT(x->phi && x->phi->rows == V && x->phi->cols == (int32_t)llr_strmap_size(x->features));
 	LLR_ASSERT(!x->psi || (x->features_in && x->psi->rows == V &&
 			       x->psi->cols == (int32_t)llr_strmap_size(x->features_in)));
-	if ((rc = put_names(w, "vocab", x->vocab, err)) < 0 || (rc = put_names(w, "features", x->features, err)) < 0)
+	if ((rc = llr_lex_put_names(w, "vocab", x->vocab, err)) < 0 || (rc = llr_lex_put_names(w, "features", x->features, err)) < 0)
 		return rc;
-	if (x->psi && (rc = put_names(w, "features_in", x->features_in, err)) < 0)
+	if (x->psi && (rc = llr_lex_put_names(w, "features_in", x->features_in, err)) < 0)
 		return rc;
 	if ((rc = llr_tw_put_csr(w, "phi", x->phi, err)) < 0)
 		return rc;
@@ -137,74 +116,6 @@ int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
 
 /* ------------------------------------------------------------- reading */
 
-static int next_member(llr_tensor_reader *r, const char *want, llr_err *err)
-{
-	const char *name;
-	int rc = llr_tr_next(r, &name, err);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		return llr_err_set(err, LLR_ETRUNC, "member %s: missing (the stream ends before it)", want);
-	if (strcmp(name, want))
-		return llr_err_set(err, LLR_EFORMAT, "member %s: expected here, found member %s", want, name);
-	return LLR_OK;
-}
-
-/* A text member of exactly `want` non-empty, distinct lines. */
-static int read_names(llr_tensor_reader *r, const char *member, int64_t want, llr_strmap **out, llr_err *err)
-{
-	int rc = next_member(r, member, err);
-	if (rc < 0)
-		return rc;
-	char *text = NULL;
-	size_t len = 0;
-	if ((rc = llr_tr_text(r, &text, &len, err)) < 0)
-		return rc;
-	llr_strmap *s = llr_strmap_new();
-	if (!s) {
-		free(text);
-		return llr_err_set(err, LLR_ENOMEM, "member %s: out of memory", member);
-	}
-	size_t i = 0;
-	rc = LLR_OK;
-	while (i < len) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
-		if (l == 0) {
-			rc = llr_err_set(err, LLR_EFORMAT, "member %s: line %zu is empty", member,
-					 llr_strmap_size(s) + 1);
-			break;
-		}
-		if ((int64_t)llr_strmap_size(s) >= want) {
-			rc = llr_err_set(err, LLR_EFORMAT, "member %s: more than the %lld entries the meta declares",
-					 member, (long long)want);
-			break;
-		}
-		size_t before = llr_strmap_size(s);
-		int32_t id = llr_strmap_add(s, text + i, l);
-		if (id < 0) {
-			rc = llr_err_set(err, LLR_ENOMEM, "member %s: out of memory", member);
-			break;
-		}
-		if (llr_strmap_size(s) == before) {
-			rc = llr_err_set(err, LLR_EFORMAT, "member %s: line %zu repeats '%.*s'", member, before + 1,
-					 (int)LLR_MIN(l, 100), text + i);
-			break;
-		}
-		i += l + (nl ? 1 : 0);
-	}
-	free(text);
-	if (rc == LLR_OK && (int64_t)llr_strmap_size(s) != want)
-		rc = llr_err_set(err, LLR_EFORMAT, "member %s: %zu entries, the meta declares %lld", member,
-				 llr_strmap_size(s), (long long)want);
-	if (rc < 0) {
-		llr_strmap_free(s);
-		return rc;
-	}
-	*out = s;
-	return LLR_OK;
-}
-
 static int meta_int(const llr_meta *m, const char *key, int64_t lo, int64_t hi, int64_t *out, llr_err *err)
 {
 	int rc = llr_meta_get_i64(m, key, out, err);
@@ -214,24 +125,6 @@ static int meta_int(const llr_meta *m, const char *key, int64_t lo, int64_t hi, 
 		return llr_err_set(err, LLR_ERANGE, "meta: %s=%lld out of range [%lld, %lld]", key,
 				   (long long)*out, (long long)lo, (long long)hi);
 	return LLR_OK;
-}
-
-static int read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, llr_csr **out, llr_err *err)
-{
-	char member[64];
-	snprintf(member, sizeof member, "%s/indptr", name);
-	int rc = next_member(r, member, err);
-	if (rc < 0)
-		return rc;
-	if ((rc = llr_tr_csr(r, name, (int32_t)cols, out, err)) < 0)
-		return rc;
-	if ((*out)->rows != rows || (*out)->cols != cols) {
-		rc = llr_err_set(err, LLR_EFORMAT, "member %s: %d x %d, the meta declares %lld x %lld", name,
-				 (*out)->rows, (*out)->cols, (long long)rows, (long long)cols);
-		llr_csr_free(*out);
-		*out = NULL;
-	}
-	return rc;
 }
 
 /* The n-gram of a context-dependent background, after logb: its unigram
@@ -310,21 +203,21 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 			goto fail;
 		}
 	}
-	if ((rc = read_names(r, "vocab", V, &x->vocab, err)) < 0 ||
-	    (rc = read_names(r, "features", F, &x->features, err)) < 0)
+	if ((rc = llr_lex_read_names(r, "vocab", V, &x->vocab, err)) < 0 ||
+	    (rc = llr_lex_read_names(r, "features", F, &x->features, err)) < 0)
 		goto fail;
-	if (own && (rc = read_names(r, "features_in", Fin, &x->features_in, err)) < 0)
+	if (own && (rc = llr_lex_read_names(r, "features_in", Fin, &x->features_in, err)) < 0)
 		goto fail;
 	if (strcmp(llr_strmap_str(x->vocab, x->eos_id), LLR_EOS) || strcmp(llr_strmap_str(x->vocab, x->unk_id), LLR_UNK)) {
 		rc = llr_err_set(err, LLR_EFORMAT, "member vocab: eos_id %d is not %s or unk_id %d is not %s",
 				 x->eos_id, LLR_EOS, x->unk_id, LLR_UNK);
 		goto fail;
 	}
-	if ((rc = read_csr(r, "phi", V, F, &x->phi, err)) < 0)
+	if ((rc = llr_lex_read_csr(r, "phi", V, F, &x->phi, err)) < 0)
 		goto fail;
-	if (own && (rc = read_csr(r, "psi", V, Fin, &x->psi, err)) < 0)
+	if (own && (rc = llr_lex_read_csr(r, "psi", V, Fin, &x->psi, err)) < 0)
 		goto fail;
-	if ((rc = next_member(r, "logb", err)) < 0)
+	if ((rc = llr_lex_next_member(r, "logb", err)) < 0)
 		goto fail;
 	llr_tensor *t = NULL;
 	int64_t shape[1] = {V};
@@ -355,28 +248,6 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 fail:
 	llr_lexicon_free(x);
 	return rc;
-}
-
-/* --------------------------------- the member helpers, for other files */
-
-int llr_lex_put_names(llr_tensor_writer *w, const char *member, const llr_strmap *s, llr_err *err)
-{
-	return put_names(w, member, s, err);
-}
-
-int llr_lex_next_member(llr_tensor_reader *r, const char *want, llr_err *err)
-{
-	return next_member(r, want, err);
-}
-
-int llr_lex_read_names(llr_tensor_reader *r, const char *member, int64_t want, llr_strmap **out, llr_err *err)
-{
-	return read_names(r, member, want, out, err);
-}
-
-int llr_lex_read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, llr_csr **out, llr_err *err)
-{
-	return read_csr(r, name, rows, cols, out, err);
 }
 
 /* ------------------------------------------------------------ comparing */
