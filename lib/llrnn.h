@@ -1546,7 +1546,8 @@ int32_t llr_openbg_word(const llr_openbg *g, const char *w, size_t len);
 double llr_openbg_unseen_logp(const llr_openbg *g, const char *w, size_t len);
 /* ln b(w) for any bytes, finite. */
 double llr_openbg_logb(const llr_openbg *g, const char *w, size_t len);
-/* 1 if the string can be written as one token of text: not empty, and
+/* 1 if the string can be written as one token of text (lib/text/tokens.c,
+ * beside the rule that reads token lines): not empty, and
  * no space, TAB, LF, CR or NUL byte; else 0.  p_spell gives the other
  * strings mass too, but text never holds them. */
 int llr_open_is_token(const char *w, size_t len);

@@ -781,16 +781,6 @@ int32_t llr_open_norm_dict(const llr_open *o)
 
 /* ------------------------------------------------------------ drawing */
 
-int llr_open_is_token(const char *w, size_t len)
-{
-	if (len == 0)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		if (w[i] == ' ' || w[i] == '\t' || w[i] == '\n' || w[i] == '\r' || w[i] == '\0')
-			return 0;
-	return 1;
-}
-
 int32_t llr_open_sigs(const llr_open *o)
 {
 	return o->m->lex->sig->phi->rows;

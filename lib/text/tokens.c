@@ -5,8 +5,10 @@
  * split through llr_token_next, which is llr_token_scan of internal.h
  * (inline there for the n-gram readers), so one file reads the same
  * everywhere; featurize, which fixes the ids of a training corpus, also asks
- * llr_tokens_check for the canonical form.  Not here: tokenising raw
- * text (tokenize.c).
+ * llr_tokens_check for the canonical form.  llr_open_is_token says
+ * whether a string could be one token of such a line (the open
+ * vocabulary's strings, ngram/openbg.c and lm/opensig.c).  Not here:
+ * tokenising raw text (tokenize.c).
  */
 #include <string.h>
 
@@ -44,4 +46,14 @@ int llr_tokens_check(const char *line, size_t len, llr_err *err)
 		s = i + 1;
 	}
 	return LLR_OK;
+}
+
+int llr_open_is_token(const char *w, size_t len)
+{
+	if (len == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (w[i] == ' ' || w[i] == '\t' || w[i] == '\n' || w[i] == '\r' || w[i] == '\0')
+			return 0;
+	return 1;
 }
