@@ -144,8 +144,26 @@ int llr_anyword_meta(const llr_anyword *a, llr_meta *m);
 int llr_anyword_write(llr_tensor_writer *w, const llr_anyword *a, llr_err *err);
 int llr_anyword_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_anyword **out, llr_err *err);
 
-/* lib/lm/opensig.c: the sig/ members of a lexicon (after the any/
+/* lib/lm/opensig.c: the signature masses (lm/open.c reads phi, logm,
+ * exact and seed); the sig/ members of a lexicon (after the any/
  * members), their meta keys (sig.*). */
+struct llr_opensig {
+	llr_csr *phi; /* S x F */
+	float *logm;  /* S: ln M(sig) */
+	int64_t samples, drawn, known;
+	uint64_t seed;
+	int64_t digits;        /* the digit strings' groups summed exactly (opendigits.c), 0: drawn */
+	int64_t shorts;        /* the short strings summed exactly (openshort.c) */
+	double shorts_q;       /* their total q */
+	double digits_q;       /* their total q */
+	const char *drawn_why; /* static: why the digit strings were drawn */
+	int64_t dict;          /* the dictionary's forms summed exactly (opendict.c) */
+	double dict_q;         /* their total q */
+	char dict_why[200];    /* why they were drawn, "" when they were not or without a dictionary */
+	int64_t exact;         /* the pass's classes when every string is summed exactly (openexact.c), 0: drawn */
+	int64_t listed;        /* and the strings listed apart */
+	double unassigned;     /* the q the pass left unassigned */
+};
 int llr_opensig_meta(const llr_opensig *g, llr_meta *m);
 int llr_opensig_write(llr_tensor_writer *w, const llr_opensig *g, llr_err *err);
 int llr_opensig_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_opensig **out, llr_err *err);
@@ -195,6 +213,14 @@ int llr_short_string(const llr_spelling *sp, const char *w, size_t len);
 /* 1 when w[0..len) is 1 to max_chars (0: any number of) characters the
  * spelling model has seen. */
 int llr_seen_string(const llr_spelling *sp, const char *w, size_t len, int max_chars);
+/* lib/lm/opensig.c's row makers, which the norm check (lm/open.c) shares:
+ * n strings drawn from q outside V', known (if not NULL) and the strata
+ * summed exactly (the digit strings if digits, the short ones, dict's
+ * forms), their rows into b and the draws it took into *drawn; a
+ * stratum's rows into b, each one's ln weight (ln lambda0 + logq) into lw. */
+int llr_sig_draw_rows(const llr_lexicon *x, const llr_openbg *g, const llr_strmap *known, int digits,
+                      const llr_stratum *dict, int64_t n, llr_rng *rng, llr_csr_builder *b, int64_t *drawn, llr_err *err);
+int llr_stratum_rows(const llr_stratum *d, llr_csr_builder *b, float *lw, double lambda0, llr_err *err);
 
 /* Emits the feature named by the string literal lit, of value 1, through
  * emit(..., ctx) (an llr_feature_fn), and returns its error from the
