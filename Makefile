@@ -53,7 +53,7 @@ override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
 # lib/ is grouped by layer (README, Layout); every .c under it is the library.
-LIB_LAYERS := core text tensor features nn lm ngram
+LIB_LAYERS := core text tensor features ngram nn lexicon lm
 LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c)))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
 # tools/<tool>.c holds a tool's main; every other tools/*.c is a CLI-only

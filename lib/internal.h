@@ -144,7 +144,7 @@ int llr_anyword_meta(const llr_anyword *a, llr_meta *m);
 int llr_anyword_write(llr_tensor_writer *w, const llr_anyword *a, llr_err *err);
 int llr_anyword_read(llr_tensor_reader *r, const llr_meta *m, int32_t F, llr_anyword **out, llr_err *err);
 
-/* lib/lm/opensig.c: the signature masses (lm/open.c reads phi, logm,
+/* lib/lexicon/opensig.c: the signature masses (lm/open.c reads phi, logm,
  * exact and seed); the sig/ members of a lexicon (after the any/
  * members), their meta keys (sig.*). */
 struct llr_opensig {
@@ -177,7 +177,7 @@ typedef struct llr_rowbuf {
 } llr_rowbuf;
 int llr_any_row_buf(const llr_lexicon *x, const char *w, size_t len, llr_rowbuf *r, size_t *n, llr_err *err);
 
-/* lib/lm/opendigits.c: the strings of ASCII digits outside V' (and
+/* lib/lexicon/opendigits.c: the strings of ASCII digits outside V' (and
  * outside known, if not NULL) as an exact stratum of the strings outside
  * the vocabulary: n groups (llr_spelling_digit_groups, lengths from
  * LLR_DIGIT_CAP on together), each with its row phi (n x F) and ln of
@@ -201,7 +201,7 @@ int llr_digit_stratum_make(const llr_lexicon *x, const llr_openbg *g, const llr_
 void llr_stratum_free(llr_stratum *d);
 /* 1 when w[0..len) is a string of the stratum: not empty, all ASCII digits. */
 int llr_digit_string(const char *w, size_t len);
-/* lib/lm/openshort.c: the strings of 1 to LLR_SHORT_MAX characters the
+/* lib/lexicon/openshort.c: the strings of 1 to LLR_SHORT_MAX characters the
  * spelling model has seen, outside V', known (if not NULL) and, if
  * skip_digits, the digit strings, each a row of d with its ln q: an
  * exact stratum that assumes nothing of the rows. */
@@ -213,7 +213,7 @@ int llr_short_string(const llr_spelling *sp, const char *w, size_t len);
 /* 1 when w[0..len) is 1 to max_chars (0: any number of) characters the
  * spelling model has seen. */
 int llr_seen_string(const llr_spelling *sp, const char *w, size_t len, int max_chars);
-/* lib/lm/opensig.c's row makers, which the norm check (lm/open.c) shares:
+/* lib/lexicon/opensig.c's row makers, which the norm check (lm/open.c) shares:
  * n strings drawn from q outside V', known (if not NULL) and the strata
  * summed exactly (the digit strings if digits, the short ones, dict's
  * forms), their rows into b and the draws it took into *drawn; a
@@ -262,7 +262,7 @@ int llr_lexicon_fires_nottop(const llr_lexicon *x);
  * return, else LLR_OK. */
 int llr_extract_ortho_lists(llr_form_fn fn, void *ctx);
 
-/* lib/lm/openpass.c: the spelling model's mass of every string summed
+/* lib/lexicon/openpass.c: the spelling model's mass of every string summed
  * by the row its features give it when no list names it (TOP:@notTop,
  * OOV:@oov, ORTH: but year and Roman ordinals, SUF:), exactly, by one
  * forward pass; classes 0..C-1, each a distinct row.  A lexicon whose
@@ -286,7 +286,7 @@ size_t llr_openpass_row(const llr_openpass *p, int32_t c, int32_t *cols, size_t 
 /* The class the pass put w[0..len) in, -1 if none (invalid UTF-8). */
 int32_t llr_openpass_class_of(const llr_openpass *p, const char *w, size_t len);
 
-/* lib/lm/openexact.c: the strings outside V' as rows with their exact
+/* lib/lexicon/openexact.c: the strings outside V' as rows with their exact
  * ln q: the rows of the known strings first (krow[i] the row of known
  * string i, -1 when in V'; known may be NULL), then those of the other
  * strings lists name (listed - known rows), then the pass's classes less
@@ -314,7 +314,7 @@ void llr_exact_rows_free(llr_exact_rows *r);
 int llr_affix_forms(const char *aff, size_t aff_len, const char *dic, size_t dic_len, llr_form_fn fn, void *ctx,
                     llr_err *err);
 
-/* lib/lm/opendict.c: the word forms of the lexicon's hunspell dictionary
+/* lib/lexicon/opendict.c: the word forms of the lexicon's hunspell dictionary
  * (llr_affix_forms) outside V', known (if not NULL), the short strings
  * and, if skip_digits, the digit strings, made of characters the spelling
  * model has seen: each a row of d with its ln q, d->set their strings.

@@ -504,7 +504,7 @@ typedef struct llr_lexicon {
 	 * owned, written and read with the other members (any/...) */
 	llr_anyword *any;
 	/* NULL, or the signature masses M(sig) of the strings outside the
-	 * vocabulary (llr_lexicon_estimate_sigs; lib/lm/opensig.c), owned,
+	 * vocabulary (llr_lexicon_estimate_sigs; lib/lexicon/opensig.c), owned,
 	 * written and read with the other members (sig/...) */
 	llr_opensig *sig;
 } llr_lexicon;
@@ -756,7 +756,7 @@ typedef struct llr_norm_stat {
 } llr_norm_stat;
 /* The figures of the last llr_net_score call with norm_err. */
 llr_norm_stat llr_net_norm(const llr_net *net);
-/* An open vocabulary (issue 14; lib/lm/opensig.c sets it up from a
+/* An open vocabulary (issue 14; lib/lm/open.c sets it up from a
  * model): the log-linear output's background over the V words becomes
  * logb_v (V entries; -inf takes a word out, as <unk>), and S signature
  * rows sig_phi (S x F) with log masses sig_logb (S) join the
@@ -1561,7 +1561,7 @@ int llr_openbg_draw(const llr_openbg *g, llr_rng *rng, int64_t tries, llr_buf *o
                     llr_err *err);
 
 /* Signature masses and open-vocabulary scoring with the LL-RNN
- * (lib/lm/opensig.c; llrnn(7), "Open vocabulary").  For the strings w
+ * (lib/lexicon/opensig.c, lib/lm/open.c; llrnn(7), "Open vocabulary").  For the strings w
  * outside V' (the open background's), q(w) = p_spell(w) / (1 - S_V), and
  * a signature sig is a row of phi:
  *     M(sig) = sum of q(w) over the w outside V' with llr_lexicon_any_row(w) = sig
@@ -1582,7 +1582,7 @@ int llr_openbg_draw(const llr_openbg *g, llr_rng *rng, int64_t tries, llr_buf *o
  * the known strings carry all of q. */
 int llr_lexicon_estimate_sigs(llr_lexicon *x, int64_t n, uint64_t seed, const llr_strmap *known, int32_t *known_sig,
                               llr_err *err);
-/* The signature masses exactly (lib/lm/openexact.c, lib/lm/openpass.c):
+/* The signature masses exactly (lib/lexicon/openexact.c, lib/lexicon/openpass.c):
  * every string outside V' summed by a forward pass over the spelling
  * model jointly with the features' automata, the strings whose rows the
  * pass does not give (the known strings, the lexicon sources' words, the
@@ -1601,20 +1601,20 @@ size_t llr_lexicon_sigs(const llr_lexicon *x);
 const llr_csr *llr_lexicon_sig_phi(const llr_lexicon *x);
 const float *llr_lexicon_sig_logm(const llr_lexicon *x);
 /* The digit strings' groups the signature masses sum exactly
- * (lib/lm/opendigits.c; meta sig.digits), their total q into *q; 0 when
+ * (lib/lexicon/opendigits.c; meta sig.digits), their total q into *q; 0 when
  * they were drawn, with the reason in *why (a static string, NULL for a
  * lexicon read from a file or without signatures). */
 int64_t llr_lexicon_sig_digits(const llr_lexicon *x, double *q, const char **why);
 /* The short strings (of at most 3 characters the spelling model has
- * seen, lib/lm/openshort.c) the signature masses sum exactly (meta
+ * seen, lib/lexicon/openshort.c) the signature masses sum exactly (meta
  * sig.short), their total q into *q; 0 without. */
 int64_t llr_lexicon_sig_shorts(const llr_lexicon *x, double *q);
-/* The hunspell dictionary's word forms (lib/lm/opendict.c) the signature
+/* The hunspell dictionary's word forms (lib/lexicon/opendict.c) the signature
  * masses sum exactly (meta sig.dict), their total q into *q; 0 without,
  * with *why the reason they were drawn (NULL when there was no dictionary
  * or for a lexicon read from a file). */
 int64_t llr_lexicon_sig_dict(const llr_lexicon *x, double *q, const char **why);
-/* When every string outside V' was summed exactly (lib/lm/openexact.c;
+/* When every string outside V' was summed exactly (lib/lexicon/openexact.c;
  * meta sig.exact, sig.listed, sig.unassigned): the classes of the
  * forward pass, the strings listed apart into *listed, the q the pass
  * left unassigned into *unassigned; 0 when they were drawn. */
@@ -1639,11 +1639,11 @@ double llr_open_logb(const llr_open *o, const char *w, size_t len);
  * signature masses' own seed (meta sig.seed: their very draws again). */
 int llr_open_norm_samples(llr_open *o, int64_t K, uint64_t seed, llr_err *err);
 /* The digit strings' groups the last llr_open_norm_samples summed
- * exactly (lib/lm/opendigits.c; its draws then skip them), 0 when it drew
- * them; the short strings it summed (lib/lm/openshort.c) into *shorts. */
+ * exactly (lib/lexicon/opendigits.c; its draws then skip them), 0 when it drew
+ * them; the short strings it summed (lib/lexicon/openshort.c) into *shorts. */
 int32_t llr_open_norm_digits(const llr_open *o, int32_t *shorts);
 /* The dictionary's forms the last llr_open_norm_samples summed exactly
- * (lib/lm/opendict.c), 0 without. */
+ * (lib/lexicon/opendict.c), 0 without. */
 int32_t llr_open_norm_dict(const llr_open *o);
 /* For a model with exact signature masses, llr_open_norm_samples sums
  * every string outside V' exactly, from the model's spelling model and

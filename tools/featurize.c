@@ -2,7 +2,7 @@
  * featurize - word features phi/psi and the background b for a
  * vocabulary, plus the corpus as token ids: the tensor stream train reads
  * (kind "features"), or with --dump the lexicon as text.  The spec is
- * man/featurize.1; the stream layout is lib/features/lexicon.c's.  The
+ * man/featurize.1; the stream layout is lib/lexicon/lexicon.c's.  The
  * feature table and the sources that read files (CoNLL-U, lexicons,
  * word/TAG corpora) live in tools/featurize_src.c (featurize_src.h); this
  * file holds the vocabulary, the rows, the columns, the background and

@@ -2,7 +2,7 @@
  * score_llopen.h - score's open-vocabulary mode for the LL-RNN (issue 14;
  * score(1), "Open vocabulary"): every token a finite log-probability, a
  * word outside the vocabulary by its own features and its spelling,
- * lib/lm/opensig.c doing the sums.  CLI-only.
+ * lib/lm/open.c doing the sums.  CLI-only.
  */
 #ifndef LLR_SCORE_LLOPEN_H
 #define LLR_SCORE_LLOPEN_H

@@ -4,12 +4,12 @@
  * the lexicon's signature masses (llr_net_set_open) and draws fresh
  * strings for the norm check, which sums V exactly and the rest by
  * importance sampling from q (llr_net_set_norm_rows), or exactly by the
- * strata and the forward pass (opendigits.c, openshort.c, opendict.c,
- * openexact.c); llr_open_draw spells a signature's strings.  Split from
- * opensig.c, which estimates the masses and reads and writes them with
- * the lexicon: those sit below the models (scripts/layers).  Not here:
- * the masses (opensig.c), lambda and b (openbg.c), the output layer
- * (loglinear.c).
+ * strata and the forward pass (lib/lexicon/: opendigits.c, openshort.c,
+ * opendict.c, openexact.c); llr_open_draw spells a signature's strings.
+ * Split from lexicon/opensig.c, which estimates the masses and reads and
+ * writes them with the lexicon, below the models (scripts/layers).  Not
+ * here: the masses (opensig.c), lambda and b (openbg.c), the output
+ * layer (loglinear.c).
  */
 #include <math.h>
 #include <stdlib.h>

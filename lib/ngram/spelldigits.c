@@ -15,7 +15,7 @@
  * in flight is below 1e-17 of the total.  An unseen digit scores as the model's <unk>
  * with its share of the unseen characters, as llr_spelling_logp does.
  * Not here: which rows these strings get, or what the groups are for
- * (lib/lm/opendigits.c).
+ * (lib/lexicon/opendigits.c).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * everywhere; featurize, which fixes the ids of a training corpus, also asks
  * llr_tokens_check for the canonical form.  llr_open_is_token says
  * whether a string could be one token of such a line (the open
- * vocabulary's strings, ngram/openbg.c and lm/opensig.c).  Not here:
+ * vocabulary's strings, ngram/openbg.c and lm/open.c).  Not here:
  * tokenising raw text (tokenize.c).
  */
 #include <string.h>

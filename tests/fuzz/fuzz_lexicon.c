@@ -1,5 +1,5 @@
 /*
- * fuzz_lexicon.c - the lexicon reader (lib/features/lexicon.c): a
+ * fuzz_lexicon.c - the lexicon reader (lib/lexicon/lexicon.c): a
  * features stream's vocabulary, feature names, phi/psi matrices and logb,
  * then its ids, as train reads them.
  */

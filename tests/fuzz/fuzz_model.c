@@ -1,6 +1,6 @@
 /*
  * fuzz_model.c - the model loader (lib/lm/model.c, lib/lm/trainstate.c,
- * and the lexicon reader lib/features/lexicon.c under it): load with the
+ * and the lexicon reader lib/lexicon/lexicon.c under it): load with the
  * training state, as train --resume does.
  */
 #include "fuzz.h"

@@ -1,6 +1,6 @@
 /*
  * test_openbg.c - unit tests for the open background (lib/ngram/openbg.c)
- * and the spelling model in a lexicon (lib/features/lexicon.c): the
+ * and the spelling model in a lexicon (lib/lexicon/lexicon.c): the
  * stream and model round trips give identical p_spell and lambda; the
  * open background's mass over the vocabulary and over every other string
  * is one (the strings enumerated up to a length, the longer ones by the

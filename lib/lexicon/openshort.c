@@ -1,7 +1,8 @@
 /*
  * openshort.c - the short strings outside the vocabulary as an exact
  * stratum of open-vocabulary scoring (issue 14; opensig.c uses it for the
- * signature masses and for the norm check, beside opendigits.c).
+ * signature masses and lm/open.c for the norm check, beside
+ * opendigits.c).
  *
  * A string of at most LLR_SHORT_MAX characters, each one the spelling
  * model has seen, is listed: with A such characters there are A + A^2 +

@@ -10,7 +10,7 @@
  * With an n-gram background (x->ngram) its trie follows logb, under bg/;
  * with a spelling model (x->spell) its character n-gram follows, under
  * spell/; then, with x->any, the any/ members (anyword.c), with x->sig
- * the signature masses under sig/ (lib/lm/opensig.c).  Not here:
+ * the signature masses under sig/ (lib/lexicon/opensig.c).  Not here:
  * building a lexicon from sources (tools/featurize.c), the string
  * extractors (extract.c), the rows of words outside the vocabulary
  * (anyword.c), the archive format (tensorio.c).

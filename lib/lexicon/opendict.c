@@ -1,8 +1,8 @@
 /*
  * opendict.c - the hunspell dictionary's word forms outside the
  * vocabulary as an exact stratum of open-vocabulary scoring (issue 14;
- * opensig.c uses it for the signature masses and for the norm check,
- * beside opendigits.c and openshort.c).
+ * opensig.c uses it for the signature masses and lm/open.c for the norm
+ * check, beside opendigits.c and openshort.c).
  *
  * A model whose features include a hunspell dictionary weighs the strings
  * the dictionary knows apart (HS:@known, OOV:HS:@known, their tags), and

@@ -1,7 +1,7 @@
 /*
  * opendigits.c - the strings of ASCII digits outside the vocabulary as an
  * exact stratum of open-vocabulary scoring (issue 14; opensig.c uses it
- * for the signature masses and for the norm check).
+ * for the signature masses and lm/open.c for the norm check).
  *
  * Sampling leaves these strings' masses noisy where it matters most: a
  * model puts much of its mass on numbers after "isbn" or "page", while
