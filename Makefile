@@ -52,7 +52,8 @@ override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-# lib/ is grouped by layer (README, Layout); every .c under it is the library.
+# lib/ is grouped by layer, lowest first (README, Layout); every .c under
+# it is the library.  scripts/layers holds the order and checks this list.
 LIB_LAYERS := core text tensor features ngram nn lexicon lm
 LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c)))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
