@@ -801,7 +801,8 @@ int llr_net_set_norm_rows(llr_net *net, const llr_csr *phi, const float *logw, c
  * copies share the weights: change none during a call).  A stream's
  * log-probabilities are those llr_net_score gives its group alone, so
  * they can differ from a one-thread call by float rounding only (the same
- * kernels run on fewer rows); norm_err is the groups' largest in magnitude.
+ * kernels run on fewer rows), and not at all under
+ * llr_blas_set_fixed_order; norm_err is the groups' largest in magnitude.
  * Each group still uses llr_blas_threads() BLAS threads: the caller sets
  * that (1 is best on the small products of scoring).  n <= 1 goes back to
  * one thread.  LLR_ENOMEM (the net then scores on one thread). */
@@ -1739,6 +1740,13 @@ int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err);
 
 /* C = alpha op(A) op(B) + beta C, row-major; op = transpose when trans. */
 void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+/* on: every llr_gemm from then on sums each element of C in one order
+ * (over k, first to last), so a row of C has the same bits whatever the
+ * shape, the row's place in it and the thread count (score's output does
+ * not depend on --batch or --threads); off (the default): OpenBLAS, faster
+ * on large products, whose kernels depend on the shape.  Process-wide:
+ * call it before any thread that multiplies starts. */
+void llr_blas_set_fixed_order(int on);
 void llr_blas_set_threads(int n); /* n <= 0: number of cores */
 int llr_blas_threads(void);
 /* Have BLAS take its work space now, after llr_blas_set_threads: LLR_OK,

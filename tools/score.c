@@ -543,6 +543,7 @@ static void scorer_free(scorer *sc)
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "score");
+	llr_blas_set_fixed_order(1); /* the scores do not depend on --batch or --threads */
 	if (encdec_wanted(argc, argv, 1)) /* the encoder-decoder family */
 		return score_encdec_main(argc, argv);
 	scorer sc = {0};

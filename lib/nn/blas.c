@@ -6,6 +6,14 @@
  * different BLAS (or none) means changing this file alone.  Not here: the
  * sparse Phi products and the softmax, which are hand-written loops in
  * loglinear.c.
+ *
+ * The fixed order (llr_blas_set_fixed_order): GEMM by a loop of our own
+ * that sums every element of C over k = 0 .. K-1 in that order, from 0,
+ * then scales it, whatever M, N, the element's place in the matrix or
+ * the thread count.  OpenBLAS picks its kernels by shape (a row alone
+ * goes through GEMV; on some cores a row left over after pairs through
+ * another kernel), so the same row of A gives bits that depend on how
+ * many rows came with it; score needs them not to.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,6 +21,64 @@
 #include <cblas.h>
 
 #include "nn.h"
+
+/* Set once, before any thread of ours starts (llr_blas_set_fixed_order). */
+static int fixed_order;
+
+void llr_blas_set_fixed_order(int on)
+{
+	fixed_order = on != 0;
+}
+
+#define FIX_ROWS 4
+#define FIX_COLS 64
+#define FIX_DEPTH 64 /* k per tile of a transposed B */
+
+/* C (rows x cols, ldc) = alpha op(A) op(B) + beta C for rows <= FIX_ROWS
+ * and cols <= FIX_COLS, op(A) rows x K, op(B) K x cols: element (r, j) is
+ * acc = sum_k op(A)(r, k) op(B)(k, j), added up in k order from 0, then
+ * alpha acc (+ beta C).  The j loops vectorise across elements, never
+ * along k.  A transposed B is copied FIX_DEPTH rows of k at a time. */
+LLR_CLONES LLR_VECTORIZE static void fixed_block(int rows, int cols, int K, float alpha, const float *A, int lda, int transA, const float *B, int ldb, int transB, float beta, float *C, int ldc)
+{
+	float acc[FIX_ROWS][FIX_COLS], tile[FIX_DEPTH][FIX_COLS];
+	for (int r = 0; r < rows; r++)
+		for (int j = 0; j < cols; j++)
+			acc[r][j] = 0.0f;
+	for (int k0 = 0; k0 < K; k0 += FIX_DEPTH) {
+		int kn = LLR_MIN(FIX_DEPTH, K - k0);
+		if (transB)
+			for (int j = 0; j < cols; j++)
+				for (int k = 0; k < kn; k++)
+					tile[k][j] = B[(size_t)j * ldb + (size_t)(k0 + k)];
+		for (int k = 0; k < kn; k++) {
+			const float *b = transB ? tile[k] : B + (size_t)(k0 + k) * ldb;
+			for (int r = 0; r < rows; r++) {
+				float a = transA ? A[(size_t)(k0 + k) * lda + r] : A[(size_t)r * lda + (size_t)(k0 + k)];
+				for (int j = 0; j < cols; j++)
+					acc[r][j] += a * b[j];
+			}
+		}
+	}
+	for (int r = 0; r < rows; r++) {
+		float *c = C + (size_t)r * ldc;
+		if (beta == 0.0f)
+			for (int j = 0; j < cols; j++)
+				c[j] = alpha * acc[r][j];
+		else
+			for (int j = 0; j < cols; j++)
+				c[j] = alpha * acc[r][j] + beta * c[j];
+	}
+}
+
+/* llr_gemm in the fixed order, a block of C at a time. */
+static void fixed_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+	for (int i = 0; i < M; i += FIX_ROWS)
+		for (int j = 0; j < N; j += FIX_COLS)
+			fixed_block(LLR_MIN(FIX_ROWS, M - i), LLR_MIN(FIX_COLS, N - j), K, alpha, transA ? A + i : A + (size_t)i * lda, lda, transA,
+			            transB ? B + (size_t)j * ldb : B + j, ldb, transB, beta, C + (size_t)i * ldc + j, ldc);
+}
 
 void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
@@ -23,6 +89,10 @@ void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const fl
 		for (int i = 0; i < M; i++)
 			for (int j = 0; j < N; j++)
 				C[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * ldc + j];
+		return;
+	}
+	if (fixed_order) {
+		fixed_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 		return;
 	}
 	cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
