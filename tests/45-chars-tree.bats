@@ -123,7 +123,7 @@ PY
 	gen -m "$CT" -p "le zorglub" -n 3 -s 5 --logprob > out.tsv
 	[ "$(wc -l < out.tsv)" -eq 3 ]
 	grep -q '^le zorglub' out.tsv
-	cut -f1 out.tsv | score -q -m "$CT" | cut -f1 > scores
+	cut -f1 out.tsv | score -q -m "$CT" --blank-lines score | cut -f1 > scores
 	cut -f2 out.tsv > logprobs
 	python3 - <<'PY'
 a = [float(x) for x in open("scores")]
@@ -147,7 +147,7 @@ PY
 	cp valid.tok test.tok
 	score -m chars.llrnn --check-norm test.tok > /dev/null 2>&1
 	gen -m chars.llrnn -p "le zorglub" -n 3 --logprob > out.tsv
-	cut -f1 out.tsv | score -q -m chars.llrnn | cut -f1 > s
+	cut -f1 out.tsv | score -q -m chars.llrnn --blank-lines score | cut -f1 > s
 	[ "$(wc -l < s)" -eq 3 ]
 	mandoc -Tlint -W warning "$TOP/man/train.1" "$TOP/man/score.1" "$TOP/man/gen.1" "$TOP/man/llrnn-model.5"
 }

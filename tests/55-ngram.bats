@@ -76,8 +76,9 @@ arpa_field() {
 	[ "$(sed -n 2p out | cut -f2,3)" = "$(printf '5\t1')" ]
 	# the line's logprob is the sum of its tokens'
 	sed -n 1p out | tr '\t' '\n' | awk -F= 'NR == 1 { t = $1 } NR > 3 { s += $2 } END { d = t - s; if (d < 0) d = -d; exit !(d < 2e-3) }'
-	# the empty line predicts </s> from <s> only
-	[ "$(sed -n 3p out | cut -f2,3)" = "$(printf '1\t0')" ]
+	# the blank line is skipped; scored, it predicts </s> from <s> only
+	[ "$(sed -n 3p out)" = "" ]
+	[ "$(score -q -m "$M/lm.arpa" --blank-lines score in.tok | sed -n 3p | cut -f2,3)" = "$(printf '1\t0')" ]
 	score -m "$M/lm.arpa" --check-norm in.tok 2>err >/dev/null
 	grep -q 'OOVs' err
 	max=$(sed -n 's/.*max |sum p - 1| = \([^,]*\),.*/\1/p' err)
@@ -90,6 +91,34 @@ arpa_field() {
 	score -q -m nounk.arpa --per-token in.tok >out
 	[ "$(cut -f3 out)" = 1 ]
 	cut -f5 out | grep -qx 'zzqxj=0.0000'
+}
+
+@test "score -m: an ARPA file without <unk> warns once, and the summary says what its OOVs count" {
+	grep -v $'\t<unk>\t' "$M/lm.arpa" | awk '/^ngram 1=/ { sub(/=.*/, "=" substr($0, index($0, "=") + 1) - 1) } { print }' >nounk.arpa
+	printf 'the man said .\nthe zzqxj said .\na wwqyb and zzqxj .\n' >in.tok
+	score -m nounk.arpa --per-token in.tok >out 2>err
+	[ "$(grep -c '^score: nounk.arpa: ' err)" -eq 1 ]
+	grep -qx "score: nounk.arpa: the model has no <unk>: OOV words (the first at in.tok:2) get log p 0 and cut the context, as in SRILM; ppl and ppl1 leave them out, the figures with OOVs count them at 0" err
+	grep -q '^score: 3 sentences, 13 words, 3 OOVs, 0 zeroprobs, 0 blank lines skipped$' err
+	grep -q '^score: logprob (base e): -[0-9.]* over 16 tokens (words + </s>, OOVs at log p 0: the model has no <unk>)$' err
+	grep -q '^score: perplexity (words + </s>, OOVs at log p 0: the model has no <unk>): ' err
+	# -q leaves the warning, which is about the lines too
+	score -q -m nounk.arpa in.tok 2>errq >/dev/null
+	[ "$(wc -l <errq)" -eq 1 ]
+	grep -q '^score: nounk.arpa: the model has no <unk>' errq
+	# SRILM's figures leave the OOVs out: by hand from the per-token logprobs
+	L=$(tr '\t' '\n' <out | awk -F= '/=/ { s += $NF } END { printf "%.6f", s }')
+	score -q -m nounk.arpa --format srilm in.tok >srilm
+	sed -n 1p srilm | grep -qx 'file in.tok: 3 sentences, 13 words, 3 OOVs'
+	awk -v L="$L" 'NR == 2 { l = L / log(10); p = 10 ^ (-l / 13); p1 = 10 ^ (-l / 10)
+		d = $4 - l; e = $6 / p - 1; f = $8 / p1 - 1
+		exit !(d * d < 1e-6 && e * e < 1e-8 && f * f < 1e-8) }' srilm
+	# no warning without an OOV, nor from a model with <unk>
+	head -1 in.tok | score -q -m nounk.arpa 2>err1 >/dev/null
+	[ ! -s err1 ]
+	score -m "$M/lm.arpa" in.tok 2>err2 >/dev/null
+	! grep -q 'no <unk>' err2
+	grep -q '(words + </s>, OOVs scored as <unk>)' err2
 }
 
 @test "gen -m lm.arpa: reproducible samples; score agrees with their --logprob" {

@@ -50,7 +50,7 @@ meta() {
 	[ -n "$max" ]
 	awk -v m="$max" 'BEGIN { exit !(m <= 1e-5) }'
 	# a finite perplexity
-	echo "$stderr" | grep -Eq 'perplexity \(words \+ </s>\): [0-9]+\.[0-9]+'
+	echo "$stderr" | grep -Eq 'perplexity \(words \+ </s>, OOVs scored as <unk>\): [0-9]+\.[0-9]+'
 }
 
 @test "score: the same numbers in batches, on threads and one line at a time" {

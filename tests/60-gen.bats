@@ -40,7 +40,7 @@ setup() {
 		# a sentence cut at --max-len has no </s>: compare the others
 		awk -F'\t' 'split($1, w, " ") < 60' out >ended
 		[ "$(wc -l <ended)" -ge 20 ]
-		cut -f1 ended | score -q -m "$M/$m.llrnn" | cut -f1 | paste - ended |
+		cut -f1 ended | score -q -m "$M/$m.llrnn" --blank-lines score | cut -f1 | paste - ended |
 			awk -F'\t' '{ d = $1 - $3; if (d < 0) d = -d; if (d > 1e-3) { print; bad = 1 } } END { exit bad }'
 	done
 }
@@ -50,7 +50,7 @@ setup() {
 	[ "$(wc -l <out)" -eq 5 ]
 	[ "$(grep -c '^le zzqxa' out)" -eq 5 ]
 	awk -F'\t' 'split($1, w, " ") < 100' out >ended
-	cut -f1 ended | score -q -m "$M/ll.llrnn" | cut -f1 | paste - ended |
+	cut -f1 ended | score -q -m "$M/ll.llrnn" --blank-lines score | cut -f1 | paste - ended |
 		awk -F'\t' '{ d = $1 - $3; if (d < 0) d = -d; if (d > 1e-3) { print; bad = 1 } } END { exit bad }'
 	printf 'le\n\nla petite\n' >prefixes.txt
 	gen -m "$M/ll.llrnn" --prefix-file prefixes.txt -n 2 -s 2 >out
@@ -168,7 +168,7 @@ setup() {
 	gen -m model.llrnn -n 5 -s 42 >out
 	[ "$(wc -l <out)" -eq 5 ]
 	gen -m model.llrnn -p "le président" -n 3 --top-p 0.9 --logprob > out.tsv
-	cut -f1 out.tsv | score -q -m model.llrnn | cut -f1 >scores
+	cut -f1 out.tsv | score -q -m model.llrnn --blank-lines score | cut -f1 >scores
 	[ "$(wc -l <scores)" -eq 3 ]
 	gen -m model.llrnn --prefix-file prefixes.txt --beam 5 --nbest 3 >beams
 	[ "$(wc -l <beams)" -eq 6 ]

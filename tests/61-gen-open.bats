@@ -96,7 +96,7 @@ same_as_score() { # model, gen options...
 	gen -m "$m" --logprob --max-len 60 "$@" >out
 	awk -F'\t' 'split($1, w, " ") < 60' out >ended
 	[ -s ended ]
-	cut -f1 ended | score -q -m "$m" | cut -f1 | paste - ended |
+	cut -f1 ended | score -q -m "$m" --blank-lines score | cut -f1 | paste - ended |
 		awk -F'\t' '{ d = $1 - $3; if (d < 0) d = -d; if (d > 1e-3) { print; bad = 1 } } END { exit bad }'
 }
 

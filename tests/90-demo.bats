@@ -63,7 +63,7 @@ setup() {
 	for m in ll rnn; do
 		[ "$m" = ll ] && name=LL-RNN out=loglinear || name='softmax RNN' out=softmax
 		line=$(grep "^  $name " "$REPORT")
-		ppl=$(sed -n 's/^score: perplexity (words + <\/s>): //p' "$W/$m.summary")
+		ppl=$(sed -n 's/^score: perplexity (words + <\/s>, OOVs [^)]*): //p' "$W/$m.summary")
 		read -r lp tok < <(sed -n 's/^score: logprob (base e): \(.*\) over \([0-9]*\) tokens.*/\1 \2/p' "$W/$m.summary")
 		[ -n "$ppl" ]
 		[ -n "$tok" ]

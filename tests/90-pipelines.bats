@@ -77,7 +77,7 @@ tiny_make() {
 	# score's summary gives the perplexity over words + </s>; its log is
 	# the valid figure of the pipeline's .eval (to the 4 printed decimals).
 	score -m "$W/paper/ll-5.model" "$W/valid.tok" >/dev/null 2>"$BATS_TEST_TMPDIR/sum"
-	ppl=$(sed -n 's/.*perplexity (words + <\/s>)[^0-9]*\([0-9.][0-9.]*\).*/\1/p' "$BATS_TEST_TMPDIR/sum")
+	ppl=$(sed -n 's/.*perplexity (words + <\/s>, OOVs [^)]*): \([0-9.][0-9.]*\).*/\1/p' "$BATS_TEST_TMPDIR/sum")
 	[ -n "$ppl" ]
 	lp=$(awk '$1 == "valid" { print $2 }' "$W/paper/ll-5.eval")
 	awk -v p="$ppl" -v l="$lp" 'BEGIN { d = log(p) - l; exit !(d < 0.002 && d > -0.002) }'

@@ -17,9 +17,11 @@
 #include "score_lm.h"
 #include "score_ngram.h"
 #include "score_open.h"
+#include "score_stats.h"
 
 static const char usage[] =
     "usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
+    "             [--format tsv|json|srilm] [--debug 0|1] [--blank-lines skip|score]\n"
     "             [--batch N] [--check-norm] [--norm-samples N] [-s SEED] [--threads N]\n"
     "             [--open | --closed] [file ...]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
@@ -41,7 +43,14 @@ enum { OPT_BASE = 256,
        OPT_TENSOR,
        OPT_OPEN,
        OPT_CLOSED,
-       OPT_NORM_SAMPLES };
+       OPT_NORM_SAMPLES,
+       OPT_FORMAT,
+       OPT_DEBUG,
+       OPT_BLANK_LINES };
+
+enum { FMT_TSV,
+       FMT_JSON,
+       FMT_SRILM };
 
 static const struct option longopts[] = {
     {"model", required_argument, NULL, 'm'},
@@ -60,6 +69,9 @@ static const struct option longopts[] = {
     {"open", no_argument, NULL, OPT_OPEN},
     {"closed", no_argument, NULL, OPT_CLOSED},
     {"norm-samples", required_argument, NULL, OPT_NORM_SAMPLES},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"debug", required_argument, NULL, OPT_DEBUG},
+    {"blank-lines", required_argument, NULL, OPT_BLANK_LINES},
     {"seed", required_argument, NULL, 's'},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -68,8 +80,10 @@ static const struct option longopts[] = {
 /* One input line waiting in the batch. */
 typedef struct sline {
 	llr_buf text; /* the line, tokens NUL-separated after splitting */
-	size_t n;     /* words */
+	size_t n;     /* words, the sentence markers aside */
 	size_t *tok;  /* n token offsets into text */
+	int blank;    /* no token at all: skipped unless --blank-lines score */
+	int bos, eos; /* a <s> before the words, a </s> after them (markers) */
 	size_t cap;
 	const char *file;
 	size_t lineno;
@@ -79,7 +93,8 @@ typedef struct sline {
  * batch being filled. */
 typedef struct scorer {
 	struct {
-		int per_token, json, check_norm, quiet, verbose;
+		int per_token, check_norm, quiet, verbose;
+		int format, debug, blank_score, base_set;
 		double base_div; /* ln(base) */
 		const char *base_name;
 		int batch, threads;
@@ -89,12 +104,11 @@ typedef struct scorer {
 		const char *model, *output;
 	} opt;
 	struct {
-		size_t sentences, words, oovs;
-		double logp;     /* natural log, all tokens */
-		double logp_oov; /* the part of logp on OOV words */
 		llr_norm_stat norm; /* over every position so far */
 		size_t norm_bad;
 	} tot;
+	sstats all, file;  /* the counts of the run, of the current file */
+	int unk_warned;    /* an n-gram model without <unk> met an OOV */
 	slm lm;
 	sllopen op; /* open scoring of an LL-RNN with a spelling background (score_llopen.c) */
 	sngram ng; /* an n-gram model instead of lm (score_ngram.c) */
@@ -111,8 +125,10 @@ typedef struct scorer {
 	cli_output out;
 } scorer;
 
-/* Copy line into slot s and split it into NUL-terminated tokens. */
-static void take_line(sline *s, const char *line, size_t len, const char *file, size_t lineno)
+/* Copy line into slot s and split it into NUL-terminated tokens; a <s>
+ * first and a </s> last are markers, taken off the words.  NULL, or what
+ * is wrong with the line (a marker elsewhere). */
+static const char *take_line(sline *s, const char *line, size_t len, const char *file, size_t lineno)
 {
 	llr_buf_clear(&s->text);
 	if (llr_buf_append(&s->text, line, len) || llr_buf_putc(&s->text, '\0'))
@@ -132,6 +148,18 @@ static void take_line(sline *s, const char *line, size_t len, const char *file, 
 		p[pos] = '\0'; /* it was a separator, or the end */
 		pos += pos < len;
 	}
+	s->blank = s->n == 0;
+	s->bos = s->n > 0 && !strcmp(p + s->tok[0], LLR_BOS);
+	s->eos = s->n > (size_t)s->bos && !strcmp(p + s->tok[s->n - 1], LLR_EOS);
+	s->n -= (size_t)s->bos + (size_t)s->eos;
+	memmove(s->tok, s->tok + s->bos, s->n * sizeof *s->tok);
+	for (size_t i = 0; i < s->n; i++) {
+		if (!strcmp(p + s->tok[i], LLR_BOS))
+			return "<s> inside the sentence (a marker only as its first token)";
+		if (!strcmp(p + s->tok[i], LLR_EOS))
+			return "</s> inside the sentence (a marker only as its last token)";
+	}
+	return NULL;
 }
 
 static void json_string(llr_buf *b, const char *s)
@@ -164,7 +192,7 @@ static void put_num(const scorer *sc, llr_buf *b, double v)
 	if (isfinite(v))
 		rc = llr_buf_printf(b, "%.4f", v / sc->opt.base_div);
 	else
-		rc = llr_buf_printf(b, sc->opt.json ? "null" : "%s", v < 0 ? "-inf" : "nan");
+		rc = llr_buf_printf(b, sc->opt.format == FMT_JSON ? "null" : "%s", v < 0 ? "-inf" : "nan");
 	if (rc < 0)
 		cli_oom();
 }
@@ -230,30 +258,69 @@ static int put_tsv(const scorer *sc, llr_buf *o, const sline *s, int b, int B, d
 	return bad;
 }
 
+/* What the figures with OOVs count them as (score(1), "Summary"). */
+static const char *oov_rule(const scorer *sc)
+{
+	if (sc->open.g)
+		return "OOVs scored by their spelling";
+	if (sc->ng.m && sc->ng.unk < 0)
+		return "OOVs at log p 0: the model has no <unk>";
+	return "OOVs scored as <unk>";
+}
+
+/* The line's tokens as read, markers included, for SRILM's -debug 1. */
+static void put_sentence(const scorer *sc, const sline *s)
+{
+	FILE *fp = sc->out.fp;
+	const char *sep = "";
+	if (s->bos) {
+		fputs(LLR_BOS, fp);
+		sep = " ";
+	}
+	for (size_t t = 0; t < s->n; t++, sep = " ")
+		fprintf(fp, "%s%s", sep, s->text.data + s->tok[t]);
+	if (s->eos)
+		fprintf(fp, "%s%s", sep, LLR_EOS);
+	fputc('\n', fp);
+}
+
 static void write_line(scorer *sc, const sline *s, int b, int B)
 {
+	llr_buf *o = &sc->outb;
+	llr_buf_clear(o);
+	if (s->blank && !sc->opt.blank_score) {
+		sc->file.blanks++;
+		if (sc->opt.format == FMT_SRILM)
+			return;
+		if ((sc->opt.format == FMT_JSON && llr_buf_append(o, "{\"blank\":true}", 14)) || llr_buf_putc(o, '\n'))
+			cli_oom();
+		fwrite(o->data, 1, o->len, sc->out.fp);
+		return;
+	}
 	const size_t T = s->n + 1;
-	double sum = 0, sum_oov = 0;
-	size_t noov = 0;
+	sstats st = {.sentences = 1, .words = s->n};
 	for (size_t t = 0; t < T; t++) {
 		size_t k = t * (size_t)B + (size_t)b;
-		sum += tok_lp(sc, k);
-		if (sc->oov_at[k]) {
-			noov++;
-			sum_oov += tok_lp(sc, k);
-		}
+		sstats_token(&st, tok_lp(sc, k), sc->oov_at[k]);
+	}
+	if (st.oovs && sc->ng.m && sc->ng.unk < 0 && !sc->unk_warned) {
+		cli_warn("%s: the model has no <unk>: OOV words (the first at %s:%zu) get log p 0 and cut the context, as in SRILM; ppl and ppl1 leave them out, the figures with OOVs count them at 0",
+		         sc->opt.model, s->file, s->lineno);
+		sc->unk_warned = 1;
 	}
 	if (sc->open.g)
 		sopen_count(&sc->open, s->text.data, s->tok, s->n);
-	sc->tot.sentences++;
-	sc->tot.words += s->n;
-	sc->tot.oovs += noov;
-	sc->tot.logp += sum;
-	sc->tot.logp_oov += sum_oov;
+	sstats_add(&sc->file, &st);
 
-	llr_buf *o = &sc->outb;
-	llr_buf_clear(o);
-	int bad = sc->opt.json ? put_json(sc, o, s, b, B, sum, noov) : put_tsv(sc, o, s, b, B, sum, noov);
+	if (sc->opt.format == FMT_SRILM) {
+		if (sc->opt.debug) {
+			put_sentence(sc, s);
+			sstats_srilm(sc->out.fp, NULL, &st);
+			fputc('\n', sc->out.fp);
+		}
+		return;
+	}
+	int bad = sc->opt.format == FMT_JSON ? put_json(sc, o, s, b, B, st.logp, st.oovs) : put_tsv(sc, o, s, b, B, st.logp, st.oovs);
 	if (bad || llr_buf_putc(o, '\n'))
 		cli_oom();
 	fwrite(o->data, 1, o->len, sc->out.fp);
@@ -382,9 +449,15 @@ static void score_file(scorer *sc, const char *path)
 	const char *line;
 	size_t len;
 	int rc;
+	sc->file = (sstats){0};
 	while ((rc = llr_lines_next(l, &line, &len, &err)) > 0) {
-		take_line(&sc->lines[sc->nlines++], line, len, name, llr_lines_lineno(l));
-		if (sc->nlines == sc->opt.batch)
+		const char *why = take_line(&sc->lines[sc->nlines], line, len, name, llr_lines_lineno(l));
+		if (why) { /* the lines before it are scored and written first */
+			flush_batch(sc);
+			fflush(sc->out.fp);
+			cli_die("%s:%zu: %s", name, llr_lines_lineno(l), why);
+		}
+		if (++sc->nlines == sc->opt.batch)
 			flush_batch(sc);
 	}
 	if (rc < 0) {
@@ -395,37 +468,26 @@ static void score_file(scorer *sc, const char *path)
 	/* Lines keep a pointer to the file name: score what is left first. */
 	flush_batch(sc);
 	llr_lines_close(l);
-}
-
-static void ppl_line(const char *what, double logp, size_t n)
-{
-	if (n == 0)
-		fprintf(stderr, "%s: perplexity %s: n/a (no tokens)\n", cli_prog, what);
-	else if (!isfinite(exp(-logp / (double)n)) && isfinite(logp)) /* open scoring of very unlikely strings */
-		fprintf(stderr, "%s: perplexity %s: exp(%.4f), beyond a double\n", cli_prog, what, -logp / (double)n);
-	else
-		fprintf(stderr, "%s: perplexity %s: %.4f\n", cli_prog, what, exp(-logp / (double)n));
+	if (sc->opt.format == FMT_SRILM)
+		sstats_srilm(sc->out.fp, path, &sc->file);
+	sstats_add(&sc->all, &sc->file);
 }
 
 static void summary(const scorer *sc)
 {
-	size_t ntok = sc->tot.words + sc->tot.sentences;
-	fprintf(stderr, "%s: %zu sentences, %zu words, %zu OOVs\n", cli_prog, sc->tot.sentences, sc->tot.words, sc->tot.oovs);
-	fprintf(stderr, "%s: logprob (base %s): %.4f over %zu tokens (words + </s>)\n", cli_prog, sc->opt.base_name, sc->tot.logp / sc->opt.base_div, ntok);
-	ppl_line("(words + </s>)", sc->tot.logp, ntok);
-	ppl_line("(ppl1, words only)", sc->tot.logp, sc->tot.words);
-	ppl_line("(excluding OOVs)", sc->tot.logp - sc->tot.logp_oov, ntok - sc->tot.oovs);
+	const sstats *t = &sc->all;
+	sstats_summary(t, sc->opt.base_name, sc->opt.base_div, oov_rule(sc));
 	if (sc->op.op)
 		sllopen_summary(&sc->op);
 	if (sc->open.g)
-		sopen_summary(&sc->open, !sc->op.op, sc->tot.logp, sc->tot.logp_oov, sc->tot.words, sc->tot.sentences, sc->tot.oovs);
+		sopen_summary(&sc->open, !sc->op.op, t->logp, t->logp_oov, t->words, t->sentences, t->oovs);
 	if (sc->opt.check_norm) {
-		const llr_norm_stat *t = &sc->tot.norm;
-		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g", cli_prog, fabs(t->err), sc->tot.norm_bad, NORM_TOL);
+		const llr_norm_stat *n = &sc->tot.norm;
+		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g", cli_prog, fabs(n->err), sc->tot.norm_bad, NORM_TOL);
 		fprintf(stderr, sllopen_norm_drawn(&sc->op) ? " by more than %g standard errors\n" : "\n", LLR_NORM_Z);
-		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + t->err);
+		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + n->err);
 		if (sc->op.op)
-			sllopen_norm_summary(&sc->op, t, NORM_TOL);
+			sllopen_norm_summary(&sc->op, n, NORM_TOL);
 	}
 }
 
@@ -489,12 +551,34 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 				cli_usage_error(usage, "--base: must be e, 2 or 10, not '%s'", optarg);
 			}
 			sc->opt.base_name = optarg;
+			sc->opt.base_set = strcmp(optarg, "10") != 0;
 			break;
 		case OPT_PER_TOKEN:
 			sc->opt.per_token = 1;
 			break;
 		case OPT_JSON:
-			sc->opt.json = 1;
+			sc->opt.format = FMT_JSON;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "tsv"))
+				sc->opt.format = FMT_TSV;
+			else if (!strcmp(optarg, "json"))
+				sc->opt.format = FMT_JSON;
+			else if (!strcmp(optarg, "srilm"))
+				sc->opt.format = FMT_SRILM;
+			else
+				cli_usage_error(usage, "--format: must be tsv, json or srilm, not '%s'", optarg);
+			break;
+		case OPT_DEBUG:
+			sc->opt.debug = (int)cli_parse_int(usage, "--debug", optarg, 0, 1);
+			break;
+		case OPT_BLANK_LINES:
+			if (!strcmp(optarg, "skip"))
+				sc->opt.blank_score = 0;
+			else if (!strcmp(optarg, "score"))
+				sc->opt.blank_score = 1;
+			else
+				cli_usage_error(usage, "--blank-lines: must be skip or score, not '%s'", optarg);
 			break;
 		case OPT_BATCH:
 			sc->opt.batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 4096);
@@ -518,6 +602,10 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 	}
 	if (!sc->opt.model)
 		cli_usage_error(usage, "no model: -m MODEL is required");
+	if (sc->opt.format == FMT_SRILM && (sc->opt.per_token || sc->opt.base_set))
+		cli_usage_error(usage, "--format srilm prints SRILM's figures (base 10): no --per-token, no --base but 10");
+	if (sc->opt.debug && sc->opt.format != FMT_SRILM)
+		cli_usage_error(usage, "--debug goes with --format srilm");
 }
 
 static void scorer_free(scorer *sc)
