@@ -191,9 +191,18 @@ base_model() {
 	echo "$stderr" | grep -q "^score: OOV tokens: $O, $share% of the tokens, [0-9.]*% of the nats, [0-9.]* nats per OOV token$"
 	bpc=$(echo "$stderr" | sed -n "s/^score: bits per character: \([0-9.]*\) over $C characters (code points of the words + 1 a word)$/\1/p")
 	awk -v a="$bpc" -v L="$L" -v C="$C" 'BEGIN { d = a + L / log(2) / C; exit !(a > 0 && d < 1e-3 && d > -1e-3) }'
+	# the figures with OOVs are over all strings and say so; ppl leaves
+	# the OOVs (words outside the vocabulary) out, as SRILM would
+	echo "$stderr" | grep -q "^score: logprob (base e): -[0-9.]* over $T tokens (words + </s>, OOVs scored by their spelling)$"
+	echo "$stderr" | grep -q "^score: perplexity (words + </s>, OOVs scored by their spelling): "
+	npo=$(echo "$stderr" | sed -n 's/^score: OOV tokens: .*, \([0-9.]*\) nats per OOV token$/\1/p')
+	ppl=$(echo "$stderr" | sed -n 's/^score: ppl (words - OOVs - zeroprobs + <\/s>, as SRILM): //p')
+	awk -v p="$ppl" -v L="$L" -v T="$T" -v O="$O" -v x="$npo" 'BEGIN { want = exp(-(L + x * O) / (T - O)); d = p / want - 1
+		exit !(O > 0 && d < 1e-3 && d > -1e-3) }'
 	# closed scoring says none of it
 	score -m "$D/base.llrnn" --closed "$D/valid.tok" 2>err >/dev/null
 	! grep -q -e 'nats per token' -e 'open vocabulary' err
+	grep -q '(words + </s>, OOVs scored as <unk>)$' err
 }
 
 @test "score: without a spelling model nothing changes; --closed scores as before" {
