@@ -107,8 +107,8 @@ typedef struct scorer {
 		llr_norm_stat norm; /* over every position so far */
 		size_t norm_bad;
 	} tot;
-	sstats all, file;  /* the counts of the run, of the current file */
-	int unk_warned;    /* an n-gram model without <unk> met an OOV */
+	sstats all, file; /* the counts of the run, of the current file */
+	int unk_warned;   /* an n-gram model without <unk> met an OOV */
 	slm lm;
 	sllopen op; /* open scoring of an LL-RNN with a spelling background (score_llopen.c) */
 	sngram ng; /* an n-gram model instead of lm (score_ngram.c) */
