@@ -34,6 +34,10 @@ struct archive_entry;
 ssize_t llr_archive_data(struct archive *a, void *buf, size_t n);
 int llr_archive_header(struct archive *a, struct archive_entry **ent);
 
+/* lib/core/output.c: add c's write filter (or none) to a libarchive
+ * writer; LLR_OK or LLR_EIO. */
+int llr_compress_add_filter(struct archive *a, llr_compress c);
+
 /* The one token rule (lib/text/tokens.c, tok(1) "Token lines"): the next
  * maximal run of bytes other than space and TAB from *pos on.  Inline so
  * the readers of large files (ARPA) split without a call per token;

@@ -358,6 +358,23 @@ int llr_normalize(const char *s, size_t len, int nfkc, int lower, llr_buf *out, 
  * with a file. */
 int llr_path_is_special(const char *path);
 
+/* Compressed output (lib/core/output.c): the filter an output file's name
+ * asks for, by its suffix (.gz gzip, .bz2 bzip2, .xz xz, .zst zstd;
+ * anything else, NULL and "-" none), as every llrnn writer applies it. */
+typedef enum llr_compress {
+	LLR_COMPRESS_NONE,
+	LLR_COMPRESS_GZIP,
+	LLR_COMPRESS_BZIP2,
+	LLR_COMPRESS_XZ,
+	LLR_COMPRESS_ZSTD,
+} llr_compress;
+llr_compress llr_compress_for_path(const char *path);
+/* A stream whose writes reach fd compressed with c (one raw stream, as
+ * gzip(1) writes it); fclose finishes the stream and closes fd, and
+ * returns EOF when anything failed.  NULL with err set ("name: ...") if
+ * it cannot start; fd is then left open.  Caller closes with fclose. */
+FILE *llr_compress_fdopen(int fd, llr_compress c, const char *name, llr_err *err);
+
 /* The one way every tool reads a line of tokens (tok(1), "Token lines"):
  * the tokens are the maximal runs of bytes other than space and TAB, so
  * runs of separators, and separators at the ends, separate nothing.  tok
@@ -1445,7 +1462,7 @@ int64_t llr_ngram_find(const llr_ngram *m, const int32_t *words, int n);
  * a word of a longer n-gram absent from the 1-grams, an n-gram whose
  * prefix is not listed, a duplicate. */
 int llr_ngram_read_arpa(const char *path, llr_ngram **out, llr_err *err);
-/* Write ARPA (gzip when path ends in .gz), atomically (temporary file and
+/* Write ARPA (compressed by path's suffix, llr_compress_for_path), atomically (temporary file and
  * rename, mode 0666 less the umask); path "-" is stdout.  Numbers have 8
  * significant digits, 9 when 8 do not read back as the same float. */
 int llr_ngram_write_arpa(const llr_ngram *m, const char *path, llr_err *err);

@@ -1,10 +1,12 @@
 /*
  * cli.c - the tools' shared helpers (see cli.h): messages, exits, option
- * number parsing, atomic output files, terminal checks, wall clock.
+ * number parsing, atomic output files (compressed by their suffix through
+ * the library's llr_compress_fdopen), terminal checks, wall clock.
  */
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -210,25 +212,33 @@ void cli_output_open(cli_output *o, const char *path)
 		o->fp = stdout;
 		return;
 	}
-	if (llr_path_is_special(path)) { /* /dev/null, a FIFO: in place */
-		if (!(o->fp = fopen(path, "w")))
-			cli_die("%s: %s", path, strerror(errno));
-		o->path = estrdup(path);
-		return;
-	}
-	size_t n = strlen(path) + 16;
+	llr_compress c = llr_compress_for_path(path);
 	o->path = estrdup(path);
-	o->tmp_path = emalloc(n);
-	snprintf(o->tmp_path, n, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(o->tmp_path);
-	if (fd < 0)
-		cli_die("%s: %s", path, strerror(errno));
-	fchmod(fd, 0644 & ~umask(umask(0)));
-	o->fp = fdopen(fd, "w");
-	if (!o->fp) {
-		unlink(o->tmp_path);
-		cli_die("%s: %s", path, strerror(errno));
+	int fd;
+	if (llr_path_is_special(path)) { /* /dev/null, a FIFO: in place */
+		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+			cli_die("%s: %s", path, strerror(errno));
+	} else {
+		size_t n = strlen(path) + 16;
+		o->tmp_path = emalloc(n);
+		snprintf(o->tmp_path, n, "%s.tmpXXXXXX", path);
+		if ((fd = mkstemp(o->tmp_path)) < 0)
+			cli_die("%s: %s", path, strerror(errno));
+		fchmod(fd, 0644 & ~umask(umask(0)));
 	}
+	llr_err e = {0};
+	o->fp = c == LLR_COMPRESS_NONE ? fdopen(fd, "w") : llr_compress_fdopen(fd, c, path, &e);
+	if (!o->fp) {
+		int err = errno;
+		close(fd);
+		if (o->tmp_path)
+			unlink(o->tmp_path);
+		if (c != LLR_COMPRESS_NONE)
+			cli_die_err(&e);
+		cli_die("%s: %s", path, strerror(err));
+	}
+	if (!o->tmp_path)
+		return;
 	if (!registered)
 		registered = !atexit(remove_open_output);
 	open_output = o;

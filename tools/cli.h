@@ -56,7 +56,9 @@ long long cli_parse_int(const char *usage, const char *opt, const char *s, long 
 double cli_parse_double(const char *usage, const char *opt, const char *s, double lo, double hi);
 
 /* Output: stdout for NULL or "-", otherwise a temporary file beside path
- * that cli_output_close renames into place (never a partial file). */
+ * that cli_output_close renames into place (never a partial file).  A
+ * path ending in .gz, .bz2, .xz or .zst is written compressed with gzip,
+ * bzip2, xz or zstd (llr_compress_for_path); stdout never is. */
 typedef struct cli_output {
 	FILE *fp;
 	char *path;     /* final path, NULL for stdout */

@@ -2,8 +2,8 @@
  * train_ngram.c - train's n-gram family (train(1), "N-gram models"):
  * `train --ngram N` counts the token files and estimates an interpolated
  * modified Kneser-Ney model with the library (lib/ngram/), then writes it
- * as ARPA text (.arpa, .arpa.gz, or standard output) or as the binary
- * tensor archive (any other name).  train.c parses the options
+ * as ARPA text (.arpa, .arpa.gz and the other compressed suffixes, or
+ * standard output) or as the binary tensor archive (any other name).  train.c parses the options
  * (train_opts: ngram, prune, discount_fallback, memory, inputs) and
  * dispatches here; the option values are checked here.
  */
@@ -70,6 +70,16 @@ static int ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* name.arpa, or name.arpa.gz (.bz2, .xz, .zst): ARPA text. */
+static int is_arpa_name(const char *path)
+{
+	static const char *const suffixes[] = {".arpa", ".arpa.gz", ".arpa.bz2", ".arpa.xz", ".arpa.zst"};
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+		if (ends_with(path, suffixes[i]))
+			return 1;
+	return 0;
+}
+
 static void count_file(llr_ngram_counter *c, const char *path)
 {
 	llr_err err = {0};
@@ -129,7 +139,7 @@ int train_ngram(const train_opts *o)
 	size_t bytes = llr_ngram_counter_bytes(c); /* its last merge is in the estimate */
 	llr_ngram_counter_free(c);
 	int rc;
-	if (!o->out || !strcmp(o->out, "-") || ends_with(o->out, ".arpa") || ends_with(o->out, ".arpa.gz"))
+	if (!o->out || !strcmp(o->out, "-") || is_arpa_name(o->out))
 		rc = llr_ngram_write_arpa(m, o->out, &err);
 	else
 		rc = llr_ngram_save(m, o->out, &err);

@@ -18,11 +18,10 @@
  * the line before is reused when it repeats; the trie's arrays are on
  * huge pages (llr_alloc_large).  The writer walks the trie; its numbers
  * have 8 significant digits, 9 when 8 do not read back as the same
- * float.  gzip output goes through libarchive's raw writer.  Not here:
+ * float.  Compressed output (.gz, .bz2, .xz, .zst) goes through
+ * llr_compress_fdopen (lib/core/output.c).  Not here:
  * estimation, queries.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -628,9 +627,8 @@ int llr_ngram_read_arpa(const char *path, llr_ngram **out, llr_err *err)
 /* ------------------------------------------------------------ writing */
 
 typedef struct awriter {
-	FILE *fp;          /* plain output */
-	struct archive *a; /* gzip output */
-	int fd;
+	FILE *fp; /* plain or compressed (llr_compress_fdopen) output */
+	int fd;   /* before fp owns it */
 	char *tmp;
 	llr_buf buf;
 	int failed;
@@ -640,19 +638,9 @@ static void aw_flush(awriter *w)
 {
 	if (w->failed || w->buf.len == 0)
 		return;
-	if (w->a) {
-		if (archive_write_data(w->a, w->buf.data, w->buf.len) != (la_ssize_t)w->buf.len)
-			w->failed = 1;
-	} else if (fwrite(w->buf.data, 1, w->buf.len, w->fp) != w->buf.len) {
+	if (fwrite(w->buf.data, 1, w->buf.len, w->fp) != w->buf.len)
 		w->failed = 1;
-	}
 	llr_buf_clear(&w->buf);
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
 }
 
 static int aw_open(awriter *w, const char *path, llr_err *err)
@@ -681,29 +669,14 @@ static int aw_open(awriter *w, const char *path, llr_err *err)
 		w->tmp = NULL;
 		return llr_err_set(err, LLR_EIO, "%s: %s", path, strerror(e));
 	}
-	if (ends_with(path, ".gz")) {
-		struct archive *a = archive_write_new();
-		if (!a || archive_write_add_filter_gzip(a) != ARCHIVE_OK || archive_write_set_format_raw(a) != ARCHIVE_OK ||
-		    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK || archive_write_open_fd(a, w->fd) != ARCHIVE_OK) {
-			if (a)
-				archive_write_free(a);
-			return llr_err_set(err, LLR_EIO, "%s: cannot start gzip output", path);
-		}
-		struct archive_entry *ent = archive_entry_new();
-		archive_entry_set_filetype(ent, AE_IFREG);
-		archive_entry_set_pathname(ent, "arpa");
-		int ok = archive_write_header(a, ent) == ARCHIVE_OK;
-		archive_entry_free(ent);
-		if (!ok) {
-			archive_write_free(a);
-			return llr_err_set(err, LLR_EIO, "%s: cannot start gzip output", path);
-		}
-		w->a = a;
+	llr_compress c = llr_compress_for_path(path);
+	if (c != LLR_COMPRESS_NONE) {
+		if (!(w->fp = llr_compress_fdopen(w->fd, c, path, err)))
+			return llr_err_code(err, LLR_EIO);
 	} else if (!(w->fp = fdopen(w->fd, "w"))) {
 		return llr_err_set(err, LLR_EIO, "%s: %s", path, strerror(errno));
-	} else {
-		w->fd = -1; /* the FILE owns it */
 	}
+	w->fd = -1; /* the FILE owns it */
 	return LLR_OK;
 }
 
@@ -711,13 +684,7 @@ static int aw_close(awriter *w, const char *path, int ok, llr_err *err)
 {
 	aw_flush(w);
 	int failed = w->failed || !ok;
-	if (w->a) {
-		if (archive_write_close(w->a) != ARCHIVE_OK)
-			failed = 1;
-		archive_write_free(w->a);
-		if (close(w->fd) < 0)
-			failed = 1;
-	} else if (w->fp == stdout) {
+	if (w->fp == stdout) {
 		if (fflush(stdout) != 0)
 			failed = 1;
 	} else if (w->fp) {

@@ -5,7 +5,9 @@
  * text members.  Also the .npy header encoder and parser.
  *
  * The writer is deterministic (mtime 0, uid/gid 0, no user names, no
- * padding of the last block), so identical input gives identical bytes.
+ * padding of the last block), so identical input gives identical bytes;
+ * a path ending in .gz, .bz2, .xz or .zst gets the stream compressed
+ * (llr_compress_for_path, output.c), which the reader undoes.
  * The reader streams: it never seeks, reads compressed streams (any
  * libarchive filter), and checks everything it is handed (kind, version,
  * .npy magic, header, dtype, shape, exact sizes) before allocating, so a
@@ -467,7 +469,7 @@ llr_tensor_writer *llr_tw_open(const char *path, const char *kind, const llr_met
 		return NULL;
 	}
 	if (archive_write_set_format_pax_restricted(w->a) != ARCHIVE_OK ||
-	    archive_write_add_filter_none(w->a) != ARCHIVE_OK ||
+	    llr_compress_add_filter(w->a, llr_compress_for_path(w->path)) != LLR_OK ||
 	    /* the checksum once, as SCHILY.xattr.*, which GNU tar knows */
 	    archive_write_set_format_option(w->a, "pax", "xattrheader", "SCHILY") < ARCHIVE_WARN ||
 	    archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
