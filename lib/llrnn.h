@@ -191,6 +191,10 @@ llr_input *llr_input_open(const char *path, llr_err *err);
 /* Reads up to n bytes; returns bytes read, 0 at end, <0 on error. */
 ssize_t llr_input_read(llr_input *in, void *buf, size_t n, llr_err *err);
 const char *llr_input_name(const llr_input *in);
+/* Bytes read from the file so far (compressed bytes when it is
+ * compressed, read-ahead included), for progress against its size; -1
+ * when not known (text from a pipe). */
+int64_t llr_input_offset(const llr_input *in);
 void llr_input_close(llr_input *in);
 
 /* An archive of documents (tar, zip, 7z, cpio, ar, iso, any compression),
@@ -207,6 +211,9 @@ int llr_archive_next(llr_archive *a, const char **name, int64_t *size, llr_err *
 /* Read from the current member: bytes, 0 at its end, <0 on error. */
 ssize_t llr_archive_read(llr_archive *a, void *buf, size_t n, llr_err *err);
 const char *llr_archive_name(const llr_archive *a); /* the archive's path */
+/* Bytes read from the archive's file so far, as llr_input_offset; -1 when
+ * not known (text from a pipe, a nested archive). */
+int64_t llr_archive_offset(const llr_archive *a);
 void llr_archive_close(llr_archive *a);
 /* 1 if the first bytes of a member begin a compressed stream or an archive
  * libarchive reads (by magic number: gzip, bzip2, xz, zstd, lz4, lzip,
@@ -242,6 +249,8 @@ llr_lines *llr_lines_from(llr_read_fn fn, void *src, const char *name, int flags
 int llr_lines_next(llr_lines *l, const char **line, size_t *len, llr_err *err);
 size_t llr_lines_lineno(const llr_lines *l);
 const char *llr_lines_name(const llr_lines *l);
+/* llr_input_offset of a file opened with llr_lines_open; -1 otherwise. */
+int64_t llr_lines_offset(const llr_lines *l);
 /* Number of invalid sequences replaced so far (with REPLACE_INVALID). */
 size_t llr_lines_replaced(const llr_lines *l);
 void llr_lines_close(llr_lines *l);

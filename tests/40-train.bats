@@ -254,10 +254,34 @@ wait_for_file() {
 @test "train: progress lines every --progress steps when stderr is not a tty" {
 	run train --progress 5 $TINY --epochs 1 -o m.bin "$FZ"
 	assert_success
-	assert_line --regexp '^train: epoch 1 step 5 batch 5/10 loss [0-9.]+ [0-9]+ tok/s ETA [0-9]+s$'
-	assert_line --regexp '^train: epoch 1 step 10 batch 10/10 '
+	assert_line --regexp '^train: epoch 1 step 5 batch 5/10 loss [0-9.]+ [0-9]+ tok/s ETA [0-9]+s run ETA [0-9]+s$'
+	assert_line --regexp '^train: epoch 1 step 10 batch 10/10 .* ETA 0s run ETA 0s$'
 	refute_line --regexp 'step (1|2|3|4|6) '
 	assert_line --regexp '^train: epoch 1 train [0-9.]+ lr 0.001 '
+}
+
+@test "train: the run's ETA counts the epochs left, at most what is left of --max-time" {
+	# 10 batches an epoch: at step 5 of 2000 epochs, 19995 batches to go
+	# (--max-tokens ends the run there); the pace is measured, so compare
+	# with the epoch's own ETA
+	run train --progress 5 $TINY --epochs 2000 --max-tokens 3000 -o m.bin "$FZ"
+	assert_success
+	line=$(printf '%s\n' "${lines[@]}" | grep '^train: epoch 1 step 5 ')
+	[[ $line =~ ETA\ ([0-9hms]+)\ run\ ETA\ ([0-9hms]+)$ ]]
+	secs() { # 1h02m, 3m04s, 5s -> seconds
+		local t=$1 s=0
+		[[ $t =~ ([0-9]+)h ]] && s=$((s + 3600 * 10#${BASH_REMATCH[1]}))
+		[[ $t =~ ([0-9]+)m ]] && s=$((s + 60 * 10#${BASH_REMATCH[1]}))
+		[[ $t =~ ([0-9]+)s ]] && s=$((s + 10#${BASH_REMATCH[1]}))
+		echo $s
+	}
+	epoch=$(secs "${BASH_REMATCH[1]}") run=$(secs "${BASH_REMATCH[2]}")
+	[ "$run" -ge 1 ]
+	[ "$run" -ge "$epoch" ]
+	# --max-time bounds it: 1 hour of 200 000 epochs
+	run train --progress 5 $TINY --epochs 200000 --max-time 1h --max-tokens 3000 -o m.bin "$FZ"
+	assert_success
+	assert_line --regexp '^train: epoch 1 step 5 batch 5/10 .* run ETA (59m[0-9]{2}s|1h00m)$'
 }
 
 @test "train: divergence stops with status 1 and keeps the last good model" {

@@ -29,7 +29,7 @@ docs_here() {
 @test "disc-pairs: -h prints the usage on stdout; it matches the man page" {
 	run disc-pairs -h
 	assert_success
-	assert_line --index 0 --partial "usage: disc-pairs [-hl] [-o file] [-s seed]"
+	assert_line --index 0 --partial "usage: disc-pairs [-hlq] [-o file] [-s seed]"
 	for opt in format lang tasks markers min-par next-stride min-len max-len max-ratio max-member-bytes include exclude html-unit provenance sentences list-markers; do
 		assert_output --partial "--$opt"
 		grep -q -- "^\.Op Fl -$opt\|^\.Fl -$opt\|^\.It Fl -$opt" "$TOP/man/disc-pairs.1"

@@ -4,6 +4,7 @@
  * the library's llr_compress_fdopen), terminal checks, wall clock.
  */
 #include "cli.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +48,7 @@ static void vmsg(const char *fmt, va_list ap)
 	char line[4096];
 	va_list aq;
 	fflush(stdout);
+	cli_progress_clear();
 	va_copy(aq, ap);
 	int p = snprintf(line, sizeof line, "%s: ", cli_prog);
 	int n = p >= 0 && (size_t)p < sizeof line ? vsnprintf(line + p, sizeof line - (size_t)p, fmt, aq) : -1;

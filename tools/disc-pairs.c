@@ -10,6 +10,7 @@
  * marker tables live in disc_markers.c.  The man page is the spec.
  */
 #include "cli.h"
+#include "progress.h"
 #include "disc.h"
 
 #include <errno.h>
@@ -20,7 +21,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: disc-pairs [-hl] [-o file] [-s seed] [--format text|tagged|conllu|tokens]\n"
+    "usage: disc-pairs [-hlq] [-o file] [-s seed] [--format text|tagged|conllu|tokens]\n"
     "                  [--lang en|fr] [--tasks list] [--markers file] [--min-par n]\n"
     "                  [--next-stride n] [--min-len n] [--max-len n] [--max-ratio x]\n"
     "                  [--max-member-bytes n] [--include pattern] [--exclude pattern]\n"
@@ -103,7 +104,9 @@ static ssize_t msrc_read(void *src, void *buf, size_t n, llr_err *err)
 }
 
 struct run {
-	int format, lower, sentences, provenance;
+	int format, lower, sentences, provenance, quiet;
+	cli_progress prog;
+	long long lines; /* read, for the progress line */
 	int html_runs; /* --html-unit run */
 	uint64_t max_member;
 	const char *include[MAX_INCLUDE]; /* --include patterns */
@@ -600,6 +603,9 @@ static int feed_member(struct run *r, struct msrc *m)
 	int rc, failed = 0, wrong = 0;
 	while ((rc = llr_lines_next(l, &line, &len, &e)) > 0) {
 		size_t lineno = llr_lines_lineno(l);
+		r->lines++;
+		if (cli_progress_due(&r->prog))
+			cli_progress_show(&r->prog, r->lines, "lines", r->lines, "lines", cli_progress_fraction(&r->prog));
 		if (lineno == 1 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
 			line += 3; /* a byte order mark */
 			len -= 3;
@@ -673,6 +679,7 @@ static void do_operand(struct run *r, const char *path)
 		r->status = 1;
 		return;
 	}
+	cli_progress_archive(&r->prog, path, a);
 	const char *name;
 	int64_t size;
 	int rc, n = 0;
@@ -805,6 +812,7 @@ enum { O_FORMAT = 256,
 static const struct option longopts[] = {
     {"lower", no_argument, NULL, 'l'},
     {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'},
     {"seed", required_argument, NULL, 's'},
     {"format", required_argument, NULL, O_FORMAT},
     {"lang", required_argument, NULL, O_LANG},
@@ -835,9 +843,10 @@ int main(int argc, char **argv)
 	int list = 0;
 	r.max_member = DEFAULT_MAX_MEMBER;
 	int c;
-	while ((c = cli_getopt(argc, argv, ":hlo:s:", longopts, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hlo:qs:", longopts, usage)) != -1) {
 		switch (c) {
 		case 'l': r.lower = 1; break;
+		case 'q': r.quiet = 1; break;
 		case 'o': out_path = optarg; break;
 		case 's': o.seed = (uint64_t)cli_parse_int(usage, "-s", optarg, 0, INT64_MAX); break;
 		case O_FORMAT: {
@@ -915,12 +924,16 @@ int main(int argc, char **argv)
 	if (disc_ctx_init(&r.ctx, &o, r.out, &e) != LLR_OK)
 		cli_die_err(&e);
 
+	cli_progress_init(&r.prog, r.quiet, out.fp == stdout);
+	cli_progress_inputs(&r.prog, argv + optind, argc - optind);
 	if (optind == argc)
 		do_operand(&r, "-");
 	for (int i = optind; i < argc; i++)
 		do_operand(&r, argv[i]);
+	cli_progress_clear();
 
-	summary(&r, mk);
+	if (!r.quiet)
+		summary(&r, mk);
 	cli_output_close(&out);
 	disc_ctx_free(&r.ctx);
 	disc_markers_free(mk);

@@ -14,12 +14,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "featurize_source.h"
 #include "featurize_spell.h"
 #include "featurize_src.h"
 
 static const char usage[] =
-    "usage: featurize [-l] [--top M] [--conllu FILE] [--lexicon FILE] [--tagged FILE]\n"
+    "usage: featurize [-hlq] [--top M] [--conllu FILE] [--lexicon FILE] [--tagged FILE]\n"
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
     "                 [--min-feature-count N] [--input-features LIST] [--lexicon-scope vocab|all]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
@@ -34,11 +35,14 @@ static const char usage[] =
 
 /* ------------------------------------------------------- token input */
 
-/* Sentences of token files, one after another. */
+/* Sentences of token files, one after another; the corpus's reader
+ * draws the progress line (prog). */
 typedef struct {
 	char **files;
 	int n, i;
 	llr_lines *l;
+	cli_progress *prog;
+	long long lines, tokens; /* for the progress line */
 } fz_tok_in;
 
 /* 1 with a non-empty line in the canonical form (llr_tokens_check), 0
@@ -48,11 +52,16 @@ static int fz_tok_next(fz_tok_in *t, const char **line, size_t *len)
 	llr_err e = {0};
 	for (;;) {
 		if (!t->l) {
-			if (t->i >= t->n)
+			if (t->i >= t->n) {
+				if (t->prog)
+					cli_progress_clear();
 				return 0;
+			}
 			const char *path = t->files[t->i++];
 			if (!(t->l = llr_lines_open(path, 0, &e)))
 				cli_die_err(&e);
+			if (t->prog)
+				cli_progress_lines(t->prog, path, t->l);
 		}
 		int rc = llr_lines_next(t->l, line, len, &e);
 		if (rc < 0)
@@ -66,6 +75,15 @@ static int fz_tok_next(fz_tok_in *t, const char **line, size_t *len)
 			continue;
 		if (llr_tokens_check(*line, *len, &e) < 0)
 			cli_die("%s:%zu: %s", llr_lines_name(t->l), llr_lines_lineno(t->l), e.msg);
+		if (t->prog && t->prog->on) {
+			size_t pos = 0, tl;
+			const char *tok;
+			t->lines++;
+			while (llr_token_next(*line, *len, &pos, &tok, &tl))
+				t->tokens++;
+			if (cli_progress_due(t->prog))
+				cli_progress_show(t->prog, t->lines, "lines", t->tokens, "tok", cli_progress_fraction(t->prog));
+		}
 		return 1;
 	}
 }
@@ -88,6 +106,7 @@ enum { FZ_BG_UNIGRAM,
 typedef struct {
 	const char *output;
 	int dump;
+	int quiet;
 	int top;
 	int min_count;
 	int vocab_lex; /* --vocab-from corpus+lexicon */
@@ -453,6 +472,7 @@ typedef struct fz_run {
 	llr_vocab *v;      /* sorted: its ids are the stream's */
 	fz_corpus cp;      /* the corpus, when it makes the vocabulary */
 	fz_tok_in tin;     /* the token files */
+	cli_progress prog; /* reading them */
 	int streaming;     /* --vocab: the corpus is mapped as it is read */
 	const char *first; /* streaming: its first sentence, read already */
 	size_t first_len;
@@ -529,15 +549,17 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	    {"no-oov-features", no_argument, 0, O_NOOOV},
 	    {"lowercase", no_argument, 0, 'l'},
 	    {"output", required_argument, 0, 'o'},
+	    {"quiet", no_argument, 0, 'q'},
 	    CLI_COMMON_OPTIONS,
 	    {0, 0, 0, 0},
 	};
 	fz_opts *o = &R->o;
 	const char *bg = "unigram";
 	int c;
-	while ((c = cli_getopt(argc, argv, ":hlo:", lopts, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hlo:q", lopts, usage)) != -1) {
 		switch (c) {
 		case 'l': R->z.lower = 1; break;
+		case 'q': o->quiet = 1; break;
 		case 'o': o->output = optarg; break;
 		case O_TOP: o->top = (int)cli_parse_int(usage, "--top", optarg, 0, LLR_MAX_VOCAB); break;
 		case O_CONLLU: fz_add_src(&R->z, FZ_CONLLU, optarg); break;
@@ -643,7 +665,9 @@ static void fz_vocabulary(fz_run *R)
 	const fz_opts *o = &R->o;
 	if (!(R->v = llr_vocab_new()))
 		cli_oom();
-	R->tin = (fz_tok_in){.files = o->files, .n = o->nfiles};
+	R->tin = (fz_tok_in){.files = o->files, .n = o->nfiles, .prog = &R->prog};
+	cli_progress_init(&R->prog, o->quiet, !o->output || !strcmp(o->output, "-"));
+	cli_progress_inputs(&R->prog, o->files, o->nfiles);
 	R->streaming = o->vocab_file != NULL;
 	if (R->streaming)
 		fz_vocab_file(R);
@@ -1287,7 +1311,8 @@ int main(int argc, char **argv)
 		fz_dump(&R.o, &R.lex);
 	else
 		fz_write_stream(&R);
-	fz_summary(&R); /* 8. */
+	if (!R.o.quiet)
+		fz_summary(&R); /* 8. */
 	fz_run_free(&R);
 	return 0;
 }

@@ -12,13 +12,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "gen_encdec.h"
 #include "gen_open.h"
 #include "score_lm.h"
 #include "score_ngram.h"
 
 static const char usage[] =
-    "usage: gen [-hv] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
+    "usage: gen [-hqv] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
     "           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
     "           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
     "           [--threads N] [--closed] [--spell-tries N]\n"
@@ -46,6 +47,7 @@ enum {
 static const struct option longopts[] = {
     {"model", required_argument, NULL, 'm'},
     {"verbose", no_argument, NULL, 'v'},
+    {"quiet", no_argument, NULL, 'q'},
     {"output", required_argument, NULL, 'o'},
     {"count", required_argument, NULL, 'n'},
     {"seed", required_argument, NULL, 's'},
@@ -107,7 +109,7 @@ typedef struct generator {
 		const char *model, *output, *prefix_text, *prefix_file;
 		unsigned long long seed;
 		int threads;
-		int verbose;
+		int verbose, quiet;
 		int closed;
 		long long spell_tries;
 	} opt;
@@ -123,6 +125,9 @@ typedef struct generator {
 	int nstreams; /* streams of stA and stB */
 	llr_buf outb;
 	cli_output out;
+	cli_progress prog;
+	long long sentences, tokens; /* written so far */
+	long long want;              /* sentences in all, -1 when not known */
 } generator;
 
 static void hyp_push(hyp *h, int32_t id, float lp, int32_t sig)
@@ -331,6 +336,11 @@ static void emit(generator *g, const prefix *p, const hyp *h)
 			cli_oom();
 	}
 	fwrite(o->data, 1, o->len, g->out.fp);
+	g->sentences++;
+	g->tokens += (long long)h->n + h->ended;
+	if (cli_progress_due(&g->prog))
+		cli_progress_show(&g->prog, g->sentences, "sentences", g->tokens, "tok",
+		                  g->want > 0 ? (double)g->sentences / (double)g->want : cli_progress_fraction(&g->prog));
 }
 
 /* After the token just chosen, does hypothesis h stop? */
@@ -581,13 +591,16 @@ static void parse_args(generator *g, int argc, char **argv)
 	g->opt.spell_tries = 100000;
 	llr_sample_opts_init(&g->opt.so);
 	int c;
-	while ((c = cli_getopt(argc, argv, ":hm:o:n:s:p:v", longopts, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hm:o:n:qs:p:v", longopts, usage)) != -1) {
 		switch (c) {
 		case 'm':
 			g->opt.model = optarg;
 			break;
 		case 'v':
 			g->opt.verbose = 1;
+			break;
+		case 'q':
+			g->opt.quiet = 1;
 			break;
 		case 'o':
 			g->opt.output = optarg;
@@ -714,6 +727,8 @@ static void run(generator *g)
 		llr_lines *l = llr_lines_open(g->opt.prefix_file, 0, &err);
 		if (!l)
 			cli_die_err(&err);
+		cli_progress_inputs(&g->prog, (char *const *)&g->opt.prefix_file, 1);
+		cli_progress_lines(&g->prog, g->opt.prefix_file, l);
 		const char *line;
 		size_t len;
 		int rc;
@@ -755,7 +770,10 @@ int main(int argc, char **argv)
 		return run_ngram(&g, &ng);
 	generator_init(&g);
 	cli_output_open_lines(&g.out, g.opt.output);
+	cli_progress_init(&g.prog, g.opt.quiet, g.out.fp == stdout);
+	g.want = g.opt.prefix_file ? -1 : g.opt.beam ? g.opt.nbest : g.opt.so.greedy ? 1 : g.opt.n;
 	run(&g);
+	cli_progress_clear();
 	cli_output_close(&g.out);
 	generator_free(&g);
 	return 0;

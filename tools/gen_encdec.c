@@ -92,6 +92,7 @@ enum { G_BEAM = 256,
 static const struct option gen_opts[] = {
     {"model", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'}, /* no progress line to silence here */
     {"beam", required_argument, NULL, G_BEAM},
     {"nbest", required_argument, NULL, G_NBEST},
     {"greedy", no_argument, NULL, G_GREEDY},
@@ -125,13 +126,14 @@ static void gen_parse(gen_ctx *g, int argc, char **argv, const char **output, in
 	int c, greedy = 0;
 	g->so = (llr_search_opts){.beam = 1, .nbest = 1, .max_len = 100, .len_norm = 1.0};
 	optind = 0;
-	while ((c = cli_getopt(argc, argv, ":hm:o:", gen_opts, usage)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":hm:o:q", gen_opts, usage)) != -1) {
 		switch (c) {
 		case 'm':
 			g->paths = ereallocarray(g->paths, (size_t)g->M + 1, sizeof *g->paths);
 			g->paths[g->M++] = optarg;
 			break;
 		case 'o': *output = optarg; break;
+		case 'q': break;
 		case G_BEAM: g->so.beam = (int)cli_parse_int(usage, "--beam", optarg, 1, 1000); break;
 		case G_NBEST:
 			g->so.nbest = (int)cli_parse_int(usage, "--nbest", optarg, 1, 1000);

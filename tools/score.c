@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "score_disc.h"
 #include "gen_encdec.h"
 #include "score_llopen.h"
@@ -123,6 +124,7 @@ typedef struct scorer {
 	size_t ids_cap;
 	llr_buf outb;
 	cli_output out;
+	cli_progress prog;
 } scorer;
 
 /* Copy line into slot s and split it into NUL-terminated tokens; a <s>
@@ -450,6 +452,7 @@ static void score_file(scorer *sc, const char *path)
 	size_t len;
 	int rc;
 	sc->file = (sstats){0};
+	cli_progress_lines(&sc->prog, path, l);
 	while ((rc = llr_lines_next(l, &line, &len, &err)) > 0) {
 		const char *why = take_line(&sc->lines[sc->nlines], line, len, name, llr_lines_lineno(l));
 		if (why) { /* the lines before it are scored and written first */
@@ -459,6 +462,10 @@ static void score_file(scorer *sc, const char *path)
 		}
 		if (++sc->nlines == sc->opt.batch)
 			flush_batch(sc);
+		if (cli_progress_due(&sc->prog))
+			cli_progress_show(&sc->prog, (long long)(sc->all.sentences + sc->file.sentences), "lines",
+			                  (long long)(sc->all.sentences + sc->all.words + sc->file.sentences + sc->file.words),
+			                  "tok", cli_progress_fraction(&sc->prog));
 	}
 	if (rc < 0) {
 		flush_batch(sc);
@@ -672,6 +679,8 @@ int main(int argc, char **argv)
 	}
 	sc.lines = ecalloc((size_t)sc.opt.batch, sizeof *sc.lines);
 	cli_output_open_lines(&sc.out, sc.opt.output);
+	cli_progress_init(&sc.prog, sc.opt.quiet, sc.out.fp == stdout);
+	cli_progress_inputs(&sc.prog, argv + optind, argc - optind);
 
 	if (optind == argc) {
 		score_file(&sc, "-");
@@ -679,6 +688,7 @@ int main(int argc, char **argv)
 		for (int i = optind; i < argc; i++)
 			score_file(&sc, argv[i]);
 	}
+	cli_progress_clear();
 	cli_output_close(&sc.out);
 	if (!sc.opt.quiet)
 		summary(&sc);

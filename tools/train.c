@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "train.h"
 #include "train_dist.h"
 #include "train_open.h"
@@ -824,7 +825,7 @@ typedef struct trainer {
 	size_t ep_k0;      /* first batch this run trains */
 	int64_t ep_tok0;   /* ts->epoch_tok then */
 	double ep_t0;      /* its start time */
-	double last_print; /* time of the last progress line */
+	cli_progress prog; /* the line on a terminal */
 	int g_clean;       /* the gradient is all zero (after a single-process step) */
 } trainer;
 
@@ -862,8 +863,8 @@ static void save(trainer *T)
 
 static void progress_clear(trainer *T)
 {
-	if (T->tty && !T->o->quiet)
-		fputs("\r\033[K", stderr);
+	(void)T;
+	cli_progress_clear();
 }
 
 static void log_row(trainer *T, double train, double valid)
@@ -999,7 +1000,9 @@ static int train_step(trainer *T, const llr_batch *bt)
 }
 
 /* The progress line after batch k: on a terminal, rewritten at most every
- * quarter second; otherwise one line every --progress steps. */
+ * quarter second (progress.c); otherwise one line every --progress steps.
+ * The run's ETA counts the epochs left to --epochs at this epoch's pace
+ * (validation not counted), at most what is left of --max-time. */
 static void progress_line(trainer *T, size_t k, double now)
 {
 	train_opts *o = T->o;
@@ -1008,17 +1011,17 @@ static void progress_line(trainer *T, size_t k, double now)
 	if (o->quiet)
 		return;
 	int every = o->progress > 0 && ts->step % o->progress == 0;
-	if (!(T->tty ? now - T->last_print >= 0.25 || k + 1 == nb : every))
+	if (!(T->tty ? now - T->prog.last >= 0.25 || k + 1 == nb : every))
 		return;
-	char dur[32];
+	char dur[32], rdur[32];
 	double el = now - T->ep_t0;
 	double tps = el > 0 ? (double)(ts->epoch_tok - T->ep_tok0) / el : 0;
-	double eta = el / (double)(k + 1 - T->ep_k0) * (double)(nb - k - 1);
-	fprintf(stderr, "%strain: epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s%s",
-	        T->tty ? "\r\033[K" : "", (long long)ts->epoch + 1, (long long)ts->step, k + 1, nb,
-	        ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1), tps, cli_duration(eta, dur, sizeof dur),
-	        T->tty ? "" : "\n");
-	T->last_print = now;
+	double per_batch = el / (double)(k + 1 - T->ep_k0);
+	double eta = per_batch * (double)(nb - k - 1);
+	double run = cli_progress_run_eta(eta, per_batch * (double)nb, o->epochs - ts->epoch - 1, o->max_time, now - T->t0);
+	cli_progress_step(&T->prog, "epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s run ETA %s", (long long)ts->epoch + 1,
+	                  (long long)ts->step, k + 1, nb, ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1), tps,
+	                  cli_duration(eta, dur, sizeof dur), cli_duration(run, rdur, sizeof rdur));
 }
 
 /* Train the rest of the current epoch's batches (T->ord from T->ep_k0).
@@ -1139,7 +1142,7 @@ static void train(trainer *T, const corpus *tc, const corpus *vc)
 		T->ep_k0 = (size_t)ts->batch;
 		T->ep_tok0 = ts->epoch_tok;
 		T->ep_t0 = cli_now();
-		T->last_print = 0;
+		T->prog.last = 0;
 		int timeout = run_batches(T, tc);
 		if (timeout && (size_t)ts->batch < T->ord.nbatches) {
 			progress_clear(T);
@@ -1418,6 +1421,7 @@ static void trainer_init(trainer *T, train_opts *o, train_dist *dist, llr_model 
 	ts->best = NULL;
 	if (o->resume)
 		T->saved_epoch = (int)ts->epoch;
+	cli_progress_init(&T->prog, o->quiet, 0);
 	T->tty = isatty(2);
 	T->t0 = cli_now();
 	if (o->log && dist->rank == 0) {

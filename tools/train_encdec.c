@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "train.h"
 #include "train_dist.h"
 
@@ -699,6 +700,7 @@ typedef struct trainer {
 	FILE *log;
 	double t0;
 	int tty, wrote;
+	cli_progress prog; /* the step line on a terminal */
 	int64_t run_tok; /* training tokens of this run's steps */
 	double run_sec;  /* wall-clock seconds spent in them */
 	batcher bb;
@@ -737,8 +739,8 @@ static void save(trainer *T)
 
 static void progress_clear(trainer *T)
 {
-	if (T->tty && !T->o->quiet)
-		fputs("\r\033[K", stderr);
+	(void)T;
+	cli_progress_clear();
 }
 
 static void log_row(trainer *T, double train, double valid, double lr)
@@ -893,20 +895,22 @@ static int run_epoch(trainer *T, const pairs *tp, llr_rng *r)
 	ed_opts *o = T->o;
 	llr_train_state *ts = T->ts;
 	make_order(&T->ord, tp, o->batch, r);
-	double te = cli_now(), last_print = 0;
+	double te = cli_now();
+	T->prog.last = 0;
 	int64_t tok0 = ts->epoch_tok;
 	size_t kstart = (size_t)ts->batch, nb = T->ord.nbatches;
-	char dur[32];
+	char dur[32], rdur[32];
 	for (size_t k = kstart; k < nb; k++) {
 		step(T, tp, k);
 		double now = cli_now();
-		if (!o->quiet && (T->tty ? now - last_print >= 0.25 || k + 1 == nb : o->progress > 0 && ts->step % o->progress == 0)) {
+		if (!o->quiet && (T->tty ? now - T->prog.last >= 0.25 || k + 1 == nb : o->progress > 0 && ts->step % o->progress == 0)) {
 			double el = now - te;
-			fprintf(stderr, "%strain: epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s%s", T->tty ? "\r\033[K" : "",
-			        (long long)ts->epoch + 1, (long long)ts->step, k + 1, nb, ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1),
-			        el > 0 ? (double)(ts->epoch_tok - tok0) / el : 0.0,
-			        cli_duration(el / (double)(k + 1 - kstart) * (double)(nb - k - 1), dur, sizeof dur), T->tty ? "" : "\n");
-			last_print = now;
+			double per_batch = el / (double)(k + 1 - kstart), eta = per_batch * (double)(nb - k - 1);
+			double run = cli_progress_run_eta(eta, per_batch * (double)nb, o->epochs - ts->epoch - 1, o->max_time, now - T->t0);
+			cli_progress_step(&T->prog, "epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s run ETA %s", (long long)ts->epoch + 1,
+			                  (long long)ts->step, k + 1, nb, ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1),
+			                  el > 0 ? (double)(ts->epoch_tok - tok0) / el : 0.0, cli_duration(eta, dur, sizeof dur),
+			                  cli_duration(run, rdur, sizeof rdur));
 		}
 		if (T->sig)
 			interrupted(T);
@@ -1233,6 +1237,7 @@ int train_encdec(const train_opts *to)
 	if (o.resume)
 		T.saved_epoch = (int)T.ts->epoch;
 	T.tty = isatty(2);
+	cli_progress_init(&T.prog, o.quiet, 0);
 	T.t0 = cli_now();
 	open_log(&T);
 	if (!o.quiet)

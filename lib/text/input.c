@@ -348,6 +348,13 @@ const char *llr_input_name(const llr_input *in)
 	return in->name;
 }
 
+/* The bytes libarchive took from the file (archive_filter_bytes of the
+ * last filter, the raw I/O), read-ahead included. */
+int64_t llr_input_offset(const llr_input *in)
+{
+	return in->a ? (int64_t)archive_filter_bytes(in->a, -1) : -1;
+}
+
 void llr_input_close(llr_input *in)
 {
 	if (!in)
@@ -593,6 +600,11 @@ int llr_archive_failed(const llr_archive *ar)
 const char *llr_archive_name(const llr_archive *ar)
 {
 	return ar->name;
+}
+
+int64_t llr_archive_offset(const llr_archive *ar)
+{
+	return ar->a && !ar->nest ? (int64_t)archive_filter_bytes(ar->a, -1) : -1;
 }
 
 void llr_archive_close(llr_archive *ar)

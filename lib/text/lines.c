@@ -352,6 +352,11 @@ const char *llr_lines_name(const llr_lines *l)
 	return l->name;
 }
 
+int64_t llr_lines_offset(const llr_lines *l)
+{
+	return l->own ? llr_input_offset(l->own) : -1;
+}
+
 size_t llr_lines_replaced(const llr_lines *l)
 {
 	return l->replaced;
