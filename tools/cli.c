@@ -151,6 +151,13 @@ static void bad_option(const char *usage, int c, char *const argv[])
 	cli_usage_error(usage, "-%c: %s", optopt > 0 && optopt < 128 ? optopt : '?', what);
 }
 
+static const char *help_options;
+
+void cli_set_help(const char *options)
+{
+	help_options = options;
+}
+
 int cli_getopt(int argc, char *const argv[], const char *shortopts, const struct option *longopts, const char *usage)
 {
 	LLR_ASSERT(shortopts[0] == ':');
@@ -159,6 +166,9 @@ int cli_getopt(int argc, char *const argv[], const char *shortopts, const struct
 	switch (c) {
 	case 'h':
 		fputs(usage, stdout);
+		if (help_options)
+			printf("\n%s", help_options);
+		printf("\nSee %s(1).\n", cli_prog);
 		cli_flush_stdout();
 		exit(0);
 	case CLI_OPT_VERSION:

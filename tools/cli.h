@@ -33,8 +33,14 @@ _Noreturn void cli_usage_error(const char *usage, const char *fmt, ...) __attrib
 enum { CLI_OPT_VERSION = 0x10000 };
 #define CLI_COMMON_OPTIONS {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, CLI_OPT_VERSION}
 
+/* The option list -h and --help print after the usage: every option on a
+ * line with what it does, grouped as in the man page.  Set it before
+ * cli_getopt; the help then ends with "See prog(1).". */
+void cli_set_help(const char *options);
+
 /* getopt_long with the handling every tool shares: -h and --help print
- * the usage on stdout and exit 0; --version prints "prog (llrnn)
+ * the usage, the option list (cli_set_help) and "See prog(1)." on stdout
+ * and exit 0; --version prints "prog (llrnn)
  * LLR_VERSION" and exits 0; an unknown option or a missing argument is a
  * usage error ("prog: --bogus: unknown option", "prog: --top: missing
  * argument", then the usage; exit 2).  shortopts must begin with ':' (so

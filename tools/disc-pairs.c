@@ -29,6 +29,31 @@ static const char usage[] =
     "       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
     "       disc-pairs --version\n";
 
+static const char help[] =
+    "Options:\n"
+    "  -h, --help               print this help and exit\n"
+    "  --version                print the version and exit\n"
+    "  -l, --lower              lowercase the sentences\n"
+    "  -o, --output file        write to file (atomically; .gz .bz2 .xz .zst compress)\n"
+    "  -q, --quiet              no progress line and no summary\n"
+    "  -s, --seed seed          seed of the random choices (default 1)\n"
+    "  --format text|tagged|conllu|tokens  the input format (default text)\n"
+    "  --lang en|fr             language of the tokenizer and markers (default en)\n"
+    "  --tasks list             the tasks to write: order, next, conj (default all)\n"
+    "  --markers file           a phrase<TAB>class table instead of the built-in one\n"
+    "  --list-markers           print the marker table in use and exit\n"
+    "  --min-par n              NEXT: the sentences of a block (default 9)\n"
+    "  --next-stride n          NEXT: a block every n sentences\n"
+    "  --min-len n              shortest sentence in tokens (default 5)\n"
+    "  --max-len n              longest sentence in tokens (default 50)\n"
+    "  --max-ratio x            length ratio cap of a pair (default 5)\n"
+    "  --max-member-bytes n     cap on a member's decompressed bytes (default 256M)\n"
+    "  --include pattern        read only the members whose name matches (repeatable)\n"
+    "  --exclude pattern        leave out the members whose name matches (repeatable)\n"
+    "  --html-unit p|run        what an HTML paragraph is (default p)\n"
+    "  --provenance             add a last column doc:paragraph to every line\n"
+    "  --sentences              write the paragraphs' sentences instead of examples\n";
+
 enum { FMT_TEXT,
        FMT_TAGGED,
        FMT_CONLLU,
@@ -837,6 +862,7 @@ static const struct option longopts[] = {
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "disc-pairs");
+	cli_set_help(help);
 	struct run r = {0};
 	disc_opts o = {.tasks = DISC_ALL, .min_par = 9, .min_len = 5, .max_len = 50, .max_ratio = 5.0, .seed = 1};
 	const char *lang = "en", *markers_path = NULL, *out_path = NULL;

@@ -29,6 +29,36 @@ static const char usage[] =
     "       featurize [options] --source SRC [-o FILE] TARGET\n"
     "       featurize --version\n";
 
+static const char help[] =
+    "Feature sources:\n"
+    "  --top M                  identity features TOP:word for the M most frequent words\n"
+    "  --conllu FILE            a CoNLL-U treebank: each form's tags (repeatable)\n"
+    "  --lexicon FILE           a token<TAB>features lexicon (repeatable)\n"
+    "  --tagged FILE            a word/TAG corpus, file or archive (repeatable)\n"
+    "  --ortho                  orthographic classes (number, capitalised, punctuation...)\n"
+    "  --suffix N               suffixes of 1 to N characters\n"
+    "  --char-ngrams A-B        character n-grams of A to B characters\n"
+    "  --hunspell PATH          morphological analyses from a hunspell dictionary\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help               print this help and exit\n"
+    "  --version                print the version and exit\n"
+    "  -l, --lowercase          lowercase the words of the lexicon sources\n"
+    "  -q, --quiet              no progress line and no summary\n"
+    "  --min-feature-count N    drop features found on fewer than N types\n"
+    "  --lexicon-scope vocab|all  which lexicon entries count (default all)\n"
+    "  --input-features LIST    build psi from these sources only (default psi = phi)\n"
+    "  --vocab FILE             fix the vocabulary to a vocab(1) file\n"
+    "  --vocab-from corpus|corpus+lexicon  whether lexicon words join the vocabulary\n"
+    "  --extra FILE             add the types of another token file (repeatable)\n"
+    "  --background B           uniform, unigram[:K] (default), ngram:LM or a FILE\n"
+    "  --spelling N             add a character N-gram spelling model (open vocabulary)\n"
+    "  --no-oov-features        with --spelling, no OOV: features\n"
+    "  --signature-samples N    draw N strings for the signature masses\n"
+    "  --dump                   write the lexicon as text instead of the stream\n"
+    "  --source SRC             parallel data: SRC's lines are the sources of the target's\n"
+    "  -o, --output FILE        write to FILE (atomically; .gz .bz2 .xz .zst compress)\n";
+
 #define CHUNK_IDS ((size_t)1 << 20) /* ids per ids/NNNNNN member, at most (whole sentences) */
 #define FZ_SIG_SAMPLES 200000       /* draws when the features are beyond the exact pass */
 #define FZ_SIG_SEED 14              /* the draws are seeded: a run repeats */
@@ -1280,6 +1310,7 @@ static void fz_run_free(fz_run *R)
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "featurize");
+	cli_set_help(help);
 	fz_run R = {0};
 	fz_parse_opts(argc, argv, &R);
 	R.z.names = llr_strmap_new();

@@ -25,6 +25,38 @@ static const char usage[] =
     "           [--threads N] [--closed] [--spell-tries N]\n"
     "       gen --version\n";
 
+static const char help[] =
+    "Encoder-decoder models (the operands are sources):\n"
+    "  --len-norm A             rank hypotheses by log p / length^A (default 1)\n"
+    "  --nbest N                write the N best hypotheses with their rank and score\n"
+    "  --logprob                add each hypothesis' log-probability\n"
+    "  --show-attention         write the attention weights after each line\n"
+    "\n"
+    "Options:\n"
+    "  -m, --model MODEL        the model (required; repeat for an encoder-decoder ensemble)\n"
+    "  -o, --output FILE        write to FILE (atomically; .gz .bz2 .xz .zst compress)\n"
+    "  -n, --count N            sampled sentences per prefix (default 1)\n"
+    "  -s, --seed SEED          seed of the random generator (default 1)\n"
+    "  -p, --prefix TOKENS      continue TOKENS\n"
+    "  --prefix-file FILE       continue every line of FILE\n"
+    "  --max-len N              at most N generated words a sentence (default 100)\n"
+    "  --temperature T          divide log-probabilities by T before drawing (default 1)\n"
+    "  --top-k K                draw among the K most probable words (default 0: all)\n"
+    "  --top-p P                draw among the fewest words of mass P (default 1: all)\n"
+    "  --greedy                 the most probable word at every step\n"
+    "  --beam K                 beam search with K beams\n"
+    "  --nbest K                print the K best sentences of the beam (default 1)\n"
+    "  --no-unk                 never produce <unk> nor an unseen word\n"
+    "  --logprob                add each sentence's log-probability\n"
+    "  --show-features          one token a line with its features\n"
+    "  --threads N              OpenBLAS threads (default 1; 0 one per core)\n"
+    "  --closed                 no unseen words from a model with a spelling model\n"
+    "  --spell-tries N          draws an unseen word's spelling may take (default 100000)\n"
+    "  -q, --quiet              no progress line\n"
+    "  -v, --verbose            notes on stderr\n"
+    "  -h, --help               print this help and exit\n"
+    "  --version                print the version and exit\n";
+
 #define GROUP 32 /* sampled sentences decoded side by side */
 
 enum {
@@ -761,6 +793,7 @@ static int run_ngram(const generator *g, sngram *ng)
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "gen");
+	cli_set_help(help);
 	if (encdec_wanted(argc, argv, 0)) /* the encoder-decoder family */
 		return gen_encdec_main(argc, argv);
 	generator g = {0};

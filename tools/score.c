@@ -29,6 +29,36 @@ static const char usage[] =
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
     "       score --version\n";
 
+static const char help[] =
+    "Sentence encoders:\n"
+    "  --embed                  write one sentence vector a line\n"
+    "  --tensor                 with --embed, write a tensor archive instead\n"
+    "  --task order|next|conj|all  predict the labels of disc-pairs examples\n"
+    "\n"
+    "Encoder-decoder models:\n"
+    "  --source SRC             the sources, line by line, of the target lines\n"
+    "\n"
+    "Options:\n"
+    "  -m, --model MODEL        the model (required)\n"
+    "  -o, --output FILE        write to FILE (atomically; .gz .bz2 .xz .zst compress)\n"
+    "  --base e|2|10            the base of the logarithms (default e)\n"
+    "  --per-token              add the log-probability of every token\n"
+    "  --json                   JSON lines instead of columns (--format json)\n"
+    "  --format tsv|json|srilm  the output: columns, JSON lines, or SRILM's -ppl summary\n"
+    "  --debug 0|1              with --format srilm: 1 adds SRILM's -debug 1 lines a sentence\n"
+    "  --blank-lines skip|score  skip blank lines (default), or score them as </s> alone\n"
+    "  --batch N                score N lines in one forward pass (default 1)\n"
+    "  --check-norm             check the distribution sums to 1 at every position\n"
+    "  --norm-samples N         with --check-norm on an open LL-RNN: draws outside the vocabulary\n"
+    "  -s, --seed SEED          the seed of those draws\n"
+    "  --open                   score over all strings (a model with a spelling model)\n"
+    "  --closed                 score OOV words as <unk>, even with a spelling model\n"
+    "  --threads N              threads (default 1; 0 one per core)\n"
+    "  -q, --quiet              no summary and no progress line\n"
+    "  -v, --verbose            notes on stderr\n"
+    "  -h, --help               print this help and exit\n"
+    "  --version                print the version and exit\n";
+
 #define NORM_TOL 1e-3
 #define NORM_SAMPLES 100000  /* an open model's norm check: draws outside the vocabulary */
 #define NORM_SEED 20161107    /* and their seed: fixed, so a check repeats */
@@ -639,6 +669,7 @@ int main(int argc, char **argv)
 {
 	cli_init(argv[0], "score");
 	llr_blas_set_fixed_order(1); /* the scores do not depend on --batch or --threads */
+	cli_set_help(help);
 	if (encdec_wanted(argc, argv, 1)) /* the encoder-decoder family */
 		return score_encdec_main(argc, argv);
 	scorer sc = {0};

@@ -21,6 +21,20 @@ static const char usage[] =
     "           [-o file] [--replace-invalid] [--sentences] [--surface] [file ...]\n"
     "       tok --version\n";
 
+static const char help[] =
+    "Options:\n"
+    "  --chars                  character mode: each character a token, spaces as U+2581\n"
+    "  --from text|conllu|tagged  the input format (default text)\n"
+    "  -h, --help               print this help and exit\n"
+    "  --version                print the version and exit\n"
+    "  -l, --lower              lowercase (Unicode simple case mapping)\n"
+    "  --lang en|fr             language rules: clitics, elisions, abbreviations\n"
+    "  --nfkc                   normalise to NFKC instead of NFC\n"
+    "  -o, --output file        write to file (atomically; .gz .bz2 .xz .zst compress)\n"
+    "  --replace-invalid        replace invalid UTF-8 with U+FFFD instead of failing\n"
+    "  --sentences              split running text into sentences\n"
+    "  --surface                with --from conllu, write multiword tokens as written\n";
+
 enum { FROM_TEXT,
        FROM_CONLLU,
        FROM_TAGGED };
@@ -317,6 +331,7 @@ int main(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	cli_init(argv[0], "tok");
+	cli_set_help(help);
 	const char *outpath = NULL;
 	int c;
 	while ((c = cli_getopt(argc, argv, ":hlo:", longopts, usage)) != -1) {

@@ -46,6 +46,74 @@ static const char usage[] =
     "             [--max-tokens n] [--threads n] [--distributed] [pairs]\n"
     "       train [--task order|next|conj|all] --resume encoder [the options above] [pairs]\n"
     "       train --version\n";
+
+static const char help[] =
+    "Options:\n"
+    "  -v, --verbose            notes on stderr\n"
+    "  -h, --help               print this help and exit\n"
+    "  --version                print the version and exit\n"
+    "  -o model                 write the model (every epoch end; .gz .bz2 .xz .zst compress)\n"
+    "  -s, --seed seed          seed of every random choice (default 1)\n"
+    "  --closed                 train a closed vocabulary even with a spelling model\n"
+    "  --no-bias-fit            open training: do not fit the output bias first\n"
+    "  --init torch|uniform     how the initial weights are drawn\n"
+    "  --output loglinear|softmax|tree|classes  the output layer\n"
+    "  --input word|chars|word+chars  the LSTM's input (default word)\n"
+    "  --combine concat|sum     how word+chars combines them (default concat)\n"
+    "  --char-embed n           character embedding size (default 15)\n"
+    "  --char-filters w:n,...   the character filters: n of each width w\n"
+    "  --highway n              highway layers, 0 to 8 (default 1)\n"
+    "  --classes n              with --output classes: the number of classes\n"
+    "  --tree-depth n           with --output tree: choices per word (default 3)\n"
+    "  --tree-arity n           children of every node\n"
+    "  --tree-cap n             words per group at most\n"
+    "  --tree-update n          re-learn the tree every n batches of the first epoch\n"
+    "  --layers n               LSTM layers (default 2)\n"
+    "  --hidden n               LSTM size (default 256)\n"
+    "  --embed n                embedding size (default 256)\n"
+    "  --dropout p              dropout probability in training (default 0)\n"
+    "  --batch n                sentences per minibatch (default 32)\n"
+    "  --max-len n              longest piece predicted at once, in tokens (default 256)\n"
+    "  --optim rmsprop|adam|sgd  the optimiser (default rmsprop)\n"
+    "  --lr x                   learning rate (default 0.001; 1 for sgd)\n"
+    "  --eps x                  RMSprop's and Adam's epsilon (default 1e-8)\n"
+    "  --clip x                 largest global gradient norm; 0 none (default 5)\n"
+    "  --min-improvement x      the schedules' threshold on the validation gain\n"
+    "  --lr-decay f             multiply the learning rate by f when validation stalls\n"
+    "  --lr-patience n          stalled epochs before a decay (default 1)\n"
+    "  --lr-decays n            decays at most (default 5)\n"
+    "  --valid file             validation tokens, for early stopping\n"
+    "  --patience n             stop after n epochs without a new best (default 3)\n"
+    "  --epochs n               stop after n epochs in all (default 30)\n"
+    "  --max-time duration      stop after this wall-clock time (s, m, h, d)\n"
+    "  --max-tokens n           stop after this run's steps predicted n tokens\n"
+    "  --threads n              BLAS threads (default: the cores)\n"
+    "  --distributed            one rank of an MPI job (mpirun)\n"
+    "  --log file               write the learning curve as TSV\n"
+    "  --progress n             off a terminal, a step line every n steps (default 100)\n"
+    "  -q, --quiet              no progress or summary lines\n"
+    "  --resume model           continue the run saved in model\n"
+    "  --ngram N                estimate a Kneser-Ney n-gram model of order N instead\n"
+    "  --prune n,n,...          with --ngram: drop order k's n-grams counted at most n_k times\n"
+    "  --discount-fallback      with --ngram: fixed discounts when the counts give none\n"
+    "  --memory size            with --ngram: the most memory the counts may take (default 1G)\n"
+    "\n"
+    "Discourse sentence encoders:\n"
+    "  --task order|next|conj|all  train a sentence encoder on these disc-pairs examples\n"
+    "  --features stream        the features stream of the vocabulary and input features\n"
+    "  --encoder cbow|gru|bigru  the encoder (default bigru)\n"
+    "  --word-dropout p         zero each word's embedding with probability p in training\n"
+    "  --task-cap n             train at most n examples of every task an epoch\n"
+    "  --next-negatives own|batch  NEXT's candidates: the example's own, or the batch's\n"
+    "\n"
+    "Encoder-decoder (a featurize --source stream):\n"
+    "  --attention dot|bilinear|mlp  the attention score (default mlp)\n"
+    "  --attn-hidden n          the width of the MLP score (default 128)\n"
+    "  --enc-layers n           bidirectional encoder layers (default 1)\n"
+    "  --prime none|table       the background: fixed, or source-conditioned priming\n"
+    "  --prime-iters n          EM iterations of the priming table (default 0)\n"
+    "  --prime-smoothing k      the priming table's smoothing weight (default 1)\n"
+    "  --valid-source file      validation sources, aligned with --valid's targets\n";
 const char *const train_usage = usage;
 
 /* ------------------------------------------------------------- options */
@@ -1560,6 +1628,7 @@ static int train_lm(train_opts *o)
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "train");
+	cli_set_help(help);
 	train_opts o;
 	parse_opts(argc, argv, &o);
 	llr_blas_set_threads(o.threads);

@@ -18,6 +18,15 @@ static const char usage[] =
 	"usage: vocab [-hm] [--min-count n] [-o file] [--top n] [file ...]\n"
 	"       vocab --version\n";
 
+static const char help[] =
+	"Options:\n"
+	"  -h, --help               print this help and exit\n"
+	"  --version                print the version and exit\n"
+	"  -m, --merge              sum count files written by vocab\n"
+	"  --min-count n            write only tokens counted at least n times (default 1)\n"
+	"  -o, --output file        write to file (atomically; .gz .bz2 .xz .zst compress)\n"
+	"  --top n                  write at most the n first lines\n";
+
 int main(int argc, char **argv)
 {
 	enum { O_MIN = 256, O_TOP };
@@ -30,6 +39,7 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	cli_init(argv[0], "vocab");
+	cli_set_help(help);
 	const char *outpath = NULL;
 	int merge = 0, c;
 	long long min_count = 1, top = -1;

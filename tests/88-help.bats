@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# 88-help.bats - --help lists every option of man/TOOL.1 (the options of
+# its .It Fl lines), one line each, and no other: every option it lists
+# is in the man page and in the tool's getopt tables.  Fixtures only.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+TOOLS="tok vocab featurize train score gen disc-pairs"
+
+# man_opts TOOL: the options named on the .It lines of man/TOOL.1 (every
+# word after an Fl macro), one a line: -x or --long.
+man_opts() {
+	sed -n 's/^\.It //p' "$TOP/man/$1.1" | sed 's/\\-/-/g' | tr ' ' '\n' |
+		awk 'fl { sub(/[,;.]+$/, ""); if ($0 ~ /^-?[A-Za-z0-9][A-Za-z0-9-]*$/) print "-" $0 } { fl = ($0 == "Fl") }' |
+		sort -u
+}
+
+# help_opts TOOL: the options of the option lines of TOOL --help (lines
+# "  -x, --long ARG  description"), one a line.
+help_opts() {
+	"$1" --help | awk '/^  -/ { sub(/^  /, ""); split($0, f, /  +/); print f[1] }' |
+		grep -oE '(^|[ ,])--?[A-Za-z0-9][A-Za-z0-9-]*' | sed 's/^[ ,]//' | sort -u
+}
+
+# src_opts TOOL: the long options of the tool's getopt tables ("name",
+# ..._argument in tools/TOOL.c, tools/TOOL_*.c, tools/TOOL*.h and the
+# common ones of cli.h) and the letters of its cli_getopt short options.
+src_opts() {
+	local u=${1//-/_}
+	local files=("$TOP/tools/$1.c" "$TOP/tools/cli.h")
+	local f
+	for f in "$TOP/tools/${u}"_*.c "$TOP/tools/${u}"*.h; do
+		[ ! -e "$f" ] || files+=("$f")
+	done
+	{
+		grep -hoE '"[a-z0-9-]+", *(no|required|optional)_argument' "${files[@]}" | sed 's/"\([^"]*\)".*/--\1/'
+		grep -ho 'cli_getopt([^"]*"[^"]*"' "${files[@]}" | sed 's/.*"\(.*\)"/\1/' | tr -d ':' | fold -w1 | sed 's/^/-/'
+	} | sort -u
+}
+
+@test "help: --help and -h print the usage, every option with a line on it, and 'See tool(1).'; usage errors do not" {
+	for t in $TOOLS; do
+		run --separate-stderr "$t" --help
+		assert_success
+		[ -z "$stderr" ]
+		assert_line --index 0 --partial "usage: $t"
+		assert_line --index $((${#lines[@]} - 1)) "See $t(1)."
+		# every option line has a description after its options
+		run bash -c "$t --help | grep '^  -' | grep -Ev '^  [^ ].*[^ ]  +[^ ]'"
+		assert_output ""
+		[ "$($t -h)" = "$($t --help)" ]
+		# a usage error still goes to stderr with status 2, the usage
+		# without the option list
+		run_err 2 "^$t: --bogus: unknown option" "$t" --bogus
+		grep -q "usage: $t" "$BATS_TEST_TMPDIR/err.err"
+		! grep -q "See $t(1)" "$BATS_TEST_TMPDIR/err.err"
+		! grep -q '^  -' "$BATS_TEST_TMPDIR/err.err"
+	done
+}
+
+@test "help: --help lists exactly the options of the man page, each in the getopt tables" {
+	cd "$BATS_TEST_TMPDIR"
+	for t in $TOOLS; do
+		man_opts "$t" >man.$t
+		help_opts "$t" >help.$t
+		src_opts "$t" >src.$t
+		[ -s man.$t ] && [ -s help.$t ] && [ -s src.$t ]
+		run comm -23 man.$t help.$t
+		[ -z "$output" ] || { echo "$t: in $t(1), not in --help: $output"; false; }
+		run comm -13 man.$t help.$t
+		[ -z "$output" ] || { echo "$t: in --help, not in $t(1): $output"; false; }
+		run comm -23 help.$t src.$t
+		[ -z "$output" ] || { echo "$t: in --help, not in the getopt tables: $output"; false; }
+	done
+}
