@@ -24,8 +24,9 @@ setup() {
 
 # on_tty CMD: run the shell command CMD with a pseudo-terminal as its
 # standard input, output and error; what the terminal showed is in tty.out.
+# script's own input is /dev/null, whatever the suite's is (none in CI).
 on_tty() {
-	script -qfec "$1" /dev/null >tty.out
+	script -qfec "$1" /dev/null </dev/null >tty.out
 }
 
 # A reader that waits before taking anything: the tool blocks on a full
