@@ -318,6 +318,7 @@ tiny_models() {
 	awk -F'\t' 'NF != 4 { exit 1 } { n[$1]++ } $1 == p && $3 > s + 1e-9 { exit 1 } { p = $1; s = $3 } END { for (k in n) if (n[k] != 3) exit 1; if (length(n) != 22) exit 1 }' nbest.out
 	# beam 1 is the greedy search
 	gen -m "$D/m1.bin" --beam 1 in.src | cmp - greedy.out
+	gen -q -m "$D/m1.bin" in.src | cmp - greedy.out
 }
 
 @test "gen -m A -m B: an ensemble; --show-attention rows sum to 1" {
@@ -341,6 +342,8 @@ tiny_models() {
 	# tokens column: the phonemes + </s>
 	awk '{ print NF + 1 }' "$D/valid.tgt" | cmp - <(cut -f2 s.out)
 	score -m "$D/m1.bin" --source "$D/valid.src" --batch 1 <"$D/valid.tgt" | cmp - s.out
+	# -q, as for any model (nothing to silence here)
+	score -q -m "$D/m1.bin" --source "$D/valid.src" "$D/valid.tgt" | cmp - s.out
 	featurize -o lm.fz "$D/train.tgt" 2>/dev/null
 	train -q --hidden 8 --embed 8 --layers 1 --epochs 1 -o lm.bin lm.fz
 	run_err 1 "lm.bin: a language model, trained without a source" score -m lm.bin --source "$D/valid.src" "$D/valid.tgt"

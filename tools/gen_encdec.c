@@ -75,7 +75,7 @@ int encdec_source_ids(const llr_source *s, const char *line, size_t len, int32_t
 /* ---------------------------------------------------------------- gen */
 
 static const char usage[] =
-    "usage: gen -m MODEL [-m MODEL ...] [-o FILE] [--greedy | --beam K [--nbest N]]\n"
+    "usage: gen [-q] -m MODEL [-m MODEL ...] [-o FILE] [--greedy | --beam K [--nbest N]]\n"
     "           [--len-norm A] [--max-len N] [--logprob] [--show-attention]\n"
     "           [--threads N] [FILE ...]\n"
     "       (an encoder-decoder model: one source a line in, its output out)\n";

@@ -15,7 +15,7 @@
 #include "gen_encdec.h"
 
 static const char usage[] =
-    "usage: score -m MODEL --source SRC [-o FILE] [--base e|2|10] [--per-token]\n"
+    "usage: score [-q] -m MODEL --source SRC [-o FILE] [--base e|2|10] [--per-token]\n"
     "             [--batch N] [--threads N] [TARGET]\n"
     "       (an encoder-decoder model: one source and one target a line)\n";
 
@@ -28,6 +28,7 @@ enum { S_SOURCE = 256,
 static const struct option score_opts[] = {
     {"model", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'}, /* no summary or progress line to silence here */
     {"source", required_argument, NULL, S_SOURCE},
     {"base", required_argument, NULL, S_BASE},
     {"per-token", no_argument, NULL, S_PERTOK},
@@ -59,7 +60,7 @@ static void score_parse(score_ctx *c, int argc, char **argv)
 	c->batch = 32;
 	c->threads = 1;
 	optind = 0;
-	while ((o = cli_getopt(argc, argv, ":hm:o:", score_opts, usage)) != -1) {
+	while ((o = cli_getopt(argc, argv, ":hm:o:q", score_opts, usage)) != -1) {
 		switch (o) {
 		case 'm':
 			if (c->model)
@@ -67,6 +68,7 @@ static void score_parse(score_ctx *c, int argc, char **argv)
 			c->model = optarg;
 			break;
 		case 'o': c->output = optarg; break;
+		case 'q': break;
 		case S_SOURCE: c->source = optarg; break;
 		case S_BASE:
 			if (strcmp(optarg, "e") && strcmp(optarg, "2") && strcmp(optarg, "10"))
