@@ -2,7 +2,7 @@
 #   make            library and tools (in bin/)
 #   make check      C unit tests and the BATS suite; ends with "N passed, N failed"
 #   make demo       the main job on a real corpus (pipelines/demo.mk)
-#   make install    PREFIX, DESTDIR, BINDIR, MANDIR, PROGPREFIX honoured
+#   make install    PREFIX, DESTDIR, BINDIR, MANDIR, PROGPREFIX (default llrnn-) honoured
 #   make SANITIZE=address,undefined check
 #   make check TESTS='tests/47-threads.bats'   only those BATS files
 #   make fuzz FUZZ_SECONDS=N   libFuzzer harnesses (tests/fuzz), N s each
@@ -13,7 +13,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-PROGPREFIX ?=
+PROGPREFIX ?= llrnn-
 
 CC ?= cc
 AR ?= ar
@@ -59,12 +59,16 @@ LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c)))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
 # tools/<tool>.c holds a tool's main; every other tools/*.c is a CLI-only
 # helper, archived in build/libcli.a (never part of libllrnn).
+# bin/ keeps the tools' short names; make install names them
+# $(PROGPREFIX)tool beside llrnn, the dispatcher (tools/llrnn.c: `llrnn
+# score` runs llrnn-score).
 TOOL_NAMES := tok vocab featurize train score gen disc-pairs
 TOOL_SRC := $(sort $(wildcard $(TOOL_NAMES:%=tools/%.c)))
 TOOLS := $(TOOL_SRC:tools/%.c=%)
-CLI_SRC := $(filter-out $(TOOL_SRC),$(sort $(wildcard tools/*.c)))
+MAIN_SRC := $(TOOL_SRC) tools/llrnn.c
+CLI_SRC := $(filter-out $(MAIN_SRC),$(sort $(wildcard tools/*.c)))
 CLI_OBJ := $(CLI_SRC:tools/%.c=build/tools/%.o)
-BINS := $(TOOLS:%=bin/%)
+BINS := $(TOOLS:%=bin/%) bin/llrnn
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNITS := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 MAN := $(sort $(wildcard man/*.[1-9]))
@@ -168,18 +172,20 @@ lint-man:
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	for t in $(TOOLS); do install -m 755 bin/$$t $(DESTDIR)$(BINDIR)/$(PROGPREFIX)$$t; done
+	install -m 755 bin/llrnn $(DESTDIR)$(BINDIR)/llrnn
 	install -m 644 build/libllrnn.a $(DESTDIR)$(LIBDIR)/libllrnn.a
 	install -m 644 lib/llrnn.h $(DESTDIR)$(INCLUDEDIR)/llrnn.h
 	install -m 644 build/llrnn.pc $(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
 	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
-		case $$s in 1) b=$(PROGPREFIX)$$b;; esac; \
+		case $$s$$b in 1llrnn.1) ;; 1*) b=$(PROGPREFIX)$$b;; esac; \
 		install -d $(DESTDIR)$(MANDIR)/man$$s; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$b; done
 
 uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$(PROGPREFIX)$$t; done
+	rm -f $(DESTDIR)$(BINDIR)/llrnn
 	rm -f $(DESTDIR)$(LIBDIR)/libllrnn.a $(DESTDIR)$(INCLUDEDIR)/llrnn.h $(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
 	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
-		case $$s in 1) b=$(PROGPREFIX)$$b;; esac; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$b; done
+		case $$s$$b in 1llrnn.1) ;; 1*) b=$(PROGPREFIX)$$b;; esac; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$b; done
 
 clean:
 	rm -rf build bin
@@ -187,4 +193,4 @@ clean:
 .PHONY: all deps deps-check check fuzz demo lint-man install uninstall clean FORCE
 FORCE:
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZERS:=.d)
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TOOL_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(MAIN_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d)

@@ -47,6 +47,32 @@ meta() {
 	run_err 2 "^vocab: -Z: unknown option" vocab -mZ
 }
 
+@test "tools: a tool run under another name speaks under it (messages, usage, progress)" {
+	cd "$BATS_TEST_TMPDIR"
+	for t in $TOOLS; do
+		ln -s "$TOP/bin/$t" "llrnn-$t"
+		run_err 2 "^llrnn-$t: --bogus: unknown option" "./llrnn-$t" --bogus
+		grep -q "^usage: llrnn-$t " err.err
+		run --separate-stderr "./llrnn-$t" -h
+		assert_success
+		assert_line --index 0 --partial "usage: llrnn-$t "
+		# no line of the usage names the tool by its short name
+		refute_line --regexp "^(usage:|      ) $t "
+		run --separate-stderr "./llrnn-$t" --version
+		assert_output --regexp "^llrnn-$t \(llrnn\) "
+	done
+	run_err 1 '^llrnn-vocab: nonexistent: ' ./llrnn-vocab nonexistent
+	# what featurize and train report on stderr
+	./llrnn-featurize --top 5 "$FIXTURES/featurize/tiny.tok" >f.llr 2>f.err
+	[ -s f.err ]
+	run grep -v '^llrnn-featurize: ' f.err
+	assert_output ""
+	./llrnn-train --hidden 4 --embed 4 --layers 1 --epochs 1 --progress 1 -s 1 -o m.llr f.llr 2>t.err
+	grep -q '^llrnn-train: epoch 1 step 1 ' t.err
+	run grep '^train: ' t.err
+	assert_output ""
+}
+
 # A corpus to train on, and validation lines written with TABs and runs
 # of separators, and the same lines with single spaces.
 corpus() {

@@ -1,15 +1,19 @@
 #!/usr/bin/env bats
-# make install / uninstall: PREFIX, DESTDIR, PROGPREFIX, the pkg-config
-# file, and a program built against the installed library.
+# make install / uninstall: PREFIX, DESTDIR, PROGPREFIX (llrnn- by
+# default), the llrnn dispatcher, the tools' messages under their
+# installed names, the pkg-config file, and a program built against the
+# installed library.
 
+bats_require_minimum_version 1.5.0
 load test_helper
 
-@test "install: PROGPREFIX names the tools and their man pages; uninstall removes everything" {
+@test "install: the tools are llrnn-TOOL by default, with their man pages and llrnn; uninstall removes everything" {
 	d="$BATS_TEST_TMPDIR/root"
-	run make -s -C "$TOP" install PREFIX=/usr DESTDIR="$d" PROGPREFIX=llrnn-
+	run make -s -C "$TOP" install PREFIX=/usr DESTDIR="$d"
 	assert_success
 	for t in tok vocab featurize train score gen disc-pairs; do
 		assert_file_executable "$d/usr/bin/llrnn-$t"
+		assert_file_not_exist "$d/usr/bin/$t"
 		assert_file_exist "$d/usr/share/man/man1/llrnn-$t.1"
 		# the tool's own page, whole: .Dt names the tool, section 1
 		assert_file_not_empty "$d/usr/share/man/man1/llrnn-$t.1"
@@ -17,6 +21,8 @@ load test_helper
 		run grep -x "\.Dt ${t^^} 1" "$d/usr/share/man/man1/llrnn-$t.1"
 		assert_success
 	done
+	assert_file_executable "$d/usr/bin/llrnn"
+	cmp "$TOP/man/llrnn.1" "$d/usr/share/man/man1/llrnn.1"
 	for p in man5/llrnn-tensor.5:'LLRNN-TENSOR 5' man5/llrnn-model.5:'LLRNN-MODEL 5' man7/llrnn.7:'LLRNN 7'; do
 		assert_file_not_empty "$d/usr/share/man/${p%%:*}"
 		run grep -x "\.Dt ${p#*:}" "$d/usr/share/man/${p%%:*}"
@@ -33,9 +39,85 @@ load test_helper
 	assert_file_exist "$d/usr/lib/libllrnn.a"
 	run grep -x 'prefix=/usr' "$d/usr/lib/pkgconfig/llrnn.pc"
 	assert_success
-	run make -s -C "$TOP" uninstall PREFIX=/usr DESTDIR="$d" PROGPREFIX=llrnn-
+	run make -s -C "$TOP" uninstall PREFIX=/usr DESTDIR="$d"
 	assert_success
 	run find "$d" -type f
+	assert_output ""
+}
+
+@test "install: PROGPREFIX= installs the bare names, and llrnn still finds them" {
+	d="$BATS_TEST_TMPDIR/root"
+	run make -s -C "$TOP" install PREFIX=/usr DESTDIR="$d" PROGPREFIX=
+	assert_success
+	for t in tok vocab featurize train score gen disc-pairs; do
+		assert_file_executable "$d/usr/bin/$t"
+		assert_file_not_exist "$d/usr/bin/llrnn-$t"
+		cmp "$TOP/man/$t.1" "$d/usr/share/man/man1/$t.1"
+	done
+	cmp "$TOP/man/llrnn.1" "$d/usr/share/man/man1/llrnn.1"
+	run env PATH=/usr/bin:/bin "$d/usr/bin/llrnn" tok --lang fr -l <<<"L'homme arrive."
+	assert_success
+	assert_output "l' homme arrive ."
+	run make -s -C "$TOP" uninstall PREFIX=/usr DESTDIR="$d" PROGPREFIX=
+	assert_success
+	run find "$d" -type f
+	assert_output ""
+}
+
+@test "install: llrnn runs llrnn-TOOL beside it, the tool speaks under its installed name" {
+	d="$BATS_TEST_TMPDIR/root"
+	run make -s -C "$TOP" install PREFIX=/usr DESTDIR="$d"
+	assert_success
+	# PATH without bin/: llrnn finds its commands beside itself
+	export PATH=/usr/bin:/bin
+	run "$d/usr/bin/llrnn" tok --lang fr -l <<<"L'homme arrive."
+	assert_success
+	assert_output "l' homme arrive ."
+	run --separate-stderr "$d/usr/bin/llrnn" --help
+	assert_success
+	for t in tok vocab featurize train score gen disc-pairs; do
+		assert_line --regexp "^ +$t +[a-z]"
+	done
+	run_err 2 '^llrnn: bogus: unknown command' "$d/usr/bin/llrnn" bogus
+	grep -q '^usage: llrnn ' "$BATS_TEST_TMPDIR/err.err"
+	run_err 2 '^llrnn: no command given' "$d/usr/bin/llrnn"
+	run_err 2 '^llrnn: --bogus: unknown option' "$d/usr/bin/llrnn" --bogus
+	# nothing but the seven tools is a command
+	run_err 2 '^llrnn: ls: unknown command' "$d/usr/bin/llrnn" ls
+	# messages and usage under the installed name
+	run --separate-stderr "$d/usr/bin/llrnn" score --bogus
+	[ "$status" -eq 2 ]
+	[ "${stderr_lines[0]}" = "llrnn-score: --bogus: unknown option" ]
+	run_err 2 '^llrnn-score: --bogus: unknown option' "$d/usr/bin/llrnn-score" --bogus
+	grep -qx 'usage: llrnn-score \[-hqv\] -m MODEL .*' "$BATS_TEST_TMPDIR/err.err"
+	# the usage's continuation lines stay aligned under the longer name
+	grep -qx '                   \[--batch N\] .*' "$BATS_TEST_TMPDIR/err.err"
+	grep -qx '       llrnn-score --version' "$BATS_TEST_TMPDIR/err.err"
+	run_err 1 '^llrnn-score: ' "$d/usr/bin/llrnn-score" -m "$BATS_TEST_TMPDIR/none.model"
+	run_err 1 '^llrnn-tok: ' "$d/usr/bin/llrnn-tok" "$BATS_TEST_TMPDIR/none.txt"
+	run --separate-stderr "$d/usr/bin/llrnn-vocab" --version
+	assert_success
+	assert_output --regexp '^llrnn-vocab \(llrnn\) '
+	run --separate-stderr "$d/usr/bin/llrnn" vocab -h
+	assert_success
+	assert_line --index 0 --partial 'usage: llrnn-vocab [-hm]'
+	# llrnn with no tool beside it looks on PATH, and says when it is not there
+	mkdir "$BATS_TEST_TMPDIR/alone"
+	cp "$d/usr/bin/llrnn" "$BATS_TEST_TMPDIR/alone/"
+	run_err 1 '^llrnn: llrnn-gen: command not found' "$BATS_TEST_TMPDIR/alone/llrnn" gen -h
+	PATH="$d/usr/bin:$PATH" run --separate-stderr "$BATS_TEST_TMPDIR/alone/llrnn" gen -h
+	assert_success
+	assert_line --index 0 --partial 'usage: llrnn-gen '
+}
+
+@test "llrnn(1): EXAMPLES run, and the page is lint-clean" {
+	PATH="$TOP/bin:$PATH"
+	run bash -c "echo \"L'homme arrive.\" | llrnn tok --lang fr -l"
+	assert_success
+	assert_output "l' homme arrive ."
+	command -v mandoc >/dev/null || skip "mandoc not installed"
+	run mandoc -Tlint -W warning "$TOP/man/llrnn.1"
+	assert_success
 	assert_output ""
 }
 

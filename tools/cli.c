@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 const char *cli_prog = "llrnn";
+static const char *cli_name = "llrnn"; /* the name the usage texts are written with */
 
 /* Under an address-space limit (ulimit -v), OpenBLAS's worker threads
  * can fail to get their work buffers and retry forever, and its exit
@@ -34,8 +35,13 @@ static void exit_now(int status, void *arg)
 
 void cli_init(const char *argv0, const char *name)
 {
-	(void)argv0;
+	cli_name = name;
 	cli_prog = name;
+	if (argv0 && *argv0) {
+		const char *slash = strrchr(argv0, '/');
+		if (!slash || slash[1])
+			cli_prog = slash ? slash + 1 : argv0;
+	}
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		on_exit(exit_now, NULL);
@@ -124,13 +130,43 @@ char *estrdup(const char *s)
 	return p;
 }
 
+/* The usage text under the name the tool was invoked by: a line that
+ * starts "usage: NAME " or "       NAME " gets cli_prog for NAME, and the
+ * continuation lines aligned under NAME's end move with it. */
+static void put_usage(const char *usage, FILE *fp)
+{
+	static const char lead[] = "usage: ";
+	size_t lead_n = sizeof lead - 1, name_n = strlen(cli_name);
+	long shift = (long)strlen(cli_prog) - (long)name_n;
+	const char *s = usage;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) + 1 : strlen(s);
+		size_t sp = strspn(s, " ");
+		int head = (!strncmp(s, lead, lead_n) || sp == lead_n) && n > lead_n + name_n &&
+		           !strncmp(s + lead_n, cli_name, name_n) && s[lead_n + name_n] == ' ';
+		if (head) {
+			fwrite(s, 1, lead_n, fp);
+			fputs(cli_prog, fp);
+			fwrite(s + lead_n + name_n, 1, n - lead_n - name_n, fp);
+		} else if (sp == lead_n + name_n + 1 && shift) {
+			long ind = (long)sp + shift;
+			fprintf(fp, "%*s", ind > 1 ? (int)ind : 1, "");
+			fwrite(s + sp, 1, n - sp, fp);
+		} else {
+			fwrite(s, 1, n, fp);
+		}
+		s += n;
+	}
+}
+
 void cli_usage_error(const char *usage, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
-	fputs(usage, stderr);
+	put_usage(usage, stderr);
 	exit(2);
 }
 
@@ -165,7 +201,7 @@ int cli_getopt(int argc, char *const argv[], const char *shortopts, const struct
 	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
 	switch (c) {
 	case 'h':
-		fputs(usage, stdout);
+		put_usage(usage, stdout);
 		if (help_options)
 			printf("\n%s", help_options);
 		printf("\nSee %s(1).\n", cli_prog);

@@ -19,6 +19,10 @@
 
 extern const char *cli_prog; /* set by cli_init from argv[0]'s basename */
 
+/* name is the tool's own name, the one its usage text is written with;
+ * cli_prog, the name in every message and usage line, is the name it
+ * was invoked by (argv0's basename: llrnn-score once installed), or name
+ * when argv0 is empty. */
 void cli_init(const char *argv0, const char *name);
 /* "prog: message\n" on stderr; die exits 1. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -344,7 +344,7 @@ static void fz_background_ngram(const fz_opts *o, llr_lexicon *lex)
 	llr_meta_set(lex->meta, "background", "ngram");
 	llr_meta_setf(lex->meta, "background_absent", "%d", llr_ngram_bg_absent(lex->bg));
 	if (llr_ngram_bg_absent(lex->bg))
-		fprintf(stderr, "featurize: %s: %d vocabulary words are not in the n-gram: they take its <unk> probability\n", o->bg_file,
+		fprintf(stderr, "%s: %s: %d vocabulary words are not in the n-gram: they take its <unk> probability\n", cli_prog, o->bg_file,
 		        llr_ngram_bg_absent(lex->bg));
 }
 
@@ -1079,33 +1079,33 @@ static void fz_signatures(fz_run *R)
 		double un;
 		int64_t ex = llr_lexicon_sig_exact(&R->lex, &listed, &un);
 		if (ex) {
-			fprintf(stderr, "featurize: signature masses: %zu signatures, every string outside the vocabulary summed exactly: %lld classes of the spelling model's forward pass, %lld strings listed apart, %d types of the corpus outside it; q unassigned %.3g\n",
+			fprintf(stderr, "%s: signature masses: %zu signatures, every string outside the vocabulary summed exactly: %lld classes of the spelling model's forward pass, %lld strings listed apart, %d types of the corpus outside it; q unassigned %.3g\n", cli_prog,
 			        llr_lexicon_sigs(&R->lex), (long long)ex, (long long)listed, nout, un);
 			return;
 		}
-		fprintf(stderr, "featurize: signature masses: not exact (%s): drawn\n", nowhy);
+		fprintf(stderr, "%s: signature masses: not exact (%s): drawn\n", cli_prog, nowhy);
 	}
 	long n = R->o.sig_samples ? R->o.sig_samples : FZ_SIG_SAMPLES;
 	if (llr_lexicon_estimate_sigs(&R->lex, n, FZ_SIG_SEED, R->outside, R->out_sig, &e) < 0)
 		cli_die("%s: --spelling: signature masses: %s", fz_corpus_name(&R->o), e.msg);
-	fprintf(stderr, "featurize: signature masses: %zu signatures from %ld strings drawn outside the vocabulary and %d types of the corpus outside it\n",
+	fprintf(stderr, "%s: signature masses: %zu signatures from %ld strings drawn outside the vocabulary and %d types of the corpus outside it\n", cli_prog,
 	        llr_lexicon_sigs(&R->lex), n, nout);
 	double q;
 	const char *why;
 	int64_t dg = llr_lexicon_sig_digits(&R->lex, &q, &why);
 	if (dg)
-		fprintf(stderr, "featurize: signature masses: the digit strings outside the vocabulary exactly: %lld groups, q %.6g\n",
+		fprintf(stderr, "%s: signature masses: the digit strings outside the vocabulary exactly: %lld groups, q %.6g\n", cli_prog,
 		        (long long)dg, q);
 	else
-		fprintf(stderr, "featurize: signature masses: the digit strings drawn with the rest: %s\n", why ? why : "?");
+		fprintf(stderr, "%s: signature masses: the digit strings drawn with the rest: %s\n", cli_prog, why ? why : "?");
 	if ((dg = llr_lexicon_sig_shorts(&R->lex, &q)) > 0)
-		fprintf(stderr, "featurize: signature masses: the strings of at most 3 characters outside the vocabulary exactly: %lld, q %.6g\n",
+		fprintf(stderr, "%s: signature masses: the strings of at most 3 characters outside the vocabulary exactly: %lld, q %.6g\n", cli_prog,
 		        (long long)dg, q);
 	if ((dg = llr_lexicon_sig_dict(&R->lex, &q, &why)) > 0)
-		fprintf(stderr, "featurize: signature masses: the hunspell dictionary's word forms outside the vocabulary exactly: %lld, q %.6g\n",
+		fprintf(stderr, "%s: signature masses: the hunspell dictionary's word forms outside the vocabulary exactly: %lld, q %.6g\n", cli_prog,
 		        (long long)dg, q);
 	else if (why)
-		fprintf(stderr, "featurize: signature masses: the hunspell dictionary's word forms drawn with the rest: %s\n", why);
+		fprintf(stderr, "%s: signature masses: the hunspell dictionary's word forms drawn with the rest: %s\n", cli_prog, why);
 }
 
 /* "name,name" of the sources in mask. */
@@ -1254,22 +1254,22 @@ static void fz_summary(const fz_run *R)
 	for (int s = 0; s < FZ_NSRC; s++)
 		if (R->per_src[s])
 			llr_buf_printf(&b, "%s%s %lld", b.len ? ", " : "", fz_src_names[s], (long long)R->per_src[s]);
-	fprintf(stderr, "featurize: %d types, %d features (%s), nnz(phi) %d", R->V, R->F, b.len ? b.data : "none",
+	fprintf(stderr, "%s: %d types, %d features (%s), nnz(phi) %d", cli_prog, R->V, R->F, b.len ? b.data : "none",
 	        lex->phi->nnz);
 	if (lex->psi)
 		fprintf(stderr, ", psi %d features nnz %d", lex->psi->cols, lex->psi->nnz);
 	fputc('\n', stderr);
 	if (R->streaming && !R->o.dump)
-		fprintf(stderr, "featurize: %lld tokens in %lld sentences, %lld unknown (%lld as their signature), coverage %.2f%%\n",
+		fprintf(stderr, "%s: %lld tokens in %lld sentences, %lld unknown (%lld as their signature), coverage %.2f%%\n", cli_prog,
 		        (long long)R->stream_tok, (long long)R->stream_sent, (long long)R->stream_unk, (long long)R->stream_sig,
 		        R->stream_tok ? 100.0 * (double)R->stream_cov / (double)R->stream_tok : 0.0);
 	else
-		fprintf(stderr, "featurize: %lld tokens%s, coverage %.2f%% (share of running tokens with a non-TOP feature)\n",
+		fprintf(stderr, "%s: %lld tokens%s, coverage %.2f%% (share of running tokens with a non-TOP feature)\n", cli_prog,
 		        (long long)R->word_tok, R->streaming ? " (vocabulary counts)" : "",
 		        R->word_tok ? 100.0 * (double)R->nonid_tok / (double)R->word_tok : 0.0);
 	llr_buf_free(&b);
 	if (R->par.src)
-		fprintf(stderr, "featurize: source %s: %lld lines (%lld empty), %lld tokens, %zu types\n", R->o.source,
+		fprintf(stderr, "%s: source %s: %lld lines (%lld empty), %lld tokens, %zu types\n", cli_prog, R->o.source,
 		        (long long)R->par.pairs, (long long)R->par.empty, (long long)R->par.tokens, llr_strmap_size(R->par.src->vocab));
 }
 

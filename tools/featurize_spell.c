@@ -89,8 +89,8 @@ void fz_spelling(const llr_vocab *v, const llr_strmap *extra, int order, int64_t
 	for (int n = 1; n <= order; n++)
 		grams += llr_ngram_count(m, n);
 	fprintf(stderr,
-	        "featurize: spelling model: order %d on %lld types, %lld character n-grams; lambda %.6g = (%lld + %lld) / %lld; "
+	        "%s: spelling model: order %d on %lld types, %lld character n-grams; lambda %.6g = (%lld + %lld) / %lld; "
 	        "p_spell outside the vocabulary %.6f\n",
-	        order, (long long)types, (long long)grams, lex->spell_lambda, (long long)n1, (long long)n_unk, (long long)events,
+	        cli_prog, order, (long long)types, (long long)grams, lex->spell_lambda, (long long)n1, (long long)n_unk, (long long)events,
 	        outside);
 }
