@@ -357,6 +357,68 @@ int llr_tokenize(llr_tokenizer *t, const char *text, size_t len, int split_sente
  * string, replacing its content in out. */
 int llr_normalize(const char *s, size_t len, int nfkc, int lower, llr_buf *out, llr_err *err);
 
+/* ---------------------------------------------------- tokenisation record */
+
+/* How a token corpus was normalised and tokenised: the settings of tok(1)
+ * that made it.  featurize records them in its meta (tok.lowercase=0|1,
+ * tok.norm=nfc|nfkc|none, tok.clitics=en|fr|none, tok.punct=split|
+ * attached; a key absent is unknown), the model keeps them, and score
+ * and gen compare their input with them (lib/features/tokprof.c). */
+enum { LLR_TP_UNKNOWN = -1 };
+enum { LLR_NORM_NONE, LLR_NORM_NFC, LLR_NORM_NFKC };
+enum { LLR_CLITICS_ATTACHED, LLR_CLITICS_EN, LLR_CLITICS_FR };
+typedef struct llr_tokprof {
+	int lower;   /* 1 lowercased (tok -l), 0 cased, or LLR_TP_UNKNOWN */
+	int norm;    /* LLR_NORM_*, or unknown */
+	int clitics; /* split the English (--lang en) or French (--lang fr) way, attached, or unknown */
+	int punct;   /* 1 split off words (as tok does), 0 attached, or unknown */
+} llr_tokprof;
+void llr_tokprof_unknown(llr_tokprof *p); /* every field LLR_TP_UNKNOWN */
+
+/* Counts over tokens, each with its first example: tokens with a capital
+ * letter, not NFC, not NFKC, English clitics standing alone (n't 's 're
+ * 've 'll 'd 'm) or attached to a word (don't, John's), French elisions
+ * standing alone (l' qu' jusqu'...) or attached (l'homme), a word with
+ * , ; : ! or ? glued to its end.  Apostrophes U+2019 and U+02BC count as
+ * ASCII ones.  Caller frees with llr_tokstat_free. */
+enum { LLR_TS_CAPITALS, LLR_TS_NOT_NFC, LLR_TS_NOT_NFKC, LLR_TS_EN_SPLIT, LLR_TS_EN_ATTACHED,
+       LLR_TS_FR_SPLIT, LLR_TS_FR_ATTACHED, LLR_TS_PUNCT_ATTACHED, LLR_TS_NKINDS };
+typedef struct llr_tokstat llr_tokstat;
+llr_tokstat *llr_tokstat_new(void); /* NULL: out of memory */
+void llr_tokstat_free(llr_tokstat *s);
+/* Count token tok[0..len) count times (a vocabulary type with its count);
+ * a token that is not valid UTF-8 counts as a token only.  LLR_OK or
+ * LLR_ENOMEM. */
+int llr_tokstat_token(llr_tokstat *s, const char *tok, size_t len, int64_t count, llr_err *err);
+/* Count every token of a token line (llr_token_next). */
+int llr_tokstat_line(llr_tokstat *s, const char *line, size_t len, llr_err *err);
+int64_t llr_tokstat_tokens(const llr_tokstat *s);
+int64_t llr_tokstat_count(const llr_tokstat *s, int kind); /* kind LLR_TS_* */
+/* Fill the unknown fields of p with what a corpus counted in s shows:
+ * lowercased when no token has a capital, NFC when every token is,
+ * clitics split the French or English way when more of them stand
+ * alone than are attached (attached when only attached ones are seen,
+ * unknown when none is), punctuation split when no word has any glued
+ * to it.  Nothing changes when s counted no token. */
+void llr_tokprof_detect(llr_tokprof *p, const llr_tokstat *s);
+/* Set the tok.* keys of the known fields of p in m. */
+int llr_tokprof_to_meta(const llr_tokprof *p, llr_meta *m);
+/* Read p from m: 1 when m records any tok.* key, 0 when none (a file
+ * older than the record: p all unknown), LLR_EFORMAT on a bad value. */
+int llr_tokprof_from_meta(llr_tokprof *p, const llr_meta *m, llr_err *err);
+/* The llr_tokenizer_new options that write text as p records it (an
+ * unknown field as tok's default), and the same as the command line
+ * "tok -l --lang fr" appended to out. */
+int llr_tokprof_tok_opts(const llr_tokprof *p, llr_tok_opts *o);
+int llr_tokprof_options(const llr_tokprof *p, llr_buf *out);
+/* What the input counted in s does against the record p, one line each
+ * ("412 of 4535 tokens have capitals (first: 'Le'); the model was
+ * trained on lowercased text (tok -l)\n") appended to out; returns how
+ * many (0: none), or LLR_ENOMEM.  With final = 0 only what a token
+ * shows; with final = 1 also what needs the whole input: a cased record
+ * given at least 100 words and not one capital. */
+int llr_tokprof_check(const llr_tokprof *p, const llr_tokstat *s, int final, llr_buf *out);
+
 /* ----------------------------------------------------------- token lines */
 
 /* 1 when path names something that exists and is not a regular file: a

@@ -20,7 +20,7 @@
 #include "featurize_src.h"
 
 static const char usage[] =
-    "usage: featurize [-hlq] [--top M] [--conllu FILE] [--lexicon FILE] [--tagged FILE]\n"
+    "usage: featurize [-hlq] [--nfkc] [--lang en|fr] [--top M] [--conllu FILE] [--lexicon FILE] [--tagged FILE]\n"
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
     "                 [--min-feature-count N] [--input-features LIST] [--lexicon-scope vocab|all]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
@@ -43,8 +43,10 @@ static const char help[] =
     "Options:\n"
     "  -h, --help               print this help and exit\n"
     "  --version                print the version and exit\n"
-    "  -l, --lowercase          lowercase the words of the lexicon sources\n"
+    "  -l, --lowercase          the corpus was lowercased (tok -l): record it, lowercase the lexicons\n"
     "  -q, --quiet              no progress line and no summary\n"
+    "  --nfkc                   the corpus is in NFKC (tok --nfkc): record it, NFKC the lexicons\n"
+    "  --lang en|fr             clitics or elisions were split off (tok --lang): record it\n"
     "  --min-feature-count N    drop features found on fewer than N types\n"
     "  --lexicon-scope vocab|all  which lexicon entries count (default all)\n"
     "  --input-features LIST    build psi from these sources only (default psi = phi)\n"
@@ -147,6 +149,7 @@ typedef struct {
 	int bg;              /* --background: FZ_BG_* */
 	double bg_k;         /* FZ_BG_UNIGRAM: the count added to every word */
 	const char *bg_file; /* FZ_BG_FILE: token<TAB>probability; FZ_BG_NGRAM: the n-gram */
+	llr_tokprof tok;     /* how the corpus was tokenised: -l, --nfkc, --lang, else unknown */
 	const char *hunspell;
 	const char *source; /* --source: parallel data (featurize_source.c) */
 	int spelling;       /* --spelling N: the character order, 0 = none (featurize_spell.c) */
@@ -554,7 +557,9 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		O_SPELLING,
 		O_SIGSAMPLES,
 		O_LEXSCOPE,
-		O_NOOOV
+		O_NOOOV,
+		O_NFKC,
+		O_LANG
 	};
 	static const struct option lopts[] = {
 	    {"top", required_argument, 0, O_TOP},
@@ -578,6 +583,8 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	    {"lexicon-scope", required_argument, 0, O_LEXSCOPE},
 	    {"no-oov-features", no_argument, 0, O_NOOOV},
 	    {"lowercase", no_argument, 0, 'l'},
+	    {"nfkc", no_argument, 0, O_NFKC},
+	    {"lang", required_argument, 0, O_LANG},
 	    {"output", required_argument, 0, 'o'},
 	    {"quiet", no_argument, 0, 'q'},
 	    CLI_COMMON_OPTIONS,
@@ -586,10 +593,20 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 	fz_opts *o = &R->o;
 	const char *bg = "unigram";
 	int c;
+	llr_tokprof_unknown(&o->tok);
 	while ((c = cli_getopt(argc, argv, ":hlo:q", lopts, usage)) != -1) {
 		switch (c) {
-		case 'l': R->z.lower = 1; break;
+		case 'l': R->z.lower = o->tok.lower = 1; break;
 		case 'q': o->quiet = 1; break;
+		case O_NFKC: R->z.nfkc = 1; o->tok.norm = LLR_NORM_NFKC; break;
+		case O_LANG:
+			if (!strcmp(optarg, "en"))
+				o->tok.clitics = LLR_CLITICS_EN;
+			else if (!strcmp(optarg, "fr"))
+				o->tok.clitics = LLR_CLITICS_FR;
+			else
+				cli_usage_error(usage, "--lang: unknown language '%s' (use en or fr)", optarg);
+			break;
 		case 'o': o->output = optarg; break;
 		case O_TOP: o->top = (int)cli_parse_int(usage, "--top", optarg, 0, LLR_MAX_VOCAB); break;
 		case O_CONLLU: fz_add_src(&R->z, FZ_CONLLU, optarg); break;
@@ -1119,6 +1136,30 @@ static void fz_source_list(llr_meta *m, const char *key, unsigned mask)
 	llr_buf_free(&b);
 }
 
+/* How the corpus was tokenised (llr_tokprof): tok's options as given to
+ * featurize, the rest seen in the corpus's types (the vocabulary file's
+ * with --vocab, the corpus being read after the meta is written). */
+static void fz_tok_record(fz_run *R, llr_meta *m)
+{
+	llr_tokprof p = R->o.tok;
+	llr_tokstat *s = llr_tokstat_new();
+	if (!s)
+		cli_oom();
+	const llr_vocab *v = R->streaming ? R->v : R->cp.types;
+	llr_err e = {0};
+	for (size_t i = 0; v && i < llr_vocab_size(v); i++) {
+		const char *w = llr_vocab_token(v, (int32_t)i);
+		if (!strcmp(w, LLR_EOS) || !strcmp(w, LLR_UNK) || !strcmp(w, LLR_BOS))
+			continue;
+		if (llr_tokstat_token(s, w, strlen(w), llr_vocab_count(v, (int32_t)i), &e) < 0)
+			cli_die_err(&e);
+	}
+	llr_tokprof_detect(&p, s);
+	llr_tokstat_free(s);
+	if (llr_tokprof_to_meta(&p, m) < 0)
+		cli_oom();
+}
+
 /* 6. Background and meta. */
 static void fz_meta(fz_run *R)
 {
@@ -1137,6 +1178,7 @@ static void fz_meta(fz_run *R)
 		llr_meta_set(lex->meta, "sources_in", "same");
 	llr_meta_setf(lex->meta, "top", "%d", o->top);
 	llr_meta_setf(lex->meta, "lowercase", "%d", R->z.lower);
+	fz_tok_record(R, lex->meta);
 	llr_meta_setf(lex->meta, "min_feature_count", "%d", o->min_count);
 	llr_meta_set(lex->meta, "unk_features", LLR_FEAT_NOTTOP);
 	llr_meta_set(lex->meta, "eos_features", LLR_FEAT_EOS);

@@ -116,12 +116,12 @@ void fz_free(fz_state *z)
 	free(z->src);
 }
 
-/* NFC (and lowercase with -l) into out; a space inside a word becomes
+/* NFC or with --nfkc NFKC (and lowercase with -l) into out; a space inside a word becomes
  * U+00A0, as tok writes it. */
 static void fz_norm_word(fz_state *z, const char *s, size_t len, llr_buf *out, const char *name, size_t no)
 {
 	llr_err e = {0};
-	if (llr_normalize(s, len, 0, z->lower, out, &e) < 0)
+	if (llr_normalize(s, len, z->nfkc, z->lower, out, &e) < 0)
 		cli_die("%s:%zu: word '%.*s': %s", name, no, (int)MIN(len, 80), s, e.msg[0] ? e.msg : llr_strerror(e.code));
 	if (!memchr(out->data, ' ', out->len))
 		return;

@@ -32,6 +32,7 @@ typedef struct fz_flist {
 
 typedef struct fz_state {
 	int lower;           /* -l: lowercase the words of lexicon sources */
+	int nfkc;            /* --nfkc: NFKC instead of NFC for them */
 	llr_strmap *names;   /* every feature name seen, first-seen order */
 	unsigned char *fsrc; /* the source that named each one first */
 	size_t fcap;
