@@ -17,12 +17,13 @@
 #include "gen_open.h"
 #include "score_lm.h"
 #include "score_ngram.h"
+#include "tokcheck.h"
 
 static const char usage[] =
     "usage: gen [-hqv] -m MODEL [-o FILE] [-n N] [-s SEED] [-p TOKENS | --prefix-file FILE]\n"
     "           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
     "           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
-    "           [--threads N] [--closed] [--spell-tries N]\n"
+    "           [--threads N] [--closed] [--spell-tries N] [--strict]\n"
     "       gen --version\n";
 
 static const char help[] =
@@ -52,6 +53,7 @@ static const char help[] =
     "  --threads N              OpenBLAS threads (default 1; 0 one per core)\n"
     "  --closed                 no unseen words from a model with a spelling model\n"
     "  --spell-tries N          draws an unseen word's spelling may take (default 100000)\n"
+    "  --strict                 a prefix tokenised otherwise than the training text is an error\n"
     "  -q, --quiet              no progress line\n"
     "  -v, --verbose            notes on stderr\n"
     "  -h, --help               print this help and exit\n"
@@ -74,6 +76,7 @@ enum {
 	OPT_THREADS,
 	OPT_CLOSED,
 	OPT_SPELL_TRIES,
+	OPT_STRICT,
 };
 
 static const struct option longopts[] = {
@@ -98,6 +101,7 @@ static const struct option longopts[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"closed", no_argument, NULL, OPT_CLOSED},
     {"spell-tries", required_argument, NULL, OPT_SPELL_TRIES},
+    {"strict", no_argument, NULL, OPT_STRICT},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -144,6 +148,7 @@ typedef struct generator {
 		int verbose, quiet;
 		int closed;
 		long long spell_tries;
+		int strict; /* --strict: a prefix unlike the model's text fails (tokcheck.c) */
 	} opt;
 	slm lm;
 	genopen go;
@@ -160,6 +165,7 @@ typedef struct generator {
 	cli_progress prog;
 	long long sentences, tokens; /* written so far */
 	long long want;              /* sentences in all, -1 when not known */
+	tokcheck tc;
 } generator;
 
 static void hyp_push(hyp *h, int32_t id, float lp, int32_t sig)
@@ -690,6 +696,9 @@ static void parse_args(generator *g, int argc, char **argv)
 		case OPT_SPELL_TRIES:
 			g->opt.spell_tries = cli_parse_int(usage, "--spell-tries", optarg, 1, INT64_MAX);
 			break;
+		case OPT_STRICT:
+			g->opt.strict = 1;
+			break;
 		}
 	}
 	if (optind < argc)
@@ -707,6 +716,7 @@ static void generator_init(generator *g)
 		cli_die_err(&err);
 	llr_rng_seed(&g->master, g->opt.seed);
 	genopen_init(&g->go, &g->lm, g->opt.closed, g->opt.spell_tries);
+	tokcheck_init(&g->tc, g->opt.model, g->lm.model->meta, g->opt.strict, 0);
 	g->W = g->go.W;
 	int B = g->nstreams = MAX(g->opt.beam, GROUP);
 	g->sampler = llr_sampler_new(g->W, &err);
@@ -736,6 +746,7 @@ static void generator_free(generator *g)
 	llr_net_state_free(g->stA);
 	llr_net_state_free(g->stB);
 	llr_sampler_free(g->sampler);
+	tokcheck_free(&g->tc);
 	slm_free(&g->lm);
 }
 
@@ -765,6 +776,8 @@ static void run(generator *g)
 		size_t len;
 		int rc;
 		while ((rc = llr_lines_next(l, &line, &len, &err)) > 0) {
+			if (tokcheck_line(&g->tc, line, len))
+				tokcheck_fail(&g->tc, llr_lines_name(l), llr_lines_lineno(l));
 			set_prefix(g, &p, line, len);
 			generate(g, &p);
 		}
@@ -773,6 +786,8 @@ static void run(generator *g)
 		llr_lines_close(l);
 	} else {
 		const char *t = g->opt.prefix_text ? g->opt.prefix_text : "";
+		if (tokcheck_line(&g->tc, t, strlen(t)))
+			tokcheck_fail(&g->tc, "-p", 0);
 		set_prefix(g, &p, t, strlen(t));
 		generate(g, &p);
 	}
@@ -807,7 +822,11 @@ int main(int argc, char **argv)
 	g.want = g.opt.prefix_file ? -1 : g.opt.beam ? g.opt.nbest : g.opt.so.greedy ? 1 : g.opt.n;
 	run(&g);
 	cli_progress_clear();
+	if (g.opt.strict) /* a mismatch fails before the output is in place */
+		tokcheck_end(&g.tc);
 	cli_output_close(&g.out);
+	if (!g.opt.strict)
+		tokcheck_end(&g.tc);
 	generator_free(&g);
 	return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "tokcheck.h"
 #include "score_disc.h"
 #include "gen_encdec.h"
 #include "score_llopen.h"
@@ -24,7 +25,7 @@ static const char usage[] =
     "usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
     "             [--format tsv|json|srilm] [--debug 0|1] [--blank-lines skip|score]\n"
     "             [--batch N] [--check-norm] [--norm-samples N] [-s SEED] [--threads N]\n"
-    "             [--open | --closed] [file ...]\n"
+    "             [--open | --closed] [--raw] [--strict] [file ...]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
     "       score --version\n";
@@ -54,6 +55,8 @@ static const char help[] =
     "  --open                   score over all strings (a model with a spelling model)\n"
     "  --closed                 score OOV words as <unk>, even with a spelling model\n"
     "  --threads N              threads (default 1; 0 one per core)\n"
+    "  --raw                    tokenise raw text as the model's training text was (tok)\n"
+    "  --strict                 input tokenised otherwise than the training text is an error\n"
     "  -q, --quiet              no summary and no progress line\n"
     "  -v, --verbose            notes on stderr\n"
     "  -h, --help               print this help and exit\n"
@@ -77,7 +80,9 @@ enum { OPT_BASE = 256,
        OPT_NORM_SAMPLES,
        OPT_FORMAT,
        OPT_DEBUG,
-       OPT_BLANK_LINES };
+       OPT_BLANK_LINES,
+       OPT_STRICT,
+       OPT_RAW };
 
 enum { FMT_TSV,
        FMT_JSON,
@@ -103,6 +108,8 @@ static const struct option longopts[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"debug", required_argument, NULL, OPT_DEBUG},
     {"blank-lines", required_argument, NULL, OPT_BLANK_LINES},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"raw", no_argument, NULL, OPT_RAW},
     {"seed", required_argument, NULL, 's'},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -126,6 +133,7 @@ typedef struct scorer {
 	struct {
 		int per_token, check_norm, quiet, verbose;
 		int format, debug, blank_score, base_set;
+		int strict, raw; /* --strict, --raw: the model's recorded tokenisation (tokcheck.c) */
 		double base_div; /* ln(base) */
 		const char *base_name;
 		int batch, threads;
@@ -155,6 +163,7 @@ typedef struct scorer {
 	llr_buf outb;
 	cli_output out;
 	cli_progress prog;
+	tokcheck tc;
 } scorer;
 
 /* Copy line into slot s and split it into NUL-terminated tokens; a <s>
@@ -484,7 +493,13 @@ static void score_file(scorer *sc, const char *path)
 	sc->file = (sstats){0};
 	cli_progress_lines(&sc->prog, path, l);
 	while ((rc = llr_lines_next(l, &line, &len, &err)) > 0) {
-		const char *why = take_line(&sc->lines[sc->nlines], line, len, name, llr_lines_lineno(l));
+		size_t lineno = llr_lines_lineno(l);
+		tokcheck_raw(&sc->tc, &line, &len, name, lineno);
+		if (tokcheck_line(&sc->tc, line, len)) {
+			flush_batch(sc);
+			tokcheck_fail(&sc->tc, name, lineno);
+		}
+		const char *why = take_line(&sc->lines[sc->nlines], line, len, name, lineno);
 		if (why) { /* the lines before it are scored and written first */
 			flush_batch(sc);
 			fflush(sc->out.fp);
@@ -623,6 +638,12 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 		case OPT_CHECK_NORM:
 			sc->opt.check_norm = 1;
 			break;
+		case OPT_STRICT:
+			sc->opt.strict = 1;
+			break;
+		case OPT_RAW:
+			sc->opt.raw = 1;
+			break;
 		case OPT_THREADS:
 			sc->opt.threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024);
 			break;
@@ -658,6 +679,7 @@ static void scorer_free(scorer *sc)
 	free(sc->lp_open);
 	free(sc->oov_at);
 	llr_buf_free(&sc->outb);
+	tokcheck_free(&sc->tc);
 	sllopen_free(&sc->op);
 	slm_free(&sc->lm);
 	sngram_free(&sc->ng);
@@ -681,6 +703,8 @@ int main(int argc, char **argv)
 			cli_usage_error(usage, "--embed and --task exclude each other");
 		if (dopt.tensor && !dopt.embed)
 			cli_usage_error(usage, "--tensor goes with --embed");
+		if (sc.opt.strict || sc.opt.raw)
+			cli_usage_error(usage, "%s: not with --embed or --task (a language model's option)", sc.opt.strict ? "--strict" : "--raw");
 		dopt.model = sc.opt.model;
 		dopt.output = sc.opt.output;
 		dopt.quiet = sc.opt.quiet;
@@ -692,6 +716,7 @@ int main(int argc, char **argv)
 	if (!sngram_open(&sc.ng, sc.opt.model))
 		slm_load(&sc.lm, sc.opt.model, sc.opt.verbose);
 	sopen_init(&sc.open, sc.opt.open, sc.ng.m ? NULL : sc.lm.lex, sc.opt.model);
+	tokcheck_init(&sc.tc, sc.opt.model, sc.ng.m ? NULL : sc.lm.model->meta, sc.opt.strict, sc.opt.raw);
 	if (sc.open.g && !sc.ng.m) /* an LL-RNN with signature masses: open through its features */
 		sllopen_init(&sc.op, &sc.lm, sc.opt.check_norm ? sc.opt.norm_samples : 0, sc.opt.seed);
 	llr_blas_set_threads(sc.opt.threads);
@@ -720,9 +745,13 @@ int main(int argc, char **argv)
 			score_file(&sc, argv[i]);
 	}
 	cli_progress_clear();
+	if (sc.opt.strict) /* a mismatch fails before the output is in place */
+		tokcheck_end(&sc.tc);
 	cli_output_close(&sc.out);
 	if (!sc.opt.quiet)
 		summary(&sc);
+	if (!sc.opt.strict)
+		tokcheck_end(&sc.tc);
 	size_t bad = sc.tot.norm_bad;
 	int rows_bad = sllopen_norm_failed(&sc.op);
 	scorer_free(&sc);
