@@ -88,9 +88,11 @@ static void clitics(llr_tokstat *s, const char *t, size_t tn, const char *c, siz
 {
 	if (!memchr(c, '\'', n))
 		return;
-	if (in_list(en_split, c, n))
+	if (in_list(en_split, c, n)) { /* not n' + t, a French elision */
 		note(s, LLR_TS_EN_SPLIT, t, tn, count);
-	else if (n >= 4 && !memcmp(c + n - 3, "n't", 3) && wordish((unsigned char)c[n - 4]))
+		return;
+	}
+	if (n >= 4 && !memcmp(c + n - 3, "n't", 3) && wordish((unsigned char)c[n - 4]))
 		note(s, LLR_TS_EN_ATTACHED, t, tn, count);
 	else
 		for (size_t k = 2; k <= 3 && k < n; k++)
