@@ -14,6 +14,7 @@ setup_file() {
 	for i in $(seq 12); do cat "$d/big.tok" "$d/big.tok" >"$d/x" && mv "$d/x" "$d/big.tok"; done
 	featurize --top 20 --ortho -o "$d/small.fz" "$d/small.tok" 2>/dev/null
 	train -q -s 1 --hidden 8 --embed 8 --layers 1 --threads 1 --epochs 1 -o "$d/m.llrnn" "$d/small.fz"
+	train -q --ngram 3 --discount-fallback -o "$d/m.arpa" "$d/small.tok"
 }
 
 setup() {
@@ -65,6 +66,19 @@ slow_writer() {
 	on_tty "gen -q -m $M -n 20000 --max-len 12 | $SLOW_READER"
 	[ ! -s tty.out ]
 	on_tty "gen -m $M -n 20000 --max-len 12 2>err | $SLOW_READER"
+	[ ! -s tty.out ]
+	[ ! -s err ]
+}
+
+@test "progress: gen with an n-gram model counts sentences against -n, or the prefix file read; -q silences it" {
+	on_tty "gen -m $D/m.arpa -n 20000 --max-len 12 | $SLOW_READER"
+	grep -Eq $'\r\e\\[Kgen: [0-9]+ sentences [0-9]+ tok/s [0-9]+% ETA [0-9hms]+' tty.out
+	head -n 3000 "$D/big.tok" | cut -d' ' -f1-2 >prefixes
+	on_tty "gen -m $D/m.arpa --prefix-file prefixes --max-len 5 | $SLOW_READER"
+	grep -Eq $'\r\e\\[Kgen: [0-9]+ sentences [0-9]+ tok/s [0-9]+% ETA [0-9hms]+' tty.out
+	on_tty "gen -q -m $D/m.arpa -n 20000 --max-len 12 | $SLOW_READER"
+	[ ! -s tty.out ]
+	on_tty "gen -m $D/m.arpa -n 20000 --max-len 12 2>err | $SLOW_READER"
 	[ ! -s tty.out ]
 	[ ! -s err ]
 }

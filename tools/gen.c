@@ -799,7 +799,7 @@ static int run_ngram(const generator *g, sngram *ng)
 {
 	if (g->opt.beam || g->opt.show_features)
 		cli_usage_error(usage, "--beam and --show-features need a neural model, not an n-gram model");
-	gen_ngram_opts o = {g->opt.n, g->opt.seed, g->opt.max_len, g->opt.no_unk, g->opt.logprob, g->opt.so, g->opt.prefix_text, g->opt.prefix_file, g->opt.output};
+	gen_ngram_opts o = {g->opt.n, g->opt.seed, g->opt.max_len, g->opt.no_unk, g->opt.logprob, g->opt.quiet, g->opt.so, g->opt.prefix_text, g->opt.prefix_file, g->opt.output};
 	int rc = gen_ngram(ng, &o);
 	sngram_free(ng);
 	return rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "score_ngram.h"
 
 typedef struct gctx {
@@ -23,6 +24,9 @@ typedef struct gctx {
 	size_t n, cap;
 	llr_buf out;
 	FILE *fp;
+	cli_progress prog;
+	long long sentences, tokens; /* written so far */
+	long long want;              /* sentences in all, -1 when not known */
 } gctx;
 
 static void push(gctx *g, int32_t id)
@@ -92,6 +96,11 @@ static void generate(gctx *g, const char *line, size_t len)
 		if (llr_buf_putc(&g->out, '\n'))
 			cli_oom();
 		fwrite(g->out.data, 1, g->out.len, g->fp);
+		g->sentences++;
+		g->tokens += (long long)g->n; /* <s>'s place counts the </s> */
+		if (cli_progress_due(&g->prog))
+			cli_progress_show(&g->prog, g->sentences, "sentences", g->tokens, "tok",
+			                  g->want > 0 ? (double)g->sentences / (double)g->want : cli_progress_fraction(&g->prog));
 	}
 }
 
@@ -108,10 +117,14 @@ int gen_ngram(sngram *s, const gen_ngram_opts *o)
 	cli_output out;
 	cli_output_open_lines(&out, o->output);
 	g.fp = out.fp;
+	cli_progress_init(&g.prog, o->quiet, out.fp == stdout);
+	g.want = o->prefix_file ? -1 : o->so.greedy ? 1 : o->n;
 	if (o->prefix_file) {
 		llr_lines *l = llr_lines_open(o->prefix_file, 0, &err);
 		if (!l)
 			cli_die_err(&err);
+		cli_progress_inputs(&g.prog, (char *const *)&o->prefix_file, 1);
+		cli_progress_lines(&g.prog, o->prefix_file, l);
 		const char *line;
 		size_t len;
 		int rc;
@@ -124,6 +137,7 @@ int gen_ngram(sngram *s, const gen_ngram_opts *o)
 		const char *t = o->prefix_text ? o->prefix_text : "";
 		generate(&g, t, strlen(t));
 	}
+	cli_progress_clear();
 	cli_output_close(&out);
 	llr_sampler_free(g.sampler);
 	free(g.row);

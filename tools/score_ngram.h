@@ -40,7 +40,7 @@ typedef struct gen_ngram_opts {
 	long long n; /* sentences per prefix */
 	unsigned long long seed;
 	int max_len;
-	int no_unk, logprob;
+	int no_unk, logprob, quiet;
 	llr_sample_opts so;
 	const char *prefix_text, *prefix_file, *output;
 } gen_ngram_opts;
