@@ -83,6 +83,28 @@ slow_writer() {
 	[ ! -s err ]
 }
 
+@test "progress: score and gen with an encoder-decoder, and score --embed, on a terminal; -q silences them" {
+	# a copy task: each line its own source
+	grep . "$D/small.tok" >pairs
+	featurize --source pairs -o ed.fz pairs 2>/dev/null
+	train -q --hidden 8 --embed 8 --attn-hidden 8 --threads 1 --epochs 1 -o ed.bin ed.fz
+	grep . "$D/big.tok" >bigpairs
+	on_tty "score -m ed.bin --source bigpairs bigpairs | $SLOW_READER"
+	grep -Eq $'\r\e\\[Kscore: [0-9]+ pairs [0-9]+ tok/s [0-9]+% ETA [0-9hms]+' tty.out
+	on_tty "score -q -m ed.bin --source bigpairs bigpairs | $SLOW_READER"
+	[ ! -s tty.out ]
+	on_tty "$(slow_writer "$D/small.tok") | gen -m ed.bin -o g.out"
+	grep -Eq $'\r\e\\[Kgen: [0-9]+ sources [0-9]+ tok/s' tty.out
+	on_tty "$(slow_writer "$D/small.tok") | gen -q -m ed.bin -o g.out"
+	[ ! -s tty.out ]
+	[ -s g.out ]
+	on_tty "score --embed -m $M $D/big.tok | $SLOW_READER"
+	# (the first draw may come before a byte of the file counts: 0% ETA ?)
+	grep -Eq $'\r\e\\[Kscore: [0-9]+ lines [0-9]+ tok/s [0-9]+% ETA ([0-9hms]+|\\?)' tty.out
+	on_tty "score -q --embed -m $M $D/big.tok | $SLOW_READER"
+	[ ! -s tty.out ]
+}
+
 @test "progress: featurize and disc-pairs on a terminal; -q silences progress and summary" {
 	on_tty "$(slow_writer "$D/small.tok") | featurize --top 5 -o f.fz"
 	grep -Eq $'\r\e\\[Kfeaturize: [0-9]+ lines [0-9]+ tok/s' tty.out

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "gen_encdec.h"
+#include "progress.h"
 
 /* ------------------------------------------------------------- shared */
 
@@ -92,7 +93,7 @@ enum { G_BEAM = 256,
 static const struct option gen_opts[] = {
     {"model", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
-    {"quiet", no_argument, NULL, 'q'}, /* no progress line to silence here */
+    {"quiet", no_argument, NULL, 'q'}, /* no progress line */
     {"beam", required_argument, NULL, G_BEAM},
     {"nbest", required_argument, NULL, G_NBEST},
     {"greedy", no_argument, NULL, G_GREEDY},
@@ -119,6 +120,9 @@ typedef struct gen_ctx {
 	llr_hyp *hyps;
 	int64_t lines, unk;
 	llr_buf line;
+	int quiet;
+	cli_progress prog;
+	long long tokens; /* written so far */
 } gen_ctx;
 
 static void gen_parse(gen_ctx *g, int argc, char **argv, const char **output, int *threads)
@@ -133,7 +137,7 @@ static void gen_parse(gen_ctx *g, int argc, char **argv, const char **output, in
 			g->paths[g->M++] = optarg;
 			break;
 		case 'o': *output = optarg; break;
-		case 'q': break;
+		case 'q': g->quiet = 1; break;
 		case G_BEAM: g->so.beam = (int)cli_parse_int(usage, "--beam", optarg, 1, 1000); break;
 		case G_NBEST:
 			g->so.nbest = (int)cli_parse_int(usage, "--nbest", optarg, 1, 1000);
@@ -236,8 +240,12 @@ static void gen_line(gen_ctx *g, const char *line, size_t len)
 		if (g->so.attention && h->attn)
 			put_attention(g, h, line, len, S);
 	}
-	for (int i = 0; i < nout; i++)
+	for (int i = 0; i < nout; i++) {
+		g->tokens += g->hyps[i].len;
 		llr_hyp_clear(&g->hyps[i]);
+	}
+	if (cli_progress_due(&g->prog))
+		cli_progress_show(&g->prog, g->lines, "sources", g->tokens, "tok", cli_progress_fraction(&g->prog));
 }
 
 int gen_encdec_main(int argc, char **argv)
@@ -258,11 +266,14 @@ int gen_encdec_main(int argc, char **argv)
 	cli_output out;
 	cli_output_open_lines(&out, output);
 	g.out = out.fp;
+	cli_progress_init(&g.prog, g.quiet, out.fp == stdout);
+	cli_progress_inputs(&g.prog, files, nfiles);
 	llr_err e = {0};
 	for (int f = 0; f < nfiles; f++) {
 		llr_lines *l = llr_lines_open(files[f], 0, &e);
 		if (!l)
 			cli_die_err(&e);
+		cli_progress_lines(&g.prog, files[f], l);
 		const char *line;
 		size_t len;
 		int rc;
@@ -272,6 +283,7 @@ int gen_encdec_main(int argc, char **argv)
 			cli_die_err(&e);
 		llr_lines_close(l);
 	}
+	cli_progress_clear();
 	cli_output_close(&out);
 	for (int k = 0; k < g.M; k++) {
 		llr_encdec_state_free(g.states[k]);

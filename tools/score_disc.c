@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "discread.h"
 #include "score_disc.h"
 
@@ -89,6 +90,7 @@ typedef struct embedder {
 	llr_tensor_writer *tw;
 	size_t chunk;
 	uint64_t sentences, tokens, unknown;
+	cli_progress prog;
 } embedder;
 
 static void embed_flush(embedder *x)
@@ -145,6 +147,8 @@ static void embed_line(embedder *x, const char *s, size_t len)
 	x->sentences++;
 	if (x->n == (size_t)(x->o->batch < EMBED_CHUNK ? x->o->batch : EMBED_CHUNK))
 		embed_flush(x);
+	if (cli_progress_due(&x->prog))
+		cli_progress_show(&x->prog, (long long)x->sentences, "lines", (long long)x->tokens, "tok", cli_progress_fraction(&x->prog));
 }
 
 static int do_embed(const score_disc_opts *o, int nfiles, char **files)
@@ -181,10 +185,13 @@ static int do_embed(const score_disc_opts *o, int nfiles, char **files)
 		cli_output_open_lines(&out, o->output);
 		x.fp = out.fp;
 	}
+	cli_progress_init(&x.prog, o->quiet, !x.tw && x.fp == stdout);
+	cli_progress_inputs(&x.prog, files, nfiles);
 	for (int f = 0; f < (nfiles ? nfiles : 1); f++) {
 		llr_lines *l = llr_lines_open(nfiles ? files[f] : "-", 0, &e);
 		if (!l)
 			cli_die_err(&e);
+		cli_progress_lines(&x.prog, nfiles ? files[f] : "-", l);
 		const char *line;
 		size_t len;
 		int rc;
@@ -195,6 +202,7 @@ static int do_embed(const score_disc_opts *o, int nfiles, char **files)
 		llr_lines_close(l);
 	}
 	embed_flush(&x);
+	cli_progress_clear();
 	if (x.tw && llr_tw_close(x.tw, &e) < 0)
 		cli_die_err(&e);
 	if (!x.tw)

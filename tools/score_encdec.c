@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "gen_encdec.h"
+#include "progress.h"
 
 static const char usage[] =
     "usage: score [-q] -m MODEL --source SRC [-o FILE] [--base e|2|10] [--per-token]\n"
@@ -28,7 +29,7 @@ enum { S_SOURCE = 256,
 static const struct option score_opts[] = {
     {"model", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
-    {"quiet", no_argument, NULL, 'q'}, /* no summary or progress line to silence here */
+    {"quiet", no_argument, NULL, 'q'}, /* no progress line (there is no summary) */
     {"source", required_argument, NULL, S_SOURCE},
     {"base", required_argument, NULL, S_BASE},
     {"per-token", no_argument, NULL, S_PERTOK},
@@ -41,8 +42,10 @@ static const struct option score_opts[] = {
 typedef struct score_ctx {
 	const char *model, *output, *source, *target;
 	double scale; /* 1 / log(base) */
-	int per_token, batch, threads;
+	int per_token, batch, threads, quiet;
 	llr_encdec_model *m;
+	cli_progress prog;
+	long long pairs, tokens; /* scored so far */
 	FILE *out;
 	/* the pending batch */
 	int n;
@@ -68,7 +71,7 @@ static void score_parse(score_ctx *c, int argc, char **argv)
 			c->model = optarg;
 			break;
 		case 'o': c->output = optarg; break;
-		case 'q': break;
+		case 'q': c->quiet = 1; break;
 		case S_SOURCE: c->source = optarg; break;
 		case S_BASE:
 			if (strcmp(optarg, "e") && strcmp(optarg, "2") && strcmp(optarg, "10"))
@@ -136,10 +139,15 @@ static void flush(score_ctx *c)
 	llr_err e = {0};
 	if (llr_encdec_score(c->m->net, &bt, c->lp, NULL, &e) < 0)
 		cli_die_err(&e);
-	for (int b = 0; b < B; b++)
+	for (int b = 0; b < B; b++) {
 		put_line(c, b, T, c->tgt + toff[b]);
+		c->tokens += c->tlen[b];
+	}
+	c->pairs += B;
 	free(toff);
 	c->n = 0;
+	if (cli_progress_due(&c->prog))
+		cli_progress_show(&c->prog, c->pairs, "pairs", c->tokens, "tok", cli_progress_fraction(&c->prog));
 }
 
 /* Queue one pair. */
@@ -190,6 +198,8 @@ static void score_pairs(score_ctx *c)
 	llr_lines *ls = llr_lines_open(c->source, 0, &e), *lt = ls ? llr_lines_open(c->target, 0, &e) : NULL;
 	if (!ls || !lt)
 		cli_die_err(&e);
+	cli_progress_inputs(&c->prog, (char *const *)&c->target, 1);
+	cli_progress_lines(&c->prog, c->target, lt);
 	for (;;) {
 		const char *sl, *tl;
 		size_t sn, tn;
@@ -225,7 +235,9 @@ int score_encdec_main(int argc, char **argv)
 	cli_output out;
 	cli_output_open_lines(&out, c.output);
 	c.out = out.fp;
+	cli_progress_init(&c.prog, c.quiet, out.fp == stdout);
 	score_pairs(&c);
+	cli_progress_clear();
 	cli_output_close(&out);
 	free(c.src);
 	free(c.tgt);
