@@ -105,6 +105,19 @@ slow_writer() {
 	[ ! -s tty.out ]
 }
 
+@test "progress: score --task counts the examples predicted of the file's; -q silences it" {
+	disc-pairs --format tagged "$BROWN" >pairs.tsv 2>/dev/null
+	disc-pairs --format tagged --sentences "$BROWN" 2>/dev/null | grep . >brown.tok
+	featurize --top 2000 brown.tok >brown.fz 2>/dev/null
+	train -q --task all --encoder cbow --features brown.fz --hidden 8 --embed 8 --threads 1 --epochs 1 -o cbow.bin pairs.tsv
+	for i in 1 2 3 4 5 6 7 8; do cat pairs.tsv; done >many.tsv
+	on_tty "score --task all -m cbow.bin many.tsv | $SLOW_READER"
+	grep -Eq $'\r\e\\[Kscore: [0-9]+ examples [0-9]+ examples/s [0-9]+% ETA ([0-9hms]+|\\?)' tty.out
+	grep -q 'score: many.tsv: ORDER: [0-9]* examples, accuracy' tty.out
+	on_tty "score -q --task all -m cbow.bin many.tsv | $SLOW_READER"
+	[ ! -s tty.out ]
+}
+
 @test "progress: featurize and disc-pairs on a terminal; -q silences progress and summary" {
 	on_tty "$(slow_writer "$D/small.tok") | featurize --top 5 -o f.fz"
 	grep -Eq $'\r\e\\[Kfeaturize: [0-9]+ lines [0-9]+ tok/s' tty.out

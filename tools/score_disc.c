@@ -220,7 +220,13 @@ static int do_embed(const score_disc_opts *o, int nfiles, char **files)
 static const char *const upper[3] = {"ORDER", "NEXT", "CONJ"};
 
 /* Predict every example of task index t in d: a line each. */
-static void predict_task(llr_senc_model *m, const dset *d, int t, int batch, FILE *fp, size_t *correct)
+/* The examples a --task run has predicted, of how many in the file. */
+typedef struct task_progress {
+	cli_progress prog;
+	long long done, total;
+} task_progress;
+
+static void predict_task(llr_senc_model *m, const dset *d, int t, int batch, FILE *fp, size_t *correct, task_progress *tp)
 {
 	llr_err e = {0};
 	dset_buf buf = {0};
@@ -240,6 +246,9 @@ static void predict_task(llr_senc_model *m, const dset *d, int t, int batch, FIL
 			else
 				fprintf(fp, "%s\t%d\t%d\n", upper[t], b.label[i], pred[i]);
 		}
+		tp->done += (long long)k;
+		if (cli_progress_due(&tp->prog))
+			cli_progress_show(&tp->prog, tp->done, "examples", tp->done, "examples", (double)tp->done / (double)tp->total);
 	}
 	free(idx);
 	free(pred);
@@ -254,14 +263,21 @@ static int do_task(const score_disc_opts *o, int nfiles, char **files)
 		cli_die("%s: the model has no head for the task asked for", o->model);
 	cli_output out;
 	cli_output_open_lines(&out, o->output);
+	task_progress tp = {0};
+	cli_progress_init(&tp.prog, o->quiet, out.fp == stdout);
 	for (int f = 0; f < (nfiles ? nfiles : 1); f++) {
 		dset d = {.conj = m->conj, .n_conj = m->n_conj};
 		dset_read(&d, nfiles ? files[f] : "-", m->lex, tasks, 0);
+		tp.done = tp.total = 0;
+		for (int t = 0; t < 3; t++)
+			if (tasks & (1 << t))
+				tp.total += (long long)d.task[t].n;
 		for (int t = 0; t < 3; t++) {
 			if (!(tasks & (1 << t)))
 				continue;
 			size_t correct = 0;
-			predict_task(m, &d, t, o->batch, out.fp, &correct);
+			predict_task(m, &d, t, o->batch, out.fp, &correct, &tp);
+			cli_progress_clear();
 			if (!o->quiet && d.task[t].n)
 				cli_warn("%s: %s: %zu examples, accuracy %.2f%%", nfiles ? files[f] : "<stdin>", upper[t], d.task[t].n,
 				         100.0 * (double)correct / (double)d.task[t].n);
