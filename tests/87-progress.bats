@@ -122,6 +122,11 @@ slow_writer() {
 	on_tty "$(slow_writer "$D/small.tok") | featurize --top 5 -o f.fz"
 	grep -Eq $'\r\e\\[Kfeaturize: [0-9]+ lines [0-9]+ tok/s' tty.out
 	grep -q $'\r\e\\[Kfeaturize: .* types' tty.out
+	# --source: the pairs read from the source file, then the target pass
+	grep . "$D/small.tok" >pairs
+	cat pairs pairs >pairs2
+	on_tty "$(slow_writer pairs) | featurize --source - -o ed.fz pairs2"
+	grep -Eq $'\r\e\\[Kfeaturize: [0-9]+ pairs [0-9]+ tok/s' tty.out
 	on_tty "$(slow_writer "$D/small.tok") | featurize -q --top 5 -o f.fz"
 	[ ! -s tty.out ]
 	on_tty "$(slow_writer "$D/small.tok") | featurize --top 5 -o f.fz 2>err"

@@ -1364,8 +1364,12 @@ int main(int argc, char **argv)
 		if (!(R.morph = llr_morph_open(R.o.hunspell, &e)))
 			cli_die_err(&e);
 	}
-	if (R.o.source) /* the source side first: misaligned files stop here */
-		fz_parallel_read(&R.par, R.o.source, R.o.files[0]);
+	if (R.o.source) { /* the source side first: misaligned files stop here */
+		cli_progress sp;
+		cli_progress_init(&sp, R.o.quiet, !R.o.output || !strcmp(R.o.output, "-"));
+		cli_progress_inputs(&sp, (char *const *)&R.o.source, 1);
+		fz_parallel_read(&R.par, R.o.source, R.o.files[0], &sp);
+	}
 	fz_load_sources(&R.z); /* 1. lexicon sources, in command-line order */
 	fz_vocabulary(&R);     /* 2. */
 	fz_outside(&R);

@@ -61,7 +61,7 @@ static void push(fz_parallel *p, size_t *cap, int32_t id)
 
 /* Types in first-seen order into seen, the text as their ids with -1 at
  * each line end. */
-static void read_pairs(fz_parallel *p, llr_vocab *seen, const char *src_path, const char *tgt_path)
+static void read_pairs(fz_parallel *p, llr_vocab *seen, const char *src_path, const char *tgt_path, cli_progress *prog)
 {
 	llr_err e = {0};
 	llr_lines *ls = llr_lines_open(src_path, 0, &e);
@@ -70,6 +70,7 @@ static void read_pairs(fz_parallel *p, llr_vocab *seen, const char *src_path, co
 	llr_lines *lt = llr_lines_open(tgt_path, 0, &e);
 	if (!lt)
 		cli_die_err(&e);
+	cli_progress_lines(prog, src_path, ls);
 	size_t cap = 0;
 	for (;;) {
 		const char *s, *t;
@@ -101,14 +102,17 @@ static void read_pairs(fz_parallel *p, llr_vocab *seen, const char *src_path, co
 			cli_die("%s:%zu: an empty target line (every source line needs a target: %s:%zu)", llr_lines_name(lt),
 			        llr_lines_lineno(lt), llr_lines_name(ls), llr_lines_lineno(ls));
 		p->pairs++;
+		if (cli_progress_due(prog))
+			cli_progress_show(prog, p->pairs, "pairs", p->tokens, "tok", cli_progress_fraction(prog));
 	}
+	cli_progress_clear();
 	if (!p->pairs)
 		cli_die("%s: empty corpus (no line)", llr_lines_name(ls));
 	llr_lines_close(ls);
 	llr_lines_close(lt);
 }
 
-void fz_parallel_read(fz_parallel *p, const char *src_path, const char *tgt_path)
+void fz_parallel_read(fz_parallel *p, const char *src_path, const char *tgt_path, cli_progress *prog)
 {
 	memset(p, 0, sizeof *p);
 	llr_vocab *seen = llr_vocab_new(), *v = llr_vocab_new();
@@ -117,7 +121,7 @@ void fz_parallel_read(fz_parallel *p, const char *src_path, const char *tgt_path
 	s->features = llr_strmap_new();
 	if (!seen || !v || !s->vocab || !s->features)
 		cli_oom();
-	read_pairs(p, seen, src_path, tgt_path);
+	read_pairs(p, seen, src_path, tgt_path, prog);
 
 	/* The vocabulary in DESIGN order (count descending, ties in byte
 	 * order), </s> counted once per line, <unk> with count 0. */

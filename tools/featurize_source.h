@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "llrnn.h"
+#include "progress.h"
 
 typedef struct fz_parallel {
 	llr_source *src; /* vocabulary (with </s> and <unk>) and one-hot psi */
@@ -20,11 +21,11 @@ typedef struct fz_parallel {
 } fz_parallel;
 
 /* Read the source file and check it against the target file, line by
- * line: the same number of lines (else exit 1 naming both files and the
+ * line (drawing prog's progress line): the same number of lines (else exit 1 naming both files and the
  * first line one of them lacks), every line in the canonical token form,
  * no empty target line.  Builds the source vocabulary, SRC:<token>
  * features and the ids. */
-void fz_parallel_read(fz_parallel *p, const char *src_path, const char *tgt_path);
+void fz_parallel_read(fz_parallel *p, const char *src_path, const char *tgt_path, cli_progress *prog);
 /* The source ids as source/ids/NNNNNN members (whole sentences each). */
 void fz_parallel_write_ids(const fz_parallel *p, llr_tensor_writer *w);
 void fz_parallel_free(fz_parallel *p);
