@@ -1023,17 +1023,17 @@ int llr_optim_step_rows(llr_optim *o, float *params, const float *g, const llr_r
 
 /* A model file (kind "model", llrnn-model(5)): the lexicon, the network
  * configuration and weights, and the training state for --resume. */
-typedef struct llr_model {
+typedef struct llr_rnnlm {
 	llr_lexicon *lex;
 	llr_net *net;
 	llr_words *words; /* character-aware input: the spellings the net reads
 	                     (llr_net_set_words), else NULL */
 	llr_meta *meta; /* hyperparameters and training summary */
-} llr_model;
+} llr_rnnlm;
 
 /* Load and check kind, version, every shape, finite weights. */
-int llr_model_load(const char *path, llr_model **out, llr_err *err);
-void llr_model_free(llr_model *m);
+int llr_rnnlm_load(const char *path, llr_rnnlm **out, llr_err *err);
+void llr_rnnlm_free(llr_rnnlm *m);
 
 /* What train needs to continue a run (--resume), kept in the model file's
  * state/ members.  Counters are exact, so a resumed run with the same
@@ -1055,7 +1055,7 @@ typedef struct llr_train_state {
 	double lr;          /* learning rate now */
 	llr_rng rng_epoch;  /* batch shuffling: generator at the start of the epoch */
 	llr_rng rng;        /* dropout: generator now */
-	llr_optim *optim;   /* borrowed by llr_model_save; owned after loading */
+	llr_optim *optim;   /* borrowed by llr_rnnlm_save; owned after loading */
 	float *best;        /* best weights (llr_net_params layout) when they differ
 	                       from the current ones, else NULL; as optim */
 } llr_train_state;
@@ -1070,18 +1070,18 @@ void llr_train_state_free(llr_train_state *s);
  * ts->best when given, else the net's weights; the net's weights then go
  * to state/weights.  No wall-clock time is stored, so equal inputs give
  * byte-identical files. */
-int llr_model_save(const char *path, const llr_model *m, const llr_train_state *ts, llr_err *err);
-/* llr_model_load, and when ts is not NULL the training state too (*ts
+int llr_rnnlm_save(const char *path, const llr_rnnlm *m, const llr_train_state *ts, llr_err *err);
+/* llr_rnnlm_load, and when ts is not NULL the training state too (*ts
  * NULL when the file has none).  The net then holds the current weights
  * (state/weights when present) and (*ts)->best the saved params. */
-int llr_model_load_state(const char *path, llr_model **out, llr_train_state **ts, llr_err *err);
+int llr_rnnlm_load_state(const char *path, llr_rnnlm **out, llr_train_state **ts, llr_err *err);
 /* LLR_OK if lexicon x (from a features stream) is the one m was trained
  * on: same vocabulary, features, phi, psi and background; else LLR_EFORMAT
  * saying what differs. */
-int llr_model_fits(const llr_model *m, const llr_lexicon *x, llr_err *err);
+int llr_rnnlm_fits(const llr_rnnlm *m, const llr_lexicon *x, llr_err *err);
 /* The network configuration a model meta describes (keys output, embed,
  * hidden, layers, dropout) for lexicon x; LLR_EFORMAT naming a bad key. */
-int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config *c, llr_err *err);
+int llr_rnnlm_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config *c, llr_err *err);
 /* The one way to build the network of a lexicon (train, model loading,
  * score's copies per thread).  From c it takes output, embed, hidden,
  * layers and dropout; vocab, feat_out and feat_in come from x (softmax:
@@ -1090,14 +1090,14 @@ int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config 
  * and logb, so x must outlive it, unchanged.  The weights are zero (see
  * llr_net_init_scheme).  NULL with err set (LLR_EINVAL, LLR_ENAN,
  * LLR_ENOMEM) when llr_net_new refuses the configuration. */
-llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err);
-/* A new model: x, a network built by llr_model_net_new, an empty meta;
+llr_net *llr_rnnlm_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err);
+/* A new model: x, a network built by llr_rnnlm_net_new, an empty meta;
  * with a character-aware input (c->input) also the spellings of x's
  * words, m->words, whose character vocabulary (the characters of x's
  * words) sets char_vocab, and which the net reads.
- * The model owns x from then on (llr_model_free frees it); on failure
+ * The model owns x from then on (llr_rnnlm_free frees it); on failure
  * (NULL, err set) x is still the caller's. */
-llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err);
+llr_rnnlm *llr_rnnlm_new(llr_lexicon *x, const llr_net_config *c, llr_err *err);
 
 /* ------------------------------------------------------ sentence encoders */
 
@@ -1205,7 +1205,7 @@ typedef struct llr_senc_model {
 } llr_senc_model;
 void llr_senc_model_free(llr_senc_model *m);
 /* Write atomically: params/ are ts->best when given, else the weights;
- * with ts the state/ members too (as llr_model_save). */
+ * with ts the state/ members too (as llr_rnnlm_save). */
 int llr_senc_model_save(const char *path, const llr_senc_model *m, const llr_train_state *ts, llr_err *err);
 /* Load (LLR_EKIND for a model of another family); with tsp the training
  * state too (*tsp NULL when the file has none). */
@@ -1415,7 +1415,7 @@ int32_t llr_source_id(const llr_source *s, const char *tok, size_t len);
 /* An encoder-decoder model file (kind "model", meta family=encdec,
  * llrnn-model(5)): the target lexicon, the source side, the network's
  * configuration and weights (params/<name> in llr_encdec_tensor_info
- * order), and the training state as llr_model_save writes it. */
+ * order), and the training state as llr_rnnlm_save writes it. */
 typedef struct llr_encdec_model {
 	llr_lexicon *lex;
 	llr_source *src;
@@ -1428,7 +1428,7 @@ typedef struct llr_encdec_model {
 int llr_encdec_model_config(const llr_meta *meta, const llr_lexicon *x, const llr_source *s, llr_encdec_config *c, llr_err *err);
 /* The network of configuration c over x and s (borrowed). */
 llr_encdec *llr_encdec_model_net(const llr_encdec_config *c, const llr_lexicon *x, const llr_source *s, llr_err *err);
-/* As llr_model_save and llr_model_load_state (ts may be NULL). */
+/* As llr_rnnlm_save and llr_rnnlm_load_state (ts may be NULL). */
 int llr_encdec_model_save(const char *path, const llr_encdec_model *m, const llr_train_state *ts, llr_err *err);
 int llr_encdec_model_load(const char *path, llr_encdec_model **out, llr_train_state **ts, llr_err *err);
 void llr_encdec_model_free(llr_encdec_model *m);
@@ -1715,7 +1715,7 @@ void llr_opensig_free(llr_opensig *g);
  * ln lambda + ln M): m (borrowed) must outlive it.  LLR_EINVAL without a
  * spelling model or signatures. */
 typedef struct llr_open llr_open;
-llr_open *llr_open_new(llr_model *m, llr_err *err);
+llr_open *llr_open_new(llr_rnnlm *m, llr_err *err);
 void llr_open_free(llr_open *o);
 /* w's id in V', or -1 for a string outside it. */
 int32_t llr_open_word(const llr_open *o, const char *w, size_t len);
@@ -1764,7 +1764,7 @@ typedef struct llr_open_rows {
 	const float *logb_v, *sig_logb;
 } llr_open_rows;
 void llr_open_get_rows(const llr_open *o, llr_open_rows *R);
-llr_model *llr_open_model(const llr_open *o);
+llr_rnnlm *llr_open_model(const llr_open *o);
 /* The context-free fit of the output bias (lib/lm/openfit.c): beta (F)
  * maximising the mean log-likelihood of the targets, count[y] of row y
  * (V words, then S signatures), under p(y) = e^{lb(y) + beta.phi(y)} / Z,
@@ -1820,7 +1820,7 @@ size_t llr_ngram_bg_expand(const llr_ngram_bg *g, const int32_t *ctx, int n, dou
  * position's context is then the stream's inputs back to its <s>
  * (llr_net_train_step, llr_net_score) or the inputs fed to a state since
  * its reset or <s> (llr_net_step); an input that is not a vocabulary
- * word counts as <unk>.  llr_model_net_new does this for a lexicon with
+ * word counts as <unk>.  llr_rnnlm_net_new does this for a lexicon with
  * an n-gram.  LLR_EINVAL otherwise (another output, a mismatch). */
 int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err);
 

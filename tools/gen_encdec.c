@@ -42,10 +42,10 @@ llr_encdec_model *encdec_load(const char *path)
 	llr_err e = {0};
 	llr_encdec_model *m = NULL;
 	if (!cli_model_family_is(path, "encdec")) {
-		llr_model *lm = NULL;
-		if (llr_model_load(path, &lm, &e) < 0)
+		llr_rnnlm *lm = NULL;
+		if (llr_rnnlm_load(path, &lm, &e) < 0)
 			cli_die_err(&e);
-		llr_model_free(lm);
+		llr_rnnlm_free(lm);
 		cli_die("%s: a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)", path);
 	}
 	if (llr_encdec_model_load(path, &m, NULL, &e) < 0)

@@ -31,7 +31,7 @@ static llr_senc_model *load_model(const char *path)
  * of psi times the F_in x E table "embed" (for a softmax, tree or classes
  * output psi is the identity: the table's row). */
 typedef struct lm_bag {
-	llr_model *m;
+	llr_rnnlm *m;
 	const float *emb;   /* F_in x E */
 	const llr_csr *psi; /* NULL: identity */
 	int E;
@@ -42,7 +42,7 @@ typedef struct lm_bag {
 static void lm_bag_load(lm_bag *b, const char *path)
 {
 	llr_err e = {0};
-	if (llr_model_load(path, &b->m, &e) < 0)
+	if (llr_rnnlm_load(path, &b->m, &e) < 0)
 		cli_die_err(&e);
 	const llr_net_config *c = llr_net_cfg(b->m->net);
 	if (c->input != LLR_IN_WORD)
@@ -213,7 +213,7 @@ static int do_embed(const score_disc_opts *o, int nfiles, char **files)
 	free(x.ids);
 	free(x.vec);
 	llr_senc_model_free(x.m);
-	llr_model_free(x.bag.m);
+	llr_rnnlm_free(x.bag.m);
 	return 0;
 }
 

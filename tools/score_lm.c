@@ -13,7 +13,7 @@ void slm_load(slm *m, const char *path, int verbose)
 {
 	llr_err err = {0};
 	memset(m, 0, sizeof *m);
-	if (llr_model_load(path, &m->model, &err) != LLR_OK)
+	if (llr_rnnlm_load(path, &m->model, &err) != LLR_OK)
 		cli_die_err(&err);
 	if (verbose)
 		cli_note_checksums(path, m->model->meta);
@@ -57,7 +57,7 @@ void slm_load(slm *m, const char *path, int verbose)
 
 void slm_free(slm *m)
 {
-	llr_model_free(m->model);
+	llr_rnnlm_free(m->model);
 	free(m->psi.indptr);
 	free(m->psi.indices);
 	free(m->psi.data);

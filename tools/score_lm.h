@@ -12,7 +12,7 @@
 #include "llrnn.h"
 
 typedef struct slm {
-	llr_model *model;
+	llr_rnnlm *model;
 	const llr_lexicon *lex;
 	llr_net *net;
 	int32_t V, unk_id, eos_id;
@@ -33,7 +33,7 @@ typedef struct slm {
 	size_t row_cap;
 } slm;
 
-/* Load path with llr_model_load; on failure print the library's message
+/* Load path with llr_rnnlm_load; on failure print the library's message
  * and exit 1. */
 void slm_load(slm *m, const char *path, int verbose);
 void slm_free(slm *m);

@@ -4,7 +4,7 @@
  * spec; llrnn-model(5) describes the file.  This file holds the command
  * line, corpus and batch handling, the epoch loop, progress and the
  * learning-rate schedule; the numerics are the library's (llr_net_*,
- * llr_optim_*), the file format too (llr_model_*).
+ * llr_optim_*), the file format too (llr_rnnlm_*).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -620,7 +620,7 @@ static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *
 
 /* Validation tokens: one sentence a line; OOV -> <unk>, or with an open
  * vocabulary (op->op) V + i, the i-th string outside V'. */
-static void read_valid(const char *path, const llr_model *m, train_open *op, int max_len, corpus *c)
+static void read_valid(const char *path, const llr_rnnlm *m, train_open *op, int max_len, corpus *c)
 {
 	const llr_lexicon *x = m->lex;
 	llr_err e = {0};
@@ -872,7 +872,7 @@ typedef struct trainer {
 	train_dist *dist;   /* the ranks of --distributed (one otherwise) */
 	const piece **mine; /* a batch's pieces this rank trains on */
 	int sig;            /* a signal caught by any rank, 0 none */
-	llr_model *model;
+	llr_rnnlm *model;
 	llr_train_state *ts;
 	size_t n;          /* parameters */
 	float *bestbuf;    /* weights of the best epoch (with --valid) */
@@ -924,7 +924,7 @@ static void save(trainer *T)
 		return; /* rank 0 writes the files */
 	set_summary(T);
 	T->ts->best = T->bestbuf && !T->best_current ? T->bestbuf : NULL;
-	if (llr_model_save(T->o->out, T->model, T->ts, &e) < 0)
+	if (llr_rnnlm_save(T->o->out, T->model, T->ts, &e) < 0)
 		cli_die_err(&e);
 	T->ts->best = NULL;
 }
@@ -1327,13 +1327,13 @@ void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
 
 /* --resume: the model and its training state come first, and the options
  * they were trained with bind (contradicting one is a usage error). */
-static void resume_load(train_opts *o, llr_model **modelp, llr_train_state **tsp)
+static void resume_load(train_opts *o, llr_rnnlm **modelp, llr_train_state **tsp)
 {
 	llr_err e = {0};
-	llr_model *model;
+	llr_rnnlm *model;
 	llr_train_state *ts;
 	char buf[64];
-	if (llr_model_load_state(o->resume, &model, &ts, &e) < 0)
+	if (llr_rnnlm_load_state(o->resume, &model, &ts, &e) < 0)
 		cli_die_err(&e);
 	if (!ts)
 		cli_die("%s: no training state to resume from", o->resume);
@@ -1415,7 +1415,7 @@ static llr_lexicon *read_stream(const train_opts *o, const char *sname, const tr
 /* A new model for lex: the net (its output layer by --output, or by the
  * stream: one-hot features mean softmax), initialised from the seed, a
  * fresh optimiser, and the meta --resume reads back.  The model owns lex. */
-static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_train_state **tsp)
+static void new_model(train_opts *o, llr_lexicon *lex, llr_rnnlm **modelp, llr_train_state **tsp)
 {
 	llr_err e = {0};
 	if (!o->output)
@@ -1428,7 +1428,7 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_t
 	    .output = o->output,
 	};
 	lmx_config(o, &c);
-	llr_model *model = llr_model_new(lex, &c, &e);
+	llr_rnnlm *model = llr_rnnlm_new(lex, &c, &e);
 	if (!model)
 		cli_die_err(&e);
 	llr_net *net = model->net;
@@ -1466,7 +1466,7 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_model **modelp, llr_t
 
 /* The trainer of a loaded or new model: the best weights so far (with
  * --valid), the --log file. */
-static void trainer_init(trainer *T, train_opts *o, train_dist *dist, llr_model *model, llr_train_state *ts,
+static void trainer_init(trainer *T, train_opts *o, train_dist *dist, llr_rnnlm *model, llr_train_state *ts,
                          const corpus *tc, const corpus *vc)
 {
 	*T = (trainer){.o = o, .dist = dist, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN, .train_tokens = tc->tokens};
@@ -1524,7 +1524,7 @@ static void finish(trainer *T, int valid)
 /* An open vocabulary (train_open.h) when the model and stream allow it:
  * the training inputs' rows; else the stream's words outside the
  * vocabulary (ids >= V) are trained as <unk>. */
-static void open_or_closed(const train_opts *o, train_open *op, llr_model *model, corpus *tc)
+static void open_or_closed(const train_opts *o, train_open *op, llr_rnnlm *model, corpus *tc)
 {
 	const llr_lexicon *x = model->lex;
 	int32_t V = (int32_t)llr_strmap_size(x->vocab);
@@ -1560,7 +1560,7 @@ static int train_lm(train_opts *o)
 {
 	const char *sname = o->stream ? o->stream : "<stdin>";
 	llr_err e = {0};
-	llr_model *model = NULL;
+	llr_rnnlm *model = NULL;
 	llr_train_state *ts = NULL;
 	train_dist dist;
 	dist_init(&dist, o->distributed);
@@ -1572,7 +1572,7 @@ static int train_lm(train_opts *o)
 	llr_lexicon *lex = read_stream(o, sname, &dist, &tc);
 	int fresh = !model;
 	if (model) {
-		if (llr_model_fits(model, lex, &e) < 0)
+		if (llr_rnnlm_fits(model, lex, &e) < 0)
 			cli_die("%s: does not fit %s: %s", o->resume, sname, e.msg);
 		llr_lexicon_free(lex);
 	} else {
@@ -1620,7 +1620,7 @@ static int train_lm(train_opts *o)
 	free(vc.pieces);
 	llr_train_state_free(ts);
 	topen_free(&op);
-	llr_model_free(model);
+	llr_rnnlm_free(model);
 	dist_finish(&dist);
 	return 0;
 }

@@ -182,7 +182,7 @@ void lmx_check(const train_opts *o, const char *usage);
 void lmx_config(const train_opts *o, llr_net_config *c);
 /* A new model's tree or classes from the training corpus' word ids
  * (under --distributed, this rank's share: the counts are summed). */
-void lmx_init(const train_opts *o, const train_dist *d, llr_model *model, const int32_t *ids, size_t n);
+void lmx_init(const train_opts *o, const train_dist *d, llr_rnnlm *model, const int32_t *ids, size_t n);
 /* After each optimiser step: re-learn the tree every --tree-update
  * batches of the first epoch (under --distributed, every rank then takes
  * rank 0's tree). */

@@ -172,7 +172,7 @@ void lmx_config(const train_opts *o, llr_net_config *c)
 	c->tree_cap = x->tree_cap;
 }
 
-void lmx_init(const train_opts *o, const train_dist *d, llr_model *model, const int32_t *ids, size_t n)
+void lmx_init(const train_opts *o, const train_dist *d, llr_rnnlm *model, const int32_t *ids, size_t n)
 {
 	if (o->output != LLR_OUT_TREE && o->output != LLR_OUT_CLASSES)
 		return;

@@ -17,7 +17,7 @@
 #define TOPEN_FIT_ITERS 300
 
 /* m's psi (phi when it has none of its own). */
-static const llr_csr *base_psi(const llr_model *m)
+static const llr_csr *base_psi(const llr_rnnlm *m)
 {
 	return m->lex->psi ? m->lex->psi : m->lex->phi;
 }
@@ -40,7 +40,7 @@ static llr_csr *finish(llr_csr_builder *b)
 }
 
 /* A builder holding m's V input rows. */
-static llr_csr_builder *with_base(const llr_model *m)
+static llr_csr_builder *with_base(const llr_rnnlm *m)
 {
 	const llr_csr *p = base_psi(m);
 	llr_csr_builder *b = llr_csr_builder_new(p->cols);
@@ -51,7 +51,7 @@ static llr_csr_builder *with_base(const llr_model *m)
 	return b;
 }
 
-int topen_init(train_open *t, llr_model *m)
+int topen_init(train_open *t, llr_rnnlm *m)
 {
 	memset(t, 0, sizeof *t);
 	const llr_lexicon *x = m->lex;
@@ -70,7 +70,7 @@ int topen_init(train_open *t, llr_model *m)
 	return 1;
 }
 
-void topen_fit_bias(train_open *t, llr_model *m, const train_dist *d, const int32_t *ids, size_t n, int quiet)
+void topen_fit_bias(train_open *t, llr_rnnlm *m, const train_dist *d, const int32_t *ids, size_t n, int quiet)
 {
 	size_t R = (size_t)t->V + (size_t)t->S;
 	int64_t *count = ecalloc(R, sizeof *count);
@@ -110,7 +110,7 @@ void topen_fit_bias(train_open *t, llr_model *m, const train_dist *d, const int3
 	llr_buf_free(&line);
 }
 
-int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, size_t len)
+int32_t topen_valid_target(train_open *t, const llr_rnnlm *m, const char *w, size_t len)
 {
 	int32_t id = llr_open_word(t->op, w, len);
 	if (id >= 0)

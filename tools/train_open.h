@@ -31,16 +31,16 @@ typedef struct train_open {
  * log-linear output over word inputs) and its lexicon has signature
  * masses: 1, else 0 (closed; then the ids >= V of a stream are trained as
  * <unk>).  Exits on error. */
-int topen_init(train_open *t, llr_model *m);
+int topen_init(train_open *t, llr_rnnlm *m);
 /* A fresh model's output bias: the context-free fit to the training
  * targets ids (n of them, -1 padding; summed over the ranks of d),
  * llr_open_fit_bias, reported on stderr unless quiet and in meta
  * open_bias_init; the fitted weights of HS:@known and the OOV: features
  * the model has in meta open_bias_fit (and on stderr).  Exits on error. */
-void topen_fit_bias(train_open *t, llr_model *m, const train_dist *d, const int32_t *ids, size_t n, int quiet);
+void topen_fit_bias(train_open *t, llr_rnnlm *m, const train_dist *d, const int32_t *ids, size_t n, int quiet);
 /* A validation word's target: its id in V', or V + i for the i-th string
  * outside V' (its rows added).  Exits on error. */
-int32_t topen_valid_target(train_open *t, const llr_model *m, const char *w, size_t len);
+int32_t topen_valid_target(train_open *t, const llr_rnnlm *m, const char *w, size_t len);
 /* Validation's rows, once every sentence is read. */
 void topen_valid_finish(train_open *t);
 void topen_free(train_open *t);

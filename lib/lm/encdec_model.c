@@ -96,8 +96,8 @@ static int same_names(const llr_strmap *a, const llr_strmap *b, const char *what
 
 int llr_encdec_model_fits(const llr_encdec_model *m, const llr_lexicon *x, const llr_source *s, llr_err *err)
 {
-	llr_model lm = {.lex = m->lex};
-	int rc = llr_model_fits(&lm, x, err);
+	llr_rnnlm lm = {.lex = m->lex};
+	int rc = llr_rnnlm_fits(&lm, x, err);
 	if (rc < 0)
 		return rc;
 	const llr_source *y = m->src;

@@ -22,7 +22,7 @@
 
 #define MODEL_KIND "model"
 
-void llr_model_free(llr_model *m)
+void llr_rnnlm_free(llr_rnnlm *m)
 {
 	if (!m)
 		return;
@@ -169,7 +169,7 @@ static void lexicon_sizes(const llr_lexicon *x, llr_net_config *c)
 	}
 }
 
-int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config *c, llr_err *err)
+int llr_rnnlm_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config *c, llr_err *err)
 {
 	memset(c, 0, sizeof *c);
 	const char *out = llr_meta_get(meta, "output");
@@ -204,7 +204,7 @@ int llr_model_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config 
 
 /* ------------------------------------------------------------ building */
 
-llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err)
+llr_net *llr_rnnlm_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err)
 {
 	llr_net_config cf = *c;
 	if (cf.output == LLR_OUT_LOGLINEAR && !x->phi)
@@ -220,9 +220,9 @@ llr_net *llr_model_net_new(const llr_lexicon *x, const llr_net_config *c, llr_er
 	return net;
 }
 
-llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
+llr_rnnlm *llr_rnnlm_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
 {
-	llr_model *m = llr_calloc(1, sizeof *m);
+	llr_rnnlm *m = llr_calloc(1, sizeof *m);
 	if (!m)
 		return llr_err_set(err, LLR_ENOMEM, "model: out of memory"), NULL;
 	llr_net_config cf = *c;
@@ -233,7 +233,7 @@ llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
 		}
 		llr_words_chars(m->words, &cf.char_vocab);
 	}
-	m->net = llr_model_net_new(x, &cf, err);
+	m->net = llr_rnnlm_net_new(x, &cf, err);
 	if (!m->net) {
 		llr_words_free(m->words);
 		free(m);
@@ -254,7 +254,7 @@ llr_model *llr_model_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
 
 /* ------------------------------------------------------------- fitting */
 
-int llr_model_fits(const llr_model *m, const llr_lexicon *x, llr_err *err)
+int llr_rnnlm_fits(const llr_rnnlm *m, const llr_lexicon *x, llr_err *err)
 {
 	return llr_lexicon_same(m->lex, x, "the model", "here", err);
 }
@@ -278,7 +278,7 @@ static int put_f32(llr_tensor_writer *w, const char *name, int ndim, const int64
 	return llr_tw_put_raw(w, name, LLR_F32, ndim, shape, data, err);
 }
 
-static int write_model(llr_tensor_writer *w, const llr_model *m, const llr_train_state *ts, llr_err *err)
+static int write_model(llr_tensor_writer *w, const llr_rnnlm *m, const llr_train_state *ts, llr_err *err)
 {
 	int rc = llr_lexicon_write(w, m->lex, err);
 	if (rc < 0)
@@ -323,7 +323,7 @@ static int write_model(llr_tensor_writer *w, const llr_model *m, const llr_train
 	return llr_state_write(w, ts, cur, n, err);
 }
 
-int llr_model_save(const char *path, const llr_model *m, const llr_train_state *ts, llr_err *err)
+int llr_rnnlm_save(const char *path, const llr_rnnlm *m, const llr_train_state *ts, llr_err *err)
 {
 	const llr_net_config *c = llr_net_cfg(m->net);
 	llr_meta *meta = llr_meta_new();
@@ -445,7 +445,7 @@ static int read_i32(loader *L, const char *name, int64_t n, int32_t **out, llr_e
 }
 
 /* The character vocabulary and the tree's groups, when the network has them. */
-static int load_x(loader *L, llr_model *m, const llr_net_config *c, llr_err *err)
+static int load_x(loader *L, llr_rnnlm *m, const llr_net_config *c, llr_err *err)
 {
 	int32_t *a = NULL;
 	int rc = LLR_OK;
@@ -470,7 +470,7 @@ static int load_x(loader *L, llr_model *m, const llr_net_config *c, llr_err *err
 	return rc;
 }
 
-static int load(loader *L, llr_model *m, llr_train_state **tsp, llr_err *err)
+static int load(loader *L, llr_rnnlm *m, llr_train_state **tsp, llr_err *err)
 {
 	int rc;
 	const llr_meta *meta = llr_tr_meta(L->r);
@@ -489,9 +489,9 @@ static int load(loader *L, llr_model *m, llr_train_state **tsp, llr_err *err)
 		return rc;
 	}
 	llr_net_config c;
-	if ((rc = llr_model_config(meta, m->lex, &c, err)) < 0)
+	if ((rc = llr_rnnlm_config(meta, m->lex, &c, err)) < 0)
 		return llr_err_prefix(err, "%s", L->path);
-	m->net = llr_model_net_new(m->lex, &c, err);
+	m->net = llr_rnnlm_net_new(m->lex, &c, err);
 	if (!m->net)
 		return llr_err_prefix(err, "%s", L->path), llr_err_code(err, LLR_EFORMAT);
 	size_t n;
@@ -543,7 +543,7 @@ static int load(loader *L, llr_model *m, llr_train_state **tsp, llr_err *err)
 	return llr_state_read(L->r, L->path, L->name, cur, n_, ts, err);
 }
 
-int llr_model_load_state(const char *path, llr_model **out, llr_train_state **tsp, llr_err *err)
+int llr_rnnlm_load_state(const char *path, llr_rnnlm **out, llr_train_state **tsp, llr_err *err)
 {
 	*out = NULL;
 	if (tsp)
@@ -552,7 +552,7 @@ int llr_model_load_state(const char *path, llr_model **out, llr_train_state **ts
 	L.r = llr_tr_open(path, MODEL_KIND, err);
 	if (!L.r)
 		return llr_err_code(err, LLR_EIO);
-	llr_model *m = llr_calloc(1, sizeof *m);
+	llr_rnnlm *m = llr_calloc(1, sizeof *m);
 	if (!m) {
 		llr_tr_close(L.r);
 		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", L.path);
@@ -560,7 +560,7 @@ int llr_model_load_state(const char *path, llr_model **out, llr_train_state **ts
 	int rc = load(&L, m, tsp, err);
 	llr_tr_close(L.r);
 	if (rc < 0) {
-		llr_model_free(m);
+		llr_rnnlm_free(m);
 		if (tsp) {
 			llr_train_state_free(*tsp);
 			*tsp = NULL;
@@ -571,7 +571,7 @@ int llr_model_load_state(const char *path, llr_model **out, llr_train_state **ts
 	return LLR_OK;
 }
 
-int llr_model_load(const char *path, llr_model **out, llr_err *err)
+int llr_rnnlm_load(const char *path, llr_rnnlm **out, llr_err *err)
 {
-	return llr_model_load_state(path, out, NULL, err);
+	return llr_rnnlm_load_state(path, out, NULL, err);
 }

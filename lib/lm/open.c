@@ -19,7 +19,7 @@
 #include "nn/nn.h"
 
 struct llr_open {
-	llr_model *m; /* borrowed */
+	llr_rnnlm *m; /* borrowed */
 	llr_openbg *g;
 	float *logb_v, *sig_logb;
 	llr_csr *nrm;
@@ -70,7 +70,7 @@ static int factor_output(llr_net *net, const llr_lexicon *x, llr_err *err)
 	return rc;
 }
 
-llr_open *llr_open_new(llr_model *m, llr_err *err)
+llr_open *llr_open_new(llr_rnnlm *m, llr_err *err)
 {
 	const llr_lexicon *x = m->lex;
 	if (!x->sig) {
@@ -110,7 +110,7 @@ void llr_open_get_rows(const llr_open *o, llr_open_rows *R)
 	R->sig_logb = o->sig_logb;
 }
 
-llr_model *llr_open_model(const llr_open *o)
+llr_rnnlm *llr_open_model(const llr_open *o)
 {
 	return o->m;
 }

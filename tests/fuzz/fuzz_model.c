@@ -8,10 +8,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	llr_err e = {0};
-	llr_model *m = NULL;
+	llr_rnnlm *m = NULL;
 	llr_train_state *ts = NULL;
-	if (llr_model_load_state(fuzz_file(data, size), &m, &ts, &e) == LLR_OK) {
-		llr_model_free(m);
+	if (llr_rnnlm_load_state(fuzz_file(data, size), &m, &ts, &e) == LLR_OK) {
+		llr_rnnlm_free(m);
 		llr_train_state_free(ts);
 	}
 	return 0;

@@ -737,8 +737,8 @@ static void test_encdec_model_file(void)
 	/* a different table does not fit; an LM loader refuses, and back */
 	m->src->table[3] *= 0.5f;
 	CHECK(llr_encdec_model_fits(b, m->lex, m->src, &e) == LLR_EFORMAT && strstr(e.msg, "priming tables differ"));
-	llr_model *lm = NULL;
-	CHECK(llr_model_load(path, &lm, &e) < 0 && lm == NULL);
+	llr_rnnlm *lm = NULL;
+	CHECK(llr_rnnlm_load(path, &lm, &e) < 0 && lm == NULL);
 	llr_train_state_free(tb);
 	llr_encdec_model_free(b);
 	llr_encdec_model_free(m);

@@ -3,7 +3,7 @@
  * round trips (weights, every tensor shape, meta, training state with the
  * optimiser moments and the best weights), byte-identical saves, a
  * truncated file, NaN weights, a foreign kind, a bad configuration, and
- * llr_model_fits against a changed lexicon; character-aware inputs and
+ * llr_rnnlm_fits against a changed lexicon; character-aware inputs and
  * tree/classes outputs (their character vocabulary and groups carried).
  */
 #include <sys/stat.h>
@@ -41,13 +41,13 @@ static llr_lexicon *make_lexicon(void)
 	return x;
 }
 
-static llr_model *make_model(int output)
+static llr_rnnlm *make_model(int output)
 {
 	llr_net_config c = {.embed = 5, .hidden = 4, .layers = 2, .dropout = 0.25f, .output = output};
 	llr_err e = {0};
-	llr_model *m = llr_model_new(make_lexicon(), &c, &e);
+	llr_rnnlm *m = llr_rnnlm_new(make_lexicon(), &c, &e);
 	if (!m) {
-		printf("# llr_model_new: %s\n", e.msg);
+		printf("# llr_rnnlm_new: %s\n", e.msg);
 		exit(1);
 	}
 	llr_rng r;
@@ -88,16 +88,16 @@ static int same_file(const char *a, const char *b)
 static void test_round_trip(void)
 {
 	for (int output = LLR_OUT_LOGLINEAR; output <= LLR_OUT_SOFTMAX; output++) {
-		llr_model *m = make_model(output);
+		llr_rnnlm *m = make_model(output);
 		const char *p = tmp("m.bin");
 		llr_err e = {0};
-		CHECK(llr_model_save(p, m, NULL, &e) == LLR_OK);
-		llr_model *l = NULL;
-		int rc = llr_model_load(p, &l, &e);
+		CHECK(llr_rnnlm_save(p, m, NULL, &e) == LLR_OK);
+		llr_rnnlm *l = NULL;
+		int rc = llr_rnnlm_load(p, &l, &e);
 		CHECK(rc == LLR_OK);
 		if (rc < 0) {
 			printf("# %s\n", e.msg);
-			llr_model_free(m);
+			llr_rnnlm_free(m);
 			continue;
 		}
 		size_t n1, n2;
@@ -124,7 +124,7 @@ static void test_round_trip(void)
 		CHECK(!strcmp(llr_meta_get(l->meta, "output"), output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear"));
 		CHECK(!strcmp(llr_meta_get(l->meta, "vocab_size"), "6"));
 		CHECK(llr_strmap_size(l->lex->vocab) == NW && l->lex->eos_id == 4 && l->lex->unk_id == 5);
-		CHECK(llr_model_fits(l, m->lex, &e) == LLR_OK);
+		CHECK(llr_rnnlm_fits(l, m->lex, &e) == LLR_OK);
 		/* the loaded model scores like the saved one */
 		int32_t in[3] = {LLR_BOS_ID, 0, 1}, tg[3] = {0, 1, 4};
 		llr_batch bt = {.B = 1, .T = 3, .input = in, .target = tg};
@@ -134,16 +134,16 @@ static void test_round_trip(void)
 		CHECK(!memcmp(la, lb, sizeof la));
 		/* saving the loaded model gives the same bytes */
 		const char *q = tmp("m2.bin");
-		CHECK(llr_model_save(q, l, NULL, &e) == LLR_OK);
+		CHECK(llr_rnnlm_save(q, l, NULL, &e) == LLR_OK);
 		CHECK(same_file(p, q));
-		llr_model_free(l);
-		llr_model_free(m);
+		llr_rnnlm_free(l);
+		llr_rnnlm_free(m);
 	}
 }
 
 static void test_state(void)
 {
-	llr_model *m = make_model(LLR_OUT_LOGLINEAR);
+	llr_rnnlm *m = make_model(LLR_OUT_LOGLINEAR);
 	size_t n;
 	float *w = llr_net_params(m->net, &n);
 	llr_optim_config oc;
@@ -163,18 +163,18 @@ static void test_state(void)
 	ts.best = best;
 	const char *p = tmp("s.bin");
 	llr_err e = {0};
-	CHECK(llr_model_save(p, m, &ts, &e) == LLR_OK);
+	CHECK(llr_rnnlm_save(p, m, &ts, &e) == LLR_OK);
 
 	/* plain load: the best weights */
-	llr_model *l = NULL;
-	CHECK(llr_model_load(p, &l, &e) == LLR_OK);
+	llr_rnnlm *l = NULL;
+	CHECK(llr_rnnlm_load(p, &l, &e) == LLR_OK);
 	if (l)
 		CHECK(!memcmp(llr_net_params(l->net, NULL), best, n * sizeof(float)));
-	llr_model_free(l);
+	llr_rnnlm_free(l);
 
 	/* with state: the current weights, the best aside, everything else */
 	llr_train_state *s = NULL;
-	int rc = llr_model_load_state(p, &l, &s, &e);
+	int rc = llr_rnnlm_load_state(p, &l, &s, &e);
 	CHECK(rc == LLR_OK && s != NULL);
 	if (rc == LLR_OK && s) {
 		CHECK(!memcmp(llr_net_params(l->net, NULL), w, n * sizeof(float)));
@@ -192,18 +192,18 @@ static void test_state(void)
 			CHECK(!memcmp(llr_optim_state(s->optim, k, NULL), llr_optim_state(ts.optim, k, NULL), n * sizeof(float)));
 	}
 	llr_train_state_free(s);
-	llr_model_free(l);
+	llr_rnnlm_free(l);
 
 	/* a model without state loads with *ts == NULL */
-	CHECK(llr_model_save(p, m, NULL, &e) == LLR_OK);
+	CHECK(llr_rnnlm_save(p, m, NULL, &e) == LLR_OK);
 	s = (llr_train_state *)1;
-	CHECK(llr_model_load_state(p, &l, &s, &e) == LLR_OK && s == NULL);
-	llr_model_free(l);
+	CHECK(llr_rnnlm_load_state(p, &l, &s, &e) == LLR_OK && s == NULL);
+	llr_rnnlm_free(l);
 
 	free(g);
 	free(best);
 	llr_optim_free(ts.optim);
-	llr_model_free(m);
+	llr_rnnlm_free(m);
 }
 
 static long file_size(const char *p)
@@ -223,29 +223,29 @@ static void truncate_copy(const char *from, const char *to, long n)
 
 static void test_truncated(void)
 {
-	llr_model *m = make_model(LLR_OUT_LOGLINEAR);
+	llr_rnnlm *m = make_model(LLR_OUT_LOGLINEAR);
 	const char *p = tmp("t.bin"), *q = tmp("t-cut.bin");
 	llr_err e = {0};
-	CHECK(llr_model_save(p, m, NULL, &e) == LLR_OK);
+	CHECK(llr_rnnlm_save(p, m, NULL, &e) == LLR_OK);
 	long sz = file_size(p);
 	long cuts[] = {sz / 3, sz / 2, sz - 2000, sz - 1100};
 	for (int i = 0; i < 4; i++) {
 		truncate_copy(p, q, cuts[i]);
-		llr_model *l = NULL;
+		llr_rnnlm *l = NULL;
 		memset(&e, 0, sizeof e);
-		int rc = llr_model_load(q, &l, &e);
+		int rc = llr_rnnlm_load(q, &l, &e);
 		CHECK(rc < 0 && l == NULL);
 		CHECK(strstr(e.msg, "t-cut.bin") != NULL);
 		if (rc >= 0 || !strstr(e.msg, "t-cut.bin"))
 			printf("# cut at %ld of %ld: rc %d: %s\n", cuts[i], sz, rc, e.msg);
-		llr_model_free(l);
+		llr_rnnlm_free(l);
 	}
-	llr_model_free(m);
+	llr_rnnlm_free(m);
 }
 
 static void test_nan(void)
 {
-	llr_model *m = make_model(LLR_OUT_LOGLINEAR);
+	llr_rnnlm *m = make_model(LLR_OUT_LOGLINEAR);
 	const char *name;
 	int nd;
 	int64_t shape[2];
@@ -255,15 +255,15 @@ static void test_nan(void)
 	llr_net_params(m->net, NULL)[off + 1] = NAN;
 	const char *p = tmp("nan.bin");
 	llr_err e = {0};
-	CHECK(llr_model_save(p, m, NULL, &e) == LLR_OK);
-	llr_model *l = NULL;
-	CHECK(llr_model_load(p, &l, &e) == LLR_ENAN);
+	CHECK(llr_rnnlm_save(p, m, NULL, &e) == LLR_OK);
+	llr_rnnlm *l = NULL;
+	CHECK(llr_rnnlm_load(p, &l, &e) == LLR_ENAN);
 	char want[256];
 	snprintf(want, sizeof want, "nan.bin: params/%s: NaN weights", name);
 	CHECK(strstr(e.msg, want) != NULL);
 	if (!strstr(e.msg, want))
 		printf("# %s\n", e.msg);
-	llr_model_free(m);
+	llr_rnnlm_free(m);
 }
 
 static void test_foreign(void)
@@ -278,15 +278,15 @@ static void test_foreign(void)
 	CHECK(w != NULL);
 	CHECK_OK(llr_lexicon_write(w, x, &e));
 	CHECK_OK(llr_tw_close(w, &e));
-	llr_model *l = NULL;
-	CHECK(llr_model_load(p, &l, &e) == LLR_EKIND);
+	llr_rnnlm *l = NULL;
+	CHECK(llr_rnnlm_load(p, &l, &e) == LLR_EKIND);
 	CHECK(strstr(e.msg, "feat.bin") != NULL);
 
 	/* a model whose meta lacks the configuration */
 	w = llr_tw_open(p, "model", meta, &e);
 	CHECK_OK(llr_lexicon_write(w, x, &e));
 	CHECK_OK(llr_tw_close(w, &e));
-	CHECK(llr_model_load(p, &l, &e) == LLR_EFORMAT);
+	CHECK(llr_rnnlm_load(p, &l, &e) == LLR_EFORMAT);
 	CHECK(strstr(e.msg, "output") != NULL);
 
 	/* a model whose params do not fit its configuration */
@@ -302,7 +302,7 @@ static void test_foreign(void)
 	CHECK_OK(llr_tw_put_raw(w, "params/embed", LLR_F32, 1, sh, junk, &e));
 	CHECK_OK(llr_tw_close(w, &e));
 	memset(&e, 0, sizeof e);
-	CHECK(llr_model_load(p, &l, &e) < 0 && l == NULL);
+	CHECK(llr_rnnlm_load(p, &l, &e) < 0 && l == NULL);
 	CHECK(strstr(e.msg, "feat.bin") != NULL);
 	printf("# shape mismatch: %s\n", e.msg);
 	/* the message names the member, the shape found and the one expected
@@ -310,34 +310,34 @@ static void test_foreign(void)
 	CHECK(strstr(e.msg, "params/embed") != NULL);
 	CHECK(strstr(e.msg, " 3, expected ") != NULL);
 	CHECK(strstr(e.msg, "7x5") != NULL);
-	CHECK(llr_model_load(tmp("absent.bin"), &l, &e) < 0);
+	CHECK(llr_rnnlm_load(tmp("absent.bin"), &l, &e) < 0);
 	llr_meta_free(meta);
 	llr_lexicon_free(x);
 }
 
 static void test_fits(void)
 {
-	llr_model *m = make_model(LLR_OUT_LOGLINEAR);
+	llr_rnnlm *m = make_model(LLR_OUT_LOGLINEAR);
 	llr_lexicon *x = make_lexicon();
 	llr_err e = {0};
-	CHECK(llr_model_fits(m, x, &e) == LLR_OK);
+	CHECK(llr_rnnlm_fits(m, x, &e) == LLR_OK);
 	x->logb[2] += 0.5f;
-	CHECK(llr_model_fits(m, x, &e) == LLR_EFORMAT && strstr(e.msg, "background"));
+	CHECK(llr_rnnlm_fits(m, x, &e) == LLR_EFORMAT && strstr(e.msg, "background"));
 	llr_lexicon_free(x);
 	x = make_lexicon();
 	llr_strmap_add(x->vocab, "chien", 5);
-	CHECK(llr_model_fits(m, x, &e) == LLR_EFORMAT && strstr(e.msg, "vocabularies differ"));
+	CHECK(llr_rnnlm_fits(m, x, &e) == LLR_EFORMAT && strstr(e.msg, "vocabularies differ"));
 	llr_lexicon_free(x);
 	x = make_lexicon();
 	x->phi->data[0] = 2;
-	CHECK(llr_model_fits(m, x, &e) == LLR_EFORMAT && strstr(e.msg, "phi"));
+	CHECK(llr_rnnlm_fits(m, x, &e) == LLR_EFORMAT && strstr(e.msg, "phi"));
 	llr_lexicon_free(x);
-	llr_model_free(m);
-	llr_model_free(NULL);
+	llr_rnnlm_free(m);
+	llr_rnnlm_free(NULL);
 	llr_train_state_free(NULL);
 }
 
-/* llr_model_new takes the sizes from the lexicon, whatever the config
+/* llr_rnnlm_new takes the sizes from the lexicon, whatever the config
  * says, gives zero weights, and leaves the lexicon to the caller when it
  * fails. */
 static void test_new(void)
@@ -354,7 +354,7 @@ static void test_new(void)
 			CHECK_OK(llr_csr_builder_row(b, &col, &v, 1, NULL));
 		}
 		x->psi = llr_csr_builder_finish(b, NULL);
-		llr_model *m = llr_model_new(x, &c, &e);
+		llr_rnnlm *m = llr_rnnlm_new(x, &c, &e);
 		CHECK(m != NULL);
 		if (!m) {
 			printf("# %s\n", e.msg);
@@ -372,13 +372,13 @@ static void test_new(void)
 		for (size_t i = 0; i < n; i++)
 			nz += p[i] != 0;
 		CHECK(n > 0 && nz == 0);
-		llr_model_free(m);
+		llr_rnnlm_free(m);
 
 		/* a refused configuration: NULL, the lexicon still ours */
 		x = make_lexicon();
 		c.hidden = 0;
-		CHECK(llr_model_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
-		CHECK(llr_model_net_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
+		CHECK(llr_rnnlm_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
+		CHECK(llr_rnnlm_net_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
 		llr_lexicon_free(x);
 	}
 	/* a log-linear net needs phi */
@@ -387,7 +387,7 @@ static void test_new(void)
 	x->phi = NULL;
 	llr_net_config c = {.embed = 3, .hidden = 2, .layers = 1, .output = LLR_OUT_LOGLINEAR};
 	llr_err e = {0};
-	CHECK(llr_model_net_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
+	CHECK(llr_rnnlm_net_new(x, &c, &e) == NULL && e.code == LLR_EINVAL);
 	llr_lexicon_free(x);
 }
 
@@ -401,7 +401,7 @@ static void test_chars_tree(void)
 	const int inputs[] = {LLR_IN_CHARS, LLR_IN_SUM, LLR_IN_CONCAT};
 	const int outputs[] = {LLR_OUT_TREE, LLR_OUT_CLASSES, LLR_OUT_SOFTMAX};
 	for (int k = 0; k < 3; k++) {
-		llr_model *m = calloc(1, sizeof *m);
+		llr_rnnlm *m = calloc(1, sizeof *m);
 		m->lex = make_lexicon();
 		llr_err e = {0};
 		m->words = llr_words_new(m->lex->vocab, NULL, 0, &e);
@@ -412,7 +412,7 @@ static void test_chars_tree(void)
 		CHECK(m->net != NULL);
 		if (!m->net) {
 			printf("# %s\n", e.msg);
-			llr_model_free(m);
+			llr_rnnlm_free(m);
 			continue;
 		}
 		llr_net_set_words(m->net, m->words);
@@ -424,13 +424,13 @@ static void test_chars_tree(void)
 			CHECK_OK(llr_net_tree_from_counts(m->net, count, &e));
 		m->meta = llr_meta_new();
 		const char *p = tmp("c.bin"), *q = tmp("c2.bin");
-		CHECK_OK(llr_model_save(p, m, NULL, &e));
-		llr_model *l = NULL;
-		int rc = llr_model_load(p, &l, &e);
+		CHECK_OK(llr_rnnlm_save(p, m, NULL, &e));
+		llr_rnnlm *l = NULL;
+		int rc = llr_rnnlm_load(p, &l, &e);
 		CHECK(rc == LLR_OK);
 		if (rc < 0) {
 			printf("# %s\n", e.msg);
-			llr_model_free(m);
+			llr_rnnlm_free(m);
 			continue;
 		}
 		const llr_net_config *a = llr_net_cfg(m->net), *b = llr_net_cfg(l->net);
@@ -449,20 +449,20 @@ static void test_chars_tree(void)
 		CHECK_OK(llr_net_score(m->net, &bt, la, NULL, NULL));
 		CHECK_OK(llr_net_score(l->net, &bt, lb, NULL, NULL));
 		CHECK(!memcmp(la, lb, sizeof la));
-		CHECK_OK(llr_model_save(q, l, NULL, &e));
+		CHECK_OK(llr_rnnlm_save(q, l, NULL, &e));
 		CHECK(same_file(p, q));
-		llr_model_free(l);
-		llr_model_free(m);
+		llr_rnnlm_free(l);
+		llr_rnnlm_free(m);
 	}
 	/* the model of the last round, cut inside its members: refused */
 	const char *p = tmp("c.bin"), *q = tmp("c-cut.bin");
 	long sz = file_size(p);
 	for (long cut = 1536; cut < sz; cut += 1024) {
 		truncate_copy(p, q, cut);
-		llr_model *l = NULL;
+		llr_rnnlm *l = NULL;
 		llr_err e = {0};
-		CHECK(llr_model_load(q, &l, &e) < 0 && l == NULL);
-		llr_model_free(l);
+		CHECK(llr_rnnlm_load(q, &l, &e) < 0 && l == NULL);
+		llr_rnnlm_free(l);
 	}
 }
 

@@ -337,7 +337,7 @@ static void test_net_model(void)
 {
 	llr_err e = {0};
 	llr_net_config c = {.embed = 5, .hidden = 6, .layers = 1, .output = LLR_OUT_LOGLINEAR};
-	llr_model *m = llr_model_new(ngram_lexicon(), &c, &e);
+	llr_rnnlm *m = llr_rnnlm_new(ngram_lexicon(), &c, &e);
 	CHECK(m != NULL);
 	if (!m)
 		return;
@@ -433,23 +433,23 @@ static void test_net_model(void)
 	/* the model file carries the n-gram */
 	char path[512];
 	snprintf(path, sizeof path, "%s/ngbg.model", test_tmpdir());
-	CHECK(llr_model_save(path, m, NULL, &e) == LLR_OK);
-	llr_model *l = NULL;
-	CHECK(llr_model_load(path, &l, &e) == LLR_OK);
+	CHECK(llr_rnnlm_save(path, m, NULL, &e) == LLR_OK);
+	llr_rnnlm *l = NULL;
+	CHECK(llr_rnnlm_load(path, &l, &e) == LLR_OK);
 	if (l) {
 		CHECK(l->lex->ngram != NULL && llr_ngram_order(l->lex->ngram) == 3);
-		CHECK(llr_model_fits(l, m->lex, &e) == LLR_OK);
+		CHECK(llr_rnnlm_fits(l, m->lex, &e) == LLR_OK);
 		CHECK(llr_net_score(l->net, &bt, lp2, NULL, &e) == LLR_OK);
 		CHECK(!memcmp(lp, lp2, sizeof lp));
-		llr_model_free(l);
+		llr_rnnlm_free(l);
 	}
 	/* a background that is not the n-gram's unigram level is refused */
 	m->lex->logb[3] -= 0.5f;
-	llr_net *bad = llr_model_net_new(m->lex, &c, &e);
+	llr_net *bad = llr_rnnlm_net_new(m->lex, &c, &e);
 	CHECK(bad == NULL && e.code == LLR_EINVAL);
 	llr_net_free(bad);
 	m->lex->logb[3] += 0.5f;
-	llr_model_free(m);
+	llr_rnnlm_free(m);
 }
 
 /* Refusals: no <unk> in the n-gram for a word it lacks. */

@@ -115,9 +115,9 @@ static void test_round_trip(void)
 	llr_lexicon_free(y);
 	remove(path);
 
-	/* the model: llr_model_save writes the lexicon, llr_model_load reads it */
+	/* the model: llr_rnnlm_save writes the lexicon, llr_rnnlm_load reads it */
 	llr_net_config c = {.embed = 4, .hidden = 5, .layers = 1, .output = LLR_OUT_SOFTMAX};
-	llr_model *m = llr_model_new(x, &c, &e);
+	llr_rnnlm *m = llr_rnnlm_new(x, &c, &e);
 	CHECK(m != NULL);
 	if (!m) {
 		printf("# model: %s\n", e.msg);
@@ -125,15 +125,15 @@ static void test_round_trip(void)
 		return;
 	}
 	snprintf(path, sizeof path, "%s/openbg.llrnn", test_tmpdir());
-	CHECK(llr_model_save(path, m, NULL, &e) == LLR_OK);
-	llr_model *m2 = NULL;
-	if (llr_model_load(path, &m2, &e) != LLR_OK)
+	CHECK(llr_rnnlm_save(path, m, NULL, &e) == LLR_OK);
+	llr_rnnlm *m2 = NULL;
+	if (llr_rnnlm_load(path, &m2, &e) != LLR_OK)
 		printf("# load: %s\n", e.msg);
 	CHECK(m2 != NULL);
 	if (m2)
 		same_spelling(m->lex, m2->lex);
-	llr_model_free(m2);
-	llr_model_free(m);
+	llr_rnnlm_free(m2);
+	llr_rnnlm_free(m);
 	remove(path);
 }
 

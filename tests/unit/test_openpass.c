@@ -558,7 +558,7 @@ static void test_exact_norm(void)
 	char why[256];
 	CHECK_OK(llr_lexicon_exact_sigs(x, NULL, NULL, why, sizeof why, &e));
 	llr_net_config c = {.embed = 4, .hidden = 4, .layers = 1, .output = LLR_OUT_LOGLINEAR};
-	llr_model *m = llr_model_new(x, &c, &e);
+	llr_rnnlm *m = llr_rnnlm_new(x, &c, &e);
 	CHECK(m != NULL);
 	if (!m) {
 		printf("# %s\n", e.msg);
@@ -585,7 +585,7 @@ static void test_exact_norm(void)
 		printf("# listed mode off: %lld of 3000 draws differ, the first '%s'\n", (long long)bad, first ? first : "");
 	}
 	llr_open_free(o);
-	llr_model_free(m);
+	llr_rnnlm_free(m);
 }
 
 int main(void)

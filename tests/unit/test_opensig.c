@@ -765,7 +765,7 @@ static void test_open_draw(void)
 	llr_err e = {0};
 	CHECK_OK(llr_lexicon_estimate_sigs(x, 20000, 7, NULL, NULL, &e));
 	llr_net_config cf = {.vocab = 4, .feat_out = 6, .feat_in = 6, .embed = E, .hidden = H, .layers = 1, .output = LLR_OUT_LOGLINEAR};
-	llr_model m = {.lex = x, .net = llr_net_new(&cf, x->phi, NULL, x->logb, NULL)};
+	llr_rnnlm m = {.lex = x, .net = llr_net_new(&cf, x->phi, NULL, x->logb, NULL)};
 	llr_rng r;
 	llr_rng_seed(&r, 3);
 	llr_net_init(m.net, &r);
