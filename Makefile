@@ -54,8 +54,8 @@ endif
 
 # lib/ is grouped by layer, lowest first (README, Layout); every .c under
 # it is the library.  scripts/layers holds the order and checks this list.
-LIB_LAYERS := core text tensor features ngram nn lexicon lm
-LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c)))
+LIB_LAYERS := core text tensor features ngram nn lexicon lm family
+LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c) $(LIB_LAYERS:%=lib/%/*/*.c)))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
 # tools/<tool>.c holds a tool's main; every other tools/*.c is a CLI-only
 # helper, archived in build/libcli.a (never part of libllrnn).

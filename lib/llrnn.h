@@ -27,6 +27,125 @@
 
 #define LLR_VERSION "0.1.0"
 
+/* ================================================================ models
+ *
+ * One model interface (issue 45): open any model file, ask what it is,
+ * score tokenised sentences exactly as score(1) does.  This section is
+ * all a program that only uses models needs; the rest of the header is
+ * the machinery under it.  Types named here and defined further down:
+ * llr_err (errors), llr_meta (tensor archives), llr_norm_stat (networks).
+ *
+ * The families behind the handle (lib/family/families.c lists them):
+ *   rnnlm    LSTM language models, kind "model" without a family key:
+ *            every output (softmax, loglinear, tree, classes) and input
+ *            (word features, characters, both), scored closed or open
+ *            (a spelling model's share of <unk>, or an LL-RNN's own
+ *            features of any string).               describe, score
+ *   ngram    backoff n-grams: ARPA text or the binary archive (kind
+ *            "ngram").                               describe, score
+ *   encdec   encoder-decoders (family=encdec): describe only so far;
+ *            score(1) --source and gen(1) still drive them themselves.
+ *   sentenc  sentence encoders (family=sentenc): describe only so far;
+ *            score(1) --embed and --task still drive them themselves.
+ * An operation a family lacks fails with LLR_EINVAL and a message that
+ * says so ("encoder-decoder models have no llr_model_score yet").
+ * Generation, embedding and training are not operations yet.
+ */
+typedef struct llr_model llr_model;
+typedef struct llr_err llr_err;
+typedef struct llr_meta llr_meta;
+typedef struct llr_norm_stat llr_norm_stat;
+
+/* How words outside the vocabulary are scored (score(1) --open,
+ * --closed): AUTO opens a model that has a spelling model. */
+enum { LLR_OPEN_AUTO = 0, LLR_OPEN_ON = 1, LLR_OPEN_OFF = 2 };
+
+typedef struct llr_model_opts {
+	int open;                /* LLR_OPEN_*; ON without a spelling model fails */
+	int check_norm;          /* llr_model_score fills *norm (costs O(V) a token) */
+	int64_t norm_samples;    /* an open LL-RNN's norm check: draws outside the
+	                            vocabulary (score --norm-samples) */
+	uint64_t seed;           /* and their seed (score -s) */
+} llr_model_opts;
+
+/* score(1)'s defaults: AUTO, no norm check, 100000 draws, seed 20161107. */
+llr_model_opts llr_model_opts_default(void);
+
+/* Open the model at path ("-": stdin, read once) with opts (NULL: the
+ * defaults): an "ngram" archive or ARPA text is an n-gram model, any
+ * other model file goes by the family key of its meta.  The caller
+ * closes *out with llr_model_close.  LLR_EFORMAT, LLR_EKIND, LLR_EIO...
+ * with err naming the file; --open without a spelling model is
+ * LLR_EINVAL. */
+int llr_model_open(const char *path, const llr_model_opts *opts, llr_model **out, llr_err *err);
+void llr_model_close(llr_model *m);
+/* Split a batch of sentences among n threads in llr_model_score (n <= 1:
+ * the calling thread), each using the BLAS threads the caller set
+ * (llr_blas_set_threads; 1 is best, score(1) --threads).  A no-op for
+ * the families that score without BLAS. */
+int llr_model_set_threads(llr_model *m, int n, llr_err *err);
+
+/* How llr_model_score scores a word outside the vocabulary. */
+enum { LLR_OOV_UNK = 0,      /* as <unk> */
+       LLR_OOV_SPREAD = 1,   /* p(<unk> | K) p_spell(w) / (1 - S_V) */
+       LLR_OOV_FEATURES = 2, /* an LL-RNN's own row of the string's features */
+       LLR_OOV_ZERO = 3      /* an n-gram without <unk>: log p 0, the context cut (SRILM) */
+};
+
+/* The operations of llr_model_info.ops. */
+enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2 };
+
+/* What llr_model_describe tells; the strings are the model's (valid
+ * until llr_model_close). */
+typedef struct llr_model_info {
+	const char *kind;    /* the meta's kind: "model" or "ngram" ("ngram" for ARPA) */
+	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc" */
+	int64_t vocab;       /* (target) vocabulary size, <s>, </s> and <unk> included */
+	int order;           /* n-gram order; 0 for networks */
+	int layers, embed, hidden; /* network sizes; 0 for n-grams */
+	const char *output;  /* rnnlm: "softmax", "loglinear", "tree", "classes"; else NULL */
+	const char *input;   /* rnnlm: "word", "chars", "concat", "sum"; else NULL */
+	int spelling;        /* 1: it carries a spelling model (open scoring possible) */
+	int oov;             /* LLR_OOV_*: how llr_model_score scores OOVs as opened */
+	double log_outside;  /* LLR_OOV_SPREAD: ln(1 - S_V); else 0 */
+	double spell_lambda; /* LLR_OOV_FEATURES: the open background's lambda; else 0 */
+	size_t sigs;         /* LLR_OOV_FEATURES: signatures; else 0 */
+	unsigned ops;        /* LLR_MODEL_* it has */
+} llr_model_info;
+
+int llr_model_describe(const llr_model *m, llr_model_info *info);
+/* The model file's meta (every key of llrnn-model(5)); NULL for n-gram
+ * models. */
+const llr_meta *llr_model_meta(const llr_model *m);
+
+/* A tokenised sentence: n words, NUL-terminated, without <s> and </s>. */
+typedef struct llr_sentence {
+	const char *const *words;
+	size_t n;
+} llr_sentence;
+
+/* Score B sentences at once (every sentence from <s>).  Sentence b has
+ * n_b + 1 predictions, its words then </s>, written at logp[o_b + t] and
+ * oov[o_b + t] for t = 0 .. n_b, o_b = sum over i < b of (n_i + 1):
+ * logp the natural log of p(token | <s> and the words before), oov 1 for
+ * a word outside the vocabulary, scored as info.oov says.  With
+ * opts.check_norm, *norm (may be NULL otherwise) gets the batch's
+ * normalisation figures: err the signed sum p - 1 where it is largest in
+ * magnitude, se, lo and hi as llr_net_norm.  LLR_EINVAL for a closed
+ * model without <unk> meeting an OOV, or a family without the operation;
+ * LLR_ENOMEM.  Not thread-safe on one handle. */
+int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
+                    llr_norm_stat *norm, llr_err *err);
+
+/* Until generation is an operation: the n-gram model behind m (NULL
+ * for other families; gen(1) samples from it); and an open LL-RNN's
+ * open-vocabulary state (NULL unless info.oov is LLR_OOV_FEATURES), for
+ * the details of its norm check (llr_open_norm_*).  Owned by m. */
+typedef struct llr_ngram llr_ngram;
+typedef struct llr_open llr_open;
+const llr_ngram *llr_model_ngram(const llr_model *m);
+const llr_open *llr_model_openvocab(const llr_model *m);
+
 /* ---------------------------------------------------------------- errors */
 
 enum {
@@ -1099,6 +1218,46 @@ llr_net *llr_rnnlm_net_new(const llr_lexicon *x, const llr_net_config *c, llr_er
  * (NULL, err set) x is still the caller's. */
 llr_rnnlm *llr_rnnlm_new(llr_lexicon *x, const llr_net_config *c, llr_err *err);
 
+/* A word's feature row in a buffer that grows (lib/family/rnnlm/rows.c);
+ * zero-initialise, free with llr_row_free. */
+typedef struct llr_row {
+	int32_t *cols;
+	float *vals;
+	size_t cap;
+} llr_row;
+/* Room for n entries: LLR_OK or LLR_ENOMEM (r unchanged). */
+int llr_row_reserve(llr_row *r, size_t n, llr_err *err);
+/* w's row of phi (input_side 0) or psi (1) into r, growing it: the
+ * features the lexicon's extractors give a word (llr_lexicon_word_row;
+ * any 0) or, for an open model, those of any string
+ * (llr_lexicon_any_row; any 1).  Its length in *n. */
+int llr_row_fill(llr_row *r, const llr_lexicon *x, const char *w, size_t len, int input_side, int any, size_t *n,
+                 llr_err *err);
+void llr_row_free(llr_row *r);
+
+/* The input ids of words for an LSTM LM's forward pass, as score and gen
+ * give them (lib/family/rnnlm/inputs.c): a vocabulary word is its id; a
+ * word outside the vocabulary gets, in a log-linear model, a new row of
+ * psi with the input features extracted from the string (<unk>'s id if
+ * it has none), and with a character-aware input a new id (its spelling,
+ * llr_words_add on m->words, and a psi row when the net reads psi too).
+ * m is borrowed and must outlive it; path names m in messages.
+ * LLR_EFORMAT when m has no </s>, or psi does not fit the network. */
+typedef struct llr_rnnlm_inputs llr_rnnlm_inputs;
+llr_rnnlm_inputs *llr_rnnlm_inputs_new(llr_rnnlm *m, const char *path, llr_err *err);
+void llr_rnnlm_inputs_free(llr_rnnlm_inputs *in);
+/* The input id of word w whose vocabulary id is vid (-1 if unseen), or a
+ * negative code. */
+int32_t llr_rnnlm_inputs_add(llr_rnnlm_inputs *in, const char *w, size_t len, int32_t vid, llr_err *err);
+/* Forget the rows and spellings added since the last reset. */
+void llr_rnnlm_inputs_reset(llr_rnnlm_inputs *in);
+/* The matrix to pass as llr_batch.psi or llr_net_step's psi: NULL while
+ * no row was added (the net's own psi is then exact). */
+const llr_csr *llr_rnnlm_inputs_psi(const llr_rnnlm_inputs *in);
+/* Target id of w: its vocabulary id, or <unk>'s (*oov set to 1 for
+ * both); LLR_EINVAL when w is unseen and m has no <unk>. */
+int32_t llr_rnnlm_target(const llr_rnnlm *m, const char *w, size_t len, int *oov, llr_err *err);
+
 /* ------------------------------------------------------ sentence encoders */
 
 /* Sentence encoders trained on the discourse objectives of disc-pairs
@@ -1765,6 +1924,21 @@ typedef struct llr_open_rows {
 } llr_open_rows;
 void llr_open_get_rows(const llr_open *o, llr_open_rows *R);
 llr_rnnlm *llr_open_model(const llr_open *o);
+/* The targets outside V' of a batch scored open (lib/family/rnnlm/
+ * openrows.c): each string becomes a row of its own
+ * (llr_lexicon_any_row) with its ln b(w) (llr_open_logb), for llr_batch's
+ * xphi and xlogb.  op is borrowed. */
+typedef struct llr_open_batch llr_open_batch;
+llr_open_batch *llr_open_batch_new(const llr_open *op, llr_err *err);
+void llr_open_batch_free(llr_open_batch *s);
+/* A new batch: no rows yet. */
+void llr_open_batch_reset(llr_open_batch *s);
+/* Target id of w: its id in V', or V + i for the batch's i-th string
+ * outside V' (*oov set to 1); a negative code on error. */
+int32_t llr_open_batch_target(llr_open_batch *s, const char *w, size_t len, int *oov, llr_err *err);
+/* The batch's rows and log backgrounds (NULL, NULL when none); owned by
+ * s until the next reset. */
+int llr_open_batch_finish(llr_open_batch *s, const llr_csr **xphi, const float **xlogb, llr_err *err);
 /* The context-free fit of the output bias (lib/lm/openfit.c): beta (F)
  * maximising the mean log-likelihood of the targets, count[y] of row y
  * (V words, then S signatures), under p(y) = e^{lb(y) + beta.phi(y)} / Z,

@@ -14,9 +14,9 @@
 #include "cli.h"
 #include "progress.h"
 #include "gen_encdec.h"
+#include "gen_lm.h"
+#include "gen_ngram.h"
 #include "gen_open.h"
-#include "score_lm.h"
-#include "score_ngram.h"
 #include "tokcheck.h"
 
 static const char usage[] =
@@ -794,15 +794,27 @@ static void run(generator *g)
 	prefix_free(&p);
 }
 
-/* An n-gram model: sampling and greedy decoding in gen_ngram.c. */
-static int run_ngram(const generator *g, sngram *ng)
+/* An n-gram model: sampling and greedy decoding in gen_ngram.c.  0 when
+ * the model is not an n-gram model. */
+static int run_ngram(const generator *g, int *rc)
 {
+	llr_err err = {0};
+	int k = llr_ngram_sniff(g->opt.model, &err);
+	if (k < 0)
+		cli_die_err(&err);
+	if (k == 0)
+		return 0;
+	llr_model_opts mo = llr_model_opts_default();
+	mo.open = LLR_OPEN_OFF;
+	llr_model *m;
+	if (llr_model_open(g->opt.model, &mo, &m, &err) != LLR_OK)
+		cli_die_err(&err);
 	if (g->opt.beam || g->opt.show_features)
 		cli_usage_error(usage, "--beam and --show-features need a neural model, not an n-gram model");
 	gen_ngram_opts o = {g->opt.n, g->opt.seed, g->opt.max_len, g->opt.no_unk, g->opt.logprob, g->opt.quiet, g->opt.so, g->opt.prefix_text, g->opt.prefix_file, g->opt.output};
-	int rc = gen_ngram(ng, &o);
-	sngram_free(ng);
-	return rc;
+	*rc = gen_ngram(llr_model_ngram(m), &o);
+	llr_model_close(m);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -813,9 +825,9 @@ int main(int argc, char **argv)
 		return gen_encdec_main(argc, argv);
 	generator g = {0};
 	parse_args(&g, argc, argv);
-	sngram ng;
-	if (sngram_open(&ng, g.opt.model))
-		return run_ngram(&g, &ng);
+	int rc;
+	if (run_ngram(&g, &rc))
+		return rc;
 	generator_init(&g);
 	cli_output_open_lines(&g.out, g.opt.output);
 	cli_progress_init(&g.prog, g.opt.quiet, g.out.fp == stdout);

@@ -12,10 +12,17 @@
 
 #include "cli.h"
 #include "progress.h"
-#include "score_ngram.h"
+#include "gen_ngram.h"
+
+/* The model and what gen asks of it at every word. */
+typedef struct gmodel {
+	const llr_ngram *m;
+	int order;
+	int32_t V, bos, eos, unk;
+} gmodel;
 
 typedef struct gctx {
-	sngram *s;
+	gmodel *s;
 	const gen_ngram_opts *o;
 	llr_sampler *sampler;
 	llr_rng master;
@@ -41,7 +48,7 @@ static void push(gctx *g, int32_t id)
 /* log p (natural) of every word after the last order-1 ids of g. */
 static void fill_row(gctx *g)
 {
-	const sngram *s = g->s;
+	const gmodel *s = g->s;
 	int nctx = (int)(g->n < (size_t)(s->order - 1) ? g->n : (size_t)(s->order - 1));
 	const int32_t *ctx = g->ids + g->n - (size_t)nctx;
 	for (int32_t w = 0; w < s->V; w++)
@@ -61,7 +68,7 @@ static void put_word(gctx *g, const char *w, size_t len)
 /* The sentences after one prefix line. */
 static void generate(gctx *g, const char *line, size_t len)
 {
-	const sngram *s = g->s;
+	const gmodel *s = g->s;
 	long long count = g->o->so.greedy ? 1 : g->o->n;
 	for (long long i = 0; i < count; i++) {
 		llr_rng rng;
@@ -104,15 +111,16 @@ static void generate(gctx *g, const char *line, size_t len)
 	}
 }
 
-int gen_ngram(sngram *s, const gen_ngram_opts *o)
+int gen_ngram(const llr_ngram *m, const gen_ngram_opts *o)
 {
+	gmodel s = {m, llr_ngram_order(m), llr_ngram_vocab_size(m), llr_ngram_bos(m), llr_ngram_eos(m), llr_ngram_unk(m)};
 	gctx g = {0};
 	llr_err err = {0};
-	g.s = s;
+	g.s = &s;
 	g.o = o;
-	if (!(g.sampler = llr_sampler_new(s->V, &err)))
+	if (!(g.sampler = llr_sampler_new(s.V, &err)))
 		cli_die_err(&err);
-	g.row = emalloc((size_t)s->V * sizeof *g.row);
+	g.row = emalloc((size_t)s.V * sizeof *g.row);
 	llr_rng_seed(&g.master, o->seed);
 	cli_output out;
 	cli_output_open_lines(&out, o->output);

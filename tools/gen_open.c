@@ -32,12 +32,14 @@ void genopen_init(genopen *o, slm *lm, int closed, int64_t tries)
 	o->tries = tries;
 	if (closed || !lm->lex->spell)
 		return;
-	if (sllopen_init(&o->ll, lm, 0, 0)) {
+	llr_err e = {0};
+	if (llr_net_cfg(lm->net)->output == LLR_OUT_LOGLINEAR && llr_lexicon_sigs(lm->lex)) {
+		if (!(o->op = llr_open_new(lm->model, &e)) || !(o->rows = llr_open_batch_new(o->op, &e)))
+			cli_die("open vocabulary: %s", e.msg);
 		o->mode = GOPEN_LL;
 		o->W = llr_net_out_width(lm->net);
 		return;
 	}
-	llr_err e = {0};
 	if (!(o->bg = llr_openbg_new(lm->lex, &e)))
 		cli_die("open vocabulary: %s", e.msg);
 	o->mode = GOPEN_SPELL;
@@ -45,8 +47,8 @@ void genopen_init(genopen *o, slm *lm, int closed, int64_t tries)
 
 void genopen_free(genopen *o)
 {
-	if (o->mode == GOPEN_LL)
-		sllopen_free(&o->ll);
+	llr_open_batch_free(o->rows);
+	llr_open_free(o->op);
 	llr_openbg_free(o->bg);
 	memset(o, 0, sizeof *o);
 }
@@ -73,7 +75,7 @@ int32_t genopen_pick(genopen *o, llr_sampler *s, const llr_sample_opts *so, floa
 		int64_t d = 0;
 		int rc = 0;
 		if (o->mode == GOPEN_LL && id >= o->V) {
-			rc = llr_open_draw(o->ll.op, id - o->V, rng, o->tries, word, &lq, &d, &e);
+			rc = llr_open_draw(o->op, id - o->V, rng, o->tries, word, &lq, &d, &e);
 			*sig = id - o->V;
 		} else if (o->mode == GOPEN_SPELL && id == o->unk && !so->greedy) {
 			rc = llr_openbg_draw(o->bg, rng, o->tries, word, &lq, &d, &e);
@@ -111,22 +113,23 @@ void genopen_prefix(genopen *o, slm *lm, char *const *ws, size_t n, const int32_
 	int32_t *bin = ereallocarray(NULL, n, sizeof *bin), *tg = ereallocarray(NULL, n, sizeof *tg);
 	float *lp = ereallocarray(NULL, n, sizeof *lp);
 	int any = 0;
-	sllopen_reset(&o->ll);
+	llr_err e = {0};
+	llr_open_batch_reset(o->rows);
 	for (size_t k = 0; k < n; k++) {
 		int oov;
 		bin[k] = k ? in[k - 1] : LLR_BOS_ID;
-		tg[k] = sllopen_target(&o->ll, ws[k], strlen(ws[k]), &oov);
+		if ((tg[k] = llr_open_batch_target(o->rows, ws[k], strlen(ws[k]), &oov, &e)) < 0)
+			cli_die_err(&e);
 		any |= oov;
 	}
 	llr_batch bt = {.B = 1, .T = (int)n, .input = bin, .target = tg, .psi = slm_psi(lm)};
-	sllopen_finish(&o->ll, &bt.xphi, &bt.xlogb);
-	llr_err e = {0};
-	if (any && llr_net_score(lm->net, &bt, lp, NULL, &e) != LLR_OK)
+	if (llr_open_batch_finish(o->rows, &bt.xphi, &bt.xlogb, &e) < 0 ||
+	    (any && llr_net_score(lm->net, &bt, lp, NULL, &e) != LLR_OK))
 		cli_die_err(&e);
 	for (size_t k = 0; any && k < n; k++)
 		if (tg[k] >= o->V)
 			lps[k] = lp[k];
-	sllopen_reset(&o->ll);
+	llr_open_batch_reset(o->rows);
 	free(bin);
 	free(tg);
 	free(lp);

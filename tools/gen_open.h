@@ -10,7 +10,7 @@
 #ifndef LLR_GEN_OPEN_H
 #define LLR_GEN_OPEN_H
 
-#include "score_llopen.h"
+#include "gen_lm.h"
 
 enum { GOPEN_CLOSED,  /* today's generation: <unk> is a word */
        GOPEN_LL,      /* signatures next to the words */
@@ -18,7 +18,8 @@ enum { GOPEN_CLOSED,  /* today's generation: <unk> is a word */
 
 typedef struct genopen {
 	int mode;
-	sllopen ll;     /* GOPEN_LL: the open network, the prefix's rows */
+	llr_open *op;          /* GOPEN_LL: the open network */
+	llr_open_batch *rows;  /* and the prefix's rows */
 	llr_openbg *bg; /* GOPEN_SPELL */
 	int32_t V, W, unk;
 	int64_t tries;                   /* p_spell draws a spelling may take */

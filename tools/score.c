@@ -1,9 +1,11 @@
 /*
  * score - log-probabilities of sentences under an llrnn model, one output
- * line per input line (score(1)).  Reads tokens, looks words up, gives
- * unseen words their extracted input features, and asks the library's
- * forward pass (llr_net_score) for log p of every word and of </s>; it
- * has no network code of its own.  The summary goes to stderr.
+ * line per input line (score(1)).  Reads tokens into batches and asks
+ * the one model interface (llr_model_open, llr_model_score) for log p of
+ * every word and of </s>, whatever the model's family; here are the
+ * options, the output lines and the summary on stderr.  Encoder-decoders
+ * and sentence encoders still have their own paths (score_encdec.c,
+ * score_disc.c).
  */
 #include <getopt.h>
 #include <math.h>
@@ -16,8 +18,6 @@
 #include "score_disc.h"
 #include "gen_encdec.h"
 #include "score_llopen.h"
-#include "score_lm.h"
-#include "score_ngram.h"
 #include "score_open.h"
 #include "score_stats.h"
 
@@ -122,6 +122,7 @@ typedef struct sline {
 	size_t *tok;  /* n token offsets into text */
 	int blank;    /* no token at all: skipped unless --blank-lines score */
 	int bos, eos; /* a <s> before the words, a </s> after them (markers) */
+	const char **words; /* n tokens in text, set before scoring */
 	size_t cap;
 	const char *file;
 	size_t lineno;
@@ -137,7 +138,7 @@ typedef struct scorer {
 		double base_div; /* ln(base) */
 		const char *base_name;
 		int batch, threads;
-		int open; /* SOPEN_* */
+		int open; /* LLR_OPEN_* */
 		long long norm_samples;
 		unsigned long long seed;
 		const char *model, *output;
@@ -148,16 +149,14 @@ typedef struct scorer {
 	} tot;
 	sstats all, file; /* the counts of the run, of the current file */
 	int unk_warned;   /* an n-gram model without <unk> met an OOV */
-	slm lm;
-	sllopen op; /* open scoring of an LL-RNN with a spelling background (score_llopen.c) */
-	sngram ng; /* an n-gram model instead of lm (score_ngram.c) */
-	sopen open;   /* open-vocabulary scoring (score_open.c) */
+	llr_model *m;
+	llr_model_info info;
+	size_t chars; /* the scored lines' characters, for open scoring (sopen_count) */
 	sline *lines; /* opt.batch slots */
+	llr_sentence *sent;
 	int nlines;
-	/* the batch, time-major: T x nlines */
-	int32_t *in_ids, *tgt_ids;
-	float *lp;
-	double *lp_open; /* added to lp: an OOV word's share of <unk> (open mode), else 0 */
+	/* the batch's predictions, line after line: n + 1 a line */
+	double *lp;
 	unsigned char *oov_at;
 	size_t ids_cap;
 	llr_buf outb;
@@ -184,6 +183,7 @@ static const char *take_line(sline *s, const char *line, size_t len, const char 
 		if (s->n == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 32;
 			s->tok = ereallocarray(s->tok, s->cap, sizeof *s->tok);
+			s->words = ereallocarray(s->words, s->cap, sizeof *s->words);
 		}
 		s->tok[s->n++] = (size_t)(tok - p);
 		p[pos] = '\0'; /* it was a separator, or the end */
@@ -238,32 +238,20 @@ static void put_num(const scorer *sc, llr_buf *b, double v)
 		cli_oom();
 }
 
-/* The log-probability of the token at k (time-major). */
-static double tok_lp(const scorer *sc, size_t k)
-{
-	return (double)sc->lp[k] + sc->lp_open[k];
-}
-
 static void ensure_ids(scorer *sc, size_t n)
 {
 	if (n <= sc->ids_cap)
 		return;
 	size_t cap = n + n / 2;
-	free(sc->in_ids);
-	free(sc->tgt_ids);
 	free(sc->lp);
-	free(sc->lp_open);
 	free(sc->oov_at);
-	sc->in_ids = ereallocarray(NULL, cap, sizeof *sc->in_ids);
-	sc->tgt_ids = ereallocarray(NULL, cap, sizeof *sc->tgt_ids);
 	sc->lp = ereallocarray(NULL, cap, sizeof *sc->lp);
-	sc->lp_open = ecalloc(cap, sizeof *sc->lp_open);
 	sc->oov_at = emalloc(cap);
 	sc->ids_cap = cap;
 }
 
-/* The JSON object of line s (column b of a batch of B). */
-static int put_json(const scorer *sc, llr_buf *o, const sline *s, int b, int B, double sum, size_t noov)
+/* The JSON object of line s, whose predictions start at o0. */
+static int put_json(const scorer *sc, llr_buf *o, const sline *s, size_t o0, double sum, size_t noov)
 {
 	const size_t T = s->n + 1;
 	int bad = llr_buf_append(o, "{\"logprob\":", 11);
@@ -272,11 +260,11 @@ static int put_json(const scorer *sc, llr_buf *o, const sline *s, int b, int B, 
 	if (sc->opt.per_token) {
 		bad |= llr_buf_append(o, ",\"per_token\":[", 14);
 		for (size_t t = 0; t < T; t++) {
-			size_t k = t * (size_t)B + (size_t)b;
+			size_t k = o0 + t;
 			bad |= llr_buf_append(o, t ? ",{\"token\":" : "{\"token\":", t ? 10 : 9);
 			json_string(o, t < s->n ? s->text.data + s->tok[t] : LLR_EOS);
 			bad |= llr_buf_append(o, ",\"logprob\":", 11);
-			put_num(sc, o, tok_lp(sc, k));
+			put_num(sc, o, sc->lp[k]);
 			bad |= llr_buf_printf(o, ",\"oov\":%s}", sc->oov_at[k] ? "true" : "false") < 0;
 		}
 		bad |= llr_buf_putc(o, ']');
@@ -284,27 +272,32 @@ static int put_json(const scorer *sc, llr_buf *o, const sline *s, int b, int B, 
 	return bad | llr_buf_putc(o, '}');
 }
 
-/* The tab-separated fields of line s (column b of a batch of B). */
-static int put_tsv(const scorer *sc, llr_buf *o, const sline *s, int b, int B, double sum, size_t noov)
+/* The tab-separated fields of line s, whose predictions start at o0. */
+static int put_tsv(const scorer *sc, llr_buf *o, const sline *s, size_t o0, double sum, size_t noov)
 {
 	const size_t T = s->n + 1;
 	put_num(sc, o, sum);
 	int bad = llr_buf_printf(o, "\t%zu\t%zu", T, noov) < 0;
 	for (size_t t = 0; sc->opt.per_token && t < T; t++) {
-		size_t k = t * (size_t)B + (size_t)b;
 		const char *w = t < s->n ? s->text.data + s->tok[t] : LLR_EOS;
 		bad |= llr_buf_printf(o, "\t%s=", w) < 0;
-		put_num(sc, o, tok_lp(sc, k));
+		put_num(sc, o, sc->lp[o0 + t]);
 	}
 	return bad;
+}
+
+/* OOV words scored by their spelling (score(1), "Open vocabulary"). */
+static int open_scoring(const scorer *sc)
+{
+	return sc->info.oov == LLR_OOV_SPREAD || sc->info.oov == LLR_OOV_FEATURES;
 }
 
 /* What the figures with OOVs count them as (score(1), "Summary"). */
 static const char *oov_rule(const scorer *sc)
 {
-	if (sc->open.g)
+	if (open_scoring(sc))
 		return "OOVs scored by their spelling";
-	if (sc->ng.m && sc->ng.unk < 0)
+	if (sc->info.oov == LLR_OOV_ZERO)
 		return "OOVs at log p 0: the model has no <unk>";
 	return "OOVs scored as <unk>";
 }
@@ -325,7 +318,7 @@ static void put_sentence(const scorer *sc, const sline *s)
 	fputc('\n', fp);
 }
 
-static void write_line(scorer *sc, const sline *s, int b, int B)
+static void write_line(scorer *sc, const sline *s, size_t o0)
 {
 	llr_buf *o = &sc->outb;
 	llr_buf_clear(o);
@@ -340,17 +333,15 @@ static void write_line(scorer *sc, const sline *s, int b, int B)
 	}
 	const size_t T = s->n + 1;
 	sstats st = {.sentences = 1, .words = s->n};
-	for (size_t t = 0; t < T; t++) {
-		size_t k = t * (size_t)B + (size_t)b;
-		sstats_token(&st, tok_lp(sc, k), sc->oov_at[k]);
-	}
-	if (st.oovs && sc->ng.m && sc->ng.unk < 0 && !sc->unk_warned) {
+	for (size_t k = o0; k < o0 + T; k++)
+		sstats_token(&st, sc->lp[k], sc->oov_at[k]);
+	if (st.oovs && sc->info.oov == LLR_OOV_ZERO && !sc->unk_warned) {
 		cli_warn("%s: the model has no <unk>: OOV words (the first at %s:%zu) get log p 0 and cut the context, as in SRILM; ppl and ppl1 leave them out, the figures with OOVs count them at 0",
 		         sc->opt.model, s->file, s->lineno);
 		sc->unk_warned = 1;
 	}
-	if (sc->open.g)
-		sopen_count(&sc->open, s->text.data, s->tok, s->n);
+	if (open_scoring(sc))
+		sc->chars += sopen_count(s->text.data, s->tok, s->n);
 	sstats_add(&sc->file, &st);
 
 	if (sc->opt.format == FMT_SRILM) {
@@ -361,51 +352,10 @@ static void write_line(scorer *sc, const sline *s, int b, int B)
 		}
 		return;
 	}
-	int bad = sc->opt.format == FMT_JSON ? put_json(sc, o, s, b, B, st.logp, st.oovs) : put_tsv(sc, o, s, b, B, st.logp, st.oovs);
+	int bad = sc->opt.format == FMT_JSON ? put_json(sc, o, s, o0, st.logp, st.oovs) : put_tsv(sc, o, s, o0, st.logp, st.oovs);
 	if (bad || llr_buf_putc(o, '\n'))
 		cli_oom();
 	fwrite(o->data, 1, o->len, sc->out.fp);
-}
-
-/* Fill the batch's ids (T steps of B lines, time-major) from the lines:
- * input <s> then the words, target the words then </s>, padding after. */
-static void fill_ids(scorer *sc, int B, size_t T)
-{
-	slm *lm = &sc->lm;
-	slm_input_reset(lm);
-	if (sc->op.op)
-		sllopen_reset(&sc->op);
-	for (int b = 0; b < B; b++) {
-		sline *s = &sc->lines[b];
-		for (size_t t = 0; t < T; t++) {
-			size_t k = t * (size_t)B + (size_t)b;
-			sc->oov_at[k] = 0;
-			sc->lp[k] = 0;
-			sc->lp_open[k] = 0;
-			if (t > s->n) { /* padding */
-				sc->in_ids[k] = LLR_BOS_ID;
-				sc->tgt_ids[k] = -1;
-				continue;
-			}
-			int oov = 0;
-			if (t < s->n) {
-				const char *w = s->text.data + s->tok[t];
-				size_t len = strlen(w);
-				int32_t vid = slm_word(lm, w, len);
-				sc->tgt_ids[k] = sc->op.op ? sllopen_target(&sc->op, w, len, &oov) : slm_target(lm, w, len, &oov);
-				sc->oov_at[k] = (unsigned char)oov;
-				if (oov && sc->open.g && !sc->op.op)
-					sc->lp_open[k] = sopen_oov(&sc->open, w, len);
-				/* word t is the input of position t + 1 */
-				if (t + 1 < T)
-					sc->in_ids[k + (size_t)B] = slm_input(lm, w, len, vid);
-			} else {
-				sc->tgt_ids[k] = lm->eos_id;
-			}
-			if (t == 0)
-				sc->in_ids[k] = LLR_BOS_ID;
-		}
-	}
 }
 
 /* A batch's norm check (ns): it fails when a deviation is beyond
@@ -433,50 +383,30 @@ static void check_norm(scorer *sc, const llr_norm_stat *ns)
 		cli_warn("%s:%zu-%zu: distribution sums to 1 %+.3g%s", first->file, first->lineno, last->lineno, ns->err, se);
 }
 
-/* The batch's log-probabilities from the n-gram model (lp and oov_at,
- * time-major as fill_ids lays them out). */
-static void ngram_batch(scorer *sc, int B, llr_norm_stat *norm)
-{
-	for (int b = 0; b < B; b++) {
-		const sline *s = &sc->lines[b];
-		double e = sngram_line(&sc->ng, s->text.data, s->tok, s->n, sc->lp + b, sc->oov_at + b, (size_t)B, sc->opt.check_norm);
-		if (!(fabs(e) <= fabs(norm->err)))
-			norm->err = e;
-		if (!(fabs(e) <= norm->lo))
-			norm->lo = norm->hi = fabs(e);
-	}
-}
-
-/* Score the pending lines (one llr_net_score call; the library splits it
- * across threads with --threads) and write them. */
+/* Score the pending lines (one llr_model_score call; the library splits
+ * it across threads with --threads) and write them. */
 static void flush_batch(scorer *sc)
 {
 	if (sc->nlines == 0)
 		return;
 	const int B = sc->nlines;
-	size_t T = 0;
-	for (int b = 0; b < B; b++)
-		T = MAX(T, sc->lines[b].n + 1);
-	ensure_ids(sc, T * (size_t)B);
-	llr_norm_stat norm = {0};
-	if (sc->ng.m) {
-		ngram_batch(sc, B, &norm);
-	} else {
-		fill_ids(sc, B, T);
-		llr_batch bt = {.B = B, .T = (int)T, .input = sc->in_ids, .target = sc->tgt_ids, .psi = slm_psi(&sc->lm)};
-		if (sc->op.op)
-			sllopen_finish(&sc->op, &bt.xphi, &bt.xlogb);
-		llr_err err = {0};
-		double e;
-		if (llr_net_score(sc->lm.net, &bt, sc->lp, sc->opt.check_norm ? &e : NULL, &err) != LLR_OK)
-			cli_die_err(&err);
-		if (sc->opt.check_norm)
-			norm = llr_net_norm(sc->lm.net);
+	size_t n = 0;
+	for (int b = 0; b < B; b++) {
+		sline *s = &sc->lines[b];
+		for (size_t t = 0; t < s->n; t++)
+			s->words[t] = s->text.data + s->tok[t];
+		sc->sent[b] = (llr_sentence){s->words, s->n};
+		n += s->n + 1;
 	}
+	ensure_ids(sc, n);
+	llr_norm_stat norm = {0};
+	llr_err err = {0};
+	if (llr_model_score(sc->m, sc->sent, (size_t)B, sc->lp, sc->oov_at, &norm, &err) != LLR_OK)
+		cli_die_err(&err);
 	if (sc->opt.check_norm)
 		check_norm(sc, &norm);
-	for (int b = 0; b < B; b++)
-		write_line(sc, &sc->lines[b], b, B);
+	for (size_t b = 0, o = 0; b < (size_t)B; o += sc->lines[b].n + 1, b++)
+		write_line(sc, &sc->lines[b], o);
 	sc->nlines = 0;
 }
 
@@ -529,17 +459,19 @@ static void summary(const scorer *sc)
 {
 	const sstats *t = &sc->all;
 	sstats_summary(t, sc->opt.base_name, sc->opt.base_div, oov_rule(sc));
-	if (sc->op.op)
-		sllopen_summary(&sc->op);
-	if (sc->open.g)
-		sopen_summary(&sc->open, !sc->op.op, t->logp, t->logp_oov, t->words, t->sentences, t->oovs);
+	const llr_open *op = llr_model_openvocab(sc->m);
+	if (op)
+		sllopen_summary(&sc->info, llr_model_meta(sc->m));
+	if (open_scoring(sc))
+		sopen_summary(&sc->info, sc->chars, t->logp, t->logp_oov, t->words, t->sentences, t->oovs);
 	if (sc->opt.check_norm) {
 		const llr_norm_stat *n = &sc->tot.norm;
+		long long draws = op ? sc->opt.norm_samples : 0;
 		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g", cli_prog, fabs(n->err), sc->tot.norm_bad, NORM_TOL);
-		fprintf(stderr, sllopen_norm_drawn(&sc->op) ? " by more than %g standard errors\n" : "\n", LLR_NORM_Z);
+		fprintf(stderr, sllopen_norm_drawn(op, draws) ? " by more than %g standard errors\n" : "\n", LLR_NORM_Z);
 		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + n->err);
-		if (sc->op.op)
-			sllopen_norm_summary(&sc->op, n, NORM_TOL);
+		if (op)
+			sllopen_norm_summary(op, llr_model_meta(sc->m), draws, n, NORM_TOL);
 	}
 }
 
@@ -649,9 +581,9 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 			break;
 		case OPT_OPEN:
 		case OPT_CLOSED:
-			if (sc->opt.open != SOPEN_AUTO && sc->opt.open != (c == OPT_OPEN ? SOPEN_ON : SOPEN_OFF))
+			if (sc->opt.open != LLR_OPEN_AUTO && sc->opt.open != (c == OPT_OPEN ? LLR_OPEN_ON : LLR_OPEN_OFF))
 				cli_usage_error(usage, "--open and --closed exclude each other");
-			sc->opt.open = c == OPT_OPEN ? SOPEN_ON : SOPEN_OFF;
+			sc->opt.open = c == OPT_OPEN ? LLR_OPEN_ON : LLR_OPEN_OFF;
 			break;
 		default:
 			disc_opt(c, optarg, dopt);
@@ -671,19 +603,15 @@ static void scorer_free(scorer *sc)
 	for (int b = 0; b < sc->opt.batch; b++) {
 		llr_buf_free(&sc->lines[b].text);
 		free(sc->lines[b].tok);
+		free(sc->lines[b].words);
 	}
 	free(sc->lines);
-	free(sc->in_ids);
-	free(sc->tgt_ids);
+	free(sc->sent);
 	free(sc->lp);
-	free(sc->lp_open);
 	free(sc->oov_at);
 	llr_buf_free(&sc->outb);
 	tokcheck_free(&sc->tc);
-	sllopen_free(&sc->op);
-	slm_free(&sc->lm);
-	sngram_free(&sc->ng);
-	sopen_free(&sc->open);
+	llr_model_close(sc->m);
 }
 
 
@@ -713,27 +641,32 @@ int main(int argc, char **argv)
 		return score_disc(&dopt, argc - optind, argv + optind);
 	}
 
-	if (!sngram_open(&sc.ng, sc.opt.model))
-		slm_load(&sc.lm, sc.opt.model, sc.opt.verbose);
-	sopen_init(&sc.open, sc.opt.open, sc.ng.m ? NULL : sc.lm.lex, sc.opt.model);
-	tokcheck_init(&sc.tc, sc.opt.model, sc.ng.m ? NULL : sc.lm.model->meta, sc.opt.strict, sc.opt.raw);
-	if (sc.open.g && !sc.ng.m) /* an LL-RNN with signature masses: open through its features */
-		sllopen_init(&sc.op, &sc.lm, sc.opt.check_norm ? sc.opt.norm_samples : 0, sc.opt.seed);
+	llr_model_opts mo = llr_model_opts_default();
+	mo.open = sc.opt.open;
+	mo.check_norm = sc.opt.check_norm;
+	mo.norm_samples = sc.opt.norm_samples;
+	mo.seed = sc.opt.seed;
+	llr_err err = {0};
+	if (llr_model_open(sc.opt.model, &mo, &sc.m, &err) != LLR_OK)
+		cli_die_err(&err);
+	llr_model_describe(sc.m, &sc.info);
+	if (sc.opt.verbose && llr_model_meta(sc.m))
+		cli_note_checksums(sc.opt.model, llr_model_meta(sc.m));
+	tokcheck_init(&sc.tc, sc.opt.model, llr_model_meta(sc.m), sc.opt.strict, sc.opt.raw);
 	llr_blas_set_threads(sc.opt.threads);
-	llr_err rerr = {0};
-	if (llr_blas_reserve(&rerr) < 0) /* a buffer for each scoring thread, too */
-		cli_die_err(&rerr);
+	if (llr_blas_reserve(&err) < 0) /* a buffer for each scoring thread, too */
+		cli_die_err(&err);
 	/* With --threads N > 1 and --batch > 1 a batch is split into up to N
 	 * groups of lines, scored at the same time with single-threaded
 	 * BLAS: on the small per-step products of scoring, OpenBLAS's own
 	 * threads gain little and spin. */
-	if (!sc.ng.m && sc.opt.batch > 1 && llr_blas_threads() > 1) {
-		llr_err err = {0};
-		if (llr_net_set_score_threads(sc.lm.net, MIN(llr_blas_threads(), sc.opt.batch), &err) < 0)
+	if (sc.opt.batch > 1 && llr_blas_threads() > 1) {
+		if (llr_model_set_threads(sc.m, MIN(llr_blas_threads(), sc.opt.batch), &err) < 0)
 			cli_die_err(&err);
 		llr_blas_set_threads(1);
 	}
 	sc.lines = ecalloc((size_t)sc.opt.batch, sizeof *sc.lines);
+	sc.sent = ecalloc((size_t)sc.opt.batch, sizeof *sc.sent);
 	cli_output_open_lines(&sc.out, sc.opt.output);
 	cli_progress_init(&sc.prog, sc.opt.quiet, sc.out.fp == stdout);
 	cli_progress_inputs(&sc.prog, argv + optind, argc - optind);
@@ -753,7 +686,7 @@ int main(int argc, char **argv)
 	if (!sc.opt.strict)
 		tokcheck_end(&sc.tc);
 	size_t bad = sc.tot.norm_bad;
-	int rows_bad = sllopen_norm_failed(&sc.op);
+	int rows_bad = sllopen_norm_failed(llr_model_openvocab(sc.m), sc.opt.check_norm ? sc.opt.norm_samples : 0);
 	scorer_free(&sc);
 	if (rows_bad)
 		cli_die("norm check failed: a string's row is not the row its class of the exact sum has");

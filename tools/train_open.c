@@ -122,11 +122,9 @@ int32_t topen_valid_target(train_open *t, const llr_rnnlm *m, const char *w, siz
 		if (!(t->vout = llr_csr_builder_new((int32_t)llr_strmap_size(x->features))))
 			cli_oom();
 	}
-	size_t n = anyrow_fill(&t->r, x, w, len, 0);
-	if (llr_csr_builder_row(t->vout, t->r.c, t->r.v, n, &e) < 0)
-		cli_die_err(&e);
-	n = anyrow_fill(&t->r, x, w, len, 1);
-	if (llr_csr_builder_row(t->vin, t->r.c, t->r.v, n, &e) < 0)
+	size_t n;
+	if (llr_row_fill(&t->r, x, w, len, 0, 1, &n, &e) < 0 || llr_csr_builder_row(t->vout, t->r.cols, t->r.vals, n, &e) < 0 ||
+	    llr_row_fill(&t->r, x, w, len, 1, 1, &n, &e) < 0 || llr_csr_builder_row(t->vin, t->r.cols, t->r.vals, n, &e) < 0)
 		cli_die_err(&e);
 	if (t->nx == t->xcap) {
 		t->xcap = t->xcap ? 2 * t->xcap : 64;
@@ -153,7 +151,7 @@ void topen_free(train_open *t)
 	llr_csr_free(t->vpsi);
 	llr_csr_free(t->vxphi);
 	free(t->vxlogb);
-	anyrow_free(&t->r);
+	llr_row_free(&t->r);
 	llr_open_free(t->op);
 	memset(t, 0, sizeof *t);
 }

@@ -10,7 +10,6 @@
 #ifndef LLR_TRAIN_OPEN_H
 #define LLR_TRAIN_OPEN_H
 
-#include "anyrow.h"
 #include "train_dist.h"
 #include "llrnn.h"
 
@@ -24,7 +23,7 @@ typedef struct train_open {
 	llr_csr *vpsi, *vxphi;
 	float *vxlogb;
 	size_t nx, xcap;
-	anyrow r; /* a scratch row */
+	llr_row r; /* a scratch row */
 } train_open;
 
 /* Set a new or loaded model up for open training when it can be (a

@@ -1,0 +1,145 @@
+/*
+ * families.c - the one model interface (llr_model, lib/llrnn.h): the
+ * table of model families, llr_model_open's choice among them, and the
+ * dispatch of every operation to the family's table (family.h).  A new
+ * family is one line in the table.
+ */
+#include "family.h"
+
+#include <stdlib.h>
+
+/* Asked in this order: the families that sniff a file first (ARPA text
+ * has no meta), then the family key of a model file's meta. */
+static const llr_family *const families[] = {
+	&llr_family_ngram,
+	&llr_family_encdec,
+	&llr_family_sentenc,
+	&llr_family_rnnlm,
+};
+#define NFAM (sizeof families / sizeof *families)
+
+/* The sizes every network family writes in its meta. */
+void llr_family_sizes(const llr_meta *meta, const char *layers_key, llr_model_info *info)
+{
+	int64_t v;
+	if (llr_meta_get_i64(meta, "embed", &v, NULL) == LLR_OK)
+		info->embed = (int)v;
+	if (llr_meta_get_i64(meta, "hidden", &v, NULL) == LLR_OK)
+		info->hidden = (int)v;
+	if (llr_meta_get_i64(meta, layers_key, &v, NULL) == LLR_OK)
+		info->layers = (int)v;
+}
+
+llr_model_opts llr_model_opts_default(void)
+{
+	return (llr_model_opts){.open = LLR_OPEN_AUTO, .norm_samples = 100000, .seed = 20161107};
+}
+
+/* The family key of the model file at path, copied into buf (empty when
+ * absent); 0 when path is not a model file that can be peeked at (stdin
+ * is read once, by the family). */
+static int peek_family(const char *path, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	llr_tensor_reader *r = llr_tr_open(path, "model", NULL);
+	if (!r)
+		return 0;
+	const char *fam = llr_meta_get(llr_tr_meta(r), "family");
+	if (fam)
+		snprintf(buf, size, "%s", fam);
+	llr_tr_close(r);
+	return 1;
+}
+
+static const llr_family *choose(const char *path, llr_err *err, int *rc)
+{
+	*rc = LLR_OK;
+	for (size_t i = 0; i < NFAM; i++) {
+		if (!families[i]->sniff)
+			continue;
+		int k = families[i]->sniff(path, err);
+		if (k < 0) {
+			*rc = k;
+			return NULL;
+		}
+		if (k)
+			return families[i];
+	}
+	char key[64];
+	peek_family(path, key, sizeof key);
+	for (size_t i = 0; i < NFAM; i++) {
+		const char *want = families[i]->family_key;
+		if (!families[i]->sniff && (want ? !strcmp(want, key) : !key[0]))
+			return families[i];
+	}
+	*rc = llr_err_set(err, LLR_EKIND, "%s: a model of family %s, which this llrnn does not know", path, key);
+	return NULL;
+}
+
+int llr_model_open(const char *path, const llr_model_opts *opts, llr_model **out, llr_err *err)
+{
+	*out = NULL;
+	int rc;
+	const llr_family *f = choose(path, err, &rc);
+	if (!f)
+		return rc;
+	llr_model *m = llr_calloc(1, sizeof *m);
+	if (!m)
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	m->fam = f;
+	m->opts = opts ? *opts : llr_model_opts_default();
+	if ((rc = f->open(m, path, err)) < 0) {
+		llr_model_close(m);
+		return rc;
+	}
+	*out = m;
+	return LLR_OK;
+}
+
+void llr_model_close(llr_model *m)
+{
+	if (!m)
+		return;
+	if (m->state)
+		m->fam->close(m->state);
+	free(m);
+}
+
+int llr_model_describe(const llr_model *m, llr_model_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->family = m->fam->name;
+	info->ops = LLR_MODEL_DESCRIBE | (m->fam->score ? LLR_MODEL_SCORE : 0);
+	m->fam->describe(m, info);
+	return LLR_OK;
+}
+
+const llr_meta *llr_model_meta(const llr_model *m)
+{
+	return m->fam->meta(m);
+}
+
+int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
+                    llr_err *err)
+{
+	if (!m->fam->score)
+		return llr_err_set(err, LLR_EINVAL, "%s have no llr_model_score yet", m->fam->what);
+	return m->fam->score(m, s, B, logp, oov, norm, err);
+}
+
+int llr_model_set_threads(llr_model *m, int n, llr_err *err)
+{
+	return m->fam->set_threads ? m->fam->set_threads(m, n, err) : LLR_OK;
+}
+
+const llr_ngram *llr_model_ngram(const llr_model *m)
+{
+	return m->fam->ngram ? m->fam->ngram(m) : NULL;
+}
+
+const llr_open *llr_model_openvocab(const llr_model *m)
+{
+	return m->fam->openvocab ? m->fam->openvocab(m) : NULL;
+}

@@ -1,0 +1,152 @@
+/*
+ * ngram.c - the family of backoff n-gram models behind llr_model
+ * (family.h): ARPA text or the binary archive (llr_ngram_load), every
+ * word and the </s> of a sentence scored by the ARPA backoff rule
+ * (llr_ngram_log10p), as score(1) says: a word outside the vocabulary is
+ * <unk> when the model has it, else it gets 0 (not scored, as SRILM) and
+ * cuts the context.  The norm check sums p over the vocabulary at every
+ * position (O(V) a token).
+ */
+#include "family/family.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct ngram {
+	llr_ngram *m;
+	int32_t *hist; /* scratch: the ids of a sentence */
+	size_t cap;
+} ngram;
+
+static int ngram_sniff(const char *path, llr_err *err)
+{
+	return llr_ngram_sniff(path, err);
+}
+
+static void ngram_close(void *state)
+{
+	ngram *s = state;
+	llr_ngram_free(s->m);
+	free(s->hist);
+	free(s);
+}
+
+static int ngram_open(llr_model *m, const char *path, llr_err *err)
+{
+	ngram *s = llr_calloc(1, sizeof *s);
+	if (!s)
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	m->state = s;
+	int rc = llr_ngram_load(path, &s->m, err);
+	if (rc < 0)
+		return rc;
+	if (llr_ngram_eos(s->m) < 0)
+		return llr_err_set(err, LLR_EFORMAT, "%s: the model has no %s", path, LLR_EOS);
+	if (m->opts.open == LLR_OPEN_ON)
+		return llr_err_set(err, LLR_EINVAL, "%s: --open: the model has no spelling model (an n-gram model)", path);
+	return LLR_OK;
+}
+
+static void ngram_describe(const llr_model *m, llr_model_info *info)
+{
+	const ngram *s = m->state;
+	info->kind = "ngram";
+	info->vocab = llr_ngram_vocab_size(s->m);
+	info->order = llr_ngram_order(s->m);
+	info->oov = llr_ngram_unk(s->m) < 0 ? LLR_OOV_ZERO : LLR_OOV_UNK;
+}
+
+/* The binary archive's meta is not kept by llr_ngram_load. */
+static const llr_meta *ngram_meta(const llr_model *m)
+{
+	return NULL;
+}
+
+/* sum_w p(w | ctx) - 1 over the vocabulary without <s>. */
+static double norm_at(const ngram *s, const int32_t *ctx, int n)
+{
+	double sum = 0;
+	int32_t V = llr_ngram_vocab_size(s->m), bos = llr_ngram_bos(s->m);
+	for (int32_t w = 0; w < V; w++)
+		if (w != bos)
+			sum += pow(10.0, llr_ngram_log10p(s->m, ctx, n, w, NULL));
+	return sum - 1;
+}
+
+/* One sentence's n words and its </s> into lp and oov (n + 1 entries);
+ * with check_norm the sum over the vocabulary of p - 1 (signed) at the
+ * position where its magnitude is largest, else 0. */
+static double sentence(ngram *s, const llr_sentence *x, double *lp, unsigned char *oov, int check_norm)
+{
+	int32_t *h = s->hist;
+	h[0] = llr_ngram_bos(s->m); /* -1 if the model has no <s>: no context */
+	double worst = 0;
+	const int keep = llr_ngram_order(s->m) - 1;
+	const int32_t eos = llr_ngram_eos(s->m), unk = llr_ngram_unk(s->m);
+	for (size_t t = 0; t <= x->n; t++) {
+		int32_t w = eos;
+		int is_oov = 0;
+		if (t < x->n) {
+			w = llr_ngram_word(s->m, x->words[t], strlen(x->words[t]));
+			if (w < 0) {
+				is_oov = 1;
+				w = unk;
+			}
+		}
+		size_t have = t + 1; /* h[0 .. t] is the context */
+		int nctx = (int)(have < (size_t)keep ? have : (size_t)keep);
+		const int32_t *ctx = h + have - (size_t)nctx;
+		if (check_norm) {
+			double e = norm_at(s, ctx, nctx);
+			if (!(fabs(e) <= fabs(worst))) /* NaN propagates */
+				worst = e;
+		}
+		lp[t] = w >= 0 ? (float)(llr_ngram_log10p(s->m, ctx, nctx, w, NULL) * M_LN10) : 0.0f;
+		oov[t] = (unsigned char)is_oov;
+		h[t + 1] = w;
+	}
+	return worst;
+}
+
+static int ngram_score(llr_model *m, const llr_sentence *x, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
+                       llr_err *err)
+{
+	ngram *s = m->state;
+	llr_norm_stat ns = {0};
+	for (size_t b = 0, o = 0; b < B; o += x[b].n + 1, b++) {
+		if (x[b].n + 2 > s->cap) {
+			size_t cap = x[b].n + 2 + x[b].n / 2;
+			int32_t *h = llr_reallocarray(s->hist, cap, sizeof *h);
+			if (!h)
+				return llr_err_set(err, LLR_ENOMEM, "out of memory for a sentence of %zu words", x[b].n);
+			s->hist = h;
+			s->cap = cap;
+		}
+		double e = sentence(s, &x[b], logp + o, oov + o, m->opts.check_norm);
+		if (!(fabs(e) <= fabs(ns.err)))
+			ns.err = e;
+		if (!(fabs(e) <= ns.lo))
+			ns.lo = ns.hi = fabs(e);
+	}
+	if (norm && m->opts.check_norm)
+		*norm = ns;
+	return LLR_OK;
+}
+
+static const llr_ngram *ngram_model(const llr_model *m)
+{
+	const ngram *s = m->state;
+	return s->m;
+}
+
+const llr_family llr_family_ngram = {
+	.name = "ngram",
+	.what = "n-gram models",
+	.sniff = ngram_sniff,
+	.open = ngram_open,
+	.close = ngram_close,
+	.describe = ngram_describe,
+	.meta = ngram_meta,
+	.score = ngram_score,
+	.ngram = ngram_model,
+};
