@@ -48,7 +48,8 @@
  *   sentenc  sentence encoders (family=sentenc): describe only so far;
  *            score(1) --embed and --task still drive them themselves.
  * An operation a family lacks fails with LLR_EINVAL and a message that
- * says so ("encoder-decoder models have no llr_model_score yet").
+ * says so ("m.bin: encoder-decoder models have no llr_model_score yet
+ * (...)").
  * Generation, embedding and training are not operations yet.
  */
 typedef struct llr_model llr_model;
@@ -132,8 +133,8 @@ typedef struct llr_sentence {
  * opts.check_norm, *norm (may be NULL otherwise) gets the batch's
  * normalisation figures: err the signed sum p - 1 where it is largest in
  * magnitude, se, lo and hi as llr_net_norm.  LLR_EINVAL for a closed
- * model without <unk> meeting an OOV, or a family without the operation;
- * LLR_ENOMEM.  Not thread-safe on one handle. */
+ * model without <unk> meeting an OOV, or a family without the operation
+ * (B = 0 checks only that); LLR_ENOMEM.  Not thread-safe on one handle. */
 int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
                     llr_norm_stat *norm, llr_err *err);
 

@@ -650,6 +650,8 @@ int main(int argc, char **argv)
 	if (llr_model_open(sc.opt.model, &mo, &sc.m, &err) != LLR_OK)
 		cli_die_err(&err);
 	llr_model_describe(sc.m, &sc.info);
+	if (llr_model_score(sc.m, NULL, 0, NULL, NULL, NULL, &err) != LLR_OK) /* a family that cannot score yet */
+		cli_die_err(&err);
 	if (sc.opt.verbose && llr_model_meta(sc.m))
 		cli_note_checksums(sc.opt.model, llr_model_meta(sc.m));
 	tokcheck_init(&sc.tc, sc.opt.model, llr_model_meta(sc.m), sc.opt.strict, sc.opt.raw);

@@ -90,6 +90,10 @@ int llr_model_open(const char *path, const llr_model_opts *opts, llr_model **out
 		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
 	m->fam = f;
 	m->opts = opts ? *opts : llr_model_opts_default();
+	if (!(m->path = llr_strndup(path, strlen(path)))) {
+		free(m);
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	}
 	if ((rc = f->open(m, path, err)) < 0) {
 		llr_model_close(m);
 		return rc;
@@ -104,6 +108,7 @@ void llr_model_close(llr_model *m)
 		return;
 	if (m->state)
 		m->fam->close(m->state);
+	free(m->path);
 	free(m);
 }
 
@@ -125,7 +130,9 @@ int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp,
                     llr_err *err)
 {
 	if (!m->fam->score)
-		return llr_err_set(err, LLR_EINVAL, "%s have no llr_model_score yet", m->fam->what);
+		return llr_err_set(err, LLR_EINVAL, "%s: %s have no llr_model_score yet (%s)", m->path, m->fam->what, m->fam->instead);
+	if (B == 0)
+		return LLR_OK;
 	return m->fam->score(m, s, B, logp, oov, norm, err);
 }
 

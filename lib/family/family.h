@@ -12,6 +12,7 @@
 typedef struct llr_family {
 	const char *name; /* llr_model_info.family */
 	const char *what; /* the plural for messages: "n-gram models" */
+	const char *instead; /* what scores it when it has no score operation */
 	/* How a file is told to be this family's: sniff (1 yes, 0 no, < 0 an
 	 * error), asked first; else the value of the meta's family key
 	 * (NULL: a model file without one). */
@@ -34,6 +35,7 @@ typedef struct llr_family {
 
 struct llr_model {
 	const llr_family *fam;
+	char *path; /* for messages */
 	llr_model_opts opts;
 	void *state; /* the family's */
 };

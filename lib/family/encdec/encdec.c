@@ -37,6 +37,7 @@ static const llr_meta *encdec_meta(const llr_model *m)
 const llr_family llr_family_encdec = {
 	.name = "encdec",
 	.what = "encoder-decoder models",
+	.instead = "score --source and gen --source drive them",
 	.family_key = "encdec",
 	.open = encdec_open,
 	.close = encdec_close,

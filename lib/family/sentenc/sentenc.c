@@ -37,6 +37,7 @@ static const llr_meta *sentenc_meta(const llr_model *m)
 const llr_family llr_family_sentenc = {
 	.name = "sentenc",
 	.what = "sentence encoders",
+	.instead = "score --embed and --task use them",
 	.family_key = "sentenc",
 	.open = sentenc_open,
 	.close = sentenc_close,
