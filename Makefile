@@ -71,9 +71,13 @@ CLI_OBJ := $(CLI_SRC:tools/%.c=build/tools/%.o)
 BINS := $(TOOLS:%=bin/%) bin/llrnn
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNITS := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+# Programs that use the library only through lib/llrnn.h, as a user's
+# would (tests/api/; the suite runs them).
+API_SRC := $(sort $(wildcard tests/api/*.c))
+APIS := $(API_SRC:tests/api/%.c=build/tests/api/%)
 MAN := $(sort $(wildcard man/*.[1-9]))
 
-all: deps-check build/libllrnn.a build/llrnn.pc $(BINS) $(UNITS)
+all: deps-check build/libllrnn.a build/llrnn.pc $(BINS) $(UNITS) $(APIS)
 
 deps-check:
 ifneq ($(DEPS_OK),1)
@@ -128,6 +132,10 @@ $(BINS): bin/%: build/tools/%.o build/libcli.a build/libllrnn.a
 
 $(UNITS): build/tests/%: build/tests/%.o build/libllrnn.a
 	$(CC) $(LDFLAGS) -o $@ $< build/libllrnn.a $(LDLIBS)
+
+$(APIS): build/tests/api/%: tests/api/%.c build/libllrnn.a build/flags
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libllrnn.a $(LDLIBS)
 
 check: deps
 	@$(MAKE) --no-print-directory all
@@ -193,4 +201,4 @@ clean:
 .PHONY: all deps deps-check check fuzz demo lint-man install uninstall clean FORCE
 FORCE:
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZERS:=.d)
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(MAIN_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(MAIN_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d) $(APIS:=.d)
