@@ -102,6 +102,7 @@ typedef struct llr_model_info {
 	const char *kind;    /* the meta's kind: "model" or "ngram" ("ngram" for ARPA) */
 	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc" */
 	int64_t vocab;       /* (target) vocabulary size, <s>, </s> and <unk> included */
+	int has_unk;         /* 1: <unk> is in the vocabulary */
 	int order;           /* n-gram order; 0 for networks */
 	int layers, embed, hidden; /* network sizes; 0 for n-grams */
 	const char *output;  /* rnnlm: "softmax", "loglinear", "tree", "classes"; else NULL */

@@ -25,6 +25,7 @@ static void encdec_describe(const llr_model *m, llr_model_info *info)
 	const llr_encdec_model *e = m->state;
 	info->kind = "model";
 	info->vocab = (int64_t)llr_strmap_size(e->lex->vocab);
+	info->has_unk = e->lex->unk_id >= 0;
 	llr_family_sizes(e->meta, "enc_layers", info);
 }
 

@@ -52,6 +52,7 @@ static void ngram_describe(const llr_model *m, llr_model_info *info)
 	const ngram *s = m->state;
 	info->kind = "ngram";
 	info->vocab = llr_ngram_vocab_size(s->m);
+	info->has_unk = llr_ngram_unk(s->m) >= 0;
 	info->order = llr_ngram_order(s->m);
 	info->oov = llr_ngram_unk(s->m) < 0 ? LLR_OOV_ZERO : LLR_OOV_UNK;
 }

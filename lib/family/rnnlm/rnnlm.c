@@ -116,6 +116,7 @@ static void rnnlm_describe(const llr_model *m, llr_model_info *info)
 	const llr_lexicon *lex = r->model->lex;
 	info->kind = "model";
 	info->vocab = (int64_t)llr_strmap_size(lex->vocab);
+	info->has_unk = lex->unk_id >= 0;
 	info->layers = c->layers;
 	info->embed = c->embed;
 	info->hidden = c->hidden;

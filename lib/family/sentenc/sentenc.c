@@ -25,6 +25,7 @@ static void sentenc_describe(const llr_model *m, llr_model_info *info)
 	const llr_senc_model *s = m->state;
 	info->kind = "model";
 	info->vocab = (int64_t)llr_strmap_size(s->lex->vocab);
+	info->has_unk = s->lex->unk_id >= 0;
 	llr_family_sizes(s->meta, "layers", info);
 }
 
