@@ -1,5 +1,5 @@
 /*
- * sentenc.c - sentence encoders (family=sentenc) behind llr_model
+ * sentenc_ops.c - sentence encoders (family=sentenc) behind llr_model
  * (family.h), recognised but not driven yet: they embed sentences
  * rather than score them.  Opening loads the file, so its errors are
  * found, and describe tells its sizes; there is no llr_model_score

@@ -1,5 +1,5 @@
 /*
- * encdec.c - encoder-decoders (family=encdec) behind llr_model
+ * encdec_ops.c - encoder-decoders (family=encdec) behind llr_model
  * (family.h), recognised but not driven yet: they score a target given
  * a source.  Opening loads the file, so its errors are found, and
  * describe tells its sizes; there is no llr_model_score (score(1) and
