@@ -18,18 +18,6 @@ static const llr_family *const families[] = {
 };
 #define NFAM (sizeof families / sizeof *families)
 
-/* The sizes every network family writes in its meta. */
-void llr_family_sizes(const llr_meta *meta, const char *layers_key, llr_model_info *info)
-{
-	int64_t v;
-	if (llr_meta_get_i64(meta, "embed", &v, NULL) == LLR_OK)
-		info->embed = (int)v;
-	if (llr_meta_get_i64(meta, "hidden", &v, NULL) == LLR_OK)
-		info->hidden = (int)v;
-	if (llr_meta_get_i64(meta, layers_key, &v, NULL) == LLR_OK)
-		info->layers = (int)v;
-}
-
 llr_model_opts llr_model_opts_default(void)
 {
 	return (llr_model_opts){.open = LLR_OPEN_AUTO, .norm_samples = 100000, .seed = 20161107};

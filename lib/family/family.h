@@ -40,9 +40,14 @@ struct llr_model {
 	void *state; /* the family's */
 };
 
-/* info's embed, hidden and layers (key layers_key) from a network
- * family's meta, where present. */
-void llr_family_sizes(const llr_meta *meta, const char *layers_key, llr_model_info *info);
+/* The families recognised but not driven yet (held.c): model, loaded,
+ * becomes m's state, freed with free_fn (also when this fails); lex and
+ * meta describe it, layers_key names its layer count in meta. */
+int llr_family_hold(llr_model *m, void *model, void (*free_fn)(void *), const llr_lexicon *lex, const llr_meta *meta,
+                    const char *layers_key, llr_err *err);
+void llr_family_held_close(void *state);
+void llr_family_held_describe(const llr_model *m, llr_model_info *info);
+const llr_meta *llr_family_held_meta(const llr_model *m);
 
 extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc;
 
