@@ -3,7 +3,8 @@
 # reader pasting them in order would, from the root of the clone: one
 # shell, the blocks in order, bin/ on PATH only as the README puts it
 # there.  The data variables (D=, B=) are the only lines changed: they
-# point at the slices under tests/fixtures instead of ../shared.
+# point at the slices under tests/fixtures instead of the data sets
+# beside the clone.
 
 load test_helper
 
