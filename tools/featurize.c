@@ -191,6 +191,26 @@ static unsigned fz_parse_sources(const char *s)
 	return mask;
 }
 
+/* --lang en|fr: the clitics or elisions tok split off. */
+static int fz_parse_lang(const char *s)
+{
+	if (!strcmp(s, "en"))
+		return LLR_CLITICS_EN;
+	if (!strcmp(s, "fr"))
+		return LLR_CLITICS_FR;
+	cli_usage_error(usage, "--lang: unknown language '%s' (use en or fr)", s);
+}
+
+/* --vocab-from corpus|corpus+lexicon: 1 when the lexicons' words join. */
+static int fz_parse_vocab_from(const char *s)
+{
+	if (!strcmp(s, "corpus"))
+		return 0;
+	if (!strcmp(s, "corpus+lexicon"))
+		return 1;
+	cli_usage_error(usage, "--vocab-from: want corpus or corpus+lexicon, got '%s'", s);
+}
+
 static void fz_parse_ngrams(const char *s, llr_extractors *x)
 {
 	char *end;
@@ -599,14 +619,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		case 'l': R->z.lower = o->tok.lower = 1; break;
 		case 'q': o->quiet = 1; break;
 		case O_NFKC: R->z.nfkc = 1; o->tok.norm = LLR_NORM_NFKC; break;
-		case O_LANG:
-			if (!strcmp(optarg, "en"))
-				o->tok.clitics = LLR_CLITICS_EN;
-			else if (!strcmp(optarg, "fr"))
-				o->tok.clitics = LLR_CLITICS_FR;
-			else
-				cli_usage_error(usage, "--lang: unknown language '%s' (use en or fr)", optarg);
-			break;
+		case O_LANG: o->tok.clitics = fz_parse_lang(optarg); break;
 		case 'o': o->output = optarg; break;
 		case O_TOP: o->top = (int)cli_parse_int(usage, "--top", optarg, 0, LLR_MAX_VOCAB); break;
 		case O_CONLLU: fz_add_src(&R->z, FZ_CONLLU, optarg); break;
@@ -619,14 +632,7 @@ static void fz_parse_opts(int argc, char **argv, fz_run *R)
 		case O_MINCOUNT: o->min_count = (int)cli_parse_int(usage, "--min-feature-count", optarg, 1, INT32_MAX); break;
 		case O_INPUT: o->in_mask = fz_parse_sources(optarg); break;
 		case O_VOCAB: o->vocab_file = optarg; break;
-		case O_VOCABFROM:
-			if (!strcmp(optarg, "corpus"))
-				o->vocab_lex = 0;
-			else if (!strcmp(optarg, "corpus+lexicon"))
-				o->vocab_lex = 1;
-			else
-				cli_usage_error(usage, "--vocab-from: want corpus or corpus+lexicon, got '%s'", optarg);
-			break;
+		case O_VOCABFROM: o->vocab_lex = fz_parse_vocab_from(optarg); break;
 		case O_EXTRA: fz_add_str(&o->extra, &o->nextra, optarg); break;
 		case O_BACKGROUND: bg = optarg; break;
 		case O_DUMP: o->dump = 1; break;
