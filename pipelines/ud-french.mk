@@ -258,10 +258,11 @@ $(RESULTS)/ud-french-headline.tsv: $(HL_OUTPUTS) $(SCRIPTS)/ud-headline $(SCRIPT
 	$(SCRIPTS)/ud-headline --work $(HL) --outputs $(HL_OUT) --results $(RESULTS) \
 		--m $(HEADLINE_M) --seeds "$(HEADLINE_SEEDS)" --config "$(CONFIG_TEXT)"
 
-# Continue every headline model that an invocation's MAXTIME stopped.
+# Continue every headline model that an invocation's MAXTIME stopped, or
+# a signal interrupted (train saves on SIGINT and SIGTERM).
 headline-resume: $(HL_RUNS:%=headline-resume/%)
 headline-resume/%:
-	@f=$(HL)/$*.model; if [ -f $$f ] && tar -xOf $$f meta | grep -qx 'stopped=max-time'; then \
+	@f=$(HL)/$*.model; if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted)'; then \
 		echo "resuming $$f"; \
 		$(BIN)/train --resume $$f --epochs $(EPOCHS) --patience $(PATIENCE) \
 			--threads $(THREADS) $(if $(MAXTIME),--max-time $(MAXTIME)) --progress 0 \

@@ -167,6 +167,26 @@ tiny_make() {
 	assert_file_contains "$R/ud-french-headline.md" 'Not at equal stopping rules'
 }
 
+@test "ud-french.mk: make headline-resume continues the headline models MAXTIME cut, until none is left" {
+	tiny_data 15
+	run tiny_make HEADLINE_M=5 HEADLINE_SEEDS=1 EPOCHS=2 MAXTIME=0.001 headline
+	assert_success
+	W="$BATS_TEST_TMPDIR/work"
+	run tar -xOf "$W/headline/clean/rnn-s1.model" meta
+	assert_line 'stopped=max-time'
+	run tiny_make HEADLINE_M=5 HEADLINE_SEEDS=1 EPOCHS=2 headline-resume
+	assert_success
+	assert_output --partial "resuming $W/headline/paper/rnn-s1.model"
+	assert_output --partial "resuming $W/headline/clean/ll-5-s1.model"
+	run tar -xOf "$W/headline/clean/rnn-s1.model" meta
+	assert_line 'stopped=epochs'
+	run cut -f 1 "$W/headline/clean/rnn-s1.log.tsv"
+	assert_output "$(printf 'epoch\n0\n1\n2')"
+	run tiny_make HEADLINE_M=5 HEADLINE_SEEDS=1 EPOCHS=2 headline-resume
+	assert_success
+	refute_output --partial resuming
+}
+
 @test "ud-french.mk: a missing UD file stops the pipeline" {
 	tiny_data 5
 	rm "$BATS_TEST_TMPDIR/ud/fr_partut-ud-dev.conllu"
