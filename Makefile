@@ -57,7 +57,8 @@ endif
 LIB_LAYERS := core text tensor features ngram nn lexicon lm family
 LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c) $(LIB_LAYERS:%=lib/%/*/*.c)))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
-# tools/<tool>.c holds a tool's main; every other tools/*.c is a CLI-only
+# tools/<tool>.c holds a tool's main; every other tools/*.c, and
+# tools/<tool>/*.c for a tool that needs several files, is a CLI-only
 # helper, archived in build/libcli.a (never part of libllrnn).
 # bin/ keeps the tools' short names; make install names them
 # $(PROGPREFIX)tool beside llrnn, the dispatcher (tools/llrnn.c: `llrnn
@@ -66,7 +67,7 @@ TOOL_NAMES := tok vocab featurize train score gen disc-pairs
 TOOL_SRC := $(sort $(wildcard $(TOOL_NAMES:%=tools/%.c)))
 TOOLS := $(TOOL_SRC:tools/%.c=%)
 MAIN_SRC := $(TOOL_SRC) tools/llrnn.c
-CLI_SRC := $(filter-out $(MAIN_SRC),$(sort $(wildcard tools/*.c)))
+CLI_SRC := $(filter-out $(MAIN_SRC),$(sort $(wildcard tools/*.c tools/*/*.c)))
 CLI_OBJ := $(CLI_SRC:tools/%.c=build/tools/%.o)
 BINS := $(TOOLS:%=bin/%) bin/llrnn
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))

@@ -112,6 +112,17 @@ typedef struct llr_model_info {
 	double log_outside;  /* LLR_OOV_SPREAD: ln(1 - S_V); else 0 */
 	double spell_lambda; /* LLR_OOV_FEATURES: the open background's lambda; else 0 */
 	size_t sigs;         /* LLR_OOV_FEATURES: signatures; else 0 */
+	/* LLR_OOV_FEATURES: how the signature masses were made, and what
+	 * the norm check of opts.check_norm sums exactly and draws
+	 * (llr_open_norm_*); else 0 and NULL. */
+	int sigs_exact;          /* 1: every string outside the vocabulary summed (meta sig.exact) */
+	const char *sig_samples; /* else the draws they came from (meta sig.samples), NULL unknown */
+	int64_t norm_draws;      /* strings drawn outside the vocabulary (opts.norm_samples) */
+	int64_t norm_checked;    /* exact masses: draws whose row was compared with their class's; else -1 */
+	int64_t norm_mismatched; /* of them, those whose row differs */
+	const char *norm_first;  /* the first of those (NULL: none) */
+	int32_t norm_listed;     /* exact masses: the strings listed apart */
+	int32_t norm_digits, norm_shorts, norm_dict; /* drawn masses: the groups summed exactly */
 	unsigned ops;        /* LLR_MODEL_* it has */
 } llr_model_info;
 
@@ -140,13 +151,9 @@ int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp,
                     llr_norm_stat *norm, llr_err *err);
 
 /* Until generation is an operation: the n-gram model behind m (NULL
- * for other families; gen(1) samples from it); and an open LL-RNN's
- * open-vocabulary state (NULL unless info.oov is LLR_OOV_FEATURES), for
- * the details of its norm check (llr_open_norm_*).  Owned by m. */
+ * for other families; gen(1) samples from it).  Owned by m. */
 typedef struct llr_ngram llr_ngram;
-typedef struct llr_open llr_open;
 const llr_ngram *llr_model_ngram(const llr_model *m);
-const llr_open *llr_model_openvocab(const llr_model *m);
 
 /* ---------------------------------------------------------------- errors */
 

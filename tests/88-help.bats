@@ -24,13 +24,13 @@ help_opts() {
 }
 
 # src_opts TOOL: the long options of the tool's getopt tables ("name",
-# ..._argument in tools/TOOL.c, tools/TOOL_*.c, tools/TOOL*.h and the
+# ..._argument in tools/TOOL.c, tools/TOOL_*.c, tools/TOOL*.h, tools/TOOL/ and the
 # common ones of cli.h) and the letters of its cli_getopt short options.
 src_opts() {
 	local u=${1//-/_}
 	local files=("$TOP/tools/$1.c" "$TOP/tools/cli.h")
 	local f
-	for f in "$TOP/tools/${u}"_*.c "$TOP/tools/${u}"*.h; do
+	for f in "$TOP/tools/${u}"_*.c "$TOP/tools/${u}"*.h "$TOP/tools/$1"/*.[ch]; do
 		[ ! -e "$f" ] || files+=("$f")
 	done
 	{

@@ -17,9 +17,8 @@
 #include "tokcheck.h"
 #include "score_disc.h"
 #include "gen_encdec.h"
-#include "score_llopen.h"
-#include "score_open.h"
-#include "score_stats.h"
+#include "score/open.h"
+#include "score/stats.h"
 
 static const char usage[] =
     "usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
@@ -459,19 +458,15 @@ static void summary(const scorer *sc)
 {
 	const sstats *t = &sc->all;
 	sstats_summary(t, sc->opt.base_name, sc->opt.base_div, oov_rule(sc));
-	const llr_open *op = llr_model_openvocab(sc->m);
-	if (op)
-		sllopen_summary(&sc->info, llr_model_meta(sc->m));
 	if (open_scoring(sc))
 		sopen_summary(&sc->info, sc->chars, t->logp, t->logp_oov, t->words, t->sentences, t->oovs);
 	if (sc->opt.check_norm) {
 		const llr_norm_stat *n = &sc->tot.norm;
-		long long draws = op ? sc->opt.norm_samples : 0;
 		fprintf(stderr, "%s: norm check: max |sum p - 1| = %.3g, %zu batch(es) over %g", cli_prog, fabs(n->err), sc->tot.norm_bad, NORM_TOL);
-		fprintf(stderr, sllopen_norm_drawn(op, draws) ? " by more than %g standard errors\n" : "\n", LLR_NORM_Z);
+		fprintf(stderr, sopen_norm_drawn(&sc->info) ? " by more than %g standard errors\n" : "\n", LLR_NORM_Z);
 		fprintf(stderr, "%s: norm check: total mass %.9f at the position furthest from 1\n", cli_prog, 1.0 + n->err);
-		if (op)
-			sllopen_norm_summary(op, llr_model_meta(sc->m), draws, n, NORM_TOL);
+		if (sc->info.oov == LLR_OOV_FEATURES)
+			sopen_norm_summary(&sc->info, n, NORM_TOL);
 	}
 }
 
@@ -688,7 +683,7 @@ int main(int argc, char **argv)
 	if (!sc.opt.strict)
 		tokcheck_end(&sc.tc);
 	size_t bad = sc.tot.norm_bad;
-	int rows_bad = sllopen_norm_failed(llr_model_openvocab(sc.m), sc.opt.check_norm ? sc.opt.norm_samples : 0);
+	int rows_bad = sopen_norm_failed(&sc.info);
 	scorer_free(&sc);
 	if (rows_bad)
 		cli_die("norm check failed: a string's row is not the row its class of the exact sum has");

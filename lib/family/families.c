@@ -133,8 +133,3 @@ const llr_ngram *llr_model_ngram(const llr_model *m)
 {
 	return m->fam->ngram ? m->fam->ngram(m) : NULL;
 }
-
-const llr_open *llr_model_openvocab(const llr_model *m)
-{
-	return m->fam->openvocab ? m->fam->openvocab(m) : NULL;
-}

@@ -28,9 +28,8 @@ typedef struct llr_family {
 	int (*score)(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
 	             llr_err *err);
 	int (*set_threads)(llr_model *m, int n, llr_err *err);
-	/* What gen(1) and score's summary still reach behind the handle. */
+	/* What gen(1) still reaches behind the handle. */
 	const llr_ngram *(*ngram)(const llr_model *m);
-	const llr_open *(*openvocab)(const llr_model *m);
 } llr_family;
 
 struct llr_model {

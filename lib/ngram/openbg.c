@@ -10,7 +10,7 @@
  * one over their sets, so b sums to one over all strings.  lambda is a
  * Good-Turing estimate from the training counts (llr_open_lambda).
  * Not here: the spelling model (spelling.c), where the lexicon stores it
- * (lexicon.c), the scoring modes that use b (tools/score_open.c).
+ * (lexicon.c), the scoring modes that use b (score(1) --open, lib/family/rnnlm/).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -109,6 +109,21 @@ static const char *input_name(int input)
 	return "?";
 }
 
+/* An LL-RNN scored through its features: its signature masses and the
+ * norm check's exact sums and draws (llr_open_norm_*). */
+static void describe_open(const rnnlm *r, const llr_model_opts *o, llr_model_info *info)
+{
+	const llr_lexicon *lex = r->model->lex;
+	info->spell_lambda = lex->spell_lambda;
+	info->sigs = llr_lexicon_sigs(lex);
+	info->sigs_exact = llr_meta_get(r->model->meta, "sig.exact") != NULL;
+	info->sig_samples = llr_meta_get(r->model->meta, "sig.samples");
+	info->norm_draws = o->check_norm && o->norm_samples > 0 ? o->norm_samples : 0;
+	info->norm_checked = llr_open_norm_exact(r->op, &info->norm_listed, &info->norm_mismatched, &info->norm_first);
+	info->norm_digits = llr_open_norm_digits(r->op, &info->norm_shorts);
+	info->norm_dict = llr_open_norm_dict(r->op);
+}
+
 static void rnnlm_describe(const llr_model *m, llr_model_info *info)
 {
 	const rnnlm *r = m->state;
@@ -126,10 +141,9 @@ static void rnnlm_describe(const llr_model *m, llr_model_info *info)
 	info->oov = r->op ? LLR_OOV_FEATURES : r->spread ? LLR_OOV_SPREAD : LLR_OOV_UNK;
 	if (info->oov == LLR_OOV_SPREAD)
 		info->log_outside = llr_openbg_log_outside(r->spread);
-	if (r->op) {
-		info->spell_lambda = lex->spell_lambda;
-		info->sigs = llr_lexicon_sigs(lex);
-	}
+	info->norm_checked = -1;
+	if (r->op)
+		describe_open(r, &m->opts, info);
 }
 
 static const llr_meta *rnnlm_meta(const llr_model *m)
@@ -251,12 +265,6 @@ static int rnnlm_set_threads(llr_model *m, int n, llr_err *err)
 	return llr_net_set_score_threads(r->model->net, n, err);
 }
 
-static const llr_open *rnnlm_openvocab(const llr_model *m)
-{
-	const rnnlm *r = m->state;
-	return r->op;
-}
-
 const llr_family llr_family_rnnlm = {
 	.name = "rnnlm",
 	.what = "LSTM language models",
@@ -266,5 +274,4 @@ const llr_family llr_family_rnnlm = {
 	.meta = rnnlm_meta,
 	.score = rnnlm_score,
 	.set_threads = rnnlm_set_threads,
-	.openvocab = rnnlm_openvocab,
 };

@@ -1,5 +1,5 @@
 /*
- * score_stats.c - score's counts and its summaries (score(1),
+ * stats.c - score's counts and its summaries (score(1),
  * "Summary").  Two accounts of the same tokens: every word and </s>
  * with an OOV's log-probability as the model gives it (that of <unk>, of
  * its spelling, or 0 for an n-gram without <unk>), and SRILM's, which
@@ -10,11 +10,11 @@
  * SRILM's lines are printed in its layout, numbers as its streams print
  * them (7 significant digits, counts whole).
  */
-#include "score_stats.h"
+#include "stats.h"
 
 #include <math.h>
 
-#include "cli.h"
+#include "../cli.h"
 
 void sstats_token(sstats *s, double lp, int oov)
 {

@@ -1,5 +1,5 @@
 /*
- * score_stats.h - what score counts (sentences, words, OOVs, zeroprobs,
+ * stats.h - what score counts (sentences, words, OOVs, zeroprobs,
  * blank lines, log-probabilities) and the summaries made of it: score's
  * own on standard error and SRILM's `ngram -ppl` lines (score(1),
  * "Summary"); CLI-only, not libllrnn API.
