@@ -30,7 +30,8 @@
 /* ================================================================ models
  *
  * One model interface (issue 45): open any model file, ask what it is,
- * score tokenised sentences exactly as score(1) does.  This section is
+ * score tokenised sentences (or source/target pairs) exactly as
+ * score(1) does.  This section is
  * all a program that only uses models needs; the rest of the header is
  * the machinery under it.  Types named here and defined further down:
  * llr_err (errors), llr_meta (tensor archives), llr_norm_stat (networks).
@@ -43,14 +44,13 @@
  *            features of any string).               describe, score
  *   ngram    backoff n-grams: ARPA text or the binary archive (kind
  *            "ngram").                               describe, score
- *   encdec   encoder-decoders (family=encdec): describe only so far;
- *            score(1) --source and gen(1) still drive them themselves.
+ *   encdec   encoder-decoders (family=encdec): source/target pairs,
+ *            gen(1) still drives them itself.   describe, score pairs
  *   sentenc  sentence encoders (family=sentenc): describe only so far;
  *            score(1) --embed and --task still drive them themselves.
  * An operation a family lacks fails with LLR_EINVAL and a message that
- * says so ("m.bin: encoder-decoder models have no llr_model_score yet
- * (...)").
- * Generation, embedding and training are not operations yet.
+ * says so ("m.arpa: n-gram models have no --source").  Generation,
+ * embedding and training are not operations yet.
  */
 typedef struct llr_model llr_model;
 typedef struct llr_err llr_err;
@@ -94,7 +94,7 @@ enum { LLR_OOV_UNK = 0,      /* as <unk> */
 };
 
 /* The operations of llr_model_info.ops. */
-enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2 };
+enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4 };
 
 /* What llr_model_describe tells; the strings are the model's (valid
  * until llr_model_close). */
@@ -149,6 +149,20 @@ typedef struct llr_sentence {
  * (B = 0 checks only that); LLR_ENOMEM.  Not thread-safe on one handle. */
 int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
                     llr_norm_stat *norm, llr_err *err);
+
+/* Score B aligned source/target pairs (encoder-decoders: the target
+ * given the source, from <s>).  Target b has n_b + 1 predictions, its
+ * words then </s>, written at logp[o_b + t] and oov[o_b + t] as
+ * llr_model_score writes a sentence's (a target word outside the
+ * vocabulary scored as <unk>); a source word outside the source
+ * vocabulary reads as its <unk>.  LLR_EINVAL for a family without the
+ * operation (B = 0 checks only that). */
+int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
+                          unsigned char *oov, llr_err *err);
+/* The LLR_MODEL_* operations of the family of the model file at path,
+ * told from its head alone (without loading it); 0 when it cannot be
+ * told (stdin, a missing or foreign file: llr_model_open says why). */
+unsigned llr_model_file_ops(const char *path);
 
 /* Until generation is an operation: the n-gram model behind m (NULL
  * for other families; gen(1) samples from it).  Owned by m. */

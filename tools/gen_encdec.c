@@ -4,9 +4,8 @@
  * length normalisation and n-best lists (llr_encdec_search, Neubig's
  * tutorial 7.2), over one model or an ensemble of several -m models
  * averaging their log-probabilities (7.4), optionally with the attention
- * matrix of each output.  Also the helpers score_encdec.c shares: which
- * family a command line wants, loading, source ids.  The spec is gen(1),
- * "Encoder-decoder".
+ * matrix of each output.  Also its helpers: which family a command line
+ * wants, loading, source ids.  The spec is gen(1), "Encoder-decoder".
  */
 #include <getopt.h>
 #include <math.h>

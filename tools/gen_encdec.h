@@ -1,6 +1,6 @@
 /*
- * gen_encdec.h - gen and score for encoder-decoder models (gen(1) and
- * score(1), "Encoder-decoder"); CLI-only, not libllrnn API.
+ * gen_encdec.h - gen for encoder-decoder models (gen(1),
+ * "Encoder-decoder"); CLI-only, not libllrnn API.
  */
 #ifndef LLR_GEN_ENCDEC_H
 #define LLR_GEN_ENCDEC_H
@@ -21,6 +21,5 @@ llr_encdec_model *encdec_load(const char *path);
 int encdec_source_ids(const llr_source *s, const char *line, size_t len, int32_t **ids, size_t *cap, int64_t *unk);
 
 int gen_encdec_main(int argc, char **argv);
-int score_encdec_main(int argc, char **argv);
 
 #endif

@@ -3,9 +3,9 @@
  * line per input line (score(1)).  Reads tokens into batches and asks
  * the one model interface (llr_model_open, llr_model_score) for log p of
  * every word and of </s>, whatever the model's family; here are the
- * options, the output lines and the summary on stderr.  Encoder-decoders
- * and sentence encoders still have their own paths (score_encdec.c,
- * score_disc.c).
+ * options, the output lines and the summary on stderr.  Source/target
+ * pairs are score/pairs.c's (llr_model_score_pairs); sentence encoders
+ * still have their own path (score_disc.c).
  */
 #include <getopt.h>
 #include <math.h>
@@ -16,8 +16,8 @@
 #include "progress.h"
 #include "tokcheck.h"
 #include "score_disc.h"
-#include "gen_encdec.h"
 #include "score/open.h"
+#include "score/pairs.h"
 #include "score/stats.h"
 
 static const char usage[] =
@@ -615,8 +615,8 @@ int main(int argc, char **argv)
 	cli_init(argv[0], "score");
 	llr_blas_set_fixed_order(1); /* the scores do not depend on --batch or --threads */
 	cli_set_help(help);
-	if (encdec_wanted(argc, argv, 1)) /* the encoder-decoder family */
-		return score_encdec_main(argc, argv);
+	if (score_pairs_wanted(argc, argv)) /* source/target pairs (score/pairs.c) */
+		return score_pairs_main(argc, argv);
 	scorer sc = {0};
 	score_disc_opts dopt = {0};
 	parse_args(&sc, &dopt, argc, argv);

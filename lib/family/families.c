@@ -100,11 +100,24 @@ void llr_model_close(llr_model *m)
 	free(m);
 }
 
+static unsigned ops_of(const llr_family *f)
+{
+	return LLR_MODEL_DESCRIBE | (f->score ? LLR_MODEL_SCORE : 0) | (f->score_pairs ? LLR_MODEL_SCORE_PAIRS : 0);
+}
+
+unsigned llr_model_file_ops(const char *path)
+{
+	llr_err err = {0};
+	int rc;
+	const llr_family *f = path && strcmp(path, "-") ? choose(path, &err, &rc) : NULL;
+	return f ? ops_of(f) : 0;
+}
+
 int llr_model_describe(const llr_model *m, llr_model_info *info)
 {
 	memset(info, 0, sizeof *info);
 	info->family = m->fam->name;
-	info->ops = LLR_MODEL_DESCRIBE | (m->fam->score ? LLR_MODEL_SCORE : 0);
+	info->ops = ops_of(m->fam);
 	m->fam->describe(m, info);
 	return LLR_OK;
 }
@@ -122,6 +135,18 @@ int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp,
 	if (B == 0)
 		return LLR_OK;
 	return m->fam->score(m, s, B, logp, oov, norm, err);
+}
+
+int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
+                          unsigned char *oov, llr_err *err)
+{
+	if (!m->fam->score_pairs && m->fam->no_pairs)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s", m->path, m->fam->no_pairs);
+	if (!m->fam->score_pairs)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s have no --source", m->path, m->fam->what);
+	if (B == 0)
+		return LLR_OK;
+	return m->fam->score_pairs(m, src, tgt, B, logp, oov, err);
 }
 
 int llr_model_set_threads(llr_model *m, int n, llr_err *err)

@@ -28,6 +28,13 @@ typedef struct llr_family {
 	int (*score)(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
 	             llr_err *err);
 	int (*set_threads)(llr_model *m, int n, llr_err *err);
+	/* score(1)'s operations beyond llr_model_score (each NULL when the
+	 * family lacks it): score aligned source/target pairs (score
+	 * --source; no_pairs, if set, says why not, else "<what> have no
+	 * --source"). */
+	int (*score_pairs)(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
+	                   unsigned char *oov, llr_err *err);
+	const char *no_pairs;
 	/* What gen(1) still reaches behind the handle. */
 	const llr_ngram *(*ngram)(const llr_model *m);
 } llr_family;
@@ -47,6 +54,10 @@ int llr_family_hold(llr_model *m, void *model, void (*free_fn)(void *), const ll
 void llr_family_held_close(void *state);
 void llr_family_held_describe(const llr_model *m, llr_model_info *info);
 const llr_meta *llr_family_held_meta(const llr_model *m);
+
+/* The kind, vocabulary and sizes of an encoder family's model (its
+ * lexicon lex, meta, and the meta key of its layer count). */
+void llr_family_describe_lex(const llr_lexicon *lex, const llr_meta *meta, const char *layers_key, llr_model_info *info);
 
 extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc;
 

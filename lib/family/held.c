@@ -1,7 +1,8 @@
 /*
  * held.c - what the families that llr_model recognises but does not
  * drive yet share (family.h): the loaded model held as it is, described
- * by its lexicon and meta, freed by the family's own function.
+ * by its lexicon and meta (describe.c), freed by the family's own
+ * function.
  */
 #include "family/family.h"
 
@@ -38,16 +39,7 @@ void llr_family_held_close(void *state)
 void llr_family_held_describe(const llr_model *m, llr_model_info *info)
 {
 	const held *h = m->state;
-	int64_t v;
-	info->kind = "model";
-	info->vocab = (int64_t)llr_strmap_size(h->lex->vocab);
-	info->has_unk = h->lex->unk_id >= 0;
-	if (llr_meta_get_i64(h->meta, "embed", &v, NULL) == LLR_OK)
-		info->embed = (int)v;
-	if (llr_meta_get_i64(h->meta, "hidden", &v, NULL) == LLR_OK)
-		info->hidden = (int)v;
-	if (llr_meta_get_i64(h->meta, h->layers_key, &v, NULL) == LLR_OK)
-		info->layers = (int)v;
+	llr_family_describe_lex(h->lex, h->meta, h->layers_key, info);
 }
 
 const llr_meta *llr_family_held_meta(const llr_model *m)

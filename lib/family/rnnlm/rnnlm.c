@@ -274,4 +274,5 @@ const llr_family llr_family_rnnlm = {
 	.meta = rnnlm_meta,
 	.score = rnnlm_score,
 	.set_threads = rnnlm_set_threads,
+	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
 };

@@ -1,19 +1,19 @@
 /*
- * score_encdec.c - score for encoder-decoder models (issue 15): score -m
+ * pairs.c - score's pairs mode (score(1), "Encoder-decoder"): score -m
  * MODEL --source SRC [TARGET] reads sources and targets as aligned line
  * pairs and writes, one line per pair, the forced-decoding
  * log-probability of the target (its </s> included) given the source
- * (llr_encdec_score), the predicted tokens and the target OOVs, as score
- * does for a language model.  The spec is score(1), "Encoder-decoder".
+ * (llr_model_score_pairs), the predicted tokens and the target OOVs, as
+ * score does for a language model.
  */
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "gen_encdec.h"
-#include "progress.h"
+#include "../cli.h"
+#include "../progress.h"
+#include "pairs.h"
 
 static const char usage[] =
     "usage: score [-q] -m MODEL --source SRC [-o FILE] [--base e|2|10] [--per-token]\n"
@@ -39,21 +39,28 @@ static const struct option score_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* A line split into NUL-terminated tokens. */
+typedef struct pline {
+	llr_buf text;
+	const char **words;
+	size_t n, cap;
+} pline;
+
 typedef struct score_ctx {
 	const char *model, *output, *source, *target;
 	double scale; /* 1 / log(base) */
 	int per_token, batch, threads, quiet;
-	llr_encdec_model *m;
+	llr_model *m;
 	cli_progress prog;
 	long long pairs, tokens; /* scored so far */
 	FILE *out;
-	/* the pending batch */
+	/* the pending batch: n pairs */
 	int n;
-	int32_t *src, *tgt, *slen, *tlen, *oov;
-	size_t cap_s, cap_t;
-	int32_t *bsrc, *bin, *btgt;
-	float *lp;
-	int64_t unk;
+	pline *src, *tgt;
+	llr_sentence *ssent, *tsent;
+	double *lp;
+	unsigned char *oov;
+	size_t cap;
 } score_ctx;
 
 static void score_parse(score_ctx *c, int argc, char **argv)
@@ -94,15 +101,41 @@ static void score_parse(score_ctx *c, int argc, char **argv)
 		cli_usage_error(usage, "--source and the targets cannot both be standard input");
 }
 
-static void put_line(score_ctx *c, int b, int T, const int32_t *tgt)
+/* Copy line into p and split it into its tokens. */
+static void split_line(pline *p, const char *line, size_t len)
 {
-	const llr_lexicon *x = c->m->lex;
+	llr_buf_clear(&p->text);
+	if (llr_buf_append(&p->text, line, len) || llr_buf_putc(&p->text, '\0'))
+		cli_oom();
+	char *s = p->text.data;
+	size_t pos = 0, tl;
+	const char *tok;
+	p->n = 0;
+	while (llr_token_next(s, len, &pos, &tok, &tl)) {
+		if (p->n == p->cap) {
+			p->cap = p->cap ? 2 * p->cap : 32;
+			p->words = ereallocarray(p->words, p->cap, sizeof *p->words);
+		}
+		p->words[p->n++] = tok;
+		s[pos] = '\0'; /* it was a separator, or the end */
+		pos += pos < len;
+	}
+}
+
+/* Pair b's line, its predictions from o. */
+static void put_line(score_ctx *c, int b, size_t o)
+{
+	const pline *t = &c->tgt[b];
+	size_t T = t->n + 1;
 	double lp = 0;
-	for (int t = 0; t < c->tlen[b]; t++)
-		lp += c->lp[(size_t)t * c->n + b];
-	fprintf(c->out, "%.4f\t%d\t%d", lp * c->scale, c->tlen[b], c->oov[b]);
-	for (int t = 0; c->per_token && t < c->tlen[b]; t++)
-		fprintf(c->out, "\t%s=%.4f", llr_strmap_str(x->vocab, tgt[t]), c->lp[(size_t)t * c->n + b] * c->scale);
+	int noov = 0;
+	for (size_t k = o; k < o + T; k++) {
+		lp += c->lp[k];
+		noov += c->oov[k];
+	}
+	fprintf(c->out, "%.4f\t%zu\t%d", lp * c->scale, T, noov);
+	for (size_t k = 0; c->per_token && k < T; k++)
+		fprintf(c->out, "\t%s=%.4f", k == t->n ? LLR_EOS : c->oov[o + k] ? LLR_UNK : t->words[k], c->lp[o + k] * c->scale);
 	fputc('\n', c->out);
 }
 
@@ -111,85 +144,28 @@ static void flush(score_ctx *c)
 {
 	if (!c->n)
 		return;
-	int B = c->n, S = 0, T = 0;
-	for (int b = 0; b < B; b++) {
-		S = MAX(S, c->slen[b]);
-		T = MAX(T, c->tlen[b]);
+	size_t n = 0;
+	for (int b = 0; b < c->n; b++) {
+		c->ssent[b] = (llr_sentence){c->src[b].words, c->src[b].n};
+		c->tsent[b] = (llr_sentence){c->tgt[b].words, c->tgt[b].n};
+		n += c->tgt[b].n + 1;
 	}
-	c->bsrc = ereallocarray(c->bsrc, (size_t)S * B, sizeof *c->bsrc);
-	c->bin = ereallocarray(c->bin, (size_t)T * B, sizeof *c->bin);
-	c->btgt = ereallocarray(c->btgt, (size_t)T * B, sizeof *c->btgt);
-	c->lp = ereallocarray(c->lp, (size_t)T * B, sizeof *c->lp);
-	size_t so = 0, to = 0;
-	size_t *toff = ecalloc((size_t)B + 1, sizeof *toff);
-	for (int b = 0; b < B; b++) {
-		for (int j = 0; j < S; j++)
-			c->bsrc[(size_t)j * B + b] = j < c->slen[b] ? c->src[so + j] : 0;
-		for (int t = 0; t < T; t++) {
-			int in = t < c->tlen[b];
-			c->bin[(size_t)t * B + b] = t == 0 ? LLR_BOS_ID : in ? c->tgt[to + t - 1]
-			                                                     : c->m->lex->eos_id;
-			c->btgt[(size_t)t * B + b] = in ? c->tgt[to + t] : -1;
-		}
-		toff[b] = to;
-		so += (size_t)c->slen[b];
-		to += (size_t)c->tlen[b];
+	if (n > c->cap) {
+		c->cap = 2 * n;
+		c->lp = ereallocarray(c->lp, c->cap, sizeof *c->lp);
+		c->oov = ereallocarray(c->oov, c->cap, 1);
 	}
-	llr_encdec_batch bt = {.B = B, .S = S, .T = T, .src = c->bsrc, .src_len = c->slen, .input = c->bin, .target = c->btgt};
 	llr_err e = {0};
-	if (llr_encdec_score(c->m->net, &bt, c->lp, NULL, &e) < 0)
+	if (llr_model_score_pairs(c->m, c->ssent, c->tsent, (size_t)c->n, c->lp, c->oov, &e) < 0)
 		cli_die_err(&e);
-	for (int b = 0; b < B; b++) {
-		put_line(c, b, T, c->tgt + toff[b]);
-		c->tokens += c->tlen[b];
+	for (size_t b = 0, o = 0; b < (size_t)c->n; o += c->tgt[b].n + 1, b++) {
+		put_line(c, (int)b, o);
+		c->tokens += (long long)c->tgt[b].n + 1;
 	}
-	c->pairs += B;
-	free(toff);
+	c->pairs += c->n;
 	c->n = 0;
 	if (cli_progress_due(&c->prog))
 		cli_progress_show(&c->prog, c->pairs, "pairs", c->tokens, "tok", cli_progress_fraction(&c->prog));
-}
-
-/* Queue one pair. */
-static void add_pair(score_ctx *c, const char *sl, size_t sn, const char *tl, size_t tn)
-{
-	const llr_lexicon *x = c->m->lex;
-	size_t so = 0, to = 0;
-	for (int b = 0; b < c->n; b++) {
-		so += (size_t)c->slen[b];
-		to += (size_t)c->tlen[b];
-	}
-	int32_t *ids = NULL;
-	size_t cap = 0;
-	int ns = encdec_source_ids(c->m->src, sl, sn, &ids, &cap, &c->unk);
-	if (so + (size_t)ns > c->cap_s) {
-		c->cap_s = 2 * (so + (size_t)ns);
-		c->src = ereallocarray(c->src, c->cap_s, sizeof *c->src);
-	}
-	memcpy(c->src + so, ids, (size_t)ns * sizeof *ids);
-	free(ids);
-	size_t nt = llr_tokens_count(tl, tn) + 1, pos = 0, kl;
-	if (to + nt > c->cap_t) {
-		c->cap_t = 2 * (to + nt);
-		c->tgt = ereallocarray(c->tgt, c->cap_t, sizeof *c->tgt);
-	}
-	const char *tok;
-	int oov = 0;
-	size_t k = to;
-	while (llr_token_next(tl, tn, &pos, &tok, &kl)) {
-		int32_t id = llr_strmap_get(x->vocab, tok, kl);
-		if (id < 0) {
-			id = x->unk_id;
-			oov++;
-		}
-		c->tgt[k++] = id;
-	}
-	c->tgt[k++] = x->eos_id;
-	c->slen[c->n] = ns;
-	c->tlen[c->n] = (int32_t)nt;
-	c->oov[c->n] = oov;
-	if (++c->n == c->batch)
-		flush(c);
 }
 
 static void score_pairs(score_ctx *c)
@@ -216,22 +192,60 @@ static void score_pairs(score_ctx *c)
 			        a ? llr_lines_lineno(ls) : llr_lines_lineno(lt), a ? llr_lines_name(ls) : llr_lines_name(lt));
 		if (!a)
 			break;
-		add_pair(c, sl, sn, tl, tn);
+		split_line(&c->src[c->n], sl, sn);
+		split_line(&c->tgt[c->n], tl, tn);
+		if (++c->n == c->batch)
+			flush(c);
 	}
 	flush(c);
 	llr_lines_close(ls);
 	llr_lines_close(lt);
 }
 
-int score_encdec_main(int argc, char **argv)
+/* The model of -m ARG, --model ARG, -mARG or --model=ARG at argv[*i]
+ * (*i past it), or NULL. */
+static const char *model_arg(int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if ((!strcmp(a, "-m") || !strcmp(a, "--model")) && *i + 1 < argc)
+		return argv[++*i];
+	if (!strncmp(a, "--model=", 8))
+		return a + 8;
+	return !strncmp(a, "-m", 2) && a[2] ? a + 2 : NULL;
+}
+
+int score_pairs_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--source") || !strncmp(argv[i], "--source=", 9))
+			return 1;
+		unsigned ops = llr_model_file_ops(model_arg(argc, argv, &i));
+		if ((ops & LLR_MODEL_SCORE_PAIRS) && !(ops & LLR_MODEL_SCORE))
+			return 1;
+	}
+	return 0;
+}
+
+static void pline_free(pline *p)
+{
+	llr_buf_free(&p->text);
+	free(p->words);
+}
+
+int score_pairs_main(int argc, char **argv)
 {
 	score_ctx c = {0};
 	score_parse(&c, argc, argv);
 	llr_blas_set_threads(c.threads);
-	c.m = encdec_load(c.model);
-	c.slen = ecalloc((size_t)c.batch, sizeof *c.slen);
-	c.tlen = ecalloc((size_t)c.batch, sizeof *c.tlen);
-	c.oov = ecalloc((size_t)c.batch, sizeof *c.oov);
+	llr_model_opts mo = llr_model_opts_default();
+	mo.open = LLR_OPEN_OFF; /* the targets' OOVs are <unk> */
+	llr_err e = {0};
+	if (llr_model_open(c.model, &mo, &c.m, &e) < 0 || llr_model_score_pairs(c.m, NULL, NULL, 0, NULL, NULL, &e) < 0)
+		cli_die_err(&e);
+	c.src = ecalloc((size_t)c.batch, sizeof *c.src);
+	c.tgt = ecalloc((size_t)c.batch, sizeof *c.tgt);
+	c.ssent = ecalloc((size_t)c.batch, sizeof *c.ssent);
+	c.tsent = ecalloc((size_t)c.batch, sizeof *c.tsent);
 	cli_output out;
 	cli_output_open_lines(&out, c.output);
 	c.out = out.fp;
@@ -239,15 +253,16 @@ int score_encdec_main(int argc, char **argv)
 	score_pairs(&c);
 	cli_progress_clear();
 	cli_output_close(&out);
+	for (int b = 0; b < c.batch; b++) {
+		pline_free(&c.src[b]);
+		pline_free(&c.tgt[b]);
+	}
 	free(c.src);
 	free(c.tgt);
-	free(c.slen);
-	free(c.tlen);
-	free(c.oov);
-	free(c.bsrc);
-	free(c.bin);
-	free(c.btgt);
+	free(c.ssent);
+	free(c.tsent);
 	free(c.lp);
-	llr_encdec_model_free(c.m);
+	free(c.oov);
+	llr_model_close(c.m);
 	return 0;
 }
