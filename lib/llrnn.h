@@ -30,8 +30,8 @@
 /* ================================================================ models
  *
  * One model interface (issue 45): open any model file, ask what it is,
- * score tokenised sentences (or source/target pairs) exactly as
- * score(1) does.  This section is
+ * score tokenised sentences (or source/target pairs) and embed them
+ * exactly as score(1) does.  This section is
  * all a program that only uses models needs; the rest of the header is
  * the machinery under it.  Types named here and defined further down:
  * llr_err (errors), llr_meta (tensor archives), llr_norm_stat (networks).
@@ -46,11 +46,13 @@
  *            "ngram").                               describe, score
  *   encdec   encoder-decoders (family=encdec): source/target pairs,
  *            gen(1) still drives them itself.   describe, score pairs
- *   sentenc  sentence encoders (family=sentenc): describe only so far;
- *            score(1) --embed and --task still drive them themselves.
+ *   sentenc  sentence encoders (family=sentenc): sentence vectors;
+ *            score(1) --task still drives them itself.  describe, embed
+ * An LSTM LM with word input embeds a sentence too (the mean of its
+ * words' input embeddings).
  * An operation a family lacks fails with LLR_EINVAL and a message that
- * says so ("m.arpa: n-gram models have no --source").  Generation,
- * embedding and training are not operations yet.
+ * says so ("m.arpa: n-gram models have no --embed").  Generation and
+ * training are not operations yet.
  */
 typedef struct llr_model llr_model;
 typedef struct llr_err llr_err;
@@ -94,7 +96,7 @@ enum { LLR_OOV_UNK = 0,      /* as <unk> */
 };
 
 /* The operations of llr_model_info.ops. */
-enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4 };
+enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, LLR_MODEL_EMBED = 8 };
 
 /* What llr_model_describe tells; the strings are the model's (valid
  * until llr_model_close). */
@@ -123,6 +125,9 @@ typedef struct llr_model_info {
 	const char *norm_first;  /* the first of those (NULL: none) */
 	int32_t norm_listed;     /* exact masses: the strings listed apart */
 	int32_t norm_digits, norm_shorts, norm_dict; /* drawn masses: the groups summed exactly */
+	int dim;               /* llr_model_embed's vector size; 0 without */
+	const char *embedding; /* and what the vectors are: "cbow", "gru", "bigru"
+	                          (sentence encoders), "lm-input-mean" (an LSTM LM) */
 	unsigned ops;        /* LLR_MODEL_* it has */
 } llr_model_info;
 
@@ -159,6 +164,14 @@ int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp,
  * operation (B = 0 checks only that). */
 int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
                           unsigned char *oov, llr_err *err);
+/* Embed B sentences into vec (B x info.dim, sentence b's vector at
+ * vec[b * dim]; an empty sentence's is 0): a sentence encoder's
+ * encoding, or for an LSTM LM with word input the mean of its words'
+ * input embeddings.  oov (may be NULL) gets 1 at o_b + t for word t
+ * outside the vocabulary (read as <unk>), o_b = sum over i < b of n_i.
+ * LLR_EINVAL for a family without the operation or a model that cannot
+ * (B = 0 checks only that). */
+int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
 /* The LLR_MODEL_* operations of the family of the model file at path,
  * told from its head alone (without loading it); 0 when it cannot be
  * told (stdin, a missing or foreign file: llr_model_open says why). */
@@ -1280,6 +1293,14 @@ const llr_csr *llr_rnnlm_inputs_psi(const llr_rnnlm_inputs *in);
 /* Target id of w: its vocabulary id, or <unk>'s (*oov set to 1 for
  * both); LLR_EINVAL when w is unseen and m has no <unk>. */
 int32_t llr_rnnlm_target(const llr_rnnlm *m, const char *w, size_t len, int *oov, llr_err *err);
+/* The vectors of B sentences as llr_model_embed gives them for an LSTM
+ * LM (lib/family/rnnlm/embed.c): the mean of the words' input
+ * embeddings, a word's embedding its row of psi times the F_in x E table
+ * "embed" (for a softmax, tree or classes output the table's row), into
+ * vec (B x E; 0 for an empty sentence).  B = 0 checks only that m has a
+ * word input and that table (LLR_EINVAL, naming path). */
+int llr_rnnlm_embed(const llr_rnnlm *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, const char *path,
+                    llr_err *err);
 
 /* ------------------------------------------------------ sentence encoders */
 

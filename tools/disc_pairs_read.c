@@ -1,7 +1,7 @@
 /*
  * disc_pairs_read.c - reading disc-pairs output (ORDER, NEXT and CONJ
  * examples, TSV) into token ids for train --task and score --task: a
- * CLI-only helper shared by tools/train_disc.c and tools/score_disc.c.
+ * CLI-only helper shared by tools/train_disc.c and tools/score/task.c.
  * Errors name file:line and stop the tool.
  */
 #include <stdlib.h>

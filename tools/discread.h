@@ -1,6 +1,6 @@
 /*
  * discread.h - disc-pairs output read into token ids, for train --task
- * (train_disc.c) and score --task / --embed (score_disc.c).  CLI-only.
+ * (train_disc.c) and score --task (score/task.c).  CLI-only.
  */
 #ifndef LLR_DISCREAD_H
 #define LLR_DISCREAD_H

@@ -3,9 +3,11 @@
  * line per input line (score(1)).  Reads tokens into batches and asks
  * the one model interface (llr_model_open, llr_model_score) for log p of
  * every word and of </s>, whatever the model's family; here are the
- * options, the output lines and the summary on stderr.  Source/target
- * pairs are score/pairs.c's (llr_model_score_pairs); sentence encoders
- * still have their own path (score_disc.c).
+ * options, the output lines and the summary on stderr.  Its other modes
+ * are in score/: source/target pairs (pairs.c, llr_model_score_pairs),
+ * sentence vectors (embed.c, llr_model_embed) and disc-pairs predictions
+ * (task.c); the open-vocabulary summary (open.c) and the counts
+ * (stats.c).
  */
 #include <getopt.h>
 #include <math.h>
@@ -15,7 +17,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "tokcheck.h"
-#include "score_disc.h"
+#include "score/disc.h"
 #include "score/open.h"
 #include "score/pairs.h"
 #include "score/stats.h"
@@ -620,7 +622,7 @@ int main(int argc, char **argv)
 	scorer sc = {0};
 	score_disc_opts dopt = {0};
 	parse_args(&sc, &dopt, argc, argv);
-	/* The sentence-encoder modes (score_disc.c). */
+	/* The sentence modes (score/embed.c, score/task.c). */
 	if (dopt.embed || dopt.task) {
 		if (dopt.embed && dopt.task)
 			cli_usage_error(usage, "--embed and --task exclude each other");
@@ -633,7 +635,7 @@ int main(int argc, char **argv)
 		dopt.quiet = sc.opt.quiet;
 		dopt.batch = sc.opt.batch > 1 ? sc.opt.batch : 64;
 		llr_blas_set_threads(sc.opt.threads);
-		return score_disc(&dopt, argc - optind, argv + optind);
+		return dopt.embed ? score_embed(&dopt, argc - optind, argv + optind) : score_task(&dopt, argc - optind, argv + optind);
 	}
 
 	llr_model_opts mo = llr_model_opts_default();

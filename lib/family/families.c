@@ -102,7 +102,8 @@ void llr_model_close(llr_model *m)
 
 static unsigned ops_of(const llr_family *f)
 {
-	return LLR_MODEL_DESCRIBE | (f->score ? LLR_MODEL_SCORE : 0) | (f->score_pairs ? LLR_MODEL_SCORE_PAIRS : 0);
+	return LLR_MODEL_DESCRIBE | (f->score ? LLR_MODEL_SCORE : 0) | (f->score_pairs ? LLR_MODEL_SCORE_PAIRS : 0) |
+	       (f->embed ? LLR_MODEL_EMBED : 0);
 }
 
 unsigned llr_model_file_ops(const char *path)
@@ -147,6 +148,13 @@ int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sente
 	if (B == 0)
 		return LLR_OK;
 	return m->fam->score_pairs(m, src, tgt, B, logp, oov, err);
+}
+
+int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err)
+{
+	if (!m->fam->embed)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s have no --embed", m->path, m->fam->what);
+	return m->fam->embed(m, s, B, vec, oov, err);
 }
 
 int llr_model_set_threads(llr_model *m, int n, llr_err *err)

@@ -31,10 +31,12 @@ typedef struct llr_family {
 	/* score(1)'s operations beyond llr_model_score (each NULL when the
 	 * family lacks it): score aligned source/target pairs (score
 	 * --source; no_pairs, if set, says why not, else "<what> have no
-	 * --source"). */
+	 * --source"); embed sentences (score --embed; B = 0 checks only
+	 * that the model can). */
 	int (*score_pairs)(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
 	                   unsigned char *oov, llr_err *err);
 	const char *no_pairs;
+	int (*embed)(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
 	/* What gen(1) still reaches behind the handle. */
 	const llr_ngram *(*ngram)(const llr_model *m);
 } llr_family;
@@ -45,15 +47,6 @@ struct llr_model {
 	llr_model_opts opts;
 	void *state; /* the family's */
 };
-
-/* The families recognised but not driven yet (held.c): model, loaded,
- * becomes m's state, freed with free_fn (also when this fails); lex and
- * meta describe it, layers_key names its layer count in meta. */
-int llr_family_hold(llr_model *m, void *model, void (*free_fn)(void *), const llr_lexicon *lex, const llr_meta *meta,
-                    const char *layers_key, llr_err *err);
-void llr_family_held_close(void *state);
-void llr_family_held_describe(const llr_model *m, llr_model_info *info);
-const llr_meta *llr_family_held_meta(const llr_model *m);
 
 /* The kind, vocabulary and sizes of an encoder family's model (its
  * lexicon lex, meta, and the meta key of its layer count). */

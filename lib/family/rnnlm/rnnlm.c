@@ -141,6 +141,8 @@ static void rnnlm_describe(const llr_model *m, llr_model_info *info)
 	info->oov = r->op ? LLR_OOV_FEATURES : r->spread ? LLR_OOV_SPREAD : LLR_OOV_UNK;
 	if (info->oov == LLR_OOV_SPREAD)
 		info->log_outside = llr_openbg_log_outside(r->spread);
+	info->dim = c->input == LLR_IN_WORD ? c->embed : 0;
+	info->embedding = "lm-input-mean";
 	info->norm_checked = -1;
 	if (r->op)
 		describe_open(r, &m->opts, info);
@@ -265,6 +267,12 @@ static int rnnlm_set_threads(llr_model *m, int n, llr_err *err)
 	return llr_net_set_score_threads(r->model->net, n, err);
 }
 
+static int rnnlm_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err)
+{
+	const rnnlm *r = m->state;
+	return llr_rnnlm_embed(r->model, s, B, vec, oov, m->path, err);
+}
+
 const llr_family llr_family_rnnlm = {
 	.name = "rnnlm",
 	.what = "LSTM language models",
@@ -274,5 +282,6 @@ const llr_family llr_family_rnnlm = {
 	.meta = rnnlm_meta,
 	.score = rnnlm_score,
 	.set_threads = rnnlm_set_threads,
+	.embed = rnnlm_embed,
 	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
 };
