@@ -25,6 +25,17 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every declaration below is the shared library's interface: built with
+ * -fvisibility=hidden (build/libllrnn.so), the library exports what this
+ * header declares and nothing else. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define LLR_VERSION "0.1.0"
 
 /* ================================================================ models
@@ -2061,5 +2072,13 @@ int llr_blas_threads(void);
  * a process near its memory limit would hang instead of failing.  Tools
  * call this before they load anything big. */
 int llr_blas_reserve(llr_err *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
