@@ -1,8 +1,8 @@
-# llrnn - GNU make build: libllrnn (static + llrnn.pc), the tools, tests.
-#   make            library and tools (in bin/)
+# llrnn - GNU make build: libllrnn (static, shared, llrnn.pc), the tools, tests.
+#   make            libraries and tools (in bin/)
 #   make check      C unit tests and the BATS suite; ends with "N passed, N failed"
 #   make demo       the main job on a real corpus (pipelines/demo.mk)
-#   make install    PREFIX, DESTDIR, BINDIR, MANDIR, PROGPREFIX (default llrnn-) honoured
+#   make install    PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, PROGPREFIX (default llrnn-) honoured
 #   make SANITIZE=address,undefined check
 #   make check TESTS='tests/47-threads.bats'   only those BATS files
 #   make fuzz FUZZ_SECONDS=N   libFuzzer harnesses (tests/fuzz), N s each
@@ -19,10 +19,16 @@ CC ?= cc
 AR ?= ar
 PKG_CONFIG ?= pkg-config
 CFLAGS ?= -O2 -g
+CXX ?= g++
+CXXFLAGS ?= -O2 -g
 PKGS := openblas libarchive libutf8proc libxml-2.0
 # The version lives in one place, LLR_VERSION in lib/llrnn.h: the tools'
 # --version prints it and llrnn.pc gets it from there.
 VERSION := $(shell sed -n 's/^\#define LLR_VERSION "\(.*\)"$$/\1/p' lib/llrnn.h)
+# The shared library's soname carries the major version: libllrnn.so.0.
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME := libllrnn.so.$(SOMAJOR)
+SHLIB := build/libllrnn.so.$(VERSION)
 
 # Hunspell morphology in featurize: on when the library is found.
 HUNSPELL ?= $(shell $(PKG_CONFIG) --exists hunspell 2>/dev/null && echo 1)
@@ -49,6 +55,7 @@ override LDLIBS += $(PKG_LIBS) -lm -lpthread
 
 ifneq ($(SANITIZE),)
 override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+override CXXFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 override LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
@@ -57,6 +64,12 @@ endif
 LIB_LAYERS := core text tensor features ngram nn lexicon lm family
 LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c) $(LIB_LAYERS:%=lib/%/*/*.c)))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
+# The shared library's objects: the same sources again, position
+# independent and hidden but for what lib/llrnn.h declares (its
+# visibility pragma), so the static ones keep their code as it was.  The
+# library's own calls bind inside it (-fno-semantic-interposition): no
+# call of a public function from another goes through the PLT.
+PIC_OBJ := $(LIB_SRC:lib/%.c=build/pic/%.o)
 # tools/<tool>.c holds a tool's main; every other tools/*.c, and
 # tools/<tool>/*.c for a tool that needs several files, is a CLI-only
 # helper, archived in build/libcli.a (never part of libllrnn).
@@ -76,9 +89,12 @@ UNITS := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 # would (tests/api/; the suite runs them).
 API_SRC := $(sort $(wildcard tests/api/*.c))
 APIS := $(API_SRC:tests/api/%.c=build/tests/api/%)
+# C++ programs against the same header (extern "C"), built with $(CXX).
+API_CXX_SRC := $(sort $(wildcard tests/api/*.cc))
+API_CXXS := $(API_CXX_SRC:tests/api/%.cc=build/tests/api/%)
 MAN := $(sort $(wildcard man/*.[1-9]))
 
-all: deps-check build/libllrnn.a build/llrnn.pc $(BINS) $(UNITS) $(APIS)
+all: deps-check build/libllrnn.a build/libllrnn.so build/llrnn.pc $(BINS) $(UNITS) $(APIS) $(API_CXXS)
 
 deps-check:
 ifneq ($(DEPS_OK),1)
@@ -92,16 +108,42 @@ build/libllrnn.a: $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# libllrnn.so.VERSION, soname libllrnn.so.MAJOR, and the two links to it.
+# It exports lib/llrnn.h's declarations and nothing else: the objects are
+# hidden but for them (-fvisibility=hidden, the header's pragma), and the
+# version script, every llr_ name of the header global and the rest
+# local, also hides what the pragma cannot (GCC exports target_clones'
+# ifuncs whatever their visibility).
+build/llrnn.map: lib/llrnn.h
+	@mkdir -p $(@D)
+	{ printf '{\n\tglobal:\n'; grep -o 'llr_[A-Za-z0-9_]*' lib/llrnn.h | sort -u | sed 's/.*/\t\t&;/'; \
+		printf '\tlocal:\n\t\t*;\n};\n'; } >$@
+
+$(SHLIB): $(PIC_OBJ) build/llrnn.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=build/llrnn.map -Wl,--no-undefined \
+		-o $@ $(PIC_OBJ) $(LDLIBS)
+
+build/$(SONAME): $(SHLIB)
+	ln -sf $(<F) $@
+
+build/libllrnn.so: build/$(SONAME)
+	ln -sf $(<F) $@
+
 build/libcli.a: $(CLI_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# libllrnn is static only, so its libraries are Requires, not Requires.private;
-# a SANITIZE build's library needs the sanitizer runtimes wherever it is linked.
+# One llrnn.pc for both libraries: `pkg-config --libs llrnn` links the
+# shared one, which brings its dependencies itself; `pkg-config --static
+# --libs llrnn` adds them (Libs.private) for the archive, as the shared
+# libraries they are here (their own Libs.private, for a fully static
+# link, name archives Debian does not ship: libarchive's -lacl).  A
+# SANITIZE build's library needs the sanitizer runtimes wherever it is
+# linked.
 build/llrnn.pc: FORCE
 	@mkdir -p $(@D)
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: %s\nRequires: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn -lm -lpthread%s\n' \
-		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' '$(PKGS)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' > $@
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn%s\nLibs.private: %s -lm -lpthread\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' '$(PKG_LIBS)' > $@
 
 # The objects do not record their flags: build/flags does, and every
 # object depends on it, so a change of SANITIZE (or CC, CFLAGS) rebuilds
@@ -113,11 +155,15 @@ build/flags: FORCE
 
 # The optimisers' update loops vectorise only when sqrtf need not set
 # errno (lib/nn/optim.c; nothing there reads errno).
-build/lib/nn/optim.o: override CFLAGS += -fno-math-errno
+build/lib/nn/optim.o build/pic/nn/optim.o: override CFLAGS += -fno-math-errno
 
 build/lib/%.o: lib/%.c build/flags
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+build/pic/%.o: lib/%.c build/flags
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -fno-semantic-interposition -c -o $@ $<
 
 build/tools/%.o: tools/%.c build/flags
 	@mkdir -p $(@D)
@@ -137,6 +183,12 @@ $(UNITS): build/tests/%: build/tests/%.o build/libllrnn.a
 $(APIS): build/tests/api/%: tests/api/%.c build/libllrnn.a build/flags
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libllrnn.a $(LDLIBS)
+
+# The C++ programs link the shared library, found beside them at run time
+# ($$ORIGIN/../..: build/).
+$(API_CXXS): build/tests/api/%: tests/api/%.cc lib/llrnn.h build/libllrnn.so build/flags
+	@mkdir -p $(@D)
+	$(CXX) -Ilib $(CXXFLAGS) -Wall -Wextra -pedantic $(LDFLAGS) -o $@ $< -Lbuild -lllrnn -Wl,-rpath,'$$ORIGIN/../..'
 
 check: deps
 	@$(MAKE) --no-print-directory all
@@ -183,6 +235,9 @@ install: all
 	for t in $(TOOLS); do install -m 755 bin/$$t $(DESTDIR)$(BINDIR)/$(PROGPREFIX)$$t; done
 	install -m 755 bin/llrnn $(DESTDIR)$(BINDIR)/llrnn
 	install -m 644 build/libllrnn.a $(DESTDIR)$(LIBDIR)/libllrnn.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB))
+	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libllrnn.so
 	install -m 644 lib/llrnn.h $(DESTDIR)$(INCLUDEDIR)/llrnn.h
 	install -m 644 build/llrnn.pc $(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
 	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
@@ -193,6 +248,7 @@ uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$(PROGPREFIX)$$t; done
 	rm -f $(DESTDIR)$(BINDIR)/llrnn
 	rm -f $(DESTDIR)$(LIBDIR)/libllrnn.a $(DESTDIR)$(INCLUDEDIR)/llrnn.h $(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
+	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libllrnn.so
 	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
 		case $$s$$b in 1llrnn.1) ;; 1*) b=$(PROGPREFIX)$$b;; esac; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$b; done
 
@@ -202,4 +258,4 @@ clean:
 .PHONY: all deps deps-check check fuzz demo lint-man install uninstall clean FORCE
 FORCE:
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZERS:=.d)
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(MAIN_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d) $(APIS:=.d)
+-include $(PIC_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(MAIN_SRC:tools/%.c=build/tools/%.d) $(UNIT_SRC:tests/unit/%.c=build/tests/%.d) $(APIS:=.d)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # make install / uninstall: PREFIX, DESTDIR, PROGPREFIX (llrnn- by
 # default), the llrnn dispatcher, the tools' messages under their
-# installed names, the pkg-config file, and a program built against the
-# installed library.
+# installed names, the static and shared libraries, the pkg-config file,
+# and programs built against either installed library.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -37,11 +37,18 @@ load test_helper
 	assert_output "l' homme arrive ."
 	assert_file_exist "$d/usr/include/llrnn.h"
 	assert_file_exist "$d/usr/lib/libllrnn.a"
+	# the shared library under its full version, the soname and the
+	# link-time name linking to it
+	v=$(sed -n 's/^#define LLR_VERSION "\(.*\)"$/\1/p' "$TOP/lib/llrnn.h")
+	assert_file_executable "$d/usr/lib/libllrnn.so.$v"
+	[ "$(readlink "$d/usr/lib/libllrnn.so.${v%%.*}")" = "libllrnn.so.$v" ]
+	[ "$(readlink "$d/usr/lib/libllrnn.so")" = "libllrnn.so.${v%%.*}" ]
+	cmp "$TOP/build/libllrnn.so.$v" "$d/usr/lib/libllrnn.so.$v"
 	run grep -x 'prefix=/usr' "$d/usr/lib/pkgconfig/llrnn.pc"
 	assert_success
 	run make -s -C "$TOP" uninstall PREFIX=/usr DESTDIR="$d"
 	assert_success
-	run find "$d" -type f
+	run find "$d" ! -type d
 	assert_output ""
 }
 
@@ -141,9 +148,26 @@ int main(void)
 }
 C
 	export PKG_CONFIG_PATH="$p/lib/pkgconfig"
+	# the shared library: pkg-config --libs; it runs where the loader
+	# finds libllrnn.so.MAJOR
 	run bash -c "cc -o '$BATS_TEST_TMPDIR/v' '$BATS_TEST_TMPDIR/v.c' \$(pkg-config --cflags llrnn) \$(pkg-config --libs llrnn)"
 	assert_success
-	run "$BATS_TEST_TMPDIR/v"
+	run readelf -d "$BATS_TEST_TMPDIR/v"
+	assert_output --partial 'Shared library: [libllrnn.so.'
+	run env LD_LIBRARY_PATH="$p/lib" "$BATS_TEST_TMPDIR/v"
 	assert_success
 	assert_output "a 2 3"
+	# the static one: the archive, and pkg-config --static for what it
+	# needs in turn; the program runs without the shared library
+	run bash -c "cc -o '$BATS_TEST_TMPDIR/vs' '$BATS_TEST_TMPDIR/v.c' \$(pkg-config --cflags llrnn) -Wl,-Bstatic -lllrnn -Wl,-Bdynamic -Wl,--as-needed \$(pkg-config --static --libs llrnn)"
+	assert_success
+	run readelf -d "$BATS_TEST_TMPDIR/vs"
+	refute_output --partial 'libllrnn'
+	mv "$p/lib/libllrnn.so"* "$BATS_TEST_TMPDIR/"
+	run "$BATS_TEST_TMPDIR/vs"
+	assert_success
+	assert_output "a 2 3"
+	# while the one linked to it does not find it (the loader's 127)
+	run -127 env LD_LIBRARY_PATH="$p/lib" "$BATS_TEST_TMPDIR/v"
+	assert_output --partial 'libllrnn.so.'
 }
