@@ -116,6 +116,26 @@ EOF
 	assert_output --partial "check-deps: tests/10-x.bats:8: import matplotlib: not in the standard library"
 }
 
+@test "check-deps: the clone's own Python module (python/NAME/) is no dependency; its imports are checked too" {
+	cd "$BATS_TEST_TMPDIR"
+	tree t python3 bats
+	printf '# kind\tname\tpackage\tneed\n' >t/scripts/deps-map
+	printf '@test "p" {\n\t/usr/bin/python3 -c "import llrnnx"\n}\n' >t/tests/10-p.bats
+	run "$TOP/scripts/check-deps" t
+	assert_failure 1
+	assert_output --partial "check-deps: tests/10-p.bats:2: import llrnnx: not in the standard library nor in scripts/deps-map"
+	mkdir -p t/python/llrnnx
+	printf 'from . import model\nimport ctypes\n' >t/python/llrnnx/__init__.py
+	printf 'import ctypes\n' >t/python/llrnnx/model.py
+	run "$TOP/scripts/check-deps" t
+	assert_success
+	assert_output ""
+	printf 'import matplotlib\n' >t/python/llrnnx/model.py
+	run "$TOP/scripts/check-deps" t
+	assert_failure 1
+	assert_output --partial "check-deps: python/llrnnx/model.py:1: import matplotlib: not in the standard library"
+}
+
 @test "check-deps: an optional module is imported in try/except ImportError, and a test running its script skips naming the package" {
 	cd "$BATS_TEST_TMPDIR"
 	tree t python3 bats python3-numpy
