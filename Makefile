@@ -2,7 +2,8 @@
 #   make            libraries and tools (in bin/)
 #   make check      C unit tests and the BATS suite; ends with "N passed, N failed"
 #   make demo       the main job on a real corpus (pipelines/demo.mk)
-#   make install    PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, PROGPREFIX (default llrnn-) honoured
+#   make install    PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, PROGPREFIX (default llrnn-)
+#                   honoured; PYTHONDIR=DIR also installs the Python module there
 #   make SANITIZE=address,undefined check
 #   make check TESTS='tests/47-threads.bats'   only those BATS files
 #   make fuzz FUZZ_SECONDS=N   libFuzzer harnesses (tests/fuzz), N s each
@@ -92,6 +93,8 @@ APIS := $(API_SRC:tests/api/%.c=build/tests/api/%)
 # C++ programs against the same header (extern "C"), built with $(CXX).
 API_CXX_SRC := $(sort $(wildcard tests/api/*.cc))
 API_CXXS := $(API_CXX_SRC:tests/api/%.cc=build/tests/api/%)
+# The Python module (python/llrnn/, ctypes over the shared library).
+PY_SRC := $(sort $(wildcard python/llrnn/*.py))
 MAN := $(sort $(wildcard man/*.[1-9]))
 
 all: deps-check build/libllrnn.a build/libllrnn.so build/llrnn.pc $(BINS) $(UNITS) $(APIS) $(API_CXXS)
@@ -243,6 +246,10 @@ install: all
 	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
 		case $$s$$b in 1llrnn.1) ;; 1*) b=$(PROGPREFIX)$$b;; esac; \
 		install -d $(DESTDIR)$(MANDIR)/man$$s; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$b; done
+ifneq ($(PYTHONDIR),)
+	install -d $(DESTDIR)$(PYTHONDIR)/llrnn
+	install -m 644 $(PY_SRC) $(DESTDIR)$(PYTHONDIR)/llrnn/
+endif
 
 uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$(PROGPREFIX)$$t; done
@@ -251,6 +258,9 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libllrnn.so
 	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
 		case $$s$$b in 1llrnn.1) ;; 1*) b=$(PROGPREFIX)$$b;; esac; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$b; done
+ifneq ($(PYTHONDIR),)
+	rm -rf $(DESTDIR)$(PYTHONDIR)/llrnn
+endif
 
 clean:
 	rm -rf build bin

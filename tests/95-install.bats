@@ -2,7 +2,8 @@
 # make install / uninstall: PREFIX, DESTDIR, PROGPREFIX (llrnn- by
 # default), the llrnn dispatcher, the tools' messages under their
 # installed names, the static and shared libraries, the pkg-config file,
-# and programs built against either installed library.
+# programs built against either installed library, and PYTHONDIR's
+# Python module.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -46,6 +47,9 @@ load test_helper
 	cmp "$TOP/build/libllrnn.so.$v" "$d/usr/lib/libllrnn.so.$v"
 	run grep -x 'prefix=/usr' "$d/usr/lib/pkgconfig/llrnn.pc"
 	assert_success
+	# no Python module without PYTHONDIR
+	run find "$d" -name '*.py'
+	assert_output ""
 	run make -s -C "$TOP" uninstall PREFIX=/usr DESTDIR="$d"
 	assert_success
 	run find "$d" ! -type d
@@ -170,4 +174,26 @@ C
 	# while the one linked to it does not find it (the loader's 127)
 	run -127 env LD_LIBRARY_PATH="$p/lib" "$BATS_TEST_TMPDIR/v"
 	assert_output --partial 'libllrnn.so.'
+}
+
+@test "install: PYTHONDIR installs the Python module, which finds the installed library by its soname" {
+	p="$BATS_TEST_TMPDIR/prefix"
+	run make -s -C "$TOP" install PREFIX="$p" PYTHONDIR="$p/python"
+	assert_success
+	for f in "$TOP"/python/llrnn/*.py; do
+		cmp "$f" "$p/python/llrnn/${f##*/}"
+	done
+	ud_slice "$BATS_TEST_TMPDIR"
+	run train -q --ngram 2 -o "$BATS_TEST_TMPDIR/u.arpa" "$BATS_TEST_TMPDIR/train.tok"
+	assert_success
+	run env -u LLRNN_LIB PYTHONPATH="$p/python" LD_LIBRARY_PATH="$p/lib" /usr/bin/python3 -c '
+import sys, llrnn
+print("%.4f" % llrnn.Model(sys.argv[1]).score("la ville de paris"))' "$BATS_TEST_TMPDIR/u.arpa"
+	assert_success
+	assert_output "$(echo "la ville de paris" | score -q -m "$BATS_TEST_TMPDIR/u.arpa" --base 10 | cut -f1)"
+	# uninstall takes the module (and what Python cached of it) away
+	run make -s -C "$TOP" uninstall PREFIX="$p" PYTHONDIR="$p/python"
+	assert_success
+	run find "$p" ! -type d
+	assert_output ""
 }

@@ -1,0 +1,28 @@
+/*
+ * struct-layout - the offsets of the fields of the structures the Python
+ * module mirrors in ctypes (python/llrnn/_capi.py), one "struct.field
+ * offset" a line, then each structure's size: tests/54-python.bats
+ * compares them with ctypes' own.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "llrnn.h"
+
+#define F(s, f) printf("%s.%s %zu\n", #s, #f, offsetof(s, f))
+#define Z(s) printf("%s %zu\n", #s, sizeof(s))
+
+int main(void)
+{
+	F(llr_err, code), F(llr_err, msg), Z(llr_err);
+	F(llr_model_opts, open), F(llr_model_opts, check_norm), F(llr_model_opts, norm_samples);
+	F(llr_model_opts, seed), Z(llr_model_opts);
+	F(llr_model_info, kind), F(llr_model_info, family), F(llr_model_info, vocab);
+	F(llr_model_info, has_unk), F(llr_model_info, order), F(llr_model_info, layers);
+	F(llr_model_info, embed), F(llr_model_info, hidden), F(llr_model_info, output);
+	F(llr_model_info, input), F(llr_model_info, spelling), F(llr_model_info, oov);
+	F(llr_model_info, log_outside), F(llr_model_info, spell_lambda), F(llr_model_info, sigs);
+	F(llr_model_info, ops), Z(llr_model_info);
+	F(llr_sentence, words), F(llr_sentence, n), Z(llr_sentence);
+	return 0;
+}
