@@ -142,11 +142,14 @@ build/libcli.a: $(CLI_OBJ)
 # libraries they are here (their own Libs.private, for a fully static
 # link, name archives Debian does not ship: libarchive's -lacl).  A
 # SANITIZE build's library needs the sanitizer runtimes wherever it is
-# linked.
+# linked.  make install writes its own copy, so two installs at once to
+# two prefixes (the suite's) cannot swap theirs.
+PC_TEXT = printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn%s\nLibs.private: %s -lm -lpthread\n' \
+	'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' '$(PKG_LIBS)'
+
 build/llrnn.pc: FORCE
 	@mkdir -p $(@D)
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn%s\nLibs.private: %s -lm -lpthread\n' \
-		'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' '$(PKG_LIBS)' > $@
+	$(PC_TEXT) >$@
 
 # The objects do not record their flags: build/flags does, and every
 # object depends on it, so a change of SANITIZE (or CC, CFLAGS) rebuilds
@@ -242,7 +245,8 @@ install: all
 	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libllrnn.so
 	install -m 644 lib/llrnn.h $(DESTDIR)$(INCLUDEDIR)/llrnn.h
-	install -m 644 build/llrnn.pc $(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
+	$(PC_TEXT) >$(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/llrnn.pc
 	for m in $(MAN); do s=$${m##*.}; b=$${m##*/}; \
 		case $$s$$b in 1llrnn.1) ;; 1*) b=$(PROGPREFIX)$$b;; esac; \
 		install -d $(DESTDIR)$(MANDIR)/man$$s; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/$$b; done

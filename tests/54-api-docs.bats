@@ -21,6 +21,7 @@ setup() {
 	# as a user with the library installed there: no LLRNN_LIB
 	unset LLRNN_LIB
 	export PKG_CONFIG_PATH="$p/lib/pkgconfig" LD_LIBRARY_PATH="$p/lib" PYTHONPATH="$p/python" PYTHONDONTWRITEBYTECODE=1
+	sanitized_python
 }
 
 # The marked blocks of README.md's API section, in order, unindented.

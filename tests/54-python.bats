@@ -34,6 +34,7 @@ setup() {
 		return 1
 	fi
 	export LLRNN_LIB="$TOP/build/libllrnn.so" PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1
+	sanitized_python
 	LINES="$TOP/tests/api/score-lines.py"
 	# the validation slice, then words in no vocabulary here (zorglub,
 	# 4817), and a line with the markers score takes off

@@ -178,8 +178,9 @@ C
 
 @test "install: PYTHONDIR installs the Python module, which finds the installed library by its soname" {
 	p="$BATS_TEST_TMPDIR/prefix"
-	run make -s -C "$TOP" install PREFIX="$p" PYTHONDIR="$p/python"
+	run make -s -C "$TOP" install PREFIX="$p" PYTHONDIR="$p/python" SANITIZE="${SANITIZE:-}"
 	assert_success
+	sanitized_python
 	for f in "$TOP"/python/llrnn/*.py; do
 		cmp "$f" "$p/python/llrnn/${f##*/}"
 	done

@@ -31,6 +31,23 @@ skip_sanitized() {
 	[ -z "${SANITIZE:-}" ] || skip "under SANITIZE=$SANITIZE: $1"
 }
 
+# sanitized_python: in a sanitizer build (SANITIZE), preload the
+# sanitizer runtimes, which a Python that loads the instrumented
+# build/libllrnn.so must have first, and report no leaks (CPython's own
+# at exit).  A no-op otherwise.
+sanitized_python() {
+	[ -n "${SANITIZE:-}" ] || return 0
+	local s pre=
+	for s in ${SANITIZE//,/ }; do
+		case $s in
+		address) pre="$pre $(cc -print-file-name=libasan.so)" ;;
+		undefined) pre="$pre $(cc -print-file-name=libubsan.so)" ;;
+		thread) pre="$pre $(cc -print-file-name=libtsan.so)" ;;
+		esac
+	done
+	export LD_PRELOAD="${pre# }" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+}
+
 # An error path: status $1, nothing on stdout, a "tool: " prefixed message
 # on stderr matching $3.  Call as: run_err STATUS PATTERN cmd args...
 # (stdout and stderr are captured apart.)
