@@ -7,7 +7,6 @@ import collections
 import ctypes
 import math
 import os
-import re
 import threading
 
 from . import _capi
@@ -58,8 +57,6 @@ TokenScore.__doc__ = """One predicted token of full_scores: its log-probability 
 base asked for, the n-gram length (always 0: the library does not report
 the matched length yet), and whether the word is outside the vocabulary."""
 
-_SEP = re.compile(r"[ \t]+")
-
 
 def _log_base(base):
     """ln(base) for base 10, 2 or "e" (score(1) --base)."""
@@ -73,33 +70,36 @@ def _log_base(base):
 
 
 def _words(sentence):
-    """The words of one tokenised sentence, as score(1) reads a line (its
-    end of line, "\n" or "\r\n", aside): runs of characters other than
-    space and TAB, a <s> first and a </s> last taken as markers."""
-    if isinstance(sentence, bytes):
-        sentence = sentence.decode("utf-8")  # UnicodeDecodeError, a ValueError
-    elif not isinstance(sentence, str):
+    """The words of one tokenised sentence, UTF-8 encoded, as score(1)
+    reads a line (its end of line, "\n" or "\r\n", aside): runs of
+    characters other than space and TAB, a <s> first and a </s> last
+    taken as markers."""
+    if isinstance(sentence, str):
+        b = sentence.encode("utf-8")  # a lone surrogate: UnicodeEncodeError, a ValueError
+    elif isinstance(sentence, bytes):
+        sentence.decode("utf-8")  # not UTF-8: UnicodeDecodeError, a ValueError
+        b = sentence
+    else:
         raise TypeError("sentence: expected str (tokens separated by spaces), got %s"
                         % type(sentence).__name__)
     # a line as read from a file: its end of line is not a token
-    if sentence.endswith("\r\n"):
-        sentence = sentence[:-2]
-    elif sentence.endswith("\n"):
-        sentence = sentence[:-1]
-    if "\n" in sentence or "\0" in sentence:
+    if b.endswith(b"\r\n"):
+        b = b[:-2]
+    elif b.endswith(b"\n"):
+        b = b[:-1]
+    if b"\n" in b or b"\0" in b:
         raise ValueError("sentence: a newline or NUL inside (one sentence, one line)")
-    words = [w for w in _SEP.split(sentence) if w]
-    if words and words[0] == "<s>":
-        words = words[1:]
-    if words and words[-1] == "</s>":
-        words = words[:-1]
+    words = [w for w in b.replace(b"\t", b" ").split(b" ") if w]
+    if words and words[0] == b"<s>":
+        del words[0]
+    if words and words[-1] == b"</s>":
+        del words[-1]
     if not words:
         raise ValueError("sentence: empty (no word besides the markers)")
-    for w in words:
-        if w in ("<s>", "</s>"):
-            raise ValueError("sentence: %s inside the sentence (a marker only as its first or last token)" % w)
-    # strict: a lone surrogate is UnicodeEncodeError, a ValueError
-    return [w.encode("utf-8") for w in words]
+    if b"<s>" in words or b"</s>" in words:
+        w = "<s>" if b"<s>" in words else "</s>"
+        raise ValueError("sentence: %s inside the sentence (a marker only as its first or last token)" % w)
+    return words
 
 
 class Model:
@@ -116,6 +116,7 @@ class Model:
     def __init__(self, path, open=None):
         self._h = None
         self._lock = threading.Lock()
+        self._cap = 0
         if not isinstance(path, (str, bytes, os.PathLike)):
             raise TypeError("path: expected a file name, got %s" % type(path).__name__)
         if open not in (None, True, False):
@@ -203,16 +204,22 @@ class Model:
         """Natural-log probabilities of the words then </s>, and OOV flags."""
         words = _words(sentence)
         n = len(words)
-        arr = (ctypes.c_char_p * n)(*words)
-        sent = _capi.Sentence(ctypes.cast(arr, ctypes.POINTER(ctypes.c_char_p)), n)
-        lp = (ctypes.c_double * (n + 1))()
-        oov = (ctypes.c_ubyte * (n + 1))()
-        err = _capi.ErrBuf()
         with self._lock:
-            rc = _capi.lib().llr_model_score(self._handle(), ctypes.byref(sent), 1, lp, oov, None, ctypes.byref(err))
-        if rc != 0:
-            _raise(rc, err)
-        return list(lp), [bool(o) for o in oov]
+            h = self._handle()
+            if n > self._cap:  # the buffers, reused from call to call, grow
+                cap = max(n, 2 * self._cap, 64)
+                self._wbuf = (ctypes.c_char_p * cap)()
+                self._lp = (ctypes.c_double * (cap + 1))()
+                self._oov = (ctypes.c_ubyte * (cap + 1))()
+                self._cap = cap
+            self._wbuf[:n] = words
+            sent = _capi.Sentence(self._wbuf, n)
+            err = _capi.ErrBuf()
+            rc = _capi.lib().llr_model_score(h, ctypes.byref(sent), 1, self._lp, self._oov, None,
+                                             ctypes.byref(err))
+            if rc != 0:
+                _raise(rc, err)
+            return self._lp[:n + 1], [o != 0 for o in self._oov[:n + 1]]
 
     def full_scores(self, sentence, eos=True, base=10):
         """Yield a TokenScore (logprob, ngram_length, oov) for each word of
