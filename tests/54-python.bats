@@ -99,7 +99,7 @@ with llrnn.Model(sys.argv[1]) as m:
         want = math.exp(-float(lp) / int(n))
         got = m.perplexity(words)
         assert abs(got - want) <= want * 1e-3, (got, want)
-        no_eos = m.score(words, base="e", eos=False)
+        no_eos = m.score(words, True, False, "e")  # KenLM order: bos, eos
         assert abs(no_eos - (float(lp) - eos)) < 2e-4, (no_eos, lp, eos)
         assert len(list(m.full_scores(words, eos=False))) == int(n) - 1
 print("ok")
@@ -167,10 +167,11 @@ for s in (None, 42, ["le", "chat"], "", "  \t ", "<s> </s>", "le </s> chat", "a\
         print("no error for %r" % (s,))
     except (TypeError, ValueError) as e:
         print("%s: %s" % (type(e).__name__, e))
-try:
-    m.score("le chat", base=7)
-except ValueError as e:
-    print(e)
+for k in ({"base": 7}, {"bos": False}):
+    try:
+        m.score("le chat", **k)
+    except ValueError as e:
+        print(e)
 print("%.4f" % m.score(b"le chat", base="e"), "%.4f" % m.score("le chat\r\n", base="e"))
 m.close()
 m.close()
@@ -196,12 +197,13 @@ print(m2.closed)
 	assert_line --index 8 --regexp "^UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff"
 	assert_line --index 9 --regexp "^UnicodeEncodeError: 'utf-8' codec can't encode character '\\\\udcff'"
 	assert_line --index 10 "base: expected 10, 2 or 'e', got 7"
+	assert_line --index 11 "bos=False: llrnn scores every sentence from <s> (the library has no other context)"
 	want=$(echo "le chat" | score -q -m "$D/ll.llrnn" | cut -f1)
-	assert_line --index 11 "$want $want"
-	assert_line --index 12 "llrnn.Model: the model is closed"
+	assert_line --index 12 "$want $want"
 	assert_line --index 13 "llrnn.Model: the model is closed"
 	assert_line --index 14 "llrnn.Model: the model is closed"
-	assert_line --index 15 "True"
+	assert_line --index 15 "llrnn.Model: the model is closed"
+	assert_line --index 16 "True"
 	refute_output --partial "no error"
 }
 

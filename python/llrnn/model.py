@@ -69,6 +69,11 @@ def _log_base(base):
     raise ValueError("base: expected 10, 2 or 'e', got %r" % (base,))
 
 
+def _check_bos(bos):
+    if not bos:
+        raise ValueError("bos=False: llrnn scores every sentence from <s> (the library has no other context)")
+
+
 def _words(sentence):
     """The words of one tokenised sentence, UTF-8 encoded, as score(1)
     reads a line (its end of line, "\n" or "\r\n", aside): runs of
@@ -221,11 +226,13 @@ class Model:
                 _raise(rc, err)
             return self._lp[:n + 1], [o != 0 for o in self._oov[:n + 1]]
 
-    def full_scores(self, sentence, eos=True, base=10):
+    def full_scores(self, sentence, bos=True, eos=True, base=10):
         """Yield a TokenScore (logprob, ngram_length, oov) for each word of
         sentence, then for </s> unless eos is False, as KenLM's full_scores
         does.  logprob is in base 10 by default, as KenLM's; base="e" gives
-        natural logs, base=2 bits (score(1) --base)."""
+        natural logs, base=2 bits (score(1) --base).  bos is KenLM's, and
+        must be True."""
+        _check_bos(bos)
         div = _log_base(base)
         lp, oov = self._score(sentence)
         if not eos:
@@ -233,14 +240,16 @@ class Model:
         for v, o in zip(lp, oov):
             yield TokenScore(v / div, 0, o)
 
-    def score(self, sentence, eos=True, base=10):
+    def score(self, sentence, bos=True, eos=True, base=10):
         """The total log-probability of sentence, a str of tokens separated
         by spaces (tokenise raw text with tok(1) first): log10 by default, as
         KenLM's Model.score; base="e" gives the natural log that score(1)
         prints by default, base=2 bits.  Every sentence is scored from <s>;
-        the </s> that ends it counts unless eos is False.  The same number
+        the </s> that ends it counts unless eos is False (bos, KenLM's, must
+        be True: there is no other context).  The same number
         as score(1) -m on the same model and line (OOVs scored as the model
         scores them, info.oov)."""
+        _check_bos(bos)
         div = _log_base(base)
         lp, _ = self._score(sentence)
         if not eos:
