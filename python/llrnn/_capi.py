@@ -16,7 +16,7 @@ SONAME = "libllrnn.so.0"
 # LLR_OPEN_*, LLR_OOV_* and LLR_MODEL_* of lib/llrnn.h.
 OPEN_AUTO, OPEN_ON, OPEN_OFF = 0, 1, 2
 OOV_MODES = {0: "unk", 1: "spread", 2: "features", 3: "zero"}
-OPS = {1: "describe", 2: "score"}
+OPS = {1: "describe", 2: "score", 4: "score_pairs", 8: "embed"}
 
 _PAD = 4096  # bytes of room after a structure the library writes
 
@@ -48,7 +48,14 @@ class Info(ctypes.Structure):
                 ("output", ctypes.c_char_p), ("input", ctypes.c_char_p),
                 ("spelling", ctypes.c_int), ("oov", ctypes.c_int),
                 ("log_outside", ctypes.c_double), ("spell_lambda", ctypes.c_double),
-                ("sigs", ctypes.c_size_t), ("ops", ctypes.c_uint)]
+                ("sigs", ctypes.c_size_t),
+                ("sigs_exact", ctypes.c_int), ("sig_samples", ctypes.c_char_p),
+                ("norm_draws", ctypes.c_int64), ("norm_checked", ctypes.c_int64),
+                ("norm_mismatched", ctypes.c_int64), ("norm_first", ctypes.c_char_p),
+                ("norm_listed", ctypes.c_int32), ("norm_digits", ctypes.c_int32),
+                ("norm_shorts", ctypes.c_int32), ("norm_dict", ctypes.c_int32),
+                ("dim", ctypes.c_int), ("embedding", ctypes.c_char_p),
+                ("ops", ctypes.c_uint)]
 
 
 class InfoBuf(ctypes.Union):

@@ -22,6 +22,10 @@ int main(void)
 	F(llr_model_info, embed), F(llr_model_info, hidden), F(llr_model_info, output);
 	F(llr_model_info, input), F(llr_model_info, spelling), F(llr_model_info, oov);
 	F(llr_model_info, log_outside), F(llr_model_info, spell_lambda), F(llr_model_info, sigs);
+	F(llr_model_info, sigs_exact), F(llr_model_info, sig_samples), F(llr_model_info, norm_draws);
+	F(llr_model_info, norm_checked), F(llr_model_info, norm_mismatched), F(llr_model_info, norm_first);
+	F(llr_model_info, norm_listed), F(llr_model_info, norm_digits), F(llr_model_info, norm_shorts);
+	F(llr_model_info, norm_dict), F(llr_model_info, dim), F(llr_model_info, embedding);
 	F(llr_model_info, ops), Z(llr_model_info);
 	F(llr_sentence, words), F(llr_sentence, n), Z(llr_sentence);
 	return 0;
