@@ -863,6 +863,118 @@ llr_morph *llr_morph_open_mem(const char *aff, size_t aff_len, const char *dic, 
 int llr_morph_features(llr_morph *m, const char *word, size_t len, llr_feature_fn emit, void *ctx);
 void llr_morph_close(llr_morph *m);
 
+/* ------------------------------------------------------------ featurize */
+
+/* Building a features stream (kind "features") from a corpus of token
+ * lines and feature sources: what featurize(1) does, option for option
+ * (lib/featurize/).  Fill llr_featurize_opts, then llr_featurizer_new,
+ * llr_featurizer_build, and llr_featurizer_write (or read the lexicon
+ * with llr_featurizer_lexicon, as --dump does).  Messages on bad input
+ * name the file and line, as featurize(1) prints them after "featurize: ". */
+
+/* Feature sources, in column order; llr_featurize_source_name gives the
+ * names the meta keys sources and sources_in use ("top", "conllu", ...). */
+enum { LLR_FZ_TOP,
+       LLR_FZ_CONLLU,
+       LLR_FZ_TAGGED,
+       LLR_FZ_LEXICON,
+       LLR_FZ_HUNSPELL,
+       LLR_FZ_ORTHO,
+       LLR_FZ_SUFFIX,
+       LLR_FZ_NGRAMS,
+       LLR_FZ_OOV, /* --spelling: the strings outside the vocabulary (LLR_OOV_PREFIX) */
+       LLR_FZ_NSRC };
+const char *llr_featurize_source_name(int src);
+
+/* The background b: unigram with add-k (bg_k), uniform, a file of
+ * token<TAB>probability (bg_file), or an n-gram LM (bg_file). */
+enum { LLR_FZ_BG_UNIGRAM, LLR_FZ_BG_UNIFORM, LLR_FZ_BG_FILE, LLR_FZ_BG_NGRAM };
+
+/* A file-reading feature source: kind LLR_FZ_CONLLU, LLR_FZ_LEXICON or
+ * LLR_FZ_TAGGED, read in the order given. */
+typedef struct llr_fz_source {
+	int kind;
+	const char *path;
+} llr_fz_source;
+
+/* Progress of the reading: LLR_FZ_BEGIN before a pass over inputs (paths,
+ * npaths: all of them, for the share read), LLR_FZ_OPEN as one is opened
+ * (path, lines), LLR_FZ_STEP after each line (n lines or pairs of unit,
+ * tokens so far), LLR_FZ_END when the pass is over. */
+enum { LLR_FZ_BEGIN, LLR_FZ_OPEN, LLR_FZ_STEP, LLR_FZ_END };
+typedef struct llr_fz_progress {
+	int at;
+	char *const *paths;
+	int npaths;
+	const char *path;
+	const llr_lines *lines;
+	const char *unit;
+	long long n, tokens;
+} llr_fz_progress;
+
+typedef struct llr_featurize_opts {
+	char *const *files; /* the corpus: token files ("-" standard input), at least one */
+	int nfiles;
+	int dump;               /* only the lexicon: no any/ rows, the corpus not mapped to ids */
+	int top;                /* TOP:word identities of the top M words */
+	int min_count;          /* drop features on fewer types (TOP excepted), 0 = none */
+	int vocab_lex;          /* --vocab-from corpus+lexicon */
+	int lex_vocab;          /* --lexicon-scope vocab */
+	const char *vocab_file; /* --vocab: the vocabulary fixed; the corpus mapped as it is read */
+	char *const *extra;     /* --extra token files */
+	int nextra;
+	const llr_fz_source *sources; /* --conllu, --lexicon, --tagged */
+	int nsources;
+	llr_extractors extract; /* --ortho, --suffix, --char-ngrams */
+	const char *hunspell;   /* --hunspell dictionary, or NULL */
+	llr_tokprof tok;        /* -l, --nfkc, --lang; lower 1: lowercase the lexicons, norm NFKC: NFKC them */
+	int bg;                 /* LLR_FZ_BG_* */
+	double bg_k;
+	const char *bg_file;
+	const char *source;     /* --source: parallel data, files[0] its target */
+	int spelling;           /* --spelling N, 0 = none */
+	long sig_samples;       /* --signature-samples, 0 = exact where possible */
+	int no_oov;             /* --no-oov-features */
+	unsigned in_mask;       /* sources of psi (1 << LLR_FZ_*), 0 = psi is phi */
+	/* Called, when set, with the progress of the reading (the tokens of a
+	 * line are counted only then) and with each note featurize prints on
+	 * stderr (a line, without the tool's name), with ctx. */
+	void (*progress)(void *ctx, const llr_fz_progress *p);
+	void (*note)(void *ctx, const char *msg);
+	void *ctx;
+} llr_featurize_opts;
+/* Everything off, the background unigram:0.5, tok unknown. */
+void llr_featurize_opts_init(llr_featurize_opts *o);
+
+/* What a build counted, for featurize's summary. */
+typedef struct llr_featurize_stats {
+	int32_t types, features;              /* V and F */
+	int64_t per_source[LLR_FZ_NSRC];      /* kept features by source */
+	int streamed;                         /* with vocab_file: the stream_* counts */
+	int64_t word_tokens, covered_tokens;  /* the vocabulary's counts, and those with a non-TOP feature */
+	int64_t stream_tokens, stream_sentences, stream_unknown, stream_signatures, stream_covered;
+	int64_t source_lines, source_empty, source_tokens; /* --source */
+	size_t source_types;
+} llr_featurize_stats;
+
+typedef struct llr_featurizer llr_featurizer;
+/* A builder for o (copied; the strings and arrays it points to must
+ * outlive the builder).  Caller frees with llr_featurizer_free. */
+llr_featurizer *llr_featurizer_new(const llr_featurize_opts *o, llr_err *err);
+/* Read the sources and the corpus, build the vocabulary, phi and psi, the
+ * background, the meta and with spelling the spelling model and the
+ * signature masses.  With vocab_file the corpus is read only as far as
+ * its first sentence; llr_featurizer_write reads the rest. */
+int llr_featurizer_build(llr_featurizer *f, llr_err *err);
+/* The lexicon built (NULL before llr_featurizer_build). */
+const llr_lexicon *llr_featurizer_lexicon(const llr_featurizer *f);
+/* Write the stream to path ("-" or NULL standard output; compressed by
+ * its suffix): the lexicon, the source side, the corpus as ids.  Nothing
+ * is left at path on failure. */
+int llr_featurizer_write(llr_featurizer *f, const char *path, llr_err *err);
+const llr_featurize_stats *llr_featurizer_stats(const llr_featurizer *f);
+void llr_featurizer_free(llr_featurizer *f);
+
 /* --------------------------------------------------------------- network */
 
 /* The LSTM language model of DESIGN section 1.  One code path for both

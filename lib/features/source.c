@@ -3,7 +3,7 @@
  * models (llrnn.h, llr_source): the source vocabulary, its input features
  * psi and the priming table, their meta keys and their tensor-archive
  * members (source/vocab, source/features, source/psi/..., source/table).
- * Not here: building them (tools/featurize_source.c, lib/lm/prime.c), the
+ * Not here: building them (lib/featurize/parallel.c, lib/lm/prime.c), the
  * target side (lexicon.c).
  */
 #include <math.h>

@@ -11,7 +11,7 @@
  * with a spelling model (x->spell) its character n-gram follows, under
  * spell/; then, with x->any, the any/ members (anyword.c), with x->sig
  * the signature masses under sig/ (lib/lexicon/opensig.c).  Not here:
- * building a lexicon from sources (tools/featurize.c), the string
+ * building a lexicon from sources (lib/featurize/), the string
  * extractors (extract.c), the rows of words outside the vocabulary
  * (anyword.c), the archive format (tensorio.c).
  */
