@@ -96,6 +96,22 @@ pairs() {
 	assert_line "sources=top,conllu"
 }
 
+@test "featurize: the library's builder (llr_featurizer, tests/api/featurize-stream.c) writes the tool's stream byte for byte" {
+	API="$TOP/build/tests/api/featurize-stream"
+	[ -x "$API" ] || { echo "build/tests/api/featurize-stream not built (make builds it)" >&2; return 1; }
+	tok --from conllu -l "$UD/fr_sequoia-ud-train.conllu.gz" | head -n 200 >"$BATS_TEST_TMPDIR/train.tok"
+	featurize -q --top 100 --ortho -o "$BATS_TEST_TMPDIR/tool.fz" "$BATS_TEST_TMPDIR/train.tok" "$Z/tiny.tok"
+	run "$API" "$BATS_TEST_TMPDIR/api.fz" 100 "$BATS_TEST_TMPDIR/train.tok" "$Z/tiny.tok"
+	assert_success
+	assert_output --regexp '^featurize-stream: [0-9]+ types, [0-9]+ features$'
+	cmp "$BATS_TEST_TMPDIR/tool.fz" "$BATS_TEST_TMPDIR/api.fz"
+	# errors come back as messages, not exits: the tool's file:line text
+	run "$API" "$BATS_TEST_TMPDIR/bad.fz" 5 "$BATS_TEST_TMPDIR/nonexistent.tok"
+	assert_failure 1
+	assert_output --partial "featurize-stream: $BATS_TEST_TMPDIR/nonexistent.tok: "
+	assert_file_not_exists "$BATS_TEST_TMPDIR/bad.fz"
+}
+
 @test "featurize --input-features: psi members when psi differs from phi" {
 	[ -x "$PY" ] && "$PY" -c 'import numpy' 2>/dev/null || skip "no python3 with numpy"
 	featurize --top 2 --conllu "$Z/tiny.conllu" --ortho --input-features top,ortho -o "$BATS_TEST_TMPDIR/s.feat" "$Z/tiny.tok" 2>/dev/null
