@@ -47,7 +47,8 @@ static int fz_feature_source(const fz_state *z, int32_t f)
 	const char *nm = llr_strmap_str(z->names, f);
 	int fs = z->fsrc[f];
 	if (fs == LLR_FZ_ORTHO)
-		fs = !strncmp(nm, "SUF:", 4) ? LLR_FZ_SUFFIX : !strncmp(nm, "CNG:", 4) ? LLR_FZ_NGRAMS : LLR_FZ_ORTHO;
+		fs = !strncmp(nm, "SUF:", 4) ? LLR_FZ_SUFFIX : !strncmp(nm, "CNG:", 4) ? LLR_FZ_NGRAMS
+		                                                                       : LLR_FZ_ORTHO;
 	return fs;
 }
 

@@ -110,7 +110,7 @@ static int fz_row_top(llr_featurizer *R, int32_t i, int32_t *rank, llr_err *err)
 	if (*rank < R->o.top && llr_vocab_count(R->v, i) > 0) {
 		llr_buf b = {0};
 		rc = llr_buf_printf(&b, LLR_TOP_PREFIX "%s", llr_vocab_token(R->v, i)) < 0 ? fz_nomem(err)
-		                                                                          : fz_row_named(R, b.data, LLR_FZ_TOP, err);
+		                                                                           : fz_row_named(R, b.data, LLR_FZ_TOP, err);
 		llr_buf_free(&b);
 	} else {
 		rc = fz_row_named(R, LLR_FEAT_NOTTOP, LLR_FZ_TOP, err);
