@@ -1537,6 +1537,106 @@ int llr_senc_model_save(const char *path, const llr_senc_model *m, const llr_tra
  * state too (*tsp NULL when the file has none). */
 int llr_senc_model_load(const char *path, llr_senc_model **out, llr_train_state **tsp, llr_err *err);
 
+/* ------------------------------------------------ discourse examples */
+
+/* What disc-pairs(1) mines from documents (lib/discourse/; Jernite,
+ * Bowman and Sontag 2017): paragraphs of tokenised sentences, the
+ * discourse-marker tables, and the ORDER, NEXT and CONJ examples built
+ * from one paragraph at a time, written as the TSV lines disc-pairs(1)
+ * documents.  The tasks are the LLR_TASK_* bits. */
+#define LLR_DISC_NEXT_CONTEXT 3    /* NEXT: the context sentences */
+#define LLR_DISC_NEXT_CANDIDATES 5 /* NEXT: the candidates, one true */
+
+/* A table of discourse markers: phrases (stored tokenised and lowercased)
+ * with a class each.  Classes are named; the built-in tables use the nine
+ * classes of Jernite et al. (llr_disc_conj_builtin), a file may use any
+ * names (in order of first appearance). */
+typedef struct llr_disc_markers llr_disc_markers;
+/* The built-in table for lang "en" or "fr" (LLR_EINVAL otherwise).  Each
+ * phrase is tokenised with tok, so markers split exactly as the text is.
+ * Caller frees with llr_disc_markers_free. */
+llr_disc_markers *llr_disc_markers_builtin(const char *lang, llr_tokenizer *tok, llr_err *err);
+/* A table read from `phrase<TAB>class` lines; blank lines and lines
+ * starting with '#' are ignored.  Errors name file:line. */
+llr_disc_markers *llr_disc_markers_load(const char *path, llr_tokenizer *tok, llr_err *err);
+void llr_disc_markers_free(llr_disc_markers *m);
+size_t llr_disc_markers_count(const llr_disc_markers *m);
+size_t llr_disc_markers_nclass(const llr_disc_markers *m);
+const char *llr_disc_markers_class(const llr_disc_markers *m, size_t c);
+/* Phrase i of the table (tokenised, lowercased, longest first) and its class. */
+const char *llr_disc_markers_phrase(const llr_disc_markers *m, size_t i, size_t *cls);
+/* Does the sentence s[0..len) (tokens separated by single spaces) begin
+ * with a marker followed by a "," token?  Matching is case-insensitive,
+ * on token boundaries, longest marker first.  Returns the class (>= 0)
+ * and sets *skip to the bytes to remove (marker, comma and the space
+ * after it) and *ntok to the tokens removed; -1 if no marker;
+ * LLR_ENOMEM (< -1) on failure.  scratch is working memory. */
+int llr_disc_markers_match(const llr_disc_markers *m, const char *s, size_t len, size_t *skip, int *ntok, llr_buf *scratch);
+/* The nine classes of the built-in tables, in their order, into conj
+ * (*n = 9): the CONJ classes a sentence encoder starts with. */
+void llr_disc_conj_builtin(char conj[][32], int *n);
+
+/* One paragraph: sentences as single-space separated tokens. */
+typedef struct llr_disc_para {
+	llr_buf text;   /* sentences back to back, each NUL-terminated */
+	size_t *off;    /* n: offset of sentence i in text */
+	size_t *len;    /* n: its length in bytes */
+	int *ntok;      /* n: its number of tokens */
+	size_t n, cap;
+} llr_disc_para;
+void llr_disc_para_clear(llr_disc_para *p);
+void llr_disc_para_free(llr_disc_para *p);
+/* Add one sentence: runs of spaces, tabs, CR and other ASCII controls
+ * become one space, leading and trailing ones are dropped; an empty
+ * sentence is not added.  LLR_OK or LLR_ENOMEM. */
+int llr_disc_para_add(llr_disc_para *p, const char *s, size_t len);
+static inline const char *llr_disc_para_sent(const llr_disc_para *p, size_t i)
+{
+	return p->text.data + p->off[i];
+}
+
+typedef struct llr_disc_opts {
+	int tasks;        /* LLR_TASK_* mask */
+	int min_par;      /* NEXT: sentences a paragraph needs */
+	int next_stride;  /* NEXT: 0 = blocks of min_par; s = a window of min_par every s sentences */
+	int min_len, max_len; /* sentence length bounds, in tokens */
+	double max_ratio; /* pairs: longer / shorter at most this */
+	int provenance;   /* append a provenance column */
+	const llr_disc_markers *markers; /* CONJ (borrowed) */
+	uint64_t seed;
+} llr_disc_opts;
+
+/* The example writer: lines to out, counts kept.  The tasks draw from
+ * independent generators seeded from o->seed, so the ORDER lines of a run
+ * are the same whatever other tasks are chosen.  o->markers must outlive
+ * it.  Caller frees with llr_disc_tasks_free. */
+typedef struct llr_disc_tasks llr_disc_tasks;
+llr_disc_tasks *llr_disc_tasks_new(const llr_disc_opts *o, FILE *out, llr_err *err);
+void llr_disc_tasks_free(llr_disc_tasks *t);
+/* Write the examples of one paragraph.  prov ("doc:P") is the provenance
+ * column, used when o->provenance is set.  LLR_OK or LLR_ENOMEM; write
+ * errors are left to the caller's ferror check. */
+int llr_disc_tasks_paragraph(llr_disc_tasks *t, const llr_disc_para *p, const char *prov);
+/* Examples written so far: of one task (an LLR_TASK_* bit), and the CONJ
+ * examples of marker class c. */
+size_t llr_disc_tasks_count(const llr_disc_tasks *t, int task);
+size_t llr_disc_tasks_class_count(const llr_disc_tasks *t, size_t c);
+
+/* Is a document HTML: its name ends in .html, .htm or .xhtml, or its head
+ * starts with <!DOCTYPE html or <html (case-insensitive, after a BOM and
+ * white space)? */
+int llr_html_is(const char *name, const char *head, size_t n);
+/* The running text of an HTML document (libxml2's HTML parser, with its
+ * recovery for malformed markup) into out: one line per paragraph, white
+ * space collapsed, paragraphs separated by blank lines.  Text in block
+ * elements (p, div, li, dd, blockquote, ...) makes paragraphs; headings,
+ * pre, tables, scripts, styles, navigation and Sphinx page furniture are
+ * left out.  With runs, adjacent <p> elements (siblings with nothing but
+ * white space, comments or empty inline elements between them) make one
+ * paragraph, one line each.  url names the document in messages.  LLR_OK,
+ * LLR_ENOMEM or LLR_ERANGE (over 2 GiB). */
+int llr_html_text(const char *buf, size_t len, const char *url, int runs, llr_buf *out, llr_err *err);
+
 /* -------------------------------------------------------------- sampling */
 
 /* Choosing the next word from a log-probability vector over V, such as a

@@ -6,12 +6,11 @@
  * This file reads: operands, archive members, the bounds on member size,
  * the text/binary decision, and the four input formats (text, tagged,
  * conllu, tokens), turning each member into paragraphs of tokenised
- * sentences.  The examples themselves are built in disc_tasks.c, the
- * marker tables live in disc_markers.c.  The man page is the spec.
+ * sentences.  The examples themselves are built in lib/discourse/tasks.c,
+ * the marker tables live in lib/discourse/markers.c (the man page is the spec).
  */
 #include "cli.h"
 #include "progress.h"
-#include "disc.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -129,7 +128,7 @@ static ssize_t msrc_read(void *src, void *buf, size_t n, llr_err *err)
 }
 
 struct run {
-	int format, lower, sentences, provenance, quiet;
+	int format, lower, sentences, provenance, quiet, tasks;
 	cli_progress prog;
 	long long lines; /* read, for the progress line */
 	int html_runs; /* --html-unit run */
@@ -140,7 +139,7 @@ struct run {
 	int depth;                             /* nesting of the current archive */
 	uint64_t excluded, dropped, html_docs; /* left out by --include, by --exclude */
 	llr_tokenizer *tok;
-	disc_ctx ctx;
+	llr_disc_tasks *ctx;
 	FILE *out;
 	int status;
 
@@ -157,7 +156,7 @@ struct run {
 	int sent_bad;    /* CoNLL-U: current sentence had a malformed line */
 	int doc_content; /* CoNLL-U: a sentence since the last # newdoc */
 
-	disc_para para;
+	llr_disc_para para;
 	llr_buf ptext, tokout, norm, sent, lbuf, prov, docname, html, htext;
 };
 
@@ -165,7 +164,7 @@ struct run {
  * current paragraph. */
 static void flush_text(struct run *r)
 {
-	disc_para *p = &r->para;
+	llr_disc_para *p = &r->para;
 	if (r->format == FMT_TEXT && r->ptext.len > 0) {
 		llr_err e = {0};
 		llr_buf_clear(&r->tokout);
@@ -178,7 +177,7 @@ static void flush_text(struct run *r)
 			while (s && s < end) {
 				const char *nl = memchr(s, '\n', (size_t)(end - s));
 				const char *e2 = nl ? nl : end;
-				if (disc_para_add(p, s, (size_t)(e2 - s)) != LLR_OK)
+				if (llr_disc_para_add(p, s, (size_t)(e2 - s)) != LLR_OK)
 					cli_oom();
 				s = e2 + 1;
 			}
@@ -190,7 +189,7 @@ static void flush_text(struct run *r)
 /* Emit the paragraph collected so far. */
 static void end_par(struct run *r)
 {
-	disc_para *p = &r->para;
+	llr_disc_para *p = &r->para;
 	flush_text(r);
 	if (p->n == 0)
 		return;
@@ -205,7 +204,7 @@ static void end_par(struct run *r)
 		cli_oom();
 	if (r->sentences) {
 		for (size_t i = 0; i < p->n; i++) {
-			fwrite(disc_para_sent(p, i), 1, p->len[i], r->out);
+			fwrite(llr_disc_para_sent(p, i), 1, p->len[i], r->out);
 			if (r->provenance) {
 				fputc('\t', r->out);
 				fputs(r->prov.data, r->out);
@@ -213,10 +212,10 @@ static void end_par(struct run *r)
 			fputc('\n', r->out);
 		}
 		fputc('\n', r->out);
-	} else if (disc_paragraph(&r->ctx, p, r->prov.data) != LLR_OK) {
+	} else if (llr_disc_tasks_paragraph(r->ctx, p, r->prov.data) != LLR_OK) {
 		cli_oom();
 	}
-	disc_para_clear(p);
+	llr_disc_para_clear(p);
 }
 
 /* Add one sentence given as raw tokens: NFC, optionally lowercased. */
@@ -228,7 +227,7 @@ static void add_sentence(struct run *r, const char *s, size_t len)
 			cli_oom();
 		return;
 	}
-	if (disc_para_add(&r->para, r->norm.data ? r->norm.data : "", r->norm.len) != LLR_OK)
+	if (llr_disc_para_add(&r->para, r->norm.data ? r->norm.data : "", r->norm.len) != LLR_OK)
 		cli_oom();
 }
 
@@ -525,7 +524,7 @@ static int do_html(struct run *r, struct msrc *m)
 			break;
 		b->len += (size_t)k;
 	}
-	if (disc_html_text(b->data ? b->data : "", b->len, r->doc, r->html_runs, &r->htext, &e) != LLR_OK) {
+	if (llr_html_text(b->data ? b->data : "", b->len, r->doc, r->html_runs, &r->htext, &e) != LLR_OK) {
 		if (e.code == LLR_ENOMEM)
 			cli_oom();
 		warn_err(r, &e);
@@ -560,7 +559,7 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 	r->invalid_lines = r->untagged = 0;
 	r->sent_bad = 0;
 	r->doc_content = 0;
-	disc_para_clear(&r->para);
+	llr_disc_para_clear(&r->para);
 	llr_buf_clear(&r->ptext);
 	llr_buf_clear(&r->sent);
 
@@ -604,7 +603,7 @@ static int do_member(struct run *r, llr_archive *a, int64_t size)
 		*(in ? &r->dropped : &r->excluded) += 1;
 		return 0;
 	}
-	if (r->format == FMT_TEXT && disc_html_is(r->member, head, m.head_len) && !memchr(head, '\0', m.head_len))
+	if (r->format == FMT_TEXT && llr_html_is(r->member, head, m.head_len) && !memchr(head, '\0', m.head_len))
 		return do_html(r, &m);
 	int reason = sniff(&m, m.eof, why, sizeof why);
 	if (reason) {
@@ -679,7 +678,7 @@ static int feed_member(struct run *r, struct msrc *m)
 	}
 	if (failed) {
 		/* The unfinished paragraph may be cut mid-sentence: dropped. */
-		disc_para_clear(&r->para);
+		llr_disc_para_clear(&r->para);
 		llr_buf_clear(&r->ptext);
 		llr_buf_clear(&r->sent);
 	} else {
@@ -733,13 +732,13 @@ static int parse_tasks(const char *s)
 	while (*p) {
 		size_t n = strcspn(p, ",");
 		if (n == 5 && !strncmp(p, "order", 5))
-			mask |= DISC_ORDER;
+			mask |= LLR_TASK_ORDER;
 		else if (n == 4 && !strncmp(p, "next", 4))
-			mask |= DISC_NEXT;
+			mask |= LLR_TASK_NEXT;
 		else if (n == 4 && !strncmp(p, "conj", 4))
-			mask |= DISC_CONJ;
+			mask |= LLR_TASK_CONJ;
 		else if (n == 3 && !strncmp(p, "all", 3))
-			mask |= DISC_ALL;
+			mask |= LLR_TASK_ALL;
 		else
 			cli_usage_error(usage, "--tasks: unknown task '%.*s' (order, next, conj)", (int)n, p);
 		p += n;
@@ -778,19 +777,20 @@ static uint64_t parse_bytes(const char *s)
 	return (uint64_t)v << shift;
 }
 
-static void summary(const struct run *r, const disc_markers *mk)
+static void summary(const struct run *r, const llr_disc_markers *mk)
 {
 	cli_warn("%" PRIu64 " document%s, %" PRIu64 " paragraph%s, %" PRIu64 " sentence%s",
 	         r->docs, r->docs == 1 ? "" : "s", r->paras, r->paras == 1 ? "" : "s",
 	         r->sents, r->sents == 1 ? "" : "s");
 	if (!r->sentences) {
 		llr_buf b = {0};
-		const disc_ctx *c = &r->ctx;
-		llr_buf_printf(&b, "pairs: ORDER %zu, NEXT %zu, CONJ %zu", c->n_order, c->n_next, c->n_conj);
-		if (mk && (c->o.tasks & DISC_CONJ)) {
+		const llr_disc_tasks *c = r->ctx;
+		llr_buf_printf(&b, "pairs: ORDER %zu, NEXT %zu, CONJ %zu", llr_disc_tasks_count(c, LLR_TASK_ORDER),
+		               llr_disc_tasks_count(c, LLR_TASK_NEXT), llr_disc_tasks_count(c, LLR_TASK_CONJ));
+		if (mk && (r->tasks & LLR_TASK_CONJ)) {
 			llr_buf_printf(&b, " (");
-			for (size_t i = 0; i < disc_markers_nclass(mk); i++)
-				llr_buf_printf(&b, "%s%s %zu", i ? ", " : "", disc_markers_class(mk, i), c->n_class[i]);
+			for (size_t i = 0; i < llr_disc_markers_nclass(mk); i++)
+				llr_buf_printf(&b, "%s%s %zu", i ? ", " : "", llr_disc_markers_class(mk, i), llr_disc_tasks_class_count(c, i));
 			llr_buf_printf(&b, ")");
 		}
 		cli_warn("%s", b.data ? b.data : "pairs: out of memory");
@@ -864,7 +864,7 @@ int main(int argc, char **argv)
 	cli_init(argv[0], "disc-pairs");
 	cli_set_help(help);
 	struct run r = {0};
-	disc_opts o = {.tasks = DISC_ALL, .min_par = 9, .min_len = 5, .max_len = 50, .max_ratio = 5.0, .seed = 1};
+	llr_disc_opts o = {.tasks = LLR_TASK_ALL, .min_par = 9, .min_len = 5, .max_len = 50, .max_ratio = 5.0, .seed = 1};
 	const char *lang = "en", *markers_path = NULL, *out_path = NULL;
 	int list = 0;
 	r.max_member = DEFAULT_MAX_MEMBER;
@@ -892,7 +892,7 @@ int main(int argc, char **argv)
 			break;
 		case O_TASKS: o.tasks = parse_tasks(optarg); break;
 		case O_MARKERS: markers_path = optarg; break;
-		case O_MINPAR: o.min_par = (int)cli_parse_int(usage, "--min-par", optarg, DISC_NEXT_CONTEXT + DISC_NEXT_CANDIDATES, 1000000); break;
+		case O_MINPAR: o.min_par = (int)cli_parse_int(usage, "--min-par", optarg, LLR_DISC_NEXT_CONTEXT + LLR_DISC_NEXT_CANDIDATES, 1000000); break;
 		case O_STRIDE: o.next_stride = (int)cli_parse_int(usage, "--next-stride", optarg, 1, 1000000); break;
 		case O_MINLEN: o.min_len = (int)cli_parse_int(usage, "--min-len", optarg, 1, 1000000); break;
 		case O_MAXLEN: o.max_len = (int)cli_parse_int(usage, "--max-len", optarg, 1, 1000000); break;
@@ -917,15 +917,16 @@ int main(int argc, char **argv)
 	if (o.min_len > o.max_len)
 		cli_usage_error(usage, "--min-len %d is over --max-len %d", o.min_len, o.max_len);
 	o.provenance = r.provenance;
+	r.tasks = o.tasks;
 
 	llr_err e = {0};
 	llr_tok_opts to = {.lower = r.lower, .lang = lang};
 	r.tok = llr_tokenizer_new(&to, &e);
 	if (!r.tok)
 		cli_die_err(&e);
-	disc_markers *mk = NULL;
-	if (list || ((o.tasks & DISC_CONJ) && !r.sentences)) {
-		mk = markers_path ? disc_markers_load(markers_path, r.tok, &e) : disc_markers_builtin(lang, r.tok, &e);
+	llr_disc_markers *mk = NULL;
+	if (list || ((o.tasks & LLR_TASK_CONJ) && !r.sentences)) {
+		mk = markers_path ? llr_disc_markers_load(markers_path, r.tok, &e) : llr_disc_markers_builtin(lang, r.tok, &e);
 		if (!mk)
 			cli_die_err(&e);
 	}
@@ -933,13 +934,13 @@ int main(int argc, char **argv)
 	if (list) {
 		if (optind < argc)
 			cli_usage_error(usage, "--list-markers takes no file operands");
-		for (size_t i = 0; i < disc_markers_count(mk); i++) {
+		for (size_t i = 0; i < llr_disc_markers_count(mk); i++) {
 			size_t cls;
-			const char *ph = disc_markers_phrase(mk, i, &cls);
-			printf("%s\t%s\n", ph, disc_markers_class(mk, cls));
+			const char *ph = llr_disc_markers_phrase(mk, i, &cls);
+			printf("%s\t%s\n", ph, llr_disc_markers_class(mk, cls));
 		}
 		cli_flush_stdout();
-		disc_markers_free(mk);
+		llr_disc_markers_free(mk);
 		llr_tokenizer_free(r.tok);
 		return 0;
 	}
@@ -947,7 +948,7 @@ int main(int argc, char **argv)
 	cli_output out;
 	cli_output_open(&out, out_path);
 	r.out = out.fp;
-	if (disc_ctx_init(&r.ctx, &o, r.out, &e) != LLR_OK)
+	if (!(r.ctx = llr_disc_tasks_new(&o, r.out, &e)))
 		cli_die_err(&e);
 
 	cli_progress_init(&r.prog, r.quiet, out.fp == stdout);
@@ -961,10 +962,10 @@ int main(int argc, char **argv)
 	if (!r.quiet)
 		summary(&r, mk);
 	cli_output_close(&out);
-	disc_ctx_free(&r.ctx);
-	disc_markers_free(mk);
+	llr_disc_tasks_free(r.ctx);
+	llr_disc_markers_free(mk);
 	llr_tokenizer_free(r.tok);
-	disc_para_free(&r.para);
+	llr_disc_para_free(&r.para);
 	llr_buf_free(&r.ptext);
 	llr_buf_free(&r.tokout);
 	llr_buf_free(&r.norm);

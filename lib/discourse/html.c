@@ -1,13 +1,12 @@
 /*
- * disc_html.c - the running text of an HTML document for disc-pairs,
- * through libxml2's HTML parser (never regular expressions).  Malformed
- * markup goes through the parser's recovery.  Block elements end
- * paragraphs; code, tables, headings, navigation and scripts are no prose
- * and are left out.  Optionally a run of adjacent <p> elements (nothing but
- * white space between them) is one paragraph, one <p> a line.
+ * html.c - the running text of an HTML document for disc-pairs, through
+ * libxml2's HTML parser (never regular expressions; the library's one
+ * use of libxml2).  Malformed markup goes through the parser's recovery.
+ * Block elements end paragraphs; code, tables, headings, navigation and
+ * scripts are no prose and are left out.  Optionally a run of adjacent
+ * <p> elements (nothing but white space between them) is one paragraph,
+ * one <p> a line.
  */
-#include "disc.h"
-
 #include <ctype.h>
 #include <limits.h>
 #include <string.h>
@@ -15,6 +14,8 @@
 
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
+
+#include "internal.h"
 
 static int name_is(const xmlNode *n, const char *const *list)
 {
@@ -173,7 +174,7 @@ static void put_text(struct emit *e, const char *s)
 	}
 }
 
-int disc_html_is(const char *name, const char *head, size_t n)
+int llr_html_is(const char *name, const char *head, size_t n)
 {
 	const char *dot = name ? strrchr(name, '.') : NULL;
 	if (dot && (!strcasecmp(dot, ".html") || !strcasecmp(dot, ".htm") || !strcasecmp(dot, ".xhtml")))
@@ -191,7 +192,7 @@ static int is_p(const xmlNode *n)
 	return !xmlStrcasecmp(n->name, (const xmlChar *)"p");
 }
 
-int disc_html_text(const char *buf, size_t len, const char *url, int runs, llr_buf *out, llr_err *err)
+int llr_html_text(const char *buf, size_t len, const char *url, int runs, llr_buf *out, llr_err *err)
 {
 	if (len > INT_MAX)
 		return llr_err_set(err, LLR_ERANGE, "%s: HTML document over 2 GiB", url);

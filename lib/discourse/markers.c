@@ -1,5 +1,5 @@
 /*
- * disc_markers.c - discourse-marker tables for disc-pairs (CONJ): the
+ * markers.c - discourse-marker tables for disc-pairs (CONJ): the
  * built-in English and French tables as data, `phrase<TAB>class` files,
  * and the longest-first, case-insensitive match at the start of a
  * tokenised sentence.
@@ -9,16 +9,17 @@
  * (2017), also chapter 5 of Jernite's thesis.  The phrase lists are this
  * project's own.  Not here: reading text, writing examples.
  */
-#include "disc.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "internal.h"
 
 struct marker_def {
 	const char *phrase, *cls;
 };
 
-/* The nine classes, in the order the summary prints them. */
+/* The nine classes, in the order the summary prints them (and a sentence
+ * encoder numbers them: llr_disc_conj_builtin). */
 static const char *const builtin_classes[] = {
     "addition",
     "contrast",
@@ -30,6 +31,14 @@ static const char *const builtin_classes[] = {
     "return",
     "recognize",
 };
+
+void llr_disc_conj_builtin(char conj[][32], int *n)
+{
+	size_t k = sizeof builtin_classes / sizeof *builtin_classes;
+	for (size_t i = 0; i < k; i++)
+		strcpy(conj[i], builtin_classes[i]);
+	*n = (int)k;
+}
 
 static const struct marker_def markers_en[] = {
     {"also", "addition"},
@@ -167,7 +176,7 @@ struct marker {
 	size_t order; /* position in the table, for a stable sort */
 };
 
-struct disc_markers {
+struct llr_disc_markers {
 	struct marker *m;
 	size_t n, cap;
 	llr_strmap *classes;
@@ -182,9 +191,9 @@ static int count_tokens(const char *s, size_t len)
 	return n;
 }
 
-static disc_markers *markers_new(void)
+static llr_disc_markers *markers_new(void)
 {
-	disc_markers *m = calloc(1, sizeof *m);
+	llr_disc_markers *m = calloc(1, sizeof *m);
 	if (m && !(m->classes = llr_strmap_new())) {
 		free(m);
 		return NULL;
@@ -192,7 +201,7 @@ static disc_markers *markers_new(void)
 	return m;
 }
 
-void disc_markers_free(disc_markers *m)
+void llr_disc_markers_free(llr_disc_markers *m)
 {
 	if (!m)
 		return;
@@ -205,7 +214,7 @@ void disc_markers_free(disc_markers *m)
 
 /* Tokenise and lowercase phrase, then add it; where names the phrase in
  * messages.  A phrase already present with the same class is ignored. */
-static int markers_add(disc_markers *m, llr_tokenizer *tok, const char *phrase, const char *cls, const char *where, llr_err *err)
+static int markers_add(llr_disc_markers *m, llr_tokenizer *tok, const char *phrase, const char *cls, const char *where, llr_err *err)
 {
 	llr_buf t = {0}, low = {0};
 	int rc = llr_tokenize(tok, phrase, strlen(phrase), 0, &t, err);
@@ -264,12 +273,12 @@ static int longest_first(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void markers_sort(disc_markers *m)
+static void markers_sort(llr_disc_markers *m)
 {
 	qsort(m->m, m->n, sizeof *m->m, longest_first);
 }
 
-disc_markers *disc_markers_builtin(const char *lang, llr_tokenizer *tok, llr_err *err)
+llr_disc_markers *llr_disc_markers_builtin(const char *lang, llr_tokenizer *tok, llr_err *err)
 {
 	const struct marker_def *defs;
 	size_t n;
@@ -283,7 +292,7 @@ disc_markers *disc_markers_builtin(const char *lang, llr_tokenizer *tok, llr_err
 		llr_err_set(err, LLR_EINVAL, "no built-in discourse markers for language '%s'", lang ? lang : "(none)");
 		return NULL;
 	}
-	disc_markers *m = markers_new();
+	llr_disc_markers *m = markers_new();
 	if (!m) {
 		llr_err_set(err, LLR_ENOMEM, "markers: out of memory");
 		return NULL;
@@ -291,13 +300,13 @@ disc_markers *disc_markers_builtin(const char *lang, llr_tokenizer *tok, llr_err
 	for (size_t i = 0; i < sizeof builtin_classes / sizeof *builtin_classes; i++) {
 		if (llr_strmap_add(m->classes, builtin_classes[i], strlen(builtin_classes[i])) < 0) {
 			llr_err_set(err, LLR_ENOMEM, "markers: out of memory");
-			disc_markers_free(m);
+			llr_disc_markers_free(m);
 			return NULL;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (markers_add(m, tok, defs[i].phrase, defs[i].cls, "built-in markers", err) != LLR_OK) {
-			disc_markers_free(m);
+			llr_disc_markers_free(m);
 			return NULL;
 		}
 	}
@@ -305,12 +314,12 @@ disc_markers *disc_markers_builtin(const char *lang, llr_tokenizer *tok, llr_err
 	return m;
 }
 
-disc_markers *disc_markers_load(const char *path, llr_tokenizer *tok, llr_err *err)
+llr_disc_markers *llr_disc_markers_load(const char *path, llr_tokenizer *tok, llr_err *err)
 {
 	llr_lines *l = llr_lines_open(path, 0, err);
 	if (!l)
 		return NULL;
-	disc_markers *m = markers_new();
+	llr_disc_markers *m = markers_new();
 	if (!m) {
 		llr_lines_close(l);
 		llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
@@ -358,29 +367,29 @@ disc_markers *disc_markers_load(const char *path, llr_tokenizer *tok, llr_err *e
 		r = llr_err_set(err, LLR_EEMPTY, "%s: no markers", llr_lines_name(l));
 	llr_lines_close(l);
 	if (r < 0) {
-		disc_markers_free(m);
+		llr_disc_markers_free(m);
 		return NULL;
 	}
 	markers_sort(m);
 	return m;
 }
 
-size_t disc_markers_count(const disc_markers *m)
+size_t llr_disc_markers_count(const llr_disc_markers *m)
 {
 	return m->n;
 }
 
-size_t disc_markers_nclass(const disc_markers *m)
+size_t llr_disc_markers_nclass(const llr_disc_markers *m)
 {
 	return llr_strmap_size(m->classes);
 }
 
-const char *disc_markers_class(const disc_markers *m, size_t c)
+const char *llr_disc_markers_class(const llr_disc_markers *m, size_t c)
 {
 	return llr_strmap_str(m->classes, (int32_t)c);
 }
 
-const char *disc_markers_phrase(const disc_markers *m, size_t i, size_t *cls)
+const char *llr_disc_markers_phrase(const llr_disc_markers *m, size_t i, size_t *cls)
 {
 	if (cls)
 		*cls = (size_t)m->m[i].cls;
@@ -400,7 +409,7 @@ static size_t after_tokens(const char *s, size_t len, int k)
 	return i;
 }
 
-int disc_markers_match(const disc_markers *m, const char *s, size_t len, size_t *skip, int *ntok, llr_buf *scratch)
+int llr_disc_markers_match(const llr_disc_markers *m, const char *s, size_t len, size_t *skip, int *ntok, llr_buf *scratch)
 {
 	if (!m || m->n == 0 || len == 0)
 		return -1;

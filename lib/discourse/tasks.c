@@ -1,5 +1,5 @@
 /*
- * disc_tasks.c - the ORDER, NEXT and CONJ examples of disc-pairs, built
+ * tasks.c - the ORDER, NEXT and CONJ examples of disc-pairs, built
  * from one paragraph of tokenised sentences and written as TSV lines.
  *
  * ORDER: every adjacent pair, swapped with probability 0.5 (label 1 in
@@ -11,107 +11,67 @@
  * second sentence opens with a marker and a comma.  The rules are spelled
  * out in disc-pairs(1).  Not here: reading input, splitting sentences.
  */
-#include "disc.h"
-
 #include <stdlib.h>
 #include <string.h>
 
-void disc_para_clear(disc_para *p)
-{
-	llr_buf_clear(&p->text);
-	p->n = 0;
-}
+#include "internal.h"
 
-void disc_para_free(disc_para *p)
-{
-	llr_buf_free(&p->text);
-	free(p->off);
-	free(p->len);
-	free(p->ntok);
-	memset(p, 0, sizeof *p);
-}
+struct llr_disc_tasks {
+	llr_disc_opts o;
+	FILE *out;
+	llr_rng rng_order, rng_next;
+	size_t n_order, n_next, n_conj;
+	size_t *n_class; /* per marker class */
+	llr_buf scratch, line;
+	int32_t *pool;
+	size_t pool_cap;
+};
 
-static int is_space(unsigned char c)
+llr_disc_tasks *llr_disc_tasks_new(const llr_disc_opts *o, FILE *out, llr_err *err)
 {
-	return c <= ' ' || c == 0x7f;
-}
-
-int disc_para_add(disc_para *p, const char *s, size_t len)
-{
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 32;
-		size_t *off = llr_reallocarray(p->off, cap, sizeof *off);
-		if (!off)
-			return LLR_ENOMEM;
-		p->off = off;
-		size_t *ln = llr_reallocarray(p->len, cap, sizeof *ln);
-		if (!ln)
-			return LLR_ENOMEM;
-		p->len = ln;
-		int *nt = llr_reallocarray(p->ntok, cap, sizeof *nt);
-		if (!nt)
-			return LLR_ENOMEM;
-		p->ntok = nt;
-		p->cap = cap;
+	llr_disc_tasks *c = llr_calloc(1, sizeof *c);
+	size_t nc = o->markers ? llr_disc_markers_nclass(o->markers) : 0;
+	if (c)
+		c->n_class = llr_calloc(nc ? nc : 1, sizeof *c->n_class);
+	if (!c || !c->n_class) {
+		free(c);
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return NULL;
 	}
-	size_t start = p->text.len;
-	if (llr_buf_reserve(&p->text, len + 1) != LLR_OK)
-		return LLR_ENOMEM;
-	char *d = p->text.data + start;
-	size_t o = 0;
-	int ntok = 0, gap = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (is_space(c)) {
-			gap = 1;
-			continue;
-		}
-		if (gap && o > 0)
-			d[o++] = ' ';
-		if (o == 0 || gap)
-			ntok++;
-		gap = 0;
-		d[o++] = (char)c;
-	}
-	if (o == 0)
-		return LLR_OK;
-	d[o] = '\0';
-	p->text.len = start + o + 1;
-	p->off[p->n] = start;
-	p->len[p->n] = o;
-	p->ntok[p->n] = ntok;
-	p->n++;
-	return LLR_OK;
-}
-
-int disc_ctx_init(disc_ctx *c, const disc_opts *o, FILE *out, llr_err *err)
-{
-	memset(c, 0, sizeof *c);
 	c->o = *o;
 	c->out = out;
 	llr_rng_seed(&c->rng_order, o->seed);
 	llr_rng_seed(&c->rng_next, o->seed ^ 0x9e3779b97f4a7c15ULL);
-	size_t nc = o->markers ? disc_markers_nclass(o->markers) : 0;
-	c->n_class = llr_calloc(nc ? nc : 1, sizeof *c->n_class);
-	if (!c->n_class)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	return LLR_OK;
+	return c;
 }
 
-void disc_ctx_free(disc_ctx *c)
+void llr_disc_tasks_free(llr_disc_tasks *c)
 {
+	if (!c)
+		return;
 	free(c->n_class);
 	free(c->pool);
 	llr_buf_free(&c->scratch);
 	llr_buf_free(&c->line);
+	free(c);
 }
 
-static int len_ok(const disc_ctx *c, int ntok)
+size_t llr_disc_tasks_count(const llr_disc_tasks *c, int task)
+{
+	return task == LLR_TASK_ORDER ? c->n_order : task == LLR_TASK_NEXT ? c->n_next : task == LLR_TASK_CONJ ? c->n_conj : 0;
+}
+
+size_t llr_disc_tasks_class_count(const llr_disc_tasks *c, size_t cls)
+{
+	return c->n_class[cls];
+}
+
+static int len_ok(const llr_disc_tasks *c, int ntok)
 {
 	return ntok >= c->o.min_len && ntok <= c->o.max_len;
 }
 
-static int pair_ok(const disc_ctx *c, int a, int b)
+static int pair_ok(const llr_disc_tasks *c, int a, int b)
 {
 	if (!len_ok(c, a) || !len_ok(c, b))
 		return 0;
@@ -132,7 +92,7 @@ static int put_field(llr_buf *b, const char *s, size_t len)
 	return LLR_OK;
 }
 
-static int finish_line(disc_ctx *c, const char *prov)
+static int finish_line(llr_disc_tasks *c, const char *prov)
 {
 	llr_buf *b = &c->line;
 	if (c->o.provenance && put_field(b, prov ? prov : "", prov ? strlen(prov) : 0) != LLR_OK)
@@ -143,38 +103,38 @@ static int finish_line(disc_ctx *c, const char *prov)
 	return LLR_OK;
 }
 
-static int start_line(disc_ctx *c, const char *task, const char *label)
+static int start_line(llr_disc_tasks *c, const char *task, const char *label)
 {
 	llr_buf_clear(&c->line);
 	return llr_buf_printf(&c->line, "%s\t%s", task, label);
 }
 
-static int do_order(disc_ctx *c, const disc_para *p, size_t i, const char *prov)
+static int do_order(llr_disc_tasks *c, const llr_disc_para *p, size_t i, const char *prov)
 {
 	if (!pair_ok(c, p->ntok[i], p->ntok[i + 1]))
 		return LLR_OK;
 	int swap = (int)llr_rng_below(&c->rng_order, 2);
 	size_t a = swap ? i + 1 : i, b = swap ? i : i + 1;
 	if (start_line(c, "ORDER", swap ? "0" : "1") != LLR_OK ||
-	    put_field(&c->line, disc_para_sent(p, a), p->len[a]) != LLR_OK ||
-	    put_field(&c->line, disc_para_sent(p, b), p->len[b]) != LLR_OK ||
+	    put_field(&c->line, llr_disc_para_sent(p, a), p->len[a]) != LLR_OK ||
+	    put_field(&c->line, llr_disc_para_sent(p, b), p->len[b]) != LLR_OK ||
 	    finish_line(c, prov) != LLR_OK)
 		return LLR_ENOMEM;
 	c->n_order++;
 	return LLR_OK;
 }
 
-static int do_conj(disc_ctx *c, const disc_para *p, size_t i, const char *prov)
+static int do_conj(llr_disc_tasks *c, const llr_disc_para *p, size_t i, const char *prov)
 {
-	const disc_markers *m = c->o.markers;
+	const llr_disc_markers *m = c->o.markers;
 	size_t skip2, skip1 = 0;
 	int nt2, nt1 = 0;
-	int cls = disc_markers_match(m, disc_para_sent(p, i + 1), p->len[i + 1], &skip2, &nt2, &c->scratch);
+	int cls = llr_disc_markers_match(m, llr_disc_para_sent(p, i + 1), p->len[i + 1], &skip2, &nt2, &c->scratch);
 	if (cls < -1)
 		return LLR_ENOMEM;
 	if (cls < 0)
 		return LLR_OK;
-	int r = disc_markers_match(m, disc_para_sent(p, i), p->len[i], &skip1, &nt1, &c->scratch);
+	int r = llr_disc_markers_match(m, llr_disc_para_sent(p, i), p->len[i], &skip1, &nt1, &c->scratch);
 	if (r < -1)
 		return LLR_ENOMEM;
 	if (r < 0)
@@ -183,18 +143,18 @@ static int do_conj(disc_ctx *c, const disc_para *p, size_t i, const char *prov)
 	 * should be is unclear, and one would stay in the text; skipped. */
 	size_t sk;
 	int nt;
-	r = disc_markers_match(m, disc_para_sent(p, i + 1) + skip2, p->len[i + 1] - skip2, &sk, &nt, &c->scratch);
+	r = llr_disc_markers_match(m, llr_disc_para_sent(p, i + 1) + skip2, p->len[i + 1] - skip2, &sk, &nt, &c->scratch);
 	if (r == -1 && skip1)
-		r = disc_markers_match(m, disc_para_sent(p, i) + skip1, p->len[i] - skip1, &sk, &nt, &c->scratch);
+		r = llr_disc_markers_match(m, llr_disc_para_sent(p, i) + skip1, p->len[i] - skip1, &sk, &nt, &c->scratch);
 	if (r < -1)
 		return LLR_ENOMEM;
 	if (r >= 0)
 		return LLR_OK;
 	if (!pair_ok(c, p->ntok[i] - nt1, p->ntok[i + 1] - nt2))
 		return LLR_OK;
-	if (start_line(c, "CONJ", disc_markers_class(m, (size_t)cls)) != LLR_OK ||
-	    put_field(&c->line, disc_para_sent(p, i) + skip1, p->len[i] - skip1) != LLR_OK ||
-	    put_field(&c->line, disc_para_sent(p, i + 1) + skip2, p->len[i + 1] - skip2) != LLR_OK ||
+	if (start_line(c, "CONJ", llr_disc_markers_class(m, (size_t)cls)) != LLR_OK ||
+	    put_field(&c->line, llr_disc_para_sent(p, i) + skip1, p->len[i] - skip1) != LLR_OK ||
+	    put_field(&c->line, llr_disc_para_sent(p, i + 1) + skip2, p->len[i + 1] - skip2) != LLR_OK ||
 	    finish_line(c, prov) != LLR_OK)
 		return LLR_ENOMEM;
 	c->n_conj++;
@@ -202,15 +162,15 @@ static int do_conj(disc_ctx *c, const disc_para *p, size_t i, const char *prov)
 	return LLR_OK;
 }
 
-static int same_sent(const disc_para *p, size_t a, size_t b)
+static int same_sent(const llr_disc_para *p, size_t a, size_t b)
 {
-	return p->len[a] == p->len[b] && !memcmp(disc_para_sent(p, a), disc_para_sent(p, b), p->len[a]);
+	return p->len[a] == p->len[b] && !memcmp(llr_disc_para_sent(p, a), llr_disc_para_sent(p, b), p->len[a]);
 }
 
 /* One NEXT example from the block of sentences [b, e) of p. */
-static int next_block(disc_ctx *c, const disc_para *p, size_t b, size_t e, const char *prov)
+static int next_block(llr_disc_tasks *c, const llr_disc_para *p, size_t b, size_t e, const char *prov)
 {
-	const size_t truth = b + DISC_NEXT_CONTEXT;
+	const size_t truth = b + LLR_DISC_NEXT_CONTEXT;
 	for (size_t i = b; i <= truth; i++)
 		if (!len_ok(c, p->ntok[i]))
 			return LLR_OK;
@@ -227,7 +187,7 @@ static int next_block(disc_ctx *c, const disc_para *p, size_t b, size_t e, const
 	for (size_t j = truth + 1; j < e; j++)
 		if (len_ok(c, p->ntok[j]) && !same_sent(p, j, truth))
 			c->pool[np++] = (int32_t)j;
-	const size_t nd = DISC_NEXT_CANDIDATES - 1;
+	const size_t nd = LLR_DISC_NEXT_CANDIDATES - 1;
 	if (np < nd)
 		return LLR_OK;
 	for (size_t k = 0; k < nd; k++) { /* partial Fisher-Yates */
@@ -236,13 +196,13 @@ static int next_block(disc_ctx *c, const disc_para *p, size_t b, size_t e, const
 		c->pool[k] = c->pool[r];
 		c->pool[r] = t;
 	}
-	int32_t cand[DISC_NEXT_CANDIDATES];
+	int32_t cand[LLR_DISC_NEXT_CANDIDATES];
 	cand[0] = (int32_t)truth;
 	for (size_t k = 0; k < nd; k++)
 		cand[k + 1] = c->pool[k];
-	llr_rng_shuffle_i32(&c->rng_next, cand, DISC_NEXT_CANDIDATES);
+	llr_rng_shuffle_i32(&c->rng_next, cand, LLR_DISC_NEXT_CANDIDATES);
 	int label = 0;
-	for (int k = 0; k < DISC_NEXT_CANDIDATES; k++)
+	for (int k = 0; k < LLR_DISC_NEXT_CANDIDATES; k++)
 		if (cand[k] == (int32_t)truth)
 			label = k;
 	char lab[16];
@@ -250,10 +210,10 @@ static int next_block(disc_ctx *c, const disc_para *p, size_t b, size_t e, const
 	if (start_line(c, "NEXT", lab) != LLR_OK)
 		return LLR_ENOMEM;
 	for (size_t i = b; i < truth; i++)
-		if (put_field(&c->line, disc_para_sent(p, i), p->len[i]) != LLR_OK)
+		if (put_field(&c->line, llr_disc_para_sent(p, i), p->len[i]) != LLR_OK)
 			return LLR_ENOMEM;
-	for (int k = 0; k < DISC_NEXT_CANDIDATES; k++)
-		if (put_field(&c->line, disc_para_sent(p, (size_t)cand[k]), p->len[cand[k]]) != LLR_OK)
+	for (int k = 0; k < LLR_DISC_NEXT_CANDIDATES; k++)
+		if (put_field(&c->line, llr_disc_para_sent(p, (size_t)cand[k]), p->len[cand[k]]) != LLR_OK)
 			return LLR_ENOMEM;
 	if (finish_line(c, prov) != LLR_OK)
 		return LLR_ENOMEM;
@@ -266,7 +226,7 @@ static int next_block(disc_ctx *c, const disc_para *p, size_t b, size_t e, const
  * A paragraph of min_par to 2 min_par - 1 sentences is one block.  With
  * a stride s, the blocks are the windows [i, i + min_par) for i = 0, s,
  * 2s, ... that fit in the paragraph (n - min_par + 1 of them for s = 1). */
-static int do_next(disc_ctx *c, const disc_para *p, const char *prov)
+static int do_next(llr_disc_tasks *c, const llr_disc_para *p, const char *prov)
 {
 	size_t m = (size_t)c->o.min_par, nb = p->n / m;
 	if (c->o.next_stride > 0) {
@@ -285,16 +245,16 @@ static int do_next(disc_ctx *c, const disc_para *p, const char *prov)
 	return LLR_OK;
 }
 
-int disc_paragraph(disc_ctx *c, const disc_para *p, const char *prov)
+int llr_disc_tasks_paragraph(llr_disc_tasks *c, const llr_disc_para *p, const char *prov)
 {
 	int rc = LLR_OK;
 	for (size_t i = 0; i + 1 < p->n && rc == LLR_OK; i++) {
-		if (c->o.tasks & DISC_ORDER)
+		if (c->o.tasks & LLR_TASK_ORDER)
 			rc = do_order(c, p, i, prov);
-		if (rc == LLR_OK && (c->o.tasks & DISC_CONJ) && c->o.markers)
+		if (rc == LLR_OK && (c->o.tasks & LLR_TASK_CONJ) && c->o.markers)
 			rc = do_conj(c, p, i, prov);
 	}
-	if (rc == LLR_OK && (c->o.tasks & DISC_NEXT))
+	if (rc == LLR_OK && (c->o.tasks & LLR_TASK_NEXT))
 		rc = do_next(c, p, prov);
 	return rc;
 }
