@@ -1637,6 +1637,55 @@ int llr_html_is(const char *name, const char *head, size_t n);
  * LLR_ENOMEM or LLR_ERANGE (over 2 GiB). */
 int llr_html_text(const char *buf, size_t len, const char *url, int runs, llr_buf *out, llr_err *err);
 
+/* disc-pairs output read back, its sentences as token ids, for a
+ * sentence encoder: the examples of one task are the index of each one's
+ * first sentence (its sentences follow in order) and its label.  Example i
+ * of a shard is the task's example i * shard_size + shard_rank of the
+ * file. */
+typedef struct llr_disc_set_task {
+	size_t *first;
+	int32_t *label;
+	size_t n, cap;
+	size_t total; /* the task's examples in the file, every shard's */
+} llr_disc_set_task;
+/* Examples of the three tasks (0 ORDER, 1 NEXT, 2 CONJ; LLR_TASK_* is
+ * 1 << index), their sentences as ids (sentence i: ids[off[i]..off[i+1])).
+ * Zero it, set conj (and shard_*) and read into it; free with
+ * llr_disc_set_free. */
+typedef struct llr_disc_set {
+	int32_t *ids;
+	size_t n_ids, cap_ids;
+	size_t *off;
+	size_t n_sent, cap_sent;
+	llr_disc_set_task task[3];
+	char (*conj)[32]; /* the CONJ class names (caller's table of LLR_SENC_MAX_CONJ) */
+	int n_conj;
+	uint64_t tokens, unknown, skipped;
+	int shard_rank, shard_size; /* 0 and 0 or 1: all */
+} llr_disc_set;
+/* Read a disc-pairs TSV file (compressed or not; "-" stdin): lines of the
+ * tasks in the tasks mask (others are counted in skipped), each token
+ * its id in vocab or unk.  A bad line is an LLR_EFORMAT error naming
+ * file:line.  A CONJ class not in d->conj is added when add_classes, else
+ * an error.  With d->shard_size > 1 (train --distributed) only the
+ * shard's examples are kept, but every line is checked and every class
+ * added, so all shards stop on the same bad line and number the CONJ
+ * classes alike.  LLR_OK or an error. */
+int llr_disc_set_read(llr_disc_set *d, const char *path, const llr_strmap *vocab, int32_t unk, int tasks, int add_classes, llr_err *err);
+void llr_disc_set_free(llr_disc_set *d);
+/* The buffers of a batch (zeroed before the first use; grown as needed). */
+typedef struct llr_disc_batch_buf {
+	int32_t *ids;
+	size_t *off;
+	int32_t *label;
+	size_t cap_ids, cap_off, cap_lab;
+	size_t tokens;
+} llr_disc_batch_buf;
+/* The examples idx[0..n) of task index t as a batch (pointing into b).
+ * LLR_OK or LLR_ENOMEM. */
+int llr_disc_set_batch(const llr_disc_set *d, int t, const size_t *idx, size_t n, llr_disc_batch_buf *b, llr_senc_batch *out);
+void llr_disc_batch_buf_free(llr_disc_batch_buf *b);
+
 /* -------------------------------------------------------------- sampling */
 
 /* Choosing the next word from a log-probability vector over V, such as a

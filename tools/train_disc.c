@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "discread.h"
 #include "train.h"
 #include "train_dist.h"
 
@@ -27,8 +26,8 @@ typedef struct dtrain {
 	train_dist *dist;
 	llr_senc_model *m;
 	llr_train_state ts;
-	dset tr, va;
-	dset_buf buf;
+	llr_disc_set tr, va;
+	llr_disc_batch_buf buf;
 	size_t n;
 	float *w, *g, *best;
 	int tasks;
@@ -59,7 +58,7 @@ static llr_lexicon *read_lexicon(const char *path)
 }
 
 /* Loss and accuracy of the encoder on every task of d in tasks. */
-static void evaluate(dtrain *T, const dset *d, double loss[3], double acc[3])
+static void evaluate(dtrain *T, const llr_disc_set *d, double loss[3], double acc[3])
 {
 	llr_err e = {0};
 	size_t bs = (size_t)T->o->batch, *idx = ecalloc(bs, sizeof *idx);
@@ -74,7 +73,8 @@ static void evaluate(dtrain *T, const dset *d, double loss[3], double acc[3])
 			for (size_t i = 0; i < k; i++)
 				idx[i] = s + i;
 			llr_senc_batch b;
-			dset_batch(d, t, idx, k, &T->buf, &b);
+			if (llr_disc_set_batch(d, t, idx, k, &T->buf, &b) != LLR_OK)
+				cli_oom();
 			double bl = 0;
 			if (llr_senc_run(T->m->enc, &b, 0, &bl, &correct, NULL, &e) < 0)
 				cli_die_err(&e);
@@ -159,7 +159,8 @@ static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t
 	llr_rng mine_rng, *rng = dist_dropout_rng(T->dist, o->dropout > 0 || o->word_dropout > 0, &T->ts.rng, &mine_rng);
 	if (m) {
 		llr_senc_batch b;
-		dset_batch(&T->tr, t, T->mine, m, &T->buf, &b);
+		if (llr_disc_set_batch(&T->tr, t, T->mine, m, &T->buf, &b) != LLR_OK)
+			cli_oom();
 		b.rng = rng;
 		b.next_batch_negatives = o->next_batch_negatives;
 		if (llr_senc_run(T->m->enc, &b, 1, &s.nll, NULL, NULL, &e) < 0)
@@ -315,7 +316,7 @@ static void new_model(dtrain *T, const train_opts *o)
 	T->m->meta = llr_meta_new();
 	if (!T->m->meta)
 		cli_oom();
-	dset_conj_builtin(T->m->conj, &T->m->n_conj);
+	llr_disc_conj_builtin(T->m->conj, &T->m->n_conj);
 }
 
 /* --resume: the model with its encoder, CONJ classes and training state;
@@ -425,10 +426,12 @@ static void setup(dtrain *T, train_opts *o)
 	T->tr.shard_rank = T->dist->rank;
 	T->tr.shard_size = T->dist->size;
 	/* a resumed model's CONJ classes are fixed: its head has their rows */
-	dset_read(&T->tr, o->stream ? o->stream : "-", T->m->lex, o->task, !o->resume);
+	llr_err e = {0};
+	if (llr_disc_set_read(&T->tr, o->stream ? o->stream : "-", T->m->lex->vocab, T->m->lex->unk_id, o->task, !o->resume, &e) != LLR_OK)
+		cli_die_err(&e);
 	T->m->n_conj = T->va.n_conj = T->tr.n_conj;
-	if (o->valid && T->dist->rank == 0)
-		dset_read(&T->va, o->valid, T->m->lex, o->task, 0);
+	if (o->valid && T->dist->rank == 0 && llr_disc_set_read(&T->va, o->valid, T->m->lex->vocab, T->m->lex->unk_id, o->task, 0, &e) != LLR_OK)
+		cli_die_err(&e);
 	T->tasks = 0;
 	for (int t = 0; t < 3; t++)
 		if ((o->task & (1 << t)) && T->tr.task[t].total)
@@ -505,9 +508,9 @@ int train_disc(train_opts *o)
 		cli_warn("stopped (%s) after epoch %lld: %llu training tokens in %.1f s, %.0f tokens/s; wrote %s", T.stop,
 		         (long long)T.ts.epoch, (unsigned long long)T.train_tokens, T.train_time,
 		         T.train_time > 0 ? (double)T.train_tokens / T.train_time : 0.0, o->out);
-	dset_free(&T.tr);
-	dset_free(&T.va);
-	dset_buf_free(&T.buf);
+	llr_disc_set_free(&T.tr);
+	llr_disc_set_free(&T.va);
+	llr_disc_batch_buf_free(&T.buf);
 	for (int t = 0; t < 3; t++)
 		free(T.order[t]);
 	free(T.mine);

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "../cli.h"
-#include "../discread.h"
 #include "../progress.h"
 #include "disc.h"
 
@@ -29,10 +28,10 @@ typedef struct task_progress {
 } task_progress;
 
 /* Predict every example of task index t in d: a line each. */
-static void predict_task(llr_senc_model *m, const dset *d, int t, int batch, FILE *fp, size_t *correct, task_progress *tp)
+static void predict_task(llr_senc_model *m, const llr_disc_set *d, int t, int batch, FILE *fp, size_t *correct, task_progress *tp)
 {
 	llr_err e = {0};
-	dset_buf buf = {0};
+	llr_disc_batch_buf buf = {0};
 	size_t bs = (size_t)batch, *idx = ecalloc(bs, sizeof *idx);
 	int32_t *pred = ecalloc(bs, sizeof *pred);
 	for (size_t s = 0; s < d->task[t].n; s += bs) {
@@ -40,7 +39,8 @@ static void predict_task(llr_senc_model *m, const dset *d, int t, int batch, FIL
 		for (size_t i = 0; i < k; i++)
 			idx[i] = s + i;
 		llr_senc_batch b;
-		dset_batch(d, t, idx, k, &buf, &b);
+		if (llr_disc_set_batch(d, t, idx, k, &buf, &b) != LLR_OK)
+			cli_oom();
 		if (llr_senc_run(m->enc, &b, 0, NULL, correct, pred, &e) < 0)
 			cli_die_err(&e);
 		for (size_t i = 0; i < k; i++) {
@@ -55,7 +55,7 @@ static void predict_task(llr_senc_model *m, const dset *d, int t, int batch, FIL
 	}
 	free(idx);
 	free(pred);
-	dset_buf_free(&buf);
+	llr_disc_batch_buf_free(&buf);
 }
 
 int score_task(const score_disc_opts *o, int nfiles, char **files)
@@ -69,8 +69,10 @@ int score_task(const score_disc_opts *o, int nfiles, char **files)
 	task_progress tp = {0};
 	cli_progress_init(&tp.prog, o->quiet, out.fp == stdout);
 	for (int f = 0; f < (nfiles ? nfiles : 1); f++) {
-		dset d = {.conj = m->conj, .n_conj = m->n_conj};
-		dset_read(&d, nfiles ? files[f] : "-", m->lex, tasks, 0);
+		llr_err e = {0};
+		llr_disc_set d = {.conj = m->conj, .n_conj = m->n_conj};
+		if (llr_disc_set_read(&d, nfiles ? files[f] : "-", m->lex->vocab, m->lex->unk_id, tasks, 0, &e) != LLR_OK)
+			cli_die_err(&e);
 		tp.done = tp.total = 0;
 		for (int t = 0; t < 3; t++)
 			if (tasks & (1 << t))
@@ -87,7 +89,7 @@ int score_task(const score_disc_opts *o, int nfiles, char **files)
 			else if (!o->quiet)
 				cli_warn("%s: %s: no examples", nfiles ? files[f] : "<stdin>", upper[t]);
 		}
-		dset_free(&d);
+		llr_disc_set_free(&d);
 	}
 	cli_output_close(&out);
 	llr_senc_model_free(m);
