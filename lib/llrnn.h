@@ -1622,6 +1622,60 @@ int llr_disc_tasks_paragraph(llr_disc_tasks *t, const llr_disc_para *p, const ch
 size_t llr_disc_tasks_count(const llr_disc_tasks *t, int task);
 size_t llr_disc_tasks_class_count(const llr_disc_tasks *t, size_t c);
 
+/* The documents examples are mined from: every member of an archive
+ * (nested archives, up to 8 deep, included; a plain or compressed text is
+ * an archive of one member), read as paragraphs of tokenised sentences.
+ * A member is skipped, counted and noticed when it is over max_member
+ * bytes, binary (a NUL byte), not UTF-8 (over 1% of the lines of its
+ * first 64 KiB), not in the format (its first content line), or when the
+ * archive is truncated or corrupt there.  HTML members (by name or head;
+ * format text only) are read through llr_html_text.  The formats and the
+ * rules are disc-pairs(1)'s. */
+enum { LLR_DISC_FMT_TEXT, LLR_DISC_FMT_TAGGED, LLR_DISC_FMT_CONLLU, LLR_DISC_FMT_TOKENS };
+/* Why members are skipped (llr_disc_stats.skipped). */
+enum { LLR_DISC_SKIP_BINARY, LLR_DISC_SKIP_UTF8, LLR_DISC_SKIP_FORMAT, LLR_DISC_SKIP_SIZE, LLR_DISC_SKIP_BROKEN, LLR_DISC_SKIP_N };
+
+typedef struct llr_disc_read_opts {
+	int format;          /* LLR_DISC_FMT_* */
+	int lower;           /* lowercase the sentences of tagged, CoNLL-U and token input
+	                      * (text is cut by tok, which lowercases or not) */
+	int html_runs;       /* adjacent <p> elements make one paragraph (llr_html_text) */
+	uint64_t max_member; /* bytes of a member, decompressed, at most */
+	const char *const *include; /* fnmatch patterns of the members to read (none: all) */
+	const char *const *exclude; /* and of those to leave out */
+	int n_include, n_exclude;
+	llr_tokenizer *tok; /* cuts text and HTML into sentences (borrowed) */
+	/* Each paragraph with sentences, of document doc ("archive:member", or
+	 * the archive when it is a plain text), index its number there from 1:
+	 * LLR_OK, or an error code that stops the reading. */
+	int (*paragraph)(void *arg, const llr_disc_para *p, const char *doc, uint64_t index);
+	/* A message about a document (naming it): error is 1 for a runtime or
+	 * data error (a member skipped for its size, a truncated archive, a
+	 * malformed CoNLL-U line), 0 for a note (a binary member skipped). */
+	void (*notice)(void *arg, int error, const char *msg);
+	void (*line)(void *arg, uint64_t lines); /* after each line read (progress) */
+	void *arg;
+} llr_disc_read_opts;
+
+typedef struct llr_disc_stats {
+	uint64_t docs, paras, sents; /* a document counts once it has a paragraph */
+	uint64_t lines;              /* lines read */
+	uint64_t html_docs;          /* HTML documents read */
+	uint64_t excluded, dropped;  /* members left out by include, by exclude */
+	uint64_t skipped[LLR_DISC_SKIP_N];
+} llr_disc_stats;
+
+typedef struct llr_disc_reader llr_disc_reader;
+/* A reader with options o (copied; the patterns and tok are borrowed).
+ * Caller frees with llr_disc_reader_free. */
+llr_disc_reader *llr_disc_reader_new(const llr_disc_read_opts *o, llr_err *err);
+void llr_disc_reader_free(llr_disc_reader *r);
+/* Read every member of a.  Problems with members are notices and leave
+ * LLR_OK; an error (LLR_ENOMEM, or the paragraph callback's) stops it. */
+int llr_disc_reader_read(llr_disc_reader *r, llr_archive *a, llr_err *err);
+/* The counts of every read so far. */
+const llr_disc_stats *llr_disc_reader_stats(const llr_disc_reader *r);
+
 /* Is a document HTML: its name ends in .html, .htm or .xhtml, or its head
  * starts with <!DOCTYPE html or <html (case-insensitive, after a BOM and
  * white space)? */
