@@ -27,31 +27,6 @@ static const char usage[] =
     "       disc-pairs --list-markers [--lang en|fr] [--markers file]\n"
     "       disc-pairs --version\n";
 
-static const char help[] =
-    "Options:\n"
-    "  -h, --help               print this help and exit\n"
-    "  --version                print the version and exit\n"
-    "  -l, --lower              lowercase the sentences\n"
-    "  -o, --output file        write to file (atomically; .gz .bz2 .xz .zst compress)\n"
-    "  -q, --quiet              no progress line and no summary\n"
-    "  -s, --seed seed          seed of the random choices (default 1)\n"
-    "  --format text|tagged|conllu|tokens  the input format (default text)\n"
-    "  --lang en|fr             language of the tokenizer and markers (default en)\n"
-    "  --tasks list             the tasks to write: order, next, conj (default all)\n"
-    "  --markers file           a phrase<TAB>class table instead of the built-in one\n"
-    "  --list-markers           print the marker table in use and exit\n"
-    "  --min-par n              NEXT: the sentences of a block (default 9)\n"
-    "  --next-stride n          NEXT: a block every n sentences\n"
-    "  --min-len n              shortest sentence in tokens (default 5)\n"
-    "  --max-len n              longest sentence in tokens (default 50)\n"
-    "  --max-ratio x            length ratio cap of a pair (default 5)\n"
-    "  --max-member-bytes n     cap on a member's decompressed bytes (default 256M)\n"
-    "  --include pattern        read only the members whose name matches (repeatable)\n"
-    "  --exclude pattern        leave out the members whose name matches (repeatable)\n"
-    "  --html-unit p|run        what an HTML paragraph is (default p)\n"
-    "  --provenance             add a last column doc:paragraph to every line\n"
-    "  --sentences              write the paragraphs' sentences instead of examples\n";
-
 static const char *const fmt_names[] = {"text", "tagged", "conllu", "tokens"}; /* LLR_DISC_FMT_* */
 static const char *const skip_names[] = {"binary", "not UTF-8", "wrong format", "over --max-member-bytes", "truncated or corrupt archive"};
 
@@ -231,35 +206,57 @@ enum { O_FORMAT = 256,
        O_PROV,
        O_SENT,
        O_LIST };
-static const struct option longopts[] = {
-    {"lower", no_argument, NULL, 'l'},
-    {"output", required_argument, NULL, 'o'},
-    {"quiet", no_argument, NULL, 'q'},
-    {"seed", required_argument, NULL, 's'},
-    {"format", required_argument, NULL, O_FORMAT},
-    {"lang", required_argument, NULL, O_LANG},
-    {"tasks", required_argument, NULL, O_TASKS},
-    {"markers", required_argument, NULL, O_MARKERS},
-    {"min-par", required_argument, NULL, O_MINPAR},
-    {"next-stride", required_argument, NULL, O_STRIDE},
-    {"min-len", required_argument, NULL, O_MINLEN},
-    {"max-len", required_argument, NULL, O_MAXLEN},
-    {"max-ratio", required_argument, NULL, O_MAXRATIO},
-    {"max-member-bytes", required_argument, NULL, O_MAXMEMBER},
-    {"include", required_argument, NULL, O_INCLUDE},
-    {"exclude", required_argument, NULL, O_EXCLUDE},
-    {"html-unit", required_argument, NULL, O_HTMLUNIT},
-    {"provenance", no_argument, NULL, O_PROV},
-    {"sentences", no_argument, NULL, O_SENT},
-    {"list-markers", no_argument, NULL, O_LIST},
-    CLI_COMMON_OPTIONS,
-    {NULL, 0, NULL, 0},
+/* The options in the order of the help (-h), each with its line there. */
+static const struct dp_option {
+	const char *name;
+	int arg, val;
+	const char *help;
+} options[] = {
+    {"help", no_argument, 'h', "  -h, --help               print this help and exit\n"},
+    {"version", no_argument, CLI_OPT_VERSION, "  --version                print the version and exit\n"},
+    {"lower", no_argument, 'l', "  -l, --lower              lowercase the sentences\n"},
+    {"output", required_argument, 'o', "  -o, --output file        write to file (atomically; .gz .bz2 .xz .zst compress)\n"},
+    {"quiet", no_argument, 'q', "  -q, --quiet              no progress line and no summary\n"},
+    {"seed", required_argument, 's', "  -s, --seed seed          seed of the random choices (default 1)\n"},
+    {"format", required_argument, O_FORMAT, "  --format text|tagged|conllu|tokens  the input format (default text)\n"},
+    {"lang", required_argument, O_LANG, "  --lang en|fr             language of the tokenizer and markers (default en)\n"},
+    {"tasks", required_argument, O_TASKS, "  --tasks list             the tasks to write: order, next, conj (default all)\n"},
+    {"markers", required_argument, O_MARKERS, "  --markers file           a phrase<TAB>class table instead of the built-in one\n"},
+    {"list-markers", no_argument, O_LIST, "  --list-markers           print the marker table in use and exit\n"},
+    {"min-par", required_argument, O_MINPAR, "  --min-par n              NEXT: the sentences of a block (default 9)\n"},
+    {"next-stride", required_argument, O_STRIDE, "  --next-stride n          NEXT: a block every n sentences\n"},
+    {"min-len", required_argument, O_MINLEN, "  --min-len n              shortest sentence in tokens (default 5)\n"},
+    {"max-len", required_argument, O_MAXLEN, "  --max-len n              longest sentence in tokens (default 50)\n"},
+    {"max-ratio", required_argument, O_MAXRATIO, "  --max-ratio x            length ratio cap of a pair (default 5)\n"},
+    {"max-member-bytes", required_argument, O_MAXMEMBER, "  --max-member-bytes n     cap on a member's decompressed bytes (default 256M)\n"},
+    {"include", required_argument, O_INCLUDE, "  --include pattern        read only the members whose name matches (repeatable)\n"},
+    {"exclude", required_argument, O_EXCLUDE, "  --exclude pattern        leave out the members whose name matches (repeatable)\n"},
+    {"html-unit", required_argument, O_HTMLUNIT, "  --html-unit p|run        what an HTML paragraph is (default p)\n"},
+    {"provenance", no_argument, O_PROV, "  --provenance             add a last column doc:paragraph to every line\n"},
+    {"sentences", no_argument, O_SENT, "  --sentences              write the paragraphs' sentences instead of examples\n"},
 };
+#define N_OPTIONS (sizeof options / sizeof *options)
+
+/* getopt's table and the help, both made from options. */
+static void set_options(struct option *longopts)
+{
+	static llr_buf help;
+	llr_buf_printf(&help, "Options:\n");
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		longopts[i] = (struct option){options[i].name, options[i].arg, NULL, options[i].val};
+		llr_buf_printf(&help, "%s", options[i].help);
+	}
+	longopts[N_OPTIONS] = (struct option){NULL, 0, NULL, 0};
+	if (!help.data)
+		cli_oom();
+	cli_set_help(help.data);
+}
 
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "disc-pairs");
-	cli_set_help(help);
+	struct option longopts[N_OPTIONS + 1];
+	set_options(longopts);
 	struct run r = {0};
 	llr_disc_opts o = {.tasks = LLR_TASK_ALL, .min_par = 9, .min_len = 5, .max_len = 50, .max_ratio = 5.0, .seed = 1};
 	const char *lang = "en", *markers_path = NULL, *out_path = NULL;
