@@ -29,8 +29,8 @@ static void flush_text(llr_disc_reader *r)
 		else
 			llr_disc_note(r, 0, "%s: paragraph %" PRIu64 ": %s", r->doc, r->par_index + 1, e.msg[0] ? e.msg : llr_strerror(e.code));
 	} else {
-		const char *s = r->tokout.data, *end = s + r->tokout.len;
-		while (s && s < end) {
+		const char *s = r->tokout.data ? r->tokout.data : "", *end = s + r->tokout.len;
+		while (s < end) {
 			const char *nl = memchr(s, '\n', (size_t)(end - s));
 			const char *e2 = nl ? nl : end;
 			if (llr_disc_para_add(p, s, (size_t)(e2 - s)) != LLR_OK) {

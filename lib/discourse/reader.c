@@ -261,8 +261,8 @@ static int do_html(llr_disc_reader *r, struct msrc *m)
 		return 0;
 	}
 	r->st.html_docs++;
-	const char *s = r->htext.data, *end = s + r->htext.len;
-	while (s && s < end && !r->rc) {
+	const char *s = r->htext.data ? r->htext.data : "", *end = s + r->htext.len;
+	while (s < end && !r->rc) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t len = (size_t)((nl ? nl : end) - s);
 		if (llr_utf8_valid_prefix(s, len) != len)

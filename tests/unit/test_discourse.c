@@ -243,6 +243,11 @@ static void test_reader(void)
 	memset(&s, 0, sizeof s);
 	st = read_doc(scratch("page.html", html, sizeof html - 1), LLR_DISC_FMT_TEXT, &s);
 	CHECK(st.html_docs == 1 && s.paras == 2 && s.sents == 3);
+
+	/* no running text at all (fuzz_disc found its empty buffer read) */
+	memset(&s, 0, sizeof s);
+	st = read_doc(scratch("empty.html", "<html><pre>x</pre></html>", 25), LLR_DISC_FMT_TEXT, &s);
+	CHECK(st.html_docs == 1 && s.paras == 0 && s.notices == 0);
 }
 
 int main(void)
