@@ -579,3 +579,17 @@ deb_here() {
 	[[ "$stderr" == *"disc-pairs: trunc.deb:data.tar.xz: Truncated"* ]] || { echo "$stderr"; false; }
 	[[ "$stderr" == *"skipped 1 member: 1 truncated or corrupt archive"* ]] || { echo "$stderr"; false; }
 }
+
+@test "disc-pairs: an archive cut just after a nested one: the cut is reported under the outer member's name (its inner names are gone: fuzz_disc found them read after free)" {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$F/garden.txt" "$F/harbour.txt" .
+	tar -czf inner.tar.gz garden.txt
+	tar -cf outer.tar inner.tar.gz harbour.txt
+	head -c $((512 + ($(wc -c <inner.tar.gz) + 511) / 512 * 512 + 100)) outer.tar >cut.tar
+	disc-pairs garden.txt >want.out 2>/dev/null
+	run --separate-stderr disc-pairs cut.tar
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(cat want.out)" ]
+	[[ "$stderr" == *"disc-pairs: cut.tar: after member inner.tar.gz: Truncated tar archive"* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"skipped 1 member: 1 truncated or corrupt archive"* ]] || { echo "$stderr"; false; }
+}

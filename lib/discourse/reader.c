@@ -210,6 +210,7 @@ static int do_nested(llr_disc_reader *r, llr_archive *a, const char *head, size_
 		r->st.skipped[LLR_DISC_SKIP_BROKEN]++;
 		return llr_archive_failed(a) ? -1 : 0;
 	}
+	const char *arch = r->arch, *member = r->member;
 	r->depth++;
 	int count = 0;
 	if (members(r, na, &count, &e) < 0) {
@@ -218,6 +219,8 @@ static int do_nested(llr_disc_reader *r, llr_archive *a, const char *head, size_
 	}
 	r->depth--;
 	llr_archive_close(na);
+	/* The inner names went with na: a later message on a names this member. */
+	set_doc(r, arch, member);
 	return llr_archive_failed(a) ? -1 : 0;
 }
 
