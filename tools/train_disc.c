@@ -306,7 +306,7 @@ static int end_epoch(dtrain *T, double train_loss)
 }
 
 /* A new model: the lexicon of --features and the built-in CONJ classes
- * (dset_read adds the others the pairs name). */
+ * (llr_disc_set_read adds the others the pairs name). */
 static void new_model(dtrain *T, const train_opts *o)
 {
 	if (!o->features)
