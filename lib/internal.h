@@ -342,4 +342,39 @@ int llr_ngram_meta(const llr_ngram *m, llr_meta *meta, const char *prefix);
 int llr_ngram_put_members(llr_tensor_writer *w, const llr_ngram *m, const char *prefix, llr_err *err);
 int llr_ngram_get_members(llr_tensor_reader *r, const llr_meta *meta, const char *prefix, const char *path, llr_ngram **out, llr_err *err);
 
+
+/* The collective operations of a training run (llr_train_comm), for a
+ * single process (c NULL or not on) the identity. */
+static inline void llr_comm_reduce_step(const llr_train_comm *c, float *g, size_t n, llr_train_sums *s)
+{
+	if (c && c->on)
+		c->reduce_step(c->ctx, g, n, s);
+}
+static inline double llr_comm_bcast_f64(const llr_train_comm *c, double v)
+{
+	return c && c->on ? c->bcast_f64(c->ctx, v) : v;
+}
+static inline int llr_comm_any(const llr_train_comm *c, int flag)
+{
+	return c && c->on ? c->any(c->ctx, flag) : flag;
+}
+static inline void llr_comm_sum_i64(const llr_train_comm *c, int64_t *v, size_t n)
+{
+	if (c && c->on)
+		c->sum_i64(c->ctx, v, n);
+}
+static inline void llr_comm_bcast_i32(const llr_train_comm *c, int32_t *v, size_t n)
+{
+	if (c && c->on)
+		c->bcast_i32(c->ctx, v, n);
+}
+static inline int llr_comm_same(const llr_train_comm *c, uint64_t h)
+{
+	return c && c->on ? c->same(c->ctx, h) : 1;
+}
+static inline int llr_comm_rank(const llr_train_comm *c)
+{
+	return c && c->on ? c->rank : 0;
+}
+
 #endif

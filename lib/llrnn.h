@@ -19,6 +19,7 @@
 #ifndef LLRNN_H
 #define LLRNN_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1341,6 +1342,177 @@ typedef struct llr_train_state {
 /* Frees optim and best too (a loaded state owns them). */
 void llr_train_state_free(llr_train_state *s);
 
+/* ------------------------------------------------------- training driver */
+
+/* The one training loop of the families trained by gradient steps
+ * (lib/train/): epochs of shuffled batches, the learning-rate schedule on
+ * the validation loss, early stopping, a checkpoint at every epoch end
+ * and on a signal, --resume from the training state, the sums of a
+ * data-parallel run and the progress of it all as events.  A family
+ * provides a job (llr_rnnlm_train_job): its batches,
+ * one gradient, one update, validation and saving.  The driver never
+ * prints: the program formats the events. */
+
+/* One step's sums across the ranks of a run. */
+typedef struct llr_train_sums {
+	double nll;   /* -log p of the batch's predicted tokens */
+	int64_t ntok; /* and their count */
+	int signal;   /* a signal number, 0 none: the largest any rank saw */
+	int time_up;  /* the time budget has run out on some rank */
+} llr_train_sums;
+
+/* The ranks of a data-parallel run (train --distributed).  libllrnn does
+ * not link MPI: the program supplies these collective operations
+ * (tools/train_dist.c).  Every rank trains on its share of every batch;
+ * rank 0 validates and writes.  on 0: one process, rank 0 of 1, and the
+ * operations are not called (NULL allowed). */
+typedef struct llr_train_comm {
+	int on, rank, size;
+	void *ctx;
+	/* g[0..n) and the sums summed (flags: the largest) across the ranks */
+	void (*reduce_step)(void *ctx, float *g, size_t n, llr_train_sums *s);
+	double (*bcast_f64)(void *ctx, double v);       /* rank 0's v */
+	int (*any)(void *ctx, int flag);                /* set on any rank */
+	void (*sum_i64)(void *ctx, int64_t *v, size_t n); /* in place */
+	void (*bcast_i32)(void *ctx, int32_t *v, size_t n);
+	int (*same)(void *ctx, uint64_t h); /* 1 when every rank passed h */
+} llr_train_comm;
+
+/* When training stops, and the schedule (train(1)).  With lr_decay, after
+ * lr_patience epochs in a row that do not beat the best by min_impr, the
+ * best weights come back and the rate is multiplied by lr_decay; once
+ * lr_decays decays are done, the next stall stops training
+ * ("converged").  Without it, SGD keeps the RNNLM halving schedule and
+ * the other optimisers a constant rate. */
+typedef struct llr_train_limits {
+	int64_t epochs;     /* in all */
+	int patience;       /* epochs without a new best (with validation) */
+	double min_impr;    /* the schedules' threshold on the validation gain */
+	double clip;        /* largest global gradient norm, 0 none */
+	double max_time;    /* seconds of this run, 0 none */
+	int64_t max_tokens; /* training tokens of this run, 0 none */
+	double lr_decay;    /* 0: off */
+	int lr_patience, lr_decays;
+} llr_train_limits;
+
+/* The limits into a model's meta (patience, max_epochs, clip,
+ * min_improvement), the schedule (lr_decay, lr_patience, lr_decays, when
+ * a decay was ever set; LLR_ENOMEM); and back from a resumed model's meta, for those a mask bit of
+ * keep does not hold (LLR_LIM_*: given on the command line).  LLR_EFORMAT
+ * for values out of range. */
+enum {
+	LLR_LIM_CLIP = 1,
+	LLR_LIM_MIN_IMPR = 2,
+	LLR_LIM_PATIENCE = 4,
+	LLR_LIM_EPOCHS = 8,
+	LLR_LIM_LR_DECAY = 16,
+	LLR_LIM_LR_PATIENCE = 32,
+	LLR_LIM_LR_DECAYS = 64,
+};
+int llr_train_limits_meta(const llr_train_limits *l, llr_meta *m);
+int llr_train_schedule_meta(const llr_train_limits *l, llr_meta *m);
+int llr_train_limits_resume(llr_train_limits *l, unsigned keep, const llr_meta *m, const char *path, llr_err *err);
+/* A number of m, or dflt when absent or not a number. */
+double llr_meta_num(const llr_meta *m, const char *key, double dflt);
+
+/* What the driver reports (llr_train_opts.event). */
+enum {
+	LLR_TRAIN_START,  /* before the first step: valid is the untrained model's loss (NaN: none) */
+	LLR_TRAIN_STEP,   /* after every step */
+	LLR_TRAIN_EPOCH,  /* an epoch ended (saved) */
+	LLR_TRAIN_CUT,    /* max-time or max-tokens ended the run inside an epoch (saved) */
+	LLR_TRAIN_DONE,   /* the run ended (the model saved) */
+};
+typedef struct llr_train_event {
+	int kind;
+	const llr_train_state *ts;
+	size_t batch, nbatches; /* STEP, CUT: batches done in the epoch, of */
+	double loss;            /* STEP: the epoch's mean so far; EPOCH: the epoch's */
+	double valid;           /* START, EPOCH: the validation loss, NaN none */
+	int best;               /* EPOCH: valid is a new best */
+	double lr;              /* EPOCH: the rate the epoch trained with */
+	double tok_s;           /* STEP, EPOCH: training tokens per second */
+	double seconds;         /* EPOCH: its duration */
+	double eta, run_eta;    /* STEP: seconds left in the epoch and in the run */
+	size_t params;          /* START */
+	const char *stop;       /* CUT, DONE: why training stopped */
+	int64_t run_tokens;     /* DONE: this run's training tokens */
+	double run_seconds;     /* and the seconds its steps took */
+} llr_train_event;
+
+typedef struct llr_train_opts {
+	const char *out;  /* the model file, rewritten at every epoch end */
+	const char *log;  /* the learning curve as TSV (rank 0), NULL none */
+	int resumed;      /* continuing a saved run: the log is appended to */
+	int has_valid;    /* the job validates (early stopping, best weights) */
+	llr_train_limits lim;
+	const llr_train_comm *comm; /* NULL: one process */
+	/* Set by the program's SIGINT and SIGTERM handler (the library
+	 * installs none): the run saves and returns with res->signal. */
+	const volatile sig_atomic_t *signal;
+	void (*event)(void *ctx, const llr_train_event *ev); /* NULL: none */
+	void *ctx;
+} llr_train_opts;
+
+typedef struct llr_train_result {
+	const char *stop; /* "epochs", "patience", "converged", "max-time", "max-tokens", "interrupted" */
+	int signal;       /* the signal that interrupted the run, else 0 */
+} llr_train_result;
+
+/* A family's model with its data, being trained (opaque). */
+typedef struct llr_train_job llr_train_job;
+/* Train job from ts (fresh or loaded; its best weights are taken over)
+ * until a limit stops it, saving o->out at every epoch end and at the
+ * end.  LLR_ENAN when training diverged (the message says which file
+ * keeps which epoch); else LLR_OK or another error. */
+int llr_train_run(llr_train_job *job, llr_train_state *ts, const llr_train_opts *o, llr_train_result *res, llr_err *err);
+void llr_train_job_free(llr_train_job *job);
+
+/* A language model's training or validation corpus
+ * (llr_rnnlm_train_job): the ids of its sentences, words then </s>, one
+ * after another, and their pieces of at most max_len predicted tokens.
+ * In a distributed run a rank keeps the ids of its own sentences only;
+ * the others' pieces are indexed all the same (sent -1), so every rank
+ * plans the same batches. */
+typedef struct llr_lm_piece {
+	int64_t sent;  /* offset of the sentence in ids; -1: another rank's */
+	int32_t start; /* first predicted position */
+	int32_t len;   /* predicted tokens, <= max_len */
+} llr_lm_piece;
+typedef struct llr_lm_corpus {
+	int64_t read; /* sentences read, empty ones too (their index: the rank's share) */
+	int64_t held; /* sentences with a word whose ids this rank keeps */
+	int32_t *ids;
+	size_t n, cap;
+	llr_lm_piece *pieces;
+	size_t npieces, pcap;
+	int64_t sentences, tokens; /* tokens predicted: words + one </s> each */
+	int64_t known;             /* validation: words that are not <unk> */
+	/* an open vocabulary: the inputs' rows (NULL: the net's psi), and
+	 * validation's rows of the targets outside V' (llr_batch) */
+	const llr_csr *psi, *xphi;
+	const float *xlogb;
+} llr_lm_corpus;
+/* Append x[0..k) to the ids; LLR_ENOMEM. */
+int llr_lm_corpus_push(llr_lm_corpus *c, const int32_t *x, size_t k);
+/* Index the sentence of len ids (the last one </s>) at offset off (-1:
+ * another rank's): an empty one is skipped, a longer one than max_len
+ * split into pieces.  LLR_ENOMEM. */
+int llr_lm_corpus_sentence(llr_lm_corpus *c, int64_t off, int32_t len, int max_len);
+void llr_lm_corpus_free(llr_lm_corpus *c);
+
+typedef struct llr_lm_train_cfg {
+	int batch, max_len;
+	int dropout;     /* dropout masks from the training state's generator */
+	int tree_update; /* a tree output: re-learn the tree every tree_update
+	                    batches of the first epoch (rank 0's for all), 0 never */
+} llr_lm_train_cfg;
+/* A job for llr_train_run (freed with llr_train_job_free): m trained on
+ * train, validated on valid (rank 0's; NULL or without sentences: none),
+ * all borrowed. */
+int llr_rnnlm_train_job(llr_rnnlm *m, const llr_lm_corpus *train, const llr_lm_corpus *valid, const llr_lm_train_cfg *cfg,
+                        const llr_train_comm *comm, llr_train_job **out, llr_err *err);
+
 /* Write m to path atomically (llr_tw_open: temporary file and rename):
  * meta (kind "model": m->meta's keys, the network configuration, the
  * lexicon's keys), the lexicon members, params/<name> for every tensor in
@@ -1963,6 +2135,7 @@ int llr_encdec_model_load(const char *path, llr_encdec_model **out, llr_train_st
 void llr_encdec_model_free(llr_encdec_model *m);
 /* LLR_OK if the stream's lexicon x and source s are the model's. */
 int llr_encdec_model_fits(const llr_encdec_model *m, const llr_lexicon *x, const llr_source *s, llr_err *err);
+
 
 /* The priming table: t(x | s) from aligned source and target id
  * sequences (pairs k of src[soff[k] .. soff[k+1]) and tgt[toff[k] ..

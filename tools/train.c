@@ -9,10 +9,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "progress.h"
@@ -493,75 +491,23 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 
 /* -------------------------------------------------------------- corpus */
 
-/* A piece of a sentence: predicts seq[start .. start+len) of the sentence
- * whose ids (words then </s>) begin at ids[sent]. */
-typedef struct piece {
-	int64_t sent;  /* offset of the sentence in ids; -1: another rank's (--distributed) */
-	int32_t start; /* first predicted position */
-	int32_t len;   /* predicted tokens, <= max_len */
-} piece;
-
-typedef struct corpus {
-	int64_t read; /* sentences read, empty ones too (their index: --distributed) */
-	int64_t held; /* sentences with a word whose ids this rank keeps */
-	int32_t *ids;
-	size_t n, cap;
-	piece *pieces;
-	size_t npieces, pcap;
-	int64_t sentences, tokens; /* tokens predicted: words + one </s> each */
-	int64_t known;             /* validation: words that are not <unk> */
-	/* an open vocabulary (train_open.h): the inputs' rows (NULL: the
-	 * net's psi), validation's rows of targets outside V' */
-	const llr_csr *psi, *xphi;
-	const float *xlogb;
-} corpus;
-
-static void push_ids(corpus *c, const int32_t *x, size_t k)
+static void push_ids(llr_lm_corpus *c, const int32_t *x, size_t k)
 {
-	if (c->n + k > c->cap) {
-		size_t cap = c->cap ? c->cap : 4096;
-		while (cap < c->n + k)
-			cap *= 2;
-		int32_t *p = llr_reallocarray(c->ids, cap, sizeof *p);
-		if (!p)
-			cli_die("out of memory for the corpus");
-		c->ids = p;
-		c->cap = cap;
-	}
-	memcpy(c->ids + c->n, x, k * sizeof *x);
-	c->n += k;
+	if (llr_lm_corpus_push(c, x, k) < 0)
+		cli_die("out of memory for the corpus");
 }
 
-static void push_piece(corpus *c, int64_t sent, int32_t start, int32_t len)
+static void add_sentence(llr_lm_corpus *c, int64_t off, int32_t len, int max_len)
 {
-	if (c->npieces == c->pcap) {
-		size_t cap = c->pcap ? 2 * c->pcap : 1024;
-		piece *p = llr_reallocarray(c->pieces, cap, sizeof *p);
-		if (!p)
-			cli_die("out of memory for the corpus");
-		c->pieces = p;
-		c->pcap = cap;
-	}
-	c->pieces[c->npieces++] = (piece){sent, start, len};
-}
-
-/* Index the sentence ids[off .. off+len) (its last id is </s>): empty
- * sentences are skipped, longer ones than max_len split into pieces. */
-static void add_sentence(corpus *c, int64_t off, int32_t len, int max_len)
-{
-	if (len <= 1)
-		return;
-	c->sentences++;
-	c->tokens += len;
-	for (int32_t s = 0; s < len; s += max_len)
-		push_piece(c, off, s, MIN(max_len, len - s));
+	if (llr_lm_corpus_sentence(c, off, len, max_len) < 0)
+		cli_die("out of memory for the corpus");
 }
 
 /* The ids/ chunks of the stream: every sentence ends with eos_id.  Under
  * --distributed the ids of the sentences another rank holds are not kept:
  * their pieces are indexed (sent -1) so every rank batches alike. */
 static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len,
-                     const train_dist *dist, corpus *c)
+                     const train_dist *dist, llr_lm_corpus *c)
 {
 	llr_err e = {0};
 	const char *mn;
@@ -620,7 +566,7 @@ static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *
 
 /* Validation tokens: one sentence a line; OOV -> <unk>, or with an open
  * vocabulary (op->op) V + i, the i-th string outside V'. */
-static void read_valid(const char *path, const llr_rnnlm *m, train_open *op, int max_len, corpus *c)
+static void read_valid(const char *path, const llr_rnnlm *m, train_open *op, int max_len, llr_lm_corpus *c)
 {
 	const llr_lexicon *x = m->lex;
 	llr_err e = {0};
@@ -678,562 +624,6 @@ static void read_valid(const char *path, const llr_rnnlm *m, train_open *op, int
 	llr_lines_close(l);
 }
 
-/* ------------------------------------------------------------- batches */
-
-typedef struct batcher {
-	int maxB, maxT;
-	int32_t *input, *target;
-	float *logp;
-} batcher;
-
-static void batcher_init(batcher *b, int maxB, int maxT)
-{
-	b->maxB = maxB;
-	b->maxT = maxT;
-	size_t n = (size_t)maxB * (size_t)maxT;
-	b->input = llr_malloc(n * sizeof(int32_t));
-	b->target = llr_malloc(n * sizeof(int32_t));
-	b->logp = llr_malloc(n * sizeof(float));
-	if (!b->input || !b->target || !b->logp)
-		cli_die("out of memory for batches of %d x %d", maxB, maxT);
-}
-
-static void batcher_free(batcher *b)
-{
-	free(b->input);
-	free(b->target);
-	free(b->logp);
-}
-
-/* Fill a batch from pieces p[0..B): input <s> (or the previous word for a
- * later piece of a split sentence) then the words; targets the words then
- * </s>; padding has target -1. */
-static llr_batch make_batch(batcher *bb, const corpus *c, const piece *const *p, int B)
-{
-	int T = 0;
-	for (int b = 0; b < B; b++)
-		T = MAX(T, p[b]->len);
-	LLR_ASSERT(B <= bb->maxB && T <= bb->maxT);
-	for (int t = 0; t < T; t++) {
-		for (int b = 0; b < B; b++) {
-			size_t n = (size_t)t * B + b;
-			const piece *q = p[b];
-			if (t < q->len) {
-				const int32_t *seq = c->ids + q->sent;
-				int32_t pos = q->start + t;
-				bb->input[n] = pos == 0 ? LLR_BOS_ID : seq[pos - 1];
-				bb->target[n] = seq[pos];
-			} else {
-				bb->input[n] = LLR_BOS_ID;
-				bb->target[n] = -1;
-			}
-		}
-	}
-	return (llr_batch){.B = B, .T = T, .input = bb->input, .target = bb->target, .psi = c->psi, .xphi = c->xphi, .xlogb = c->xlogb};
-}
-
-typedef struct order {
-	const piece **p; /* pieces in batch order */
-	size_t *first;   /* batch k is p[first[k] .. first[k+1]) */
-	size_t nbatches;
-} order;
-
-/* Length-bucketed batches: with rng, shuffle the pieces, sort them by
- * length (a stable counting sort, so pieces of equal length stay in
- * shuffled order and meet different neighbours every epoch), cut into
- * batches of B and shuffle the batches.  Without rng (validation): sorted
- * by length, ties in corpus order. */
-static void make_order(order *o, const corpus *c, int B, llr_rng *rng)
-{
-	size_t n = c->npieces;
-	if (!o->p) {
-		o->p = llr_malloc(n * sizeof *o->p);
-		o->first = llr_malloc((n / (size_t)B + 2) * sizeof *o->first);
-		if (!o->p || !o->first)
-			cli_oom();
-	}
-	int32_t *perm = llr_malloc(n * sizeof *perm);
-	if (!perm)
-		cli_oom();
-	for (size_t i = 0; i < n; i++)
-		perm[i] = (int32_t)i;
-	if (rng)
-		llr_rng_shuffle_i32(rng, perm, n);
-	/* stable sort by length of the (shuffled) sequence: sort indices of
-	 * perm by (len, position in perm) */
-	typedef struct {
-		int32_t len, pos;
-	} key;
-	key *k = llr_malloc(n * sizeof *k);
-	if (!k)
-		cli_oom();
-	for (size_t i = 0; i < n; i++)
-		k[i] = (key){c->pieces[perm[i]].len, (int32_t)i};
-	/* counting sort on len keeps ties in perm order */
-	int32_t maxlen = 0;
-	for (size_t i = 0; i < n; i++)
-		maxlen = MAX(maxlen, k[i].len);
-	size_t *cnt = llr_calloc((size_t)maxlen + 2, sizeof *cnt);
-	if (!cnt)
-		cli_oom();
-	for (size_t i = 0; i < n; i++)
-		cnt[k[i].len + 1]++;
-	for (int32_t l = 1; l <= maxlen + 1; l++)
-		cnt[l] += cnt[l - 1];
-	for (size_t i = 0; i < n; i++)
-		o->p[cnt[k[i].len]++] = &c->pieces[perm[k[i].pos]];
-	free(cnt);
-	free(k);
-	free(perm);
-	size_t nb = (n + (size_t)B - 1) / (size_t)B;
-	int32_t *bperm = llr_malloc(nb * sizeof *bperm);
-	if (!bperm)
-		cli_oom();
-	for (size_t i = 0; i < nb; i++)
-		bperm[i] = (int32_t)i;
-	if (rng)
-		llr_rng_shuffle_i32(rng, bperm, nb);
-	/* reorder the batches: copy the pointer array batch by batch */
-	const piece **q = llr_malloc(n * sizeof *q);
-	if (!q)
-		cli_oom();
-	size_t at = 0;
-	for (size_t i = 0; i < nb; i++) {
-		size_t from = (size_t)bperm[i] * (size_t)B, to = MIN(from + (size_t)B, n);
-		o->first[i] = at;
-		for (size_t j = from; j < to; j++)
-			q[at++] = o->p[j];
-	}
-	o->first[nb] = at;
-	memcpy(o->p, q, n * sizeof *q);
-	free(q);
-	free(bperm);
-	o->nbatches = nb;
-}
-
-static void order_free(order *o)
-{
-	free(o->p);
-	free(o->first);
-}
-
-/* Validation log-perplexity (nats per predicted token). */
-static double evaluate(llr_net *net, const corpus *c, order *o, batcher *bb, int B, int *diverged)
-{
-	llr_err e = {0};
-	make_order(o, c, B, NULL);
-	double nll = 0;
-	int64_t ntok = 0;
-	for (size_t k = 0; k < o->nbatches; k++) {
-		int nb = (int)(o->first[k + 1] - o->first[k]);
-		llr_batch bt = make_batch(bb, c, o->p + o->first[k], nb);
-		int rc = llr_net_score(net, &bt, bb->logp, NULL, &e);
-		if (rc == LLR_ENAN) {
-			*diverged = 1;
-			return NAN;
-		}
-		if (rc < 0)
-			cli_die_err(&e);
-		for (size_t i = 0; i < (size_t)bt.B * bt.T; i++)
-			if (bt.target[i] >= 0) {
-				nll -= bb->logp[i];
-				ntok++;
-			}
-	}
-	if (!isfinite(nll))
-		*diverged = 1;
-	return ntok ? nll / (double)ntok : NAN;
-}
-
-/* ------------------------------------------------------------- signals */
-
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESETHAND; /* a second signal kills */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-/* ------------------------------------------------------------ training */
-
-typedef struct trainer {
-	train_opts *o;
-	train_dist *dist;   /* the ranks of --distributed (one otherwise) */
-	const piece **mine; /* a batch's pieces this rank trains on */
-	int sig;            /* a signal caught by any rank, 0 none */
-	llr_rnnlm *model;
-	llr_train_state *ts;
-	size_t n;          /* parameters */
-	float *bestbuf;    /* weights of the best epoch (with --valid) */
-	int best_current;  /* the net holds them */
-	int saved_epoch;   /* last epoch end written to the model file, -1 none */
-	const char *stop;  /* why training ended */
-	double last_train; /* last epoch's train log-perplexity */
-	int64_t train_tokens;
-	FILE *log;
-	double t0;
-	int tty;
-	int wrote;       /* the model file was written by this run */
-	int64_t run_tok; /* training tokens of this run's steps */
-	double run_sec;  /* wall-clock seconds spent in them */
-	batcher bb;      /* batch buffers, shared by training and validation */
-	order ord, vord; /* this epoch's training batches, the validation ones */
-	/* the current epoch, as far as this run goes */
-	size_t ep_k0;      /* first batch this run trains */
-	int64_t ep_tok0;   /* ts->epoch_tok then */
-	double ep_t0;      /* its start time */
-	cli_progress prog; /* the line on a terminal */
-	int g_clean;       /* the gradient is all zero (after a single-process step) */
-} trainer;
-
-static void set_summary(trainer *T)
-{
-	llr_meta *m = T->model->meta;
-	llr_train_state *ts = T->ts;
-	int rc = 0;
-	rc |= llr_meta_setf(m, "epochs_done", "%lld", (long long)ts->epoch);
-	rc |= llr_meta_setf(m, "steps", "%lld", (long long)ts->step);
-	rc |= llr_meta_setf(m, "train_tokens", "%lld", (long long)T->train_tokens);
-	if (isfinite(T->last_train))
-		rc |= llr_meta_setf(m, "train_logppl", "%.6f", T->last_train);
-	if (isfinite(ts->best_valid)) {
-		rc |= llr_meta_setf(m, "valid_logppl", "%.6f", ts->best_valid);
-		rc |= llr_meta_setf(m, "best_epoch", "%lld", (long long)ts->best_epoch);
-	}
-	rc |= llr_meta_set(m, "stopped", T->stop ? T->stop : "running");
-	if (rc < 0)
-		cli_oom();
-}
-
-static void save(trainer *T)
-{
-	llr_err e = {0};
-	T->wrote = 1;
-	if (T->dist->rank != 0)
-		return; /* rank 0 writes the files */
-	set_summary(T);
-	T->ts->best = T->bestbuf && !T->best_current ? T->bestbuf : NULL;
-	if (llr_rnnlm_save(T->o->out, T->model, T->ts, &e) < 0)
-		cli_die_err(&e);
-	T->ts->best = NULL;
-}
-
-static void progress_clear(trainer *T)
-{
-	(void)T;
-	cli_progress_clear();
-}
-
-static void log_row(trainer *T, double train, double valid)
-{
-	if (!T->log)
-		return;
-	fprintf(T->log, "%lld\t%lld\t%.3f\t%.6f\t%.6f\t%.6g\n", (long long)T->ts->epoch, (long long)T->ts->step, cli_now() - T->t0, train, valid, T->ts->lr);
-	if (fflush(T->log) != 0 || ferror(T->log))
-		cli_die("%s: write error: %s", T->o->log, strerror(errno));
-}
-
-static void diverged(trainer *T, const char *what)
-{
-	progress_clear(T);
-	if (T->saved_epoch >= 0)
-		cli_die("epoch %lld step %lld: %s: training diverged; %s keeps the model of epoch %d (try a lower --lr or --clip)",
-		        (long long)T->ts->epoch + 1, (long long)T->ts->step + 1, what, T->o->out, T->saved_epoch);
-	cli_die("epoch %lld step %lld: %s: training diverged before the first epoch ended; no model written (try a lower --lr or --clip)",
-	        (long long)T->ts->epoch + 1, (long long)T->ts->step + 1, what);
-}
-
-static void interrupted(trainer *T)
-{
-	int sig = T->sig;
-	progress_clear(T);
-	T->stop = "interrupted";
-	save(T);
-	if (T->dist->rank == 0)
-		cli_warn("%s: epoch %lld batch %lld: saved %s; continue with --resume %s",
-		         sig == SIGINT ? "interrupted" : "terminated", (long long)T->ts->epoch + 1, (long long)T->ts->batch,
-		         T->o->out, T->o->out);
-	dist_finish(T->dist);
-	exit(128 + sig);
-}
-
-/* The end-of-epoch bookkeeping: best weights, patience, the learning-rate
- * schedule (train_sched.c). */
-static void end_epoch_valid(trainer *T, double v, llr_net *net)
-{
-	train_epoch_valid(T->ts, &T->o->sched, T->o->min_impr, v, llr_net_params(net, NULL), T->bestbuf, T->n, &T->best_current);
-}
-
-/* The validation loss, computed by rank 0 and known to every rank; NaN
- * when it is not finite (the model diverged). */
-static double validate(trainer *T, const corpus *vc)
-{
-	double v = NAN;
-	if (T->dist->rank == 0) {
-		int div = 0;
-		v = evaluate(T->model->net, vc, &T->vord, &T->bb, T->o->batch, &div);
-		if (div)
-			v = NAN;
-	}
-	return dist_bcast_double(T->dist, v);
-}
-
-/* Before the first step of a fresh run with --valid: the untrained
- * model's validation loss is epoch 0 of the log and the first best. */
-static void initial_valid(trainer *T, const corpus *vc)
-{
-	llr_train_state *ts = T->ts;
-	llr_net *net = T->model->net;
-	if (!vc || ts->epoch != 0 || ts->batch != 0 || isfinite(ts->best_valid))
-		return;
-	double v = validate(T, vc);
-	if (!isfinite(v))
-		cli_die("the initial model gives a non-finite validation loss");
-	ts->best_valid = v;
-	ts->best_epoch = 0;
-	ts->last_valid = v;
-	memcpy(T->bestbuf, llr_net_params(net, NULL), T->n * sizeof(float));
-	T->best_current = 1;
-	if (!T->o->quiet)
-		cli_warn("epoch 0 valid %.4f (%d parameters, %lld training tokens)", v, (int)T->n, (long long)T->train_tokens);
-	log_row(T, NAN, v);
-}
-
-/* Has --max-time passed, by this rank's clock? */
-static int time_up(const trainer *T)
-{
-	return T->o->max_time > 0 && cli_now() - T->t0 >= T->o->max_time;
-}
-
-/* One optimiser step on a batch (NULL: this rank holds none of its
- * pieces): gradients summed over the ranks, averaged over the batch's
- * tokens, clipped, applied.  Returns 1 when --max-time has passed. */
-static int train_step(trainer *T, const llr_batch *bt)
-{
-	llr_train_state *ts = T->ts;
-	llr_net *net = T->model->net;
-	llr_err e = {0};
-	size_t n = T->n;
-	float *w = llr_net_params(net, NULL);
-	float *g = llr_net_grads(net, NULL);
-	/* One process reads, updates and zeroes only the rows of the batch in
-	 * the row-sparse blocks (the others' gradient is zero); --distributed
-	 * sums the whole gradient across the ranks. */
-	int sparse = !T->dist->on;
-	if (!sparse || !T->g_clean)
-		memset(g, 0, n * sizeof(float));
-	T->g_clean = 0;
-	dist_step s = {0};
-	int rc = bt ? llr_net_train_step(net, bt, T->o->dropout > 0 ? &ts->rng : NULL, &s.nll, &s.ntok, &e) : 0;
-	if (rc < 0 && rc != LLR_ENAN)
-		cli_die_err(&e);
-	if (rc == LLR_ENAN)
-		s.nll = NAN;
-	const llr_rows *rb = NULL;
-	int nb = sparse && rc == 0 ? llr_net_rows(net, &rb, &e) : 0;
-	s.signal = (int)got_signal;
-	s.time_up = time_up(T);
-	dist_reduce_step(T->dist, g, n, &s);
-	T->sig = s.signal;
-	if (!isfinite(s.nll))
-		diverged(T, "the loss is not finite");
-	if (s.ntok > 0)
-		llr_grad_scale_rows(g, n, rb, nb, (float)(1.0 / (double)s.ntok));
-	double norm = llr_clip_grad_norm_rows(g, n, rb, nb, T->o->clip);
-	if (!isfinite(norm))
-		diverged(T, "the gradient is not finite");
-	if (llr_optim_step_rows(ts->optim, w, g, rb, nb, &e) < 0)
-		cli_die_err(&e);
-	if (sparse) {
-		llr_grad_zero_rows(g, n, rb, nb);
-		T->g_clean = 1;
-	}
-	T->best_current = 0;
-	ts->step++;
-	ts->epoch_nll += s.nll;
-	ts->epoch_tok += s.ntok;
-	T->run_tok += s.ntok;
-	return s.time_up;
-}
-
-/* The progress line after batch k: on a terminal, rewritten at most every
- * quarter second (progress.c); otherwise one line every --progress steps.
- * The run's ETA counts the epochs left to --epochs at this epoch's pace
- * (validation not counted), at most what is left of --max-time. */
-static void progress_line(trainer *T, size_t k, double now)
-{
-	train_opts *o = T->o;
-	llr_train_state *ts = T->ts;
-	size_t nb = T->ord.nbatches;
-	if (o->quiet)
-		return;
-	int every = o->progress > 0 && ts->step % o->progress == 0;
-	if (!(T->tty ? now - T->prog.last >= 0.25 || k + 1 == nb : every))
-		return;
-	char dur[32], rdur[32];
-	double el = now - T->ep_t0;
-	double tps = el > 0 ? (double)(ts->epoch_tok - T->ep_tok0) / el : 0;
-	double per_batch = el / (double)(k + 1 - T->ep_k0);
-	double eta = per_batch * (double)(nb - k - 1);
-	double run = cli_progress_run_eta(eta, per_batch * (double)nb, o->epochs - ts->epoch - 1, o->max_time, now - T->t0);
-	cli_progress_step(&T->prog, "epoch %lld step %lld batch %zu/%zu loss %.4f %.0f tok/s ETA %s run ETA %s", (long long)ts->epoch + 1,
-	                  (long long)ts->step, k + 1, nb, ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1), tps,
-	                  cli_duration(eta, dur, sizeof dur), cli_duration(run, rdur, sizeof rdur));
-}
-
-/* Train the rest of the current epoch's batches (T->ord from T->ep_k0).
- * Returns 0 when they are done, 1 when --max-time, 2 when --max-tokens
- * stopped the run after a batch. */
-static int run_batches(trainer *T, const corpus *tc)
-{
-	train_opts *o = T->o;
-	llr_train_state *ts = T->ts;
-	for (size_t k = T->ep_k0; k < T->ord.nbatches; k++) {
-		double t0 = cli_now();
-		const piece *const *p = T->ord.p + T->ord.first[k];
-		int nb = (int)(T->ord.first[k + 1] - T->ord.first[k]);
-		if (T->dist->on) { /* this rank's share of the batch */
-			int m = 0;
-			for (int i = 0; i < nb; i++)
-				if (p[i]->sent >= 0)
-					T->mine[m++] = p[i];
-			p = T->mine;
-			nb = m;
-		}
-		llr_batch bt = nb ? make_batch(&T->bb, tc, p, nb) : (llr_batch){0};
-		int late = train_step(T, nb ? &bt : NULL);
-		ts->batch = (int64_t)k + 1;
-		lmx_after_step(o, T->dist, T->model->net, ts);
-		double now = cli_now();
-		T->run_sec += now - t0;
-		progress_line(T, k, now);
-		if (T->sig)
-			interrupted(T);
-		if (late)
-			return 1;
-		if (o->max_tokens > 0 && T->run_tok >= o->max_tokens)
-			return 2;
-	}
-	return 0;
-}
-
-/* Why training stops now, or NULL.  Before an epoch the epoch count,
- * patience and the SGD schedule decide; after one (limits), also the
- * --max-time and --max-tokens budgets, so the file written then says why
- * training stopped. */
-static const char *stop_reason(const trainer *T, const corpus *vc, int limits)
-{
-	const train_opts *o = T->o;
-	const llr_train_state *ts = T->ts;
-	if (ts->epoch >= o->epochs)
-		return "epochs";
-	if (vc && ts->bad_epochs >= o->patience)
-		return "patience";
-	if (ts->converged)
-		return "converged";
-	if (limits && o->max_time > 0 && dist_any(T->dist, time_up(T)))
-		return "max-time";
-	if (limits && o->max_tokens > 0 && T->run_tok >= o->max_tokens)
-		return "max-tokens";
-	return NULL;
-}
-
-/* The epoch is complete: the validation loss and its bookkeeping, the
- * epoch line, the log row, and the model file.  r is the epoch's random
- * state after the shuffle (the next epoch starts from it). */
-static void end_epoch(trainer *T, const corpus *vc, const llr_rng *r)
-{
-	train_opts *o = T->o;
-	llr_train_state *ts = T->ts;
-	char dur[32];
-	double train_lp = ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1);
-	double el = cli_now() - T->ep_t0;
-	int64_t ep_tok = ts->epoch_tok - T->ep_tok0;
-	ts->epoch++;
-	ts->batch = 0;
-	ts->rng_epoch = *r;
-	lmx_check_ranks(T->dist, T->model->net, ts->epoch);
-	ts->epoch_nll = 0;
-	ts->epoch_tok = 0;
-	T->last_train = train_lp;
-	double v = NAN;
-	double lr_used = ts->lr;
-	if (vc) {
-		v = validate(T, vc);
-		if (!isfinite(v))
-			diverged(T, "the validation loss is not finite");
-		end_epoch_valid(T, v, T->model->net);
-	} else {
-		T->best_current = 1; /* the last weights are the ones kept */
-	}
-	progress_clear(T);
-	if (!o->quiet) {
-		double tps = el > 0 ? (double)ep_tok / el : 0.0;
-		if (vc)
-			cli_warn("epoch %lld train %.4f valid %.4f%s lr %.3g %.0f tok/s %s", (long long)ts->epoch, train_lp, v,
-			         ts->best_epoch == ts->epoch ? " (best)" : "", lr_used, tps, cli_duration(el, dur, sizeof dur));
-		else
-			cli_warn("epoch %lld train %.4f lr %.3g %.0f tok/s %s", (long long)ts->epoch, train_lp, lr_used, tps,
-			         cli_duration(el, dur, sizeof dur));
-	}
-	double next_lr = ts->lr;
-	ts->lr = lr_used; /* the row shows the rate this epoch trained with */
-	log_row(T, train_lp, v);
-	ts->lr = next_lr;
-	T->stop = stop_reason(T, vc, 1);
-	save(T);
-	T->saved_epoch = (int)ts->epoch;
-}
-
-/* The epoch loop, from wherever the training state stands. */
-static void train(trainer *T, const corpus *tc, const corpus *vc)
-{
-	train_opts *o = T->o;
-	llr_train_state *ts = T->ts;
-	batcher_init(&T->bb, o->batch, o->max_len);
-	initial_valid(T, vc);
-	catch_signals();
-	while (!(T->stop = stop_reason(T, vc, 0))) {
-		llr_rng r = ts->rng_epoch;
-		make_order(&T->ord, tc, o->batch, &r);
-		T->ep_k0 = (size_t)ts->batch;
-		T->ep_tok0 = ts->epoch_tok;
-		T->ep_t0 = cli_now();
-		T->prog.last = 0;
-		int timeout = run_batches(T, tc);
-		if (timeout && (size_t)ts->batch < T->ord.nbatches) {
-			progress_clear(T);
-			T->stop = timeout == 2 ? "max-tokens" : "max-time";
-			save(T);
-			if (!o->quiet)
-				cli_warn("--%s reached in epoch %lld (batch %lld of %zu); saved %s", T->stop, (long long)ts->epoch + 1,
-				         (long long)ts->batch, T->ord.nbatches, o->out);
-			break;
-		}
-		end_epoch(T, vc, &r);
-		T->sig = dist_any(T->dist, (int)got_signal);
-		if (T->sig)
-			interrupted(T);
-		if (T->stop)
-			break;
-	}
-	progress_clear(T);
-	order_free(&T->ord);
-	order_free(&T->vord);
-	batcher_free(&T->bb);
-}
-
 /* --------------------------------------------------------------- setup */
 
 /* Is phi one-hot (one entry of value 1 per row, each column once)? */
@@ -1265,16 +655,29 @@ void train_resume_prob(int given, const char *opt, const char *key, double *val,
 
 double train_meta_num(const llr_meta *m, const char *key, double dflt)
 {
-	double v;
-	return llr_meta_get_f64(m, key, &v, NULL) < 0 ? dflt : v;
+	return llr_meta_num(m, key, dflt);
+}
+
+llr_train_limits train_limits(const train_opts *o)
+{
+	return (llr_train_limits){
+	    .epochs = o->epochs,
+	    .patience = o->patience,
+	    .min_impr = o->min_impr,
+	    .clip = o->clip,
+	    .max_time = o->max_time,
+	    .max_tokens = o->max_tokens,
+	    .lr_decay = o->sched.decay,
+	    .lr_patience = o->sched.patience,
+	    .lr_decays = o->sched.max_decays,
+	};
 }
 
 void train_limits_meta(const train_opts *o, llr_meta *m)
 {
-	if (llr_meta_setf(m, "patience", "%d", o->patience) < 0 || llr_meta_setf(m, "max_epochs", "%lld", (long long)o->epochs) < 0 ||
-	    llr_meta_setf(m, "clip", "%.9g", o->clip) < 0 || llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr) < 0)
+	llr_train_limits l = train_limits(o);
+	if (llr_train_limits_meta(&l, m) < 0 || llr_train_schedule_meta(&l, m) < 0)
 		cli_oom();
-	sched_meta(&o->sched, m);
 }
 
 void train_optim_config(llr_optim_config *oc, int kind, double lr, double eps)
@@ -1309,17 +712,21 @@ void train_optim_meta(llr_meta *m, const llr_optim *opt)
 
 void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
 {
-	if (!o->set_clip)
-		o->clip = train_meta_num(m, "clip", o->clip);
-	if (!o->set_min_impr)
-		o->min_impr = train_meta_num(m, "min_improvement", o->min_impr);
-	if (!o->set_patience)
-		o->patience = (int)train_meta_num(m, "patience", o->patience);
-	if (!o->set_epochs)
-		o->epochs = (int64_t)train_meta_num(m, "max_epochs", (double)o->epochs);
-	if (o->patience < 1 || o->epochs < 0)
-		cli_die("%s: bad patience or max_epochs in meta", o->resume);
-	sched_resume(&o->sched, m);
+	llr_err e = {0};
+	unsigned keep = (o->set_clip ? LLR_LIM_CLIP : 0) | (o->set_min_impr ? LLR_LIM_MIN_IMPR : 0) |
+	                (o->set_patience ? LLR_LIM_PATIENCE : 0) | (o->set_epochs ? LLR_LIM_EPOCHS : 0) |
+	                (o->sched.set_decay ? LLR_LIM_LR_DECAY : 0) | (o->sched.set_patience ? LLR_LIM_LR_PATIENCE : 0) |
+	                (o->sched.set_max ? LLR_LIM_LR_DECAYS : 0);
+	llr_train_limits l = train_limits(o);
+	if (llr_train_limits_resume(&l, keep, m, o->resume, &e) < 0)
+		cli_die_err(&e);
+	o->clip = l.clip;
+	o->min_impr = l.min_impr;
+	o->patience = l.patience;
+	o->epochs = l.epochs;
+	o->sched.decay = l.lr_decay;
+	o->sched.patience = l.lr_patience;
+	o->sched.max_decays = l.lr_decays;
 	if (!ts->optim)
 		cli_die("%s: the training state has no optimiser", o->resume);
 	train_optim_resume(usage, ts, o->set_lr ? o->lr : 0, o->eps);
@@ -1360,8 +767,8 @@ static void resume_load(train_opts *o, llr_rnnlm **modelp, llr_train_state **tsp
 	o->layers = c->layers;
 	o->hidden = c->hidden;
 	o->embed = c->embed;
-	o->batch = (int)train_meta_num(m, "batch", o->batch);
-	o->max_len = (int)train_meta_num(m, "max_len", o->max_len);
+	o->batch = (int)llr_meta_num(m, "batch", o->batch);
+	o->max_len = (int)llr_meta_num(m, "max_len", o->max_len);
 	train_resume_limits(o, m, ts);
 	if (o->batch < 1 || o->max_len < 1)
 		cli_die("%s: bad batch or max_len in meta", o->resume);
@@ -1391,7 +798,7 @@ static llr_tensor_reader *open_stream(const char *path, const char *name, int ve
 /* The training streams: the first one's lexicon (returned), and the
  * sentences of them all, read as one corpus.  Every further stream must
  * have that lexicon (shards featurized with one --vocab and options). */
-static llr_lexicon *read_stream(const train_opts *o, const char *sname, const train_dist *dist, corpus *tc)
+static llr_lexicon *read_stream(const train_opts *o, const char *sname, const train_dist *dist, llr_lm_corpus *tc)
 {
 	llr_err e = {0};
 	llr_lexicon *lex = NULL;
@@ -1464,67 +871,10 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_rnnlm **modelp, llr_t
 	*tsp = ts;
 }
 
-/* The trainer of a loaded or new model: the best weights so far (with
- * --valid), the --log file. */
-static void trainer_init(trainer *T, train_opts *o, train_dist *dist, llr_rnnlm *model, llr_train_state *ts,
-                         const corpus *tc, const corpus *vc)
-{
-	*T = (trainer){.o = o, .dist = dist, .model = model, .ts = ts, .saved_epoch = -1, .last_train = NAN, .train_tokens = tc->tokens};
-	if (dist->on)
-		T->mine = emalloc((size_t)o->batch * sizeof *T->mine);
-	float *w = llr_net_params(model->net, &T->n);
-	memset(llr_net_grads(model->net, NULL), 0, T->n * sizeof(float));
-	T->g_clean = 1;
-	if (vc->sentences) {
-		T->bestbuf = emalloc(T->n * sizeof(float));
-		if (ts->best) {
-			memcpy(T->bestbuf, ts->best, T->n * sizeof(float));
-			T->best_current = 0;
-		} else {
-			memcpy(T->bestbuf, w, T->n * sizeof(float));
-			T->best_current = 1;
-		}
-	}
-	free(ts->best);
-	ts->best = NULL;
-	if (o->resume)
-		T->saved_epoch = (int)ts->epoch;
-	cli_progress_init(&T->prog, o->quiet, 0);
-	T->tty = isatty(2);
-	T->t0 = cli_now();
-	if (o->log && dist->rank == 0) {
-		int append = o->resume && access(o->log, F_OK) == 0;
-		T->log = fopen(o->log, append ? "a" : "w");
-		if (!T->log)
-			cli_die("%s: %s", o->log, strerror(errno));
-		if (!append)
-			fputs("epoch\tstep\tseconds\ttrain\tvalid\tlr\n", T->log);
-	}
-}
-
-/* The closing lines on stderr, and the --log file closed. */
-static void finish(trainer *T, int valid)
-{
-	train_opts *o = T->o;
-	llr_train_state *ts = T->ts;
-	if (o->max_tokens > 0 && !o->quiet)
-		cli_warn("max-tokens: %lld training tokens in %.3f s: %.0f tokens/s", (long long)T->run_tok, T->run_sec,
-		         T->run_sec > 0 ? (double)T->run_tok / T->run_sec : 0.0);
-	if (T->log && fclose(T->log) != 0)
-		cli_die("%s: write error: %s", o->log, strerror(errno));
-	if (o->quiet)
-		return;
-	if (isfinite(ts->best_valid) && valid)
-		cli_warn("stopped (%s) after epoch %lld; best valid %.4f at epoch %lld; wrote %s", T->stop ? T->stop : "?",
-		         (long long)ts->epoch, ts->best_valid, (long long)ts->best_epoch, o->out);
-	else
-		cli_warn("stopped (%s) after epoch %lld; wrote %s", T->stop ? T->stop : "?", (long long)ts->epoch, o->out);
-}
-
 /* An open vocabulary (train_open.h) when the model and stream allow it:
  * the training inputs' rows; else the stream's words outside the
  * vocabulary (ids >= V) are trained as <unk>. */
-static void open_or_closed(const train_opts *o, train_open *op, llr_rnnlm *model, corpus *tc)
+static void open_or_closed(const train_opts *o, train_open *op, llr_rnnlm *model, llr_lm_corpus *tc)
 {
 	const llr_lexicon *x = model->lex;
 	int32_t V = (int32_t)llr_strmap_size(x->vocab);
@@ -1554,8 +904,27 @@ static void open_or_closed(const train_opts *o, train_open *op, llr_rnnlm *model
 		                                                                                       : "no open vocabulary for this input");
 }
 
+/* The opening lines: the corpus, the model, the ranks. */
+static void say_start(const train_opts *o, const char *sname, const train_dist *dist, const llr_rnnlm *model, const llr_train_state *ts,
+                      const llr_lm_corpus *tc)
+{
+	size_t n;
+	llr_net_params(model->net, &n);
+	char at[64] = "";
+	if (o->resume)
+		snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)ts->epoch + 1);
+	char more[48] = "";
+	if (o->nmore)
+		snprintf(more, sizeof more, " and %d more stream%s", o->nmore, o->nmore > 1 ? "s" : "");
+	cli_warn("%s%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, more, (long long)tc->sentences,
+	         (long long)tc->tokens, llr_strmap_size(model->lex->vocab), lmx_output_name(o->output), n, at);
+	if (dist->on)
+		cli_warn("distributed: %d ranks (rank 0 holds %lld of the %lld sentences), %zu bytes summed across them per step", dist->size,
+		         (long long)tc->held, (long long)tc->sentences, dist_step_bytes(n));
+}
+
 /* The LSTM language model family: read the corpus, build or resume the
- * net, train, save. */
+ * net, and train it with the library's driver. */
 static int train_lm(train_opts *o)
 {
 	const char *sname = o->stream ? o->stream : "<stdin>";
@@ -1568,7 +937,7 @@ static int train_lm(train_opts *o)
 		o->quiet = 1; /* rank 0 speaks for the job */
 	if (o->resume)
 		resume_load(o, &model, &ts);
-	corpus tc = {0}, vc = {0};
+	llr_lm_corpus tc = {0}, vc = {0};
 	llr_lexicon *lex = read_stream(o, sname, &dist, &tc);
 	int fresh = !model;
 	if (model) {
@@ -1592,32 +961,18 @@ static int train_lm(train_opts *o)
 	vc.xlogb = op.vxlogb;
 	train_limits_meta(o, model->meta);
 	train_optim_meta(model->meta, ts->optim);
-
-	trainer T;
-	trainer_init(&T, o, &dist, model, ts, &tc, &vc);
-	if (!o->quiet) {
-		char at[64] = "";
-		if (o->resume)
-			snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)ts->epoch + 1);
-		char more[48] = "";
-		if (o->nmore)
-			snprintf(more, sizeof more, " and %d more stream%s", o->nmore, o->nmore > 1 ? "s" : "");
-		cli_warn("%s%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, more, (long long)tc.sentences,
-		         (long long)tc.tokens, llr_strmap_size(model->lex->vocab), lmx_output_name(o->output), T.n, at);
-		if (dist.on)
-			cli_warn("distributed: %d ranks (rank 0 holds %lld of the %lld sentences), %zu bytes summed across them per step",
-			         dist.size, (long long)tc.held, (long long)tc.sentences, dist_step_bytes(T.n));
-	}
-	train(&T, &tc, vc.sentences ? &vc : NULL);
-	if (!T.wrote)
-		save(&T); /* --epochs 0, or a resumed run that had already ended */
-	finish(&T, vc.sentences > 0);
-	free(T.bestbuf);
-	free(T.mine);
-	free(tc.ids);
-	free(tc.pieces);
-	free(vc.ids);
-	free(vc.pieces);
+	if (!o->quiet)
+		say_start(o, sname, &dist, model, ts, &tc);
+	llr_train_job *job;
+	llr_lm_train_cfg cfg = {.batch = o->batch, .max_len = o->max_len, .dropout = o->dropout > 0, .tree_update = o->x.tree_update};
+	if (llr_rnnlm_train_job(model, &tc, &vc, &cfg, &dist.comm, &job, &e) < 0)
+		cli_die_err(&e);
+	llr_train_opts ro = {.out = o->out, .log = o->log, .resumed = o->resume != NULL, .has_valid = vc.sentences > 0, .lim = train_limits(o)};
+	train_run_opts rr = {.quiet = o->quiet, .progress = o->progress, .train_tokens = tc.tokens};
+	train_run(job, ts, &ro, &rr, &dist);
+	llr_train_job_free(job);
+	llr_lm_corpus_free(&tc);
+	llr_lm_corpus_free(&vc);
 	llr_train_state_free(ts);
 	topen_free(&op);
 	llr_rnnlm_free(model);

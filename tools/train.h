@@ -92,21 +92,17 @@ enum {
 	}
 
 void sched_defaults(train_sched *s);
-/* 1 if option c (with its argument) was one of SCHED_OPTIONS. */
-int sched_parse_opt(train_sched *s, int c, const char *arg, const char *usage);
 /* The schedule into a model's meta (lr_decay, lr_patience, lr_decays;
  * nothing for a run that never had one); on --resume, back from it for
  * the options not given. */
 void sched_meta(const train_sched *s, llr_meta *m);
 void sched_resume(train_sched *s, const llr_meta *m);
 
-/* The end-of-epoch bookkeeping of every gradient-trained family, given
- * the epoch's validation loss v: a new best (v below the best by more
- * than 1e-4) is copied to best and counted in ts, a stall in
- * ts->bad_epochs; then the --lr-decay schedule, or without it SGD's
- * RNNLM schedule (min_impr: --min-improvement), which may restore best
- * into the net's weights w (n floats; *best_current then 1, as after a
- * new best) and change ts->lr and the optimiser's rate. */
+/* 1 if option c (with its argument) was one of SCHED_OPTIONS. */
+int sched_parse_opt(train_sched *s, int c, const char *arg, const char *usage);
+
+
+/* The end-of-epoch bookkeeping of the encoder-decoder (train_sched.c). */
 void train_epoch_valid(llr_train_state *ts, const train_sched *s, double min_impr, double v, float *w, float *best, size_t n,
                        int *best_current);
 
@@ -183,31 +179,26 @@ void lmx_config(const train_opts *o, llr_net_config *c);
 /* A new model's tree or classes from the training corpus' word ids
  * (under --distributed, this rank's share: the counts are summed). */
 void lmx_init(const train_opts *o, const train_dist *d, llr_rnnlm *model, const int32_t *ids, size_t n);
-/* After each optimiser step: re-learn the tree every --tree-update
- * batches of the first epoch (under --distributed, every rank then takes
- * rank 0's tree). */
-void lmx_after_step(const train_opts *o, const train_dist *d, llr_net *net, const llr_train_state *ts);
-/* Under --distributed, at the end of an epoch: exit 1 if the ranks'
- * trees differ (they cannot, unless a re-learning was missed). */
-void lmx_check_ranks(const train_dist *d, const llr_net *net, int64_t epoch);
-
 /* Each family's entry point trains from the parsed options and returns
  * main's exit status (errors exit through cli_die). */
 int train_ngram(const train_opts *o);
 
 /* For the families (train.c): the usage text; a usage error when an
- * option given (given) differs from the resumed model's meta key; a
- * number of the meta, or dflt. */
+ * option given (given) differs from the resumed model's meta key
+ * (llr_meta_num reads a number of the meta). */
+
 extern const char *const train_usage;
 void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want);
+double train_meta_num(const llr_meta *m, const char *key, double dflt);
 /* --resume: a probability the model fixes (--dropout, --word-dropout):
  * *val becomes the model's key (have); a different opt given is a usage
  * error. */
 void train_resume_prob(int given, const char *opt, const char *key, double *val, double have);
-double train_meta_num(const llr_meta *m, const char *key, double dflt);
-/* The run's limits (patience, max_epochs, clip, min_improvement) into a
- * model's meta; on --resume, back from it for those not given, the
- * optimiser checked and --lr applied. */
+/* The run's limits and schedule as the library's driver takes them;
+ * into a model's meta (patience, max_epochs, clip, min_improvement, then
+ * the schedule's keys); on --resume, back from it for those not given,
+ * the optimiser checked and --lr applied. */
+llr_train_limits train_limits(const train_opts *o);
 void train_limits_meta(const train_opts *o, llr_meta *m);
 void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts);
 /* The optimiser of every family: a new model's settings (kind's
@@ -218,6 +209,17 @@ void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts);
 void train_optim_config(llr_optim_config *oc, int kind, double lr, double eps);
 void train_optim_resume(const char *usage_text, llr_train_state *ts, double lr, double eps);
 void train_optim_meta(llr_meta *m, const llr_optim *opt);
+
+/* train_run.c: train job from ts with the library's driver (o: the
+ * file, log, limits; its hooks are set here), showing its events on
+ * stderr unless quiet; after a signal the run is saved and train exits
+ * 128 + the signal, after an error 1. */
+typedef struct train_run_opts {
+	int quiet;
+	int progress;         /* --progress: off a terminal, a step line every n steps */
+	int64_t train_tokens; /* for the epoch 0 line */
+} train_run_opts;
+void train_run(llr_train_job *job, llr_train_state *ts, llr_train_opts *o, const train_run_opts *r, train_dist *dist);
 
 /* train --task: tools/train_disc.c */
 int train_disc(train_opts *o);

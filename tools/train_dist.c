@@ -44,9 +44,39 @@ static void abort_job(int status, void *arg)
 	MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
 }
 
+static void comm_reduce_step(void *ctx, float *g, size_t n, llr_train_sums *s)
+{
+	dist_reduce_step(ctx, g, n, s);
+}
+
+static double comm_bcast_f64(void *ctx, double v)
+{
+	return dist_bcast_double(ctx, v);
+}
+
+static int comm_any(void *ctx, int flag)
+{
+	return dist_any(ctx, flag);
+}
+
+static void comm_sum_i64(void *ctx, int64_t *v, size_t n)
+{
+	dist_sum_i64(ctx, v, n);
+}
+
+static void comm_bcast_i32(void *ctx, int32_t *v, size_t n)
+{
+	dist_bcast_i32(ctx, v, n);
+}
+
+static int comm_same(void *ctx, uint64_t h)
+{
+	return dist_same(ctx, h);
+}
+
 void dist_init(train_dist *d, int want)
 {
-	*d = (train_dist){0, 0, 1};
+	*d = (train_dist){0, 0, 1, {.size = 1}};
 	if (!want)
 		return;
 	if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
@@ -55,6 +85,18 @@ void dist_init(train_dist *d, int want)
 	MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &d->size);
 	d->on = 1;
+	d->comm = (llr_train_comm){
+	    .on = 1,
+	    .rank = d->rank,
+	    .size = d->size,
+	    .ctx = d,
+	    .reduce_step = comm_reduce_step,
+	    .bcast_f64 = comm_bcast_f64,
+	    .any = comm_any,
+	    .sum_i64 = comm_sum_i64,
+	    .bcast_i32 = comm_bcast_i32,
+	    .same = comm_same,
+	};
 }
 
 void dist_finish(train_dist *d)
@@ -134,7 +176,7 @@ int dist_same(const train_dist *d, uint64_t h)
 
 void dist_init(train_dist *d, int want)
 {
-	*d = (train_dist){0, 0, 1};
+	*d = (train_dist){0, 0, 1, {.size = 1}};
 	if (want)
 		cli_die("--distributed: this train was built without MPI (install libopenmpi-dev and rebuild)");
 }

@@ -16,9 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "llrnn.h"
+
 typedef struct train_dist {
 	int on;         /* running under --distributed */
 	int rank, size; /* 0 and 1 when not */
+	llr_train_comm comm; /* the same for the library's training driver */
 } train_dist;
 
 /* Start MPI when want (exits 1 when built without it, or when MPI fails
@@ -36,12 +39,7 @@ static inline int dist_owns(const train_dist *d, int64_t i)
 
 /* One step's sums across ranks, in place: the gradient g[0..n), the
  * loss and token count, and flags (a flag is set when any rank set it). */
-typedef struct dist_step {
-	double nll;
-	int64_t ntok;
-	int signal;  /* a signal number, 0 none */
-	int time_up; /* --max-time reached */
-} dist_step;
+typedef llr_train_sums dist_step;
 void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s);
 
 /* v[0..n) summed across ranks, in place. */

@@ -3,8 +3,9 @@
  * character-aware input and its tree and class softmax outputs (Jernite's
  * thesis, chapters 2 and 3; train(1)): parsing and checking them, the
  * network configuration they give, the groups of a new tree or class
- * output from the corpus' word counts, and the tree's re-learning during
- * the first epoch.  CLI-only; the numerics are the library's.
+ * output from the corpus' word counts (the tree's re-learning during the
+ * first epoch is the training job's, lib/family/rnnlm/train.c).
+ * CLI-only; the numerics are the library's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -185,46 +186,4 @@ void lmx_init(const train_opts *o, const train_dist *d, llr_rnnlm *model, const 
 	if (llr_net_tree_from_counts(model->net, count, &e) < 0)
 		cli_die_err(&e);
 	free(count);
-}
-
-/* Set the tree's groups to g (V entries). */
-static void set_groups(llr_net *net, const int32_t *g)
-{
-	llr_err e = {0};
-	if (llr_net_tree_set_groups(net, g, &e) < 0)
-		cli_die_err(&e);
-}
-
-void lmx_after_step(const train_opts *o, const train_dist *d, llr_net *net, const llr_train_state *ts)
-{
-	const train_lmx *x = &o->x;
-	if (o->output != LLR_OUT_TREE || x->tree_update <= 0 || ts->epoch > 0 || ts->batch % x->tree_update)
-		return;
-	llr_err e = {0};
-	if (llr_net_tree_learn(net, NULL, &e) < 0)
-		cli_die_err(&e);
-	if (!d->on)
-		return;
-	/* Each rank learned from the states of its own share of the batches:
-	 * all take rank 0's tree, so they go on training one model. */
-	int32_t V = llr_net_cfg(net)->vocab;
-	int32_t *g = ereallocarray(NULL, (size_t)V, sizeof *g);
-	memcpy(g, llr_net_tree_groups(net), (size_t)V * sizeof *g);
-	dist_bcast_i32(d, g, (size_t)V);
-	if (d->rank != 0)
-		set_groups(net, g);
-	free(g);
-}
-
-void lmx_check_ranks(const train_dist *d, const llr_net *net, int64_t epoch)
-{
-	const int32_t *g = llr_net_tree_groups(net);
-	if (!d->on || !g)
-		return;
-	uint64_t h = 1469598103934665603u; /* FNV-1a over the groups' bytes */
-	const unsigned char *b = (const unsigned char *)g;
-	for (size_t i = 0; i < (size_t)llr_net_cfg(net)->vocab * sizeof *g; i++)
-		h = (h ^ b[i]) * 1099511628211u;
-	if (!dist_same(d, h))
-		cli_die("--distributed: after epoch %lld the ranks hold different trees", (long long)epoch);
 }

@@ -39,7 +39,47 @@ typedef struct llr_family {
 	int (*embed)(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
 	/* What gen(1) still reaches behind the handle. */
 	const llr_ngram *(*ngram)(const llr_model *m);
+	/* Training by gradient steps (lib/family/<name>/train.c), driven by
+	 * lib/train/; NULL for a family trained otherwise (n-gram) or not
+	 * yet.  The family's llr_<name>_train_job builds the job. */
+	const struct llr_train_ops *train;
 } llr_family;
+
+/* What a family gives the training driver (lib/train/driver.c) for a
+ * model being trained; job is the family's state.  Every rank of a
+ * distributed run calls each operation but evaluate, which rank 0 alone
+ * calls. */
+typedef struct llr_train_ops {
+	/* The epoch's batches, shuffled with r: *nbatches of them. */
+	int (*plan)(void *job, llr_rng *r, size_t *nbatches, llr_err *err);
+	/* This rank's share of batch k: its gradient (the family zeroes what
+	 * it must first), s->nll and s->ntok; LLR_ENAN when not finite. */
+	int (*grad)(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, llr_err *err);
+	/* The gradient, summed over the ranks, averaged over ntok tokens and
+	 * clipped to clip: its norm before clipping in *norm; when finite,
+	 * the optimiser's step. */
+	int (*apply)(void *job, llr_train_state *ts, int64_t ntok, double clip, double *norm, llr_err *err);
+	/* After each step and after each epoch's end (both may be NULL). */
+	int (*after_step)(void *job, const llr_train_state *ts, llr_err *err);
+	int (*epoch_done)(void *job, const llr_train_state *ts, llr_err *err);
+	/* The validation loss per predicted token; NaN when it is not finite. */
+	int (*evaluate)(void *job, double *loss, llr_err *err);
+	float *(*params)(void *job, size_t *n);
+	float *(*grads)(void *job);
+	llr_meta *(*meta)(void *job);
+	/* The model with ts (ts->best: the best weights, when set) to path. */
+	int (*save)(void *job, const char *path, const llr_train_state *ts, llr_err *err);
+	void (*free)(void *job);
+} llr_train_ops;
+
+/* The families' (lib/family/<name>/train.c). */
+extern const llr_train_ops llr_rnnlm_train_ops;
+
+struct llr_train_job {
+	const llr_train_ops *ops;
+	void *state;          /* the family's */
+	int64_t train_tokens; /* tokens an epoch predicts (meta train_tokens) */
+};
 
 struct llr_model {
 	const llr_family *fam;

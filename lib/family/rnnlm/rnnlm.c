@@ -284,4 +284,5 @@ const llr_family llr_family_rnnlm = {
 	.set_threads = rnnlm_set_threads,
 	.embed = rnnlm_embed,
 	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
+	.train = &llr_rnnlm_train_ops,
 };

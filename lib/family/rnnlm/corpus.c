@@ -1,0 +1,172 @@
+/*
+ * corpus.c - a language model's training corpus (llr_lm_corpus,
+ * lib/llrnn.h) and its batches: sentences as pieces of at most max_len
+ * predicted tokens, an epoch's order of them bucketed by length, and the
+ * time-major batch of a list of pieces.  The training job (train.c) uses
+ * them; reading a stream into a corpus is the program's.
+ */
+#include "family/rnnlm/lmtrain.h"
+
+#include <stdlib.h>
+
+int llr_lm_corpus_push(llr_lm_corpus *c, const int32_t *x, size_t k)
+{
+	if (c->n + k > c->cap) {
+		size_t cap = c->cap ? c->cap : 4096;
+		while (cap < c->n + k)
+			cap *= 2;
+		int32_t *p = llr_reallocarray(c->ids, cap, sizeof *p);
+		if (!p)
+			return LLR_ENOMEM;
+		c->ids = p;
+		c->cap = cap;
+	}
+	memcpy(c->ids + c->n, x, k * sizeof *x);
+	c->n += k;
+	return LLR_OK;
+}
+
+static int push_piece(llr_lm_corpus *c, int64_t sent, int32_t start, int32_t len)
+{
+	if (c->npieces == c->pcap) {
+		size_t cap = c->pcap ? 2 * c->pcap : 1024;
+		llr_lm_piece *p = llr_reallocarray(c->pieces, cap, sizeof *p);
+		if (!p)
+			return LLR_ENOMEM;
+		c->pieces = p;
+		c->pcap = cap;
+	}
+	c->pieces[c->npieces++] = (llr_lm_piece){sent, start, len};
+	return LLR_OK;
+}
+
+int llr_lm_corpus_sentence(llr_lm_corpus *c, int64_t off, int32_t len, int max_len)
+{
+	if (len <= 1)
+		return LLR_OK;
+	c->sentences++;
+	c->tokens += len;
+	for (int32_t s = 0; s < len; s += max_len)
+		if (push_piece(c, off, s, LLR_MIN(max_len, len - s)) < 0)
+			return LLR_ENOMEM;
+	return LLR_OK;
+}
+
+void llr_lm_corpus_free(llr_lm_corpus *c)
+{
+	free(c->ids);
+	free(c->pieces);
+	c->ids = NULL;
+	c->pieces = NULL;
+}
+
+int lm_batcher_init(lm_batcher *b, int maxB, int maxT)
+{
+	b->maxB = maxB;
+	b->maxT = maxT;
+	size_t n = (size_t)maxB * (size_t)maxT;
+	b->input = llr_malloc(n * sizeof(int32_t));
+	b->target = llr_malloc(n * sizeof(int32_t));
+	b->logp = llr_malloc(n * sizeof(float));
+	return b->input && b->target && b->logp ? LLR_OK : LLR_ENOMEM;
+}
+
+void lm_batcher_free(lm_batcher *b)
+{
+	free(b->input);
+	free(b->target);
+	free(b->logp);
+}
+
+llr_batch lm_make_batch(lm_batcher *bb, const llr_lm_corpus *c, const llr_lm_piece *const *p, int B)
+{
+	int T = 0;
+	for (int b = 0; b < B; b++)
+		T = LLR_MAX(T, p[b]->len);
+	LLR_ASSERT(B <= bb->maxB && T <= bb->maxT);
+	for (int t = 0; t < T; t++) {
+		for (int b = 0; b < B; b++) {
+			size_t n = (size_t)t * B + b;
+			const llr_lm_piece *q = p[b];
+			if (t < q->len) {
+				const int32_t *seq = c->ids + q->sent;
+				int32_t pos = q->start + t;
+				bb->input[n] = pos == 0 ? LLR_BOS_ID : seq[pos - 1];
+				bb->target[n] = seq[pos];
+			} else {
+				bb->input[n] = LLR_BOS_ID;
+				bb->target[n] = -1;
+			}
+		}
+	}
+	return (llr_batch){.B = B, .T = T, .input = bb->input, .target = bb->target, .psi = c->psi, .xphi = c->xphi, .xlogb = c->xlogb};
+}
+
+/* The pieces p[0..n) stably sorted by length (a counting sort: pieces of
+ * equal length keep their order in perm) into out. */
+static int sort_by_length(const llr_lm_corpus *c, const int32_t *perm, size_t n, const llr_lm_piece **out)
+{
+	int32_t maxlen = 0;
+	for (size_t i = 0; i < n; i++)
+		maxlen = LLR_MAX(maxlen, c->pieces[perm[i]].len);
+	size_t *cnt = llr_calloc((size_t)maxlen + 2, sizeof *cnt);
+	if (!cnt)
+		return LLR_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		cnt[c->pieces[perm[i]].len + 1]++;
+	for (int32_t l = 1; l <= maxlen + 1; l++)
+		cnt[l] += cnt[l - 1];
+	for (size_t i = 0; i < n; i++)
+		out[cnt[c->pieces[perm[i]].len]++] = &c->pieces[perm[i]];
+	free(cnt);
+	return LLR_OK;
+}
+
+int lm_make_order(lm_order *o, const llr_lm_corpus *c, int B, llr_rng *rng)
+{
+	size_t n = c->npieces;
+	if (!o->p) {
+		o->p = llr_malloc(n * sizeof *o->p);
+		o->first = llr_malloc((n / (size_t)B + 2) * sizeof *o->first);
+		if (!o->p || !o->first)
+			return LLR_ENOMEM;
+	}
+	size_t nb = (n + (size_t)B - 1) / (size_t)B;
+	int32_t *perm = llr_malloc(n * sizeof *perm);
+	int32_t *bperm = llr_malloc(nb * sizeof *bperm);
+	const llr_lm_piece **q = llr_malloc(n * sizeof *q);
+	int rc = perm && bperm && q ? LLR_OK : LLR_ENOMEM;
+	if (rc == LLR_OK) {
+		for (size_t i = 0; i < n; i++)
+			perm[i] = (int32_t)i;
+		if (rng)
+			llr_rng_shuffle_i32(rng, perm, n);
+		rc = sort_by_length(c, perm, n, o->p);
+	}
+	if (rc == LLR_OK) {
+		for (size_t i = 0; i < nb; i++)
+			bperm[i] = (int32_t)i;
+		if (rng)
+			llr_rng_shuffle_i32(rng, bperm, nb);
+		size_t at = 0;
+		for (size_t i = 0; i < nb; i++) {
+			size_t from = (size_t)bperm[i] * (size_t)B, to = LLR_MIN(from + (size_t)B, n);
+			o->first[i] = at;
+			for (size_t j = from; j < to; j++)
+				q[at++] = o->p[j];
+		}
+		o->first[nb] = at;
+		memcpy(o->p, q, n * sizeof *q);
+		o->nbatches = nb;
+	}
+	free(q);
+	free(bperm);
+	free(perm);
+	return rc;
+}
+
+void lm_order_free(lm_order *o)
+{
+	free(o->p);
+	free(o->first);
+}
