@@ -1349,7 +1349,7 @@ void llr_train_state_free(llr_train_state *s);
  * the validation loss, early stopping, a checkpoint at every epoch end
  * and on a signal, --resume from the training state, the sums of a
  * data-parallel run and the progress of it all as events.  A family
- * provides a job (llr_rnnlm_train_job): its batches,
+ * provides a job (llr_rnnlm_train_job, llr_encdec_train_job): its batches,
  * one gradient, one update, validation and saving.  The driver never
  * prints: the program formats the events. */
 
@@ -2136,6 +2136,36 @@ void llr_encdec_model_free(llr_encdec_model *m);
 /* LLR_OK if the stream's lexicon x and source s are the model's. */
 int llr_encdec_model_fits(const llr_encdec_model *m, const llr_lexicon *x, const llr_source *s, llr_err *err);
 
+/* Source-target pairs for training an encoder-decoder: pair k is
+ * src[soff[k] .. soff[k+1]) (ending in the source </s>) and
+ * tgt[toff[k] .. toff[k+1]) (ending in </s>). */
+typedef struct llr_encdec_pairs {
+	int32_t *src, *tgt;
+	size_t *soff, *toff;
+	size_t n, ns, nt, cap_s, cap_t, cap_p;
+	int64_t tokens;  /* target tokens, </s> included */
+	int64_t skipped; /* longer than max_len on either side */
+} llr_encdec_pairs;
+/* The pairs of a featurize --source stream r (named name in messages;
+ * its lexicon x and source s read), those within max_len. */
+int llr_encdec_pairs_read(llr_tensor_reader *r, const char *name, const llr_lexicon *x, const llr_source *s, int max_len,
+                          llr_encdec_pairs *p, llr_err *err);
+/* The pairs of two aligned text files, a sentence a line (unknown tokens
+ * <unk>), those within max_len. */
+int llr_encdec_pairs_read_text(const char *spath, const char *tpath, const llr_lexicon *x, const llr_source *s, int max_len,
+                               llr_encdec_pairs *p, llr_err *err);
+void llr_encdec_pairs_free(llr_encdec_pairs *p);
+
+typedef struct llr_encdec_train_cfg {
+	int batch, max_len;
+	int dropout; /* dropout masks: from the training state's generator */
+} llr_encdec_train_cfg;
+/* A job for llr_train_run (freed with llr_train_job_free): m trained on
+ * train, validated on valid (rank 0's; NULL or empty: none), all
+ * borrowed.  In a distributed run rank r trains on the pairs r, r +
+ * size, ... of every batch. */
+int llr_encdec_train_job(llr_encdec_model *m, const llr_encdec_pairs *train, const llr_encdec_pairs *valid,
+                         const llr_encdec_train_cfg *cfg, const llr_train_comm *comm, llr_train_job **out, llr_err *err);
 
 /* The priming table: t(x | s) from aligned source and target id
  * sequences (pairs k of src[soff[k] .. soff[k+1]) and tgt[toff[k] ..

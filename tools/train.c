@@ -653,11 +653,6 @@ void train_resume_prob(int given, const char *opt, const char *key, double *val,
 	*val = have;
 }
 
-double train_meta_num(const llr_meta *m, const char *key, double dflt)
-{
-	return llr_meta_num(m, key, dflt);
-}
-
 llr_train_limits train_limits(const train_opts *o)
 {
 	return (llr_train_limits){

@@ -92,19 +92,10 @@ enum {
 	}
 
 void sched_defaults(train_sched *s);
-/* The schedule into a model's meta (lr_decay, lr_patience, lr_decays;
- * nothing for a run that never had one); on --resume, back from it for
- * the options not given. */
-void sched_meta(const train_sched *s, llr_meta *m);
-void sched_resume(train_sched *s, const llr_meta *m);
 
 /* 1 if option c (with its argument) was one of SCHED_OPTIONS. */
 int sched_parse_opt(train_sched *s, int c, const char *arg, const char *usage);
 
-
-/* The end-of-epoch bookkeeping of the encoder-decoder (train_sched.c). */
-void train_epoch_valid(llr_train_state *ts, const train_sched *s, double min_impr, double v, float *w, float *best, size_t n,
-                       int *best_current);
 
 typedef struct train_opts {
 	int family; /* TRAIN_* */
@@ -189,7 +180,6 @@ int train_ngram(const train_opts *o);
 
 extern const char *const train_usage;
 void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want);
-double train_meta_num(const llr_meta *m, const char *key, double dflt);
 /* --resume: a probability the model fixes (--dropout, --word-dropout):
  * *val becomes the model's key (have); a different opt given is a usage
  * error. */

@@ -351,14 +351,14 @@ static void resume_model(dtrain *T, train_opts *o)
 	const llr_senc_config *c = llr_senc_cfg(T->m->enc);
 	train_resume_prob(o->set_dropout, "--dropout", "dropout", &o->dropout, c->dropout);
 	train_resume_prob(o->set_word_dropout, "--word-dropout", "word_dropout", &o->word_dropout, c->word_dropout);
-	int tasks = (int)train_meta_num(m, "tasks", 0);
+	int tasks = (int)llr_meta_num(m, "tasks", 0);
 	if ((o->task & tasks) != tasks)
 		cli_usage_error(train_usage, "--task: the resumed model trains%s%s%s", tasks & 1 ? " order" : "",
 		                tasks & 2 ? " next" : "", tasks & 4 ? " conj" : "");
 	o->task = tasks;
 	o->encoder = llr_senc_encoder_parse(llr_meta_get(m, "encoder"));
-	o->batch = (int)train_meta_num(m, "batch", o->batch);
-	o->task_cap = (long long)train_meta_num(m, "task_cap", 0); /* none before the option */
+	o->batch = (int)llr_meta_num(m, "batch", o->batch);
+	o->task_cap = (long long)llr_meta_num(m, "task_cap", 0); /* none before the option */
 	const char *neg = llr_meta_get(m, "next_negatives"); /* own before the option */
 	if (!neg)
 		neg = "own";
@@ -377,7 +377,7 @@ static void resume_model(dtrain *T, train_opts *o)
 	for (int t = 0; t < 3; t++) {
 		char k[32];
 		snprintf(k, sizeof k, "valid_%s_acc", task_names[t]);
-		T->best_acc[t] = train_meta_num(m, k, NAN);
+		T->best_acc[t] = llr_meta_num(m, k, NAN);
 	}
 	if (!llr_meta_get(m, "valid_criterion") && isfinite(T->ts.best_valid)) {
 		/* written when the criterion was the loss: its best epoch's error */

@@ -73,7 +73,7 @@ typedef struct llr_train_ops {
 } llr_train_ops;
 
 /* The families' (lib/family/<name>/train.c). */
-extern const llr_train_ops llr_rnnlm_train_ops;
+extern const llr_train_ops llr_rnnlm_train_ops, llr_encdec_train_ops;
 
 struct llr_train_job {
 	const llr_train_ops *ops;

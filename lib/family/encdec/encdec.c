@@ -136,4 +136,5 @@ const llr_family llr_family_encdec = {
 	.describe = encdec_describe,
 	.meta = encdec_meta,
 	.score_pairs = encdec_score_pairs,
+	.train = &llr_encdec_train_ops,
 };
