@@ -2,9 +2,10 @@
  * train - train an LSTM language model (log-linear or softmax output) from
  * a featurize stream and write a model file.  The man page train(1) is the
  * spec; llrnn-model(5) describes the file.  This file holds the command
- * line, corpus and batch handling, the epoch loop, progress and the
- * learning-rate schedule; the numerics are the library's (llr_net_*,
- * llr_optim_*), the file format too (llr_rnnlm_*).
+ * line of every family, the choice among them, and the language model's
+ * reading of its streams and setup of a new or resumed model; the
+ * training itself is the library's driver (llr_train_run, through
+ * train_run.c), the numerics and the file format too.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -117,35 +118,12 @@ const char *const train_usage = usage;
 /* ------------------------------------------------------------- options */
 
 enum {
-	O_OUTPUT = 256,
-	O_LAYERS,
-	O_HIDDEN,
-	O_EMBED,
-	O_DROPOUT,
-	O_BATCH,
-	O_MAXLEN,
-	O_OPTIM,
-	O_LR,
-	O_EPS,
-	O_CLIP,
-	O_MINIMPR,
-	O_VALID,
-	O_PATIENCE,
-	O_EPOCHS,
-	O_MAXTIME,
-	O_THREADS,
-	O_LOG,
-	O_PROGRESS,
-	O_RESUME,
-	O_MAXTOKENS,
-	O_INIT,
-	O_NOBIASFIT,
+	O_NOBIASFIT = O_TRAIN_OWN,
 	O_CLOSED,
 	O_NGRAM,
 	O_PRUNE,
 	O_FALLBACK,
 	O_MEMORY,
-	O_DISTRIBUTED,
 	O_TASK,
 	O_ENCODER,
 	O_FEATURES,
@@ -153,37 +131,6 @@ enum {
 	O_TASK_CAP,
 	O_NEXT_NEGATIVES,
 };
-
-static double parse_duration(const char *s)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	double mul = 1;
-	if (end != s && *end && !end[1]) {
-		switch (*end) {
-		case 's':
-			mul = 1;
-			end++;
-			break;
-		case 'm':
-			mul = 60;
-			end++;
-			break;
-		case 'h':
-			mul = 3600;
-			end++;
-			break;
-		case 'd':
-			mul = 86400;
-			end++;
-			break;
-		}
-	}
-	if (errno || end == s || *end || !isfinite(v) || v <= 0)
-		cli_usage_error(usage, "--max-time: not a positive duration: '%s'", s);
-	return v * mul;
-}
 
 /* The options of the discourse-encoder family (train_disc.c). */
 static void disc_opt(int c, const char *arg, train_opts *o)
@@ -229,32 +176,8 @@ static void parse_operands(int argc, char **argv, train_opts *o);
 
 /* The long options of every family (parse_opts, disc_opt). */
 static const struct option train_options[] = {
-    {"quiet", no_argument, NULL, 'q'},
+    TRAIN_OPTIONS,
     {"verbose", no_argument, NULL, 'v'},
-    {"seed", required_argument, NULL, 's'},
-    {"output", required_argument, NULL, O_OUTPUT},
-    {"layers", required_argument, NULL, O_LAYERS},
-    {"hidden", required_argument, NULL, O_HIDDEN},
-    {"embed", required_argument, NULL, O_EMBED},
-    {"dropout", required_argument, NULL, O_DROPOUT},
-    {"batch", required_argument, NULL, O_BATCH},
-    {"max-len", required_argument, NULL, O_MAXLEN},
-    {"optim", required_argument, NULL, O_OPTIM},
-    {"lr", required_argument, NULL, O_LR},
-    {"eps", required_argument, NULL, O_EPS},
-    {"clip", required_argument, NULL, O_CLIP},
-    {"min-improvement", required_argument, NULL, O_MINIMPR},
-    {"valid", required_argument, NULL, O_VALID},
-    {"patience", required_argument, NULL, O_PATIENCE},
-    {"epochs", required_argument, NULL, O_EPOCHS},
-    {"max-time", required_argument, NULL, O_MAXTIME},
-    {"max-tokens", required_argument, NULL, O_MAXTOKENS},
-    {"threads", required_argument, NULL, O_THREADS},
-    {"distributed", no_argument, NULL, O_DISTRIBUTED},
-    {"log", required_argument, NULL, O_LOG},
-    {"progress", required_argument, NULL, O_PROGRESS},
-    {"resume", required_argument, NULL, O_RESUME},
-    {"init", required_argument, NULL, O_INIT},
     {"no-bias-fit", no_argument, NULL, O_NOBIASFIT},
     {"closed", no_argument, NULL, O_CLOSED},
     {"ngram", required_argument, NULL, O_NGRAM},
@@ -277,16 +200,12 @@ static const struct option train_options[] = {
 static void opt_defaults(train_opts *o)
 {
 	lmx_defaults(&o->x);
-	sched_defaults(&o->sched);
+	lim_defaults(&o->lim);
 	o->layers = 2;
 	o->hidden = o->embed = 256;
 	o->batch = 32;
 	o->max_len = 256;
 	o->optim = LLR_OPT_RMSPROP;
-	o->clip = 5;
-	o->min_impr = 0.003;
-	o->patience = 3;
-	o->epochs = 30;
 	o->seed = 1;
 	o->encoder = LLR_SENC_BIGRU;
 	o->progress = 100;
@@ -387,25 +306,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		case O_EPS:
 			o->eps = cli_parse_double(usage, "--eps", optarg, 1e-30, 1);
 			break;
-		case O_CLIP:
-			o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12);
-			o->set_clip = 1;
-			break;
-		case O_MINIMPR:
-			o->min_impr = cli_parse_double(usage, "--min-improvement", optarg, 0, 1e6);
-			o->set_min_impr = 1;
-			break;
 		case O_VALID: o->valid = optarg; break;
-		case O_PATIENCE:
-			o->patience = (int)cli_parse_int(usage, "--patience", optarg, 1, 1 << 20);
-			o->set_patience = 1;
-			break;
-		case O_EPOCHS:
-			o->epochs = cli_parse_int(usage, "--epochs", optarg, 0, 1 << 30);
-			o->set_epochs = 1;
-			break;
-		case O_MAXTIME: o->max_time = parse_duration(optarg); break;
-		case O_MAXTOKENS: o->max_tokens = cli_parse_int(usage, "--max-tokens", optarg, 1, INT64_MAX); break;
 		case O_THREADS: o->threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024); break;
 		case O_DISTRIBUTED: o->distributed = 1; break;
 		case O_LOG: o->log = optarg; break;
@@ -427,7 +328,7 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 			break;
 		case O_NOBIASFIT: o->no_bias_fit = 1; break;
 		default:
-			if (!lmx_parse_opt(o, c, optarg, usage) && !sched_parse_opt(&o->sched, c, optarg, usage))
+			if (!lmx_parse_opt(o, c, optarg, usage) && !lim_parse_opt(&o->lim, &o->lim_given, c, optarg, usage))
 				disc_opt(c, optarg, o);
 			break;
 		}
@@ -458,7 +359,7 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 	if (o->prune || o->memory || o->discount_fallback)
 		cli_usage_error(usage, "--prune, --memory and --discount-fallback need --ngram");
 	lmx_check(o, usage);
-	if (o->family == TRAIN_DISC && (o->sched.set_decay || o->sched.set_patience || o->sched.set_max))
+	if (o->family == TRAIN_DISC && (o->lim_given & (LLR_LIM_LR_DECAY | LLR_LIM_LR_PATIENCE | LLR_LIM_LR_DECAYS)))
 		cli_usage_error(usage, "--lr-decay, --lr-patience and --lr-decays: not for the discourse encoders (--task)");
 	if (o->family != TRAIN_DISC && o->set_word_dropout)
 		cli_usage_error(usage, "--word-dropout: for the discourse encoders only (--task)");
@@ -468,7 +369,7 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 		cli_usage_error(usage, "--next-negatives: for the discourse encoders only (--task)");
 	if (o->eps > 0 && o->optim == LLR_OPT_SGD)
 		cli_usage_error(usage, "--eps: for --optim rmsprop and adam (SGD has no eps)");
-	if (o->sched.decay > 0 && !o->valid)
+	if (o->lim.lr_decay > 0 && !o->valid)
 		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
 	if (k < argc)
 		o->stream = argv[k++];
@@ -653,25 +554,9 @@ void train_resume_prob(int given, const char *opt, const char *key, double *val,
 	*val = have;
 }
 
-llr_train_limits train_limits(const train_opts *o)
-{
-	return (llr_train_limits){
-	    .epochs = o->epochs,
-	    .patience = o->patience,
-	    .min_impr = o->min_impr,
-	    .clip = o->clip,
-	    .max_time = o->max_time,
-	    .max_tokens = o->max_tokens,
-	    .lr_decay = o->sched.decay,
-	    .lr_patience = o->sched.patience,
-	    .lr_decays = o->sched.max_decays,
-	};
-}
-
 void train_limits_meta(const train_opts *o, llr_meta *m)
 {
-	llr_train_limits l = train_limits(o);
-	if (llr_train_limits_meta(&l, m) < 0 || llr_train_schedule_meta(&l, m) < 0)
+	if (llr_train_limits_meta(&o->lim, m) < 0 || llr_train_schedule_meta(&o->lim, m) < 0)
 		cli_oom();
 }
 
@@ -707,21 +592,7 @@ void train_optim_meta(llr_meta *m, const llr_optim *opt)
 
 void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts)
 {
-	llr_err e = {0};
-	unsigned keep = (o->set_clip ? LLR_LIM_CLIP : 0) | (o->set_min_impr ? LLR_LIM_MIN_IMPR : 0) |
-	                (o->set_patience ? LLR_LIM_PATIENCE : 0) | (o->set_epochs ? LLR_LIM_EPOCHS : 0) |
-	                (o->sched.set_decay ? LLR_LIM_LR_DECAY : 0) | (o->sched.set_patience ? LLR_LIM_LR_PATIENCE : 0) |
-	                (o->sched.set_max ? LLR_LIM_LR_DECAYS : 0);
-	llr_train_limits l = train_limits(o);
-	if (llr_train_limits_resume(&l, keep, m, o->resume, &e) < 0)
-		cli_die_err(&e);
-	o->clip = l.clip;
-	o->min_impr = l.min_impr;
-	o->patience = l.patience;
-	o->epochs = l.epochs;
-	o->sched.decay = l.lr_decay;
-	o->sched.patience = l.lr_patience;
-	o->sched.max_decays = l.lr_decays;
+	lim_resume(&o->lim, o->lim_given, m, o->resume);
 	if (!ts->optim)
 		cli_die("%s: the training state has no optimiser", o->resume);
 	train_optim_resume(usage, ts, o->set_lr ? o->lr : 0, o->eps);
@@ -857,8 +728,8 @@ static void new_model(train_opts *o, llr_lexicon *lex, llr_rnnlm **modelp, llr_t
 	rc |= llr_meta_setf(m, "lr", "%g", (double)oc.lr);
 	rc |= llr_meta_setf(m, "batch", "%d", o->batch);
 	rc |= llr_meta_setf(m, "max_len", "%d", o->max_len);
-	rc |= llr_meta_setf(m, "clip", "%.9g", o->clip);
-	rc |= llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr);
+	rc |= llr_meta_setf(m, "clip", "%.9g", o->lim.clip);
+	rc |= llr_meta_setf(m, "min_improvement", "%.9g", o->lim.min_impr);
 	rc |= llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
 	if (rc < 0)
 		cli_oom();
@@ -962,7 +833,7 @@ static int train_lm(train_opts *o)
 	llr_lm_train_cfg cfg = {.batch = o->batch, .max_len = o->max_len, .dropout = o->dropout > 0, .tree_update = o->x.tree_update};
 	if (llr_rnnlm_train_job(model, &tc, &vc, &cfg, &dist.comm, &job, &e) < 0)
 		cli_die_err(&e);
-	llr_train_opts ro = {.out = o->out, .log = o->log, .resumed = o->resume != NULL, .has_valid = vc.sentences > 0, .lim = train_limits(o)};
+	llr_train_opts ro = {.out = o->out, .log = o->log, .resumed = o->resume != NULL, .has_valid = vc.sentences > 0, .lim = o->lim};
 	train_run_opts rr = {.quiet = o->quiet, .progress = o->progress, .train_tokens = tc.tokens};
 	train_run(job, ts, &ro, &rr, &dist);
 	llr_train_job_free(job);

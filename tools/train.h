@@ -23,6 +23,49 @@ enum {
 	TRAIN_ENCDEC, /* encoder-decoder with attention over a featurize --source stream (train_encdec.c) */
 };
 
+/* The options of the families trained by gradient steps (the language
+ * model, train.c; the encoder-decoder, train_encdec.c), in both option
+ * tables as TRAIN_OPTIONS; a family's own ids start at O_TRAIN_OWN. */
+enum {
+	O_OUTPUT = 256,
+	O_LAYERS,
+	O_HIDDEN,
+	O_EMBED,
+	O_DROPOUT,
+	O_BATCH,
+	O_MAXLEN,
+	O_OPTIM,
+	O_LR,
+	O_EPS,
+	O_CLIP,
+	O_MINIMPR,
+	O_VALID,
+	O_PATIENCE,
+	O_EPOCHS,
+	O_MAXTIME,
+	O_THREADS,
+	O_LOG,
+	O_PROGRESS,
+	O_RESUME,
+	O_MAXTOKENS,
+	O_INIT,
+	O_DISTRIBUTED,
+	O_TRAIN_OWN = 320,
+};
+#define TRAIN_OPTIONS                                                    \
+	{"quiet", no_argument, NULL, 'q'}, {"seed", required_argument, NULL, 's'},                          \
+	    {"output", required_argument, NULL, O_OUTPUT}, {"layers", required_argument, NULL, O_LAYERS},   \
+	    {"hidden", required_argument, NULL, O_HIDDEN}, {"embed", required_argument, NULL, O_EMBED},     \
+	    {"dropout", required_argument, NULL, O_DROPOUT}, {"batch", required_argument, NULL, O_BATCH},   \
+	    {"max-len", required_argument, NULL, O_MAXLEN}, {"optim", required_argument, NULL, O_OPTIM},    \
+	    {"lr", required_argument, NULL, O_LR}, {"eps", required_argument, NULL, O_EPS},                 \
+	    {"clip", required_argument, NULL, O_CLIP}, {"min-improvement", required_argument, NULL, O_MINIMPR}, \
+	    {"valid", required_argument, NULL, O_VALID}, {"patience", required_argument, NULL, O_PATIENCE},  \
+	    {"epochs", required_argument, NULL, O_EPOCHS}, {"max-time", required_argument, NULL, O_MAXTIME}, \
+	    {"max-tokens", required_argument, NULL, O_MAXTOKENS},                                           \
+	    {"threads", required_argument, NULL, O_THREADS}, {"log", required_argument, NULL, O_LOG},       \
+	    {"progress", required_argument, NULL, O_PROGRESS}, {"resume", required_argument, NULL, O_RESUME}, \
+	    {"init", required_argument, NULL, O_INIT}, {"distributed", no_argument, NULL, O_DISTRIBUTED}
 /* The LM family's character-aware input and factored outputs
  * (train_lmx.c). */
 typedef struct train_lmx {
@@ -63,22 +106,10 @@ enum {
 		"tree-update", required_argument, NULL, O_TREE_UPDATE  \
 	}
 
-/* The learning-rate schedule on the validation loss (train_sched.c),
- * shared by the families trained by gradient steps (the language model
- * and the encoder-decoder): with --lr-decay F, after --lr-patience epochs
- * in a row that do not beat the best by --min-improvement, the best
- * weights are restored and the rate is multiplied by F; once --lr-decays
- * decays are done, the next stall stops training ("converged").  Without it, SGD keeps the RNNLM halving
- * schedule and the other optimisers a constant rate. */
-typedef struct train_sched {
-	double decay;   /* --lr-decay, 0 = off */
-	int patience;   /* --lr-patience */
-	int max_decays; /* --lr-decays */
-	int set_decay, set_patience, set_max;
-} train_sched;
-
-/* Their long options (ids from 640 on, clear of train.c's, the
- * encoder-decoder's and LMX_OPTIONS). */
+/* When training stops and how the learning rate changes (train_limits.c):
+ * --epochs, --patience, --min-improvement, --clip, --max-time,
+ * --max-tokens and the --lr-decay schedule, as the library's driver takes
+ * them (llr_train_limits), with the mask of those given (LLR_LIM_*). */
 enum {
 	O_LR_DECAY = 640,
 	O_LR_PATIENCE,
@@ -90,12 +121,12 @@ enum {
 	{                                                            \
 		"lr-decays", required_argument, NULL, O_LR_DECAYS    \
 	}
-
-void sched_defaults(train_sched *s);
-
-/* 1 if option c (with its argument) was one of SCHED_OPTIONS. */
-int sched_parse_opt(train_sched *s, int c, const char *arg, const char *usage);
-
+void lim_defaults(llr_train_limits *l);
+/* 1 if option c (with its argument) was one of them. */
+int lim_parse_opt(llr_train_limits *l, unsigned *given, int c, const char *arg, const char *usage);
+/* --resume: the model's values (meta m of the file path) for those not
+ * given; exits 1 on bad ones. */
+void lim_resume(llr_train_limits *l, unsigned given, const llr_meta *m, const char *path);
 
 typedef struct train_opts {
 	int family; /* TRAIN_* */
@@ -113,13 +144,8 @@ typedef struct train_opts {
 	int optim;
 	double lr; /* 0 = the optimiser's default */
 	double eps; /* RMSprop's and Adam's eps, 0 = the default */
-	double clip;
-	double min_impr;
-	int patience;
-	train_sched sched;
-	int64_t epochs;
-	double max_time;    /* seconds, 0 = none */
-	int64_t max_tokens; /* training tokens in this run, 0 = none */
+	llr_train_limits lim; /* --epochs, --patience, --clip ... (train_limits.c) */
+	unsigned lim_given;   /* LLR_LIM_*: those given */
 	int init;           /* LLR_INIT_* */
 	int set_init;
 	int closed; /* --closed: no open vocabulary (train_open.h) */
@@ -132,8 +158,7 @@ typedef struct train_opts {
 	int verbose; /* -v: notes (an archive without checksums) */
 	/* which were given on the command line (for --resume) */
 	int set_output, set_layers, set_hidden, set_embed, set_dropout, set_batch;
-	int set_max_len, set_optim, set_lr, set_clip, set_min_impr, set_seed;
-	int set_patience, set_epochs;
+	int set_max_len, set_optim, set_lr, set_seed;
 	/* TRAIN_NGRAM: the order, option values as given (checked by
 	 * train_ngram), the token files */
 	int ngram;
@@ -188,7 +213,6 @@ void train_resume_prob(int given, const char *opt, const char *key, double *val,
  * into a model's meta (patience, max_epochs, clip, min_improvement, then
  * the schedule's keys); on --resume, back from it for those not given,
  * the optimiser checked and --lr applied. */
-llr_train_limits train_limits(const train_opts *o);
 void train_limits_meta(const train_opts *o, llr_meta *m);
 void train_resume_limits(train_opts *o, const llr_meta *m, llr_train_state *ts);
 /* The optimiser of every family: a new model's settings (kind's

@@ -172,7 +172,7 @@ static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t
 				T->g[i] *= f;
 		}
 	}
-	s.time_up = o->max_time > 0 && T->train_time + (cli_now() - t0) >= o->max_time;
+	s.time_up = o->lim.max_time > 0 && T->train_time + (cli_now() - t0) >= o->lim.max_time;
 	dist_reduce_step(T->dist, T->g, T->n, &s);
 	/* One process: the gradient is zero outside the embedding rows the
 	 * batch used (llr_senc_rows), so only those are clipped and zeroed
@@ -181,7 +181,7 @@ static double train_step(dtrain *T, int t, const size_t *idx, size_t n, double t
 	int nb = 0;
 	if (!T->dist->on && (nb = llr_senc_rows(T->m->enc, &rows, &e)) < 0)
 		cli_die_err(&e);
-	double norm = T->dist->on ? llr_clip_grad_norm(T->g, T->n, o->clip) : llr_clip_grad_norm_rows(T->g, T->n, rows, nb, o->clip);
+	double norm = T->dist->on ? llr_clip_grad_norm(T->g, T->n, o->lim.clip) : llr_clip_grad_norm_rows(T->g, T->n, rows, nb, o->lim.clip);
 	if (!isfinite(norm) || !isfinite(s.nll))
 		cli_die("training diverged (loss %g, gradient norm %g) at epoch %lld; try a lower --lr", s.nll, norm, (long long)T->ts.epoch + 1);
 	llr_optim_step(T->ts.optim, T->w, T->g);
@@ -209,7 +209,7 @@ static double train_epoch(dtrain *T)
 		sum += train_step(T, t, T->order[t] + s, n, t0, &tokens, &late);
 		seen += n;
 		T->train_tokens += tokens;
-		if (late || (o->max_tokens > 0 && T->train_tokens >= (uint64_t)o->max_tokens)) {
+		if (late || (o->lim.max_tokens > 0 && T->train_tokens >= (uint64_t)o->lim.max_tokens)) {
 			T->stop = late ? "--max-time" : "--max-tokens";
 			break;
 		}
@@ -288,7 +288,7 @@ static int end_epoch(dtrain *T, double train_loss)
 		return 0;
 	}
 	mean = dist_bcast_double(T->dist, mean); /* every rank decides alike */
-	int improved = mean < T->ts.best_valid - o->min_impr;
+	int improved = mean < T->ts.best_valid - o->lim.min_impr;
 	if (mean < T->ts.best_valid) {
 		T->ts.best_valid = mean;
 		T->ts.best_epoch = T->ts.epoch;
@@ -298,7 +298,7 @@ static int end_epoch(dtrain *T, double train_loss)
 	T->ts.bad_epochs = improved ? 0 : T->ts.bad_epochs + 1;
 	if (lead)
 		save(T, T->ts.best_epoch != T->ts.epoch);
-	if (T->ts.bad_epochs >= o->patience) {
+	if (T->ts.bad_epochs >= o->lim.patience) {
 		T->stop = "no improvement";
 		return 1;
 	}
@@ -492,9 +492,9 @@ int train_disc(train_opts *o)
 			         T.tr.task[0].total + T.tr.task[1].total + T.tr.task[2].total, dist_step_bytes(T.n));
 	}
 	int64_t first = T.ts.epoch;
-	if (o->valid && T.ts.bad_epochs >= o->patience) /* a resumed run that had stopped */
+	if (o->valid && T.ts.bad_epochs >= o->lim.patience) /* a resumed run that had stopped */
 		T.stop = "no improvement";
-	while (!T.stop && T.ts.epoch < o->epochs) {
+	while (!T.stop && T.ts.epoch < o->lim.epochs) {
 		double tl = train_epoch(&T);
 		T.ts.epoch++;
 		if (end_epoch(&T, tl))

@@ -57,107 +57,38 @@ typedef struct ed_opts {
 	int embed, hidden, enc_layers, attn_hidden;
 	double dropout;
 	int batch, max_len, optim;
-	double lr, eps, clip, min_impr; /* eps: 0 = the default */
-	int patience;
-	train_sched sched;
-	int64_t epochs;
-	double max_time;
-	int64_t max_tokens;
+	double lr, eps; /* eps: 0 = the default */
+	llr_train_limits lim; /* --epochs, --patience, --clip ... (train_limits.c) */
+	unsigned lim_given;
 	uint64_t seed;
 	int threads, progress, quiet, distributed;
 	int set[F_NFIXED];
-	int set_lr, set_clip, set_min_impr, set_patience, set_epochs;
+	int set_lr;
 } ed_opts;
 
 enum {
-	O_OUTPUT = 256,
-	O_ATT,
+	O_ATT = O_TRAIN_OWN,
 	O_PRIME,
 	O_PITERS,
 	O_PSMOOTH,
 	O_ENCL,
-	O_HIDDEN,
-	O_EMBED,
 	O_AHID,
-	O_DROPOUT,
-	O_BATCH,
-	O_MAXLEN,
-	O_OPTIM,
-	O_LR,
-	O_EPS,
-	O_CLIP,
-	O_MINIMPR,
-	O_VALID,
 	O_VSRC,
-	O_PATIENCE,
-	O_EPOCHS,
-	O_MAXTIME,
-	O_MAXTOKENS,
-	O_THREADS,
-	O_LOG,
-	O_PROGRESS,
-	O_RESUME,
-	O_LAYERS,
-	O_INIT,
-	O_DIST,
 };
 
 static const struct option long_opts[] = {
-    {"quiet", no_argument, NULL, 'q'},
-    {"seed", required_argument, NULL, 's'},
-    {"output", required_argument, NULL, O_OUTPUT},
+    TRAIN_OPTIONS,
     {"attention", required_argument, NULL, O_ATT},
     {"prime", required_argument, NULL, O_PRIME},
     {"prime-iters", required_argument, NULL, O_PITERS},
     {"prime-smoothing", required_argument, NULL, O_PSMOOTH},
     {"enc-layers", required_argument, NULL, O_ENCL},
-    {"hidden", required_argument, NULL, O_HIDDEN},
-    {"embed", required_argument, NULL, O_EMBED},
     {"attn-hidden", required_argument, NULL, O_AHID},
-    {"dropout", required_argument, NULL, O_DROPOUT},
-    {"batch", required_argument, NULL, O_BATCH},
-    {"max-len", required_argument, NULL, O_MAXLEN},
-    {"optim", required_argument, NULL, O_OPTIM},
-    {"lr", required_argument, NULL, O_LR},
-    {"eps", required_argument, NULL, O_EPS},
-    {"clip", required_argument, NULL, O_CLIP},
-    {"min-improvement", required_argument, NULL, O_MINIMPR},
-    {"valid", required_argument, NULL, O_VALID},
     {"valid-source", required_argument, NULL, O_VSRC},
-    {"patience", required_argument, NULL, O_PATIENCE},
-    {"epochs", required_argument, NULL, O_EPOCHS},
-    {"max-time", required_argument, NULL, O_MAXTIME},
-    {"max-tokens", required_argument, NULL, O_MAXTOKENS},
-    {"threads", required_argument, NULL, O_THREADS},
-    {"log", required_argument, NULL, O_LOG},
-    {"progress", required_argument, NULL, O_PROGRESS},
-    {"resume", required_argument, NULL, O_RESUME},
-    {"layers", required_argument, NULL, O_LAYERS},
-    {"init", required_argument, NULL, O_INIT},
-    {"distributed", no_argument, NULL, O_DIST},
     SCHED_OPTIONS,
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
-
-static double parse_duration(const char *s)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	double mul = 1;
-	if (end != s && *end && !end[1]) {
-		mul = *end == 's' ? 1 : *end == 'm' ? 60
-		                    : *end == 'h'   ? 3600
-		                    : *end == 'd'   ? 86400
-		                                    : 0;
-		if (mul > 0)
-			end++;
-	}
-	if (errno || end == s || *end || !isfinite(v) || v <= 0)
-		cli_usage_error(usage, "--max-time: not a positive duration: '%s'", s);
-	return v * mul;
-}
 
 static void opt_defaults(ed_opts *o)
 {
@@ -172,11 +103,7 @@ static void opt_defaults(ed_opts *o)
 	o->batch = 64;
 	o->max_len = 256;
 	o->optim = LLR_OPT_ADAM;
-	o->clip = 5;
-	o->min_impr = 0.003;
-	o->patience = 3;
-	sched_defaults(&o->sched);
-	o->epochs = 30;
+	lim_defaults(&o->lim);
 	o->seed = 1;
 	o->progress = 100;
 }
@@ -254,34 +181,16 @@ static void parse_one(ed_opts *o, int c)
 	case O_EPS:
 		o->eps = cli_parse_double(usage, "--eps", optarg, 1e-30, 1);
 		break;
-	case O_CLIP:
-		o->clip = cli_parse_double(usage, "--clip", optarg, 0, 1e12);
-		o->set_clip = 1;
-		break;
-	case O_MINIMPR:
-		o->min_impr = cli_parse_double(usage, "--min-improvement", optarg, 0, 1e6);
-		o->set_min_impr = 1;
-		break;
 	case O_VALID: o->valid = optarg; break;
 	case O_VSRC: o->valid_src = optarg; break;
-	case O_PATIENCE:
-		o->patience = (int)cli_parse_int(usage, "--patience", optarg, 1, 1 << 20);
-		o->set_patience = 1;
-		break;
-	case O_EPOCHS:
-		o->epochs = cli_parse_int(usage, "--epochs", optarg, 0, 1 << 30);
-		o->set_epochs = 1;
-		break;
-	case O_MAXTIME: o->max_time = parse_duration(optarg); break;
-	case O_MAXTOKENS: o->max_tokens = cli_parse_int(usage, "--max-tokens", optarg, 1, INT64_MAX); break;
 	case O_THREADS: o->threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024); break;
 	case O_LOG: o->log = optarg; break;
 	case O_PROGRESS: o->progress = (int)cli_parse_int(usage, "--progress", optarg, 0, INT32_MAX); break;
 	case O_RESUME: o->resume = optarg; break;
-	case O_DIST: o->distributed = 1; break;
+	case O_DISTRIBUTED: o->distributed = 1; break;
 	case O_LAYERS: cli_usage_error(usage, "--layers: the encoder-decoder has --enc-layers (the decoder has one layer)");
 	case O_INIT: cli_usage_error(usage, "--init: not for the encoder-decoder (weights are uniform in [-0.08, 0.08))");
-	default: sched_parse_opt(&o->sched, c, optarg, usage);
+	default: lim_parse_opt(&o->lim, &o->lim_given, c, optarg, usage);
 	}
 }
 
@@ -304,7 +213,7 @@ static void parse_opts(int argc, char **argv, ed_opts *o)
 		cli_usage_error(usage, "-o: the model must be a file (it is rewritten every epoch)");
 	if (!o->valid != !o->valid_src)
 		cli_usage_error(usage, "--valid and --valid-source go together (the validation targets and their sources)");
-	if (o->sched.decay > 0 && !o->valid)
+	if (o->lim.lr_decay > 0 && !o->valid)
 		cli_usage_error(usage, "--lr-decay needs --valid (it decays when the validation loss stalls)");
 	if (o->eps > 0 && o->optim == LLR_OPT_SGD)
 		cli_usage_error(usage, "--eps: for --optim rmsprop and adam (SGD has no eps)");
@@ -383,22 +292,6 @@ static void check_fixed(const ed_opts *o, const llr_meta *m)
 }
 
 
-/* The run's limits and schedule as the library's driver takes them. */
-static llr_train_limits limits(const ed_opts *o)
-{
-	return (llr_train_limits){
-	    .epochs = o->epochs,
-	    .patience = o->patience,
-	    .min_impr = o->min_impr,
-	    .clip = o->clip,
-	    .max_time = o->max_time,
-	    .max_tokens = o->max_tokens,
-	    .lr_decay = o->sched.decay,
-	    .lr_patience = o->sched.patience,
-	    .lr_decays = o->sched.max_decays,
-	};
-}
-
 /* Continue the run in o->resume: its options bind. */
 static void resume(ed_opts *o, llr_encdec_model **model, llr_train_state **ts)
 {
@@ -414,20 +307,7 @@ static void resume(ed_opts *o, llr_encdec_model **model, llr_train_state **ts)
 	o->dropout = llr_encdec_cfg((*model)->net)->dropout;
 	if (o->batch < 1 || o->max_len < 1)
 		cli_die("%s: bad batch or max_len in meta", o->resume);
-	unsigned keep = (o->set_clip ? LLR_LIM_CLIP : 0) | (o->set_min_impr ? LLR_LIM_MIN_IMPR : 0) |
-	                (o->set_patience ? LLR_LIM_PATIENCE : 0) | (o->set_epochs ? LLR_LIM_EPOCHS : 0) |
-	                (o->sched.set_decay ? LLR_LIM_LR_DECAY : 0) | (o->sched.set_patience ? LLR_LIM_LR_PATIENCE : 0) |
-	                (o->sched.set_max ? LLR_LIM_LR_DECAYS : 0);
-	llr_train_limits l = limits(o);
-	if (llr_train_limits_resume(&l, keep, m, o->resume, &e) < 0)
-		cli_die_err(&e);
-	o->clip = l.clip;
-	o->min_impr = l.min_impr;
-	o->patience = l.patience;
-	o->epochs = l.epochs;
-	o->sched.decay = l.lr_decay;
-	o->sched.patience = l.lr_patience;
-	o->sched.max_decays = l.lr_decays;
+	lim_resume(&o->lim, o->lim_given, m, o->resume);
 	train_optim_resume(usage, *ts, o->set_lr ? o->lr : 0, o->eps);
 }
 
@@ -580,11 +460,10 @@ int train_encdec(const train_opts *to)
 		resume_sides(&o, model, x, s, &tp);
 	else
 		fresh(&o, x, s, &tp, &model, &ts);
-	llr_train_limits lim = limits(&o);
-	if (llr_train_limits_meta(&lim, model->meta) < 0)
+	if (llr_train_limits_meta(&o.lim, model->meta) < 0)
 		cli_oom();
 	train_optim_meta(model->meta, ts->optim);
-	if (llr_train_schedule_meta(&lim, model->meta) < 0)
+	if (llr_train_schedule_meta(&o.lim, model->meta) < 0)
 		cli_oom();
 	if (o.valid && llr_encdec_pairs_read_text(o.valid_src, o.valid, model->lex, model->src, o.max_len, &vp, &e) < 0)
 		cli_die_err(&e);
@@ -594,7 +473,7 @@ int train_encdec(const train_opts *to)
 	llr_encdec_train_cfg cfg = {.batch = o.batch, .max_len = o.max_len, .dropout = o.dropout > 0};
 	if (llr_encdec_train_job(model, &tp, &vp, &cfg, &dist.comm, &job, &e) < 0)
 		cli_die_err(&e);
-	llr_train_opts ro = {.out = o.out, .log = o.log, .resumed = o.resume != NULL, .has_valid = vp.n > 0, .lim = lim};
+	llr_train_opts ro = {.out = o.out, .log = o.log, .resumed = o.resume != NULL, .has_valid = vp.n > 0, .lim = o.lim};
 	train_run_opts rr = {.quiet = o.quiet, .progress = o.progress, .train_tokens = tp.tokens};
 	train_run(job, ts, &ro, &rr, &dist);
 	llr_train_job_free(job);

@@ -64,9 +64,9 @@ typedef struct llr_train_ops {
 	int (*epoch_done)(void *job, const llr_train_state *ts, llr_err *err);
 	/* The validation loss per predicted token; NaN when it is not finite. */
 	int (*evaluate)(void *job, double *loss, llr_err *err);
-	float *(*params)(void *job, size_t *n);
-	float *(*grads)(void *job);
-	llr_meta *(*meta)(void *job);
+	/* The weights (*n of them; n may be NULL) and, when grads is not
+	 * NULL, their gradient in *grads. */
+	float *(*params)(void *job, float **grads, size_t *n);
 	/* The model with ts (ts->best: the best weights, when set) to path. */
 	int (*save)(void *job, const char *path, const llr_train_state *ts, llr_err *err);
 	void (*free)(void *job);
@@ -78,6 +78,7 @@ extern const llr_train_ops llr_rnnlm_train_ops, llr_encdec_train_ops;
 struct llr_train_job {
 	const llr_train_ops *ops;
 	void *state;          /* the family's */
+	llr_meta *meta;       /* the model's, where the summary goes */
 	int64_t train_tokens; /* tokens an epoch predicts (meta train_tokens) */
 };
 

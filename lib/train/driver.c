@@ -61,7 +61,7 @@ static void emit(driver *D, llr_train_event *ev)
 
 static int set_summary(driver *D)
 {
-	llr_meta *m = D->ops->meta(D->st);
+	llr_meta *m = D->job->meta;
 	llr_train_state *ts = D->ts;
 	int rc = 0;
 	rc |= llr_meta_setf(m, "epochs_done", "%lld", (long long)ts->epoch);
@@ -152,7 +152,7 @@ static int initial_valid(driver *D, llr_err *err)
 	ts->best_valid = v;
 	ts->best_epoch = 0;
 	ts->last_valid = v;
-	memcpy(D->best, D->ops->params(D->st, NULL), D->n * sizeof(float));
+	memcpy(D->best, D->ops->params(D->st, NULL, NULL), D->n * sizeof(float));
 	D->best_current = 1;
 	emit(D, &(llr_train_event){.kind = LLR_TRAIN_START, .valid = v, .params = D->n});
 	return log_row(D, NAN, v, ts->lr, err);
@@ -178,7 +178,9 @@ static int step(driver *D, size_t k, int *late, llr_err *err)
 		s.nll = NAN;
 	s.signal = got_signal(D);
 	s.time_up = time_up(D);
-	llr_comm_reduce_step(D->comm, D->ops->grads(D->st), D->n, &s);
+	float *g;
+	D->ops->params(D->st, &g, NULL);
+	llr_comm_reduce_step(D->comm, g, D->n, &s);
 	D->sig = s.signal;
 	if (!isfinite(s.nll))
 		return diverged(D, "the loss is not finite", err);
@@ -296,7 +298,7 @@ static int end_epoch(driver *D, const llr_rng *r, llr_err *err)
 			return llr_err_code(err, LLR_EIO);
 		if (!isfinite(v))
 			return diverged(D, "the validation loss is not finite", err);
-		llr_train_epoch_valid(ts, D->lim, v, D->ops->params(D->st, NULL), D->best, D->n, &D->best_current);
+		llr_train_epoch_valid(ts, D->lim, v, D->ops->params(D->st, NULL, NULL), D->best, D->n, &D->best_current);
 	} else {
 		D->best_current = 1; /* the last weights are the ones kept */
 	}
@@ -357,7 +359,7 @@ static int epochs(driver *D, llr_err *err)
 static int start(driver *D, llr_err *err)
 {
 	const llr_train_opts *o = D->o;
-	float *w = D->ops->params(D->st, &D->n);
+	float *w = D->ops->params(D->st, NULL, &D->n);
 	if (o->has_valid) {
 		if (!(D->best = malloc(D->n * sizeof(float))))
 			return llr_err_set(err, LLR_ENOMEM, "out of memory");

@@ -252,19 +252,12 @@ static int ed_evaluate(void *job, double *loss, llr_err *err)
 	return rc < 0 ? rc : LLR_OK;
 }
 
-static float *ed_params(void *job, size_t *n)
+static float *ed_params(void *job, float **grads, size_t *n)
 {
-	return llr_encdec_params(((edjob *)job)->m->net, n);
-}
-
-static float *ed_grads(void *job)
-{
-	return llr_encdec_grads(((edjob *)job)->m->net, NULL);
-}
-
-static llr_meta *ed_meta(void *job)
-{
-	return ((edjob *)job)->m->meta;
+	edjob *J = job;
+	if (grads)
+		*grads = llr_encdec_grads(J->m->net, NULL);
+	return llr_encdec_params(J->m->net, n);
 }
 
 static int ed_save(void *job, const char *path, const llr_train_state *ts, llr_err *err)
@@ -293,8 +286,6 @@ const llr_train_ops llr_encdec_train_ops = {
     .apply = ed_apply,
     .evaluate = ed_evaluate,
     .params = ed_params,
-    .grads = ed_grads,
-    .meta = ed_meta,
     .save = ed_save,
     .free = ed_free,
 };
@@ -318,6 +309,7 @@ int llr_encdec_train_job(llr_encdec_model *m, const llr_encdec_pairs *train, con
 	llr_encdec_params(m->net, &J->n);
 	job->ops = &llr_encdec_train_ops;
 	job->state = J;
+	job->meta = m->meta;
 	job->train_tokens = train->tokens;
 	*out = job;
 	return LLR_OK;

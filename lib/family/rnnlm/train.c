@@ -154,19 +154,12 @@ static int lm_evaluate(void *job, double *loss, llr_err *err)
 	return LLR_OK;
 }
 
-static float *lm_params(void *job, size_t *n)
+static float *lm_params(void *job, float **grads, size_t *n)
 {
-	return llr_net_params(((lmjob *)job)->m->net, n);
-}
-
-static float *lm_grads(void *job)
-{
-	return llr_net_grads(((lmjob *)job)->m->net, NULL);
-}
-
-static llr_meta *lm_meta(void *job)
-{
-	return ((lmjob *)job)->m->meta;
+	lmjob *J = job;
+	if (grads)
+		*grads = llr_net_grads(J->m->net, NULL);
+	return llr_net_params(J->m->net, n);
 }
 
 static int lm_save(void *job, const char *path, const llr_train_state *ts, llr_err *err)
@@ -194,8 +187,6 @@ const llr_train_ops llr_rnnlm_train_ops = {
     .epoch_done = lm_epoch_done,
     .evaluate = lm_evaluate,
     .params = lm_params,
-    .grads = lm_grads,
-    .meta = lm_meta,
     .save = lm_save,
     .free = lm_free,
 };
@@ -222,6 +213,7 @@ int llr_rnnlm_train_job(llr_rnnlm *m, const llr_lm_corpus *train, const llr_lm_c
 	J->g_clean = 1;
 	job->ops = &llr_rnnlm_train_ops;
 	job->state = J;
+	job->meta = m->meta;
 	job->train_tokens = train->tokens;
 	*out = job;
 	return LLR_OK;
