@@ -1500,6 +1500,11 @@ int llr_lm_corpus_push(llr_lm_corpus *c, const int32_t *x, size_t k);
  * split into pieces.  LLR_ENOMEM. */
 int llr_lm_corpus_sentence(llr_lm_corpus *c, int64_t off, int32_t len, int max_len);
 void llr_lm_corpus_free(llr_lm_corpus *c);
+/* The ids/ chunks of a featurize stream r (named name in messages; its
+ * lexicon x read) added to c, every sentence ending in x's </s>; with
+ * comm, this rank's share (c->read counts on from earlier streams). */
+int llr_lm_corpus_read(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len, const llr_train_comm *comm,
+                       llr_lm_corpus *c, llr_err *err);
 
 typedef struct llr_lm_train_cfg {
 	int batch, max_len;

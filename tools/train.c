@@ -404,65 +404,12 @@ static void add_sentence(llr_lm_corpus *c, int64_t off, int32_t len, int max_len
 		cli_die("out of memory for the corpus");
 }
 
-/* The ids/ chunks of the stream: every sentence ends with eos_id.  Under
- * --distributed the ids of the sentences another rank holds are not kept:
- * their pieces are indexed (sent -1) so every rank batches alike. */
-static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len,
-                     const train_dist *dist, llr_lm_corpus *c)
+/* The ids/ chunks of the stream (this rank's share, --distributed). */
+static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len, train_dist *dist, llr_lm_corpus *c)
 {
 	llr_err e = {0};
-	const char *mn;
-	int rc;
-	/* ids V + s: a word outside the vocabulary, of signature s
-	 * (featurize --spelling) */
-	int32_t V = (int32_t)llr_strmap_size(x->vocab) + (x->spell ? (int32_t)llr_lexicon_sigs(x) : 0);
-	int64_t index = c->read;      /* of the current sentence in the streams */
-	int64_t len = 0;              /* its ids read so far */
-	int64_t sent = (int64_t)c->n; /* where it starts in c->ids */
-	int nchunks = 0;
-	while ((rc = llr_tr_next(r, &mn, &e)) > 0) {
-		if (strncmp(mn, "ids/", 4))
-			cli_die("%s: unexpected member '%s' where ids/ chunks were expected", name, mn);
-		llr_tensor *t = NULL;
-		int64_t shape[1] = {-1};
-		if (llr_tr_tensor_expect(r, LLR_I32, 1, shape, &t, &e) < 0)
-			cli_die_err(&e);
-		size_t k = llr_tensor_numel(t);
-		const int32_t *d = t->data;
-		size_t seg = 0; /* the current sentence's first id in this chunk */
-		for (size_t i = 0; i < k; i++) {
-			if (d[i] < 0 || d[i] >= V)
-				cli_die("%s: %s: id %d out of range [0, %d)", name, mn, (int)d[i], (int)V);
-			if (d[i] != x->eos_id)
-				continue;
-			int own = dist_owns(dist, index);
-			if (own)
-				push_ids(c, d + seg, i + 1 - seg);
-			len += (int64_t)(i + 1 - seg);
-			if (len > INT32_MAX)
-				cli_die("%s: a sentence of more than %d tokens", name, INT32_MAX);
-			add_sentence(c, own ? sent : -1, (int32_t)len, max_len);
-			c->held += own && len > 1;
-			sent = (int64_t)c->n;
-			len = 0;
-			index++;
-			seg = i + 1;
-		}
-		if (dist_owns(dist, index))
-			push_ids(c, d + seg, k - seg);
-		len += (int64_t)(k - seg);
-		llr_tensor_free(t);
-		nchunks++;
-	}
-	if (rc < 0)
+	if (llr_lm_corpus_read(r, name, x, max_len, &dist->comm, c, &e) < 0)
 		cli_die_err(&e);
-	if (!nchunks)
-		cli_die("%s: no ids/ members: empty corpus", name);
-	if (len)
-		cli_die("%s: the last sentence has no </s> (truncated stream?)", name);
-	c->read = index;
-	if (!c->sentences)
-		cli_die("%s: empty corpus: no sentence with a word", name);
 }
 
 /* Validation tokens: one sentence a line; OOV -> <unk>, or with an open
@@ -664,7 +611,7 @@ static llr_tensor_reader *open_stream(const char *path, const char *name, int ve
 /* The training streams: the first one's lexicon (returned), and the
  * sentences of them all, read as one corpus.  Every further stream must
  * have that lexicon (shards featurized with one --vocab and options). */
-static llr_lexicon *read_stream(const train_opts *o, const char *sname, const train_dist *dist, llr_lm_corpus *tc)
+static llr_lexicon *read_stream(const train_opts *o, const char *sname, train_dist *dist, llr_lm_corpus *tc)
 {
 	llr_err e = {0};
 	llr_lexicon *lex = NULL;

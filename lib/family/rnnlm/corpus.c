@@ -2,8 +2,8 @@
  * corpus.c - a language model's training corpus (llr_lm_corpus,
  * lib/llrnn.h) and its batches: sentences as pieces of at most max_len
  * predicted tokens, an epoch's order of them bucketed by length, and the
- * time-major batch of a list of pieces.  The training job (train.c) uses
- * them; reading a stream into a corpus is the program's.
+ * time-major batch of a list of pieces; and the ids/ chunks of a
+ * featurize stream read into one.  The training job (train.c) uses them.
  */
 #include "family/rnnlm/lmtrain.h"
 
@@ -58,6 +58,80 @@ void llr_lm_corpus_free(llr_lm_corpus *c)
 	free(c->pieces);
 	c->ids = NULL;
 	c->pieces = NULL;
+}
+
+/* Does this rank keep sentence i (every size-th from its rank)? */
+static int owns(const llr_train_comm *comm, int64_t i)
+{
+	return !comm || !comm->on || i % comm->size == comm->rank;
+}
+
+/* The ids of one chunk d[0..k) (member mn), sentence by sentence; *len
+ * and *index carry the sentence that runs on into the next chunk. */
+static int read_chunk(llr_lm_corpus *c, const char *name, const char *mn, const int32_t *d, size_t k, int32_t V, int32_t eos,
+                      int max_len, const llr_train_comm *comm, int64_t *index, int64_t *len, int64_t *sent, llr_err *err)
+{
+	size_t seg = 0; /* the current sentence's first id in this chunk */
+	for (size_t i = 0; i < k; i++) {
+		if (d[i] < 0 || d[i] >= V)
+			return llr_err_set(err, LLR_EFORMAT, "%s: %s: id %d out of range [0, %d)", name, mn, (int)d[i], (int)V);
+		if (d[i] != eos)
+			continue;
+		int own = owns(comm, *index);
+		if (own && llr_lm_corpus_push(c, d + seg, i + 1 - seg) < 0)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory for the corpus");
+		*len += (int64_t)(i + 1 - seg);
+		if (*len > INT32_MAX)
+			return llr_err_set(err, LLR_ERANGE, "%s: a sentence of more than %d tokens", name, INT32_MAX);
+		if (llr_lm_corpus_sentence(c, own ? *sent : -1, (int32_t)*len, max_len) < 0)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory for the corpus");
+		c->held += own && *len > 1;
+		*sent = (int64_t)c->n;
+		*len = 0;
+		++*index;
+		seg = i + 1;
+	}
+	if (owns(comm, *index) && llr_lm_corpus_push(c, d + seg, k - seg) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for the corpus");
+	*len += (int64_t)(k - seg);
+	return LLR_OK;
+}
+
+int llr_lm_corpus_read(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len, const llr_train_comm *comm,
+                       llr_lm_corpus *c, llr_err *err)
+{
+	const char *mn;
+	int rc;
+	/* ids V + s: a word outside the vocabulary, of signature s
+	 * (featurize --spelling) */
+	int32_t V = (int32_t)llr_strmap_size(x->vocab) + (x->spell ? (int32_t)llr_lexicon_sigs(x) : 0);
+	int64_t index = c->read;      /* of the current sentence in the streams */
+	int64_t len = 0;              /* its ids read so far */
+	int64_t sent = (int64_t)c->n; /* where it starts in c->ids */
+	int nchunks = 0;
+	while ((rc = llr_tr_next(r, &mn, err)) > 0) {
+		if (strncmp(mn, "ids/", 4))
+			return llr_err_set(err, LLR_EFORMAT, "%s: unexpected member '%s' where ids/ chunks were expected", name, mn);
+		llr_tensor *t = NULL;
+		int64_t shape[1] = {-1};
+		if ((rc = llr_tr_tensor_expect(r, LLR_I32, 1, shape, &t, err)) < 0)
+			return rc;
+		rc = read_chunk(c, name, mn, t->data, llr_tensor_numel(t), V, x->eos_id, max_len, comm, &index, &len, &sent, err);
+		llr_tensor_free(t);
+		if (rc < 0)
+			return rc;
+		nchunks++;
+	}
+	if (rc < 0)
+		return rc;
+	if (!nchunks)
+		return llr_err_set(err, LLR_EEMPTY, "%s: no ids/ members: empty corpus", name);
+	if (len)
+		return llr_err_set(err, LLR_ETRUNC, "%s: the last sentence has no </s> (truncated stream?)", name);
+	c->read = index;
+	if (!c->sentences)
+		return llr_err_set(err, LLR_EEMPTY, "%s: empty corpus: no sentence with a word", name);
+	return LLR_OK;
 }
 
 int lm_batcher_init(lm_batcher *b, int maxB, int maxT)
