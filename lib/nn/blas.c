@@ -7,14 +7,21 @@
  * sparse Phi products and the softmax, which are hand-written loops in
  * loglinear.c.
  *
- * The fixed order (llr_blas_set_fixed_order): GEMM by a loop of our own
+ * The fixed order (llr_blas_set_fixed_order): GEMM by a kernel of our own
  * that sums every element of C over k = 0 .. K-1 in that order, from 0,
  * then scales it, whatever M, N, the element's place in the matrix or
- * the thread count.  OpenBLAS picks its kernels by shape (a row alone
- * goes through GEMV; on some cores a row left over after pairs through
- * another kernel), so the same row of A gives bits that depend on how
- * many rows came with it; score needs them not to.
+ * the thread count.  OpenBLAS's bits depend on all of these: it picks
+ * kernels by shape (a row alone through GEMV, a row left over after pairs
+ * through another kernel) and, with the Haswell and Zen kernels, sums a
+ * row in one of two orders depending on its place modulo 12 in the call,
+ * so the same row of A gives bits that depend on the rows that came with
+ * it; score needs them not to.  The kernel keeps a block of C in vector
+ * registers (each lane its own element, so the order stays fixed) and is
+ * faster than OpenBLAS on the products of scoring with the kernels
+ * OpenBLAS 0.3.21 picks for CPUs it does not know (SSE3), within 2x of
+ * its AVX-512 ones.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -30,54 +37,201 @@ void llr_blas_set_fixed_order(int on)
 	fixed_order = on != 0;
 }
 
-#define FIX_ROWS 4
-#define FIX_COLS 64
-#define FIX_DEPTH 64 /* k per tile of a transposed B */
+/* The fixed-order kernel.  A block of C is VL wide along the vector
+ * side (one vector of VL floats per row of the block) and MR long along
+ * the broadcast side; every element keeps its own accumulator, from 0,
+ * into which acc += s * p is added for k = 0 .. K-1 (one fused
+ * multiply-add where the target has it, else a multiply then an add, the
+ * same in every lane), then alpha acc + beta C is stored.  Which side is
+ * vectorised, how C is tiled and which elements share a call never
+ * change that sequence, so the bits of an element depend on its row of
+ * op(A), its column of op(B), K, alpha and beta only.
+ *
+ * The vector side is read as panels: K rows of VL consecutive floats,
+ * straight from the matrix when it is laid out that way, otherwise
+ * packed (and zero-padded past its end) into a work buffer. */
+#define VL 16
+#define MR 6
+typedef float vfl __attribute__((vector_size(VL * sizeof(float))));
+typedef float vflu __attribute__((vector_size(VL * sizeof(float)), aligned(sizeof(float))));
 
-/* C (rows x cols, ldc) = alpha op(A) op(B) + beta C for rows <= FIX_ROWS
- * and cols <= FIX_COLS, op(A) rows x K, op(B) K x cols: element (r, j) is
- * acc = sum_k op(A)(r, k) op(B)(k, j), added up in k order from 0, then
- * alpha acc (+ beta C).  The j loops vectorise across elements, never
- * along k.  A transposed B is copied FIX_DEPTH rows of k at a time. */
-LLR_CLONES LLR_VECTORIZE static void fixed_block(int rows, int cols, int K, float alpha, const float *A, int lda, int transA, const float *B, int ldb, int transB, float beta, float *C, int ldc)
+/* One side of the product as the kernel sees it: element (r, k) of the
+ * broadcast side is s[r * sr + k * sk]. */
+typedef struct side {
+	const float *s;
+	size_t sr, sk;
+} side;
+
+/* out = alpha acc + beta c, or alpha acc when beta is 0 (c is not read:
+ * it may hold anything, NaN included).  Inlined everywhere, so every
+ * store of the kernel computes it the same way. */
+static inline __attribute__((always_inline)) void fo_finish(vfl *out, const vfl *acc, const vfl *c, float alpha, float beta)
 {
-	float acc[FIX_ROWS][FIX_COLS], tile[FIX_DEPTH][FIX_COLS];
-	for (int r = 0; r < rows; r++)
-		for (int j = 0; j < cols; j++)
-			acc[r][j] = 0.0f;
-	for (int k0 = 0; k0 < K; k0 += FIX_DEPTH) {
-		int kn = LLR_MIN(FIX_DEPTH, K - k0);
-		if (transB)
-			for (int j = 0; j < cols; j++)
-				for (int k = 0; k < kn; k++)
-					tile[k][j] = B[(size_t)j * ldb + (size_t)(k0 + k)];
-		for (int k = 0; k < kn; k++) {
-			const float *b = transB ? tile[k] : B + (size_t)(k0 + k) * ldb;
-			for (int r = 0; r < rows; r++) {
-				float a = transA ? A[(size_t)(k0 + k) * lda + r] : A[(size_t)r * lda + (size_t)(k0 + k)];
-				for (int j = 0; j < cols; j++)
-					acc[r][j] += a * b[j];
+	if (beta == 0.0f)
+		*out = alpha * *acc;
+	else
+		*out = alpha * *acc + beta * *c;
+}
+
+/* acc[r] (r < MR) = sum_k s(row[r], k) * p[k * lp .. + VL), in k order;
+ * row[] may repeat a row (a block shorter than MR). */
+static inline __attribute__((always_inline)) void fo_micro(int K, const float *const *row, size_t sk, const float *p, size_t lp, vfl acc[MR])
+{
+	vfl c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0};
+	const float *r0 = row[0], *r1 = row[1], *r2 = row[2], *r3 = row[3], *r4 = row[4], *r5 = row[5];
+	for (int k = 0; k < K; k++) {
+		vfl b = *(const vflu *)(p + (size_t)k * lp);
+		size_t o = (size_t)k * sk;
+		c0 += r0[o] * b;
+		c1 += r1[o] * b;
+		c2 += r2[o] * b;
+		c3 += r3[o] * b;
+		c4 += r4[o] * b;
+		c5 += r5[o] * b;
+	}
+	acc[0] = c0, acc[1] = c1, acc[2] = c2, acc[3] = c3, acc[4] = c4, acc[5] = c5;
+}
+
+/* D (nb x nv) = alpha S P + beta D, where S (nb x K) is the broadcast
+ * side, P (K x nv) the vector side: panel q (columns q VL .. q VL + VL-1
+ * of P) starts at pan + q * pstep, k rows lp apart; D's element (r, v) is
+ * at D[r * dr + v * dv].  rows_outer: loop over blocks of S outside the
+ * panels (S large, P small enough to stay in cache), else inside. */
+LLR_CLONES LLR_VECTORIZE static void fo_run(int nb, int nv, int K, float alpha, side S, const float *pan, size_t pstep, size_t lp, float beta, float *D, size_t dr, size_t dv, int rows_outer)
+{
+	int nbk = (nb + MR - 1) / MR, npn = (nv + VL - 1) / VL;
+	for (int outer = 0; outer < (rows_outer ? nbk : npn); outer++)
+		for (int inner = 0; inner < (rows_outer ? npn : nbk); inner++) {
+			int ib = rows_outer ? outer : inner, q = rows_outer ? inner : outer;
+			int r0 = ib * MR, nr = LLR_MIN(MR, nb - r0), v0 = q * VL, nvv = LLR_MIN(VL, nv - v0);
+			const float *row[MR];
+			for (int r = 0; r < MR; r++)
+				row[r] = S.s + (size_t)(r0 + LLR_MIN(r, nr - 1)) * S.sr;
+			vfl acc[MR];
+			fo_micro(K, row, S.sk, pan + (size_t)q * pstep, lp, acc);
+			for (int r = 0; r < nr; r++) {
+				float *d = D + (size_t)(r0 + r) * dr + (size_t)v0 * dv;
+				vfl c = {0};
+				if (dv == 1 && nvv == VL) {
+					if (beta != 0.0f)
+						c = *(vflu *)d;
+					vfl o;
+					fo_finish(&o, &acc[r], &c, alpha, beta);
+					*(vflu *)d = o;
+					continue;
+				}
+				if (beta != 0.0f)
+					for (int v = 0; v < nvv; v++)
+						c[v] = d[(size_t)v * dv];
+				vfl o;
+				fo_finish(&o, &acc[r], &c, alpha, beta);
+				for (int v = 0; v < nvv; v++)
+					d[(size_t)v * dv] = o[v];
 			}
 		}
-	}
-	for (int r = 0; r < rows; r++) {
-		float *c = C + (size_t)r * ldc;
-		if (beta == 0.0f)
-			for (int j = 0; j < cols; j++)
-				c[j] = alpha * acc[r][j];
-		else
-			for (int j = 0; j < cols; j++)
-				c[j] = alpha * acc[r][j] + beta * c[j];
+}
+
+/* Work buffer for packed panels, one per thread (score runs groups of
+ * streams on threads of its own); freed at thread exit. */
+static _Thread_local float *fo_buf;
+static _Thread_local size_t fo_cap;
+static pthread_key_t fo_key;
+static pthread_once_t fo_once = PTHREAD_ONCE_INIT;
+
+static void fo_key_init(void)
+{
+	pthread_key_create(&fo_key, free);
+}
+
+static float *fo_work(size_t n)
+{
+	if (n <= fo_cap)
+		return fo_buf;
+	pthread_once(&fo_once, fo_key_init);
+	float *p = realloc(fo_buf, n * sizeof *p);
+	if (!p)
+		return NULL;
+	fo_buf = p;
+	fo_cap = n;
+	pthread_setspecific(fo_key, p);
+	return p;
+}
+
+/* P (K x nv, column v at v, row k at e(k, v) = x[k * xk + v * xv]) into
+ * panels of VL columns, K x VL each, zeros past nv. */
+static void fo_pack(int K, int nv, const float *x, size_t xk, size_t xv, float *P)
+{
+	for (int v0 = 0; v0 < nv; v0 += VL) {
+		int n = LLR_MIN(VL, nv - v0);
+		float *q = P + (size_t)v0 * K;
+		for (int k = 0; k < K; k++, q += VL) {
+			int v = 0;
+			for (; v < n; v++)
+				q[v] = x[(size_t)k * xk + (size_t)(v0 + v) * xv];
+			for (; v < VL; v++)
+				q[v] = 0.0f;
+		}
 	}
 }
 
-/* llr_gemm in the fixed order, a block of C at a time. */
+/* The same sums element by element, for when the work buffer cannot be
+ * had: same order, same finish, slower. */
+LLR_CLONES LLR_VECTORIZE static void fo_slow(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+{
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++) {
+			vfl acc = {0}, c = {0};
+			for (int k = 0; k < K; k++)
+				acc[0] += (transA ? A[(size_t)k * lda + i] : A[(size_t)i * lda + k]) * (transB ? B[(size_t)j * ldb + k] : B[(size_t)k * ldb + j]);
+			float *d = C + (size_t)i * ldc + j;
+			if (beta != 0.0f)
+				c[0] = *d;
+			vfl o;
+			fo_finish(&o, &acc, &c, alpha, beta);
+			*d = o[0];
+		}
+}
+
+/* llr_gemm in the fixed order.  The vector side is the columns of C
+ * (op(B)) unless only op(A) can be read without packing a large op(B),
+ * as for X W^T with a big W: then the rows of C are, and C is written
+ * across. */
 static void fixed_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
-	for (int i = 0; i < M; i += FIX_ROWS)
-		for (int j = 0; j < N; j += FIX_COLS)
-			fixed_block(LLR_MIN(FIX_ROWS, M - i), LLR_MIN(FIX_COLS, N - j), K, alpha, transA ? A + i : A + (size_t)i * lda, lda, transA,
-			            transB ? B + (size_t)j * ldb : B + j, ldb, transB, beta, C + (size_t)i * ldc + j, ldc);
+	/* floats to pack with each choice: op(B) K x N unless it is B as is */
+	size_t packB = transB ? (size_t)K * N : (N % VL ? (size_t)K * VL : 0);
+	size_t packA = !transA ? (size_t)K * M : (M % VL ? (size_t)K * VL : 0);
+	if (packA < packB) { /* C^T = op(B)^T op(A)^T: rows of C in the vector */
+		side S = transB ? (side){B, (size_t)ldb, 1} : (side){B, 1, (size_t)ldb};
+		size_t np = (size_t)(M + VL - 1) / VL * VL;
+		const float *pan = A;
+		size_t pstep = VL, lp = (size_t)lda;
+		if (!transA || M % VL) {
+			float *w = fo_work(np * K);
+			if (!w) {
+				fo_slow(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+				return;
+			}
+			fo_pack(K, M, A, transA ? (size_t)lda : 1, transA ? 1 : (size_t)lda, w);
+			pan = w, pstep = (size_t)VL * K, lp = VL;
+		}
+		fo_run(N, M, K, alpha, S, pan, pstep, lp, beta, C, 1, (size_t)ldc, (size_t)N * K > np * K);
+		return;
+	}
+	side S = transA ? (side){A, 1, (size_t)lda} : (side){A, (size_t)lda, 1};
+	size_t np = (size_t)(N + VL - 1) / VL * VL;
+	const float *pan = B;
+	size_t pstep = VL, lp = (size_t)ldb;
+	if (transB || N % VL) {
+		float *w = fo_work(np * K);
+		if (!w) {
+			fo_slow(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+			return;
+		}
+		fo_pack(K, N, B, transB ? 1 : (size_t)ldb, transB ? (size_t)ldb : 1, w);
+		pan = w, pstep = (size_t)VL * K, lp = VL;
+	}
+	fo_run(M, N, K, alpha, S, pan, pstep, lp, beta, C, (size_t)ldc, 1, (size_t)M * K > np * K);
 }
 
 void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
