@@ -52,6 +52,15 @@ void llr_blas_set_fixed_order(int on)
  * packed (and zero-padded past its end) into a work buffer. */
 #define VL 16
 #define MR 6
+/* acc += s * p as one fused multiply-add where the target has one (the
+ * x86-64-v3 and v4 clones): ISO C mode leaves GCC's contraction off.
+ * Every sum of the kernel is written acc += s * p and built with this, so
+ * all of them are fused, or (baseline x86-64) none. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FO_FMA __attribute__((optimize("fp-contract=fast")))
+#else
+#define FO_FMA
+#endif
 typedef float vfl __attribute__((vector_size(VL * sizeof(float))));
 typedef float vflu __attribute__((vector_size(VL * sizeof(float)), aligned(sizeof(float))));
 
@@ -92,42 +101,77 @@ static inline __attribute__((always_inline)) void fo_micro(int K, const float *c
 	acc[0] = c0, acc[1] = c1, acc[2] = c2, acc[3] = c3, acc[4] = c4, acc[5] = c5;
 }
 
+/* acc[q] (q < NP) = sum_k s(row, k) * panel q's row k, in k order: one
+ * row of C against NP panels, for a product of one row, where the six
+ * rows of fo_micro would be one row six times, each sum waiting on the
+ * adds before it. */
+#define NP 4
+static inline __attribute__((always_inline)) void fo_micro_row(int K, const float *row, size_t sk, const float *const *p, size_t lp, vfl acc[NP])
+{
+	vfl c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+	const float *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3];
+	for (int k = 0; k < K; k++) {
+		float a = row[(size_t)k * sk];
+		size_t o = (size_t)k * lp;
+		c0 += a * *(const vflu *)(p0 + o);
+		c1 += a * *(const vflu *)(p1 + o);
+		c2 += a * *(const vflu *)(p2 + o);
+		c3 += a * *(const vflu *)(p3 + o);
+	}
+	acc[0] = c0, acc[1] = c1, acc[2] = c2, acc[3] = c3;
+}
+
+/* Stores a block's row r0 + r, panel q of acc: alpha acc + beta D. */
+static inline __attribute__((always_inline)) void fo_store(const vfl *acc, int nv, int q, float alpha, float beta, float *d, size_t dv)
+{
+	int nvv = LLR_MIN(VL, nv - q * VL);
+	vfl c = {0}, o;
+	if (dv == 1 && nvv == VL) {
+		if (beta != 0.0f)
+			c = *(vflu *)d;
+		fo_finish(&o, acc, &c, alpha, beta);
+		*(vflu *)d = o;
+		return;
+	}
+	if (beta != 0.0f)
+		for (int v = 0; v < nvv; v++)
+			c[v] = d[(size_t)v * dv];
+	fo_finish(&o, acc, &c, alpha, beta);
+	for (int v = 0; v < nvv; v++)
+		d[(size_t)v * dv] = o[v];
+}
+
 /* D (nb x nv) = alpha S P + beta D, where S (nb x K) is the broadcast
  * side, P (K x nv) the vector side: panel q (columns q VL .. q VL + VL-1
  * of P) starts at pan + q * pstep, k rows lp apart; D's element (r, v) is
  * at D[r * dr + v * dv].  rows_outer: loop over blocks of S outside the
  * panels (S large, P small enough to stay in cache), else inside. */
-LLR_CLONES LLR_VECTORIZE static void fo_run(int nb, int nv, int K, float alpha, side S, const float *pan, size_t pstep, size_t lp, float beta, float *D, size_t dr, size_t dv, int rows_outer)
+LLR_CLONES LLR_VECTORIZE FO_FMA static void fo_run(int nb, int nv, int K, float alpha, side S, const float *pan, size_t pstep, size_t lp, float beta, float *D, size_t dr, size_t dv, int rows_outer)
 {
 	int nbk = (nb + MR - 1) / MR, npn = (nv + VL - 1) / VL;
+	if (nb == 1) {
+		for (int q0 = 0; q0 < npn; q0 += NP) {
+			const float *p[NP];
+			for (int q = 0; q < NP; q++)
+				p[q] = pan + (size_t)LLR_MIN(q0 + q, npn - 1) * pstep;
+			vfl acc[NP];
+			fo_micro_row(K, S.s, S.sk, p, lp, acc);
+			for (int q = 0; q < NP && q0 + q < npn; q++)
+				fo_store(&acc[q], nv, q0 + q, alpha, beta, D + (size_t)(q0 + q) * VL * dv, dv);
+		}
+		return;
+	}
 	for (int outer = 0; outer < (rows_outer ? nbk : npn); outer++)
 		for (int inner = 0; inner < (rows_outer ? npn : nbk); inner++) {
 			int ib = rows_outer ? outer : inner, q = rows_outer ? inner : outer;
-			int r0 = ib * MR, nr = LLR_MIN(MR, nb - r0), v0 = q * VL, nvv = LLR_MIN(VL, nv - v0);
+			int r0 = ib * MR, nr = LLR_MIN(MR, nb - r0);
 			const float *row[MR];
 			for (int r = 0; r < MR; r++)
 				row[r] = S.s + (size_t)(r0 + LLR_MIN(r, nr - 1)) * S.sr;
 			vfl acc[MR];
 			fo_micro(K, row, S.sk, pan + (size_t)q * pstep, lp, acc);
-			for (int r = 0; r < nr; r++) {
-				float *d = D + (size_t)(r0 + r) * dr + (size_t)v0 * dv;
-				vfl c = {0};
-				if (dv == 1 && nvv == VL) {
-					if (beta != 0.0f)
-						c = *(vflu *)d;
-					vfl o;
-					fo_finish(&o, &acc[r], &c, alpha, beta);
-					*(vflu *)d = o;
-					continue;
-				}
-				if (beta != 0.0f)
-					for (int v = 0; v < nvv; v++)
-						c[v] = d[(size_t)v * dv];
-				vfl o;
-				fo_finish(&o, &acc[r], &c, alpha, beta);
-				for (int v = 0; v < nvv; v++)
-					d[(size_t)v * dv] = o[v];
-			}
+			for (int r = 0; r < nr; r++)
+				fo_store(&acc[r], nv, q, alpha, beta, D + (size_t)(r0 + r) * dr + (size_t)q * VL * dv, dv);
 		}
 }
 
@@ -176,7 +220,7 @@ static void fo_pack(int K, int nv, const float *x, size_t xk, size_t xv, float *
 
 /* The same sums element by element, for when the work buffer cannot be
  * had: same order, same finish, slower. */
-LLR_CLONES LLR_VECTORIZE static void fo_slow(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
+LLR_CLONES LLR_VECTORIZE FO_FMA static void fo_slow(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
 {
 	for (int i = 0; i < M; i++)
 		for (int j = 0; j < N; j++) {
