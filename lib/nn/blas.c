@@ -175,6 +175,63 @@ LLR_CLONES LLR_VECTORIZE FO_FMA static void fo_run(int nb, int nv, int K, float 
 		}
 }
 
+/* fo_run on threads: the blocks of the broadcast side are shared out in
+ * contiguous runs, one a thread, the first on the calling thread.  An
+ * element's sum is the same whichever thread computes it, so the split
+ * needs no care for the order.  Only for products big enough to pay for
+ * starting threads (scoring one line: the output layer, the input
+ * projection), with llr_blas_threads() threads; score's groups of lines
+ * run with one. */
+#define FO_MAX_THREADS 64
+#define FO_MIN_WORK ((size_t)1 << 22) /* multiply-adds a thread at least */
+typedef struct fo_job {
+	int nb, nv, K, rows_outer;
+	float alpha, beta;
+	side S;
+	const float *pan;
+	size_t pstep, lp, dr, dv;
+	float *D;
+} fo_job;
+
+static void *fo_job_run(void *p)
+{
+	const fo_job *j = p;
+	fo_run(j->nb, j->nv, j->K, j->alpha, j->S, j->pan, j->pstep, j->lp, j->beta, j->D, j->dr, j->dv, j->rows_outer);
+	return NULL;
+}
+
+static void fo_split(const fo_job *all)
+{
+	size_t work = (size_t)all->nb * all->nv * all->K;
+	int nt = LLR_MIN(llr_blas_threads(), FO_MAX_THREADS);
+	nt = (int)LLR_MIN((size_t)nt, work / FO_MIN_WORK);
+	nt = LLR_MIN(nt, all->nb / MR);
+	if (nt <= 1) {
+		fo_job_run((void *)all);
+		return;
+	}
+	fo_job job[FO_MAX_THREADS];
+	pthread_t tid[FO_MAX_THREADS];
+	int started[FO_MAX_THREADS] = {0};
+	int blocks = (all->nb + MR - 1) / MR;
+	for (int t = 0; t < nt; t++) {
+		int b0 = blocks * t / nt, b1 = blocks * (t + 1) / nt;
+		job[t] = *all;
+		job[t].nb = LLR_MIN(b1 * MR, all->nb) - b0 * MR;
+		job[t].S.s = all->S.s + (size_t)b0 * MR * all->S.sr;
+		job[t].D = all->D + (size_t)b0 * MR * all->dr;
+	}
+	for (int t = 1; t < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, fo_job_run, &job[t]) == 0;
+	fo_job_run(&job[0]);
+	for (int t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			fo_job_run(&job[t]);
+	}
+}
+
 /* Work buffer for packed panels, one per thread (score runs groups of
  * streams on threads of its own); freed at thread exit. */
 static _Thread_local float *fo_buf;
@@ -259,7 +316,7 @@ static void fixed_gemm(int transA, int transB, int M, int N, int K, float alpha,
 			fo_pack(K, M, A, transA ? (size_t)lda : 1, transA ? 1 : (size_t)lda, w);
 			pan = w, pstep = (size_t)VL * K, lp = VL;
 		}
-		fo_run(N, M, K, alpha, S, pan, pstep, lp, beta, C, 1, (size_t)ldc, (size_t)N * K > np * K);
+		fo_split(&(fo_job){N, M, K, (size_t)N * K > np * K, alpha, beta, S, pan, pstep, lp, 1, (size_t)ldc, C});
 		return;
 	}
 	side S = transA ? (side){A, 1, (size_t)lda} : (side){A, (size_t)lda, 1};
@@ -275,7 +332,7 @@ static void fixed_gemm(int transA, int transB, int M, int N, int K, float alpha,
 		fo_pack(K, N, B, transB ? 1 : (size_t)ldb, transB ? (size_t)ldb : 1, w);
 		pan = w, pstep = (size_t)VL * K, lp = VL;
 	}
-	fo_run(M, N, K, alpha, S, pan, pstep, lp, beta, C, (size_t)ldc, 1, (size_t)M * K > np * K);
+	fo_split(&(fo_job){M, N, K, (size_t)M * K > np * K, alpha, beta, S, pan, pstep, lp, (size_t)ldc, 1, C});
 }
 
 void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc)
