@@ -10,16 +10,18 @@
  * The fixed order (llr_blas_set_fixed_order): GEMM by a kernel of our own
  * that sums every element of C over k = 0 .. K-1 in that order, from 0,
  * then scales it, whatever M, N, the element's place in the matrix or
- * the thread count.  OpenBLAS's bits depend on all of these: it picks
- * kernels by shape (a row alone through GEMV, a row left over after pairs
- * through another kernel) and, with the Haswell and Zen kernels, sums a
- * row in one of two orders depending on its place modulo 12 in the call,
- * so the same row of A gives bits that depend on the rows that came with
- * it; score needs them not to.  The kernel keeps a block of C in vector
- * registers (each lane its own element, so the order stays fixed) and is
- * faster than OpenBLAS on the products of scoring with the kernels
- * OpenBLAS 0.3.21 picks for CPUs it does not know (SSE3), within 2x of
- * its AVX-512 ones.
+ * the thread count.  OpenBLAS's bits depend on all of these (measured on
+ * 0.3.21): its kernels sum the rows left over after whole blocks (after
+ * pairs of rows, or fours of columns, with the SSE3 kernels) in another
+ * order, its Haswell and Zen kernels sum a row in one of two orders by
+ * its place modulo 12 in the call, and two threads can change the blocks; so
+ * the same row of A gives bits that depend on the rows that came with
+ * it, and score needs them not to.  The kernel keeps a block of C in vector
+ * registers (each lane its own element, so the order stays fixed).  On
+ * the products of scoring (one thread, CPU time, tests/unit/test_blas.c
+ * for the bits) it runs at 2-4x the speed of OpenBLAS 0.3.21's SSE3
+ * kernels, which it picks on CPUs it does not know, about as fast as its
+ * Haswell kernels, and at 0.55-0.85x its AVX-512 ones on large products.
  */
 #include <pthread.h>
 #include <stdlib.h>
