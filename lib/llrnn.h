@@ -2583,8 +2583,10 @@ void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const fl
 /* on: every llr_gemm from then on sums each element of C in one order
  * (over k, first to last), so a row of C has the same bits whatever the
  * shape, the row's place in it and the thread count (score's output does
- * not depend on --batch or --threads); off (the default): OpenBLAS, faster
- * on large products, whose kernels depend on the shape.  Process-wide:
+ * not depend on --batch or --threads); off (the default): OpenBLAS, whose
+ * kernels depend on the shape; faster only on a core its kernels are
+ * tuned for (measured: about 1.4x on AVX-512; 2x slower than the fixed
+ * order where 0.3.21 falls back to its generic kernels).  Process-wide:
  * call it before any thread that multiplies starts. */
 void llr_blas_set_fixed_order(int on);
 void llr_blas_set_threads(int n); /* n <= 0: number of cores */
