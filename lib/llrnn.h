@@ -43,7 +43,7 @@ extern "C" {
  *
  * One model interface (issue 45): open any model file, ask what it is,
  * score tokenised sentences (or source/target pairs) and embed them
- * exactly as score(1) does.  This section is
+ * exactly as score(1) does, generate as gen(1) does.  This section is
  * all a program that only uses models needs; the rest of the header is
  * the machinery under it.  Types named here and defined further down:
  * llr_err (errors), llr_meta (tensor archives), llr_norm_stat (networks).
@@ -53,9 +53,9 @@ extern "C" {
  *            every output (softmax, loglinear, tree, classes) and input
  *            (word features, characters, both), scored closed or open
  *            (a spelling model's share of <unk>, or an LL-RNN's own
- *            features of any string).               describe, score
+ *            features of any string).       describe, score, generate
  *   ngram    backoff n-grams: ARPA text or the binary archive (kind
- *            "ngram").                               describe, score
+ *            "ngram").       describe, score, generate (no beam search)
  *   encdec   encoder-decoders (family=encdec): source/target pairs,
  *            gen(1) still drives them itself.   describe, score pairs
  *   sentenc  sentence encoders (family=sentenc): sentence vectors;
@@ -63,8 +63,8 @@ extern "C" {
  * An LSTM LM with word input embeds a sentence too (the mean of its
  * words' input embeddings).
  * An operation a family lacks fails with LLR_EINVAL and a message that
- * says so ("m.arpa: n-gram models have no --embed").  Generation and
- * training are not operations yet.
+ * says so ("m.arpa: n-gram models have no --embed").  Training is not an
+ * operation yet.
  */
 typedef struct llr_model llr_model;
 typedef struct llr_err llr_err;
@@ -107,8 +107,10 @@ enum { LLR_OOV_UNK = 0,      /* as <unk> */
        LLR_OOV_ZERO = 3      /* an n-gram without <unk>: log p 0, the context cut (SRILM) */
 };
 
-/* The operations of llr_model_info.ops. */
-enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, LLR_MODEL_EMBED = 8 };
+/* The operations of llr_model_info.ops, one bit each: scoring and
+ * embedding in the low byte, generation (llr_gen_*, below) from bit 8. */
+enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, LLR_MODEL_EMBED = 8,
+       LLR_MODEL_GEN = 1 << 8, LLR_MODEL_BEAM = 1 << 9, LLR_MODEL_GEN_FEATURES = 1 << 10 };
 
 /* What llr_model_describe tells; the strings are the model's (valid
  * until llr_model_close). */
@@ -189,8 +191,93 @@ int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, u
  * told (stdin, a missing or foreign file: llr_model_open says why). */
 unsigned llr_model_file_ops(const char *path);
 
-/* Until generation is an operation: the n-gram model behind m (NULL
- * for other families; gen(1) samples from it).  Owned by m. */
+/* Generation (gen(1)): a generator holds a model's state after <s> and
+ * a prefix, and draws sentences from there.  llr_gen_new makes one for m
+ * (which must outlive it); llr_gen_start feeds it a prefix (no words:
+ * from <s>); then llr_gen_sample draws n sentences, or llr_gen_beam runs
+ * a beam search, and llr_gen_result, llr_gen_word and llr_gen_features
+ * read the results until the next call.  The families: rnnlm samples,
+ * decodes greedily and beam-searches, open vocabulary included (gen(1),
+ * "Unseen words"); ngram samples and decodes greedily; the others cannot
+ * generate (LLR_EINVAL: "sentence encoders cannot generate").  What a
+ * model can do is in llr_model_info.ops: LLR_MODEL_GEN, LLR_MODEL_BEAM,
+ * LLR_MODEL_GEN_FEATURES. */
+
+typedef struct llr_rng llr_rng;
+typedef struct llr_buf llr_buf;
+typedef struct llr_gen llr_gen;
+
+/* How a draw is made from a row of log-probabilities (gen(1)
+ * --temperature, --top-k, --top-p, --greedy). */
+typedef struct llr_sample_opts {
+	double temperature; /* > 0; 1 = the model's own distribution */
+	int32_t top_k;      /* keep the k most probable words; 0 = no limit */
+	double top_p;       /* keep the smallest set of mass >= top_p; 1 = off */
+	int greedy;         /* argmax; the fields above are then ignored */
+} llr_sample_opts;
+
+typedef struct llr_gen_opts {
+	llr_sample_opts sample;
+	int max_len;         /* at most this many generated words (gen --max-len) */
+	int beam, nbest;     /* llr_gen_beam: K beams, the nbest best results */
+	int no_unk;          /* never <unk> nor an unseen word (gen --no-unk) */
+	int closed;          /* no unseen words from a spelling model (gen --closed) */
+	int64_t spell_tries; /* draws an unseen word's spelling may take */
+} llr_gen_opts;
+
+/* gen(1)'s defaults: llr_sample_opts_init, max_len 100, no beam, nbest
+ * 1, spell_tries 100000. */
+void llr_gen_opts_init(llr_gen_opts *o);
+/* Sentences one llr_gen_sample call draws at most. */
+#define LLR_GEN_BATCH 32
+
+/* The caller frees *out with llr_gen_free.  LLR_EINVAL for a family that
+ * cannot generate, or beam without LLR_MODEL_BEAM; LLR_ENOMEM. */
+int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err);
+void llr_gen_free(llr_gen *g);
+/* Feed <s> and prefix (its words are copied).  Not thread-safe on one
+ * generator, nor on two of one model. */
+int llr_gen_start(llr_gen *g, const llr_sentence *prefix, llr_err *err);
+/* The prefix's per-word log p (prefix->n entries; an unseen word as
+ * llr_model_score gives it), valid until the next start; *total their
+ * sum. */
+const float *llr_gen_prefix_logp(const llr_gen *g, double *total);
+/* Draw n (1 .. LLR_GEN_BATCH) sentences after the prefix, sentence i
+ * from a generator seeded with the i-th llr_rng_u64 of rng, so a
+ * sentence does not depend on how many are drawn with it.  Results 0 ..
+ * n - 1.  LLR_EINVAL when the model gives no finite log p to any word. */
+int llr_gen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err);
+/* Beam search with opts.beam beams: each step keeps the K best
+ * continuations by total log p, a hypothesis ending in </s> among the K
+ * best is finished, and the search stops when K are or at max_len.
+ * Returns how many results (at most opts.nbest), ranked by log p /
+ * length (generated tokens, </s> included), or a negative code. */
+int llr_gen_beam(llr_gen *g, llr_err *err);
+
+/* A result of the last llr_gen_sample or llr_gen_beam. */
+typedef struct llr_gen_result {
+	size_t n;           /* generated words (</s> not among them) */
+	const float *logp;  /* their log p (an unseen word's: its spelling's share) */
+	double logp_total;  /* log p of the prefix, the words and, if ended, </s> */
+	int ended;          /* 1: ended by </s>; 0: cut at max_len */
+	float eos_logp;     /* log p(</s>) when ended */
+} llr_gen_result;
+/* Result i (valid until the next sample, beam or start). */
+void llr_gen_result_get(const llr_gen *g, size_t i, llr_gen_result *r);
+/* Word k of result i: a vocabulary word or a drawn unseen string. */
+const char *llr_gen_word(const llr_gen *g, size_t i, size_t k);
+/* Append to out the features of token k of prefix + result i (k below
+ * the prefix's n: a prefix word), lexicon style ("POS:VERB w=0.5"): a
+ * vocabulary word's row, an unseen word's from its string, a drawn
+ * signature's row.  LLR_EINVAL without LLR_MODEL_GEN_FEATURES. */
+int llr_gen_features(llr_gen *g, size_t i, size_t k, llr_buf *out, llr_err *err);
+/* Append a line of notes on what the generator did so far (open
+ * vocabulary: the unseen words drawn), without a newline; nothing when
+ * there is nothing to tell. */
+int llr_gen_note(const llr_gen *g, llr_buf *out);
+
+/* Until gen(1) uses llr_gen: the n-gram model behind m (NULL for other
+ * families; gen(1) samples from it).  Owned by m. */
 typedef struct llr_ngram llr_ngram;
 const llr_ngram *llr_model_ngram(const llr_model *m);
 
@@ -1926,14 +2013,7 @@ void llr_disc_batch_buf_free(llr_disc_batch_buf *b);
  * temperature, then top-k, then top-p on what top-k kept (renormalised).
  * Ties are broken towards the lower id everywhere, so results never depend
  * on the platform's sort. */
-typedef struct llr_sample_opts {
-	double temperature; /* > 0; 1 = the model's own distribution */
-	int32_t top_k;      /* keep the k most probable words; 0 = no limit */
-	double top_p;       /* keep the smallest set of mass >= top_p; 1 = off */
-	int greedy;         /* argmax; the fields above are then ignored */
-} llr_sample_opts;
-
-/* temperature 1, top_k 0, top_p 1, greedy 0. */
+/* llr_sample_opts: in the models section.  temperature 1, top_k 0, top_p 1, greedy 0. */
 void llr_sample_opts_init(llr_sample_opts *o);
 /* LLR_EINVAL naming the bad field (temperature <= 0, top_k < 0,
  * top_p outside (0, 1]). */

@@ -5,6 +5,7 @@
  * family is one line in the table.
  */
 #include "family.h"
+#include "family/gen.h"
 
 #include <stdlib.h>
 
@@ -100,10 +101,14 @@ void llr_model_close(llr_model *m)
 	free(m);
 }
 
+/* The LLR_MODEL_* operations of family f. */
 static unsigned ops_of(const llr_family *f)
 {
-	return LLR_MODEL_DESCRIBE | (f->score ? LLR_MODEL_SCORE : 0) | (f->score_pairs ? LLR_MODEL_SCORE_PAIRS : 0) |
-	       (f->embed ? LLR_MODEL_EMBED : 0);
+	unsigned ops = LLR_MODEL_DESCRIBE | (f->score ? LLR_MODEL_SCORE : 0) | (f->score_pairs ? LLR_MODEL_SCORE_PAIRS : 0) |
+	               (f->embed ? LLR_MODEL_EMBED : 0);
+	if (f->gen)
+		ops |= LLR_MODEL_GEN | (f->gen->beam ? LLR_MODEL_BEAM : 0) | (f->gen->features ? LLR_MODEL_GEN_FEATURES : 0);
+	return ops;
 }
 
 unsigned llr_model_file_ops(const char *path)

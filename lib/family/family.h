@@ -37,6 +37,10 @@ typedef struct llr_family {
 	                   unsigned char *oov, llr_err *err);
 	const char *no_pairs;
 	int (*embed)(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
+	/* Generation (llr_gen_*, lib/family/gen.h): the family's generation
+	 * operations, in lib/family/<name>/gen.c; NULL when it cannot
+	 * generate ("sentence encoders cannot generate"). */
+	const struct llr_gen_ops *gen;
 	/* What gen(1) still reaches behind the handle. */
 	const llr_ngram *(*ngram)(const llr_model *m);
 	/* Training by gradient steps (lib/family/<name>/train.c), driven by

@@ -7,16 +7,10 @@
  * cuts the context.  The norm check sums p over the vocabulary at every
  * position (O(V) a token).
  */
-#include "family/family.h"
+#include "family/ngram/ngram.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-typedef struct ngram {
-	llr_ngram *m;
-	int32_t *hist; /* scratch: the ids of a sentence */
-	size_t cap;
-} ngram;
 
 static int ngram_sniff(const char *path, llr_err *err)
 {
@@ -150,4 +144,5 @@ const llr_family llr_family_ngram = {
 	.meta = ngram_meta,
 	.score = ngram_score,
 	.ngram = ngram_model,
+	.gen = &llr_ngram_gen_ops,
 };

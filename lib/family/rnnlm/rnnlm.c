@@ -11,25 +11,9 @@
  * baseline of issue 14), or for an LL-RNN with signature masses w's own
  * row of features against Z(K) (llr_open_new, llr_open_batch).
  */
-#include "family/family.h"
+#include "family/rnnlm/rnnlm.h"
 
 #include <stdlib.h>
-
-typedef struct rnnlm {
-	llr_rnnlm *model;
-	llr_rnnlm_inputs *in;
-	int32_t eos_id;
-	llr_openbg *spread;  /* open scoring: the spelling model's share of <unk> */
-	llr_open *op;        /* open scoring of an LL-RNN through its features */
-	llr_open_batch *rows; /* and the batch's strings outside V' */
-	int check_norm;
-	/* the batch, time-major: T x B */
-	int32_t *in_ids, *tgt_ids;
-	float *lp;
-	double *lp_open; /* added to lp: an OOV word's share of <unk> (spread), else 0 */
-	unsigned char *oov_at;
-	size_t cap;
-} rnnlm;
 
 static void rnnlm_close(void *state)
 {
@@ -284,5 +268,6 @@ const llr_family llr_family_rnnlm = {
 	.set_threads = rnnlm_set_threads,
 	.embed = rnnlm_embed,
 	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
+	.gen = &llr_rnnlm_gen_ops,
 	.train = &llr_rnnlm_train_ops,
 };

@@ -1,0 +1,82 @@
+/*
+ * gen.h - what a family gives llr_gen, the generation calls of the one
+ * model interface (lib/llrnn.h, gen(1)): its table of generation
+ * operations (llr_family.gen) and the state every family shares, the
+ * prefix and the sentences being generated (lib/family/gen.c).  Private
+ * to lib/family; not API.
+ */
+#ifndef LLR_FAMILY_GEN_H
+#define LLR_FAMILY_GEN_H
+
+#include "family/family.h"
+
+/* A sentence being generated: ids and per-token log p after the prefix.
+ * A string outside the vocabulary has id -1 - (its offset in oov), and
+ * sig its signature (-1: a spelled <unk>). */
+typedef struct llr_gen_hyp {
+	int32_t *ids, *sig;
+	llr_buf oov;
+	float *lps;
+	size_t n, cap;
+	double lp;    /* log p of prefix + generated tokens (+ </s> if ended) */
+	int ended;    /* </s> generated */
+	int done;
+	float eos_lp;
+	llr_rng rng;
+} llr_gen_hyp;
+
+/* A family's generation.  init sets up g->state for g->m (g->o set);
+ * start scores the prefix (g->pre.n words at llr_gen_pword, log p into
+ * g->pre.lps); sample draws n <= LLR_GEN_BATCH sentences, each from a
+ * generator seeded by one llr_rng_u64 of rng, and beam runs the beam
+ * search; both point g->res at the results and set g->nres.  word is
+ * a vocabulary id's string.  beam, features and note may be NULL. */
+typedef struct llr_gen_ops {
+	int (*init)(llr_gen *g, llr_err *err);
+	void (*free)(void *state);
+	int (*start)(llr_gen *g, llr_err *err);
+	int (*sample)(llr_gen *g, llr_rng *rng, size_t n, llr_err *err);
+	int (*beam)(llr_gen *g, llr_err *err);
+	const char *(*word)(const llr_gen *g, int32_t id);
+	/* token k of result i (k < g->pre.n: prefix word k), lexicon style */
+	int (*features)(llr_gen *g, const llr_gen_hyp *h, size_t k, llr_buf *out, llr_err *err);
+	int (*note)(const llr_gen *g, llr_buf *out);
+} llr_gen_ops;
+
+struct llr_gen {
+	const llr_gen_ops *ops;
+	llr_model *m;
+	llr_gen_opts o;
+	void *state; /* the family's */
+	struct {
+		llr_buf text; /* the words, each NUL-terminated */
+		size_t *off;
+		float *lps;
+		size_t n, cap;
+		double lp;
+	} pre;
+	const llr_gen_hyp **res; /* the results of the last sample or beam */
+	size_t nres, rescap;
+};
+
+/* Prefix word k (NUL-terminated). */
+static inline const char *llr_gen_pword(const llr_gen *g, size_t k)
+{
+	return g->pre.text.data + g->pre.off[k];
+}
+
+/* Room for n results in g->res. */
+int llr_gen_reserve(llr_gen *g, size_t n, llr_err *err);
+
+/* A token id with its log p (added to h->lp); LLR_ENOMEM. */
+int llr_gen_hyp_push(llr_gen_hyp *h, int32_t id, float lp, int32_t sig);
+/* An unseen word w of signature sig (-1: none). */
+int llr_gen_hyp_push_word(llr_gen_hyp *h, const llr_buf *w, float lp, int32_t sig);
+/* Back to no tokens, lp as given, not ended. */
+void llr_gen_hyp_restart(llr_gen_hyp *h, double lp);
+int llr_gen_hyp_copy(llr_gen_hyp *dst, const llr_gen_hyp *src);
+void llr_gen_hyp_free(llr_gen_hyp *h);
+/* After token id (eos: </s>) with log p lp: does h stop (max_len)? */
+int llr_gen_hyp_advance(llr_gen_hyp *h, int32_t id, float lp, int32_t eos, int max_len);
+
+#endif

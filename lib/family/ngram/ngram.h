@@ -1,0 +1,19 @@
+/*
+ * ngram.h - the state of a backoff n-gram model behind llr_model
+ * (ngram.c), shared by the family's files: scoring (ngram.c) and
+ * generation (gen.c).  Private to lib/family/ngram.
+ */
+#ifndef LLR_FAMILY_NGRAM_H
+#define LLR_FAMILY_NGRAM_H
+
+#include "family/gen.h"
+
+typedef struct ngram {
+	llr_ngram *m;
+	int32_t *hist; /* scratch: the ids of a sentence */
+	size_t cap;
+} ngram;
+
+extern const llr_gen_ops llr_ngram_gen_ops;
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * beam.c - beam search for an LSTM language model (llr_gen_beam; rnnlm.h)
+ * with K beams: each step keeps the K best continuations by total log p;
+ * a hypothesis ending in </s> among the K best is finished; the search
+ * stops when K are finished or at max_len, and the finished ones are
+ * ranked by log p / length (generated tokens, </s> included).  Only
+ * vocabulary words: no signature, no spelled <unk>.
+ */
+#include "family/rnnlm/rnnlm.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+	const rgen_cand *a = pa, *b = pb;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	if (a->beam != b->beam)
+		return a->beam < b->beam ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static double norm_score(const llr_gen_hyp *h, double prefix_lp)
+{
+	size_t len = h->n + (size_t)h->ended;
+	return len ? (h->lp - prefix_lp) / (double)len : 0;
+}
+
+/* The candidates of the nlive beams' rows into q->cs; how many. */
+static int candidates(rgen *q, const llr_gen_opts *o, int nlive, llr_err *err)
+{
+	const int K = o->beam;
+	int nc = 0;
+	for (int b = 0; b < nlive; b++) {
+		float *row = q->rows + (size_t)b * q->W;
+		rgen_mask_row(q, o, row);
+		rgen_open_mask(q, row);                          /* a spelled <unk> is not one word */
+		int32_t m = llr_top_k(row, q->V, 2 * K, q->top); /* the words only */
+		if (m < 0)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		for (int32_t j = 0; j < m; j++)
+			if (isfinite(row[q->top[j]]))
+				q->cs[nc++] = (rgen_cand){q->live[b].lp + row[q->top[j]], b, q->top[j], row[q->top[j]]};
+	}
+	if (nc == 0)
+		return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
+	qsort(q->cs, (size_t)nc, sizeof *q->cs, cmp_cand);
+	return nc;
+}
+
+/* Rank the nfin finished hypotheses (stable insertion sort by normalised
+ * score, best first) into g->res. */
+static void rank(llr_gen *g, rgen *q, int nfin)
+{
+	int *order = q->order;
+	for (int i = 0; i < nfin; i++)
+		order[i] = i;
+	for (int i = 1; i < nfin; i++) {
+		int v = order[i], j = i;
+		double sv = norm_score(&q->fin[v], g->pre.lp);
+		while (j > 0 && norm_score(&q->fin[order[j - 1]], g->pre.lp) < sv) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = v;
+	}
+	g->nres = 0;
+	for (int i = 0; i < nfin && i < g->o.nbest; i++)
+		g->res[g->nres++] = &q->fin[order[i]];
+}
+
+int rgen_beam(llr_gen *g, llr_err *err)
+{
+	rgen *q = g->state;
+	const int K = g->o.beam;
+	int nlive = 1, nfin = 0, rc = LLR_OK;
+	for (int b = 0; b < q->nstreams; b++)
+		llr_net_state_copy(q->stA, b, q->st1, 0);
+	memcpy(q->rows, q->row1, (size_t)q->W * sizeof *q->rows);
+	llr_gen_hyp_restart(&q->live[0], g->pre.lp);
+	for (int len = 0; nlive > 0; len++) {
+		int nc = candidates(q, &g->o, nlive, err), nnext = 0;
+		if (nc < 0)
+			return nc;
+		for (int c = 0; c < nc && nnext < K && rc == LLR_OK; c++) {
+			const rgen_cand *x = &q->cs[c];
+			if (x->id == q->eos) {
+				if (c < K && nfin < K && (rc = llr_gen_hyp_copy(&q->fin[nfin], &q->live[x->beam])) == LLR_OK)
+					rc = llr_gen_hyp_advance(&q->fin[nfin++], x->id, x->lp, q->eos, g->o.max_len);
+				continue;
+			}
+			if ((rc = llr_gen_hyp_copy(&q->next[nnext], &q->live[x->beam])) == LLR_OK)
+				rc = llr_gen_hyp_advance(&q->next[nnext], x->id, x->lp, q->eos, g->o.max_len);
+			llr_net_state_copy(q->stB, nnext, q->stA, x->beam);
+			q->inputs[nnext] = x->id;
+			nnext++;
+		}
+		if (rc < 0)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		llr_gen_hyp *t = q->live;
+		q->live = q->next;
+		q->next = t;
+		llr_net_state *ts = q->stA;
+		q->stA = q->stB;
+		q->stB = ts;
+		nlive = nnext;
+		if (nfin >= K)
+			break;
+		if (len + 1 >= g->o.max_len) {
+			/* Out of length: the live ones end here, without </s>. */
+			for (int b = 0; b < nlive && nfin < 2 * K; b++)
+				if (llr_gen_hyp_copy(&q->fin[nfin++], &q->live[b]) < 0)
+					return llr_err_set(err, LLR_ENOMEM, "out of memory");
+			break;
+		}
+		for (int b = nlive; b < q->nstreams; b++)
+			q->inputs[b] = LLR_BOS_ID;
+		if ((rc = rgen_step(q, q->stA, q->inputs, q->rows, err)) < 0)
+			return rc;
+	}
+	rank(g, q, nfin);
+	return LLR_OK;
+}

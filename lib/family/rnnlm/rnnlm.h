@@ -1,0 +1,87 @@
+/*
+ * rnnlm.h - the state of an LSTM language model behind llr_model
+ * (rnnlm.c), shared by the family's files: scoring (rnnlm.c) and
+ * generation (gen.c, genopen.c).  Private to lib/family/rnnlm.
+ */
+#ifndef LLR_FAMILY_RNNLM_H
+#define LLR_FAMILY_RNNLM_H
+
+#include "family/gen.h"
+
+typedef struct rnnlm {
+	llr_rnnlm *model;
+	llr_rnnlm_inputs *in;
+	int32_t eos_id;
+	llr_openbg *spread;  /* open scoring: the spelling model's share of <unk> */
+	llr_open *op;        /* open scoring of an LL-RNN through its features */
+	llr_open_batch *rows; /* and the batch's strings outside V' */
+	int check_norm;
+	/* the batch, time-major: T x B */
+	int32_t *in_ids, *tgt_ids;
+	float *lp;
+	double *lp_open; /* added to lp: an OOV word's share of <unk> (spread), else 0 */
+	unsigned char *oov_at;
+	size_t cap;
+} rnnlm;
+
+/* Generation (gen.c): the open vocabulary's modes (genopen.c). */
+enum { RGEN_CLOSED, /* <unk> is a word */
+       RGEN_LL,     /* signatures next to the words (r->op) */
+       RGEN_SPELL   /* <unk> spelled out (r->spread) */
+};
+
+typedef struct rgen_cand {
+	double score;
+	int beam;
+	int32_t id;
+	float lp;
+} rgen_cand;
+
+/* A generator's state: the network states and rows of the decoding
+ * loops (gen.c), the prefix as the model sees it, the open vocabulary's
+ * counts (genopen.c). */
+typedef struct rgen {
+	rnnlm *r;
+	llr_net *net;
+	const llr_lexicon *lex;
+	int32_t V, W; /* W: entries of a row, V or V + S signatures (RGEN_LL) */
+	int32_t unk, eos;
+	int mode;
+	int64_t words, draws, fallbacks; /* unseen words, p_spell draws, give-ups */
+	llr_buf word;                    /* a drawn unseen word */
+	llr_sampler *sampler;
+	llr_net_state *st1, *stA, *stB;
+	float *row1, *rows;
+	int32_t *inputs;
+	int nstreams;
+	int32_t *pin, *ptgt; /* the prefix's input and target ids */
+	size_t pcap;
+	llr_gen_hyp hs[LLR_GEN_BATCH];
+	llr_gen_hyp *live, *next, *fin; /* beam search: K, K, 2K */
+	rgen_cand *cs;
+	int32_t *top;
+	int *order;
+	llr_row row; /* llr_gen_features' scratch */
+} rgen;
+
+/* genopen.c: the mode for q->r under o; the mask of the signatures and
+ * of a spelled <unk>; the draw of a token, an unseen string included
+ * (-1, the string in q->word); the prefix's unseen words by their
+ * spelling; the -v note. */
+void rgen_open_init(rgen *q, const llr_gen_opts *o);
+void rgen_open_mask(const rgen *q, float *row);
+int rgen_open_pick(rgen *q, const llr_gen_opts *o, float *row, float lp_unk, llr_rng *rng, int32_t *id, float *lp,
+                   int32_t *sig, llr_err *err);
+int rgen_open_prefix(rgen *q, const llr_gen *g, llr_err *err);
+int rgen_open_note(const llr_gen *g, llr_buf *out);
+
+/* gen.c: a step of the network (llr_net_step with the inputs' psi);
+ * --no-unk's mask (<unk> and the unseen words).  beam.c: the beam
+ * search. */
+int rgen_step(rgen *q, llr_net_state *s, const int32_t *in, float *logp, llr_err *err);
+void rgen_mask_row(const rgen *q, const llr_gen_opts *o, float *row);
+int rgen_beam(llr_gen *g, llr_err *err);
+
+extern const llr_gen_ops llr_rnnlm_gen_ops;
+
+#endif
