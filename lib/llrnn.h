@@ -276,11 +276,6 @@ int llr_gen_features(llr_gen *g, size_t i, size_t k, llr_buf *out, llr_err *err)
  * there is nothing to tell. */
 int llr_gen_note(const llr_gen *g, llr_buf *out);
 
-/* Until gen(1) uses llr_gen: the n-gram model behind m (NULL for other
- * families; gen(1) samples from it).  Owned by m. */
-typedef struct llr_ngram llr_ngram;
-const llr_ngram *llr_model_ngram(const llr_model *m);
-
 /* ---------------------------------------------------------------- errors */
 
 enum {

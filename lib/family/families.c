@@ -166,8 +166,3 @@ int llr_model_set_threads(llr_model *m, int n, llr_err *err)
 {
 	return m->fam->set_threads ? m->fam->set_threads(m, n, err) : LLR_OK;
 }
-
-const llr_ngram *llr_model_ngram(const llr_model *m)
-{
-	return m->fam->ngram ? m->fam->ngram(m) : NULL;
-}

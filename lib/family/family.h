@@ -41,8 +41,6 @@ typedef struct llr_family {
 	 * operations, in lib/family/<name>/gen.c; NULL when it cannot
 	 * generate ("sentence encoders cannot generate"). */
 	const struct llr_gen_ops *gen;
-	/* What gen(1) still reaches behind the handle. */
-	const llr_ngram *(*ngram)(const llr_model *m);
 	/* Training by gradient steps (lib/family/<name>/train.c), driven by
 	 * lib/train/; NULL for a family trained otherwise (n-gram) or not
 	 * yet.  The family's llr_<name>_train_job builds the job. */

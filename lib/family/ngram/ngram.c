@@ -128,12 +128,6 @@ static int ngram_score(llr_model *m, const llr_sentence *x, size_t B, double *lo
 	return LLR_OK;
 }
 
-static const llr_ngram *ngram_model(const llr_model *m)
-{
-	const ngram *s = m->state;
-	return s->m;
-}
-
 const llr_family llr_family_ngram = {
 	.name = "ngram",
 	.what = "n-gram models",
@@ -143,6 +137,5 @@ const llr_family llr_family_ngram = {
 	.describe = ngram_describe,
 	.meta = ngram_meta,
 	.score = ngram_score,
-	.ngram = ngram_model,
 	.gen = &llr_ngram_gen_ops,
 };
