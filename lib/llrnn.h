@@ -57,7 +57,7 @@ extern "C" {
  *   ngram    backoff n-grams: ARPA text or the binary archive (kind
  *            "ngram").       describe, score, generate (no beam search)
  *   encdec   encoder-decoders (family=encdec): source/target pairs,
- *            gen(1) still drives them itself.   describe, score pairs
+ *            generation from a source.  describe, score pairs, generate
  *   sentenc  sentence encoders (family=sentenc): sentence vectors;
  *            score(1) --task still drives them itself.  describe, embed
  * An LSTM LM with word input embeds a sentence too (the mean of its
@@ -110,7 +110,7 @@ enum { LLR_OOV_UNK = 0,      /* as <unk> */
 /* The operations of llr_model_info.ops, one bit each: scoring and
  * embedding in the low byte, generation (llr_gen_*, below) from bit 8. */
 enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, LLR_MODEL_EMBED = 8,
-       LLR_MODEL_GEN = 1 << 8, LLR_MODEL_BEAM = 1 << 9, LLR_MODEL_GEN_FEATURES = 1 << 10 };
+       LLR_MODEL_GEN = 1 << 8, LLR_MODEL_BEAM = 1 << 9, LLR_MODEL_GEN_FEATURES = 1 << 10, LLR_MODEL_GEN_SOURCE = 1 << 11 };
 
 /* What llr_model_describe tells; the strings are the model's (valid
  * until llr_model_close). */
@@ -187,8 +187,10 @@ int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sente
  * (B = 0 checks only that). */
 int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
 /* The LLR_MODEL_* operations of the family of the model file at path,
- * told from its head alone (without loading it); 0 when it cannot be
- * told (stdin, a missing or foreign file: llr_model_open says why). */
+ * told from its head alone (without loading it: what a tool asks to
+ * choose its mode before it parses that mode's options); 0 when it
+ * cannot be told (stdin, a missing or foreign file: llr_model_open says
+ * why). */
 unsigned llr_model_file_ops(const char *path);
 
 /* Generation (gen(1)): a generator holds a model's state after <s> and
@@ -198,10 +200,12 @@ unsigned llr_model_file_ops(const char *path);
  * a beam search, and llr_gen_result, llr_gen_word and llr_gen_features
  * read the results until the next call.  The families: rnnlm samples,
  * decodes greedily and beam-searches, open vocabulary included (gen(1),
- * "Unseen words"); ngram samples and decodes greedily; the others cannot
- * generate (LLR_EINVAL: "sentence encoders cannot generate").  What a
- * model can do is in llr_model_info.ops: LLR_MODEL_GEN, LLR_MODEL_BEAM,
- * LLR_MODEL_GEN_FEATURES. */
+ * "Unseen words"); ngram samples and decodes greedily; encdec
+ * beam-searches (beam 1: greedy) from a source sentence, alone or as an
+ * ensemble (llr_gen_ensemble); the others cannot generate (LLR_EINVAL:
+ * "sentence encoders cannot generate").  What a model can do is in
+ * llr_model_info.ops: LLR_MODEL_GEN, LLR_MODEL_BEAM,
+ * LLR_MODEL_GEN_FEATURES, LLR_MODEL_GEN_SOURCE. */
 
 typedef struct llr_rng llr_rng;
 typedef struct llr_buf llr_buf;
@@ -223,10 +227,12 @@ typedef struct llr_gen_opts {
 	int no_unk;          /* never <unk> nor an unseen word (gen --no-unk) */
 	int closed;          /* no unseen words from a spelling model (gen --closed) */
 	int64_t spell_tries; /* draws an unseen word's spelling may take */
+	double len_norm;     /* encoder-decoders: rank by log p / length^len_norm */
+	int attention;       /* encoder-decoders: keep the first model's attention */
 } llr_gen_opts;
 
 /* gen(1)'s defaults: llr_sample_opts_init, max_len 100, no beam, nbest
- * 1, spell_tries 100000. */
+ * 1, spell_tries 100000, len_norm 1. */
 void llr_gen_opts_init(llr_gen_opts *o);
 /* Sentences one llr_gen_sample call draws at most. */
 #define LLR_GEN_BATCH 32
@@ -235,8 +241,14 @@ void llr_gen_opts_init(llr_gen_opts *o);
  * cannot generate, or beam without LLR_MODEL_BEAM; LLR_ENOMEM. */
 int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err);
 void llr_gen_free(llr_gen *g);
-/* Feed <s> and prefix (its words are copied).  Not thread-safe on one
- * generator, nor on two of one model. */
+/* Average the log-probabilities of another model of the same family and
+ * target vocabulary with g's (other must outlive g), before the first
+ * start.  LLR_EINVAL for a family without ensembles (only LLR_MODEL_GEN_SOURCE
+ * ones have them) or another vocabulary. */
+int llr_gen_ensemble(llr_gen *g, llr_model *other, llr_err *err);
+/* Feed <s> and prefix (its words are copied); with LLR_MODEL_GEN_SOURCE
+ * the sentence is the source, and generation starts from the target's
+ * <s>.  Not thread-safe on one generator, nor on two of one model. */
 int llr_gen_start(llr_gen *g, const llr_sentence *prefix, llr_err *err);
 /* The prefix's per-word log p (prefix->n entries; an unseen word as
  * llr_model_score gives it), valid until the next start; *total their
@@ -257,10 +269,12 @@ int llr_gen_beam(llr_gen *g, llr_err *err);
 /* A result of the last llr_gen_sample or llr_gen_beam. */
 typedef struct llr_gen_result {
 	size_t n;           /* generated words (</s> not among them) */
-	const float *logp;  /* their log p (an unseen word's: its spelling's share) */
+	const float *logp;  /* their log p (an unseen word's: its spelling's share);
+	                       NULL for a source model */
 	double logp_total;  /* log p of the prefix, the words and, if ended, </s> */
 	int ended;          /* 1: ended by </s>; 0: cut at max_len */
-	float eos_logp;     /* log p(</s>) when ended */
+	float eos_logp;     /* log p(</s>) when ended (not for a source model) */
+	double score;       /* a source model's rank: logp_total / length^len_norm */
 } llr_gen_result;
 /* Result i (valid until the next sample, beam or start). */
 void llr_gen_result_get(const llr_gen *g, size_t i, llr_gen_result *r);
@@ -271,6 +285,10 @@ const char *llr_gen_word(const llr_gen *g, size_t i, size_t k);
  * vocabulary word's row, an unseen word's from its string, a drawn
  * signature's row.  LLR_EINVAL without LLR_MODEL_GEN_FEATURES. */
 int llr_gen_features(llr_gen *g, size_t i, size_t k, llr_buf *out, llr_err *err);
+/* With opts.attention, result i's attention: *rows (its tokens, </s>
+ * included) x *cols (the source's tokens and </s>), row-major; else
+ * NULL. */
+const float *llr_gen_attention(const llr_gen *g, size_t i, size_t *rows, size_t *cols);
 /* Append a line of notes on what the generator did so far (open
  * vocabulary: the unseen words drawn), without a newline; nothing when
  * there is nothing to tell. */

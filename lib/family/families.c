@@ -107,7 +107,8 @@ static unsigned ops_of(const llr_family *f)
 	unsigned ops = LLR_MODEL_DESCRIBE | (f->score ? LLR_MODEL_SCORE : 0) | (f->score_pairs ? LLR_MODEL_SCORE_PAIRS : 0) |
 	               (f->embed ? LLR_MODEL_EMBED : 0);
 	if (f->gen)
-		ops |= LLR_MODEL_GEN | (f->gen->beam ? LLR_MODEL_BEAM : 0) | (f->gen->features ? LLR_MODEL_GEN_FEATURES : 0);
+		ops |= LLR_MODEL_GEN | (f->gen->beam ? LLR_MODEL_BEAM : 0) | (f->gen->features ? LLR_MODEL_GEN_FEATURES : 0) |
+		       (f->gen->source ? LLR_MODEL_GEN_SOURCE : 0);
 	return ops;
 }
 

@@ -16,6 +16,7 @@ void llr_gen_opts_init(llr_gen_opts *o)
 	o->max_len = 100;
 	o->nbest = 1;
 	o->spell_tries = 100000;
+	o->len_norm = 1;
 }
 
 int llr_gen_reserve(llr_gen *g, size_t n, llr_err *err)
@@ -41,7 +42,7 @@ int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err
 	int rc = llr_sample_opts_check(&o->sample, err);
 	if (rc < 0)
 		return rc;
-	if (o->max_len < 1 || o->beam < 0 || o->nbest < 1 || (o->beam && o->nbest > o->beam) || o->spell_tries < 1)
+	if (!(o->len_norm >= 0) || o->max_len < 1 || o->beam < 0 || o->nbest < 1 || (o->beam && o->nbest > o->beam) || o->spell_tries < 1)
 		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: max_len %d, beam %d, nbest %d, spell_tries %lld out of range",
 		                   o->max_len, o->beam, o->nbest, (long long)o->spell_tries);
 	llr_gen *g = llr_calloc(1, sizeof *g);
@@ -118,9 +119,18 @@ const float *llr_gen_prefix_logp(const llr_gen *g, double *total)
 	return g->pre.lps;
 }
 
+int llr_gen_ensemble(llr_gen *g, llr_model *other, llr_err *err)
+{
+	if (!g->ops->ensemble || other->fam != g->m->fam)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s make no ensemble with %s", other->path, other->fam->what, g->m->path);
+	return g->ops->ensemble(g, other, err);
+}
+
 int llr_gen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
 {
 	g->nres = 0;
+	if (!g->ops->sample)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s do not sample (beam search: 1 beam is greedy)", g->m->path, g->m->fam->what);
 	if (n < 1 || n > LLR_GEN_BATCH)
 		return llr_err_set(err, LLR_EINVAL, "llr_gen_sample: %zu sentences at once (1 .. %d)", n, LLR_GEN_BATCH);
 	return g->ops->sample(g, rng, n, err);
@@ -139,7 +149,15 @@ void llr_gen_result_get(const llr_gen *g, size_t i, llr_gen_result *r)
 {
 	LLR_ASSERT(i < g->nres);
 	const llr_gen_hyp *h = g->res[i];
-	*r = (llr_gen_result){h->n, h->lps, h->lp, h->ended, h->eos_lp};
+	*r = (llr_gen_result){h->n, g->ops->source ? NULL : h->lps, h->lp, h->ended, h->eos_lp, h->score};
+}
+
+const float *llr_gen_attention(const llr_gen *g, size_t i, size_t *rows, size_t *cols)
+{
+	LLR_ASSERT(i < g->nres);
+	*rows = g->res[i]->arows;
+	*cols = g->res[i]->acols;
+	return g->res[i]->attn;
 }
 
 const char *llr_gen_word(const llr_gen *g, size_t i, size_t k)

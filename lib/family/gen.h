@@ -23,6 +23,9 @@ typedef struct llr_gen_hyp {
 	int done;
 	float eos_lp;
 	llr_rng rng;
+	double score;      /* a source model's rank */
+	const float *attn; /* and its attention, arows x acols (NULL: none) */
+	size_t arows, acols;
 } llr_gen_hyp;
 
 /* A family's generation.  init sets up g->state for g->m (g->o set);
@@ -30,7 +33,10 @@ typedef struct llr_gen_hyp {
  * g->pre.lps); sample draws n <= LLR_GEN_BATCH sentences, each from a
  * generator seeded by one llr_rng_u64 of rng, and beam runs the beam
  * search; both point g->res at the results and set g->nres.  word is
- * a vocabulary id's string.  beam, features and note may be NULL. */
+ * a vocabulary id's string.  ensemble adds another model of the family
+ * (a source family's; source: start's sentence is a source, and the
+ * results have no per-token log p).  sample, beam, features, note and
+ * ensemble may be NULL. */
 typedef struct llr_gen_ops {
 	int (*init)(llr_gen *g, llr_err *err);
 	void (*free)(void *state);
@@ -41,6 +47,8 @@ typedef struct llr_gen_ops {
 	/* token k of result i (k < g->pre.n: prefix word k), lexicon style */
 	int (*features)(llr_gen *g, const llr_gen_hyp *h, size_t k, llr_buf *out, llr_err *err);
 	int (*note)(const llr_gen *g, llr_buf *out);
+	int (*ensemble)(llr_gen *g, llr_model *other, llr_err *err);
+	int source;
 } llr_gen_ops;
 
 struct llr_gen {

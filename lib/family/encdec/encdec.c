@@ -6,19 +6,12 @@
  * source </s> (S x B, padding 0), the decoder's input <s> then the
  * target words (T x B, padding </s>), its target the words then </s>
  * (padding -1); a word outside a vocabulary is that vocabulary's <unk>.
- * Generation (gen(1) --source) still drives the model itself.
+ * Generation from a source (llr_gen, gen(1)) is gen.c's, over the same
+ * state (encdec.h).
  */
-#include "family/family.h"
+#include "family/encdec/encdec.h"
 
 #include <stdlib.h>
-
-typedef struct encdec {
-	llr_encdec_model *e;
-	int32_t *src, *slen; /* S x B, and B */
-	int32_t *in, *tgt;   /* T x B */
-	float *lp;           /* T x B */
-	size_t cap_s, cap_t, cap_b;
-} encdec;
 
 static void encdec_close(void *state)
 {
@@ -136,5 +129,6 @@ const llr_family llr_family_encdec = {
 	.describe = encdec_describe,
 	.meta = encdec_meta,
 	.score_pairs = encdec_score_pairs,
+	.gen = &llr_encdec_gen_ops,
 	.train = &llr_encdec_train_ops,
 };
