@@ -374,6 +374,26 @@ int cli_model_family_is(const char *path, const char *family)
 	return yes;
 }
 
+int cli_models_can(int argc, char **argv, const char *opt, unsigned ops, unsigned without)
+{
+	size_t ol = opt ? strlen(opt) : 0;
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i], *path = NULL;
+		if (opt && !strncmp(a, opt, ol) && (a[ol] == '\0' || a[ol] == '='))
+			return 1;
+		if ((!strcmp(a, "-m") || !strcmp(a, "--model")) && i + 1 < argc)
+			path = argv[++i];
+		else if (!strncmp(a, "-m", 2) && a[2])
+			path = a + 2;
+		else if (!strncmp(a, "--model=", 8))
+			path = a + 8;
+		unsigned has = path ? llr_model_file_ops(path) : 0;
+		if (has && (has & ops) == ops && !(has & without))
+			return 1;
+	}
+	return 0;
+}
+
 void cli_note_checksums(const char *path, const llr_meta *meta)
 {
 	if (!llr_meta_get(meta, "checksum"))

@@ -95,6 +95,12 @@ void cli_flush_stdout(void);
  * 0 when it is not, or cannot be read (the family's reader says why
  * later), or is "-" (standard input is not read twice). */
 int cli_model_family_is(const char *path, const char *family);
+/* 1 if this command line gives the long option opt (NULL: none; as
+ * "--opt" or "--opt=V"), or some -m/--model of it names a model with
+ * all the LLR_MODEL_* operations ops and none of without
+ * (llr_model_file_ops: the models' headers only): which of a tool's
+ * modes it asks for, before its options are parsed. */
+int cli_models_can(int argc, char **argv, const char *opt, unsigned ops, unsigned without);
 
 /* Under -v: a note that the archive at path (its meta) was written
  * before checksums, so its data are read unverified. */

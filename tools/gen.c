@@ -2,9 +2,12 @@
  * gen - sentences from an llrnn model (gen(1)): ancestral sampling with
  * temperature, top-k and top-p, greedy decoding, or beam search with
  * length normalisation; optional prefixes, log-probabilities and the
- * features of every token.  The model does the generating, whatever its
+ * features of every token; or, from a model that reads a source (an
+ * encoder-decoder, or an ensemble of them), an output for every source
+ * line (gen(1), "Encoder-decoder"): greedy or beam search, n-best lists
+ * and the attention.  The model does the generating, whatever its
  * family (llr_gen_*, lib/llrnn.h); this file parses the options, reads
- * the prefixes and lays out the output.
+ * the prefixes or the sources and lays out the output.
  */
 #include <getopt.h>
 #include <math.h>
@@ -13,7 +16,6 @@
 
 #include "cli.h"
 #include "progress.h"
-#include "gen_encdec.h"
 #include "tokcheck.h"
 
 static const char usage[] =
@@ -445,12 +447,210 @@ static void run(generator *g)
 	free(p.words);
 }
 
+/* ------------------------------------------------------------ sources */
+
+static const char src_usage[] =
+    "usage: gen [-q] -m MODEL [-m MODEL ...] [-o FILE] [--greedy | --beam K [--nbest N]]\n"
+    "           [--len-norm A] [--max-len N] [--logprob] [--show-attention]\n"
+    "           [--threads N] [FILE ...]\n"
+    "       (an encoder-decoder model: one source a line in, its output out)\n";
+
+enum { S_BEAM = 256, S_NBEST, S_GREEDY, S_LENNORM, S_MAXLEN, S_LOGPROB, S_ATT, S_THREADS };
+
+static const struct option src_opts[] = {
+    {"model", required_argument, NULL, 'm'},
+    {"output", required_argument, NULL, 'o'},
+    {"quiet", no_argument, NULL, 'q'}, /* no progress line */
+    {"beam", required_argument, NULL, S_BEAM},
+    {"nbest", required_argument, NULL, S_NBEST},
+    {"greedy", no_argument, NULL, S_GREEDY},
+    {"len-norm", required_argument, NULL, S_LENNORM},
+    {"max-len", required_argument, NULL, S_MAXLEN},
+    {"logprob", no_argument, NULL, S_LOGPROB},
+    {"show-attention", no_argument, NULL, S_ATT},
+    {"threads", required_argument, NULL, S_THREADS},
+    CLI_COMMON_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+/* gen over sources: the models (the first one's generator, the others
+ * in its ensemble), the options, the output. */
+typedef struct srcgen {
+	const char **paths;
+	llr_model **models;
+	int M;
+	llr_gen *gen;
+	llr_gen_opts go;
+	int logprob, nbest_given, quiet, threads;
+	const char *output;
+	FILE *out;
+	prefix src;
+	int64_t lines;
+	cli_progress prog;
+	long long tokens; /* written so far */
+} srcgen;
+
+static void src_parse(srcgen *g, int argc, char **argv)
+{
+	int c, greedy = 0;
+	llr_gen_opts_init(&g->go);
+	g->go.beam = 1;
+	g->threads = 1;
+	optind = 0;
+	while ((c = cli_getopt(argc, argv, ":hm:o:q", src_opts, src_usage)) != -1) {
+		switch (c) {
+		case 'm':
+			g->paths = ereallocarray(g->paths, (size_t)g->M + 1, sizeof *g->paths);
+			g->paths[g->M++] = optarg;
+			break;
+		case 'o': g->output = optarg; break;
+		case 'q': g->quiet = 1; break;
+		case S_BEAM: g->go.beam = (int)cli_parse_int(src_usage, "--beam", optarg, 1, 1000); break;
+		case S_NBEST:
+			g->go.nbest = (int)cli_parse_int(src_usage, "--nbest", optarg, 1, 1000);
+			g->nbest_given = 1;
+			break;
+		case S_GREEDY: greedy = 1; break;
+		case S_LENNORM: g->go.len_norm = cli_parse_double(src_usage, "--len-norm", optarg, 0, 10); break;
+		case S_MAXLEN: g->go.max_len = (int)cli_parse_int(src_usage, "--max-len", optarg, 1, 100000); break;
+		case S_LOGPROB: g->logprob = 1; break;
+		case S_ATT: g->go.attention = 1; break;
+		case S_THREADS: g->threads = (int)cli_parse_int(src_usage, "--threads", optarg, 0, 1024); break;
+		}
+	}
+	if (!g->M)
+		cli_usage_error(src_usage, "no model: -m MODEL is required");
+	if (greedy && g->go.beam > 1)
+		cli_usage_error(src_usage, "--greedy and --beam exclude each other");
+	if (g->go.nbest > g->go.beam)
+		cli_usage_error(src_usage, "--nbest %d is more than --beam %d", g->go.nbest, g->go.beam);
+}
+
+/* Open the models; the first one's generator, the others its ensemble
+ * (one target vocabulary). */
+static void src_load(srcgen *g)
+{
+	llr_err e = {0};
+	g->models = ecalloc((size_t)g->M, sizeof *g->models);
+	for (int k = 0; k < g->M; k++) {
+		const char *path = g->paths[k];
+		llr_model_info info;
+		if (llr_model_open(path, NULL, &g->models[k], &e) != LLR_OK)
+			cli_die_err(&e);
+		llr_model_describe(g->models[k], &info);
+		if ((info.ops & LLR_MODEL_GEN) && !(info.ops & LLR_MODEL_GEN_SOURCE))
+			cli_die("%s: a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)", path);
+		if ((k ? llr_gen_ensemble(g->gen, g->models[k], &e) : llr_gen_new(g->models[k], &g->go, &g->gen, &e)) != LLR_OK)
+			cli_die_err(&e);
+	}
+}
+
+/* The attention of result i: a header with the source tokens, then one
+ * row per output token (</s> included), every line starting with '#'. */
+static void put_attention(srcgen *g, size_t i)
+{
+	size_t rows, cols;
+	const float *a = llr_gen_attention(g->gen, i, &rows, &cols);
+	if (!a)
+		return;
+	fputs("#\t", g->out);
+	for (size_t k = 0; k < g->src.n; k++)
+		fprintf(g->out, "%s ", g->src.words[k]);
+	fputs(LLR_EOS "\n", g->out);
+	llr_gen_result r;
+	llr_gen_result_get(g->gen, i, &r);
+	for (size_t t = 0; t < rows; t++) {
+		fprintf(g->out, "#\t%s\t", t < r.n ? llr_gen_word(g->gen, i, t) : LLR_EOS);
+		for (size_t j = 0; j < cols; j++)
+			fprintf(g->out, "%s%.4f", j ? " " : "", (double)a[t * cols + j]);
+		fputc('\n', g->out);
+	}
+}
+
+static void src_line(srcgen *g, const char *line, size_t len)
+{
+	llr_err e = {0};
+	set_prefix(&g->src, line, len);
+	llr_sentence s = {g->src.words, g->src.n};
+	int nout;
+	if (llr_gen_start(g->gen, &s, &e) < 0 || (nout = llr_gen_beam(g->gen, &e)) < 0)
+		cli_die_err(&e);
+	g->lines++;
+	for (int i = 0; i < nout; i++) {
+		llr_gen_result r;
+		llr_gen_result_get(g->gen, (size_t)i, &r);
+		if (g->nbest_given)
+			fprintf(g->out, "%lld\t%d\t%.4f\t", (long long)g->lines, i + 1, r.score);
+		for (size_t k = 0; k < r.n; k++) {
+			if (k)
+				fputc(' ', g->out);
+			fputs(llr_gen_word(g->gen, (size_t)i, k), g->out);
+		}
+		if (g->logprob)
+			fprintf(g->out, "\t%.4f", r.logp_total);
+		fputc('\n', g->out);
+		if (g->go.attention)
+			put_attention(g, (size_t)i);
+		g->tokens += (long long)(r.n + (size_t)r.ended);
+	}
+	if (cli_progress_due(&g->prog))
+		cli_progress_show(&g->prog, g->lines, "sources", g->tokens, "tok", cli_progress_fraction(&g->prog));
+}
+
+/* gen over the source lines of the operands (none: stdin). */
+static int gen_sources(int argc, char **argv)
+{
+	srcgen g = {0};
+	src_parse(&g, argc, argv);
+	char **files = argv + optind;
+	int nfiles = argc - optind;
+	static char *stdin_only[] = {"-"};
+	if (!nfiles) {
+		files = stdin_only;
+		nfiles = 1;
+	}
+	llr_blas_set_threads(g.threads);
+	src_load(&g);
+	cli_output out;
+	cli_output_open_lines(&out, g.output);
+	g.out = out.fp;
+	cli_progress_init(&g.prog, g.quiet, out.fp == stdout);
+	cli_progress_inputs(&g.prog, files, nfiles);
+	llr_err e = {0};
+	for (int f = 0; f < nfiles; f++) {
+		llr_lines *l = llr_lines_open(files[f], 0, &e);
+		if (!l)
+			cli_die_err(&e);
+		cli_progress_lines(&g.prog, files[f], l);
+		const char *line;
+		size_t len;
+		int rc;
+		while ((rc = llr_lines_next(l, &line, &len, &e)) > 0)
+			src_line(&g, line, len);
+		if (rc < 0)
+			cli_die_err(&e);
+		llr_lines_close(l);
+	}
+	cli_progress_clear();
+	cli_output_close(&out);
+	llr_gen_free(g.gen);
+	for (int k = 0; k < g.M; k++)
+		llr_model_close(g.models[k]);
+	free(g.models);
+	free(g.paths);
+	llr_buf_free(&g.src.text);
+	free(g.src.words);
+	return 0;
+}
+
+/* --------------------------------------------------------------- main */
+
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "gen");
 	cli_set_help(help);
-	if (encdec_wanted(argc, argv, 0)) /* the encoder-decoder family */
-		return gen_encdec_main(argc, argv);
+	if (cli_models_can(argc, argv, NULL, LLR_MODEL_GEN_SOURCE, 0)) /* an encoder-decoder, say */
+		return gen_sources(argc, argv);
 	generator g = {0};
 	parse_args(&g, argc, argv);
 	generator_init(&g);

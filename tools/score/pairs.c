@@ -202,28 +202,9 @@ static void score_pairs(score_ctx *c)
 	llr_lines_close(lt);
 }
 
-/* The model of -m ARG, --model ARG, -mARG or --model=ARG at argv[*i]
- * (*i past it), or NULL. */
-static const char *model_arg(int argc, char **argv, int *i)
-{
-	const char *a = argv[*i];
-	if ((!strcmp(a, "-m") || !strcmp(a, "--model")) && *i + 1 < argc)
-		return argv[++*i];
-	if (!strncmp(a, "--model=", 8))
-		return a + 8;
-	return !strncmp(a, "-m", 2) && a[2] ? a + 2 : NULL;
-}
-
 int score_pairs_wanted(int argc, char **argv)
 {
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--source") || !strncmp(argv[i], "--source=", 9))
-			return 1;
-		unsigned ops = llr_model_file_ops(model_arg(argc, argv, &i));
-		if ((ops & LLR_MODEL_SCORE_PAIRS) && !(ops & LLR_MODEL_SCORE))
-			return 1;
-	}
-	return 0;
+	return cli_models_can(argc, argv, "--source", LLR_MODEL_SCORE_PAIRS, LLR_MODEL_SCORE);
 }
 
 static void pline_free(pline *p)
