@@ -119,9 +119,9 @@ for p in sys.argv[1:]:
 ' "$D/ll.llrnn" "$D/open.llrnn" "$D/lm.arpa"
 	assert_success
 	v=$(tar xOf "$D/ll.llrnn" meta | sed -n 's/^vocab_size=//p')
-	assert_line --index 0 "model rnnlm $v 0 1 loglinear False unk describe,score,embed"
-	assert_line --index 1 --regexp '^model rnnlm [0-9]+ 0 1 loglinear True features describe,score,embed$'
-	assert_line --index 2 --regexp '^ngram ngram [0-9]+ 3 0 None False unk describe,score$'
+	assert_line --index 0 "model rnnlm $v 0 1 loglinear False unk describe,score,embed,gen,beam,gen_features"
+	assert_line --index 1 --regexp '^model rnnlm [0-9]+ 0 1 loglinear True features describe,score,embed,gen,beam,gen_features$'
+	assert_line --index 2 --regexp '^ngram ngram [0-9]+ 3 0 None False unk describe,score,gen$'
 }
 
 @test "llrnn.Model: a missing or corrupt model raises llrnn.Error with the library's message and code; bad arguments raise" {
