@@ -224,7 +224,7 @@ max_diff() {
 	}
 	EOF
 	cc ${SANITIZE:+-fsanitize=$SANITIZE} -I"$TOP/lib" -I"$TOP/tools" -o train main.c "$TOP/tools/train_dist.c" "$TOP/build/libcli.a" \
-		"$TOP/build/libllrnn.a" $(pkg-config --libs openblas libarchive libutf8proc) -lm -lpthread
+		"$TOP/build/libllrnn.a" $(sed -n 's/^Libs.private: //p' "$TOP/build/llrnn.pc")
 	./train # not asked: a single process, rank 0 of 1
 	run_err 1 '^train: --distributed: this train was built without MPI' ./train --distributed
 }
