@@ -95,6 +95,24 @@ static inline int llr_token_scan(const char *line, size_t len, size_t *pos, cons
  * held before (the params/ read by the caller). */
 int llr_state_write(llr_tensor_writer *w, const llr_train_state *ts, const float *cur, size_t n, llr_err *err);
 int llr_state_read(llr_tensor_reader *r, const char *path, const char *name, float *cur, size_t n, llr_train_state *ts, llr_err *err);
+/* What follows a model's params/ in r (more: the current member is
+ * `name`; 0: the file has ended): without tsp, skipped to the end; with
+ * it, read into a new *tsp by llr_state_read when there is any. */
+int llr_state_tail(llr_tensor_reader *r, const char *path, const char *name, int more, float *cur, size_t n,
+                   llr_train_state **tsp, llr_err *err);
+/* Write m to the model file path: the meta build_meta fills, then the
+ * members write_model puts (aborted on failure).  The savers of
+ * lib/lm/encdec_model.c and senc_model.c. */
+int llr_model_file_save(const char *path, const void *m, int (*build_meta)(const void *m, llr_meta *meta),
+                        int (*write_model)(llr_tensor_writer *w, const void *m, const llr_train_state *ts, llr_err *err),
+                        const llr_train_state *ts, llr_err *err);
+/* Open the model file path (NULL: stdin), give a zeroed m of size bytes
+ * to load, and hand it to *out; on failure free_fn(m) and *tsp (when
+ * asked for) are undone.  The loaders of lib/lm/encdec_model.c and
+ * senc_model.c. */
+int llr_model_file_load(const char *path, size_t size,
+                        int (*load)(llr_tensor_reader *r, const char *path, void *m, llr_train_state **tsp, llr_err *err),
+                        void (*free_fn)(void *), void **out, llr_train_state **tsp, llr_err *err);
 
 /* lib/features/extract.c: what its ORTH: rules see of a code point. */
 #define LLR_CP_UPPER 1

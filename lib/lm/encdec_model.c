@@ -175,25 +175,19 @@ static int write_model(llr_tensor_writer *w, const llr_encdec_model *m, const ll
 	return llr_state_write(w, ts, cur, n, err);
 }
 
+static int build_meta_any(const void *m, llr_meta *meta)
+{
+	return build_meta(m, meta);
+}
+
+static int write_any(llr_tensor_writer *w, const void *m, const llr_train_state *ts, llr_err *err)
+{
+	return write_model(w, m, ts, err);
+}
+
 int llr_encdec_model_save(const char *path, const llr_encdec_model *m, const llr_train_state *ts, llr_err *err)
 {
-	llr_meta *meta = llr_meta_new();
-	if (!meta)
-		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
-	int rc = build_meta(m, meta);
-	if (rc < 0) {
-		llr_meta_free(meta);
-		return llr_err_set(err, rc, "%s: cannot build the meta member (%s)", path, llr_strerror(rc));
-	}
-	llr_tensor_writer *w = llr_tw_open(path, "model", meta, err);
-	llr_meta_free(meta);
-	if (!w)
-		return llr_err_code(err, LLR_EIO);
-	if ((rc = write_model(w, m, ts, err)) < 0) {
-		llr_tw_abort(w);
-		return rc;
-	}
-	return llr_tw_close(w, err);
+	return llr_model_file_save(path, m, build_meta_any, write_any, ts, err);
 }
 
 /* ------------------------------------------------------------- loading */
@@ -274,45 +268,23 @@ static int load(llr_tensor_reader *r, const char *path, llr_encdec_model *m, llr
 	int more = 0;
 	if ((rc = read_params(r, path, m->net, &name, &more, err)) < 0)
 		return rc;
-	if (!tsp) {
-		while (more && (rc = llr_tr_next(r, &name, err)) > 0)
-			;
-		return rc < 0 ? rc : LLR_OK;
-	}
-	if (!more)
-		return LLR_OK;
-	llr_train_state *ts = llr_calloc(1, sizeof *ts);
-	if (!ts)
-		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
-	ts->best_valid = ts->last_valid = INFINITY;
-	*tsp = ts;
-	return llr_state_read(r, path, name, cur, n, ts, err);
+	return llr_state_tail(r, path, name, more, cur, n, tsp, err);
+}
+
+static int load_any(llr_tensor_reader *r, const char *path, void *m, llr_train_state **tsp, llr_err *err)
+{
+	return load(r, path, m, tsp, err);
+}
+
+static void free_any(void *m)
+{
+	llr_encdec_model_free(m);
 }
 
 int llr_encdec_model_load(const char *path, llr_encdec_model **out, llr_train_state **tsp, llr_err *err)
 {
-	*out = NULL;
-	if (tsp)
-		*tsp = NULL;
-	const char *name = path ? path : "<stdin>";
-	llr_tensor_reader *r = llr_tr_open(path, "model", err);
-	if (!r)
-		return llr_err_code(err, LLR_EIO);
-	llr_encdec_model *m = llr_calloc(1, sizeof *m);
-	if (!m) {
-		llr_tr_close(r);
-		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", name);
-	}
-	int rc = load(r, name, m, tsp, err);
-	llr_tr_close(r);
-	if (rc < 0) {
-		llr_encdec_model_free(m);
-		if (tsp) {
-			llr_train_state_free(*tsp);
-			*tsp = NULL;
-		}
-		return rc;
-	}
+	void *m = NULL;
+	int rc = llr_model_file_load(path, sizeof **out, load_any, free_any, &m, tsp, err);
 	*out = m;
-	return LLR_OK;
+	return rc;
 }

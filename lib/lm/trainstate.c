@@ -4,8 +4,9 @@
  * state/rng, the optimiser's buffers in state/optim/<name>, and the
  * current weights in state/weights when the file's params/ hold the best
  * ones.  Shared by every model family's files (lib/lm/model.c,
- * lib/lm/encdec_model.c); the weights are a flat array of n floats, in the
- * family's own order.
+ * lib/lm/encdec_model.c, senc_model.c); the weights are a flat array of n
+ * floats, in the family's own order.  Also the frames those two
+ * families' savers and loaders share (llr_model_file_save, _load).
  */
 #include <errno.h>
 #include <math.h>
@@ -259,4 +260,76 @@ int llr_state_read(llr_tensor_reader *r, const char *path, const char *name, flo
 	if (ts->optim && have_optim != llr_optim_n_state(ts->optim))
 		return bad(path, LLR_EFORMAT, "state/optim", "missing optimiser buffers", err);
 	return LLR_OK;
+}
+
+int llr_state_tail(llr_tensor_reader *r, const char *path, const char *name, int more, float *cur, size_t n,
+                   llr_train_state **tsp, llr_err *err)
+{
+	int rc = LLR_OK;
+	if (!tsp) {
+		while (more && (rc = llr_tr_next(r, &name, err)) > 0)
+			;
+		return rc < 0 ? rc : LLR_OK;
+	}
+	if (!more)
+		return LLR_OK;
+	llr_train_state *ts = llr_calloc(1, sizeof *ts);
+	if (!ts)
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	ts->best_valid = ts->last_valid = INFINITY;
+	*tsp = ts;
+	return llr_state_read(r, path, name, cur, n, ts, err);
+}
+
+int llr_model_file_load(const char *path, size_t size,
+                        int (*load)(llr_tensor_reader *r, const char *path, void *m, llr_train_state **tsp, llr_err *err),
+                        void (*free_fn)(void *), void **out, llr_train_state **tsp, llr_err *err)
+{
+	*out = NULL;
+	if (tsp)
+		*tsp = NULL;
+	const char *name = path ? path : "<stdin>";
+	llr_tensor_reader *r = llr_tr_open(path, "model", err);
+	if (!r)
+		return llr_err_code(err, LLR_EIO);
+	void *m = llr_calloc(1, size);
+	if (!m) {
+		llr_tr_close(r);
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", name);
+	}
+	int rc = load(r, name, m, tsp, err);
+	llr_tr_close(r);
+	if (rc < 0) {
+		free_fn(m);
+		if (tsp) {
+			llr_train_state_free(*tsp);
+			*tsp = NULL;
+		}
+		return rc;
+	}
+	*out = m;
+	return LLR_OK;
+}
+
+int llr_model_file_save(const char *path, const void *m, int (*build_meta)(const void *m, llr_meta *meta),
+                        int (*write_model)(llr_tensor_writer *w, const void *m, const llr_train_state *ts, llr_err *err),
+                        const llr_train_state *ts, llr_err *err)
+{
+	llr_meta *meta = llr_meta_new();
+	if (!meta)
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	int rc = build_meta(m, meta);
+	if (rc < 0) {
+		llr_meta_free(meta);
+		return llr_err_set(err, rc, "%s: cannot build the meta member (%s)", path, llr_strerror(rc));
+	}
+	llr_tensor_writer *w = llr_tw_open(path, "model", meta, err);
+	llr_meta_free(meta);
+	if (!w)
+		return llr_err_code(err, LLR_EIO);
+	if ((rc = write_model(w, m, ts, err)) < 0) {
+		llr_tw_abort(w);
+		return rc;
+	}
+	return llr_tw_close(w, err);
 }
