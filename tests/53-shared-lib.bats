@@ -9,18 +9,9 @@
 
 load test_helper
 
-TINY="--hidden 16 --embed 16 --layers 1 --threads 1 --epochs 1 -s 3"
 
 setup_file() {
-	local d="$BATS_FILE_TMPDIR"
-	ud_slice "$d"
-	featurize --top 50 --conllu "$UD/fr_sequoia-ud-train.conllu.gz" -l --ortho --suffix 2 -o "$d/f.fz" "$d/train.tok" 2>/dev/null
-	train -q $TINY -o "$d/ll.llrnn" "$d/f.fz"
-	vocab --min-count 2 "$d/train.tok" >"$d/cut.tsv"
-	featurize --vocab "$d/cut.tsv" --top 50 --ortho --suffix 2 --spelling 3 --signature-samples 20000 \
-		-o "$d/open.fz" "$d/train.tok" 2>/dev/null
-	train -q $TINY -o "$d/open.llrnn" "$d/open.fz"
-	train -q --ngram 3 -o "$d/lm.arpa" "$d/train.tok"
+	api_models "$BATS_FILE_TMPDIR"
 }
 
 setup() {

@@ -87,3 +87,19 @@ spell_ngram() {
 	} >sx/spell/meta
 	(cd sx/spell && tar --format=ustar -cf "$2" meta $(tar tf "$1" | sed -n 's|^spell/||p'))
 }
+
+# api_models DIR: the UD slice in DIR and the tiny models the model
+# interface's tests score (52-model-api, 53-shared-lib, 54-python): an
+# LL-RNN (ll.llrnn), an open-vocabulary LL-RNN (open.llrnn, over the
+# vocabulary cut.tsv) and a trigram ARPA model (lm.arpa).
+api_models() {
+	local d=$1 tiny="--hidden 16 --embed 16 --layers 1 --threads 1 --epochs 1 -s 3"
+	ud_slice "$d"
+	featurize --top 50 --conllu "$UD/fr_sequoia-ud-train.conllu.gz" -l --ortho --suffix 2 -o "$d/f.fz" "$d/train.tok" 2>/dev/null
+	train -q $tiny -o "$d/ll.llrnn" "$d/f.fz"
+	vocab --min-count 2 "$d/train.tok" >"$d/cut.tsv"
+	featurize --vocab "$d/cut.tsv" --top 50 --ortho --suffix 2 --spelling 3 --signature-samples 20000 \
+		-o "$d/open.fz" "$d/train.tok" 2>/dev/null
+	train -q $tiny -o "$d/open.llrnn" "$d/open.fz"
+	train -q --ngram 3 -o "$d/lm.arpa" "$d/train.tok"
+}
