@@ -14,16 +14,19 @@
 
 int main(int argc, char **argv)
 {
-	llr_model *m;
+	llr_model *m = NULL;
+	float *vec = NULL;
+	int status = 1;
 	llr_model_info info;
 	llr_err err = {0};
 	llr_blas_set_fixed_order(1); /* as score does: a vector's bits do not depend on its batch */
-	if (argc != 2 || llr_model_open(argv[1], NULL, &m, &err) != LLR_OK ||
-	    llr_model_embed(m, NULL, 0, NULL, NULL, &err) != LLR_OK)
-		return fprintf(stderr, "embed-sentence: %s\n", argc != 2 ? "usage: embed-sentence MODEL" : err.msg), 1;
+	if (argc != 2)
+		return fprintf(stderr, "usage: embed-sentence MODEL\n"), 2;
+	if (llr_model_open(argv[1], NULL, &m, &err) != LLR_OK || llr_model_embed(m, NULL, 0, NULL, NULL, &err) != LLR_OK)
+		goto out;
 	llr_model_describe(m, &info);
 	fprintf(stderr, "%s %d %s\n", info.family, info.dim, info.embedding);
-	float *vec = malloc((size_t)info.dim * sizeof *vec);
+	vec = malloc((size_t)info.dim * sizeof *vec);
 	char line[4096];
 	while (vec && fgets(line, sizeof line, stdin)) {
 		const char *w[256];
@@ -32,12 +35,16 @@ int main(int argc, char **argv)
 			w[n++] = t;
 		llr_sentence s = {w, n};
 		if (llr_model_embed(m, &s, 1, vec, NULL, &err) != LLR_OK)
-			return fprintf(stderr, "embed-sentence: %s\n", err.msg), 1;
+			goto out;
 		for (int j = 0; j < info.dim; j++)
 			printf(j ? "\t%.6g" : "%.6g", (double)vec[j]);
 		printf("\n");
 	}
+	status = 0;
+out: /* every path frees what it opened: the sanitizer build checks leaks */
+	if (status)
+		fprintf(stderr, "embed-sentence: %s\n", err.msg);
 	free(vec);
 	llr_model_close(m);
-	return 0;
+	return status;
 }

@@ -13,8 +13,9 @@
 
 int main(int argc, char **argv)
 {
-	llr_model *m;
-	llr_gen *g;
+	llr_model *m = NULL;
+	llr_gen *g = NULL;
+	int status = 1;
 	llr_gen_opts o;
 	llr_err err = {0};
 	llr_rng rng;
@@ -22,15 +23,15 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "usage: gen-sentence MODEL SEED N [WORD ...]\n"), 2;
 	llr_gen_opts_init(&o);
 	if (llr_model_open(argv[1], NULL, &m, &err) != LLR_OK || llr_gen_new(m, &o, &g, &err) != LLR_OK)
-		return fprintf(stderr, "gen-sentence: %s\n", err.msg), 1;
+		goto out;
 	llr_rng_seed(&rng, strtoull(argv[2], NULL, 10));
 	llr_sentence prefix = {(const char *const *)argv + 4, (size_t)argc - 4};
 	if (llr_gen_start(g, &prefix, &err) != LLR_OK)
-		return fprintf(stderr, "gen-sentence: %s\n", err.msg), 1;
+		goto out;
 	for (long left = atol(argv[3]); left > 0; left -= LLR_GEN_BATCH) {
 		size_t n = left < LLR_GEN_BATCH ? (size_t)left : LLR_GEN_BATCH;
 		if (llr_gen_sample(g, &rng, n, &err) != LLR_OK)
-			return fprintf(stderr, "gen-sentence: %s\n", err.msg), 1;
+			goto out;
 		for (size_t i = 0; i < n; i++) {
 			llr_gen_result r;
 			llr_gen_result_get(g, i, &r);
@@ -39,7 +40,11 @@ int main(int argc, char **argv)
 			printf("\t%.4f\n", r.logp_total);
 		}
 	}
+	status = 0;
+out: /* every path frees what it opened: the sanitizer build checks leaks */
+	if (status)
+		fprintf(stderr, "gen-sentence: %s\n", err.msg);
 	llr_gen_free(g);
 	llr_model_close(m);
-	return 0;
+	return status;
 }
