@@ -209,7 +209,9 @@ $(WORK)/logs.stamp: $(ROWS) $(wildcard $(REF_OUT) $(REF_OURS_ROWS))
 # in two settings, each trained with every seed of HEADLINE_SEEDS, all
 # stopped by the same rule (early stopping on valid, PATIENCE, at most
 # EPOCHS; MAXTIME only caps one invocation, and `make headline-resume`
-# continues until patience, so no row ends on max-time):
+# continues until patience, so no row ends on max-time; it also continues
+# a run a signal stopped, or a crash left at its last checkpoint, meta
+# stopped=running):
 #   paper  the replication: vocabulary = train+valid+test types, the
 #          treebank tags of all eight files, background = unigram over
 #          all three splits (the sweep's paper models; it uses test words)
@@ -262,7 +264,7 @@ $(RESULTS)/ud-french-headline.tsv: $(HL_OUTPUTS) $(SCRIPTS)/ud-headline $(SCRIPT
 # a signal interrupted (train saves on SIGINT and SIGTERM).
 headline-resume: $(HL_RUNS:%=headline-resume/%)
 headline-resume/%:
-	@f=$(HL)/$*.model; if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted)'; then \
+	@f=$(HL)/$*.model; if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted|running)'; then \
 		echo "resuming $$f"; \
 		$(BIN)/train --resume $$f --epochs $(EPOCHS) --patience $(PATIENCE) \
 			--threads $(THREADS) $(if $(MAXTIME),--max-time $(MAXTIME)) --progress 0 \

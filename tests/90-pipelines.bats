@@ -185,6 +185,21 @@ tiny_make() {
 	run tiny_make HEADLINE_M=5 HEADLINE_SEEDS=1 EPOCHS=2 headline-resume
 	assert_success
 	refute_output --partial resuming
+	# a run killed outright (a reset machine) leaves its last epoch's
+	# checkpoint, stopped=running: that is continued too
+	m="$W/headline/clean/rnn-s1.model"
+	cp "$m" before.model
+	train --resume "$m" --epochs 1000000 --patience 1000000 --progress 0 "$W/headline/clean/rnn.fz" 2>/dev/null &
+	pid=$!
+	for _ in $(seq 600); do cmp -s "$m" before.model || break; sleep 0.05; done
+	kill -9 "$pid"
+	wait "$pid" || true
+	run tar -xOf "$m" meta
+	assert_line 'stopped=running'
+	run tiny_make HEADLINE_M=5 HEADLINE_SEEDS=1 EPOCHS=2 headline-resume
+	assert_success
+	assert_line "resuming $m"
+	[ "$(grep -c '^resuming' <<<"$output")" -eq 1 ]
 }
 
 @test "ud-french.mk: a missing UD file stops the pipeline" {
