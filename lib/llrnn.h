@@ -109,7 +109,7 @@ enum { LLR_OOV_UNK = 0,      /* as <unk> */
 
 /* The operations of llr_model_info.ops, one bit each: scoring and
  * embedding in the low byte, generation (llr_gen_*, below) from bit 8. */
-enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, LLR_MODEL_EMBED = 8,
+enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, LLR_MODEL_EMBED = 8, LLR_MODEL_PREDICT = 16,
        LLR_MODEL_GEN = 1 << 8, LLR_MODEL_BEAM = 1 << 9, LLR_MODEL_GEN_FEATURES = 1 << 10, LLR_MODEL_GEN_SOURCE = 1 << 11 };
 
 /* What llr_model_describe tells; the strings are the model's (valid
@@ -186,6 +186,25 @@ int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sente
  * LLR_EINVAL for a family without the operation or a model that cannot
  * (B = 0 checks only that). */
 int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
+/* One call of llr_model_predict's callback: an example predicted, or
+ * (gold and pred NULL) the end of a task's examples. */
+typedef struct llr_prediction {
+	int task;                /* an LLR_TASK_* bit */
+	const char *name;        /* its name as disc-pairs writes it: ORDER, NEXT, CONJ */
+	const char *gold, *pred; /* the labels as disc-pairs writes them */
+	size_t n, correct;       /* the task's examples so far, and those right */
+	size_t done, total;      /* the examples of the file predicted so far, of */
+} llr_prediction;
+/* Predict the labels of the disc-pairs examples in path ("-": stdin) of
+ * the tasks of the LLR_TASK_* mask tasks (score --task: a sentence
+ * encoder's heads), batch examples at a time: each is called for every
+ * example, a task's in the file's order, the tasks in the order ORDER,
+ * NEXT, CONJ, and once at each task's end (also for a task without
+ * examples).  A nonzero return of each stops and is returned.  LLR_EINVAL
+ * for a family without the operation or a mask the model has no head
+ * for; the file's errors as llr_disc_set_read's. */
+int llr_model_predict(llr_model *m, unsigned tasks, const char *path, size_t batch,
+                      int (*each)(void *ctx, const llr_prediction *p), void *ctx, llr_err *err);
 /* The LLR_MODEL_* operations of the family of the model file at path,
  * told from its head alone (without loading it: what a tool asks to
  * choose its mode before it parses that mode's options); 0 when it

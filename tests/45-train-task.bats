@@ -426,7 +426,7 @@ PY
 	score -q --embed --tensor -m lm.bin -o v.llt q.tok
 	tar -xOf v.llt meta | grep -q '^encoder=lm-input-mean$'
 	# --task needs a sentence encoder; a model of character input has no word table
-	run_err 1 "lm.bin: a model of family lm, not a sentence encoder" score --task all -m lm.bin "$d/valid.tsv"
+	run_err 1 "^score: lm.bin: LSTM language models have no --task$" score --task all -m lm.bin "$d/valid.tsv"
 	train -q --input chars --hidden 4 --layers 1 --epochs 1 -o ch.bin lm.fz
 	run_err 1 "ch.bin: --embed: an LL-RNN with character input has no table of word embeddings to average" score --embed -m ch.bin q.tok
 }

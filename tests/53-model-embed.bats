@@ -5,6 +5,8 @@
 # writes exactly score(1) --embed's vectors, unknown words included, for
 # a sentence encoder (train --task) and an LL-RNN (the mean of its
 # words' input embeddings); a family without the operation says so.
+# Likewise llr_model_predict (tests/api/predict-examples.c) predicts
+# score --task's labels.
 
 load test_helper
 bats_require_minimum_version 1.5.0
@@ -59,4 +61,29 @@ same_as_embed() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "embed-sentence: $D/lm.arpa: n-gram models have no --embed" ]
 	run_err 1 "^score: $D/lm.arpa: n-gram models have no --embed\$" score --embed -m "$D/lm.arpa" in.tok
+}
+
+@test "llr_model_predict: a sentence encoder's labels and accuracies, as score --task; other families say they have none" {
+	P="$TOP/build/tests/api/predict-examples"
+	tail -n 150 "$D/pairs.tsv" >ex.tsv
+	score --task all -m "$D/enc.bin" ex.tsv >want 2>want.err
+	"$P" "$D/enc.bin" 7 ex.tsv >got 2>got.err
+	cmp want got
+	[ "$(wc -l <got)" -eq 150 ]
+	# the accuracies score prints are the program's counts
+	for t in ORDER NEXT CONJ; do
+		read -r name n right < <(grep "^$t " got.err)
+		[ "$n" -gt 0 ]
+		want_line=$(grep ": $t: " want.err)
+		[ "$want_line" = "$(printf 'score: ex.tsv: %s: %d examples, accuracy %.2f%%' "$t" "$n" "$(awk -v r="$right" -v n="$n" 'BEGIN { print 100 * r / n }')")" ]
+	done
+	# one task: its lines only
+	"$P" "$D/enc.bin" 4 ex.tsv >conj 2>/dev/null
+	[ "$(cut -f 1 conj | sort -u)" = CONJ ]
+	run "$P" "$D/lm.arpa" 7 ex.tsv
+	[ "$status" -eq 1 ]
+	[ "$output" = "predict-examples: $D/lm.arpa: n-gram models have no --task" ]
+	run_err 1 "^score: $D/lm.arpa: n-gram models have no --task\$" score --task all -m "$D/lm.arpa" ex.tsv
+	run "$P" "$D/lm.bin" 1 ex.tsv
+	[ "$output" = "predict-examples: $D/lm.bin: LSTM language models have no --task" ]
 }

@@ -188,10 +188,10 @@ tiny_make() {
 	# a run killed outright (a reset machine) leaves its last epoch's
 	# checkpoint, stopped=running: that is continued too
 	m="$W/headline/clean/rnn-s1.model"
-	cp "$m" before.model
+	cp "$m" "$BATS_TEST_TMPDIR/before.model"
 	train --resume "$m" --epochs 1000000 --patience 1000000 --progress 0 "$W/headline/clean/rnn.fz" 2>/dev/null &
 	pid=$!
-	for _ in $(seq 600); do cmp -s "$m" before.model || break; sleep 0.05; done
+	for _ in $(seq 600); do cmp -s "$m" "$BATS_TEST_TMPDIR/before.model" || break; sleep 0.05; done
 	kill -9 "$pid"
 	wait "$pid" || true
 	run tar -xOf "$m" meta

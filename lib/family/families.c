@@ -105,7 +105,7 @@ void llr_model_close(llr_model *m)
 static unsigned ops_of(const llr_family *f)
 {
 	unsigned ops = LLR_MODEL_DESCRIBE | (f->score ? LLR_MODEL_SCORE : 0) | (f->score_pairs ? LLR_MODEL_SCORE_PAIRS : 0) |
-	               (f->embed ? LLR_MODEL_EMBED : 0);
+	               (f->embed ? LLR_MODEL_EMBED : 0) | (f->predict ? LLR_MODEL_PREDICT : 0);
 	if (f->gen)
 		ops |= LLR_MODEL_GEN | (f->gen->beam ? LLR_MODEL_BEAM : 0) | (f->gen->features ? LLR_MODEL_GEN_FEATURES : 0) |
 		       (f->gen->source ? LLR_MODEL_GEN_SOURCE : 0);
@@ -161,6 +161,14 @@ int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, u
 	if (!m->fam->embed)
 		return llr_err_set(err, LLR_EINVAL, "%s: %s have no --embed", m->path, m->fam->what);
 	return m->fam->embed(m, s, B, vec, oov, err);
+}
+
+int llr_model_predict(llr_model *m, unsigned tasks, const char *path, size_t batch,
+                      int (*each)(void *ctx, const llr_prediction *p), void *ctx, llr_err *err)
+{
+	if (!m->fam->predict)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s have no --task", m->path, m->fam->what);
+	return m->fam->predict(m, tasks, path, batch ? batch : 1, each, ctx, err);
 }
 
 int llr_model_set_threads(llr_model *m, int n, llr_err *err)

@@ -37,6 +37,9 @@ typedef struct llr_family {
 	                   unsigned char *oov, llr_err *err);
 	const char *no_pairs;
 	int (*embed)(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
+	/* Predict the labels of labelled examples (score --task). */
+	int (*predict)(llr_model *m, unsigned tasks, const char *path, size_t batch,
+	               int (*each)(void *ctx, const llr_prediction *p), void *ctx, llr_err *err);
 	/* Generation (llr_gen_*, lib/family/gen.h): the family's generation
 	 * operations, in lib/family/<name>/gen.c; NULL when it cannot
 	 * generate ("sentence encoders cannot generate"). */

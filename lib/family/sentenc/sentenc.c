@@ -3,10 +3,11 @@
  * llr_model (family.h): they embed sentences (llr_model_embed) rather
  * than score them.  A batch of sentences becomes one llr_senc_encode
  * call over their vocabulary ids, <unk>'s for a word outside the
- * vocabulary.  Predicting the labels of disc-pairs examples (score(1)
- * --task) still drives the model itself.
+ * vocabulary.  They predict the labels of disc-pairs examples with
+ * their task heads (llr_model_predict, score(1) --task: predict.c).
  */
 #include "family/family.h"
+#include "family/sentenc/predict.h"
 
 #include <stdlib.h>
 
@@ -87,14 +88,22 @@ static int sentenc_embed(llr_model *m, const llr_sentence *s, size_t B, float *v
 	return llr_senc_encode(e->s->enc, e->ids, e->off, B, vec, err);
 }
 
+static int sentenc_predict(llr_model *m, unsigned tasks, const char *path, size_t batch,
+                           int (*each)(void *ctx, const llr_prediction *p), void *ctx, llr_err *err)
+{
+	sentenc *e = m->state;
+	return llr_sentenc_predict(e->s, m->path, tasks, path, batch, each, ctx, err);
+}
+
 const llr_family llr_family_sentenc = {
 	.name = "sentenc",
 	.what = "sentence encoders",
-	.instead = "they embed sentences: llr_model_embed, score --embed; score --task predicts with them",
+	.instead = "they embed sentences and predict labels: llr_model_embed, llr_model_predict, score --embed, score --task",
 	.family_key = "sentenc",
 	.open = sentenc_open,
 	.close = sentenc_close,
 	.describe = sentenc_describe,
 	.meta = sentenc_meta,
 	.embed = sentenc_embed,
+	.predict = sentenc_predict,
 };
