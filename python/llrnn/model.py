@@ -50,7 +50,7 @@ oov        how a word outside the vocabulary is scored: "unk" (as <unk>),
            LL-RNN's own row of the word's features), "zero" (an n-gram
            without <unk>: log p 0, the context cut, as SRILM)
 operations the model's operations, a tuple of "describe", "score",
-           "score_pairs", "embed", "gen", "beam", "gen_features",
+           "score_pairs", "embed", "predict", "gen", "beam", "gen_features",
            "gen_source" (llr_model_info.ops)
 """
 
