@@ -1468,7 +1468,8 @@ void llr_train_state_free(llr_train_state *s);
  * the validation loss, early stopping, a checkpoint at every epoch end
  * and on a signal, --resume from the training state, the sums of a
  * data-parallel run and the progress of it all as events.  A family
- * provides a job (llr_rnnlm_train_job, llr_encdec_train_job): its batches,
+ * provides a job (llr_rnnlm_train_job, llr_encdec_train_job,
+ * llr_senc_train_job): its batches,
  * one gradient, one update, validation and saving.  The driver never
  * prints: the program formats the events. */
 
@@ -1574,7 +1575,7 @@ typedef struct llr_train_opts {
 } llr_train_opts;
 
 typedef struct llr_train_result {
-	const char *stop; /* "epochs", "patience", "converged", "max-time", "max-tokens", "interrupted" */
+	const char *stop; /* "epochs", "patience", "converged", "max-time", "max-tokens", "interrupted" (every family's) */
 	int signal;       /* the signal that interrupted the run, else 0 */
 } llr_train_result;
 
@@ -2035,6 +2036,33 @@ typedef struct llr_disc_batch_buf {
  * LLR_OK or LLR_ENOMEM. */
 int llr_disc_set_batch(const llr_disc_set *d, int t, const size_t *idx, size_t n, llr_disc_batch_buf *b, llr_senc_batch *out);
 void llr_disc_batch_buf_free(llr_disc_batch_buf *b);
+
+/* Training a sentence encoder on such examples (train --task;
+ * lib/family/sentenc/train.c). */
+typedef struct llr_senc_train_cfg {
+	int batch;                /* examples of one task a batch */
+	int64_t task_cap;         /* examples of a task an epoch, 0: all */
+	int tasks;                /* LLR_TASK_* trained (each with examples in train) */
+	int dropout;              /* masks from the training state's generator (either kind) */
+	int next_batch_negatives; /* llr_senc_batch's, one process only */
+} llr_senc_train_cfg;
+/* A job for llr_train_run (freed with llr_train_job_free): m's encoder
+ * trained on train (this rank's shard of it under comm, m->conj and
+ * m->n_conj its classes), validated on valid (rank 0's; NULL: none).
+ * An epoch shuffles each task's examples, keeps task_cap of them, cuts
+ * them into batches and shuffles the batches of all tasks together;
+ * every rank trains on its share of each batch.  The validation number
+ * is the mean over the tasks of 100 minus the accuracy (the driver's
+ * error-rate rule); the file keeps the best epoch's accuracies in its
+ * meta (valid_<task>_acc) and the epochs done (epochs_trained).
+ * LLR_EINVAL when the ranks read train differently, or valid has no
+ * example of the tasks. */
+int llr_senc_train_job(llr_senc_model *m, const llr_disc_set *train, const llr_disc_set *valid, const llr_senc_train_cfg *cfg,
+                       const llr_train_comm *comm, llr_train_job **out, llr_err *err);
+/* The job's last validation: each task's mean loss and accuracy in
+ * percent (NaN for a task not validated).  LLR_EINVAL for a job of
+ * another family. */
+int llr_senc_train_valid(const llr_train_job *job, double loss[3], double acc[3]);
 
 /* -------------------------------------------------------------- sampling */
 

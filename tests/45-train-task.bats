@@ -168,6 +168,37 @@ scores_as_validated() {
 	cmp again.bin full.bin
 }
 
+@test "train --task: the training driver's cuts, --resume inside an epoch, --log" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR"
+	local A="--task all --encoder gru --features $d/brown.fz --hidden 8 --embed 8 --threads 1 --valid $d/valid.tsv --epochs 2"
+	train -q $A -o full.bin "$d/train.tsv"
+	# --max-tokens cuts the first epoch after a batch; the model says so
+	run --separate-stderr train $A --max-tokens 30000 --log part.log -o part.bin "$d/train.tsv"
+	assert_success
+	[[ "$stderr" == *"--max-tokens reached in epoch 1 (batch "*" of 39); saved part.bin"* ]] || { echo "$stderr"; false; }
+	tar -xOf part.bin meta | grep -qx 'stopped=max-tokens'
+	tar -xOf part.bin meta | grep -qx 'epochs_done=0'
+	# resumed there, the run ends with the weights, state and meta of an
+	# uninterrupted one (the meta's keys in another order: the accuracies
+	# came after the summary)
+	run --separate-stderr train --task all --resume part.bin --threads 1 --log part.log --valid "$d/valid.tsv" "$d/train.tsv"
+	assert_success
+	[[ "$stderr" == *"resuming at epoch 1"* ]] || { echo "$stderr"; false; }
+	for m in $(tar -tf full.bin); do
+		[ "$m" = meta ] && continue
+		cmp <(tar -xOf full.bin "$m") <(tar -xOf part.bin "$m")
+	done
+	cmp <(tar -xOf full.bin meta | sort) <(tar -xOf part.bin meta | sort)
+	tar -xOf part.bin meta | grep -qx 'stopped=epochs'
+	# the learning curve: the training loss per example, the validation error
+	[ "$(head -n 1 part.log)" = "$(printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr')" ]
+	[ "$(cut -f1,2 part.log | tail -n +2 | tr '\t\n' ' ,')" = "1 39,2 78," ]
+	local err
+	err=$(tar -xOf part.bin meta | sed -n 's/^valid_error=//p')
+	[ "$(tail -n 1 part.log | cut -f5)" = "$err" ] || { cat part.log; echo "valid_error=$err"; false; }
+}
+
 @test "train --task --resume: the meta keeps the model's optimiser, seed and eps; --eps replaces eps" {
 	local d="$BATS_FILE_TMPDIR"
 	cd "$BATS_TEST_TMPDIR"
@@ -207,8 +238,10 @@ scores_as_validated() {
 	[ "$(wc -l < v1)" -eq 5 ]
 }
 
-# The training tokens of train's last line on standard error, file $1.
-tokens_trained() { sed -n 's/.* after epoch [0-9]*: \([0-9]*\) training tokens .*/\1/p' "$1"; }
+# The training tokens of a run, file $1 its standard error: the line
+# --max-tokens prints (give a budget no run reaches, $NO_BUDGET).
+NO_BUDGET="--max-tokens 1000000000000"
+tokens_trained() { sed -n 's/.*max-tokens: \([0-9]*\) training tokens .*/\1/p' "$1"; }
 
 @test "train --task --next-negatives batch: NEXT against the batch's candidates, other weights; own by default; fixed by the model" {
 	cd "$BATS_TEST_TMPDIR"
@@ -222,7 +255,7 @@ tokens_trained() { sed -n 's/.* after epoch [0-9]*: \([0-9]*\) training tokens .
 	tar -xOf wide.bin meta | grep -qx 'next_negatives=batch'
 	weights_differ wide.bin own.bin
 	# the loss is the wider softmax's: 40 candidates a full batch, not 5
-	local lw=$(sed -n 's/.*epoch 1: train loss \([0-9.]*\).*/\1/p' wide.err) lo=$(sed -n 's/.*epoch 1: train loss \([0-9.]*\).*/\1/p' own.err)
+	local lw=$(sed -n 's/.*epoch 1 train \([0-9.]*\).*/\1/p' wide.err) lo=$(sed -n 's/.*epoch 1 train \([0-9.]*\).*/\1/p' own.err)
 	awk -v w="$lw" -v o="$lo" 'BEGIN { exit !(w > o + 1) }' || { echo "batch $lw, own $lo"; false; }
 	# resumed: the model's choice, the same bytes as two epochs at once
 	train -q $A --epochs 2 --next-negatives batch -o wide2.bin "$d/train.tsv"
@@ -238,9 +271,9 @@ tokens_trained() { sed -n 's/.* after epoch [0-9]*: \([0-9]*\) training tokens .
 	cd "$BATS_TEST_TMPDIR"
 	local d="$BATS_FILE_TMPDIR"
 	local A="--task all --encoder cbow --features $d/brown.fz --hidden 8 --embed 8 --threads 1"
-	train $A --epochs 1 -o all.bin "$d/train.tsv" 2> all.err
+	train $A $NO_BUDGET --epochs 1 -o all.bin "$d/train.tsv" 2> all.err
 	# a cap above every task's count trains the same steps
-	train $A --epochs 1 --task-cap 100000 -o high.bin "$d/train.tsv" 2> high.err
+	train $A $NO_BUDGET --epochs 1 --task-cap 100000 -o high.bin "$d/train.tsv" 2> high.err
 	[ "$(tokens_trained high.err)" = "$(tokens_trained all.err)" ]
 	head -n 20 "$d/brown.tok" > twenty.tok
 	score --embed -m all.bin twenty.tok > all.vec
@@ -249,12 +282,12 @@ tokens_trained() { sed -n 's/.* after epoch [0-9]*: \([0-9]*\) training tokens .
 	tar -xOf all.bin meta | grep -qx 'task_cap=0'
 	tar -xOf high.bin meta | grep -qx 'task_cap=100000'
 	# a cap of 5: 15 examples an epoch, so far fewer tokens, and other weights
-	train $A --epochs 1 --task-cap 5 -o five.bin "$d/train.tsv" 2> five.err
+	train $A $NO_BUDGET --epochs 1 --task-cap 5 -o five.bin "$d/train.tsv" 2> five.err
 	local one=$(tokens_trained five.err) all=$(tokens_trained all.err)
 	[ "$one" -gt 0 ] && [ "$one" -lt $((all / 20)) ] || { echo "$one of $all"; false; }
 	weights_differ five.bin all.bin
 	# each epoch draws its own 5 of each task: two epochs are not twice the first
-	train $A --epochs 2 --task-cap 5 -o five2.bin "$d/train.tsv" 2> five2.err
+	train $A $NO_BUDGET --epochs 2 --task-cap 5 -o five2.bin "$d/train.tsv" 2> five2.err
 	[ "$(tokens_trained five2.err)" -ne $((2 * one)) ] || { cat five2.err; false; }
 	# resumed: the model's cap, and another one is a usage error
 	train -q $A --epochs 1 --task-cap 5 -o part.bin "$d/train.tsv"
@@ -308,13 +341,13 @@ tokens_trained() { sed -n 's/.* after epoch [0-9]*: \([0-9]*\) training tokens .
 		--patience 3 --epochs 30 --valid "$d/valid.tsv" -o es.bin "$d/train.tsv"
 	assert_success
 	[[ "$stderr" == *"train: $d/train.tsv: ORDER 1131, NEXT 28, CONJ 41 examples"* ]] || { echo "$stderr"; false; }
-	[[ "$stderr" == *"epoch 1: train loss "*", valid loss order "*" next "*" conj "* ]] || { echo "$stderr"; false; }
-	[[ "$stderr" == *"stopped (no improvement) after epoch "* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"epoch 1 train "*" valid "*"epoch 1 valid loss (accuracy): order "*" next "*" conj "* ]] || { echo "$stderr"; false; }
+	[[ "$stderr" == *"stopped (patience) after epoch "* ]] || { echo "$stderr"; false; }
 	# the model keeps the epoch of the best mean validation accuracy (not
 	# the lowest loss): its meta has that epoch's accuracies, and score
 	# --task finds the same on the validation pairs
 	local want
-	want=$(sed -n 's/^train: epoch \([0-9]*\): .*order [0-9.]* (\([0-9.]*\)%) next [0-9.]* (\([0-9.]*\)%) conj [0-9.]* (\([0-9.]*\)%).*/\1 \2 \3 \4/p' <<<"$stderr" |
+	want=$(sed -n 's/^train: epoch \([0-9]*\) valid loss (accuracy): order [0-9.]* (\([0-9.]*\)%) next [0-9.]* (\([0-9.]*\)%) conj [0-9.]* (\([0-9.]*\)%)$/\1 \2 \3 \4/p' <<<"$stderr" |
 		awk '{ m = ($2 + $3 + $4) / 3; if (NR == 1 || m > best + 1e-9) { best = m; o = $2; n = $3; c = $4 } } END { print o, n, c }')
 	[[ "$want" =~ ^[0-9.]+\ [0-9.]+\ [0-9.]+$ ]] || { echo "no epoch lines with three accuracies: $stderr"; false; }
 	local got
@@ -322,6 +355,15 @@ tokens_trained() { sed -n 's/.* after epoch [0-9]*: \([0-9]*\) training tokens .
 		END { printf "%.2f %.2f %.2f\n", o, n, c }')
 	[ "$got" = "$want" ] || { echo "meta: $got, best epoch by accuracy: $want"; echo "$stderr"; false; }
 	tar -xOf es.bin meta | grep -q '^valid_criterion=error$'
+	# the driver's summary, as for the language models: why it stopped, the
+	# best epoch and its mean error in points (not a log-perplexity)
+	tar -xOf es.bin meta | grep -qx 'stopped=patience'
+	local best
+	best=$(sed -n 's/^train: epoch \([0-9]*\) valid loss (accuracy): order [0-9.]* (\([0-9.]*\)%) next [0-9.]* (\([0-9.]*\)%) conj [0-9.]* (\([0-9.]*\)%)$/\1 \2 \3 \4/p' <<<"$stderr" |
+		awk '{ m = ($2 + $3 + $4) / 3; if (NR == 1 || m > b + 1e-9) { b = m; e = $1 } } END { printf "%d %.2f\n", e, 100 - b }')
+	got=$(tar -xOf es.bin meta | awk -F= '$1 == "best_epoch" { e = $2 } $1 == "valid_error" { v = $2 } END { printf "%d %.2f\n", e, v }')
+	[ "$got" = "$best" ] || { echo "meta: $got, from the epoch lines: $best"; false; }
+	! tar -xOf es.bin meta | grep -q '^valid_logppl=' || false
 	run --separate-stderr score --task order -m es.bin "$d/valid.tsv"
 	assert_success
 	[[ "$stderr" == *"ORDER: "*" examples, accuracy ${want%% *}%"* ]] || { echo "want ${want%% *}: $stderr"; false; }

@@ -232,6 +232,9 @@ typedef struct train_run_opts {
 	int quiet;
 	int progress;         /* --progress: off a terminal, a step line every n steps */
 	int64_t train_tokens; /* for the epoch 0 line */
+	/* A family's own line after each epoch's (NULL: none). */
+	void (*epoch_note)(void *ctx, const llr_train_event *ev);
+	void *note_ctx;
 } train_run_opts;
 void train_run(llr_train_job *job, llr_train_state *ts, llr_train_opts *o, const train_run_opts *r, train_dist *dist);
 

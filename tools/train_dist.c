@@ -13,16 +13,6 @@
 #include "cli.h"
 #include "llrnn.h"
 
-llr_rng *dist_dropout_rng(const train_dist *d, int dropout, llr_rng *shared, llr_rng *mine)
-{
-	if (!dropout)
-		return NULL;
-	if (!d->on)
-		return shared;
-	llr_rng_seed(mine, llr_rng_u64(shared) ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(d->rank + 1)));
-	return mine;
-}
-
 #ifdef LLR_HAVE_MPI
 #include <mpi.h>
 

@@ -58,12 +58,4 @@ int dist_same(const train_dist *d, uint64_t h);
 /* The bytes sent per rank in one step's reduction (for the log). */
 size_t dist_step_bytes(size_t n);
 
-/* The random state of one step's dropout masks: NULL without dropout;
- * one process: shared itself; distributed: *mine, seeded from one draw
- * of shared and the rank, so every rank makes its own masks while shared
- * (the checkpoint's) stays the same on all ranks.  Call it on every rank
- * at every step, even one whose share of the batch is empty. */
-struct llr_rng;
-struct llr_rng *dist_dropout_rng(const train_dist *d, int dropout, struct llr_rng *shared, struct llr_rng *mine);
-
 #endif

@@ -97,6 +97,8 @@ static void show(void *ctx, const llr_train_event *ev)
 	case LLR_TRAIN_EPOCH:
 		cli_progress_clear();
 		show_epoch(ev);
+		if (S->r->epoch_note)
+			S->r->epoch_note(S->r->note_ctx, ev);
 		break;
 	case LLR_TRAIN_CUT:
 		cli_progress_clear();

@@ -67,7 +67,11 @@ typedef struct llr_train_ops {
 	/* After each step and after each epoch's end (both may be NULL). */
 	int (*after_step)(void *job, const llr_train_state *ts, llr_err *err);
 	int (*epoch_done)(void *job, const llr_train_state *ts, llr_err *err);
-	/* The validation loss per predicted token; NaN when it is not finite. */
+	/* The epoch's mean training loss over its batches [0, ts->batch)
+	 * (NULL: ts->epoch_nll per ts->epoch_tok token). */
+	double (*train_loss)(void *job, const llr_train_state *ts);
+	/* The validation number to minimise (the loss per predicted token; a
+	 * job with error_rate set, an error rate); NaN when it is not finite. */
 	int (*evaluate)(void *job, double *loss, llr_err *err);
 	/* The weights (*n of them; n may be NULL) and, when grads is not
 	 * NULL, their gradient in *grads. */
@@ -78,13 +82,19 @@ typedef struct llr_train_ops {
 } llr_train_ops;
 
 /* The families' (lib/family/<name>/train.c). */
-extern const llr_train_ops llr_rnnlm_train_ops, llr_encdec_train_ops;
+extern const llr_train_ops llr_rnnlm_train_ops, llr_encdec_train_ops, llr_senc_train_ops;
 
 struct llr_train_job {
 	const llr_train_ops *ops;
 	void *state;          /* the family's */
 	llr_meta *meta;       /* the model's, where the summary goes */
 	int64_t train_tokens; /* tokens an epoch predicts (meta train_tokens) */
+	/* The validation number is an error rate in points (the discourse
+	 * encoders'; lib/train/schedule.c): no epoch 0, a best whenever it
+	 * drops, patience counting the epochs that do not beat the best by
+	 * min_impr, a constant rate; the meta's valid_error and train_loss
+	 * instead of valid_logppl and train_logppl.  0: a loss (the rest). */
+	int error_rate;
 };
 
 struct llr_model {

@@ -67,10 +67,11 @@ static int set_summary(driver *D)
 	rc |= llr_meta_setf(m, "epochs_done", "%lld", (long long)ts->epoch);
 	rc |= llr_meta_setf(m, "steps", "%lld", (long long)ts->step);
 	rc |= llr_meta_setf(m, "train_tokens", "%lld", (long long)D->job->train_tokens);
+	int err = D->job->error_rate;
 	if (isfinite(D->last_train))
-		rc |= llr_meta_setf(m, "train_logppl", "%.6f", D->last_train);
+		rc |= llr_meta_setf(m, err ? "train_loss" : "train_logppl", "%.6f", D->last_train);
 	if (isfinite(ts->best_valid)) {
-		rc |= llr_meta_setf(m, "valid_logppl", "%.6f", ts->best_valid);
+		rc |= llr_meta_setf(m, err ? "valid_error" : "valid_logppl", "%.6f", ts->best_valid);
 		rc |= llr_meta_setf(m, "best_epoch", "%lld", (long long)ts->best_epoch);
 	}
 	rc |= llr_meta_set(m, "stopped", D->stop ? D->stop : "running");
@@ -138,11 +139,12 @@ static int validate(driver *D, double *v, llr_err *err)
 }
 
 /* Before the first step of a fresh run with validation: the untrained
- * model's validation loss is epoch 0 of the log and the first best. */
+ * model's validation loss is epoch 0 of the log and the first best (not
+ * an error rate's: its first best is epoch 1's). */
 static int initial_valid(driver *D, llr_err *err)
 {
 	llr_train_state *ts = D->ts;
-	if (!D->o->has_valid || ts->epoch != 0 || ts->batch != 0 || isfinite(ts->best_valid))
+	if (!D->o->has_valid || D->job->error_rate || ts->epoch != 0 || ts->batch != 0 || isfinite(ts->best_valid))
 		return LLR_OK;
 	double v;
 	if (validate(D, &v, err) < 0)
@@ -162,6 +164,15 @@ static int initial_valid(driver *D, llr_err *err)
 static int time_up(const driver *D)
 {
 	return D->lim->max_time > 0 && now() - D->t0 >= D->lim->max_time;
+}
+
+/* The epoch's mean training loss so far. */
+static double epoch_loss(const driver *D)
+{
+	const llr_train_state *ts = D->ts;
+	if (D->ops->train_loss)
+		return D->ops->train_loss(D->st, ts);
+	return ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1);
 }
 
 /* One optimiser step on batch k: this rank's gradient, summed over the
@@ -219,7 +230,7 @@ static void progress(driver *D, size_t k, double t)
 	    .kind = LLR_TRAIN_STEP,
 	    .batch = k + 1,
 	    .nbatches = nb,
-	    .loss = ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1),
+	    .loss = epoch_loss(D),
 	    .tok_s = el > 0 ? (double)(ts->epoch_tok - D->ep_tok0) / el : 0,
 	    .eta = eta,
 	    .run_eta = run,
@@ -281,7 +292,7 @@ static const char *stop_reason(const driver *D, int limits)
 static int end_epoch(driver *D, const llr_rng *r, llr_err *err)
 {
 	llr_train_state *ts = D->ts;
-	double train = ts->epoch_nll / (double)(ts->epoch_tok ? ts->epoch_tok : 1);
+	double train = epoch_loss(D);
 	double el = now() - D->ep_t0;
 	int64_t ep_tok = ts->epoch_tok - D->ep_tok0;
 	ts->epoch++;
@@ -298,7 +309,11 @@ static int end_epoch(driver *D, const llr_rng *r, llr_err *err)
 			return llr_err_code(err, LLR_EIO);
 		if (!isfinite(v))
 			return diverged(D, "the validation loss is not finite", err);
-		llr_train_epoch_valid(ts, D->lim, v, D->ops->params(D->st, NULL, NULL), D->best, D->n, &D->best_current);
+		float *w = D->ops->params(D->st, NULL, NULL);
+		if (D->job->error_rate)
+			llr_train_epoch_error(ts, D->lim, v, w, D->best, D->n, &D->best_current);
+		else
+			llr_train_epoch_valid(ts, D->lim, v, w, D->best, D->n, &D->best_current);
 	} else {
 		D->best_current = 1; /* the last weights are the ones kept */
 	}

@@ -3,7 +3,8 @@
  * epoch with the validation loss: keep the best weights, count the
  * epochs without one (patience), and change the learning rate: the decay
  * schedule (restore the best weights, multiply the rate) for any
- * optimiser, else SGD's RNNLM halving.  Its state is the training
+ * optimiser, else SGD's RNNLM halving; for an error rate (the discourse
+ * encoders') a best is any drop and the rate stays.  Its state is the training
  * state's (bad_epochs, decays, stalls, halving, converged, lr), so a
  * resumed run goes on exactly.  Also the limits in a model's meta.  The
  * spec is train(1), --lr-decay and --optim.
@@ -132,4 +133,17 @@ void llr_train_epoch_valid(llr_train_state *ts, const llr_train_limits *l, doubl
 		decay_schedule(ts, l, gain, w, best, n, best_current);
 	else if (llr_optim_cfg(ts->optim)->kind == LLR_OPT_SGD)
 		rnnlm_schedule(ts, l->min_impr, v, w, best, n, best_current);
+}
+
+void llr_train_epoch_error(llr_train_state *ts, const llr_train_limits *l, double v, const float *w, float *best, size_t n,
+                           int *best_current)
+{
+	int improved = v < ts->best_valid - l->min_impr;
+	if (v < ts->best_valid) {
+		ts->best_valid = v;
+		ts->best_epoch = ts->epoch;
+		memcpy(best, w, n * sizeof(float));
+		*best_current = 1;
+	}
+	ts->bad_epochs = improved ? 0 : ts->bad_epochs + 1;
 }

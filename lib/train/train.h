@@ -15,5 +15,10 @@
  * best into the weights w (n floats; *best_current then 1, as after a new
  * best) and change ts->lr and the optimiser's rate. */
 void llr_train_epoch_valid(llr_train_state *ts, const llr_train_limits *l, double v, float *w, float *best, size_t n, int *best_current);
+/* The same for an error rate v (llr_train_job.error_rate): any drop is
+ * a new best, copied to best, but only a drop by more than min_impr
+ * resets ts->bad_epochs; the rate never changes. */
+void llr_train_epoch_error(llr_train_state *ts, const llr_train_limits *l, double v, const float *w, float *best, size_t n,
+                           int *best_current);
 
 #endif

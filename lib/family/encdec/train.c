@@ -168,20 +168,6 @@ static int ed_plan(void *job, llr_rng *r, size_t *nbatches, llr_err *err)
 	return LLR_OK;
 }
 
-/* The dropout masks' generator of a step: in one process the training
- * state's; distributed, one seeded from a draw of it and the rank, so
- * every rank makes its own masks while the state's stays the same on all
- * ranks (every rank draws, even one without a share of the batch). */
-static llr_rng *dropout_rng(const edjob *J, llr_train_state *ts, llr_rng *mine)
-{
-	if (!J->cfg.dropout)
-		return NULL;
-	if (!J->comm || !J->comm->on)
-		return &ts->rng;
-	llr_rng_seed(mine, llr_rng_u64(&ts->rng) ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(J->comm->rank + 1)));
-	return mine;
-}
-
 /* The gradient of this rank's share of batch k, from zero. */
 static int ed_grad(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, llr_err *err)
 {
@@ -196,7 +182,7 @@ static int ed_grad(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, 
 		idx = J->share;
 		nb = mine;
 	}
-	llr_rng mine_rng, *rng = dropout_rng(J, ts, &mine_rng);
+	llr_rng mine_rng, *rng = llr_comm_dropout_rng(J->comm, J->cfg.dropout, &ts->rng, &mine_rng);
 	if (nb == 0)
 		return LLR_OK; /* fewer pairs in the batch than ranks */
 	llr_encdec_batch bt;

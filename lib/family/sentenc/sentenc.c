@@ -106,4 +106,5 @@ const llr_family llr_family_sentenc = {
 	.meta = sentenc_meta,
 	.embed = sentenc_embed,
 	.predict = sentenc_predict,
+	.train = &llr_senc_train_ops,
 };
