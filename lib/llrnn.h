@@ -1830,8 +1830,14 @@ void llr_senc_model_free(llr_senc_model *m);
 /* Write atomically: params/ are ts->best when given, else the weights;
  * with ts the state/ members too (as llr_rnnlm_save). */
 int llr_senc_model_save(const char *path, const llr_senc_model *m, const llr_train_state *ts, llr_err *err);
+/* A model to train over the lexicon of the features stream at features
+ * (featurize's; messages name it), with the built-in CONJ classes, an
+ * empty meta and no encoder yet (llr_senc_train_init); free with
+ * llr_senc_model_free. */
+int llr_senc_model_new(const char *features, llr_senc_model **out, llr_err *err);
 /* Load (LLR_EKIND for a model of another family); with tsp the training
- * state too (*tsp NULL when the file has none). */
+ * state too (*tsp NULL when the file has none; a file written when the
+ * validation loss decided has its best as the best epoch's error). */
 int llr_senc_model_load(const char *path, llr_senc_model **out, llr_train_state **tsp, llr_err *err);
 
 /* ------------------------------------------------ discourse examples */
@@ -2059,6 +2065,12 @@ typedef struct llr_senc_train_cfg {
  * example of the tasks. */
 int llr_senc_train_job(llr_senc_model *m, const llr_disc_set *train, const llr_disc_set *valid, const llr_senc_train_cfg *cfg,
                        const llr_train_comm *comm, llr_train_job **out, llr_err *err);
+/* A new model's encoder (configuration c; its n_conj is m's), its
+ * weights drawn from seed, and the training state *ts of a fresh run:
+ * the optimiser oc, the shuffles' and the dropout masks' generators
+ * seeded from seed + 1 and seed + 2.  The caller frees ts->optim. */
+int llr_senc_train_init(llr_senc_model *m, const llr_senc_config *c, uint64_t seed, const llr_optim_config *oc, llr_train_state *ts,
+                        llr_err *err);
 /* The job's last validation: each task's mean loss and accuracy in
  * percent (NaN for a task not validated).  LLR_EINVAL for a job of
  * another family. */

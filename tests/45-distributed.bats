@@ -153,8 +153,8 @@ max_diff() {
 	grep -q 'distributed: 2 ranks (rank 0 holds 601 of the 1200 examples)' two.err
 	# the same counts as one process: the ranks' tokens summed
 	[ "$(head -n 1 one.err)" = "$(head -n 1 two.err)" ]
-	grep -oE '(loss|order|next|conj) [0-9]+\.[0-9]+' one.err > one.loss
-	grep -oE '(loss|order|next|conj) [0-9]+\.[0-9]+' two.err > two.loss
+	grep -oE '(train|order|next|conj) [0-9]+\.[0-9]+' one.err > one.loss
+	grep -oE '(train|order|next|conj) [0-9]+\.[0-9]+' two.err > two.loss
 	[ "$(wc -l < one.loss)" -eq 4 ]
 	[ "$(wc -l < two.loss)" -eq 4 ]
 	d=$(max_diff one.loss two.loss)
@@ -166,7 +166,7 @@ max_diff() {
 	# every rank resumes from the file: a second epoch on two ranks, as one process's
 	$MPIRUN train --distributed --task all --resume two.bin --threads 1 --epochs 2 --valid va.tsv tr.tsv 2> resume.err
 	grep -q 'resuming at epoch 2' resume.err
-	[ "$(grep -c '^train: epoch 2:' resume.err)" -eq 1 ] # rank 0 alone prints
+	[ "$(grep -c '^train: epoch 2 train ' resume.err)" -eq 1 ] # rank 0 alone prints
 	train -q $A --epochs 2 -o one2.bin tr.tsv
 	cut -f3 va.tsv | head -n 50 > s.txt
 	score --embed -m one2.bin s.txt > one.vec 2> /dev/null

@@ -199,6 +199,25 @@ scores_as_validated() {
 	[ "$(tail -n 1 part.log | cut -f5)" = "$err" ] || { cat part.log; echo "valid_error=$err"; false; }
 }
 
+@test "llr_senc_train_job: a program trains an encoder through the library's driver (tests/api/train-encoder.c)" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR" api="$TOP/build/tests/api/train-encoder"
+	[ -x "$api" ] || { echo "build/tests/api/train-encoder not built (make builds it)" >&2; false; }
+	run --separate-stderr "$api" "$d/brown.fz" "$d/train.tsv" "$d/valid.tsv" api.bin
+	assert_success
+	[ "${#lines[@]}" -eq 4 ] || { echo "$output"; false; }
+	assert_line --index 0 --regexp '^epoch 1 train [0-9.]+ valid [0-9.]+ best 1 [0-9.]+ [0-9.]+ [0-9.]+$'
+	assert_line --index 3 'stopped epochs'
+	tar -xOf api.bin meta | grep -qx 'stopped=epochs'
+	tar -xOf api.bin meta | grep -qx 'valid_criterion=error'
+	tar -xOf api.bin meta | grep -qx 'epochs_trained=3'
+	# the library's message for a features stream that is not one
+	run --separate-stderr "$api" "$d/train.tsv" "$d/train.tsv" "$d/valid.tsv" x.bin
+	assert_failure
+	[[ "$stderr" == "train-encoder: $d/train.tsv: "* ]] || { echo "$stderr"; false; }
+	[ ! -e x.bin ]
+}
+
 @test "train --task --resume: the meta keeps the model's optimiser, seed and eps; --eps replaces eps" {
 	local d="$BATS_FILE_TMPDIR"
 	cd "$BATS_TEST_TMPDIR"

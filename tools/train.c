@@ -42,7 +42,8 @@ static const char usage[] =
     "             [--task-cap n] [--next-negatives own|batch]\n"
     "             [--optim rmsprop|adam|sgd] [--lr x] [--eps x] [--clip x]\n"
     "             [--valid pairs] [--patience n] [--epochs n] [--max-time duration]\n"
-    "             [--max-tokens n] [--threads n] [--distributed] [pairs]\n"
+    "             [--max-tokens n] [--threads n] [--log file] [--progress n]\n"
+    "             [--distributed] [pairs]\n"
     "       train [--task order|next|conj|all] --resume encoder [the options above] [pairs]\n"
     "       train --version\n";
 

@@ -31,22 +31,6 @@ typedef struct dtrain {
 	llr_train_job *job;
 } dtrain;
 
-static llr_lexicon *read_lexicon(const char *path)
-{
-	llr_err e = {0};
-	llr_tensor_reader *r = llr_tr_open(path, "features", &e);
-	if (!r)
-		cli_die_err(&e);
-	llr_lexicon *lex = NULL;
-	if (llr_lexicon_read(r, &lex, &e) < 0) {
-		if (strncmp(e.msg, path, strlen(path)))
-			llr_err_prefix(&e, "%s", path);
-		cli_die_err(&e);
-	}
-	llr_tr_close(r);
-	return lex;
-}
-
 /* --next-negatives as the meta and the messages spell it. */
 static const char *negatives_name(const train_opts *o)
 {
@@ -70,20 +54,6 @@ static void set_meta(dtrain *T)
 		cli_oom();
 }
 
-/* A new model: the lexicon of --features and the built-in CONJ classes
- * (llr_disc_set_read adds the others the pairs name). */
-static void new_model(dtrain *T, const train_opts *o)
-{
-	if (!o->features)
-		cli_die("--task needs --features FILE, the featurize stream of the vocabulary");
-	T->m = ecalloc(1, sizeof *T->m);
-	T->m->lex = read_lexicon(o->features);
-	T->m->meta = llr_meta_new();
-	if (!T->m->meta)
-		cli_oom();
-	llr_disc_conj_builtin(T->m->conj, &T->m->n_conj);
-}
-
 /* --resume: the model with its encoder, CONJ classes and training state;
  * the options it fixes are checked against those given and taken from
  * it.  --features, when given, must be the model's lexicon. */
@@ -96,99 +66,65 @@ static void resume_model(dtrain *T, train_opts *o)
 	if (!ts)
 		cli_die("%s: no training state to resume from", o->resume);
 	const llr_meta *m = T->m->meta;
-	char buf[32];
+	char b[5][32];
+	snprintf(b[0], 32, "%d", o->embed);
+	snprintf(b[1], 32, "%d", o->hidden);
+	snprintf(b[2], 32, "%d", o->batch);
+	snprintf(b[3], 32, "%lld", o->task_cap);
+	snprintf(b[4], 32, "%llu", (unsigned long long)o->seed);
 	train_fixed_opt(o->set_encoder, "--encoder", m, "encoder", llr_senc_encoder_name(o->encoder));
-	snprintf(buf, sizeof buf, "%d", o->embed);
-	train_fixed_opt(o->set_embed, "--embed", m, "embed", buf);
-	snprintf(buf, sizeof buf, "%d", o->hidden);
-	train_fixed_opt(o->set_hidden, "--hidden", m, "hidden", buf);
-	snprintf(buf, sizeof buf, "%d", o->batch);
-	train_fixed_opt(o->set_batch, "--batch", m, "batch", buf);
-	snprintf(buf, sizeof buf, "%lld", o->task_cap);
-	train_fixed_opt(o->set_task_cap, "--task-cap", m, "task_cap", buf);
+	train_fixed_opt(o->set_embed, "--embed", m, "embed", b[0]);
+	train_fixed_opt(o->set_hidden, "--hidden", m, "hidden", b[1]);
+	train_fixed_opt(o->set_batch, "--batch", m, "batch", b[2]);
+	train_fixed_opt(o->set_task_cap, "--task-cap", m, "task_cap", b[3]);
 	train_fixed_opt(o->set_optim, "--optim", m, "optim", llr_optim_name(o->optim));
-	snprintf(buf, sizeof buf, "%llu", (unsigned long long)o->seed);
-	train_fixed_opt(o->set_seed, "-s", m, "seed", buf);
-	/* the model's seed, which its meta is written with again */
-	const char *seed = llr_meta_get(m, "seed");
+	train_fixed_opt(o->set_seed, "-s", m, "seed", b[4]);
+	const char *seed = llr_meta_get(m, "seed"); /* the meta is written with it again */
 	if (seed)
 		o->seed = strtoull(seed, NULL, 10);
 	const llr_senc_config *c = llr_senc_cfg(T->m->enc);
 	train_resume_prob(o->set_dropout, "--dropout", "dropout", &o->dropout, c->dropout);
 	train_resume_prob(o->set_word_dropout, "--word-dropout", "word_dropout", &o->word_dropout, c->word_dropout);
-	int tasks = (int)llr_meta_num(m, "tasks", 0);
-	if ((o->task & tasks) != tasks)
-		cli_usage_error(train_usage, "--task: the resumed model trains%s%s%s", tasks & 1 ? " order" : "",
-		                tasks & 2 ? " next" : "", tasks & 4 ? " conj" : "");
-	o->task = tasks;
-	o->encoder = llr_senc_encoder_parse(llr_meta_get(m, "encoder"));
+	if ((o->task & c->tasks) != c->tasks)
+		cli_usage_error(train_usage, "--task: the resumed model trains%s%s%s", c->tasks & 1 ? " order" : "", c->tasks & 2 ? " next" : "",
+		                c->tasks & 4 ? " conj" : "");
+	o->task = c->tasks;
+	o->encoder = c->encoder;
 	o->batch = (int)llr_meta_num(m, "batch", o->batch);
 	o->task_cap = (long long)llr_meta_num(m, "task_cap", 0); /* none before the option */
-	const char *neg = llr_meta_get(m, "next_negatives"); /* own before the option */
+	const char *neg = llr_meta_get(m, "next_negatives");     /* own before the option */
 	if (!neg)
 		neg = "own";
 	if (o->set_next_negatives && strcmp(neg, negatives_name(o)))
 		cli_usage_error(train_usage, "--next-negatives %s: the resumed model has next_negatives=%s", negatives_name(o), neg);
 	o->next_batch_negatives = !strcmp(neg, "batch");
-	if (o->features) {
-		llr_lexicon *lex = read_lexicon(o->features);
-		if (llr_lexicon_same(T->m->lex, lex, o->resume, o->features, &e) < 0)
-			cli_die("%s: not the vocabulary of %s: %s", o->features, o->resume, e.msg);
-		llr_lexicon_free(lex);
-	}
+	llr_senc_model *f = NULL;
+	if (o->features && llr_senc_model_new(o->features, &f, &e) < 0)
+		cli_die_err(&e);
+	if (f && llr_lexicon_same(T->m->lex, f->lex, o->resume, o->features, &e) < 0)
+		cli_die("%s: not the vocabulary of %s: %s", o->features, o->resume, e.msg);
+	llr_senc_model_free(f);
 	train_resume_limits(o, m, ts);
 	T->ts = *ts;
 	free(ts);
-	if (!llr_meta_get(m, "valid_criterion") && isfinite(T->ts.best_valid)) {
-		/* written when the criterion was the loss: its best epoch's error */
-		double err = 0;
-		int nt = 0;
-		for (int t = 0; t < 3; t++) {
-			char k[32];
-			snprintf(k, sizeof k, "valid_%s_acc", task_names[t]);
-			double acc = llr_meta_num(m, k, NAN);
-			if (isfinite(acc)) {
-				err += 100.0 - acc;
-				nt++;
-			}
-		}
-		T->ts.best_valid = nt ? err / nt : INFINITY;
-	}
 }
 
-/* The encoder of a new model, seeded; its optimiser and training state. */
-static void new_encoder(dtrain *T, const train_opts *o)
-{
-	llr_err e = {0};
-	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .n_conj = T->m->n_conj, .dropout = (float)o->dropout, .word_dropout = (float)o->word_dropout};
-	if (!(T->m->enc = llr_senc_new(&c, T->m->lex->psi ? T->m->lex->psi : T->m->lex->phi, &e)))
-		cli_die_err(&e);
-	llr_rng r;
-	llr_rng_seed(&r, o->seed);
-	llr_senc_init(T->m->enc, &r);
-	size_t n = llr_senc_n_params(T->m->enc);
-	llr_optim_config oc;
-	train_optim_config(&oc, o->optim, o->lr, o->eps);
-	if (!(T->ts.optim = llr_optim_new(&oc, n, &e)))
-		cli_die_err(&e);
-	T->ts.lr = oc.lr;
-	T->ts.best_valid = T->ts.last_valid = INFINITY;
-	llr_rng_seed(&T->ts.rng_epoch, o->seed + 1);
-	llr_rng_seed(&T->ts.rng, o->seed + 2);
-}
-
+/* The model (new, or --resume's), the pairs (rank 0 alone reads --valid)
+ * and a new model's encoder. */
 static void setup(dtrain *T, train_opts *o)
 {
+	llr_err e = {0};
 	if (o->resume)
 		resume_model(T, o);
-	else
-		new_model(T, o);
+	else if (!o->features)
+		cli_die("--task needs --features FILE, the featurize stream of the vocabulary");
+	else if (llr_senc_model_new(o->features, &T->m, &e) < 0)
+		cli_die_err(&e);
 	T->tr.conj = T->va.conj = T->m->conj;
 	T->tr.n_conj = T->m->n_conj;
 	T->tr.shard_rank = T->dist->rank;
 	T->tr.shard_size = T->dist->size;
 	/* a resumed model's CONJ classes are fixed: its head has their rows */
-	llr_err e = {0};
 	if (llr_disc_set_read(&T->tr, o->stream ? o->stream : "-", T->m->lex->vocab, T->m->lex->unk_id, o->task, !o->resume, &e) != LLR_OK)
 		cli_die_err(&e);
 	T->m->n_conj = T->va.n_conj = T->tr.n_conj;
@@ -198,15 +134,20 @@ static void setup(dtrain *T, train_opts *o)
 		if (!(T->va.task[0].n + T->va.task[1].n + T->va.task[2].n))
 			cli_die("%s: no validation examples of the tasks trained", o->valid);
 	}
-	T->tasks = 0;
 	for (int t = 0; t < 3; t++)
 		if ((o->task & (1 << t)) && T->tr.task[t].total)
 			T->tasks |= 1 << t;
 	if (!T->tasks || (o->resume && T->tasks != o->task))
 		cli_die("%s: no training examples of %s", o->stream ? o->stream : "<stdin>",
 		        o->resume ? "every task of the resumed model" : "the tasks asked for");
-	if (!o->resume)
-		new_encoder(T, o);
+	if (o->resume)
+		return;
+	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .dropout = (float)o->dropout,
+	                     .word_dropout = (float)o->word_dropout};
+	llr_optim_config oc;
+	train_optim_config(&oc, o->optim, o->lr, o->eps);
+	if (llr_senc_train_init(T->m, &c, o->seed, &oc, &T->ts, &e) < 0)
+		cli_die_err(&e);
 }
 
 /* The epoch's accuracies, after the driver's line. */

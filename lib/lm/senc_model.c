@@ -106,6 +106,28 @@ int llr_senc_model_save(const char *path, const llr_senc_model *m, const llr_tra
 	return llr_model_file_save(path, m, build_meta_any, write_any, ts, err);
 }
 
+int llr_senc_model_new(const char *features, llr_senc_model **out, llr_err *err)
+{
+	*out = NULL;
+	llr_senc_model *m = llr_calloc(1, sizeof *m);
+	if (!m || !(m->meta = llr_meta_new())) {
+		free(m);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
+	llr_tensor_reader *r = llr_tr_open(features, "features", err);
+	int rc = r ? llr_lexicon_read(r, &m->lex, err) : llr_err_code(err, LLR_EIO);
+	llr_tr_close(r);
+	if (rc < 0) {
+		llr_senc_model_free(m);
+		if (r && strncmp(err->msg, features, strlen(features)))
+			llr_err_prefix(err, "%s", features);
+		return rc;
+	}
+	llr_disc_conj_builtin(m->conj, &m->n_conj);
+	*out = m;
+	return LLR_OK;
+}
+
 /* ------------------------------------------------------------- loading */
 
 static int prefixed(llr_err *err, const char *path)
@@ -156,6 +178,27 @@ static int parse_conj(llr_senc_model *m, const char *path, const char *list, llr
 	}
 	m->n_conj = n;
 	return LLR_OK;
+}
+
+/* A file written when the validation loss decided (no valid_criterion
+ * in its meta): its best becomes the best epoch's error, the mean over
+ * the tasks of 100 minus the accuracies its meta kept, so a resumed run
+ * compares errors with an error. */
+static void old_criterion(const llr_meta *meta, llr_train_state *ts)
+{
+	static const char *const acc_key[3] = {"valid_order_acc", "valid_next_acc", "valid_conj_acc"};
+	if (llr_meta_get(meta, "valid_criterion") || !isfinite(ts->best_valid))
+		return;
+	double err = 0;
+	int nt = 0;
+	for (int t = 0; t < 3; t++) {
+		double acc;
+		if (llr_meta_get_f64(meta, acc_key[t], &acc, NULL) == LLR_OK && isfinite(acc)) {
+			err += 100.0 - acc;
+			nt++;
+		}
+	}
+	ts->best_valid = nt ? err / nt : INFINITY;
 }
 
 static int load(llr_tensor_reader *r, const char *path, llr_senc_model *m, llr_train_state **tsp, llr_err *err)
@@ -225,7 +268,10 @@ static int load(llr_tensor_reader *r, const char *path, llr_senc_model *m, llr_t
 	}
 	if ((rc = llr_tr_next(r, &name, err)) < 0)
 		return rc;
-	return llr_state_tail(r, path, name, rc > 0, cur, n, tsp, err);
+	if ((rc = llr_state_tail(r, path, name, rc > 0, cur, n, tsp, err)) < 0 || !tsp || !*tsp)
+		return rc;
+	old_criterion(m->meta, *tsp);
+	return LLR_OK;
 }
 
 static int load_any(llr_tensor_reader *r, const char *path, void *m, llr_train_state **tsp, llr_err *err)

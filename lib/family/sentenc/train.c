@@ -307,6 +307,8 @@ int llr_senc_train_job(llr_senc_model *m, const llr_disc_set *train, const llr_d
 	int64_t tokens = (int64_t)train->tokens; /* every shard's */
 	llr_comm_sum_i64(comm, &tokens, 1);
 	int rc = ranks_agree(J, err);
+	if (rc == LLR_OK && llr_meta_set(m->meta, "valid_criterion", "error") < 0) /* for the loader (llr_senc_model_load) */
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (rc == LLR_OK && valid && !(valid->task[0].n + valid->task[1].n + valid->task[2].n))
 		rc = llr_err_set(err, LLR_EINVAL, "no validation examples of the tasks trained");
 	if (rc < 0) {
@@ -322,6 +324,24 @@ int llr_senc_train_job(llr_senc_model *m, const llr_disc_set *train, const llr_d
 	job->train_tokens = tokens;
 	job->error_rate = 1;
 	*out = job;
+	return LLR_OK;
+}
+
+int llr_senc_train_init(llr_senc_model *m, const llr_senc_config *c, uint64_t seed, const llr_optim_config *oc, llr_train_state *ts,
+                        llr_err *err)
+{
+	llr_senc_config cc = *c;
+	cc.n_conj = m->n_conj;
+	if (!(m->enc = llr_senc_new(&cc, m->lex->psi ? m->lex->psi : m->lex->phi, err)))
+		return llr_err_code(err, LLR_EINVAL);
+	llr_rng r;
+	llr_rng_seed(&r, seed);
+	llr_senc_init(m->enc, &r);
+	*ts = (llr_train_state){.lr = oc->lr, .best_valid = INFINITY, .last_valid = INFINITY};
+	if (!(ts->optim = llr_optim_new(oc, llr_senc_n_params(m->enc), err)))
+		return llr_err_code(err, LLR_ENOMEM);
+	llr_rng_seed(&ts->rng_epoch, seed + 1);
+	llr_rng_seed(&ts->rng, seed + 2);
 	return LLR_OK;
 }
 
