@@ -199,6 +199,31 @@ scores_as_validated() {
 	[ "$(tail -n 1 part.log | cut -f5)" = "$err" ] || { cat part.log; echo "valid_error=$err"; false; }
 }
 
+@test "train --task: SIGINT saves and exits 130; --resume ends with the uninterrupted model" {
+	cd "$BATS_TEST_TMPDIR"
+	local d="$BATS_FILE_TMPDIR" i e n status=0
+	local A="--task all --encoder cbow --features $d/brown.fz --embed 8 --threads 1 --valid $d/valid.tsv --patience 100000"
+	# far too many epochs to end before the signal, whatever the load
+	train $A --epochs 100000 -o part.bin "$d/train.tsv" 2> err.txt &
+	local pid=$!
+	for i in $(seq 1200); do # the first epoch's checkpoint, within 60 s
+		[ -f part.bin ] && break
+		sleep 0.05
+	done
+	kill -INT $pid
+	wait $pid || status=$?
+	[ "$status" -eq 130 ] || { cat err.txt; false; }
+	grep -q '^train: interrupted: epoch [0-9]* batch [0-9]*: saved part.bin; continue with --resume part.bin' err.txt
+	tar -xOf part.bin meta | grep -qx 'stopped=interrupted'
+	e=$(tar -xOf part.bin state/info | sed -n 's/^epoch=//p')
+	n=$((e + 2))
+	train -q $A --epochs "$n" -o full.bin "$d/train.tsv"
+	run --separate-stderr train --task all --resume part.bin --threads 1 --valid "$d/valid.tsv" --epochs "$n" "$d/train.tsv"
+	assert_success
+	[[ "$stderr" == *"resuming at epoch $((e + 1))"* ]] || { echo "$stderr"; false; }
+	cmp full.bin part.bin
+}
+
 @test "llr_senc_train_job: a program trains an encoder through the library's driver (tests/api/train-encoder.c)" {
 	cd "$BATS_TEST_TMPDIR"
 	local d="$BATS_FILE_TMPDIR" api="$TOP/build/tests/api/train-encoder"

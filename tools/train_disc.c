@@ -1,15 +1,12 @@
 /*
  * train_disc.c - train's discourse sentence-encoder family (train --task):
- * an encoder (CBOW, GRU or BiGRU, lib/nn/sentenc.c) with bilinear heads
- * for ORDER, NEXT and CONJ, trained on disc-pairs output over the
- * vocabulary and input features of a featurize stream, jointly when
- * several tasks are given.  The optimisers, gradient clipping, validation
- * with early stopping, per-epoch checkpoints and seeds are the language
- * models' (llr_optim_*, llr_train_state, trainstate.c).  Under
- * --distributed each rank holds every N-th example of each task, every
- * rank plans the same batches, trains on its share of each and the
- * gradients are summed (train_dist.h); rank 0 validates and writes.
- * train(1) is the spec.
+ * the options the family adds or that a resumed model fixes, the new or
+ * resumed model (llr_senc_model_new, llr_senc_model_load), the pairs
+ * (rank 0 alone reads --valid), the meta of the options, and the lines on
+ * stderr beyond the driver's (the examples and encoder at the start, each
+ * task's validation accuracy after every epoch).  The training is the
+ * library's: the job of lib/family/sentenc/train.c on the one driver
+ * (train_run.c), distributed as train_dist.h says.  train(1) is the spec.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -16,7 +16,8 @@
  * dropout zeroes whole words' embeddings before the encoder (the same
  * words in both directions of the BiGRU), the others scaled by 1 / (1 -
  * p) as dropout scales.  Not here: reading pairs, batching, the
- * optimiser and model files (tools/train_disc.c, lib/lm/senc_model.c).
+ * optimiser and model files (lib/family/sentenc/train.c,
+ * lib/lm/senc_model.c).
  */
 #include <math.h>
 #include <stdlib.h>

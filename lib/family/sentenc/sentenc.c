@@ -4,7 +4,8 @@
  * than score them.  A batch of sentences becomes one llr_senc_encode
  * call over their vocabulary ids, <unk>'s for a word outside the
  * vocabulary.  They predict the labels of disc-pairs examples with
- * their task heads (llr_model_predict, score(1) --task: predict.c).
+ * their task heads (llr_model_predict, score(1) --task: predict.c);
+ * training is train.c's job for the driver of lib/train.
  */
 #include "family/family.h"
 #include "family/sentenc/predict.h"
