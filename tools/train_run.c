@@ -3,7 +3,8 @@
  * (llr_train_run): the SIGINT and SIGTERM handler whose flag the driver
  * polls, the driver's events as train(1)'s lines on stderr (the step
  * line, drawn in place on a terminal, else every --progress steps; the
- * epoch lines; the closing lines), and the exits: 128 + the signal after
+ * epoch lines, each followed by the family's own line when it has one;
+ * the closing lines), and the exits: 128 + the signal after
  * an interrupted run saved, 1 on an error.  CLI-only.
  */
 #include <math.h>
