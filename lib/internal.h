@@ -100,6 +100,12 @@ int llr_state_read(llr_tensor_reader *r, const char *path, const char *name, flo
  * it, read into a new *tsp by llr_state_read when there is any. */
 int llr_state_tail(llr_tensor_reader *r, const char *path, const char *name, int more, float *cur, size_t n,
                    llr_train_state **tsp, llr_err *err);
+/* A fresh training state for n weights, as train has always made one
+ * (rnnlm, encdec): from seed a seeder whose draws seed *init (the
+ * caller's weight initialisation), the epochs' shuffling and the dropout
+ * generator, in that order; the optimiser of kind with lr and eps where
+ * > 0, else its defaults; no validation yet.  NULL with err set. */
+llr_train_state *llr_train_state_fresh(uint64_t seed, int optim, double lr, double eps, size_t n, llr_rng *init, llr_err *err);
 /* Write m to the model file path: the meta build_meta fills, then the
  * members write_model puts (aborted on failure).  The savers of
  * lib/lm/encdec_model.c and senc_model.c. */

@@ -2324,6 +2324,67 @@ typedef struct llr_encdec_train_cfg {
 int llr_encdec_train_job(llr_encdec_model *m, const llr_encdec_pairs *train, const llr_encdec_pairs *valid,
                          const llr_encdec_train_cfg *cfg, const llr_train_comm *comm, llr_train_job **out, llr_err *err);
 
+/* Setting an encoder-decoder up for training (lib/family/encdec/
+ * setup.c; train(1), "Encoder-decoder").  A new model's choices: */
+typedef struct llr_encdec_setup {
+	int output;      /* LLR_OUT_LOGLINEAR (0: that) or LLR_OUT_SOFTMAX */
+	int attention;   /* LLR_ATT_* */
+	int prime;       /* a priming table from the training pairs (log-linear) */
+	int prime_iters; /* its llr_prime_table iters and k */
+	double prime_k;
+	int embed, hidden, enc_layers, attn_hidden;
+	double dropout;
+	int batch, max_len;
+	int optim;      /* LLR_OPT_* */
+	double lr, eps; /* > 0, else the optimiser's defaults */
+	uint64_t seed;
+} llr_encdec_setup;
+/* The fields a resumed model fixes (llr_encdec_resume's given), in the
+ * order of their index (the bit's position). */
+enum {
+	LLR_EDS_OUTPUT = 1 << 0,
+	LLR_EDS_ATTENTION = 1 << 1,
+	LLR_EDS_EMBED = 1 << 2,
+	LLR_EDS_HIDDEN = 1 << 3,
+	LLR_EDS_ENC_LAYERS = 1 << 4,
+	LLR_EDS_ATTN_HIDDEN = 1 << 5,
+	LLR_EDS_DROPOUT = 1 << 6,
+	LLR_EDS_BATCH = 1 << 7,
+	LLR_EDS_MAX_LEN = 1 << 8,
+	LLR_EDS_OPTIM = 1 << 9,
+	LLR_EDS_PRIME = 1 << 10,
+	LLR_EDS_SEED = 1 << 11,
+	LLR_EDS_NFIXED = 12
+};
+/* 1 when the features stream at path was made by featurize --source (it
+ * has a source side), else 0 (unreadable too). */
+int llr_encdec_stream_has_source(const char *path);
+/* The training stream at path (NULL: stdin, named name in messages): its
+ * lexicon *x, source *s (caller frees both) and pairs within max_len into
+ * p.  LLR_EFORMAT when it has no source side. */
+int llr_encdec_stream_read(const char *path, const char *name, int max_len, llr_lexicon **x, llr_source **s,
+                           llr_encdec_pairs *p, llr_err *err);
+/* A new model over x and s with the priming table (o->prime) estimated
+ * from the training pairs tp, its weights and training state *ts from
+ * o->seed, and the meta train --resume reads back (optim, lr, batch,
+ * max_len, seed).  The model owns x and s from then on; on failure they
+ * are still the caller's.  LLR_EINVAL for a primed softmax output. */
+int llr_encdec_fresh(const llr_encdec_setup *o, llr_lexicon *x, llr_source *s, const llr_encdec_pairs *tp,
+                     llr_encdec_model **m, llr_train_state **ts, llr_err *err);
+/* The model file path and its training state, to continue the run: the
+ * fields of o in the mask given (LLR_EDS_*) must be the model's, and o's
+ * batch, max_len and dropout become the model's.  A field that differs
+ * is LLR_EINVAL with its index (the bit's position) in *bad and the
+ * message "key=value" (the model's meta); otherwise *bad is -1. */
+int llr_encdec_resume(const char *path, llr_encdec_setup *o, unsigned given, llr_encdec_model **m, llr_train_state **ts,
+                      int *bad, llr_err *err);
+/* A resumed model m (named path) against the stream's x and s (named
+ * name) and training pairs tp: a primed model's table is estimated again
+ * from tp as the model's was, then both sides must be the model's
+ * (LLR_EFORMAT saying what differs).  x and s are freed in any case. */
+int llr_encdec_resume_sides(llr_encdec_model *m, const char *path, llr_lexicon *x, llr_source *s, const char *name,
+                            const llr_encdec_pairs *tp, llr_err *err);
+
 /* The priming table: t(x | s) from aligned source and target id
  * sequences (pairs k of src[soff[k] .. soff[k+1]) and tgt[toff[k] ..
  * toff[k+1]), the target's </s> included).  iters = 0: co-occurrence

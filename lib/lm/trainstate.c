@@ -6,7 +6,8 @@
  * ones.  Shared by every model family's files (lib/lm/model.c,
  * lib/lm/encdec_model.c, senc_model.c); the weights are a flat array of n
  * floats, in the family's own order.  Also the frames those two
- * families' savers and loaders share (llr_model_file_save, _load).
+ * families' savers and loaders share (llr_model_file_save, _load), and
+ * a fresh state for a new model (llr_train_state_fresh).
  */
 #include <errno.h>
 #include <math.h>
@@ -332,4 +333,31 @@ int llr_model_file_save(const char *path, const void *m, int (*build_meta)(const
 		return rc;
 	}
 	return llr_tw_close(w, err);
+}
+
+llr_train_state *llr_train_state_fresh(uint64_t seed, int optim, double lr, double eps, size_t n, llr_rng *init, llr_err *err)
+{
+	llr_train_state *ts = llr_calloc(1, sizeof *ts);
+	if (!ts) {
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	llr_rng seeder;
+	llr_rng_seed(&seeder, seed);
+	llr_rng_seed(init, llr_rng_u64(&seeder));
+	llr_rng_seed(&ts->rng_epoch, llr_rng_u64(&seeder));
+	llr_rng_seed(&ts->rng, llr_rng_u64(&seeder));
+	llr_optim_config oc;
+	llr_optim_defaults(&oc, optim);
+	if (lr > 0)
+		oc.lr = (float)lr;
+	if (eps > 0)
+		oc.eps = (float)eps;
+	if (!(ts->optim = llr_optim_new(&oc, n, err))) {
+		free(ts);
+		return NULL;
+	}
+	ts->lr = oc.lr;
+	ts->best_valid = ts->last_valid = INFINITY;
+	return ts;
 }
