@@ -1638,6 +1638,29 @@ typedef struct llr_lm_train_cfg {
 int llr_rnnlm_train_job(llr_rnnlm *m, const llr_lm_corpus *train, const llr_lm_corpus *valid, const llr_lm_train_cfg *cfg,
                         const llr_train_comm *comm, llr_train_job **out, llr_err *err);
 
+/* Setting an LSTM language model up for training (lib/family/rnnlm/
+ * setup.c, open.c; train(1)).  A new model's choices: */
+typedef struct llr_rnnlm_setup {
+	/* embed, hidden, layers, dropout, output (0: by the lexicon, softmax
+	 * when its phi and psi are one-hot, else log-linear), the input and
+	 * the tree or classes fields, as llr_rnnlm_new takes them */
+	llr_net_config net;
+	int init;       /* LLR_INIT_* */
+	int optim;      /* LLR_OPT_* */
+	double lr, eps; /* > 0, else the optimiser's defaults */
+	int batch, max_len;
+	double clip, min_impr; /* for the meta */
+	uint64_t seed;
+} llr_rnnlm_setup;
+/* A new model over x (llr_rnnlm_new: it owns x from then on; on failure
+ * x is still the caller's), its weights (o->init) and training state *ts
+ * from o->seed, and the meta train --resume reads back. */
+int llr_rnnlm_fresh(llr_lexicon *x, const llr_rnnlm_setup *o, llr_rnnlm **m, llr_train_state **ts, llr_err *err);
+/* A new model's tree or classes output from the counts of the training
+ * ids[0..n) (all < V; with comm, this rank's share: the counts are
+ * summed across the ranks); nothing for another output. */
+int llr_rnnlm_tree_init(llr_rnnlm *m, const int32_t *ids, size_t n, const llr_train_comm *comm, llr_err *err);
+
 /* Write m to path atomically (llr_tw_open: temporary file and rename):
  * meta (kind "model": m->meta's keys, the network configuration, the
  * lexicon's keys), the lexicon members, params/<name> for every tensor in
@@ -2743,11 +2766,48 @@ typedef struct llr_fit_opts {
 } llr_fit_opts;
 typedef struct llr_fit_report {
 	double before, after, grad_norm, targets;
+	int iters; /* the Adam steps taken */
 } llr_fit_report;
 int llr_open_fit_rows(const llr_open_rows *R, const int64_t *count, const llr_fit_opts *fo, double *beta,
                       llr_fit_report *rep, llr_err *err);
 /* The same over o's rows, beta written to the network's out/b. */
 int llr_open_fit_bias(llr_open *o, const int64_t *count, const llr_fit_opts *fo, llr_fit_report *rep, llr_err *err);
+
+/* Open-vocabulary training of an LL-RNN (lib/family/rnnlm/open.c;
+ * train(1), "Open vocabulary"): a stream whose lexicon has a spelling
+ * model and signature masses (featurize --spelling) trains the
+ * distribution score --open scores.  Its words outside the vocabulary come
+ * as signature ids V + s; the loss of such a word is -ln(lambda M(s)
+ * e^{a.phi_s} / Z) (llr_net_set_open), and its input the signature's row
+ * when psi is phi, else <unk>'s.  Validation scores a string outside V'
+ * by its own row, as score --open does. */
+typedef struct llr_lm_open llr_lm_open;
+/* Set m up to train on tc: open (*out set, tc->psi its training inputs'
+ * rows, meta open_training) when closed is 0, m has a log-linear output
+ * over word inputs and its lexicon signature masses; else closed (*out
+ * NULL), tc's ids >= V (words outside the vocabulary) turned into <unk>
+ * (LLR_EFORMAT when there are some and no <unk>).  *outside: how many
+ * tokens of tc are outside the vocabulary.  Free *out with
+ * llr_lm_open_free after the training (tc borrows from it). */
+int llr_lm_open_new(llr_rnnlm *m, llr_lm_corpus *tc, int closed, llr_lm_open **out, int64_t *outside, llr_err *err);
+void llr_lm_open_free(llr_lm_open *t);
+/* The number S of signatures. */
+int32_t llr_lm_open_sigs(const llr_lm_open *t);
+/* A new model's output bias fitted context-free to the training targets
+ * ids[0..n) (-1 padding; with comm the counts are summed across the
+ * ranks) by llr_open_fit_bias, reported in rep and in the meta
+ * (open_bias_init; open_bias_fit: the fitted weights of the HS:@known
+ * and OOV: features the model has, when it has any). */
+int llr_lm_open_fit_bias(llr_lm_open *t, const int32_t *ids, size_t n, const llr_train_comm *comm, llr_fit_report *rep,
+                         llr_err *err);
+/* The validation sentences of the text file path (one a line) into c,
+ * pieces of at most max_len: a word outside the vocabulary is <unk>, or
+ * with t (open training) its own row, target V + i for the i-th string
+ * outside V' (c->psi, xphi and xlogb then borrow from t).  Sentences
+ * with such a word are skipped when m has no <unk> (*skipped counts
+ * them).  LLR_EFORMAT when no sentence, or no known word, is left. */
+int llr_lm_corpus_read_text(const char *path, const llr_rnnlm *m, llr_lm_open *t, int max_len, llr_lm_corpus *c,
+                            int64_t *skipped, llr_err *err);
 
 /* An n-gram as the context-dependent background b(K; x) of the LL-RNN
  * (featurize --background ngram:FILE; man/llrnn.7 derives the sums).

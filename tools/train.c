@@ -3,9 +3,9 @@
  * a featurize stream and write a model file.  The man page train(1) is the
  * spec; llrnn-model(5) describes the file.  This file holds the command
  * line of every family, the choice among them, and the language model's
- * reading of its streams and setup of a new or resumed model; the
- * training itself is the library's driver (llr_train_run, through
- * train_run.c), the numerics and the file format too.
+ * streams, options into llr_rnnlm_setup and --resume's checks; building
+ * the model and open training are the family's (lib/family/rnnlm/), the
+ * training the library's driver (llr_train_run, through train_run.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,7 +17,6 @@
 #include "progress.h"
 #include "train.h"
 #include "train_dist.h"
-#include "train_open.h"
 
 static const char usage[] =
     "usage: train [-hqv] [-o model] [-s seed] [--output loglinear|softmax|tree|classes]\n"
@@ -393,18 +392,6 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 
 /* -------------------------------------------------------------- corpus */
 
-static void push_ids(llr_lm_corpus *c, const int32_t *x, size_t k)
-{
-	if (llr_lm_corpus_push(c, x, k) < 0)
-		cli_die("out of memory for the corpus");
-}
-
-static void add_sentence(llr_lm_corpus *c, int64_t off, int32_t len, int max_len)
-{
-	if (llr_lm_corpus_sentence(c, off, len, max_len) < 0)
-		cli_die("out of memory for the corpus");
-}
-
 /* The ids/ chunks of the stream (this rank's share, --distributed). */
 static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *x, int max_len, train_dist *dist, llr_lm_corpus *c)
 {
@@ -413,80 +400,7 @@ static void read_ids(llr_tensor_reader *r, const char *name, const llr_lexicon *
 		cli_die_err(&e);
 }
 
-/* Validation tokens: one sentence a line; OOV -> <unk>, or with an open
- * vocabulary (op->op) V + i, the i-th string outside V'. */
-static void read_valid(const char *path, const llr_rnnlm *m, train_open *op, int max_len, llr_lm_corpus *c)
-{
-	const llr_lexicon *x = m->lex;
-	llr_err e = {0};
-	llr_lines *l = llr_lines_open(path, 0, &e);
-	if (!l)
-		cli_die_err(&e);
-	const char *line;
-	size_t len;
-	int rc;
-	int64_t oov_skipped = 0;
-	int32_t buf_n = 0, buf_cap = 0;
-	int32_t *buf = NULL;
-	while ((rc = llr_lines_next(l, &line, &len, &e)) > 0) {
-		buf_n = 0;
-		int skip = 0;
-		size_t pos = 0, tl;
-		const char *tok;
-		while (!skip && llr_token_next(line, len, &pos, &tok, &tl)) {
-			int32_t id = op->op ? topen_valid_target(op, m, tok, tl) : llr_strmap_get(x->vocab, tok, tl);
-			if (id < 0 && x->unk_id < 0)
-				skip = 1;
-			if (id < 0)
-				id = x->unk_id;
-			else if (id != x->unk_id && id != x->eos_id && (!op->op || id < op->V))
-				c->known++;
-			if (buf_n + 1 >= buf_cap) {
-				buf_cap = buf_cap ? 2 * buf_cap : 256;
-				buf = llr_reallocarray(buf, (size_t)buf_cap, sizeof *buf);
-				if (!buf)
-					cli_oom();
-			}
-			buf[buf_n++] = id;
-		}
-		if (skip) {
-			oov_skipped++;
-			continue;
-		}
-		if (!buf_n)
-			continue;
-		buf[buf_n++] = x->eos_id;
-		int64_t off = (int64_t)c->n;
-		push_ids(c, buf, (size_t)buf_n);
-		add_sentence(c, off, buf_n, max_len);
-	}
-	if (rc < 0)
-		cli_die_err(&e);
-	free(buf);
-	const char *name = llr_lines_name(l);
-	if (oov_skipped)
-		cli_warn("%s: %lld sentences with unknown words skipped (the vocabulary has no <unk>)", name, (long long)oov_skipped);
-	if (!c->sentences)
-		cli_die("%s: no validation sentence", name);
-	if (!c->known)
-		cli_die("%s: no known word in the validation set (wrong vocabulary or language?)", name);
-	llr_lines_close(l);
-}
-
 /* --------------------------------------------------------------- setup */
-
-/* Is phi one-hot (one entry of value 1 per row, each column once)? */
-static int one_hot(const llr_csr *m)
-{
-	if (!m)
-		return 1;
-	if (m->nnz != m->rows || m->cols != m->rows)
-		return 0;
-	for (int32_t r = 0; r < m->rows; r++)
-		if (m->indptr[r + 1] - m->indptr[r] != 1 || m->data[m->indptr[r]] != 1.0f)
-			return 0;
-	return 1;
-}
 
 void train_fixed_opt(int given, const char *opt, const llr_meta *m, const char *key, const char *want)
 {
@@ -633,89 +547,73 @@ static llr_lexicon *read_stream(const train_opts *o, const char *sname, train_di
 	return lex;
 }
 
-/* A new model for lex: the net (its output layer by --output, or by the
- * stream: one-hot features mean softmax), initialised from the seed, a
- * fresh optimiser, and the meta --resume reads back.  The model owns lex. */
-static void new_model(train_opts *o, llr_lexicon *lex, llr_rnnlm **modelp, llr_train_state **tsp)
+/* A new model for lex (the library's llr_rnnlm_fresh): the options as
+ * llr_rnnlm_setup.  The model owns lex. */
+static void new_model(const train_opts *o, llr_lexicon *lex, llr_rnnlm **modelp, llr_train_state **tsp)
 {
 	llr_err e = {0};
-	if (!o->output)
-		o->output = one_hot(lex->phi) && one_hot(lex->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
-	llr_net_config c = {
-	    .embed = o->embed,
-	    .hidden = o->hidden,
-	    .layers = o->layers,
-	    .dropout = (float)o->dropout,
-	    .output = o->output,
+	llr_rnnlm_setup su = {
+	    .net = {.embed = o->embed, .hidden = o->hidden, .layers = o->layers, .dropout = (float)o->dropout, .output = o->output},
+	    .init = o->init,
+	    .optim = o->optim,
+	    .lr = o->set_lr ? o->lr : 0,
+	    .eps = o->eps,
+	    .batch = o->batch,
+	    .max_len = o->max_len,
+	    .clip = o->lim.clip,
+	    .min_impr = o->lim.min_impr,
+	    .seed = o->seed,
 	};
-	lmx_config(o, &c);
-	llr_rnnlm *model = llr_rnnlm_new(lex, &c, &e);
-	if (!model)
+	lmx_config(o, &su.net);
+	if (llr_rnnlm_fresh(lex, &su, modelp, tsp, &e) < 0)
 		cli_die_err(&e);
-	llr_net *net = model->net;
-	llr_train_state *ts = ecalloc(1, sizeof *ts);
-	llr_rng seeder, init;
-	llr_rng_seed(&seeder, o->seed);
-	llr_rng_seed(&init, llr_rng_u64(&seeder));
-	llr_rng_seed(&ts->rng_epoch, llr_rng_u64(&seeder));
-	llr_rng_seed(&ts->rng, llr_rng_u64(&seeder));
-	llr_net_init_scheme(net, &init, o->init);
-	llr_optim_config oc;
-	train_optim_config(&oc, o->optim, o->set_lr ? o->lr : 0, o->eps);
-	size_t np;
-	llr_net_params(net, &np);
-	ts->optim = llr_optim_new(&oc, np, &e);
-	if (!ts->optim)
-		cli_die_err(&e);
-	ts->lr = oc.lr;
-	ts->best_valid = ts->last_valid = INFINITY;
-	llr_meta *m = model->meta;
-	int rc = 0;
-	rc |= llr_meta_set(m, "optim", llr_optim_name(o->optim));
-	rc |= llr_meta_set(m, "init", o->init == LLR_INIT_TORCH ? "torch" : "uniform");
-	rc |= llr_meta_setf(m, "lr", "%g", (double)oc.lr);
-	rc |= llr_meta_setf(m, "batch", "%d", o->batch);
-	rc |= llr_meta_setf(m, "max_len", "%d", o->max_len);
-	rc |= llr_meta_setf(m, "clip", "%.9g", o->lim.clip);
-	rc |= llr_meta_setf(m, "min_improvement", "%.9g", o->lim.min_impr);
-	rc |= llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
-	if (rc < 0)
-		cli_oom();
-	*modelp = model;
-	*tsp = ts;
 }
 
-/* An open vocabulary (train_open.h) when the model and stream allow it:
- * the training inputs' rows; else the stream's words outside the
- * vocabulary (ids >= V) are trained as <unk>. */
-static void open_or_closed(const train_opts *o, train_open *op, llr_rnnlm *model, llr_lm_corpus *tc)
+/* Open-vocabulary training (llr_lm_open_new) when the model and stream
+ * allow it; else the stream's words outside the vocabulary are trained
+ * as <unk>.  A fresh model's output bias is then fitted. */
+static llr_lm_open *open_or_closed(const train_opts *o, llr_rnnlm *model, llr_lm_corpus *tc, int fresh, const train_dist *dist)
 {
-	const llr_lexicon *x = model->lex;
-	int32_t V = (int32_t)llr_strmap_size(x->vocab);
-	int64_t outside = 0;
-	for (size_t i = 0; i < tc->n; i++)
-		outside += tc->ids[i] >= V;
-	memset(op, 0, sizeof *op);
-	if (!o->closed && topen_init(op, model)) {
-		tc->psi = op->psi;
-		if (llr_meta_setf(model->meta, "open_training", "%d signatures", op->S) < 0)
-			cli_oom();
-		if (!o->quiet)
-			cli_warn("open vocabulary: %d signatures, lambda %.6g; %lld training tokens outside the vocabulary, each as its signature",
-			         op->S, x->spell_lambda, (long long)outside);
-		return;
+	llr_err e = {0};
+	llr_lm_open *op;
+	int64_t outside;
+	if (llr_lm_open_new(model, tc, o->closed, &op, &outside, &e) < 0)
+		cli_die_err(&e);
+	if (!op) {
+		if (outside && !o->quiet)
+			cli_warn("%lld training tokens outside the vocabulary trained as <unk> (%s)", (long long)outside,
+			         o->closed ? "--closed" : llr_net_cfg(model->net)->output != LLR_OUT_LOGLINEAR ? "not a log-linear output"
+			                                                                                     : "no open vocabulary for this input");
+		return NULL;
 	}
-	if (!outside)
-		return;
-	if (x->unk_id < 0)
-		cli_die("the stream has words outside the vocabulary and the vocabulary has no <unk>");
-	for (size_t i = 0; i < tc->n; i++)
-		if (tc->ids[i] >= V)
-			tc->ids[i] = x->unk_id;
 	if (!o->quiet)
-		cli_warn("%lld training tokens outside the vocabulary trained as <unk> (%s)", (long long)outside,
-		         o->closed ? "--closed" : llr_net_cfg(model->net)->output != LLR_OUT_LOGLINEAR ? "not a log-linear output"
-		                                                                                       : "no open vocabulary for this input");
+		cli_warn("open vocabulary: %d signatures, lambda %.6g; %lld training tokens outside the vocabulary, each as its signature",
+		         llr_lm_open_sigs(op), model->lex->spell_lambda, (long long)outside);
+	if (!fresh || o->no_bias_fit)
+		return op;
+	llr_fit_report rep;
+	if (llr_lm_open_fit_bias(op, tc->ids, tc->n, &dist->comm, &rep, &e) < 0)
+		cli_die_err(&e);
+	const char *fit = llr_meta_get(model->meta, "open_bias_fit");
+	if (!o->quiet)
+		cli_warn("open vocabulary: output bias fitted context-free (%d Adam steps): mean log-likelihood %.4f -> %.4f, gradient norm %.2g",
+		         rep.iters, rep.before, rep.after, rep.grad_norm);
+	if (!o->quiet && fit)
+		cli_warn("open vocabulary: fitted bias %s", fit);
+	return op;
+}
+
+/* Validation tokens (llr_lm_corpus_read_text): one sentence a line. */
+static void read_valid(const train_opts *o, const llr_rnnlm *m, llr_lm_open *op, llr_lm_corpus *vc)
+{
+	llr_err e = {0};
+	int64_t skipped;
+	int rc = llr_lm_corpus_read_text(o->valid, m, op, o->max_len, vc, &skipped, &e);
+	if (skipped)
+		cli_warn("%s: %lld sentences with unknown words skipped (the vocabulary has no <unk>)",
+		         strcmp(o->valid, "-") ? o->valid : "<stdin>", (long long)skipped);
+	if (rc < 0)
+		cli_die_err(&e);
 }
 
 /* The opening lines: the corpus, the model, the ranks. */
@@ -731,7 +629,7 @@ static void say_start(const train_opts *o, const char *sname, const train_dist *
 	if (o->nmore)
 		snprintf(more, sizeof more, " and %d more stream%s", o->nmore, o->nmore > 1 ? "s" : "");
 	cli_warn("%s%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, more, (long long)tc->sentences,
-	         (long long)tc->tokens, llr_strmap_size(model->lex->vocab), lmx_output_name(o->output), n, at);
+	         (long long)tc->tokens, llr_strmap_size(model->lex->vocab), lmx_output_name(llr_net_cfg(model->net)->output), n, at);
 	if (dist->on)
 		cli_warn("distributed: %d ranks (rank 0 holds %lld of the %lld sentences), %zu bytes summed across them per step", dist->size,
 		         (long long)tc->held, (long long)tc->sentences, dist_step_bytes(n));
@@ -761,18 +659,12 @@ static int train_lm(train_opts *o)
 	} else {
 		new_model(o, lex, &model, &ts);
 	}
-	train_open op;
-	open_or_closed(o, &op, model, &tc); /* first: the ids lmx_init counts are then < V (tree, classes) */
-	if (fresh && op.op && !o->no_bias_fit)
-		topen_fit_bias(&op, model, &dist, tc.ids, tc.n, o->quiet);
-	if (fresh)
-		lmx_init(o, &dist, model, tc.ids, tc.n);
+	/* open or closed first: the ids llr_rnnlm_tree_init counts are then < V */
+	llr_lm_open *op = open_or_closed(o, model, &tc, fresh, &dist);
+	if (fresh && llr_rnnlm_tree_init(model, tc.ids, tc.n, &dist.comm, &e) < 0)
+		cli_die_err(&e);
 	if (o->valid)
-		read_valid(o->valid, model, &op, o->max_len, &vc);
-	topen_valid_finish(&op);
-	vc.psi = op.vpsi;
-	vc.xphi = op.vxphi;
-	vc.xlogb = op.vxlogb;
+		read_valid(o, model, op, &vc);
 	train_limits_meta(o, model->meta);
 	train_optim_meta(model->meta, ts->optim);
 	if (!o->quiet)
@@ -788,7 +680,7 @@ static int train_lm(train_opts *o)
 	llr_lm_corpus_free(&tc);
 	llr_lm_corpus_free(&vc);
 	llr_train_state_free(ts);
-	topen_free(&op);
+	llr_lm_open_free(op);
 	llr_rnnlm_free(model);
 	dist_finish(&dist);
 	return 0;

@@ -148,7 +148,7 @@ typedef struct train_opts {
 	unsigned lim_given;   /* LLR_LIM_*: those given */
 	int init;           /* LLR_INIT_* */
 	int set_init;
-	int closed; /* --closed: no open vocabulary (train_open.h) */
+	int closed; /* --closed: no open vocabulary (llr_lm_open_new) */
 	int no_bias_fit; /* --no-bias-fit: open training keeps the --init scheme's out/b */
 	uint64_t seed;
 	int threads;
@@ -192,9 +192,6 @@ int lmx_parse_opt(train_opts *o, int c, const char *arg, const char *usage);
 void lmx_check(const train_opts *o, const char *usage);
 /* The input and output fields of a new net's configuration. */
 void lmx_config(const train_opts *o, llr_net_config *c);
-/* A new model's tree or classes from the training corpus' word ids
- * (under --distributed, this rank's share: the counts are summed). */
-void lmx_init(const train_opts *o, const train_dist *d, llr_rnnlm *model, const int32_t *ids, size_t n);
 /* Each family's entry point trains from the parsed options and returns
  * main's exit status (errors exit through cli_die). */
 int train_ngram(const train_opts *o);

@@ -1,11 +1,10 @@
 /*
  * train_lmx.c - train's options for the LSTM language model's
  * character-aware input and its tree and class softmax outputs (Jernite's
- * thesis, chapters 2 and 3; train(1)): parsing and checking them, the
- * network configuration they give, the groups of a new tree or class
- * output from the corpus' word counts (the tree's re-learning during the
- * first epoch is the training job's, lib/family/rnnlm/train.c).
- * CLI-only; the numerics are the library's.
+ * thesis, chapters 2 and 3; train(1)): parsing and checking them, and the
+ * fields of the network configuration they fill.  A new tree or class
+ * output's groups (llr_rnnlm_tree_init) and their re-learning in the
+ * first epoch are the family's, lib/family/rnnlm/.  CLI-only.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -171,19 +170,4 @@ void lmx_config(const train_opts *o, llr_net_config *c)
 	c->tree_depth = x->tree_depth;
 	c->tree_arity = o->output == LLR_OUT_CLASSES ? x->classes : x->tree_arity;
 	c->tree_cap = x->tree_cap;
-}
-
-void lmx_init(const train_opts *o, const train_dist *d, llr_rnnlm *model, const int32_t *ids, size_t n)
-{
-	if (o->output != LLR_OUT_TREE && o->output != LLR_OUT_CLASSES)
-		return;
-	size_t V = llr_strmap_size(model->lex->vocab);
-	int64_t *count = ecalloc(V, sizeof *count);
-	for (size_t i = 0; i < n; i++)
-		count[ids[i]]++;
-	dist_sum_i64(d, count, V); /* --distributed: each rank holds a share of the corpus */
-	llr_err e = {0};
-	if (llr_net_tree_from_counts(model->net, count, &e) < 0)
-		cli_die_err(&e);
-	free(count);
 }

@@ -124,6 +124,7 @@ int llr_open_fit_rows(const llr_open_rows *R, const int64_t *count, const llr_fi
 	rep->after = loglik(R, count, N, beta, sc, NULL);
 	rep->grad_norm = sqrt(gn);
 	rep->targets = N;
+	rep->iters = fo->iters;
 	free(emp), free(e), free(m1), free(m2), free(sc);
 	return LLR_OK;
 }
