@@ -142,6 +142,23 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 	tar xOf e.bin state/info | grep -q '^optim_eps=9\.99999'
 }
 
+@test "train: the library alone (llr_encdec_fresh and the driver, tests/api/train-model.c) writes the tool's encoder-decoder byte for byte" {
+	API="$TOP/build/tests/api/train-model"
+	[ -x "$API" ] || { echo "build/tests/api/train-model not built (make builds it)" >&2; return 1; }
+	cd "$BATS_TEST_TMPDIR"
+	feat_ll ll.fz
+	train --hidden 32 --embed 16 --attn-hidden 16 --threads 1 -q --epochs 1 -o tool.bin ll.fz
+	run "$API" encdec api.bin ll.fz 1
+	assert_success
+	cmp tool.bin api.bin
+	# errors come back as messages, not exits
+	featurize -o lm.fz "$D/train.tgt" 2>/dev/null
+	run "$API" encdec x.bin lm.fz 1
+	assert_failure 1
+	assert_output "train-model: lm.fz: no source side: not made by featurize --source (an encoder-decoder needs parallel data)"
+	[ ! -e x.bin ]
+}
+
 @test "train --lr-decay: a stall restores the best weights and decays the rate; --resume goes on exactly" {
 	cd "$BATS_TEST_TMPDIR"
 	feat_ll ll.fz

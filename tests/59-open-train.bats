@@ -101,6 +101,19 @@ EOF
 	awk -v b="$best" -v L="$L" -v T="$T" 'BEGIN { d = b + L / T; exit !(T > 1000 && d < 6e-4 && d > -6e-4) }'
 }
 
+@test "train: the library alone (llr_rnnlm_fresh, llr_lm_open_*, tests/api/train-model.c) writes the tool's open model byte for byte" {
+	API="$TOP/build/tests/api/train-model"
+	[ -x "$API" ] || { echo "build/tests/api/train-model not built (make builds it)" >&2; return 1; }
+	train --hidden 16 --embed 16 --layers 1 --threads 1 -q --epochs 1 --valid "$D/valid.tok" -o tool.llrnn "$D/open.fz"
+	run "$API" lm api.llrnn "$D/open.fz" 1 "$D/valid.tok"
+	assert_success
+	[ -n "$(meta api.llrnn open_bias_init)" ]
+	cmp tool.llrnn api.llrnn
+	run "$API" lm x.llrnn "$D/open.fz" 1 nonexistent.tok
+	assert_failure 1
+	assert_output --partial "train-model: nonexistent.tok"
+}
+
 @test "train: a softmax or classes output, or --closed, on an open stream trains the words outside the vocabulary as <unk>" {
 	train $TINY --output softmax --epochs 1 -s 3 -o s.llrnn "$D/open.fz" 2>err
 	grep -q "^train: $(meta "$D/open.fz" sig.known) training tokens outside the vocabulary trained as <unk> (not a log-linear output)$" err
