@@ -2365,18 +2365,9 @@ typedef struct llr_encdec_setup {
 /* The fields a resumed model fixes (llr_encdec_resume's given), in the
  * order of their index (the bit's position). */
 enum {
-	LLR_EDS_OUTPUT = 1 << 0,
-	LLR_EDS_ATTENTION = 1 << 1,
-	LLR_EDS_EMBED = 1 << 2,
-	LLR_EDS_HIDDEN = 1 << 3,
-	LLR_EDS_ENC_LAYERS = 1 << 4,
-	LLR_EDS_ATTN_HIDDEN = 1 << 5,
-	LLR_EDS_DROPOUT = 1 << 6,
-	LLR_EDS_BATCH = 1 << 7,
-	LLR_EDS_MAX_LEN = 1 << 8,
-	LLR_EDS_OPTIM = 1 << 9,
-	LLR_EDS_PRIME = 1 << 10,
-	LLR_EDS_SEED = 1 << 11,
+	LLR_EDS_OUTPUT = 1 << 0, LLR_EDS_ATTENTION = 1 << 1, LLR_EDS_EMBED = 1 << 2, LLR_EDS_HIDDEN = 1 << 3,
+	LLR_EDS_ENC_LAYERS = 1 << 4, LLR_EDS_ATTN_HIDDEN = 1 << 5, LLR_EDS_DROPOUT = 1 << 6, LLR_EDS_BATCH = 1 << 7,
+	LLR_EDS_MAX_LEN = 1 << 8, LLR_EDS_OPTIM = 1 << 9, LLR_EDS_PRIME = 1 << 10, LLR_EDS_SEED = 1 << 11,
 	LLR_EDS_NFIXED = 12
 };
 /* 1 when the features stream at path was made by featurize --source (it
