@@ -553,7 +553,7 @@ static void new_model(const train_opts *o, llr_lexicon *lex, llr_rnnlm **modelp,
 {
 	llr_err e = {0};
 	llr_rnnlm_setup su = {
-	    .net = {.embed = o->embed, .hidden = o->hidden, .layers = o->layers, .dropout = (float)o->dropout, .output = o->output},
+	    .net = o->x.net,
 	    .init = o->init,
 	    .optim = o->optim,
 	    .lr = o->set_lr ? o->lr : 0,
@@ -564,7 +564,11 @@ static void new_model(const train_opts *o, llr_lexicon *lex, llr_rnnlm **modelp,
 	    .min_impr = o->lim.min_impr,
 	    .seed = o->seed,
 	};
-	lmx_config(o, &su.net);
+	su.net.embed = o->embed;
+	su.net.hidden = o->hidden;
+	su.net.layers = o->layers;
+	su.net.dropout = (float)o->dropout;
+	su.net.output = o->output;
 	if (llr_rnnlm_fresh(lex, &su, modelp, tsp, &e) < 0)
 		cli_die_err(&e);
 }

@@ -67,15 +67,13 @@ enum {
 	    {"progress", required_argument, NULL, O_PROGRESS}, {"resume", required_argument, NULL, O_RESUME}, \
 	    {"init", required_argument, NULL, O_INIT}, {"distributed", no_argument, NULL, O_DISTRIBUTED}
 /* The LM family's character-aware input and factored outputs
- * (train_lmx.c). */
+ * (train_lmx.c), parsed into the fields of the new net's configuration
+ * they set (input, char_*, highway; tree_depth, tree_arity, which
+ * --classes sets for a classes output, tree_cap). */
 typedef struct train_lmx {
-	int input; /* LLR_IN_WORD, LLR_IN_CHARS or LLR_IN_CONCAT (word+chars) */
-	int sum;   /* --combine sum: LLR_IN_SUM instead of LLR_IN_CONCAT */
-	int char_embed, char_nw, highway;
-	int32_t char_width[LLR_MAX_CHAR_WIDTHS], char_filters[LLR_MAX_CHAR_WIDTHS];
-	int classes;                          /* 0 = sqrt(V) */
-	int tree_depth, tree_arity, tree_cap; /* 0 = the library's defaults */
-	int tree_update;                      /* batches between re-learnings of the tree */
+	llr_net_config net;
+	int sum;         /* --combine sum: with word+chars, LLR_IN_SUM (lmx_check) */
+	int tree_update; /* batches between re-learnings of the tree */
 	int set_input, set_chars, set_tree, set_classes;
 } train_lmx;
 
@@ -188,10 +186,9 @@ const char *lmx_output_name(int output);
 void lmx_defaults(train_lmx *x);
 /* 1 if option c (with its argument) was one of LMX_OPTIONS. */
 int lmx_parse_opt(train_opts *o, int c, const char *arg, const char *usage);
-/* Usage errors for options that do not go together (after parsing). */
-void lmx_check(const train_opts *o, const char *usage);
-/* The input and output fields of a new net's configuration. */
-void lmx_config(const train_opts *o, llr_net_config *c);
+/* Usage errors for options that do not go together (after parsing);
+ * then --input word+chars --combine sum's input, LLR_IN_SUM. */
+void lmx_check(train_opts *o, const char *usage);
 /* Each family's entry point trains from the parsed options and returns
  * main's exit status (errors exit through cli_die). */
 int train_ngram(const train_opts *o);

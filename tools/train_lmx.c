@@ -1,8 +1,8 @@
 /*
  * train_lmx.c - train's options for the LSTM language model's
  * character-aware input and its tree and class softmax outputs (Jernite's
- * thesis, chapters 2 and 3; train(1)): parsing and checking them, and the
- * fields of the network configuration they fill.  A new tree or class
+ * thesis, chapters 2 and 3; train(1)): parsing them into the network
+ * configuration's fields, and checking them.  A new tree or class
  * output's groups (llr_rnnlm_tree_init) and their re-learning in the
  * first epoch are the family's, lib/family/rnnlm/.  CLI-only.
  */
@@ -41,18 +41,19 @@ void lmx_defaults(train_lmx *x)
 	/* Kim et al. 2016, the small character model: 15-dimensional
 	 * characters, widths 1 to 6 with 25 w filters each, one highway layer */
 	memset(x, 0, sizeof *x);
-	x->char_embed = 15;
-	x->char_nw = 6;
+	llr_net_config *c = &x->net;
+	c->char_embed = 15;
+	c->char_nw = 6;
 	for (int k = 0; k < 6; k++) {
-		x->char_width[k] = k + 1;
-		x->char_filters[k] = 25 * (k + 1);
+		c->char_width[k] = k + 1;
+		c->char_filters[k] = 25 * (k + 1);
 	}
-	x->highway = 1;
+	c->highway = 1;
 	x->tree_update = 100;
 }
 
 /* "1:25,2:50,...": width:filters pairs. */
-static void parse_filters(train_lmx *x, const char *arg, const char *usage)
+static void parse_filters(llr_net_config *x, const char *arg, const char *usage)
 {
 	const char *s = arg;
 	x->char_nw = 0;
@@ -79,14 +80,15 @@ static void parse_filters(train_lmx *x, const char *arg, const char *usage)
 int lmx_parse_opt(train_opts *o, int c, const char *arg, const char *usage)
 {
 	train_lmx *x = &o->x;
+	llr_net_config *n = &x->net;
 	switch (c) {
 	case O_INPUT:
 		if (!strcmp(arg, "word"))
-			x->input = LLR_IN_WORD;
+			n->input = LLR_IN_WORD;
 		else if (!strcmp(arg, "chars"))
-			x->input = LLR_IN_CHARS;
+			n->input = LLR_IN_CHARS;
 		else if (!strcmp(arg, "word+chars"))
-			x->input = LLR_IN_CONCAT;
+			n->input = LLR_IN_CONCAT;
 		else
 			cli_usage_error(usage, "--input: '%s' is not word, chars or word+chars", arg);
 		x->set_input = 1;
@@ -101,31 +103,31 @@ int lmx_parse_opt(train_opts *o, int c, const char *arg, const char *usage)
 		x->set_chars = 1;
 		return 1;
 	case O_CHAR_EMBED:
-		x->char_embed = (int)cli_parse_int(usage, "--char-embed", arg, 1, 4096);
+		n->char_embed = (int)cli_parse_int(usage, "--char-embed", arg, 1, 4096);
 		x->set_chars = 1;
 		return 1;
 	case O_CHAR_FILTERS:
-		parse_filters(x, arg, usage);
+		parse_filters(n, arg, usage);
 		x->set_chars = 1;
 		return 1;
 	case O_HIGHWAY:
-		x->highway = (int)cli_parse_int(usage, "--highway", arg, 0, 8);
+		n->highway = (int)cli_parse_int(usage, "--highway", arg, 0, 8);
 		x->set_chars = 1;
 		return 1;
 	case O_CLASSES:
-		x->classes = (int)cli_parse_int(usage, "--classes", arg, 2, INT32_MAX);
+		n->tree_arity = (int)cli_parse_int(usage, "--classes", arg, 2, INT32_MAX);
 		x->set_classes = 1;
 		return 1;
 	case O_TREE_DEPTH:
-		x->tree_depth = (int)cli_parse_int(usage, "--tree-depth", arg, 2, 8);
+		n->tree_depth = (int)cli_parse_int(usage, "--tree-depth", arg, 2, 8);
 		x->set_tree = 1;
 		return 1;
 	case O_TREE_ARITY:
-		x->tree_arity = (int)cli_parse_int(usage, "--tree-arity", arg, 2, 1 << 20);
+		n->tree_arity = (int)cli_parse_int(usage, "--tree-arity", arg, 2, 1 << 20);
 		x->set_tree = 1;
 		return 1;
 	case O_TREE_CAP:
-		x->tree_cap = (int)cli_parse_int(usage, "--tree-cap", arg, 1, INT32_MAX);
+		n->tree_cap = (int)cli_parse_int(usage, "--tree-cap", arg, 1, INT32_MAX);
 		x->set_tree = 1;
 		return 1;
 	case O_TREE_UPDATE:
@@ -136,14 +138,15 @@ int lmx_parse_opt(train_opts *o, int c, const char *arg, const char *usage)
 	return 0;
 }
 
-void lmx_check(const train_opts *o, const char *usage)
+void lmx_check(train_opts *o, const char *usage)
 {
-	const train_lmx *x = &o->x;
+	train_lmx *x = &o->x;
+	llr_net_config *n = &x->net;
 	if (o->resume && (x->set_input || x->set_chars || x->set_tree || x->set_classes))
 		cli_usage_error(usage, "--resume: the model's input and output cannot change (no --input, --combine, --char-*, --highway, --classes, --tree-*)");
-	if (x->set_chars && x->input == LLR_IN_WORD)
+	if (x->set_chars && n->input == LLR_IN_WORD)
 		cli_usage_error(usage, "--combine, --char-embed, --char-filters and --highway need --input chars or word+chars");
-	if (x->sum && x->input != LLR_IN_CONCAT)
+	if (x->sum && n->input != LLR_IN_CONCAT)
 		cli_usage_error(usage, "--combine sum needs --input word+chars");
 	if (x->set_tree && o->output != LLR_OUT_TREE)
 		cli_usage_error(usage, "--tree-depth, --tree-arity, --tree-cap and --tree-update need --output tree");
@@ -151,23 +154,10 @@ void lmx_check(const train_opts *o, const char *usage)
 		cli_usage_error(usage, "--classes needs --output classes");
 	if (x->sum) {
 		int D = 0;
-		for (int k = 0; k < x->char_nw; k++)
-			D += x->char_filters[k];
+		for (int k = 0; k < n->char_nw; k++)
+			D += n->char_filters[k];
 		if (D != o->embed)
 			cli_usage_error(usage, "--combine sum: the %d filters of --char-filters must add up to --embed %d", D, o->embed);
+		n->input = LLR_IN_SUM;
 	}
-}
-
-void lmx_config(const train_opts *o, llr_net_config *c)
-{
-	const train_lmx *x = &o->x;
-	c->input = x->input == LLR_IN_CONCAT && x->sum ? LLR_IN_SUM : x->input;
-	c->char_embed = x->char_embed;
-	c->char_nw = x->char_nw;
-	memcpy(c->char_width, x->char_width, sizeof c->char_width);
-	memcpy(c->char_filters, x->char_filters, sizeof c->char_filters);
-	c->highway = x->highway;
-	c->tree_depth = x->tree_depth;
-	c->tree_arity = o->output == LLR_OUT_CLASSES ? x->classes : x->tree_arity;
-	c->tree_cap = x->tree_cap;
 }
