@@ -10,7 +10,6 @@
  *           (open-vocabulary training when the stream allows it)
  * byte for byte.  Errors come back as messages: "train-model: ...".
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,31 +42,34 @@ static int encdec(const char *out, const char *stream, int64_t epochs)
 	llr_err e = {0};
 	llr_encdec_setup su = {.attention = LLR_ATT_MLP, .prime_k = 1, .embed = 16, .hidden = 32, .enc_layers = 1, .attn_hidden = 16,
 	                       .batch = 64, .max_len = 256, .optim = LLR_OPT_ADAM, .seed = 1};
-	llr_lexicon *x;
-	llr_source *s;
+	llr_lexicon *x = NULL;
+	llr_source *s = NULL;
 	llr_encdec_pairs tp = {0};
-	llr_encdec_model *m;
-	llr_train_state *ts;
-	if (llr_encdec_stream_read(stream, stream, su.max_len, &x, &s, &tp, &e) < 0)
-		return fail(&e);
-	if (llr_encdec_fresh(&su, x, s, &tp, &m, &ts, &e) < 0)
-		return fail(&e);
+	llr_encdec_model *m = NULL;
+	llr_train_state *ts = NULL;
+	llr_train_job *job = NULL;
 	llr_train_limits lim = limits(epochs);
-	if (llr_train_limits_meta(&lim, m->meta) < 0 || optim_meta(m->meta, ts->optim) < 0 || llr_train_schedule_meta(&lim, m->meta) < 0)
-		return fprintf(stderr, "train-model: out of memory\n"), 1;
 	llr_encdec_train_cfg cfg = {.batch = su.batch, .max_len = su.max_len};
-	llr_train_job *job;
-	if (llr_encdec_train_job(m, &tp, NULL, &cfg, NULL, &job, &e) < 0)
-		return fail(&e);
-	llr_train_opts ro = {.out = out, .lim = lim};
 	llr_train_result res;
-	if (llr_train_run(job, ts, &ro, &res, &e) < 0)
-		return fail(&e);
+	int rc = llr_encdec_stream_read(stream, stream, su.max_len, &x, &s, &tp, &e);
+	if (rc == LLR_OK && (rc = llr_encdec_fresh(&su, x, s, &tp, &m, &ts, &e)) == LLR_OK)
+		x = NULL, s = NULL; /* the model's */
+	if (rc == LLR_OK && (llr_train_limits_meta(&lim, m->meta) < 0 || optim_meta(m->meta, ts->optim) < 0 ||
+	                     llr_train_schedule_meta(&lim, m->meta) < 0))
+		rc = llr_err_set(&e, LLR_ENOMEM, "out of memory");
+	if (rc == LLR_OK)
+		rc = llr_encdec_train_job(m, &tp, NULL, &cfg, NULL, &job, &e);
+	if (rc == LLR_OK) {
+		llr_train_opts ro = {.out = out, .lim = lim};
+		rc = llr_train_run(job, ts, &ro, &res, &e);
+	}
 	llr_train_job_free(job);
 	llr_encdec_pairs_free(&tp);
 	llr_train_state_free(ts);
 	llr_encdec_model_free(m);
-	return 0;
+	llr_lexicon_free(x);
+	llr_source_free(s);
+	return rc < 0 ? fail(&e) : 0;
 }
 
 static int lm(const char *out, const char *stream, int64_t epochs, const char *valid)
@@ -76,38 +78,48 @@ static int lm(const char *out, const char *stream, int64_t epochs, const char *v
 	llr_rnnlm_setup su = {.net = {.embed = 16, .hidden = 16, .layers = 1}, .init = LLR_INIT_TORCH, .optim = LLR_OPT_RMSPROP,
 	                      .batch = 32, .max_len = 256, .clip = 5, .min_impr = 0.003, .seed = 1};
 	llr_lm_corpus tc = {0}, vc = {0};
-	llr_lexicon *x;
-	llr_tensor_reader *r = llr_tr_open(stream, "features", &e);
-	if (!r || llr_lexicon_read(r, &x, &e) < 0 || llr_lm_corpus_read(r, stream, x, su.max_len, NULL, &tc, &e) < 0)
-		return fail(&e);
-	llr_tr_close(r);
-	llr_rnnlm *m;
-	llr_train_state *ts;
-	llr_lm_open *op;
+	llr_lexicon *x = NULL;
+	llr_rnnlm *m = NULL;
+	llr_train_state *ts = NULL;
+	llr_lm_open *op = NULL;
+	llr_train_job *job = NULL;
 	int64_t outside, skipped;
 	llr_fit_report rep;
-	if (llr_rnnlm_fresh(x, &su, &m, &ts, &e) < 0 || llr_lm_open_new(m, &tc, 0, &op, &outside, &e) < 0 ||
-	    (op && llr_lm_open_fit_bias(op, tc.ids, tc.n, NULL, &rep, &e) < 0) || llr_rnnlm_tree_init(m, tc.ids, tc.n, NULL, &e) < 0 ||
-	    (valid && llr_lm_corpus_read_text(valid, m, op, su.max_len, &vc, &skipped, &e) < 0))
-		return fail(&e);
 	llr_train_limits lim = limits(epochs);
-	if (llr_train_limits_meta(&lim, m->meta) < 0 || llr_train_schedule_meta(&lim, m->meta) < 0 || optim_meta(m->meta, ts->optim) < 0)
-		return fprintf(stderr, "train-model: out of memory\n"), 1;
 	llr_lm_train_cfg cfg = {.batch = su.batch, .max_len = su.max_len, .tree_update = 100};
-	llr_train_job *job;
-	if (llr_rnnlm_train_job(m, &tc, &vc, &cfg, NULL, &job, &e) < 0)
-		return fail(&e);
-	llr_train_opts ro = {.out = out, .has_valid = vc.sentences > 0, .lim = lim};
 	llr_train_result res;
-	if (llr_train_run(job, ts, &ro, &res, &e) < 0)
-		return fail(&e);
+	llr_tensor_reader *r = llr_tr_open(stream, "features", &e);
+	int rc = r ? llr_lexicon_read(r, &x, &e) : LLR_EIO;
+	if (rc == LLR_OK)
+		rc = llr_lm_corpus_read(r, stream, x, su.max_len, NULL, &tc, &e);
+	llr_tr_close(r);
+	if (rc == LLR_OK && (rc = llr_rnnlm_fresh(x, &su, &m, &ts, &e)) == LLR_OK)
+		x = NULL; /* the model's */
+	if (rc == LLR_OK)
+		rc = llr_lm_open_new(m, &tc, 0, &op, &outside, &e);
+	if (rc == LLR_OK && op)
+		rc = llr_lm_open_fit_bias(op, tc.ids, tc.n, NULL, &rep, &e);
+	if (rc == LLR_OK)
+		rc = llr_rnnlm_tree_init(m, tc.ids, tc.n, NULL, &e);
+	if (rc == LLR_OK && valid)
+		rc = llr_lm_corpus_read_text(valid, m, op, su.max_len, &vc, &skipped, &e);
+	if (rc == LLR_OK && (llr_train_limits_meta(&lim, m->meta) < 0 || llr_train_schedule_meta(&lim, m->meta) < 0 ||
+	                     optim_meta(m->meta, ts->optim) < 0))
+		rc = llr_err_set(&e, LLR_ENOMEM, "out of memory");
+	if (rc == LLR_OK)
+		rc = llr_rnnlm_train_job(m, &tc, &vc, &cfg, NULL, &job, &e);
+	if (rc == LLR_OK) {
+		llr_train_opts ro = {.out = out, .has_valid = vc.sentences > 0, .lim = lim};
+		rc = llr_train_run(job, ts, &ro, &res, &e);
+	}
 	llr_train_job_free(job);
 	llr_lm_corpus_free(&tc);
 	llr_lm_corpus_free(&vc);
 	llr_train_state_free(ts);
 	llr_lm_open_free(op);
 	llr_rnnlm_free(m);
-	return 0;
+	llr_lexicon_free(x);
+	return rc < 0 ? fail(&e) : 0;
 }
 
 int main(int argc, char **argv)
