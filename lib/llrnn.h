@@ -205,6 +205,28 @@ typedef struct llr_prediction {
  * for; the file's errors as llr_disc_set_read's. */
 int llr_model_predict(llr_model *m, unsigned tasks, const char *path, size_t batch,
                       int (*each)(void *ctx, const llr_prediction *p), void *ctx, llr_err *err);
+/* llr_model_score (without its norm check) that also writes len[o_b + t]
+ * (may be NULL): the length of the n-gram that gave the prediction its
+ * probability, KenLM's full_scores ngram_length.  An n-gram model's is
+ * the longest listed n-gram ending in the token, <s> counted (1: the
+ * unigram, <unk>'s for a word outside the vocabulary; 0 for a word an
+ * n-gram without <unk> scores 0, LLR_OOV_ZERO); every other family's is
+ * 0 (networks have no n-grams).  Errors as llr_model_score's. */
+int llr_model_score_lengths(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
+                            int32_t *len, llr_err *err);
+/* A feature and its value (llr_model_word_features, llr_extract): name
+ * is NUL-terminated, len bytes, valid during the call only; a negative
+ * return stops the caller, which returns it. */
+typedef int (*llr_feature_fn)(const char *name, size_t len, float value, void *ctx);
+/* The features of word (NUL-terminated) as the output layer of an LSTM
+ * language model sees it, the ones gen(1) --show-features prints: a
+ * vocabulary word's row of phi (an LL-RNN's lexicon features; none in a
+ * softmax model), any other string's features from the model's
+ * extractors and its unseen-word features.  emit(name, len, value, ctx)
+ * for each nonzero one, in the row's order.  LLR_EINVAL for a family
+ * without word features (all but rnnlm: "m.arpa: n-gram models have no
+ * word features"), or the first negative value emit returned. */
+int llr_model_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err);
 /* The LLR_MODEL_* operations of the family of the model file at path,
  * told from its head alone (without loading it: what a tool asks to
  * choose its mode before it parses that mode's options); 0 when it
@@ -803,12 +825,12 @@ typedef struct llr_extractors {
 	int ngram_min, ngram_max; /* CNG: character n-grams with ^ $ markers, 0 = off */
 } llr_extractors;
 
-/* Call emit(name, len, value, ctx) for every feature of word (UTF-8); name
- * is NUL-terminated and valid during the call only.  A name may be emitted
- * more than once (a repeated n-gram): callers treat features as a set.
- * Names are listed in featurize(1).  Returns LLR_OK, LLR_EUTF8 for invalid
- * UTF-8, or the first negative value emit returned. */
-typedef int (*llr_feature_fn)(const char *name, size_t len, float value, void *ctx);
+/* Call emit(name, len, value, ctx) (llr_feature_fn, in the models
+ * section) for every feature of word (UTF-8); name is NUL-terminated and
+ * valid during the call only.  A name may be emitted more than once (a
+ * repeated n-gram): callers treat features as a set.  Names are listed in
+ * featurize(1).  Returns LLR_OK, LLR_EUTF8 for invalid UTF-8, or the
+ * first negative value emit returned. */
 int llr_extract(const llr_extractors *x, const char *word, size_t len, llr_feature_fn emit, void *ctx);
 /* 1 if this library was built with hunspell (llr_morph_* work), else 0. */
 int llr_have_hunspell(void);

@@ -7,8 +7,11 @@
 # features and spelling), a softmax RNN with a spelling model (<unk>'s
 # share) and an ARPA n-gram.  Likewise a program that generates through
 # llr_gen_start and llr_gen_sample (tests/api/gen-sentence.c) draws
-# exactly gen(1)'s sentences for the same seed and prefix.  Tiny models on
-# the UD French slice.
+# exactly gen(1)'s sentences for the same seed and prefix.  A word's
+# features from llr_model_word_features (tests/api/word-features.c) are
+# gen --show-features' ones; the n-gram lengths of llr_model_score_lengths
+# (tests/api/ngram-lengths.c) are KenLM's on a hand-made ARPA model.  Tiny
+# models on the UD French slice.
 
 load test_helper
 
@@ -110,4 +113,56 @@ same_as_gen() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "gen-sentence: enc.bin: sentence encoders cannot generate" ]
 	run_err 1 '^gen: enc.bin: sentence encoders cannot generate$' gen -m enc.bin -n 1
+}
+
+# word-features MODEL WORD... against gen --show-features' lines for the
+# same words as a prefix.
+same_features_as_gen() {
+	local model=$1
+	shift
+	gen -q -m "$model" -p "$*" --show-features --max-len 1 | head -n $# >want
+	"$TOP/build/tests/api/word-features" "$model" "$@" >got
+	diff want got
+}
+
+@test "llr_model_word_features: a word's features as gen --show-features prints them, unseen words included" {
+	same_features_as_gen "$D/ll.llrnn" le zorglub mange 4817 .
+	same_features_as_gen "$D/open.llrnn" le zorglub mange 4817 .
+	same_features_as_gen "$D/spell.llrnn" le zorglub 4817
+	# an LL-RNN's vocabulary word has its lexicon's features, an unseen one its string's
+	run "$TOP/build/tests/api/word-features" "$D/ll.llrnn" le zorglub
+	assert_line --index 0 --regexp $'^le\tTOP:le .*POS:DET'
+	assert_line --index 1 --regexp $'^zorglub\tTOP:@notTop ORTH:'
+	run_err 1 "^word-features: $D/lm.arpa: n-gram models have no word features\$" "$TOP/build/tests/api/word-features" "$D/lm.arpa" le
+}
+
+# An ARPA model with known n-grams: the lengths KenLM's full_scores gives
+# (the longest listed n-gram ending in the token, <s> counted).
+kn_arpa() {
+	printf '%s\n' '\data\' 'ngram 1=6' 'ngram 2=3' 'ngram 3=1' '' '\1-grams:' \
+		$'-1.0\t<s>\t-0.3' $'-0.7\t</s>' $'-0.5\ta\t-0.2' $'-0.6\tb\t-0.2' $'-0.9\tc' $'-1.5\t<unk>' '' \
+		'\2-grams:' $'-0.3\t<s> a\t-0.1' $'-0.2\ta b\t-0.1' $'-0.4\tb </s>' '' \
+		'\3-grams:' $'-0.1\t<s> a b' '' '\end\'
+}
+
+@test "llr_model_score_lengths: an ARPA model's n-gram lengths as KenLM counts them, and score's numbers" {
+	kn_arpa >k.arpa
+	printf '%s\n' "a b c zz" "a b" "b" >k.tok
+	run "$TOP/build/tests/api/ngram-lengths" k.arpa <k.tok
+	assert_success
+	assert_line --index 0 $'a=2:-0.6908\tb=3:-0.2303\tc=1:-2.7631\tzz=1:-3.4539\t</s>=1:-1.6118'
+	assert_line --index 1 $'a=2:-0.6908\tb=3:-0.2303\t</s>=2:-1.1513'
+	assert_line --index 2 $'b=1:-2.0723\t</s>=2:-0.9210'
+	# the log-probabilities are score's
+	score -q -m k.arpa --per-token k.tok | cut -f4- >want
+	printf '%s\n' "${lines[@]}" | sed 's/=[0-9]*:/=/g' | diff want -
+	# without <unk>: an unknown word is not scored (length 0) and cuts the context
+	grep -v '<unk>' k.arpa | sed 's/^ngram 1=6$/ngram 1=5/' >nounk.arpa
+	run "$TOP/build/tests/api/ngram-lengths" nounk.arpa <k.tok
+	assert_line --index 0 $'a=2:-0.6908\tb=3:-0.2303\tc=1:-2.7631\tzz=0:0.0000\t</s>=1:-1.6118'
+	# networks have no n-grams: 0, and score's numbers
+	"$TOP/build/tests/api/ngram-lengths" "$D/ll.llrnn" <in.tok >got
+	score -q -m "$D/ll.llrnn" --per-token in.tok | cut -f4- >want
+	sed 's/=0:/=/g' got | diff want -
+	[ "$(grep -o '=[0-9]*:' got | sort -u)" = "=0:" ]
 }

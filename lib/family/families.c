@@ -171,6 +171,27 @@ int llr_model_predict(llr_model *m, unsigned tasks, const char *path, size_t bat
 	return m->fam->predict(m, tasks, path, batch ? batch : 1, each, ctx, err);
 }
 
+int llr_model_score_lengths(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
+                            int32_t *len, llr_err *err)
+{
+	if (m->fam->score_lengths && B > 0)
+		return m->fam->score_lengths(m, s, B, logp, oov, len, err);
+	llr_norm_stat norm; /* not asked for, but opts may have check_norm */
+	int rc = llr_model_score(m, s, B, logp, oov, &norm, err);
+	if (rc < 0 || !len)
+		return rc;
+	for (size_t b = 0, o = 0; b < B; o += s[b].n + 1, b++)
+		memset(len + o, 0, (s[b].n + 1) * sizeof *len);
+	return LLR_OK;
+}
+
+int llr_model_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
+{
+	if (!m->fam->word_features)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s have no word features", m->path, m->fam->what);
+	return m->fam->word_features(m, word, emit, ctx, err);
+}
+
 int llr_model_set_threads(llr_model *m, int n, llr_err *err)
 {
 	return m->fam->set_threads ? m->fam->set_threads(m, n, err) : LLR_OK;

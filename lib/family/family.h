@@ -40,6 +40,12 @@ typedef struct llr_family {
 	/* Predict the labels of labelled examples (score --task). */
 	int (*predict)(llr_model *m, unsigned tasks, const char *path, size_t batch,
 	               int (*each)(void *ctx, const llr_prediction *p), void *ctx, llr_err *err);
+	/* llr_model_score_lengths' n-gram lengths (NULL: the family's score,
+	 * every length 0); a word's features (llr_model_word_features; NULL:
+	 * the family has none). */
+	int (*score_lengths)(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, int32_t *len,
+	                     llr_err *err);
+	int (*word_features)(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err);
 	/* Generation (llr_gen_*, lib/family/gen.h): the family's generation
 	 * operations, in lib/family/<name>/gen.c; NULL when it cannot
 	 * generate ("sentence encoders cannot generate"). */

@@ -3,8 +3,8 @@
 lib/llrnn.h.  Nothing here is public; llrnn.Model is the interface.
 
 The structures mirror lib/llrnn.h.  Those the library fills or returns
-(llr_err, llr_model_info, llr_model_opts) sit in buffers larger than the C
-structure, so a field appended in C cannot write past Python's memory;
+(llr_err, llr_model_info, llr_model_opts, llr_gen_opts, llr_gen_result)
+sit in buffers larger than the C structure, so a field appended in C cannot write past Python's memory;
 tests/54-python.bats checks the offsets against the C compiler's.
 """
 import ctypes
@@ -68,6 +68,47 @@ class Sentence(ctypes.Structure):
     _fields_ = [("words", ctypes.POINTER(ctypes.c_char_p)), ("n", ctypes.c_size_t)]
 
 
+class SampleOpts(ctypes.Structure):
+    """struct llr_sample_opts."""
+    _fields_ = [("temperature", ctypes.c_double), ("top_k", ctypes.c_int32),
+                ("top_p", ctypes.c_double), ("greedy", ctypes.c_int)]
+
+
+class GenOpts(ctypes.Structure):
+    """struct llr_gen_opts."""
+    _fields_ = [("sample", SampleOpts), ("max_len", ctypes.c_int), ("beam", ctypes.c_int),
+                ("nbest", ctypes.c_int), ("no_unk", ctypes.c_int), ("closed", ctypes.c_int),
+                ("spell_tries", ctypes.c_int64), ("len_norm", ctypes.c_double),
+                ("attention", ctypes.c_int)]
+
+
+class GenOptsBuf(ctypes.Union):
+    _fields_ = [("opts", GenOpts), ("_pad", ctypes.c_char * _PAD)]
+
+
+class GenResult(ctypes.Structure):
+    """struct llr_gen_result."""
+    _fields_ = [("n", ctypes.c_size_t), ("logp", ctypes.POINTER(ctypes.c_float)),
+                ("logp_total", ctypes.c_double), ("ended", ctypes.c_int),
+                ("eos_logp", ctypes.c_float), ("score", ctypes.c_double)]
+
+
+class GenResultBuf(ctypes.Union):
+    _fields_ = [("r", GenResult), ("_pad", ctypes.c_char * _PAD)]
+
+
+class Rng(ctypes.Structure):
+    """struct llr_rng (xoshiro256**: four words of state)."""
+    _fields_ = [("s", ctypes.c_uint64 * 4)]
+
+
+# llr_feature_fn: int (*)(const char *name, size_t len, float value, void *ctx)
+FEATURE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t, ctypes.c_float,
+                              ctypes.c_void_p)
+
+# LLR_GEN_BATCH: sentences one llr_gen_sample call draws at most.
+GEN_BATCH = 32
+
 _lib = None
 
 
@@ -101,6 +142,10 @@ def lib():
         # score(1)'s products, summed in one order, so the numbers are its
         # numbers to the last bit whatever the batch (lib/llrnn.h, BLAS seam)
         so.llr_blas_set_fixed_order(1)
+        # score(1)'s and gen(1)'s default --threads 1: OpenBLAS would
+        # otherwise start a thread a core, which gains nothing on the small
+        # products of scoring (Model.score_batch's threads are the library's)
+        so.llr_blas_set_threads(1)
         _lib = so
         return so
     raise OSError("llrnn: cannot load the llrnn library (%s); build it (make) and set LLRNN_LIB "
@@ -122,7 +167,44 @@ def _prototypes(so):
                                    ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_ubyte),
                                    ctypes.c_void_p, ctypes.POINTER(ErrBuf)]
     so.llr_model_score.restype = ctypes.c_int
+    so.llr_model_score_lengths.argtypes = [c_model, ctypes.POINTER(Sentence), ctypes.c_size_t,
+                                           ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_ubyte),
+                                           ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ErrBuf)]
+    so.llr_model_score_lengths.restype = ctypes.c_int
+    so.llr_model_score_pairs.argtypes = [c_model, ctypes.POINTER(Sentence), ctypes.POINTER(Sentence),
+                                         ctypes.c_size_t, ctypes.POINTER(ctypes.c_double),
+                                         ctypes.POINTER(ctypes.c_ubyte), ctypes.POINTER(ErrBuf)]
+    so.llr_model_score_pairs.restype = ctypes.c_int
+    so.llr_model_set_threads.argtypes = [c_model, ctypes.c_int, ctypes.POINTER(ErrBuf)]
+    so.llr_model_set_threads.restype = ctypes.c_int
+    so.llr_model_embed.argtypes = [c_model, ctypes.POINTER(Sentence), ctypes.c_size_t, ctypes.c_void_p,
+                                   ctypes.c_void_p, ctypes.POINTER(ErrBuf)]
+    so.llr_model_embed.restype = ctypes.c_int
+    so.llr_model_word_features.argtypes = [c_model, ctypes.c_char_p, FEATURE_FN, ctypes.c_void_p,
+                                           ctypes.POINTER(ErrBuf)]
+    so.llr_model_word_features.restype = ctypes.c_int
+    c_gen = ctypes.c_void_p
+    so.llr_gen_opts_init.argtypes = [ctypes.POINTER(GenOptsBuf)]
+    so.llr_gen_opts_init.restype = None
+    so.llr_gen_new.argtypes = [c_model, ctypes.POINTER(GenOptsBuf), ctypes.POINTER(c_gen), ctypes.POINTER(ErrBuf)]
+    so.llr_gen_new.restype = ctypes.c_int
+    so.llr_gen_free.argtypes = [c_gen]
+    so.llr_gen_free.restype = None
+    so.llr_gen_start.argtypes = [c_gen, ctypes.POINTER(Sentence), ctypes.POINTER(ErrBuf)]
+    so.llr_gen_start.restype = ctypes.c_int
+    so.llr_gen_sample.argtypes = [c_gen, ctypes.POINTER(Rng), ctypes.c_size_t, ctypes.POINTER(ErrBuf)]
+    so.llr_gen_sample.restype = ctypes.c_int
+    so.llr_gen_beam.argtypes = [c_gen, ctypes.POINTER(ErrBuf)]
+    so.llr_gen_beam.restype = ctypes.c_int
+    so.llr_gen_result_get.argtypes = [c_gen, ctypes.c_size_t, ctypes.POINTER(GenResultBuf)]
+    so.llr_gen_result_get.restype = None
+    so.llr_gen_word.argtypes = [c_gen, ctypes.c_size_t, ctypes.c_size_t]
+    so.llr_gen_word.restype = ctypes.c_char_p
+    so.llr_rng_seed.argtypes = [ctypes.POINTER(Rng), ctypes.c_uint64]
+    so.llr_rng_seed.restype = None
     so.llr_blas_set_fixed_order.argtypes = [ctypes.c_int]
     so.llr_blas_set_fixed_order.restype = None
+    so.llr_blas_set_threads.argtypes = [ctypes.c_int]
+    so.llr_blas_set_threads.restype = None
     so.llr_strerror.argtypes = [ctypes.c_int]
     so.llr_strerror.restype = ctypes.c_char_p

@@ -68,10 +68,12 @@ static double norm_at(const ngram *s, const int32_t *ctx, int n)
 	return sum - 1;
 }
 
-/* One sentence's n words and its </s> into lp and oov (n + 1 entries);
- * with check_norm the sum over the vocabulary of p - 1 (signed) at the
- * position where its magnitude is largest, else 0. */
-static double sentence(ngram *s, const llr_sentence *x, double *lp, unsigned char *oov, int check_norm)
+/* One sentence's n words and its </s> into lp and oov (n + 1 entries),
+ * and into len (may be NULL) the length of the n-gram that gave each its
+ * probability (0: scored 0 outside the vocabulary); with check_norm the
+ * sum over the vocabulary of p - 1 (signed) at the position where its
+ * magnitude is largest, else 0. */
+static double sentence(ngram *s, const llr_sentence *x, double *lp, unsigned char *oov, int32_t *len, int check_norm)
 {
 	int32_t *h = s->hist;
 	h[0] = llr_ngram_bos(s->m); /* -1 if the model has no <s>: no context */
@@ -96,15 +98,20 @@ static double sentence(ngram *s, const llr_sentence *x, double *lp, unsigned cha
 			if (!(fabs(e) <= fabs(worst))) /* NaN propagates */
 				worst = e;
 		}
-		lp[t] = w >= 0 ? (float)(llr_ngram_log10p(s->m, ctx, nctx, w, NULL) * M_LN10) : 0.0f;
+		int matched = 0;
+		lp[t] = w >= 0 ? (float)(llr_ngram_log10p(s->m, ctx, nctx, w, &matched) * M_LN10) : 0.0f;
 		oov[t] = (unsigned char)is_oov;
+		if (len)
+			len[t] = matched;
 		h[t + 1] = w;
 	}
 	return worst;
 }
 
-static int ngram_score(llr_model *m, const llr_sentence *x, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
-                       llr_err *err)
+/* The batch into logp, oov and len (may be NULL), as llr_model_score
+ * and llr_model_score_lengths say. */
+static int score_batch(llr_model *m, const llr_sentence *x, size_t B, double *logp, unsigned char *oov, int32_t *len,
+                       llr_norm_stat *norm, llr_err *err)
 {
 	ngram *s = m->state;
 	llr_norm_stat ns = {0};
@@ -117,7 +124,7 @@ static int ngram_score(llr_model *m, const llr_sentence *x, size_t B, double *lo
 			s->hist = h;
 			s->cap = cap;
 		}
-		double e = sentence(s, &x[b], logp + o, oov + o, m->opts.check_norm);
+		double e = sentence(s, &x[b], logp + o, oov + o, len ? len + o : NULL, m->opts.check_norm);
 		if (!(fabs(e) <= fabs(ns.err)))
 			ns.err = e;
 		if (!(fabs(e) <= ns.lo))
@@ -126,6 +133,19 @@ static int ngram_score(llr_model *m, const llr_sentence *x, size_t B, double *lo
 	if (norm && m->opts.check_norm)
 		*norm = ns;
 	return LLR_OK;
+}
+
+static int ngram_score(llr_model *m, const llr_sentence *x, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
+                       llr_err *err)
+{
+	return score_batch(m, x, B, logp, oov, NULL, norm, err);
+}
+
+static int ngram_score_lengths(llr_model *m, const llr_sentence *x, size_t B, double *logp, unsigned char *oov,
+                               int32_t *len, llr_err *err)
+{
+	llr_norm_stat norm;
+	return score_batch(m, x, B, logp, oov, len, &norm, err);
 }
 
 const llr_family llr_family_ngram = {
@@ -137,5 +157,6 @@ const llr_family llr_family_ngram = {
 	.describe = ngram_describe,
 	.meta = ngram_meta,
 	.score = ngram_score,
+	.score_lengths = ngram_score_lengths,
 	.gen = &llr_ngram_gen_ops,
 };

@@ -224,60 +224,23 @@ static const char *rgen_word(const llr_gen *g, int32_t id)
 	return llr_strmap_str(q->lex->vocab, id);
 }
 
-static int put_feature(const rgen *q, llr_buf *out, int32_t col, float val)
-{
-	if (out->len && out->data[out->len - 1] != '\t' && llr_buf_putc(out, ' '))
-		return LLR_ENOMEM;
-	const llr_strmap *names = q->lex->features;
-	if (llr_buf_append(out, llr_strmap_str(names, col), llr_strmap_len(names, col)))
-		return LLR_ENOMEM;
-	if (val != 1.0f && llr_buf_printf(out, "=%g", (double)val) < 0)
-		return LLR_ENOMEM;
-	return LLR_OK;
-}
-
-/* Row r (columns of phi) of csr p. */
-static int csr_row_features(const rgen *q, const llr_csr *p, int32_t r, llr_buf *out)
-{
-	for (int32_t k = p->indptr[r]; k < p->indptr[r + 1]; k++)
-		if (p->data[k] != 0 && put_feature(q, out, p->indices[k], p->data[k]) < 0)
-			return LLR_ENOMEM;
-	return LLR_OK;
-}
-
-/* A word's features: its phi row, or for an unseen word (vid -1) the
- * features extracted from the string. */
-static int word_features(rgen *q, const char *w, int32_t vid, llr_buf *out, llr_err *err)
-{
-	const llr_csr *phi = q->lex->phi;
-	if (vid >= 0 && phi && vid < phi->rows)
-		return csr_row_features(q, phi, vid, out) < 0 ? llr_err_set(err, LLR_ENOMEM, "out of memory") : LLR_OK;
-	size_t n;
-	int rc = llr_row_fill(&q->row, q->lex, w, strlen(w), 0, 0, &n, err);
-	if (rc < 0)
-		return rc;
-	for (size_t k = 0; k < n; k++)
-		if (q->row.vals[k] != 0 && put_feature(q, out, q->row.cols[k], q->row.vals[k]) < 0)
-			return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	return LLR_OK;
-}
-
 static int rgen_features(llr_gen *g, const llr_gen_hyp *h, size_t k, llr_buf *out, llr_err *err)
 {
 	rgen *q = g->state;
 	if (k < g->pre.n) {
 		const char *w = llr_gen_pword(g, k);
-		return word_features(q, w, llr_strmap_get(q->lex->vocab, w, strlen(w)), out, err);
+		return rnnlm_word_features(q->lex, &q->row, w, llr_strmap_get(q->lex->vocab, w, strlen(w)), rnnlm_put_feature,
+		                           out, err);
 	}
 	k -= g->pre.n;
 	int32_t id = h->ids[k];
 	if (id >= 0)
-		return word_features(q, rgen_word(g, id), id, out, err);
+		return rnnlm_word_features(q->lex, &q->row, rgen_word(g, id), id, rnnlm_put_feature, out, err);
 	if (h->sig[k] >= 0) /* a drawn unseen word: its signature's row */
-		return csr_row_features(q, llr_lexicon_sig_phi(q->lex), h->sig[k], out) < 0
+		return rnnlm_csr_features(q->lex, llr_lexicon_sig_phi(q->lex), h->sig[k], rnnlm_put_feature, out) < 0
 		           ? llr_err_set(err, LLR_ENOMEM, "out of memory")
 		           : LLR_OK;
-	return word_features(q, h->oov.data + (-1 - (int64_t)id), -1, out, err);
+	return rnnlm_word_features(q->lex, &q->row, h->oov.data + (-1 - (int64_t)id), -1, rnnlm_put_feature, out, err);
 }
 
 const llr_gen_ops llr_rnnlm_gen_ops = {

@@ -267,6 +267,7 @@ const llr_family llr_family_rnnlm = {
 	.score = rnnlm_score,
 	.set_threads = rnnlm_set_threads,
 	.embed = rnnlm_embed,
+	.word_features = rnnlm_model_word_features,
 	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
 	.gen = &llr_rnnlm_gen_ops,
 	.train = &llr_rnnlm_train_ops,

@@ -84,4 +84,15 @@ int rgen_beam(llr_gen *g, llr_err *err);
 
 extern const llr_gen_ops llr_rnnlm_gen_ops;
 
+/* features.c: a word's features, emitted one by one: row r of p (phi or
+ * the signatures'), or word w's (vid its vocabulary id, -1 outside: its
+ * string's, filling row); rnnlm_put_feature, an emit that appends
+ * gen(1)'s "NAME" or "NAME=VALUE" to the llr_buf ctx; the family's
+ * word_features operation (llr_model_word_features). */
+int rnnlm_csr_features(const llr_lexicon *lex, const llr_csr *p, int32_t r, llr_feature_fn emit, void *ctx);
+int rnnlm_word_features(const llr_lexicon *lex, llr_row *row, const char *w, int32_t vid, llr_feature_fn emit,
+                        void *ctx, llr_err *err);
+int rnnlm_put_feature(const char *name, size_t len, float value, void *ctx);
+int rnnlm_model_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err);
+
 #endif
