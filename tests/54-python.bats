@@ -231,10 +231,12 @@ print(m2.closed)
 import ctypes
 from llrnn import _capi
 for py, c in ((_capi.Err, "llr_err"), (_capi.Opts, "llr_model_opts"), (_capi.Info, "llr_model_info"),
-              (_capi.Sentence, "llr_sentence")):
+              (_capi.Sentence, "llr_sentence"), (_capi.SampleOpts, "llr_sample_opts"),
+              (_capi.GenOpts, "llr_gen_opts"), (_capi.GenResult, "llr_gen_result"), (_capi.Rng, "llr_rng")):
     for f in py._fields_:
         print("%s.%s %d" % (c, f[0], getattr(py, f[0]).offset))
     print(c, ctypes.sizeof(py))
+print("LLR_GEN_BATCH", _capi.GEN_BATCH)
 PY
 	diff want got
 }

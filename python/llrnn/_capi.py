@@ -7,8 +7,10 @@ The structures mirror lib/llrnn.h.  Those the library fills or returns
 sit in buffers larger than the C structure, so a field appended in C cannot write past Python's memory;
 tests/54-python.bats checks the offsets against the C compiler's.
 """
+import contextlib
 import ctypes
 import os
+import threading
 
 # libllrnn.so.MAJOR, MAJOR the first number of LLR_VERSION.
 SONAME = "libllrnn.so.0"
@@ -110,6 +112,45 @@ FEATURE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_char), ctype
 GEN_BATCH = 32
 
 _lib = None
+
+
+class _OrderGate:
+    """Who multiplies in which order.  score(1) sums every product in one
+    fixed order (llr_blas_set_fixed_order(1): its numbers do not depend on
+    the batch), gen(1) in OpenBLAS's (the default): the module does each
+    as its tool does.  The setting is the process's, so calls in one order
+    run together, from any number of threads, and a call in the other
+    order waits until they are done (then switches)."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._fixed = True  # as lib() leaves it
+        self._active = 0
+
+    @contextlib.contextmanager
+    def order(self, fixed):
+        with self._cond:
+            while self._active and self._fixed != fixed:
+                self._cond.wait()
+            if self._fixed != fixed:
+                lib().llr_blas_set_fixed_order(int(fixed))
+                self._fixed = fixed
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._active -= 1
+                self._cond.notify_all()
+
+
+_gate = _OrderGate()
+
+
+def blas_order(fixed):
+    """A context in which the library multiplies in score's fixed order
+    (fixed=True: scoring, embedding) or in gen's (False: generation)."""
+    return _gate.order(fixed)
 
 
 def candidates():

@@ -289,7 +289,7 @@ class Model:
         with lengths, the n-gram lengths too (llr_model_score_lengths)."""
         words = _words(sentence)
         n = len(words)
-        with self._lock:
+        with self._lock, _capi.blas_order(True):
             h = self._handle()
             if n > self._cap:  # the buffers, reused from call to call, grow
                 cap = max(n, 2 * self._cap, 64)
@@ -373,7 +373,7 @@ class Model:
         words = _sentences(sentences)
         out = np.empty(len(words), dtype=np.float64)
         lib = _capi.lib()
-        with self._lock:
+        with self._lock, _capi.blas_order(True):
             h = self._handle()
             err = _capi.ErrBuf()
             rc = lib.llr_model_set_threads(h, threads, ctypes.byref(err))
@@ -411,7 +411,7 @@ class Model:
         src = _words(source, "source", empty_ok=True)
         tgt = _words(target, "target")
         lib = _capi.lib()
-        with self._lock:
+        with self._lock, _capi.blas_order(True):
             h = self._handle()
             s, t = _Batch([src]), _Batch([tgt])
             lp = (ctypes.c_double * t.tokens)()
@@ -440,7 +440,7 @@ class Model:
         batch = _int("batch", batch, 1, 4096)
         np = _numpy()
         lib = _capi.lib()
-        with self._lock:
+        with self._lock, _capi.blas_order(True):
             h = self._handle()
             err = _capi.ErrBuf()
             rc = lib.llr_model_embed(h, None, 0, None, None, ctypes.byref(err))  # can it?
@@ -558,7 +558,7 @@ class Model:
         sent = _capi.Sentence(words, len(pre))
         prefix_text = [w.decode("utf-8") for w in pre]
         out = []
-        with self._lock:
+        with self._lock, _capi.blas_order(False):
             h = self._handle()
             err = _capi.ErrBuf()
             g = ctypes.c_void_p()

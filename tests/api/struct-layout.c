@@ -28,5 +28,14 @@ int main(void)
 	F(llr_model_info, norm_dict), F(llr_model_info, dim), F(llr_model_info, embedding);
 	F(llr_model_info, ops), Z(llr_model_info);
 	F(llr_sentence, words), F(llr_sentence, n), Z(llr_sentence);
+	F(llr_sample_opts, temperature), F(llr_sample_opts, top_k), F(llr_sample_opts, top_p);
+	F(llr_sample_opts, greedy), Z(llr_sample_opts);
+	F(llr_gen_opts, sample), F(llr_gen_opts, max_len), F(llr_gen_opts, beam), F(llr_gen_opts, nbest);
+	F(llr_gen_opts, no_unk), F(llr_gen_opts, closed), F(llr_gen_opts, spell_tries);
+	F(llr_gen_opts, len_norm), F(llr_gen_opts, attention), Z(llr_gen_opts);
+	F(llr_gen_result, n), F(llr_gen_result, logp), F(llr_gen_result, logp_total), F(llr_gen_result, ended);
+	F(llr_gen_result, eos_logp), F(llr_gen_result, score), Z(llr_gen_result);
+	F(llr_rng, s), Z(llr_rng);
+	printf("LLR_GEN_BATCH %d\n", LLR_GEN_BATCH);
 	return 0;
 }
