@@ -3,8 +3,9 @@
 # runs as written: README.md's "Using llrnn from C and Python" blocks
 # (marked "<!-- api example: ... -->") and llrnn(3)'s EXAMPLES, against a
 # library, header, llrnn.pc and Python module installed by make install
-# PREFIX=... PYTHONDIR=..., on an n-gram of the UD French slice; their
-# numbers are score's.
+# PREFIX=... PYTHONDIR=..., on an n-gram and a tiny LSTM LM of the UD
+# French slice; their numbers are score's and gen's.  python3 is Debian's
+# (/usr/bin/python3, with python3-numpy), as install-deps installs it.
 
 load test_helper
 
@@ -22,6 +23,9 @@ setup() {
 	unset LLRNN_LIB
 	export PKG_CONFIG_PATH="$p/lib/pkgconfig" LD_LIBRARY_PATH="$p/lib" PYTHONPATH="$p/python" PYTHONDONTWRITEBYTECODE=1
 	sanitized_python
+	mkdir -p pybin
+	ln -sf /usr/bin/python3 pybin/python3
+	PATH="$BATS_TEST_TMPDIR/pybin:$PATH"
 }
 
 # The marked blocks of README.md's API section, in order, unindented.
@@ -52,9 +56,9 @@ want_tokens() {
 		sed 's/^\(.*\)=\(.*\)$/\1\t\2\t0/'
 }
 
-@test "README: the C and Python blocks of \"Using llrnn from C and Python\" run as written, with score's numbers" {
+@test "README: the C and Python blocks of \"Using llrnn from C and Python\" run as written, with score's and gen's numbers" {
 	api_blocks >blocks.sh
-	[ "$(grep -c '^EOF$' blocks.sh)" -eq 2 ]
+	[ "$(grep -c '^EOF$' blocks.sh)" -eq 3 ]
 	run bash -e blocks.sh
 	assert_success
 	[ -x first ]
@@ -66,7 +70,17 @@ want_tokens() {
 	assert_line --index 6 "$(echo "la ville de paris" | score -q -m lm.arpa --base 10 | cut -f1) $(echo "la ville de paris" | score -q -m lm.arpa | cut -f1)"
 	printf '%s\n' "${lines[@]:7:5}" >got
 	diff want got
-	[ "${#lines[@]}" -eq 12 ]
+	# the generation block, on the LSTM LM it trained: gen's sentences, the
+	# vectors' shape, gen --show-features' features, score's totals
+	[ -s lm.llrnn ]
+	gen -q -m lm.llrnn -p "la ville" -n 3 -s 7 --top-k 50 --logprob >want
+	printf '%s\n' "${lines[@]:12:3}" >got
+	diff want got
+	assert_line --index 15 "(2, 16) float32 lm-input-mean"
+	assert_line --index 16 "$(gen -q -m lm.llrnn -p ville --show-features --max-len 1 | head -n 1 | cut -f2 | sed 's/=[^ ]*//g')"
+	printf '%s\n' "la ville" "le chat dort" | score -q -m lm.llrnn --base 10 | cut -f1 >want
+	echo "${lines[17]}" | tr -d '[]' | tr -s ' ' '\n' | grep . | awk '{ printf "%.4f\n", $1 }' | diff want -
+	[ "${#lines[@]}" -eq 18 ]
 }
 
 @test "llrnn(3): EXAMPLES run as written (the program, its build and run, the Python line); the page is lint-clean" {

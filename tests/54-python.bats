@@ -245,7 +245,7 @@ PY
 	run "$PY" -c 'import pydoc, llrnn; print(pydoc.render_doc(llrnn, renderer=pydoc.plaintext))'
 	assert_success
 	assert_output --partial "llrnn - score sentences with llrnn's language models from Python"
-	for f in full_scores perplexity score close order info; do
+	for f in full_scores perplexity score close order info generate embed features score_batch score_pair Generated; do
 		assert_output --partial " $f"
 	done
 	run "$PY" -c 'import llrnn; print(llrnn.Error.__module__, llrnn.Model.__module__)'

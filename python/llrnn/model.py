@@ -170,18 +170,24 @@ def _sentences(sentences, what="sentences"):
 
 
 class _Batch:
-    """A batch of encoded sentences as the library reads them (llr_sentence
-    B and the word pointers they point to, kept alive here)."""
+    """A batch of encoded sentences as the library reads them: llr_sentence
+    B whose words point into one array of all the batch's words (kept
+    alive here)."""
 
     def __init__(self, words):
         self.B = len(words)
+        flat = [w for ws in words for w in ws]
+        self._arr = (ctypes.c_char_p * max(len(flat), 1))(*flat)
         self.sents = (_capi.Sentence * max(self.B, 1))()
-        self._keep = []
-        for b, w in enumerate(words):
-            arr = (ctypes.c_char_p * max(len(w), 1))(*w)
-            self._keep.append(arr)
-            self.sents[b] = _capi.Sentence(arr, len(w))
-        self.tokens = sum(len(w) + 1 for w in words)
+        base, size = ctypes.addressof(self._arr), ctypes.sizeof(ctypes.c_char_p)
+        ptr = ctypes.POINTER(ctypes.c_char_p)
+        o = 0
+        for b, ws in enumerate(words):
+            s = self.sents[b]
+            s.words = ctypes.cast(base + o * size, ptr)
+            s.n = len(ws)
+            o += len(ws)
+        self.tokens = len(flat) + self.B
 
 
 class Model:
