@@ -39,10 +39,10 @@ override CPPFLAGS += -DLLR_HAVE_HUNSPELL=1
 endif
 
 # MPI for train --distributed: on when Open MPI's ompi-c is found.  Only
-# train links it (tools/train_dist.c); without it --distributed says so.
+# train links it (tools/train/dist.c); without it --distributed says so.
 MPI ?= $(shell $(PKG_CONFIG) --exists ompi-c 2>/dev/null && echo 1)
 ifeq ($(MPI),1)
-build/tools/train_dist.o: override CPPFLAGS += -DLLR_HAVE_MPI=1 $(shell $(PKG_CONFIG) --cflags ompi-c)
+build/tools/train/dist.o: override CPPFLAGS += -DLLR_HAVE_MPI=1 $(shell $(PKG_CONFIG) --cflags ompi-c)
 bin/train: override LDLIBS += $(shell $(PKG_CONFIG) --libs ompi-c)
 endif
 

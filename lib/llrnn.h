@@ -1505,7 +1505,7 @@ typedef struct llr_train_sums {
 
 /* The ranks of a data-parallel run (train --distributed).  libllrnn does
  * not link MPI: the program supplies these collective operations
- * (tools/train_dist.c).  Every rank trains on its share of every batch;
+ * (tools/train/dist.c).  Every rank trains on its share of every batch;
  * rank 0 validates and writes.  on 0: one process, rank 0 of 1, and the
  * operations are not called (NULL allowed). */
 typedef struct llr_train_comm {

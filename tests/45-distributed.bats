@@ -210,11 +210,11 @@ max_diff() {
 }
 
 @test "train --distributed: a train built without MPI says so" {
-	# train_dist.c compiled without LLR_HAVE_MPI, as make builds it when
+	# tools/train/dist.c compiled without LLR_HAVE_MPI, as make builds it when
 	# Open MPI's headers are missing, behind a main that asks for it
 	cat > main.c <<-'EOF'
 	#include "cli.h"
-	#include "train_dist.h"
+	#include "train/dist.h"
 	int main(int argc, char **argv)
 	{
 		cli_init(argv[0], "train");
@@ -223,7 +223,7 @@ max_diff() {
 		return d.size == 1 && d.rank == 0 && !d.on ? 0 : 3;
 	}
 	EOF
-	cc ${SANITIZE:+-fsanitize=$SANITIZE} -I"$TOP/lib" -I"$TOP/tools" -o train main.c "$TOP/tools/train_dist.c" "$TOP/build/libcli.a" \
+	cc ${SANITIZE:+-fsanitize=$SANITIZE} -I"$TOP/lib" -I"$TOP/tools" -o train main.c "$TOP/tools/train/dist.c" "$TOP/build/libcli.a" \
 		"$TOP/build/libllrnn.a" $(sed -n 's/^Libs.private: //p' "$TOP/build/llrnn.pc")
 	./train # not asked: a single process, rank 0 of 1
 	run_err 1 '^train: --distributed: this train was built without MPI' ./train --distributed

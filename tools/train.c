@@ -5,7 +5,7 @@
  * line of every family, the choice among them, and the language model's
  * streams, options into llr_rnnlm_setup and --resume's checks; building
  * the model and open training are the family's (lib/family/rnnlm/), the
- * training the library's driver (llr_train_run, through train_run.c).
+ * training the library's driver (llr_train_run, through run.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,8 +15,8 @@
 
 #include "cli.h"
 #include "progress.h"
-#include "train.h"
-#include "train_dist.h"
+#include "train/train.h"
+#include "train/dist.h"
 
 static const char usage[] =
     "usage: train [-hqv] [-o model] [-s seed] [--output loglinear|softmax|tree|classes]\n"
@@ -132,7 +132,7 @@ enum {
 	O_NEXT_NEGATIVES,
 };
 
-/* The options of the discourse-encoder family (train_disc.c). */
+/* The options of the discourse-encoder family (disc.c). */
 static void disc_opt(int c, const char *arg, train_opts *o)
 {
 	switch (c) {
@@ -244,7 +244,7 @@ static const char *option_name(int c)
 static void parse_opts(int argc, char **argv, train_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	/* The encoder-decoder parses its own options (train_encdec.c). */
+	/* The encoder-decoder parses its own options (encdec.c). */
 	if (train_encdec_wanted(argc, argv)) {
 		o->family = TRAIN_ENCDEC;
 		o->argc = argc;
@@ -342,7 +342,7 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 {
 	int k = 0; /* the next operand */
 	/* --resume of a discourse encoder without --task trains the model's
-	 * tasks (resume_model in train_disc.c narrows "all" to them) */
+	 * tasks (resume_model in disc.c narrows "all" to them) */
 	if (o->family == TRAIN_LM && o->resume && !o->ngram && cli_model_family_is(o->resume, "sentenc")) {
 		o->family = TRAIN_DISC;
 		o->task = LLR_TASK_ALL;

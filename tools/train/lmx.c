@@ -1,5 +1,5 @@
 /*
- * train_lmx.c - train's options for the LSTM language model's
+ * lmx.c - train's options for the LSTM language model's
  * character-aware input and its tree and class softmax outputs (Jernite's
  * thesis, chapters 2 and 3; train(1)): parsing them into the network
  * configuration's fields, and checking them.  A new tree or class
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "train.h"
 
 int lmx_parse_output(const char *s)

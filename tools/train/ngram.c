@@ -1,5 +1,5 @@
 /*
- * train_ngram.c - train's n-gram family (train(1), "N-gram models"):
+ * ngram.c - train's n-gram family (train(1), "N-gram models"):
  * `train --ngram N` counts the token files and estimates an interpolated
  * modified Kneser-Ney model with the library (lib/ngram/), then writes it
  * as ARPA text (.arpa, .arpa.gz and the other compressed suffixes, or
@@ -14,7 +14,7 @@
 #include <malloc.h>
 #endif
 
-#include "cli.h"
+#include "../cli.h"
 #include "train.h"
 
 /* The n-gram form of train's usage, for the option errors found here. */

@@ -1,5 +1,5 @@
 /*
- * train_dist.h - train --distributed: synchronous data-parallel training
+ * dist.h - train --distributed: synchronous data-parallel training
  * over MPI, CLI-only.  Every rank runs the same epoch loop on the same
  * weights; rank r holds the sentences whose index is r modulo the number
  * of ranks, trains on its share of each batch, and the gradients, losses

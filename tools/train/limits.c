@@ -1,5 +1,5 @@
 /*
- * train_limits.c - the options of the families trained by gradient steps
+ * limits.c - the options of the families trained by gradient steps
  * that say when training stops and how the learning rate changes
  * (--epochs, --patience, --min-improvement, --clip, --max-time,
  * --max-tokens, --lr-decay, --lr-patience, --lr-decays): their defaults,
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "train.h"
 
 void lim_defaults(llr_train_limits *l)

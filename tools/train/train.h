@@ -13,18 +13,18 @@
 #include <stdint.h>
 
 #include "llrnn.h"
-#include "train_dist.h"
+#include "dist.h"
 
 /* The model families train knows. */
 enum {
 	TRAIN_LM,     /* LSTM language model over a featurize stream, softmax or log-linear output (train.c) */
-	TRAIN_NGRAM,  /* backoff n-gram model, modified Kneser-Ney, from token files (train_ngram.c) */
-	TRAIN_DISC,   /* discourse sentence encoder over disc-pairs output (train_disc.c) */
-	TRAIN_ENCDEC, /* encoder-decoder with attention over a featurize --source stream (train_encdec.c) */
+	TRAIN_NGRAM,  /* backoff n-gram model, modified Kneser-Ney, from token files (ngram.c) */
+	TRAIN_DISC,   /* discourse sentence encoder over disc-pairs output (disc.c) */
+	TRAIN_ENCDEC, /* encoder-decoder with attention over a featurize --source stream (encdec.c) */
 };
 
 /* The options of the families trained by gradient steps (the language
- * model, train.c; the encoder-decoder, train_encdec.c), in both option
+ * model, train.c; the encoder-decoder, encdec.c), in both option
  * tables as TRAIN_OPTIONS; a family's own ids start at O_TRAIN_OWN. */
 enum {
 	O_OUTPUT = 256,
@@ -67,7 +67,7 @@ enum {
 	    {"progress", required_argument, NULL, O_PROGRESS}, {"resume", required_argument, NULL, O_RESUME}, \
 	    {"init", required_argument, NULL, O_INIT}, {"distributed", no_argument, NULL, O_DISTRIBUTED}
 /* The LM family's character-aware input and factored outputs
- * (train_lmx.c), parsed into the fields of the new net's configuration
+ * (lmx.c), parsed into the fields of the new net's configuration
  * they set (input, char_*, highway; tree_depth, tree_arity, which
  * --classes sets for a classes output, tree_cap). */
 typedef struct train_lmx {
@@ -104,7 +104,7 @@ enum {
 		"tree-update", required_argument, NULL, O_TREE_UPDATE  \
 	}
 
-/* When training stops and how the learning rate changes (train_limits.c):
+/* When training stops and how the learning rate changes (limits.c):
  * --epochs, --patience, --min-improvement, --clip, --max-time,
  * --max-tokens and the --lr-decay schedule, as the library's driver takes
  * them (llr_train_limits), with the mask of those given (LLR_LIM_*). */
@@ -142,7 +142,7 @@ typedef struct train_opts {
 	int optim;
 	double lr; /* 0 = the optimiser's default */
 	double eps; /* RMSprop's and Adam's eps, 0 = the default */
-	llr_train_limits lim; /* --epochs, --patience, --clip ... (train_limits.c) */
+	llr_train_limits lim; /* --epochs, --patience, --clip ... (limits.c) */
 	unsigned lim_given;   /* LLR_LIM_*: those given */
 	int init;           /* LLR_INIT_* */
 	int set_init;
@@ -150,7 +150,7 @@ typedef struct train_opts {
 	int no_bias_fit; /* --no-bias-fit: open training keeps the --init scheme's out/b */
 	uint64_t seed;
 	int threads;
-	int distributed; /* --distributed: one rank of an MPI job (train_dist.h) */
+	int distributed; /* --distributed: one rank of an MPI job (dist.h) */
 	int progress;
 	int quiet;
 	int verbose; /* -v: notes (an archive without checksums) */
@@ -179,7 +179,7 @@ typedef struct train_opts {
 	train_lmx x;
 } train_opts;
 
-/* train_lmx.c.  --output's value (loglinear or ll, softmax, tree,
+/* lmx.c.  --output's value (loglinear or ll, softmax, tree,
  * classes) as LLR_OUT_*, 0 if unknown; and back. */
 int lmx_parse_output(const char *s);
 const char *lmx_output_name(int output);
@@ -218,7 +218,7 @@ void train_optim_config(llr_optim_config *oc, int kind, double lr, double eps);
 void train_optim_resume(const char *usage_text, llr_train_state *ts, double lr, double eps);
 void train_optim_meta(llr_meta *m, const llr_optim *opt);
 
-/* train_run.c: train job from ts with the library's driver (o: the
+/* run.c: train job from ts with the library's driver (o: the
  * file, log, limits; its hooks are set here), showing its events on
  * stderr unless quiet; after a signal the run is saved and train exits
  * 128 + the signal, after an error 1. */
@@ -232,9 +232,9 @@ typedef struct train_run_opts {
 } train_run_opts;
 void train_run(llr_train_job *job, llr_train_state *ts, llr_train_opts *o, const train_run_opts *r, train_dist *dist);
 
-/* train --task: tools/train_disc.c */
+/* train --task: tools/train/disc.c */
 int train_disc(train_opts *o);
-/* train_encdec.c: 1 if the command line trains an encoder-decoder (an
+/* encdec.c: 1 if the command line trains an encoder-decoder (an
  * option only it has, a --resume model of family encdec, or a stream made
  * by featurize --source); reads only those files' meta. */
 int train_encdec_wanted(int argc, char **argv);

@@ -1,16 +1,16 @@
 /*
- * train_dist.c - train --distributed over MPI (train_dist.h): start and
+ * dist.c - train --distributed over MPI (dist.h): start and
  * stop, the per-step gradient sum (MPI_Allreduce), and the agreements on
  * rank 0's decisions.  Without LLR_HAVE_MPI it is the single-process
  * case, and dist_init refuses --distributed.
  */
-#include "train_dist.h"
+#include "dist.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "llrnn.h"
 
 #ifdef LLR_HAVE_MPI

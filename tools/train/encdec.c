@@ -1,5 +1,5 @@
 /*
- * train_encdec.c - train's encoder-decoder family (issue 15): from a
+ * encdec.c - train's encoder-decoder family (issue 15): from a
  * stream made by featurize --source, train the encoder-decoder with
  * attention of lib/nn/encdec.c (bidirectional LSTM encoder, input-fed
  * LSTM decoder, dot/bilinear/MLP attention, softmax or log-linear output,
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "train.h"
-#include "train_dist.h"
+#include "dist.h"
 
 static const char usage[] =
     "usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
@@ -35,7 +35,7 @@ static const char usage[] =
 typedef struct ed_opts {
 	const char *out, *stream, *valid, *valid_src, *log, *resume;
 	llr_encdec_setup su; /* the model's choices (the library's) */
-	llr_train_limits lim; /* --epochs, --patience, --clip ... (train_limits.c) */
+	llr_train_limits lim; /* --epochs, --patience, --clip ... (limits.c) */
 	unsigned lim_given;
 	int threads, progress, quiet, distributed;
 	unsigned given; /* LLR_EDS_*: the options a resumed model fixes, given */

@@ -1,20 +1,20 @@
 /*
- * train_disc.c - train's discourse sentence-encoder family (train --task):
+ * disc.c - train's discourse sentence-encoder family (train --task):
  * the options the family adds or that a resumed model fixes, the new or
  * resumed model (llr_senc_model_new, llr_senc_model_load), the pairs
  * (rank 0 alone reads --valid), the meta of the options, and the lines on
  * stderr beyond the driver's (the examples and encoder at the start, each
  * task's validation accuracy after every epoch).  The training is the
  * library's: the job of lib/family/sentenc/train.c on the one driver
- * (train_run.c), distributed as train_dist.h says.  train(1) is the spec.
+ * (run.c), distributed as dist.h says.  train(1) is the spec.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "../cli.h"
 #include "train.h"
-#include "train_dist.h"
+#include "dist.h"
 
 static const char *const task_names[3] = {"order", "next", "conj"};
 

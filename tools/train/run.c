@@ -1,5 +1,5 @@
 /*
- * train_run.c - train's side of the library's training driver
+ * run.c - train's side of the library's training driver
  * (llr_train_run): the SIGINT and SIGTERM handler whose flag the driver
  * polls, the driver's events as train(1)'s lines on stderr (the step
  * line, drawn in place on a terminal, else every --progress steps; the
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "progress.h"
+#include "../cli.h"
+#include "../progress.h"
 #include "train.h"
 
 static volatile sig_atomic_t got_signal;
