@@ -173,10 +173,14 @@ $(WORK)/%.eval: $(WORK)/%.model $(SPLITS)
 $(WORK)/%.row: $(WORK)/%.eval $(WORK)/%.model $(SCRIPTS)/ud-row
 	$(SCRIPTS)/ud-row $(WORK)/$*.model $< $* > $@.tmp && mv $@.tmp $@
 
-CONFIG_TEXT = embedding $(EMBED), $(LAYERS) LSTM layers of $(HIDDEN), \
+CONFIG_NET = embedding $(EMBED), $(LAYERS) LSTM layers of $(HIDDEN), \
 	RMSprop lr $(LR), batch $(BATCH), gradient clip 5, early stopping on \
-	valid with patience $(PATIENCE), at most $(EPOCHS) epochs$(if $(MAXTIME), and $(MAXTIME) per model), \
-	seed $(SEED), $(THREADS) thread(s), initialisation $(or $(INIT),train's default (torch)); <unk> mass in the paper background $(UNK_MASS)
+	valid with patience $(PATIENCE), at most $(EPOCHS) epochs
+CONFIG_RUN = $(THREADS) thread(s), initialisation $(or $(INIT),train's default (torch)); <unk> mass in the paper background $(UNK_MASS)
+CONFIG_TEXT = $(CONFIG_NET)$(if $(MAXTIME), and $(MAXTIME) per model), seed $(SEED), $(CONFIG_RUN)
+# the headline's models have their own seeds (HEADLINE_SEEDS), and MAXTIME
+# only cuts a run that headline-resume continues
+HL_CONFIG_TEXT = $(CONFIG_NET)$(if $(MAXTIME), (in runs of at most $(MAXTIME), each continued by make headline-resume)), $(CONFIG_RUN)
 
 # 6. Tables and plots.  The reference columns appear when `make reference`
 # has produced $(WORK)/ref/*.out.
@@ -258,7 +262,7 @@ $(foreach b,$(HL_BASES),$(foreach s,$(HEADLINE_SEEDS),$(eval $(call HL_RUN,$(b),
 
 $(RESULTS)/ud-french-headline.tsv: $(HL_OUTPUTS) $(SCRIPTS)/ud-headline $(SCRIPTS)/paired-bootstrap
 	$(SCRIPTS)/ud-headline --work $(HL) --outputs $(HL_OUT) --results $(RESULTS) \
-		--m $(HEADLINE_M) --seeds "$(HEADLINE_SEEDS)" --config "$(CONFIG_TEXT)"
+		--m $(HEADLINE_M) --seeds "$(HEADLINE_SEEDS)" --config "$(HL_CONFIG_TEXT)"
 
 # Continue every headline model that an invocation's MAXTIME stopped, or
 # a signal interrupted (train saves on SIGINT and SIGTERM).
