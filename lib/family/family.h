@@ -116,4 +116,13 @@ void llr_family_describe_lex(const llr_lexicon *lex, const llr_meta *meta, const
 
 extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc;
 
+/* Length-bucketed batches of items 0..n-1 (buckets.c): with rng, the
+ * items shuffled, stably sorted by key(ctx, item) (ties in shuffled
+ * order), cut into batches of B and the batches shuffled; without rng
+ * (validation) sorted, ties in item order.  idx[0..n) gets the items
+ * batch after batch, first[0..nb] where each batch starts, *nbatches nb
+ * = ceil(n / B).  LLR_ENOMEM. */
+int llr_bucket_batches(size_t n, int B, llr_rng *rng, uint32_t (*key)(const void *ctx, int32_t item), const void *ctx,
+                       int32_t *idx, size_t *first, size_t *nbatches);
+
 #endif

@@ -33,35 +33,15 @@ typedef struct edjob {
 	int32_t *share; /* this rank's pairs of a batch (distributed) */
 } edjob;
 
-static int cmp_i64(const void *a, const void *b)
+/* A pair's bucket: its source then its target length. */
+static uint32_t pair_key(const void *ctx, int32_t k)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	const llr_encdec_pairs *p = ctx;
+	int64_t sl = (int64_t)(p->soff[k + 1] - p->soff[k]), tl = (int64_t)(p->toff[k + 1] - p->toff[k]);
+	return (uint32_t)(LLR_MIN(sl, 4095) * 4096 + LLR_MIN(tl, 4095));
 }
 
-/* Sorted by source then target length, ties in the order of perm (the
- * sort key ends with the position). */
-static int sort_pairs(const llr_encdec_pairs *p, const int32_t *perm, int32_t *sorted)
-{
-	size_t n = p->n;
-	int64_t *key = llr_calloc(n, sizeof *key);
-	if (!key)
-		return LLR_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		int32_t k = perm[i];
-		int64_t sl = (int64_t)(p->soff[k + 1] - p->soff[k]), tl = (int64_t)(p->toff[k + 1] - p->toff[k]);
-		key[i] = ((LLR_MIN(sl, 4095) * 4096 + LLR_MIN(tl, 4095)) << 32) | (int64_t)i;
-	}
-	qsort(key, n, sizeof *key, cmp_i64);
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = perm[key[i] & 0xffffffff];
-	free(key);
-	return LLR_OK;
-}
-
-/* Length-bucketed batches: with rng, shuffle the pairs, sort them, cut
- * into batches of B and shuffle the batches; without rng (validation)
- * sorted, ties in file order. */
+/* Length-bucketed batches of B pairs (llr_bucket_batches). */
 static int make_order(order *o, const llr_encdec_pairs *p, int B, llr_rng *rng)
 {
 	size_t n = p->n, nb = (n + (size_t)B - 1) / (size_t)B;
@@ -71,34 +51,7 @@ static int make_order(order *o, const llr_encdec_pairs *p, int B, llr_rng *rng)
 		if (!o->idx || !o->first)
 			return LLR_ENOMEM;
 	}
-	int32_t *perm = llr_calloc(n, sizeof *perm), *sorted = llr_calloc(n, sizeof *sorted), *bperm = llr_calloc(nb, sizeof *bperm);
-	int rc = perm && sorted && bperm ? LLR_OK : LLR_ENOMEM;
-	if (rc == LLR_OK) {
-		for (size_t i = 0; i < n; i++)
-			perm[i] = (int32_t)i;
-		if (rng)
-			llr_rng_shuffle_i32(rng, perm, n);
-		rc = sort_pairs(p, perm, sorted);
-	}
-	if (rc == LLR_OK) {
-		for (size_t i = 0; i < nb; i++)
-			bperm[i] = (int32_t)i;
-		if (rng)
-			llr_rng_shuffle_i32(rng, bperm, nb);
-		size_t at = 0;
-		for (size_t i = 0; i < nb; i++) {
-			size_t from = (size_t)bperm[i] * (size_t)B, to = LLR_MIN(from + (size_t)B, n);
-			o->first[i] = at;
-			for (size_t j = from; j < to; j++)
-				o->idx[at++] = sorted[j];
-		}
-		o->first[nb] = at;
-		o->nbatches = nb;
-	}
-	free(sorted);
-	free(bperm);
-	free(perm);
-	return rc;
+	return llr_bucket_batches(n, B, rng, pair_key, p, o->idx, o->first, &o->nbatches);
 }
 
 static void order_free(order *o)

@@ -176,24 +176,10 @@ llr_batch lm_make_batch(lm_batcher *bb, const llr_lm_corpus *c, const llr_lm_pie
 	return (llr_batch){.B = B, .T = T, .input = bb->input, .target = bb->target, .psi = c->psi, .xphi = c->xphi, .xlogb = c->xlogb};
 }
 
-/* The pieces p[0..n) stably sorted by length (a counting sort: pieces of
- * equal length keep their order in perm) into out. */
-static int sort_by_length(const llr_lm_corpus *c, const int32_t *perm, size_t n, const llr_lm_piece **out)
+static uint32_t piece_key(const void *ctx, int32_t i)
 {
-	int32_t maxlen = 0;
-	for (size_t i = 0; i < n; i++)
-		maxlen = LLR_MAX(maxlen, c->pieces[perm[i]].len);
-	size_t *cnt = llr_calloc((size_t)maxlen + 2, sizeof *cnt);
-	if (!cnt)
-		return LLR_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		cnt[c->pieces[perm[i]].len + 1]++;
-	for (int32_t l = 1; l <= maxlen + 1; l++)
-		cnt[l] += cnt[l - 1];
-	for (size_t i = 0; i < n; i++)
-		out[cnt[c->pieces[perm[i]].len]++] = &c->pieces[perm[i]];
-	free(cnt);
-	return LLR_OK;
+	const llr_lm_corpus *c = ctx;
+	return (uint32_t)c->pieces[i].len;
 }
 
 int lm_make_order(lm_order *o, const llr_lm_corpus *c, int B, llr_rng *rng)
@@ -205,37 +191,11 @@ int lm_make_order(lm_order *o, const llr_lm_corpus *c, int B, llr_rng *rng)
 		if (!o->p || !o->first)
 			return LLR_ENOMEM;
 	}
-	size_t nb = (n + (size_t)B - 1) / (size_t)B;
-	int32_t *perm = llr_malloc(n * sizeof *perm);
-	int32_t *bperm = llr_malloc(nb * sizeof *bperm);
-	const llr_lm_piece **q = llr_malloc(n * sizeof *q);
-	int rc = perm && bperm && q ? LLR_OK : LLR_ENOMEM;
-	if (rc == LLR_OK) {
-		for (size_t i = 0; i < n; i++)
-			perm[i] = (int32_t)i;
-		if (rng)
-			llr_rng_shuffle_i32(rng, perm, n);
-		rc = sort_by_length(c, perm, n, o->p);
-	}
-	if (rc == LLR_OK) {
-		for (size_t i = 0; i < nb; i++)
-			bperm[i] = (int32_t)i;
-		if (rng)
-			llr_rng_shuffle_i32(rng, bperm, nb);
-		size_t at = 0;
-		for (size_t i = 0; i < nb; i++) {
-			size_t from = (size_t)bperm[i] * (size_t)B, to = LLR_MIN(from + (size_t)B, n);
-			o->first[i] = at;
-			for (size_t j = from; j < to; j++)
-				q[at++] = o->p[j];
-		}
-		o->first[nb] = at;
-		memcpy(o->p, q, n * sizeof *q);
-		o->nbatches = nb;
-	}
-	free(q);
-	free(bperm);
-	free(perm);
+	int32_t *idx = llr_malloc((n ? n : 1) * sizeof *idx);
+	int rc = idx ? llr_bucket_batches(n, B, rng, piece_key, c, idx, o->first, &o->nbatches) : LLR_ENOMEM;
+	for (size_t i = 0; rc == LLR_OK && i < n; i++)
+		o->p[i] = &c->pieces[idx[i]];
+	free(idx);
 	return rc;
 }
 
