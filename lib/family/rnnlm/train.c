@@ -130,7 +130,7 @@ static int lm_epoch_done(void *job, const llr_train_state *ts, llr_err *err)
 static int lm_evaluate(void *job, double *loss, llr_err *err)
 {
 	lmjob *J = job;
-	if (lm_make_order(&J->vord, J->vc, J->cfg.batch, NULL) < 0)
+	if (!J->vord.p && lm_make_order(&J->vord, J->vc, J->cfg.batch, NULL) < 0) /* the same every epoch */
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	double nll = 0;
 	int64_t ntok = 0;
