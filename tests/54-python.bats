@@ -20,12 +20,7 @@ setup_file() {
 setup() {
 	cd "$BATS_TEST_TMPDIR"
 	D="$BATS_FILE_TMPDIR"
-	if [ ! -e "$TOP/build/libllrnn.so" ]; then
-		echo "build/libllrnn.so not built (make builds it)" >&2
-		return 1
-	fi
-	export LLRNN_LIB="$TOP/build/libllrnn.so" PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1
-	sanitized_python
+	python_module_env || return 1
 	LINES="$TOP/tests/api/score-lines.py"
 	# the validation slice, then words in no vocabulary here (zorglub,
 	# 4817), and a line with the markers score takes off

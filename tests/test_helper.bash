@@ -31,6 +31,18 @@ skip_sanitized() {
 	[ -z "${SANITIZE:-}" ] || skip "under SANITIZE=$SANITIZE: $1"
 }
 
+# python_module_env: a test's Python against the freshly built library
+# and the module of the checkout (tests/54-python*.bats): the library
+# must be built; sanitized_python too.
+python_module_env() {
+	if [ ! -e "$TOP/build/libllrnn.so" ]; then
+		echo "build/libllrnn.so not built (make builds it)" >&2
+		return 1
+	fi
+	export LLRNN_LIB="$TOP/build/libllrnn.so" PYTHONPATH="$TOP/python" PYTHONDONTWRITEBYTECODE=1
+	sanitized_python
+}
+
 # sanitized_python: in a sanitizer build (SANITIZE), preload the
 # sanitizer runtimes, which a Python that loads the instrumented
 # build/libllrnn.so must have first, and report no leaks (CPython's own
