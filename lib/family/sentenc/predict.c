@@ -60,8 +60,7 @@ static int predict_task(predictor *P, int t, llr_err *err)
 		llr_senc_batch b;
 		if (llr_disc_set_batch(P->d, t, P->idx, k, &P->buf, &b) != LLR_OK)
 			return llr_err_set(err, LLR_ENOMEM, "out of memory for a batch of %zu examples", k);
-		size_t ignored = 0;
-		int rc = llr_senc_run(P->m->enc, &b, 0, NULL, &ignored, P->pred, err);
+		int rc = llr_senc_run(P->m->enc, &b, 0, NULL, NULL, P->pred, err); /* hand_over counts the right ones */
 		if (rc < 0 || (rc = hand_over(P, t, &b, k)))
 			return rc;
 	}
