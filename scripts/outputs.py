@@ -13,7 +13,9 @@ A metric turns the columns of one file into one figure:
   logppl   -sum(col1) / sum(col2): log-perplexity per predicted token
   ratio    sum(col1) / sum(col2): an error rate over lengths (PER)
   mean     mean(col1): an accuracy or an error rate over items (WER)
-followed by an optional scale, "*100" (percent).  With NumPy only."""
+optionally followed by the two columns to read instead of 1 and 2,
+":3,4", and by a scale, "*100" (percent): "ratio:3,4*100" is
+g2p-eval --per-word's PER.  With NumPy only."""
 import bz2, gzip, lzma, subprocess
 
 import numpy as np
@@ -22,12 +24,20 @@ METRICS = ('logppl', 'ratio', 'mean')
 
 
 def parse_metric(spec):
-    """'logppl' or 'mean*100' -> (name, scale); ValueError on anything else."""
-    name, _, scale = spec.partition('*')
+    """'logppl', 'mean*100' or 'ratio:3,4*100' -> (name, scale, (col,
+    col)), columns counted from 1; ValueError on anything else."""
+    head, _, scale = spec.partition('*')
+    name, _, cols = head.partition(':')
     if name not in METRICS:
         raise ValueError('unknown metric %r (expected %s)' % (name, ', '.join(METRICS)))
     try:
-        return name, float(scale) if scale else 1.0
+        pair = tuple(int(c) for c in cols.split(',')) if cols else (1, 2)
+        if len(pair) != 2 or min(pair) < 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError('metric %r: the columns after : are not two column numbers' % spec)
+    try:
+        return name, float(scale) if scale else 1.0, pair
     except ValueError:
         raise ValueError('metric %r: the scale after * is not a number' % spec)
 
@@ -47,21 +57,25 @@ def read_text(path):
     return open(path, encoding='utf-8').read()
 
 
-def read_columns(path):
-    """The first two columns of every line as two float arrays (a missing
-    second column reads as 1).  ValueError names the file and line."""
+def read_columns(path, cols=(1, 2)):
+    """Two columns of every line (default the first two, where a missing
+    second column reads as 1) as two float arrays.  ValueError names the
+    file and line."""
     c1, c2 = [], []
+    a, b = cols[0] - 1, cols[1] - 1
     text = read_text(path)
     lines = text.split('\n')
     if lines and lines[-1] == '':
         lines.pop()
     for k, line in enumerate(lines, 1):
-        f = line.split('\t', 2)
+        f = line.split('\t', max(a, b) + 1)
+        if len(f) == 1 and cols == (1, 2):
+            f.append('1')
         try:
-            c1.append(float(f[0]))
-            c2.append(float(f[1]) if len(f) > 1 else 1.0)
-        except ValueError:
-            raise ValueError('%s:%d: expected numbers in the first two columns' % (path, k))
+            c1.append(float(f[a]))
+            c2.append(float(f[b]))
+        except (ValueError, IndexError):
+            raise ValueError('%s:%d: expected numbers in columns %d and %d' % (path, k, a + 1, b + 1))
     if not c1:
         raise ValueError('%s: no lines' % path)
     return np.array(c1), np.array(c2)
@@ -72,9 +86,10 @@ def read_oovs(path):
     return sum(int(l.split('\t', 3)[2]) for l in read_text(path).split('\n') if l)
 
 
-def read_runs(paths):
-    """Several runs (seeds) over the same items: two (runs x items) arrays."""
-    cols = [read_columns(p) for p in paths]
+def read_runs(paths, cols=(1, 2)):
+    """Several runs (seeds) over the same items: two (runs x items) arrays
+    of columns cols."""
+    cols = [read_columns(p, cols) for p in paths]
     n = {len(c[0]) for c in cols}
     if len(n) != 1:
         raise ValueError('runs over different numbers of items: %s' %
@@ -84,7 +99,7 @@ def read_runs(paths):
 
 def from_sums(metric, s1, s2, n):
     """The metric from column sums s1, s2 over n items (arrays broadcast)."""
-    name, scale = metric
+    name, scale = metric[:2]
     if name == 'logppl':
         return -s1 / s2 * scale
     if name == 'ratio':

@@ -132,4 +132,26 @@ mk_results() {
 	assert_equal "$status" 2
 	run "$TOP/scripts/paired-bootstrap" -a bad.tsv
 	assert_equal "$status" 2
+	run "$TOP/scripts/paired-bootstrap" --metric 'ratio:3*100' -a bad.tsv -b bad.tsv
+	assert_equal "$status" 2
+	assert_output --partial 'the columns after : are not two column numbers'
+	run_err 1 'paired-bootstrap: .*a-s1.tsv:1: expected numbers in columns 2 and 4' \
+		"$TOP/scripts/paired-bootstrap" --metric 'ratio:2,4' -a res/outputs/lm/a-s1.tsv -b res/outputs/lm/a-s1.tsv
+}
+
+@test "results-check: a metric over other columns (:C,C) checks a table from them" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	# columns 3 and 4: 1 + 0 + 1 errors over 4 + 2 + 4 = 20 percent
+	printf '0\t1\t1\t4\n1\t1\t0\t2\n1\t1\t1\t4\n' >res/outputs/lm/g-s1.tsv
+	printf 'model\ttest\ttest_sd\tper\na\t2.100\t0.14\t\nb\t2.40\t\t20.0\n' >res/lm.tsv
+	printf 'table\tstatus\ttest_columns\tnote\nlm\tchecked\ttest,test_sd,per\t\n' >res/outputs/TABLES.tsv
+	printf 'model=b\tper\tvalue\tratio:3,4*100\tg-s1.tsv\n' >>res/outputs/lm/checks.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_success
+	assert_line 'results-check: 4 figures checked, 0 tables pending'
+	sed -i 's/20.0$/21.0/' res/lm.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure 1
+	assert_output --partial "the table says 21.0, the outputs give 20.000000"
 }

@@ -415,6 +415,36 @@ tiny_models() {
 	file r/g2p-attention.png | grep -q 'PNG image'
 }
 
+@test "g2p.mk seeds: rows over seeds, per-word evaluations kept, a table results-check recomputes, intervals" {
+	cd "$BATS_TEST_TMPDIR"
+	make -s -f "$TOP/pipelines/g2p.mk" ARCHIVE="$G2P" BIN="$TOP/bin" SCRIPTS="$TOP/scripts" LEXICON="$LEX" \
+		WORK=w RESULTS=r SEED_ROWS='softmax-dot-10 ll-dot-10' SEEDS='1 2' BEAM=2 \
+		HIDDEN=16 EMBED=8 ATTN_HIDDEN=8 EPOCHS=2 MAXTIME= THREADS=1 seeds >make.log 2>&1 || { cat make.log; false; }
+	head -n 1 r/g2p-seeds.tsv | grep -qx 'output	attention	train_fraction	seeds	epochs	stopped	valid_mean	valid_sd	wer_mean	wer_sd	per_mean	per_sd	cpu_s_mean'
+	[ "$(wc -l <r/g2p-seeds.tsv)" -eq 3 ]
+	grep -q '^ll	dot	0.1	1,2	2([12]),2([12])	epochs,epochs	' r/g2p-seeds.tsv
+	# a seed's evaluation is g2p-eval's, of gen's beam output for that model
+	gen -m w/ll-dot-10-s2.bin --beam 2 w/data/test.src >hyp
+	python3 "$TOP/scripts/g2p-eval" --per-word pw w/data/test.ref hyp >eval
+	cmp pw <(xz -dc r/outputs/g2p-seeds/ll-dot-10-s2.test.tsv.xz)
+	[ "$(cut -f 5 pw)" = "$(cat hyp)" ]
+	# the table's figures are recomputed from the outputs
+	printf 'table\tstatus\ttest_columns\tnote\ng2p-seeds\tchecked\twer_mean,wer_sd,per_mean,per_sd\t\n' \
+		>r/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results r
+	assert_success
+	assert_line 'results-check: 8 figures checked, 0 tables pending'
+	# one interval per figure: ll against softmax, in WER and in PER
+	run cut -f 1-3 r/outputs/g2p-seeds/diffs.tsv
+	assert_output "$(printf 'figure\ta\tb\nwer\tll-dot-10\tsoftmax-dot-10\nper\tll-dot-10\tsoftmax-dot-10')"
+	grep -q '^| ll-dot-10 − softmax-dot-10 | PER |' r/g2p-seeds.md
+	# a seed's output missing: named, and nothing written
+	rm r/g2p-seeds.tsv r/outputs/g2p-seeds/softmax-dot-10-s1.test.tsv.xz
+	run_err 1 'g2p-seeds: .*softmax-dot-10-s1.test.tsv.xz' "$TOP/scripts/g2p-seeds" --work w \
+		--outputs r/outputs/g2p-seeds --results r --rows 'softmax-dot-10 ll-dot-10' --seeds '1 2'
+	assert_file_not_exist r/g2p-seeds.tsv
+}
+
 @test "g2p-attention-plot: a heat map PNG with gnuplot alone; usage, bad input and a missing gnuplot" {
 	cd "$BATS_TEST_TMPDIR"
 	printf 'K AE1\n#\tc a </s>\n#\tK\t0.9 0.1 0\n#\tAE1\t0.2 0.7 0.1\n#\t</s>\t0 0 1\n' >att.txt
@@ -456,4 +486,24 @@ tiny_models() {
 	run_err 1 "ref has 2 lines, one has 1" "$TOP/scripts/g2p-eval" ref one
 	run python3 "$TOP/scripts/g2p-eval" --no-stress ref
 	[ "$status" -eq 2 ]
+}
+
+@test "g2p-eval --per-word: each word's error, edits, closest reference length, hypothesis and reference" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'AH0 B AW1 T\tEY1 B AW2 T\nK AE1 T\n' >ref
+	printf 'AH0 B AW1 T\nK AE1 T S\n' >hyp
+	run python3 "$TOP/scripts/g2p-eval" --per-word pw ref hyp
+	assert_success
+	assert_output "words 2 wer 50.00 per 14.29"
+	assert_equal "$(cat pw)" "$(printf '0\t1\t0\t4\tAH0 B AW1 T\tAH0 B AW1 T\n1\t1\t1\t3\tK AE1 T S\tK AE1 T')"
+	# "-": the words on stdout, the summary on stderr
+	python3 "$TOP/scripts/g2p-eval" --per-word - ref hyp >out 2>err
+	cmp out pw
+	assert_equal "$(cat err)" "words 2 wer 50.00 per 14.29"
+	# WER and PER back from the words (scripts/outputs.py's metrics)
+	run "$TOP/scripts/paired-bootstrap" --samples 10 --metric 'mean*100' -a pw -b pw
+	assert_line --index 1 --regexp $'^mean\\*100\t50.0000\t50.0000\t'
+	run "$TOP/scripts/paired-bootstrap" --samples 10 --metric 'ratio:3,4*100' -a pw -b pw
+	assert_line --index 1 --regexp $'^ratio:3,4\\*100\t14.2857\t14.2857\t'
+	run_err 1 'g2p-eval: .*nodir/pw' "$TOP/scripts/g2p-eval" --per-word nodir/pw ref hyp
 }

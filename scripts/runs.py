@@ -1,0 +1,66 @@
+"""runs.py - what the results reports read from training runs and write
+back: a model file's meta, the validation figure of its kept epoch, the
+sample standard deviation over seeds, a paired bootstrap interval
+(scripts/paired-bootstrap) and an atomic write.  Shared by
+scripts/ud-headline and scripts/g2p-seeds (a module, not a command).
+Failures raise RunError with a message naming the file."""
+import os, subprocess, tarfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class RunError(Exception):
+    pass
+
+
+def meta(path):
+    """A model file's meta member as a dict."""
+    try:
+        with tarfile.open(path) as t:
+            text = t.extractfile('meta').read().decode('utf-8')
+    except (OSError, KeyError, AttributeError, tarfile.TarError) as e:
+        raise RunError('%s: cannot read its meta member (%s)' % (path, e))
+    return dict(l.split('=', 1) for l in text.splitlines() if '=' in l)
+
+
+def kept_valid(curve, best):
+    """The validation figure of the kept epoch best, from train --log."""
+    try:
+        lines = open(curve, encoding='utf-8').read().split('\n')
+    except OSError as e:
+        raise RunError(str(e))
+    head = lines[0].split('\t')
+    for l in lines[1:]:
+        f = dict(zip(head, l.split('\t')))
+        if f.get('epoch') == best:
+            return float(f['valid'])
+    raise RunError('%s: no line for the kept epoch %s' % (curve, best))
+
+
+def sd(x):
+    """The sample standard deviation (NaN for one value)."""
+    return float(np.std(x, ddof=1)) if len(x) > 1 else float('nan')
+
+
+def bootstrap(a_files, b_files, samples, metric='logppl'):
+    """paired-bootstrap's line for A - B as a dict of its columns."""
+    cmd = [os.path.join(HERE, 'paired-bootstrap'), '--samples', str(samples), '--metric', metric]
+    for f in a_files:
+        cmd += ['-a', f]
+    for f in b_files:
+        cmd += ['-b', f]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RunError('paired-bootstrap: ' + r.stderr.strip())
+    head, vals = r.stdout.strip().split('\n')
+    return dict(zip(head.split('\t'), vals.split('\t')))
+
+
+def write(path, text):
+    """path gets text whole or not at all."""
+    tmp = path + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        f.write(text)
+    os.replace(tmp, path)
