@@ -5,6 +5,8 @@
 #   make -f pipelines/ud-french.mk reference     # PyTorch reference (slow)
 #                 # and llrnn's counterparts at equal settings (sec. 7)
 #   make -f pipelines/ud-french.mk resume MAXTIME=1h   # continue capped runs
+#   make -f pipelines/ud-french.mk headline -j2   # the headline over seeds (sec. 8)
+#   make -f pipelines/ud-french.mk chars-seeds -j2   # character input over seeds (sec. 9)
 #
 # Every intermediate file is a target under $(WORK), so changing one input
 # rebuilds only what depends on it, and -j2 trains two models at once.
@@ -26,7 +28,8 @@
 # PATIENCE EMBED HIDDEN LAYERS BATCH LR SEED INIT (train --init of the
 # table's models; empty: train's default) THREADS SCORE_BATCH UNK_MASS
 # PYTHON TORCH_REF UD_PREP REF_THREADS REF_EPOCHS REF_MODELS REF_INIT
-# REF_OURS, and HEADLINE_SEEDS HEADLINE_M for `make headline` (sec. 8).  EPOCHS and MAXTIME (per model and invocation; `make resume`
+# REF_OURS, HEADLINE_SEEDS HEADLINE_M for `make headline` (sec. 8), and
+# CHARS_SEEDS for `make chars-seeds` (sec. 9).  EPOCHS and MAXTIME (per model and invocation; `make resume`
 # continues) cap training when time is short; the results then say how
 # many epochs ran.  REF_EPOCHS caps the reference and llrnn's counterparts
 # of it, REF_INIT (default torch: PyTorch's initial-weight distributions)
@@ -249,16 +252,33 @@ $(HL)/clean/ll-%.fz: $(WORK)/train.tok $(WORK)/valid.tok $(TRAINVALID_UD) | $(HL
 	$(BIN)/featurize -l --top $* $(foreach f,$(TRAINVALID_UD),--conllu $(f)) \
 		--extra $(WORK)/valid.tok --background unigram:0.5 -o $@ $< 2> $@.err
 
-# hl_output(kind): the train --output of a headline base
-hl_output = $(if $(findstring /rnn,$(1)),softmax,loglinear)
+# hl_output(kind): the train --input and --output of a headline base
+hl_output = $(if $(findstring /chars,$(1)),--input chars --output softmax,--output $(if $(findstring /rnn,$(1)),softmax,loglinear))
+# HL_RUN(base, seed, outputs folder)
 define HL_RUN
 $(HL)/$(1)-s$(2).model: $(HL)/$(1).fz $(WORK)/valid.tok
-	$(BIN)/train --output $(call hl_output,$(1)) --seed $(2) $(MODEL_OPTS) \
+	$(BIN)/train $(call hl_output,$(1)) --seed $(2) $(MODEL_OPTS) \
 		--valid $(WORK)/valid.tok --log $(HL)/$(1)-s$(2).log.tsv -o $$@ $$< 2> $(HL)/$(1)-s$(2).train.err
-$(HL_OUT)/$(subst /,-,$(1))-s$(2).test.tsv.xz: $(HL)/$(1)-s$(2).model $(WORK)/test.tok | $(HL_OUT)
+$(3)/$(subst /,-,$(1))-s$(2).test.tsv.xz: $(HL)/$(1)-s$(2).model $(WORK)/test.tok | $(3)
 	$(BIN)/score -q --threads 1 --batch $(SCORE_BATCH) --per-token -m $$< $(WORK)/test.tok | xz -9e > $$@.tmp && mv $$@.tmp $$@
 endef
-$(foreach b,$(HL_BASES),$(foreach s,$(HEADLINE_SEEDS),$(eval $(call HL_RUN,$(b),$(s)))))
+$(foreach b,$(HL_BASES),$(foreach s,$(HEADLINE_SEEDS),$(eval $(call HL_RUN,$(b),$(s),$(HL_OUT)))))
+
+# 9. Character-aware input against word input over seeds (issue 47; issue
+# 16's question under the headline's rules): the clean setting's stream,
+# training options and stopping rule, train --input chars; its word
+# counterpart is the headline's clean RNN (same seeds, same outputs).
+# `make chars-seeds` trains the CHARS_SEEDS models and keeps their test
+# outputs under $(RESULTS)/outputs/chars-clean/; `make headline-resume`
+# continues them as it does the headline's.
+CHARS_SEEDS ?= $(HEADLINE_SEEDS)
+CH_OUT := $(RESULTS)/outputs/chars-clean
+CH_RUNS := $(foreach s,$(CHARS_SEEDS),clean/chars-s$(s))
+.PHONY: chars-seeds
+chars-seeds: $(CH_RUNS:clean/%=$(CH_OUT)/clean-%.test.tsv.xz)
+$(HL)/clean/chars.fz: $(HL)/clean/rnn.fz
+	ln -f $< $@
+$(foreach s,$(CHARS_SEEDS),$(eval $(call HL_RUN,clean/chars,$(s),$(CH_OUT))))
 
 $(RESULTS)/ud-french-headline.tsv: $(HL_OUTPUTS) $(SCRIPTS)/ud-headline $(SCRIPTS)/paired-bootstrap
 	$(SCRIPTS)/ud-headline --work $(HL) --outputs $(HL_OUT) --results $(RESULTS) \
@@ -266,7 +286,7 @@ $(RESULTS)/ud-french-headline.tsv: $(HL_OUTPUTS) $(SCRIPTS)/ud-headline $(SCRIPT
 
 # Continue every headline model that an invocation's MAXTIME stopped, or
 # a signal interrupted (train saves on SIGINT and SIGTERM).
-headline-resume: $(HL_RUNS:%=headline-resume/%)
+headline-resume: $(HL_RUNS:%=headline-resume/%) $(CH_RUNS:%=headline-resume/%)
 headline-resume/%:
 	@f=$(HL)/$*.model; if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted|running)'; then \
 		echo "resuming $$f"; \
@@ -276,7 +296,7 @@ headline-resume/%:
 			2>> $(HL)/$*.train.err; \
 	fi
 
-$(HL)/paper $(HL)/clean $(HL_OUT):
+$(HL)/paper $(HL)/clean $(HL_OUT) $(CH_OUT):
 	mkdir -p $@
 
 # 7. The PyTorch reference (../shared/bench/torch_ref.py) on the same

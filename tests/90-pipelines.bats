@@ -167,6 +167,23 @@ tiny_make() {
 	assert_file_contains "$R/ud-french-headline.md" 'Not at equal stopping rules'
 }
 
+@test "ud-french.mk: make chars-seeds trains character-input models on the clean stream, one per seed, and keeps their test outputs" {
+	tiny_data 20
+	run tiny_make CHARS_SEEDS="1 2" chars-seeds -j2
+	assert_success
+	W="$BATS_TEST_TMPDIR/work" R="$BATS_TEST_TMPDIR/res"
+	for s in 1 2; do
+		run sh -c "tar xOf '$W/headline/clean/chars-s$s.model' meta | grep -E '^(input|output|seed)=' | sort"
+		assert_output "$(printf 'input=chars\noutput=softmax\nseed=%s' $s)"
+	done
+	! cmp -s "$W/headline/clean/chars-s1.model" "$W/headline/clean/chars-s2.model"
+	# the clean stream, the headline's word model's: the same vocabulary
+	cmp "$W/headline/clean/chars.fz" "$W/headline/clean/rnn.fz"
+	# the kept output is score --per-token's on test
+	score -q --threads 1 --batch 64 --per-token -m "$W/headline/clean/chars-s2.model" "$W/test.tok" >want
+	xz -dc "$R/outputs/chars-clean/clean-chars-s2.test.tsv.xz" | cmp - want
+}
+
 @test "ud-french.mk: make headline-resume continues the headline models MAXTIME cut, until none is left" {
 	tiny_data 15
 	run tiny_make HEADLINE_M=5 HEADLINE_SEEDS=1 EPOCHS=2 MAXTIME=0.001 headline
