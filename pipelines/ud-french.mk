@@ -6,7 +6,7 @@
 #                 # and llrnn's counterparts at equal settings (sec. 7)
 #   make -f pipelines/ud-french.mk resume MAXTIME=1h   # continue capped runs
 #   make -f pipelines/ud-french.mk headline -j2   # the headline over seeds (sec. 8)
-#   make -f pipelines/ud-french.mk chars-seeds -j2   # character input over seeds (sec. 9)
+#   make -f pipelines/ud-french.mk chars-table -j2   # character input over seeds (sec. 9)
 #
 # Every intermediate file is a target under $(WORK), so changing one input
 # rebuilds only what depends on it, and -j2 trains two models at once.
@@ -29,7 +29,7 @@
 # table's models; empty: train's default) THREADS SCORE_BATCH UNK_MASS
 # PYTHON TORCH_REF UD_PREP REF_THREADS REF_EPOCHS REF_MODELS REF_INIT
 # REF_OURS, HEADLINE_SEEDS HEADLINE_M for `make headline` (sec. 8), and
-# CHARS_SEEDS for `make chars-seeds` (sec. 9).  EPOCHS and MAXTIME (per model and invocation; `make resume`
+# CHARS_SEEDS for `make chars-seeds` and `chars-table` (sec. 9).  EPOCHS and MAXTIME (per model and invocation; `make resume`
 # continues) cap training when time is short; the results then say how
 # many epochs ran.  REF_EPOCHS caps the reference and llrnn's counterparts
 # of it, REF_INIT (default torch: PyTorch's initial-weight distributions)
@@ -270,7 +270,9 @@ $(foreach b,$(HL_BASES),$(foreach s,$(HEADLINE_SEEDS),$(eval $(call HL_RUN,$(b),
 # counterpart is the headline's clean RNN (same seeds, same outputs).
 # `make chars-seeds` trains the CHARS_SEEDS models and keeps their test
 # outputs under $(RESULTS)/outputs/chars-clean/; `make headline-resume`
-# continues them as it does the headline's.
+# continues them as it does the headline's; `make chars-table` writes
+# $(RESULTS)/chars-clean.tsv and .md (scripts/lm-seeds: mean and sd over
+# seeds, the paired interval of chars - word, checks for results-check).
 CHARS_SEEDS ?= $(HEADLINE_SEEDS)
 CH_OUT := $(RESULTS)/outputs/chars-clean
 CH_RUNS := $(foreach s,$(CHARS_SEEDS),clean/chars-s$(s))
@@ -278,6 +280,15 @@ CH_RUNS := $(foreach s,$(CHARS_SEEDS),clean/chars-s$(s))
 chars-seeds: $(CH_RUNS:clean/%=$(CH_OUT)/clean-%.test.tsv.xz)
 $(HL)/clean/chars.fz: $(HL)/clean/rnn.fz
 	ln -f $< $@
+.PHONY: chars-table
+chars-table: $(RESULTS)/chars-clean.tsv
+$(RESULTS)/chars-clean.tsv: $(CH_RUNS:clean/%=$(CH_OUT)/clean-%.test.tsv.xz) \
+		$(CHARS_SEEDS:%=$(HL_OUT)/clean-rnn-s%.test.tsv.xz) $(SCRIPTS)/lm-seeds $(SCRIPTS)/paired-bootstrap
+	$(SCRIPTS)/lm-seeds --name chars-clean --results $(RESULTS) --seeds "$(CHARS_SEEDS)" \
+		--title 'Character-aware input against word input on UD French (clean setting), over seeds' \
+		--row word=$(HL)/clean/rnn:../ud-french-headline/clean-rnn --row chars=$(HL)/clean/chars:clean-chars \
+		--about 'The headline'"'"'s clean setting (pipelines/ud-french.mk sec. 8 and 9): vocabulary from train+valid, test words outside it scored as `<unk>`; softmax output; word: the headline'"'"'s clean RNN; chars: the same with train --input chars (character CNN and highway input, train'"'"'s defaults). Same options, seeds and stopping rule; nothing tuned.' \
+		--config "$(HL_CONFIG_TEXT)"
 $(foreach s,$(CHARS_SEEDS),$(eval $(call HL_RUN,clean/chars,$(s),$(CH_OUT))))
 
 $(RESULTS)/ud-french-headline.tsv: $(HL_OUTPUTS) $(SCRIPTS)/ud-headline $(SCRIPTS)/paired-bootstrap

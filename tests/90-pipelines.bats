@@ -167,7 +167,7 @@ tiny_make() {
 	assert_file_contains "$R/ud-french-headline.md" 'Not at equal stopping rules'
 }
 
-@test "ud-french.mk: make chars-seeds trains character-input models on the clean stream, one per seed, and keeps their test outputs" {
+@test "ud-french.mk: make chars-seeds and chars-table: character-input models on the clean stream over seeds, their outputs kept, the table checked" {
 	tiny_data 20
 	run tiny_make CHARS_SEEDS="1 2" chars-seeds -j2
 	assert_success
@@ -182,6 +182,23 @@ tiny_make() {
 	# the kept output is score --per-token's on test
 	score -q --threads 1 --batch 64 --per-token -m "$W/headline/clean/chars-s2.model" "$W/test.tok" >want
 	xz -dc "$R/outputs/chars-clean/clean-chars-s2.test.tsv.xz" | cmp - want
+	# the table: word (the headline's clean RNN) and chars, checked by results-check
+	run tiny_make CHARS_SEEDS="1 2" HEADLINE_SEEDS="1 2" chars-table -j2
+	assert_success
+	run cut -f 1,2,4 "$R/chars-clean.tsv"
+	assert_output "$(printf 'model\tseeds\tstopped\nword\t1,2\tepochs,epochs\nchars\t1,2\tepochs,epochs')"
+	grep -q '^| chars − word | ' "$R/chars-clean.md"
+	grep -q '^\*\*Not at equal stopping rules:\*\* word, chars did not stop on patience' "$R/chars-clean.md"
+	printf 'table\tstatus\ttest_columns\tnote\nchars-clean\tchecked\ttest_mean,test_sd\t\n' >"$R/outputs/TABLES.tsv"
+	run "$TOP/scripts/results-check" --results "$R"
+	assert_success
+	assert_line 'results-check: 4 figures checked, 0 tables pending'
+	# a seed's output missing: named, nothing written
+	rm "$R/chars-clean.tsv" "$R/outputs/chars-clean/clean-chars-s1.test.tsv.xz"
+	run_err 1 'lm-seeds: .*clean-chars-s1.test.tsv.xz' "$TOP/scripts/lm-seeds" --name chars-clean --results "$R" \
+		--title t --seeds "1 2" --row "word=$W/headline/clean/rnn:../ud-french-headline/clean-rnn" \
+		--row "chars=$W/headline/clean/chars:clean-chars"
+	assert_file_not_exist "$R/chars-clean.tsv"
 }
 
 @test "ud-french.mk: make headline-resume continues the headline models MAXTIME cut, until none is left" {
