@@ -60,6 +60,9 @@ extern "C" {
  *            generation from a source.  describe, score pairs, generate
  *   sentenc  sentence encoders (family=sentenc): sentence vectors;
  *            score(1) --task still drives them itself.  describe, embed
+ *   mixture  the linear interpolation of language models of one
+ *            vocabulary (a mixture file, llr_model_open_mixture).
+ *            describe, score
  * An LSTM LM with word input embeds a sentence too (the mean of its
  * words' input embeddings).
  * An operation a family lacks fails with LLR_EINVAL and a message that
@@ -116,7 +119,7 @@ enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, L
  * until llr_model_close). */
 typedef struct llr_model_info {
 	const char *kind;    /* the meta's kind: "model" or "ngram" ("ngram" for ARPA) */
-	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc" */
+	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc", "mixture" */
 	int64_t vocab;       /* (target) vocabulary size, <s>, </s> and <unk> included */
 	int has_unk;         /* 1: <unk> is in the vocabulary */
 	int order;           /* n-gram order; 0 for networks */
@@ -168,6 +171,34 @@ typedef struct llr_sentence {
  * (B = 0 checks only that); LLR_ENOMEM.  Not thread-safe on one handle. */
 int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
                     llr_norm_stat *norm, llr_err *err);
+
+/* The linear interpolation of n models (score(1) -m A -m B --weights):
+ * p(w | h) = sum_i weights[i] p_i(w | h), token by token; weights NULL
+ * is uniform, else each in [0, 1] and their sum 1 (within 1e-6).  The
+ * components must share one vocabulary: LLR_EINVAL for vocabularies
+ * that differ (the words they predict, as strings), for a component that scores words outside its vocabulary
+ * other than as <unk> (no <unk>, or open scoring: open them closed), and
+ * at llr_model_score for a token that some components have and others
+ * do not.  A mixture file (llrnn-model(5): "llrnn-mixture 1", then
+ * "WEIGHT PATH" lines) opens the same by llr_model_open.  A mixture
+ * scores (its norm check bounds |sum_w p(w) - 1| by the weighted sum of
+ * the components'), and cannot generate. */
+int llr_model_open_mixture(size_t n, const char *const *paths, const double *weights, const llr_model_opts *opts,
+                           llr_model **out, llr_err *err);
+/* A mixture's weights into weights[0..n); returns its component count
+ * (0: m is not a mixture). */
+int llr_model_mixture_weights(const llr_model *m, double *weights, size_t n);
+/* Fit a mixture's weights by EM to maximise the likelihood of B
+ * sentences (a validation set), from uniform weights, until an
+ * iteration gains less than tol nats per token or after max_iters. */
+typedef struct llr_mixture_fit {
+	int max_iters;  /* in */
+	double tol;     /* in: nats per token */
+	int iters;      /* out: the EM iterations run */
+	int64_t tokens; /* out: the predictions fitted on (words and </s>) */
+	double logp;    /* out: their total natural log-probability, fitted */
+} llr_mixture_fit;
+int llr_model_tune_mixture(llr_model *m, const llr_sentence *s, size_t B, llr_mixture_fit *fit, llr_err *err);
 
 /* Score B aligned source/target pairs (encoder-decoders: the target
  * given the source, from <s>).  Target b has n_b + 1 predictions, its

@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "tokcheck.h"
 #include "score/disc.h"
+#include "score/mix.h"
 #include "score/open.h"
 #include "score/pairs.h"
 #include "score/stats.h"
@@ -27,6 +28,7 @@ static const char usage[] =
     "             [--format tsv|json|srilm] [--debug 0|1] [--blank-lines skip|score]\n"
     "             [--batch N] [--check-norm] [--norm-samples N] [-s SEED] [--threads N]\n"
     "             [--open | --closed] [--raw] [--strict] [file ...]\n"
+    "       score -m MODEL -m MODEL ... [--weights w,w,... | --tune-weights FILE] [the options above]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
     "       score --version\n";
@@ -41,7 +43,9 @@ static const char help[] =
     "  --source SRC             the sources, line by line, of the target lines\n"
     "\n"
     "Options:\n"
-    "  -m, --model MODEL        the model (required)\n"
+    "  -m, --model MODEL        the model (required); several: their mixture\n"
+    "  --weights w,w,...        the mixture's weights, one a model, summing to 1 (default uniform)\n"
+    "  --tune-weights FILE      fit the mixture's weights by EM on FILE's sentences first\n"
     "  -o, --output FILE        write to FILE (atomically; .gz .bz2 .xz .zst compress)\n"
     "  --base e|2|10            the base of the logarithms (default e)\n"
     "  --per-token              add the log-probability of every token\n"
@@ -83,7 +87,9 @@ enum { OPT_BASE = 256,
        OPT_DEBUG,
        OPT_BLANK_LINES,
        OPT_STRICT,
-       OPT_RAW };
+       OPT_RAW,
+       OPT_WEIGHTS,
+       OPT_TUNE_WEIGHTS };
 
 enum { FMT_TSV,
        FMT_JSON,
@@ -111,6 +117,8 @@ static const struct option longopts[] = {
     {"blank-lines", required_argument, NULL, OPT_BLANK_LINES},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"raw", no_argument, NULL, OPT_RAW},
+    {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"tune-weights", required_argument, NULL, OPT_TUNE_WEIGHTS},
     {"seed", required_argument, NULL, 's'},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -143,6 +151,9 @@ typedef struct scorer {
 		long long norm_samples;
 		unsigned long long seed;
 		const char *model, *output;
+		const char *models[SCORE_MIX_MAX]; /* every -m: several are mixed */
+		size_t nmodels;
+		const char *weights, *tune; /* --weights, --tune-weights */
 	} opt;
 	struct {
 		llr_norm_stat norm; /* over every position so far */
@@ -504,7 +515,15 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 	while ((c = cli_getopt(argc, argv, ":hm:o:qs:v", longopts, usage)) != -1) {
 		switch (c) {
 		case 'm':
-			sc->opt.model = optarg;
+			if (sc->opt.nmodels == SCORE_MIX_MAX)
+				cli_usage_error(usage, "-m: %d models at most", SCORE_MIX_MAX);
+			sc->opt.model = sc->opt.models[sc->opt.nmodels++] = optarg;
+			break;
+		case OPT_WEIGHTS:
+			sc->opt.weights = optarg;
+			break;
+		case OPT_TUNE_WEIGHTS:
+			sc->opt.tune = optarg;
 			break;
 		case 'o':
 			sc->opt.output = optarg;
@@ -589,6 +608,10 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 	}
 	if (!sc->opt.model)
 		cli_usage_error(usage, "no model: -m MODEL is required");
+	if ((sc->opt.weights || sc->opt.tune) && sc->opt.nmodels < 2)
+		cli_usage_error(usage, "%s: a mixture's option (two -m or more)", sc->opt.weights ? "--weights" : "--tune-weights");
+	if (sc->opt.weights && sc->opt.tune)
+		cli_usage_error(usage, "--weights and --tune-weights exclude each other");
 	if (sc->opt.format == FMT_SRILM && (sc->opt.per_token || sc->opt.base_set))
 		cli_usage_error(usage, "--format srilm prints SRILM's figures (base 10): no --per-token, no --base but 10");
 	if (sc->opt.debug && sc->opt.format != FMT_SRILM)
@@ -630,6 +653,8 @@ int main(int argc, char **argv)
 			cli_usage_error(usage, "--tensor goes with --embed");
 		if (sc.opt.strict || sc.opt.raw)
 			cli_usage_error(usage, "%s: not with --embed or --task (a language model's option)", sc.opt.strict ? "--strict" : "--raw");
+		if (sc.opt.nmodels > 1)
+			cli_usage_error(usage, "one -m with --embed or --task (several are mixed: language models only)");
 		dopt.model = sc.opt.model;
 		dopt.output = sc.opt.output;
 		dopt.quiet = sc.opt.quiet;
@@ -644,8 +669,12 @@ int main(int argc, char **argv)
 	mo.norm_samples = sc.opt.norm_samples;
 	mo.seed = sc.opt.seed;
 	llr_err err = {0};
-	if (llr_model_open(sc.opt.model, &mo, &sc.m, &err) != LLR_OK)
+	if (sc.opt.nmodels > 1) {
+		sc.m = score_mix_open(sc.opt.nmodels, sc.opt.models, sc.opt.weights, sc.opt.tune, &mo, sc.opt.quiet);
+		sc.opt.model = "the mixture";
+	} else if (llr_model_open(sc.opt.model, &mo, &sc.m, &err) != LLR_OK) {
 		cli_die_err(&err);
+	}
 	llr_model_describe(sc.m, &sc.info);
 	if (llr_model_score(sc.m, NULL, 0, NULL, NULL, NULL, &err) != LLR_OK) /* a family that cannot score yet */
 		cli_die_err(&err);

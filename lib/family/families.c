@@ -13,6 +13,7 @@
  * has no meta), then the family key of a model file's meta. */
 static const llr_family *const families[] = {
 	&llr_family_ngram,
+	&llr_family_mixture,
 	&llr_family_encdec,
 	&llr_family_sentenc,
 	&llr_family_rnnlm,

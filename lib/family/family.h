@@ -46,6 +46,10 @@ typedef struct llr_family {
 	int (*score_lengths)(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, int32_t *len,
 	                     llr_err *err);
 	int (*word_features)(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err);
+	/* The vocabulary's word i, 0 <= i < llr_model_info.vocab (NULL: the
+	 * family does not list its words; a mixture then checks the tokens
+	 * it scores only). */
+	const char *(*word)(const llr_model *m, int64_t i);
 	/* Generation (llr_gen_*, lib/family/gen.h): the family's generation
 	 * operations, in lib/family/<name>/gen.c; NULL when it cannot
 	 * generate ("sentence encoders cannot generate"). */
@@ -114,7 +118,7 @@ struct llr_model {
  * lexicon lex, meta, and the meta key of its layer count). */
 void llr_family_describe_lex(const llr_lexicon *lex, const llr_meta *meta, const char *layers_key, llr_model_info *info);
 
-extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc;
+extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc, llr_family_mixture;
 
 /* Length-bucketed batches of items 0..n-1 (buckets.c): with rng, the
  * items shuffled, stably sorted by key(ctx, item) (ties in shuffled

@@ -51,6 +51,12 @@ static void ngram_describe(const llr_model *m, llr_model_info *info)
 	info->oov = llr_ngram_unk(s->m) < 0 ? LLR_OOV_ZERO : LLR_OOV_UNK;
 }
 
+static const char *ngram_word(const llr_model *m, int64_t i)
+{
+	const ngram *s = m->state;
+	return llr_ngram_token(s->m, (int32_t)i);
+}
+
 /* The binary archive's meta is not kept by llr_ngram_load. */
 static const llr_meta *ngram_meta(const llr_model *m)
 {
@@ -158,5 +164,6 @@ const llr_family llr_family_ngram = {
 	.meta = ngram_meta,
 	.score = ngram_score,
 	.score_lengths = ngram_score_lengths,
+	.word = ngram_word,
 	.gen = &llr_ngram_gen_ops,
 };

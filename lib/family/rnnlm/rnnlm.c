@@ -108,6 +108,12 @@ static void describe_open(const rnnlm *r, const llr_model_opts *o, llr_model_inf
 	info->norm_dict = llr_open_norm_dict(r->op);
 }
 
+static const char *rnnlm_word(const llr_model *m, int64_t i)
+{
+	const rnnlm *r = m->state;
+	return llr_strmap_str(r->model->lex->vocab, (int32_t)i);
+}
+
 static void rnnlm_describe(const llr_model *m, llr_model_info *info)
 {
 	const rnnlm *r = m->state;
@@ -268,6 +274,7 @@ const llr_family llr_family_rnnlm = {
 	.set_threads = rnnlm_set_threads,
 	.embed = rnnlm_embed,
 	.word_features = rnnlm_model_word_features,
+	.word = rnnlm_word,
 	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
 	.gen = &llr_rnnlm_gen_ops,
 	.train = &llr_rnnlm_train_ops,
