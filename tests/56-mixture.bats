@@ -106,3 +106,16 @@ per_token() {
 	printf 'llrnn-mixture 1\n1 nothing.arpa\n' >missing.txt
 	run_err 1 "score: .*nothing.arpa" score -m missing.txt "$D/test.tok"
 }
+
+@test "python: llrnn.Model opens a mixture file and scores as score(1) does" {
+	python_module_env || return 1
+	printf 'llrnn-mixture 1\n0.4 %s\n0.6 %s\n' "$D/rnn.bin" "$D/kn3.arpa" >mix.txt
+	score -q -m mix.txt "$D/test.tok" | cut -f 1 >want
+	python3 -c '
+import sys, llrnn
+m = llrnn.Model("mix.txt")
+for line in open(sys.argv[1]):
+    print("%.4f" % m.score(line.strip(), base="e"))
+' "$D/test.tok" >got
+	cmp want got
+}
