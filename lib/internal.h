@@ -164,6 +164,42 @@ int llr_ortho_final(llr_ortho_state s, size_t n, llr_feature_fn emit, void *ctx)
 int llr_lex_put_names(llr_tensor_writer *w, const char *member, const llr_strmap *s, llr_err *err);
 int llr_lex_next_member(llr_tensor_reader *r, const char *want, llr_err *err);
 int llr_lex_read_names(llr_tensor_reader *r, const char *member, int64_t want, llr_strmap **out, llr_err *err);
+/* The same from the member's text (text[0..len)), however it was read. */
+int llr_lex_parse_names(const char *text, size_t len, const char *member, int64_t want, llr_strmap **out, llr_err *err);
+
+/* lib/tensor/tensorio.c: the .npy v1.0 preamble of an array of this
+ * dtype and shape, as the writer puts it before the data (a multiple of
+ * 64 bytes long); LLR_OK or LLR_ENOMEM. */
+int llr_npy_header(llr_buf *b, llr_dtype dt, int ndim, const int64_t *shape);
+
+/* lib/tensor/tarmap.c: an uncompressed tensor archive mapped into memory
+ * (mmap, read only) with its members found in place, not read: what the
+ * n-gram probing form loads in milliseconds.  Open answers LLR_EFORMAT
+ * when path is not a regular, uncompressed pax archive (the caller then
+ * reads it as a stream); it checks the CRC of no member.  The members'
+ * data stay valid until llr_tarmap_close. */
+typedef struct llr_tarmap llr_tarmap;
+typedef struct llr_tarmap_member {
+	char name[256];
+	const unsigned char *data; /* the member's bytes in the mapping */
+	size_t size;
+	uint32_t crc; /* from its pax header, when has_crc */
+	int has_crc;
+} llr_tarmap_member;
+int llr_tarmap_open(const char *path, llr_tarmap **out, llr_err *err);
+void llr_tarmap_close(llr_tarmap *t);
+size_t llr_tarmap_count(const llr_tarmap *t);
+const llr_tarmap_member *llr_tarmap_at(const llr_tarmap *t, size_t i);
+/* The member called name (with .npy for an array), or NULL. */
+const llr_tarmap_member *llr_tarmap_find(const llr_tarmap *t, const char *name);
+/* LLR_OK if the member's CRC-32C matches the one its header carries
+ * (LLR_EFORMAT "checksum mismatch (corrupted file)" otherwise, or when
+ * it carries none). */
+int llr_tarmap_verify(const llr_tarmap *t, const llr_tarmap_member *m, llr_err *err);
+/* The data of array member name (".npy" added) after checking that its
+ * .npy header is exactly the writer's for dt and shape. */
+int llr_tarmap_array(const llr_tarmap *t, const char *name, llr_dtype dt, int ndim, const int64_t *shape, const void **data,
+                     const llr_tarmap_member **mem, llr_err *err);
 int llr_lex_read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, llr_csr **out, llr_err *err);
 
 /* lib/features/anyword.c: the any/ members of a lexicon (after logb and

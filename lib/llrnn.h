@@ -84,6 +84,9 @@ typedef struct llr_model_opts {
 	int64_t norm_samples;    /* an open LL-RNN's norm check: draws outside the
 	                            vocabulary (score --norm-samples) */
 	uint64_t seed;           /* and their seed (score -s) */
+	int verify;              /* check every checksum at load (score --verify):
+	                            the n-gram probing form checks its tables
+	                            lazily otherwise; the others always do */
 } llr_model_opts;
 
 /* score(1)'s defaults: AUTO, no norm check, 100000 draws, seed 20161107. */
@@ -2563,6 +2566,35 @@ int llr_ngram_load(const char *path, llr_ngram **out, llr_err *err);
  * \data\ line in its first 64 KiB), 0 if not (another llrnn archive, other
  * text), <0 if it cannot be read. */
 int llr_ngram_sniff(const char *path, llr_err *err);
+/* Open an n-gram model for queries: ARPA text, the trie form, or the
+ * probing form (llrnn-tensor(5), structure=probing), which is mapped
+ * (mmap) rather than read, so it loads in milliseconds.  Flags:
+ *   LLR_NGRAM_PROBE   build the probing form in memory from ARPA text or
+ *                     the trie form and drop the trie (faster queries; the
+ *                     trie's arrays, llr_ngram_level_get and
+ *                     llr_ngram_find, are then gone);
+ *   LLR_NGRAM_VERIFY  check every member's CRC at load.  Without it the
+ *                     probing form's tables are checked lazily, 64 KiB at
+ *                     a time, when a query first touches them, and a
+ *                     mismatch shows in llr_ngram_status.
+ * llr_ngram_load is llr_ngram_open with no flags, minus the probing form
+ * (refused: the trie's users need the trie). */
+#define LLR_NGRAM_PROBE 1u
+#define LLR_NGRAM_VERIFY 2u
+int llr_ngram_open(const char *path, unsigned flags, llr_ngram **out, llr_err *err);
+/* "probing" or "trie". */
+const char *llr_ngram_structure(const llr_ngram *m);
+/* Write m's probing form to path (atomically, as llr_ngram_save). */
+int llr_ngram_save_probing(const llr_ngram *m, const char *path, llr_err *err);
+/* log10 p of h[1..n] (ids, -1 for a word scored 0) after h[0] (<s>, or
+ * -1), each as llr_ngram_log10p gives it with the context before it,
+ * into lp[0..n); len (may be NULL) the matched lengths.  LLR_OK, or
+ * LLR_EFORMAT when the model was found corrupted (llr_ngram_status): the
+ * figures are then not to be used. */
+int llr_ngram_score_ids(const llr_ngram *m, const int32_t *h, size_t n, float *lp, int32_t *len, llr_err *err);
+/* LLR_OK, or LLR_EFORMAT naming the block of the probing form that failed
+ * its lazy checksum; sticky, from that query on. */
+int llr_ngram_status(const llr_ngram *m, llr_err *err);
 
 /* The spelling model of open-vocabulary scoring (lib/ngram/spelling.c):
  * p_spell(w) over every finite string of Unicode scalar values, a

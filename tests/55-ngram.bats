@@ -147,6 +147,15 @@ arpa_field() {
 	[ "$(wc -l <g)" -eq 3 ]
 	# pruning dropped 3- and 4-grams seen once
 	[ "$(tar xOf lm.bin meta | sed -n 's/^ngram.4=//p')" -lt "$(zcat lm.arpa.gz | sed -n 's/^ngram 4=//p')" ]
+	# train(1): the probing form, estimated and converted, the same file
+	train --ngram 4 --format probing -o lm.probing train.tok 2>/dev/null
+	cp lm.probing lm.probing.1
+	train --convert lm.arpa.gz --format probing -o lm.probing 2>/dev/null
+	cmp lm.probing lm.probing.1
+	# score(1): the probing form, checked whole first
+	train -q --convert lm.arpa --format probing -o lm.bin
+	score --verify -m lm.bin test.tok >test.scores.bin 2>/dev/null
+	score -m lm.arpa test.tok 2>/dev/null | cmp - test.scores.bin
 	mandoc -Tlint -W warning "$TOP/man/train.1" "$TOP/man/score.1" "$TOP/man/gen.1"
 }
 

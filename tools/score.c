@@ -27,7 +27,7 @@ static const char usage[] =
     "usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
     "             [--format tsv|json|srilm] [--debug 0|1] [--blank-lines skip|score]\n"
     "             [--batch N] [--check-norm] [--norm-samples N] [-s SEED] [--threads N]\n"
-    "             [--open | --closed] [--raw] [--strict] [file ...]\n"
+    "             [--open | --closed] [--raw] [--strict] [--verify] [file ...]\n"
     "       score -m MODEL -m MODEL ... [--weights w,w,... | --tune-weights FILE] [the options above]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
@@ -55,6 +55,7 @@ static const char help[] =
     "  --blank-lines skip|score  skip blank lines (default), or score them as </s> alone\n"
     "  --batch N                score N lines in one forward pass (default 1)\n"
     "  --check-norm             check the distribution sums to 1 at every position\n"
+    "  --verify                 check every checksum of the model at load\n"
     "  --norm-samples N         with --check-norm on an open LL-RNN: draws outside the vocabulary\n"
     "  -s, --seed SEED          the seed of those draws\n"
     "  --open                   score over all strings (a model with a spelling model)\n"
@@ -76,6 +77,7 @@ enum { OPT_BASE = 256,
        OPT_JSON,
        OPT_BATCH,
        OPT_CHECK_NORM,
+       OPT_VERIFY,
        OPT_THREADS,
        OPT_EMBED,
        OPT_TASK,
@@ -105,6 +107,7 @@ static const struct option longopts[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"check-norm", no_argument, NULL, OPT_CHECK_NORM},
+    {"verify", no_argument, NULL, OPT_VERIFY},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"embed", no_argument, NULL, OPT_EMBED},
     {"task", required_argument, NULL, OPT_TASK},
@@ -141,7 +144,7 @@ typedef struct sline {
  * batch being filled. */
 typedef struct scorer {
 	struct {
-		int per_token, check_norm, quiet, verbose;
+		int per_token, check_norm, quiet, verbose, verify;
 		int format, debug, blank_score, base_set;
 		int strict, raw; /* --strict, --raw: the model's recorded tokenisation (tokcheck.c) */
 		double base_div; /* ln(base) */
@@ -586,6 +589,9 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 		case OPT_CHECK_NORM:
 			sc->opt.check_norm = 1;
 			break;
+		case OPT_VERIFY:
+			sc->opt.verify = 1;
+			break;
 		case OPT_STRICT:
 			sc->opt.strict = 1;
 			break;
@@ -666,6 +672,7 @@ int main(int argc, char **argv)
 	llr_model_opts mo = llr_model_opts_default();
 	mo.open = sc.opt.open;
 	mo.check_norm = sc.opt.check_norm;
+	mo.verify = sc.opt.verify;
 	mo.norm_samples = sc.opt.norm_samples;
 	mo.seed = sc.opt.seed;
 	llr_err err = {0};

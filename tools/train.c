@@ -34,7 +34,8 @@ static const char usage[] =
     "             [--distributed]\n"
     "             [stream ...]\n"
     "       train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
-    "             [--memory SIZE] [file ...]\n"
+    "             [--memory SIZE] [--format trie|probing] [file ...]\n"
+    "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n"
     "       train --task order|next|conj|all --features stream\n"
     "             [--encoder cbow|gru|bigru] [-q] [-o model] [-s seed] [--hidden n]\n"
     "             [--embed n] [--dropout p] [--word-dropout p] [--batch n]\n"
@@ -96,6 +97,8 @@ static const char help[] =
     "  --prune n,n,...          with --ngram: drop order k's n-grams counted at most n_k times\n"
     "  --discount-fallback      with --ngram: fixed discounts when the counts give none\n"
     "  --memory size            with --ngram: the most memory the counts may take (default 1G)\n"
+    "  --format trie|probing    with --ngram: the binary form written (default trie)\n"
+    "  --convert MODEL          rewrite the n-gram model MODEL (ARPA or trie) as -o says\n"
     "\n"
     "Discourse sentence encoders:\n"
     "  --task order|next|conj|all  train a sentence encoder on these disc-pairs examples\n"
@@ -124,6 +127,8 @@ enum {
 	O_PRUNE,
 	O_FALLBACK,
 	O_MEMORY,
+	O_NGFORMAT,
+	O_CONVERT,
 	O_TASK,
 	O_ENCODER,
 	O_FEATURES,
@@ -184,6 +189,8 @@ static const struct option train_options[] = {
     {"prune", required_argument, NULL, O_PRUNE},
     {"discount-fallback", no_argument, NULL, O_FALLBACK},
     {"memory", required_argument, NULL, O_MEMORY},
+    {"format", required_argument, NULL, O_NGFORMAT},
+    {"convert", required_argument, NULL, O_CONVERT},
     {"task", required_argument, NULL, O_TASK},
     {"encoder", required_argument, NULL, O_ENCODER},
     {"features", required_argument, NULL, O_FEATURES},
@@ -223,6 +230,8 @@ static int ngram_takes(int c)
 	case O_PRUNE:
 	case O_FALLBACK:
 	case O_MEMORY:
+	case O_NGFORMAT:
+	case O_CONVERT:
 	case O_DISTRIBUTED: return 1;
 	default: return 0;
 	}
@@ -316,6 +325,8 @@ static void parse_opts(int argc, char **argv, train_opts *o)
 		case O_PRUNE: o->prune = optarg; break;
 		case O_FALLBACK: o->discount_fallback = 1; break;
 		case O_MEMORY: o->memory = optarg; break;
+		case O_NGFORMAT: o->ngram_format = optarg; break;
+		case O_CONVERT: o->convert = optarg; break;
 		case O_CLOSED: o->closed = 1; break;
 		case O_INIT:
 			if (!strcmp(optarg, "uniform"))
@@ -347,7 +358,7 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 		o->family = TRAIN_DISC;
 		o->task = LLR_TASK_ALL;
 	}
-	if (o->ngram) {
+	if (o->ngram || o->convert) {
 		if (o->not_ngram)
 			cli_usage_error(usage, "%s: not for n-gram estimation (--ngram)",
 			                option_name(o->not_ngram));
@@ -356,8 +367,8 @@ static void parse_operands(int argc, char **argv, train_opts *o)
 		o->ninputs = argc - k;
 		return;
 	}
-	if (o->prune || o->memory || o->discount_fallback)
-		cli_usage_error(usage, "--prune, --memory and --discount-fallback need --ngram");
+	if (o->prune || o->memory || o->discount_fallback || o->ngram_format)
+		cli_usage_error(usage, "--prune, --memory, --discount-fallback and --format need --ngram");
 	lmx_check(o, usage);
 	if (o->family == TRAIN_DISC && (o->lim_given & (LLR_LIM_LR_DECAY | LLR_LIM_LR_PATIENCE | LLR_LIM_LR_DECAYS)))
 		cli_usage_error(usage, "--lr-decay, --lr-patience and --lr-decays: not for the discourse encoders (--task)");

@@ -8,8 +8,37 @@
 
 #include "internal.h"
 
+/* probing.c: the hashed form of the levels above the first.  Entry of an
+ * n-gram: its 64-bit key (never 0, which marks an empty bucket), its log10
+ * p and log10 backoff (0 at the highest order). */
+typedef struct llr_probe_entry {
+	uint64_t key;
+	float logp, backoff;
+} llr_probe_entry;
+
+/* Buckets per block of the lazy check (64 KiB of entries). */
+#define LLR_PROBE_BLOCK_SHIFT 12
+
+typedef struct llr_ngram_probe {
+	const float *uni;                                /* V x 2: log10 p, backoff */
+	const llr_probe_entry *tab[LLR_NGRAM_MAX_ORDER]; /* order n at n-1, n >= 2 */
+	uint64_t nb[LLR_NGRAM_MAX_ORDER];                /* buckets of order n at n-1 */
+	int closed; /* every n-gram's suffix (its first word dropped) is listed */
+	/* The mapped form's lazy check: CRC-32C of each block of a table,
+	 * and a byte per block set once it matched (NULL when built here). */
+	const uint32_t *bcrc[LLR_NGRAM_MAX_ORDER];
+	unsigned char *checked[LLR_NGRAM_MAX_ORDER];
+	int bad; /* a block failed its check: answers are not to be used */
+	int bad_order;
+	uint64_t bad_block;
+	llr_tarmap *map; /* the mapping, or NULL */
+	void *own[LLR_NGRAM_MAX_ORDER]; /* arrays allocated here */
+} llr_ngram_probe;
+
 struct llr_ngram {
 	int order;
+	llr_ngram_probe *probe; /* the probing form, or NULL */
+	char *path;             /* the file, for messages (NULL if built) */
 	llr_strmap *vocab; /* V words; id = index of level 1 */
 	int32_t bos, eos, unk;
 	/* level n (1-based) at index n-1 */
@@ -55,5 +84,17 @@ int llr_arpa_parse_float(const char *s, size_t n, float *out);
 /* arpa.c: x as the ARPA writer prints it (printf's %.8g, or %.9g when
  * %.8g does not read back as x), NUL-terminated in buf; its length. */
 size_t llr_arpa_format_float(char *buf, float x);
+
+/* probing.c: build m's probing form from its trie (in memory); free
+ * it; drop the trie once the probing form answers every query. */
+int llr_ngram_probe_build(llr_ngram *m, llr_err *err);
+void llr_ngram_probe_free(llr_ngram_probe *p);
+void llr_ngram_drop_trie(llr_ngram *m);
+/* probing.c: m's log10 p of w by the probing form, as llr_ngram_log10p. */
+float llr_ngram_probe_log10p(const llr_ngram *m, const int32_t *ctx, int n, int32_t w, int *matched);
+/* probing.c: load the probing form from the mapped archive t (its meta
+ * already read and checked), llrnn-tensor(5); verify checks every CRC
+ * now.  On success m owns t. */
+int llr_ngram_probe_map(llr_tarmap *t, const llr_meta *meta, const char *path, int verify, llr_ngram **out, llr_err *err);
 
 #endif

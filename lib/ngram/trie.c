@@ -37,6 +37,8 @@ void llr_ngram_free(llr_ngram *m)
 	if (!m)
 		return;
 	llr_strmap_free(m->vocab);
+	llr_ngram_probe_free(m->probe);
+	free(m->path);
 	for (int n = 0; n < LLR_NGRAM_MAX_ORDER; n++) {
 		free(m->word[n]);
 		free(m->logp[n]);
@@ -95,7 +97,7 @@ int32_t llr_ngram_unk(const llr_ngram *m)
 
 void llr_ngram_level_get(const llr_ngram *m, int n, llr_ngram_level *out)
 {
-	LLR_ASSERT(n >= 1 && n <= m->order);
+	LLR_ASSERT(n >= 1 && n <= m->order && m->logp[0]);
 	out->count = m->count[n - 1];
 	out->word = m->word[n - 1];
 	out->logp = m->logp[n - 1];
@@ -135,6 +137,7 @@ int64_t llr_ngram_child(const llr_ngram *m, int n, int64_t i, int32_t w)
 
 int64_t llr_ngram_find(const llr_ngram *m, const int32_t *words, int n)
 {
+	LLR_ASSERT(m->logp[0]);
 	if (n < 1 || n > m->order || words[0] < 0 || words[0] >= m->count[0])
 		return -1;
 	int64_t i = words[0];
@@ -145,6 +148,8 @@ int64_t llr_ngram_find(const llr_ngram *m, const int32_t *words, int n)
 
 float llr_ngram_log10p(const llr_ngram *m, const int32_t *ctx, int n, int32_t w, int *matched)
 {
+	if (!m->logp[0])
+		return llr_ngram_probe_log10p(m, ctx, n, w, matched);
 	/* Use at most order-1 context words, and none before an unknown one. */
 	if (n > m->order - 1) {
 		ctx += n - (m->order - 1);
@@ -351,8 +356,74 @@ static int load_binary(const char *path, llr_ngram **out, llr_err *err)
 	llr_tensor_reader *r = llr_tr_open(path, "ngram", err);
 	if (!r)
 		return llr_err_code(err, LLR_EFORMAT);
-	int rc = llr_ngram_get_members(r, llr_tr_meta(r), "", path, out, err);
+	const char *st = llr_meta_get(llr_tr_meta(r), "structure");
+	int rc = st && strcmp(st, "trie") ? llr_err_set(err, LLR_EFORMAT,
+	                                                "%s: a %s n-gram model can only be scored; make the trie form "
+	                                                "for this use (train --ngram N --format trie)",
+	                                                path, st)
+	                                  : llr_ngram_get_members(r, llr_tr_meta(r), "", path, out, err);
 	llr_tr_close(r);
+	return rc;
+}
+
+/* The meta of the mapped archive t, checked as llr_tr_open checks it. */
+static int map_meta(llr_tarmap *t, const char *path, llr_meta **out, llr_err *err)
+{
+	const llr_tarmap_member *mm = llr_tarmap_count(t) ? llr_tarmap_at(t, 0) : NULL;
+	if (!mm || strcmp(mm->name, "meta"))
+		return llr_err_set(err, LLR_EFORMAT, "%s: not an llrnn archive (no meta first)", path);
+	int rc = mm->has_crc ? llr_tarmap_verify(t, mm, err) : LLR_OK;
+	llr_meta *meta = rc == LLR_OK ? llr_meta_new() : NULL;
+	if (rc == LLR_OK && !meta)
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (rc == LLR_OK && (rc = llr_meta_parse(meta, (const char *)mm->data, mm->size, err)) != LLR_OK)
+		llr_err_prefix(err, "%s", path);
+	const char *f = meta ? llr_meta_get(meta, "format") : NULL, *k = meta ? llr_meta_get(meta, "kind") : NULL;
+	const char *v = meta ? llr_meta_get(meta, "version") : NULL, *c = meta ? llr_meta_get(meta, "checksum") : NULL;
+	if (rc == LLR_OK && (!f || strcmp(f, "llrnn") || !k || strcmp(k, "ngram") || !v || atoi(v) != LLR_FORMAT_VERSION))
+		rc = llr_err_set(err, LLR_EKIND, "%s: not an n-gram archive of version %d", path, LLR_FORMAT_VERSION);
+	if (rc == LLR_OK && (!c || strcmp(c, "crc32c") || !mm->has_crc))
+		rc = llr_err_set(err, LLR_EFORMAT, "%s: the probing form must carry checksums (checksum=crc32c)", path);
+	if (rc != LLR_OK) {
+		llr_meta_free(meta);
+		return rc;
+	}
+	*out = meta;
+	return LLR_OK;
+}
+
+/* 1 if text[0..n) has the line `line`. */
+static int has_line(const unsigned char *text, size_t n, const char *line)
+{
+	size_t l = strlen(line);
+	for (size_t i = 0; i + l <= n; i++)
+		if ((i == 0 || text[i - 1] == '\n') && !memcmp(text + i, line, l) && (i + l == n || text[i + l] == '\n'))
+			return 1;
+	return 0;
+}
+
+/* The probing form mapped, or 0 when path is not one (an other binary
+ * form, or not mappable: compressed, a pipe). */
+static int open_mapped(const char *path, unsigned flags, llr_ngram **out, llr_err *err)
+{
+	llr_tarmap *t;
+	llr_err e = {0};
+	if (llr_tarmap_open(path, &t, &e) != LLR_OK)
+		return 0;
+	const llr_tarmap_member *mm = llr_tarmap_count(t) ? llr_tarmap_at(t, 0) : NULL;
+	if (!mm || strcmp(mm->name, "meta") || !has_line(mm->data, mm->size, "structure=probing")) {
+		llr_tarmap_close(t);
+		return 0;
+	}
+	llr_meta *meta = NULL;
+	int rc = map_meta(t, path, &meta, err);
+	if (rc == LLR_OK) {
+		rc = llr_ngram_probe_map(t, meta, path, (flags & LLR_NGRAM_VERIFY) != 0, out, err);
+		llr_meta_free(meta);
+		if (rc == LLR_OK)
+			return 1;
+	}
+	llr_tarmap_close(t);
 	return rc;
 }
 
@@ -401,6 +472,47 @@ int llr_ngram_load(const char *path, llr_ngram **out, llr_err *err)
 	if (a < 0)
 		return a;
 	return a == 1 ? load_binary(path, out, err) : llr_ngram_read_arpa(path, out, err);
+}
+
+int llr_ngram_open(const char *path, unsigned flags, llr_ngram **out, llr_err *err)
+{
+	*out = NULL;
+	int a = sniff_kind(path, err);
+	if (a < 0)
+		return a;
+	if (a == 1) {
+		int rc = open_mapped(path, flags, out, err);
+		if (rc != 0)
+			return rc < 0 ? rc : LLR_OK;
+		llr_tensor_reader *r = llr_tr_open(path, "ngram", err);
+		if (!r)
+			return llr_err_code(err, LLR_EFORMAT);
+		const char *st = llr_meta_get(llr_tr_meta(r), "structure");
+		rc = st && strcmp(st, "trie") ? llr_err_set(err, LLR_EFORMAT, "%s: the %s form is mapped, not streamed: decompress it to a file", path, st)
+		                              : llr_ngram_get_members(r, llr_tr_meta(r), "", path, out, err);
+		llr_tr_close(r);
+		if (rc != LLR_OK)
+			return rc;
+	} else {
+		int rc = llr_ngram_read_arpa(path, out, err);
+		if (rc != LLR_OK)
+			return rc;
+	}
+	if (flags & LLR_NGRAM_PROBE) {
+		int rc = llr_ngram_probe_build(*out, err);
+		if (rc != LLR_OK) {
+			llr_ngram_free(*out);
+			*out = NULL;
+			return rc;
+		}
+		llr_ngram_drop_trie(*out);
+	}
+	return LLR_OK;
+}
+
+const char *llr_ngram_structure(const llr_ngram *m)
+{
+	return m->probe ? "probing" : "trie";
 }
 
 int llr_ngram_sniff(const char *path, llr_err *err)

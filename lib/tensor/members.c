@@ -58,13 +58,18 @@ int llr_lex_read_names(llr_tensor_reader *r, const char *member, int64_t want, l
 	size_t len = 0;
 	if ((rc = llr_tr_text(r, &text, &len, err)) < 0)
 		return rc;
+	rc = llr_lex_parse_names(text, len, member, want, out, err);
+	free(text);
+	return rc;
+}
+
+int llr_lex_parse_names(const char *text, size_t len, const char *member, int64_t want, llr_strmap **out, llr_err *err)
+{
 	llr_strmap *s = llr_strmap_new();
-	if (!s) {
-		free(text);
+	if (!s)
 		return llr_err_set(err, LLR_ENOMEM, "member %s: out of memory", member);
-	}
 	size_t i = 0;
-	rc = LLR_OK;
+	int rc = LLR_OK;
 	while (i < len) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t l = nl ? (size_t)(nl - (text + i)) : len - i;
@@ -91,7 +96,6 @@ int llr_lex_read_names(llr_tensor_reader *r, const char *member, int64_t want, l
 		}
 		i += l + (nl ? 1 : 0);
 	}
-	free(text);
 	if (rc == LLR_OK && (int64_t)llr_strmap_size(s) != want)
 		rc = llr_err_set(err, LLR_EFORMAT, "member %s: %zu entries, the meta declares %lld", member,
 				 llr_strmap_size(s), (long long)want);

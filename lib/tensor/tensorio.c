@@ -88,7 +88,7 @@ static int64_t shape_bytes(llr_dtype dt, int ndim, const int64_t *shape)
 /* The .npy v1.0 preamble: magic, version, header length, the header dict
  * padded with spaces and ended with "\n" so the data starts at a multiple
  * of 64. */
-static int npy_header(llr_buf *b, llr_dtype dt, int ndim, const int64_t *shape)
+int llr_npy_header(llr_buf *b, llr_dtype dt, int ndim, const int64_t *shape)
 {
 	llr_buf d = {0};
 	int rc = llr_buf_printf(&d, "{'descr': '%s', 'fortran_order': False, 'shape': (", npy_descr(dt));
@@ -529,7 +529,7 @@ int llr_tw_put_raw(llr_tensor_writer *w, const char *name, llr_dtype dt, int ndi
 		return rc;
 	char *mname = malloc(strlen(name) + 5);
 	llr_buf h = {0};
-	if (!mname || npy_header(&h, dt, ndim, shape) != LLR_OK) {
+	if (!mname || llr_npy_header(&h, dt, ndim, shape) != LLR_OK) {
 		free(mname);
 		llr_buf_free(&h);
 		w->failed = 1;

@@ -786,9 +786,70 @@ static void test_wordtab(void)
 	llr_strmap_free(v);
 }
 
+/* The probing form answers as the trie does, to the bit: on every word
+ * of random sentences (unknown words among them), by the state of the
+ * suffix-closed path (llr_ngram_score_ids), by the context-by-context
+ * path (closed cleared) and by llr_ngram_log10p, with matched lengths. */
+static void test_probing_same(void)
+{
+	static const char *const words[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"};
+	llr_buf text = {0};
+	uint64_t st = 7;
+	for (int line = 0; line < 800; line++) {
+		int n = 1 + (int)((st = st * 6364136223846793005ull + 1442695040888963407ull) >> 60);
+		for (int k = 0; k < n; k++) {
+			st = st * 6364136223846793005ull + 1442695040888963407ull;
+			llr_buf_printf(&text, k ? " %s" : "%s", words[(st >> 33) % (5 + line % 8)]);
+		}
+		llr_buf_putc(&text, '\n');
+	}
+	llr_buf_putc(&text, 0);
+	for (int pruned = 0; pruned <= 1; pruned++) {
+		double D[LLR_NGRAM_MAX_ORDER * 3];
+		llr_ngram *t = estimate_pruned(text.data, 4, 1, D, pruned), *p = estimate_pruned(text.data, 4, 1, D, pruned);
+		llr_err e = {0};
+		CHECK(t && p && llr_ngram_probe_build(p, &e) == LLR_OK);
+		if (!t || !p || !p->probe)
+			return;
+		llr_ngram_drop_trie(p);
+		CHECK(p->probe->closed);
+		int32_t h[40];
+		float a[40], b[40];
+		int32_t la[40], lb[40];
+		int same = 1, same_len = 1;
+		for (int s = 0; s < 300; s++) {
+			st = st * 6364136223846793005ull + 1442695040888963407ull;
+			size_t n = 1 + (st >> 59);
+			h[0] = llr_ngram_bos(t);
+			for (size_t k = 1; k <= n; k++) {
+				st = st * 6364136223846793005ull + 1442695040888963407ull;
+				int32_t w = (int32_t)((st >> 33) % 16);
+				h[k] = w < llr_ngram_vocab_size(t) && w != h[0] ? w : -1;
+			}
+			for (size_t k = 1; k <= n; k++) {
+				int nctx = (int)LLR_MIN(k, (size_t)3), m = 0;
+				a[k - 1] = h[k] >= 0 ? llr_ngram_log10p(t, h + k - nctx, nctx, h[k], &m) : 0.0f;
+				la[k - 1] = m;
+			}
+			for (int closed = 1; closed >= 0; closed--) {
+				p->probe->closed = closed;
+				CHECK(llr_ngram_score_ids(p, h, n, b, lb, &e) == LLR_OK);
+				same &= !memcmp(a, b, n * sizeof *a);
+				same_len &= !memcmp(la, lb, n * sizeof *la);
+			}
+			p->probe->closed = 1;
+		}
+		CHECK(same);
+		CHECK(same_len);
+		llr_ngram_free(t);
+		llr_ngram_free(p);
+	}
+	llr_buf_free(&text);
+}
+
 int main(void)
 {
-	PLAN(11);
+	PLAN(12);
 	RUN(test_hand_worked);
 	RUN(test_kenlm_toy);
 	RUN(test_sums_to_one);
@@ -800,5 +861,6 @@ int main(void)
 	RUN(test_format_float);
 	RUN(test_arpa_order);
 	RUN(test_wordtab);
+	RUN(test_probing_same);
 	DONE();
 }

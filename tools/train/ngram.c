@@ -3,9 +3,12 @@
  * `train --ngram N` counts the token files and estimates an interpolated
  * modified Kneser-Ney model with the library (lib/ngram/), then writes it
  * as ARPA text (.arpa, .arpa.gz and the other compressed suffixes, or
- * standard output) or as the binary tensor archive (any other name).  train.c parses the options
- * (train_opts: ngram, prune, discount_fallback, memory, inputs) and
- * dispatches here; the option values are checked here.
+ * standard output) or as a binary tensor archive (any other name) in the
+ * trie or the probing form (--format).  `train --convert MODEL` rewrites
+ * a model instead of estimating one.  train.c parses the options
+ * (train_opts: ngram, prune, discount_fallback, memory, ngram_format,
+ * convert, inputs) and dispatches here; the option values are checked
+ * here.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -20,7 +23,8 @@
 /* The n-gram form of train's usage, for the option errors found here. */
 static const char usage[] =
     "usage: train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
-    "             [--memory SIZE] [file ...]\n";
+    "             [--memory SIZE] [--format trie|probing] [file ...]\n"
+    "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n";
 
 /* "512M", "2G", "100000K", "1048576" -> bytes, at least 1 MiB. */
 static size_t parse_size(const char *s)
@@ -108,8 +112,50 @@ static void report(int order, const llr_ngram *m, const double *D, uint64_t toke
 		        D[(n - 1) * 3 + 1], D[(n - 1) * 3 + 2]);
 }
 
+/* Write m to o->out: ARPA text by its name, else the --format binary. */
+static void write_model(const train_opts *o, const llr_ngram *m)
+{
+	llr_err err = {0};
+	int probing = 0;
+	if (o->ngram_format && !(probing = !strcmp(o->ngram_format, "probing")) && strcmp(o->ngram_format, "trie"))
+		cli_usage_error(usage, "--format: must be trie or probing, not '%s'", o->ngram_format);
+	int arpa = !o->out || !strcmp(o->out, "-") || is_arpa_name(o->out);
+	if (arpa && o->ngram_format)
+		cli_usage_error(usage, "--format: for a binary output (-o FILE not ending in .arpa)");
+	int rc = arpa ? llr_ngram_write_arpa(m, o->out, &err) : probing ? llr_ngram_save_probing(m, o->out, &err) : llr_ngram_save(m, o->out, &err);
+	if (rc != LLR_OK)
+		cli_die_err(&err);
+}
+
+/* train --convert MODEL: the model read (ARPA or the trie form), written. */
+static int convert(const train_opts *o)
+{
+	if (o->ninputs)
+		cli_usage_error(usage, "--convert reads MODEL: no file operands");
+	if (o->prune || o->memory || o->discount_fallback)
+		cli_usage_error(usage, "--convert: --prune, --memory and --discount-fallback are for estimation");
+	if (!o->out)
+		cli_usage_error(usage, "--convert: -o FILE is required");
+	double t0 = cli_now();
+	llr_err err = {0};
+	llr_ngram *m;
+	if (llr_ngram_load(o->convert, &m, &err) != LLR_OK)
+		cli_die_err(&err);
+	if (o->ngram && o->ngram != llr_ngram_order(m))
+		cli_die("%s: a %d-gram model, not %d (--ngram)", o->convert, llr_ngram_order(m), o->ngram);
+	write_model(o, m);
+	if (!o->quiet)
+		fprintf(stderr, "%s: %s: %d-gram model written to %s in %.2fs\n", cli_prog, o->convert, llr_ngram_order(m), o->out,
+		        cli_now() - t0);
+	llr_ngram_free(m);
+	cli_flush_stdout();
+	return 0;
+}
+
 int train_ngram(const train_opts *o)
 {
+	if (o->convert)
+		return convert(o);
 	llr_kn_opts kn;
 	llr_kn_opts_init(&kn);
 	kn.discount_fallback = o->discount_fallback;
@@ -138,13 +184,7 @@ int train_ngram(const train_opts *o)
 		cli_die_err(&err);
 	size_t bytes = llr_ngram_counter_bytes(c); /* its last merge is in the estimate */
 	llr_ngram_counter_free(c);
-	int rc;
-	if (!o->out || !strcmp(o->out, "-") || is_arpa_name(o->out))
-		rc = llr_ngram_write_arpa(m, o->out, &err);
-	else
-		rc = llr_ngram_save(m, o->out, &err);
-	if (rc != LLR_OK)
-		cli_die_err(&err);
+	write_model(o, m);
 	if (!o->quiet)
 		report(o->ngram, m, D, tokens, bytes, cli_now() - t0);
 	llr_ngram_free(m);

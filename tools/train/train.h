@@ -162,6 +162,8 @@ typedef struct train_opts {
 	int ngram;
 	int not_ngram; /* the first option given that n-gram estimation has no use for */
 	const char *prune, *memory;
+	const char *ngram_format; /* --format trie|probing, or NULL */
+	const char *convert;      /* --convert MODEL, or NULL */
 	int discount_fallback;
 	char **inputs;
 	int ninputs;

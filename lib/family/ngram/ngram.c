@@ -22,6 +22,7 @@ static void ngram_close(void *state)
 	ngram *s = state;
 	llr_ngram_free(s->m);
 	free(s->hist);
+	free(s->lp);
 	free(s);
 }
 
@@ -31,7 +32,7 @@ static int ngram_open(llr_model *m, const char *path, llr_err *err)
 	if (!s)
 		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
 	m->state = s;
-	int rc = llr_ngram_load(path, &s->m, err);
+	int rc = llr_ngram_open(path, LLR_NGRAM_PROBE | (m->opts.verify ? LLR_NGRAM_VERIFY : 0), &s->m, err);
 	if (rc < 0)
 		return rc;
 	if (llr_ngram_eos(s->m) < 0)
@@ -78,40 +79,36 @@ static double norm_at(const ngram *s, const int32_t *ctx, int n)
  * and into len (may be NULL) the length of the n-gram that gave each its
  * probability (0: scored 0 outside the vocabulary); with check_norm the
  * sum over the vocabulary of p - 1 (signed) at the position where its
- * magnitude is largest, else 0. */
-static double sentence(ngram *s, const llr_sentence *x, double *lp, unsigned char *oov, int32_t *len, int check_norm)
+ * magnitude is largest, else 0.  The words are looked up first, then
+ * scored together (llr_ngram_score_ids), which fetches the lookups of
+ * the next words while it works on one. */
+static int sentence(ngram *s, const llr_sentence *x, double *lp, unsigned char *oov, int32_t *len, int check_norm, double *worst,
+                    llr_err *err)
 {
 	int32_t *h = s->hist;
 	h[0] = llr_ngram_bos(s->m); /* -1 if the model has no <s>: no context */
-	double worst = 0;
-	const int keep = llr_ngram_order(s->m) - 1;
 	const int32_t eos = llr_ngram_eos(s->m), unk = llr_ngram_unk(s->m);
-	for (size_t t = 0; t <= x->n; t++) {
-		int32_t w = eos;
-		int is_oov = 0;
-		if (t < x->n) {
-			w = llr_ngram_word(s->m, x->words[t], strlen(x->words[t]));
-			if (w < 0) {
-				is_oov = 1;
-				w = unk;
-			}
-		}
-		size_t have = t + 1; /* h[0 .. t] is the context */
-		int nctx = (int)(have < (size_t)keep ? have : (size_t)keep);
-		const int32_t *ctx = h + have - (size_t)nctx;
-		if (check_norm) {
-			double e = norm_at(s, ctx, nctx);
-			if (!(fabs(e) <= fabs(worst))) /* NaN propagates */
-				worst = e;
-		}
-		int matched = 0;
-		lp[t] = w >= 0 ? (float)(llr_ngram_log10p(s->m, ctx, nctx, w, &matched) * M_LN10) : 0.0f;
-		oov[t] = (unsigned char)is_oov;
-		if (len)
-			len[t] = matched;
-		h[t + 1] = w;
+	for (size_t t = 0; t < x->n; t++) {
+		int32_t w = llr_ngram_word(s->m, x->words[t], strlen(x->words[t]));
+		oov[t] = w < 0;
+		h[t + 1] = w < 0 ? unk : w;
 	}
-	return worst;
+	oov[x->n] = 0;
+	h[x->n + 1] = eos;
+	*worst = 0;
+	if (check_norm) {
+		const int keep = llr_ngram_order(s->m) - 1;
+		for (size_t t = 0; t <= x->n; t++) {
+			int nctx = (int)(t + 1 < (size_t)keep ? t + 1 : (size_t)keep);
+			double e = norm_at(s, h + t + 1 - nctx, nctx);
+			if (!(fabs(e) <= fabs(*worst))) /* NaN propagates */
+				*worst = e;
+		}
+	}
+	int rc = llr_ngram_score_ids(s->m, h, x->n + 1, s->lp, len, err);
+	for (size_t t = 0; t <= x->n; t++)
+		lp[t] = h[t + 1] >= 0 ? (float)(s->lp[t] * M_LN10) : 0.0f;
+	return rc;
 }
 
 /* The batch into logp, oov and len (may be NULL), as llr_model_score
@@ -128,9 +125,16 @@ static int score_batch(llr_model *m, const llr_sentence *x, size_t B, double *lo
 			if (!h)
 				return llr_err_set(err, LLR_ENOMEM, "out of memory for a sentence of %zu words", x[b].n);
 			s->hist = h;
+			float *l = llr_reallocarray(s->lp, cap, sizeof *l);
+			if (!l)
+				return llr_err_set(err, LLR_ENOMEM, "out of memory for a sentence of %zu words", x[b].n);
+			s->lp = l;
 			s->cap = cap;
 		}
-		double e = sentence(s, &x[b], logp + o, oov + o, len ? len + o : NULL, m->opts.check_norm);
+		double e;
+		int rc = sentence(s, &x[b], logp + o, oov + o, len ? len + o : NULL, m->opts.check_norm, &e, err);
+		if (rc != LLR_OK)
+			return rc;
 		if (!(fabs(e) <= fabs(ns.err)))
 			ns.err = e;
 		if (!(fabs(e) <= ns.lo))

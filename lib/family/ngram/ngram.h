@@ -10,7 +10,8 @@
 
 typedef struct ngram {
 	llr_ngram *m;
-	int32_t *hist; /* scratch: the ids of a sentence */
+	int32_t *hist; /* scratch: <s> and the ids of a sentence */
+	float *lp;     /* scratch: their log10 p */
 	size_t cap;
 } ngram;
 

@@ -1,0 +1,506 @@
+/*
+ * probing.c - the probing form of an n-gram model (llrnn-tensor(5),
+ * structure=probing): one hash table per order above the first, with
+ * linear probing, each bucket holding an n-gram's 64-bit key, its log10 p
+ * and its log10 backoff side by side, so a lookup is one cache line in
+ * the usual case; the first order is an array indexed by word id.  The
+ * file form is the tables themselves, mapped (mmap) and never parsed:
+ * loading is reading the meta and the vocabulary.
+ *
+ * Keys are built from the last word of an n-gram towards its first
+ * (key(w) = w + 1, key(v s) = extend(key(s), v)), so the n-grams ending
+ * in the word being scored are found longest-first by extending one key,
+ * and those found are the next word's contexts with their backoffs
+ * (llr_ngram_score_ids keeps them as its state).  That shortcut needs a
+ * model whose n-grams' suffixes are all listed (every Kneser-Ney model
+ * lmplz or train writes); the build checks it and records it as
+ * `probing.closed`, and a model without it is queried context by context
+ * as the trie is.  Both give the trie's answers (trie.c) to the bit.
+ *
+ * Integrity: meta, vocabulary, the first order and the block checksums
+ * are verified at load; a table's 64 KiB blocks are verified lazily, the
+ * first time a lookup touches each (a byte per block says it was), or
+ * all at load with LLR_NGRAM_VERIFY.  A failed block makes the model
+ * "bad" (llr_ngram_status): the caller drops what it computed since.
+ * Not here: the trie (trie.c), ARPA text (arpa.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ngram.h"
+
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* How many tokens ahead of the one being scored its lookups are fetched. */
+#define AHEAD 4
+
+/* The key of the n-gram v s from the key of s (murmur3's finaliser over
+ * a multiplicative mix; never 0). */
+static inline uint64_t extend(uint64_t key, int32_t v)
+{
+	uint64_t h = key * 0x9E3779B97F4A7C15ull + (uint64_t)(uint32_t)v + 1;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+static inline uint64_t bucket(uint64_t key, uint64_t nb)
+{
+	return (uint64_t)(((unsigned __int128)key * nb) >> 64);
+}
+
+/* Buckets for count n-grams: 1.5 per n-gram, and one empty at least. */
+static uint64_t buckets_for(int64_t count)
+{
+	return (uint64_t)count + (uint64_t)count / 2 + 1;
+}
+
+/* Check block b of order n's table against its CRC; 0 when it fails
+ * (and the model is marked bad). */
+static int check_block(const llr_ngram_probe *cp, int n, uint64_t b)
+{
+	llr_ngram_probe *p = (llr_ngram_probe *)cp; /* the checked bytes and the flag only */
+	uint64_t first = b << LLR_PROBE_BLOCK_SHIFT, end = LLR_MIN(first + ((uint64_t)1 << LLR_PROBE_BLOCK_SHIFT), p->nb[n - 1]);
+	uint32_t crc = llr_crc32c(0, p->tab[n - 1] + first, (size_t)(end - first) * sizeof(llr_probe_entry));
+	if (crc != p->bcrc[n - 1][b]) {
+		if (!__atomic_exchange_n(&p->bad, 1, __ATOMIC_RELAXED)) {
+			p->bad_order = n;
+			p->bad_block = b;
+		}
+		return 0;
+	}
+	__atomic_store_n(&p->checked[n - 1][b], 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static inline const llr_probe_entry *find(const llr_ngram_probe *p, int n, uint64_t key)
+{
+	const llr_probe_entry *t = p->tab[n - 1];
+	const unsigned char *ok = p->checked[n - 1];
+	uint64_t nb = p->nb[n - 1], i = bucket(key, nb);
+	for (uint64_t tries = 0; tries < nb; tries++) {
+		if (ok && !ok[i >> LLR_PROBE_BLOCK_SHIFT] && !check_block(p, n, i >> LLR_PROBE_BLOCK_SHIFT))
+			return NULL;
+		if (t[i].key == key)
+			return &t[i];
+		if (!t[i].key)
+			return NULL;
+		if (++i == nb)
+			i = 0;
+	}
+	return NULL;
+}
+
+static inline void fetch(const llr_ngram_probe *p, int n, uint64_t key)
+{
+	PREFETCH(p->tab[n - 1] + bucket(key, p->nb[n - 1]));
+}
+
+void llr_ngram_probe_free(llr_ngram_probe *p)
+{
+	if (!p)
+		return;
+	for (int n = 0; n < LLR_NGRAM_MAX_ORDER; n++) {
+		free(p->own[n]);
+		free(p->checked[n]);
+	}
+	llr_tarmap_close(p->map);
+	free(p);
+}
+
+/* ------------------------------------------------------------ queries */
+
+float llr_ngram_probe_log10p(const llr_ngram *m, const int32_t *ctx, int n, int32_t w, int *matched)
+{
+	const llr_ngram_probe *p = m->probe;
+	if (n > m->order - 1) {
+		ctx += n - (m->order - 1);
+		n = m->order - 1;
+	}
+	for (int k = n - 1; k >= 0; k--)
+		if (ctx[k] < 0) {
+			ctx += k + 1;
+			n -= k + 1;
+			break;
+		}
+	/* ck[k]: the key of the context's last k words; ek[k]: of those and w. */
+	uint64_t ck[LLR_NGRAM_MAX_ORDER + 1], ek[LLR_NGRAM_MAX_ORDER + 1];
+	ek[0] = (uint64_t)w + 1;
+	for (int k = 1; k <= n; k++) {
+		ck[k] = k == 1 ? (uint64_t)ctx[n - 1] + 1 : extend(ck[k - 1], ctx[n - k]);
+		ek[k] = extend(ek[k - 1], ctx[n - k]);
+	}
+	float bo = 0;
+	for (int k = n; k >= 1; k--) {
+		const llr_probe_entry *c = k == 1 ? NULL : find(p, k, ck[k]);
+		if (k > 1 && !c)
+			continue;
+		const llr_probe_entry *e = find(p, k + 1, ek[k]);
+		if (e) {
+			if (matched)
+				*matched = k + 1;
+			return bo + e->logp;
+		}
+		bo += k == 1 ? p->uni[2 * ctx[n - 1] + 1] : c->backoff;
+	}
+	if (matched)
+		*matched = 1;
+	return bo + p->uni[2 * w];
+}
+
+/* The keys of the n-grams ending at h[t]: key[j] for length j + 1 (j = 1
+ * .. order - 1), as far as the history has known words; their number. */
+static int chain_keys(const int32_t *h, size_t t, int order, uint64_t *key)
+{
+	int j = 0;
+	uint64_t k = (uint64_t)h[t] + 1;
+	while (j + 1 < order && (size_t)j < t && h[t - 1 - j] >= 0) {
+		k = extend(k, h[t - 1 - j]);
+		key[++j] = k;
+	}
+	return j;
+}
+
+/* Score h[1..n] given h[0] (<s> or -1) with the state of found contexts,
+ * for a suffix-closed model; lookups fetched AHEAD tokens ahead. */
+static void score_closed(const llr_ngram *m, const int32_t *h, size_t n, float *lp, int32_t *len)
+{
+	const llr_ngram_probe *p = m->probe;
+	const int order = m->order;
+	uint64_t ring[AHEAD + 1][LLR_NGRAM_MAX_ORDER];
+	int nk[AHEAD + 1];
+	float bo[LLR_NGRAM_MAX_ORDER + 1], nbo[LLR_NGRAM_MAX_ORDER + 1];
+	int J = 0;
+	if (h[0] >= 0 && order > 1) {
+		J = 1;
+		bo[1] = p->uni[2 * h[0] + 1];
+	}
+	for (size_t t = 1; t <= n && t <= AHEAD; t++)
+		nk[t % (AHEAD + 1)] = h[t] >= 0 ? chain_keys(h, t, order, ring[t % (AHEAD + 1)]) : 0;
+	for (size_t t = 1; t <= n; t++) {
+		size_t a = t + AHEAD;
+		if (a <= n) {
+			uint64_t *k = ring[a % (AHEAD + 1)];
+			int c = nk[a % (AHEAD + 1)] = h[a] >= 0 ? chain_keys(h, a, order, k) : 0;
+			for (int j = 1; j <= c && j <= 2; j++)
+				fetch(p, j + 1, k[j]);
+		}
+		int32_t w = h[t];
+		if (w < 0) {
+			lp[t - 1] = 0;
+			if (len)
+				len[t - 1] = 0;
+			J = 0;
+			continue;
+		}
+		const uint64_t *k = ring[t % (AHEAD + 1)];
+		float l = p->uni[2 * w];
+		nbo[1] = p->uni[2 * w + 1];
+		int got = 1, c = LLR_MIN(J, nk[t % (AHEAD + 1)]);
+		for (int j = 1; j <= c; j++) {
+			const llr_probe_entry *e = find(p, j + 1, k[j]);
+			if (!e)
+				break;
+			l = e->logp;
+			nbo[j + 1] = e->backoff;
+			got = j + 1;
+		}
+		float b = 0;
+		for (int j = J; j >= got; j--)
+			b += bo[j];
+		lp[t - 1] = b + l;
+		if (len)
+			len[t - 1] = got;
+		J = LLR_MIN(got, order - 1);
+		for (int j = 1; j <= J; j++)
+			bo[j] = nbo[j];
+	}
+}
+
+int llr_ngram_score_ids(const llr_ngram *m, const int32_t *h, size_t n, float *lp, int32_t *len, llr_err *err)
+{
+	if (m->probe && m->probe->closed)
+		score_closed(m, h, n, lp, len);
+	else {
+		const int keep = m->order - 1;
+		for (size_t t = 1; t <= n; t++) {
+			int nctx = (int)LLR_MIN(t, (size_t)keep), matched = 0;
+			lp[t - 1] = h[t] >= 0 ? llr_ngram_log10p(m, h + t - nctx, nctx, h[t], &matched) : 0.0f;
+			if (len)
+				len[t - 1] = matched;
+		}
+	}
+	return llr_ngram_status(m, err);
+}
+
+int llr_ngram_status(const llr_ngram *m, llr_err *err)
+{
+	const llr_ngram_probe *p = m->probe;
+	if (!p || !__atomic_load_n(&p->bad, __ATOMIC_RELAXED))
+		return LLR_OK;
+	return llr_err_set(err, LLR_EFORMAT, "%s: member %d/table.npy: block %llu: checksum mismatch (corrupted file)",
+	                   m->path ? m->path : "model", p->bad_order, (unsigned long long)p->bad_block);
+}
+
+/* -------------------------------------------------------------- build */
+
+static int insert(llr_ngram_probe *p, int n, uint64_t key, float logp, float backoff)
+{
+	llr_probe_entry *t = p->own[n - 1];
+	uint64_t nb = p->nb[n - 1], i = bucket(key, nb);
+	while (t[i].key) {
+		if (t[i].key == key)
+			return -1;
+		if (++i == nb)
+			i = 0;
+	}
+	t[i] = (llr_probe_entry){key, logp, backoff};
+	return 0;
+}
+
+/* Put the n-grams of order `target` under entry i of level k (words[0..k)
+ * its words) into their table; -1 on a key collision, and *open set when
+ * one of them has a suffix that is not listed. */
+static int visit(const llr_ngram *m, llr_ngram_probe *p, int k, int64_t i, int32_t *words, int target, int *open)
+{
+	if (k == target) {
+		uint64_t key = (uint64_t)words[k - 1] + 1;
+		for (int j = k - 2; j >= 0; j--) {
+			if (j == 0 && k > 2 && !find(p, k - 1, key))
+				*open = 1;
+			key = extend(key, words[j]);
+		}
+		float bo = k < m->order ? m->backoff[k - 1][i] : 0.0f;
+		return insert(p, k, key, m->logp[k - 1][i], bo);
+	}
+	for (int64_t c = m->child[k - 1][i]; c < m->child[k - 1][i + 1]; c++) {
+		words[k] = m->word[k][c];
+		if (visit(m, p, k + 1, c, words, target, open) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int build(const llr_ngram *m, llr_ngram_probe **out, llr_err *err)
+{
+	llr_ngram_probe *p = llr_calloc(1, sizeof *p);
+	const int64_t V = m->count[0];
+	float *uni = p ? llr_alloc_large((size_t)V, 2 * sizeof(float), 0) : NULL;
+	if (!uni) {
+		free(p);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for the probing form");
+	}
+	p->own[0] = uni;
+	p->uni = uni;
+	for (int64_t w = 0; w < V; w++) {
+		uni[2 * w] = m->logp[0][w];
+		uni[2 * w + 1] = m->order > 1 ? m->backoff[0][w] : 0.0f;
+	}
+	int open = 0;
+	for (int n = 2; n <= m->order; n++) {
+		p->nb[n - 1] = buckets_for(m->count[n - 1]);
+		if (!(p->own[n - 1] = llr_alloc_large(p->nb[n - 1], sizeof(llr_probe_entry), 1))) {
+			llr_ngram_probe_free(p);
+			return llr_err_set(err, LLR_ENOMEM, "out of memory for the probing form");
+		}
+		p->tab[n - 1] = p->own[n - 1];
+		int32_t words[LLR_NGRAM_MAX_ORDER];
+		for (int64_t w = 0; w < V; w++) {
+			words[0] = (int32_t)w;
+			if (visit(m, p, 1, w, words, n, &open) < 0) {
+				llr_ngram_probe_free(p);
+				return llr_err_set(err, LLR_ERANGE, "two %d-grams have the same 64-bit key: keep the trie form", n);
+			}
+		}
+	}
+	p->closed = !open;
+	*out = p;
+	return LLR_OK;
+}
+
+int llr_ngram_probe_build(llr_ngram *m, llr_err *err)
+{
+	llr_ngram_probe *p;
+	int rc = build(m, &p, err);
+	if (rc == LLR_OK) {
+		llr_ngram_probe_free(m->probe);
+		m->probe = p;
+	}
+	return rc;
+}
+
+void llr_ngram_drop_trie(llr_ngram *m)
+{
+	for (int n = 0; n < LLR_NGRAM_MAX_ORDER; n++) {
+		free(m->word[n]);
+		free(m->logp[n]);
+		free(m->backoff[n]);
+		free(m->child[n]);
+		m->word[n] = NULL;
+		m->logp[n] = m->backoff[n] = NULL;
+		m->child[n] = NULL;
+	}
+}
+
+/* --------------------------------------------------------- file form */
+
+static int put_tables(llr_tensor_writer *w, const llr_ngram *m, const llr_ngram_probe *p, llr_err *err)
+{
+	int64_t shape[2] = {m->count[0], 2};
+	int rc = llr_lex_put_names(w, "vocab", m->vocab, err);
+	if (rc == LLR_OK)
+		rc = llr_tw_put_raw(w, "1/prob", LLR_F32, 2, shape, p->uni, err);
+	for (int n = 2; n <= m->order && rc == LLR_OK; n++) {
+		uint64_t nb = p->nb[n - 1], blocks = (nb + ((uint64_t)1 << LLR_PROBE_BLOCK_SHIFT) - 1) >> LLR_PROBE_BLOCK_SHIFT;
+		uint32_t *crc = llr_malloc((size_t)blocks * sizeof *crc);
+		if (!crc)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		for (uint64_t b = 0; b < blocks; b++) {
+			uint64_t first = b << LLR_PROBE_BLOCK_SHIFT, end = LLR_MIN(first + ((uint64_t)1 << LLR_PROBE_BLOCK_SHIFT), nb);
+			crc[b] = llr_crc32c(0, p->tab[n - 1] + first, (size_t)(end - first) * sizeof(llr_probe_entry));
+		}
+		char name[32];
+		int64_t tshape[2] = {(int64_t)nb, 2}, cshape[1] = {(int64_t)blocks};
+		snprintf(name, sizeof name, "%d/table", n);
+		rc = llr_tw_put_raw(w, name, LLR_I64, 2, tshape, p->tab[n - 1], err);
+		snprintf(name, sizeof name, "%d/crc", n);
+		if (rc == LLR_OK)
+			rc = llr_tw_put_raw(w, name, LLR_I32, 1, cshape, crc, err);
+		free(crc);
+	}
+	return rc;
+}
+
+int llr_ngram_save_probing(const llr_ngram *m, const char *path, llr_err *err)
+{
+	if (!m->logp[0])
+		return llr_err_set(err, LLR_EINVAL, "%s: the model has no trie to build the probing form from", path);
+	llr_ngram_probe *p;
+	int rc = build(m, &p, err);
+	if (rc != LLR_OK)
+		return rc;
+	llr_meta *meta = llr_meta_new();
+	rc = meta ? llr_ngram_meta(m, meta, "") : LLR_ENOMEM;
+	if (rc == LLR_OK)
+		rc = llr_meta_set(meta, "structure", "probing");
+	if (rc == LLR_OK)
+		rc = llr_meta_setf(meta, "probing.closed", "%d", p->closed);
+	for (int n = 2; n <= m->order && rc == LLR_OK; n++) {
+		char key[32];
+		snprintf(key, sizeof key, "probing.buckets.%d", n);
+		rc = llr_meta_setf(meta, key, "%llu", (unsigned long long)p->nb[n - 1]);
+	}
+	if (rc != LLR_OK) {
+		llr_meta_free(meta);
+		llr_ngram_probe_free(p);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
+	llr_tensor_writer *w = llr_tw_open(path, "ngram", meta, err);
+	llr_meta_free(meta);
+	if (!w) {
+		llr_ngram_probe_free(p);
+		return llr_err_code(err, LLR_EIO);
+	}
+	rc = put_tables(w, m, p, err);
+	llr_ngram_probe_free(p);
+	if (rc != LLR_OK) {
+		llr_tw_abort(w);
+		return rc;
+	}
+	return llr_tw_close(w, err);
+}
+
+/* Member name of t as the array the meta's sizes say, its CRC checked
+ * when check is set. */
+static int map_array(llr_tarmap *t, const char *name, llr_dtype dt, int ndim, const int64_t *shape, int check, const void **data,
+                     llr_err *err)
+{
+	const llr_tarmap_member *mem;
+	int rc = llr_tarmap_array(t, name, dt, ndim, shape, data, &mem, err);
+	if (rc == LLR_OK && check)
+		rc = llr_tarmap_verify(t, mem, err);
+	return rc;
+}
+
+static int map_tables(llr_tarmap *t, const llr_meta *meta, const char *path, int verify, llr_ngram *m, llr_err *err)
+{
+	llr_ngram_probe *p = m->probe;
+	int64_t v;
+	int rc = llr_meta_get_i64(meta, "probing.closed", &v, err);
+	p->closed = v == 1;
+	int64_t shape[2] = {m->count[0], 2};
+	if (rc == LLR_OK)
+		rc = map_array(t, "1/prob", LLR_F32, 2, shape, 1, (const void **)&p->uni, err);
+	for (int n = 2; n <= m->order && rc == LLR_OK; n++) {
+		char key[32], name[32];
+		snprintf(key, sizeof key, "probing.buckets.%d", n);
+		if ((rc = llr_meta_get_i64(meta, key, &v, err)) != LLR_OK)
+			break;
+		if (v <= m->count[n - 1] || v > LLR_MAX_MEMBER / (int64_t)sizeof(llr_probe_entry)) {
+			rc = llr_err_set(err, LLR_ERANGE, "%s: %s=%lld out of range", path, key, (long long)v);
+			break;
+		}
+		p->nb[n - 1] = (uint64_t)v;
+		uint64_t blocks = ((uint64_t)v + ((uint64_t)1 << LLR_PROBE_BLOCK_SHIFT) - 1) >> LLR_PROBE_BLOCK_SHIFT;
+		int64_t tshape[2] = {v, 2}, cshape[1] = {(int64_t)blocks};
+		snprintf(name, sizeof name, "%d/table", n);
+		if ((rc = map_array(t, name, LLR_I64, 2, tshape, verify, (const void **)&p->tab[n - 1], err)) != LLR_OK)
+			break;
+		snprintf(name, sizeof name, "%d/crc", n);
+		if ((rc = map_array(t, name, LLR_I32, 1, cshape, 1, (const void **)&p->bcrc[n - 1], err)) != LLR_OK)
+			break;
+		if (!verify && !(p->checked[n - 1] = llr_calloc((size_t)blocks, 1)))
+			rc = llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	}
+	return rc;
+}
+
+int llr_ngram_probe_map(llr_tarmap *t, const llr_meta *meta, const char *path, int verify, llr_ngram **out, llr_err *err)
+{
+	int64_t order;
+	llr_ngram *m = NULL;
+	*out = NULL;
+	int rc = llr_meta_get_i64(meta, "order", &order, err);
+	if (rc == LLR_OK && !(m = llr_ngram_alloc((int)(order < 1 || order > LLR_NGRAM_MAX_ORDER ? 0 : order), err)))
+		rc = llr_err_prefix(err, "%s", path);
+	for (int n = 1; rc == LLR_OK && n <= m->order; n++) {
+		char key[32];
+		snprintf(key, sizeof key, "ngram.%d", n);
+		if ((rc = llr_meta_get_i64(meta, key, &m->count[n - 1], err)) == LLR_OK &&
+		    (m->count[n - 1] < 0 || m->count[n - 1] > ((int64_t)1 << 40) || (n == 1 && (m->count[0] > LLR_MAX_VOCAB || m->count[0] < 1))))
+			rc = llr_err_set(err, LLR_ERANGE, "%s: %s=%lld out of range", path, key, (long long)m->count[n - 1]);
+	}
+	if (rc == LLR_OK && (!(m->probe = llr_calloc(1, sizeof *m->probe)) || !(m->path = strdup(path))))
+		rc = llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	const llr_tarmap_member *voc = rc == LLR_OK ? llr_tarmap_find(t, "vocab") : NULL;
+	if (rc == LLR_OK && !voc)
+		rc = llr_err_set(err, LLR_EFORMAT, "%s: no member vocab", path);
+	if (rc == LLR_OK)
+		rc = llr_tarmap_verify(t, voc, err);
+	if (rc == LLR_OK) {
+		llr_strmap *v = NULL;
+		if ((rc = llr_lex_parse_names((const char *)voc->data, voc->size, "vocab", m->count[0], &v, err)) == LLR_OK) {
+			llr_strmap_free(m->vocab);
+			m->vocab = v;
+		} else
+			llr_err_prefix(err, "%s", path);
+	}
+	if (rc == LLR_OK)
+		rc = map_tables(t, meta, path, verify, m, err);
+	if (rc != LLR_OK) {
+		llr_ngram_free(m);
+		return rc;
+	}
+	m->probe->map = t;
+	llr_ngram_specials(m);
+	*out = m;
+	return LLR_OK;
+}
