@@ -32,6 +32,7 @@ typedef struct llr_ngram_probe {
 	int bad_order;
 	uint64_t bad_block;
 	llr_tarmap *map; /* the mapping, or NULL */
+	struct llr_wordtab *words; /* the vocabulary for lookups (llr_ngram_word) */
 	void *own[LLR_NGRAM_MAX_ORDER]; /* arrays allocated here */
 } llr_ngram_probe;
 
@@ -90,6 +91,8 @@ size_t llr_arpa_format_float(char *buf, float x);
 int llr_ngram_probe_build(llr_ngram *m, llr_err *err);
 void llr_ngram_probe_free(llr_ngram_probe *p);
 void llr_ngram_drop_trie(llr_ngram *m);
+/* probing.c: the id of word w[0..len) by the probing form's word table. */
+int32_t llr_ngram_probe_word(const llr_ngram *m, const char *w, size_t len);
 /* probing.c: m's log10 p of w by the probing form, as llr_ngram_log10p. */
 float llr_ngram_probe_log10p(const llr_ngram *m, const int32_t *ctx, int n, int32_t w, int *matched);
 /* probing.c: load the probing form from the mapped archive t (its meta

@@ -37,7 +37,7 @@
 #endif
 
 /* How many tokens ahead of the one being scored its lookups are fetched. */
-#define AHEAD 4
+#define AHEAD 6
 
 /* The key of the n-gram v s from the key of s (murmur3's finaliser over
  * a multiplicative mix; never 0). */
@@ -113,7 +113,29 @@ void llr_ngram_probe_free(llr_ngram_probe *p)
 		free(p->checked[n]);
 	}
 	llr_tarmap_close(p->map);
+	llr_wordtab_free(p->words);
 	free(p);
+}
+
+/* The table of m's words that llr_ngram_word looks in (the ARPA reader's,
+ * wordtab.c: most words found within its slots), the most probable
+ * 4,096 in a first small one.  Optional: without it, the vocabulary. */
+static int add_words(llr_ngram *m, llr_err *err)
+{
+	const int64_t V = m->count[0];
+	float *lp = llr_malloc((size_t)V * sizeof *lp);
+	if (!lp)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	for (int64_t w = 0; w < V; w++)
+		lp[w] = m->probe->uni[2 * w];
+	m->probe->words = llr_wordtab_new(m->vocab, lp, 4096);
+	free(lp);
+	return m->probe->words ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+}
+
+int32_t llr_ngram_probe_word(const llr_ngram *m, const char *w, size_t len)
+{
+	return llr_wordtab_get(m->probe->words, w, len, len);
 }
 
 /* ------------------------------------------------------------ queries */
@@ -190,7 +212,7 @@ static void score_closed(const llr_ngram *m, const int32_t *h, size_t n, float *
 		if (a <= n) {
 			uint64_t *k = ring[a % (AHEAD + 1)];
 			int c = nk[a % (AHEAD + 1)] = h[a] >= 0 ? chain_keys(h, a, order, k) : 0;
-			for (int j = 1; j <= c && j <= 2; j++)
+			for (int j = 1; j <= c; j++)
 				fetch(p, j + 1, k[j]);
 		}
 		int32_t w = h[t];
@@ -333,6 +355,7 @@ int llr_ngram_probe_build(llr_ngram *m, llr_err *err)
 	if (rc == LLR_OK) {
 		llr_ngram_probe_free(m->probe);
 		m->probe = p;
+		rc = add_words(m, err);
 	}
 	return rc;
 }
@@ -495,6 +518,8 @@ int llr_ngram_probe_map(llr_tarmap *t, const llr_meta *meta, const char *path, i
 	}
 	if (rc == LLR_OK)
 		rc = map_tables(t, meta, path, verify, m, err);
+	if (rc == LLR_OK)
+		rc = add_words(m, err);
 	if (rc != LLR_OK) {
 		llr_ngram_free(m);
 		return rc;

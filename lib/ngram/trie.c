@@ -72,6 +72,8 @@ int32_t llr_ngram_vocab_size(const llr_ngram *m)
 
 int32_t llr_ngram_word(const llr_ngram *m, const char *w, size_t len)
 {
+	if (m->probe && m->probe->words)
+		return llr_ngram_probe_word(m, w, len);
 	return llr_strmap_get(m->vocab, w, len);
 }
 
