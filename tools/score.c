@@ -210,9 +210,12 @@ static const char *take_line(sline *s, const char *line, size_t len, const char 
 	s->n -= (size_t)s->bos + (size_t)s->eos;
 	memmove(s->tok, s->tok + s->bos, s->n * sizeof *s->tok);
 	for (size_t i = 0; i < s->n; i++) {
-		if (!strcmp(p + s->tok[i], LLR_BOS))
+		const char *w = p + s->tok[i];
+		if (w[0] != '<') /* both markers begin so */
+			continue;
+		if (!strcmp(w, LLR_BOS))
 			return "<s> inside the sentence (a marker only as its first token)";
-		if (!strcmp(p + s->tok[i], LLR_EOS))
+		if (!strcmp(w, LLR_EOS))
 			return "</s> inside the sentence (a marker only as its last token)";
 	}
 	return NULL;

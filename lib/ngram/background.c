@@ -143,18 +143,7 @@ double llr_ngram_bg_logp(const llr_ngram_bg *g, const int32_t *ctx, int n, int32
 size_t llr_ngram_bg_expand(const llr_ngram_bg *g, const int32_t *ctx, int n, double *logc, int32_t *xs, double *lnb)
 {
 	const llr_ngram *m = g->m;
-	/* The context llr_ngram_log10p uses: the last order-1 words, none
-	 * before a negative id. */
-	if (n > m->order - 1) {
-		ctx += n - (m->order - 1);
-		n = m->order - 1;
-	}
-	for (int k = n - 1; k >= 0; k--)
-		if (ctx[k] < 0) {
-			ctx += k + 1;
-			n -= k + 1;
-			break;
-		}
+	n = llr_ngram_context(m, &ctx, n); /* the context llr_ngram_log10p uses */
 	/* Level k (context of k words): its entry, the children range and
 	 * bo[k] = the log10 backoffs of the longer listed contexts. */
 	int64_t pos[LLR_NGRAM_MAX_ORDER], end[LLR_NGRAM_MAX_ORDER];

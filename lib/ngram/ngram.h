@@ -50,6 +50,23 @@ struct llr_ngram {
 	int64_t *child[LLR_NGRAM_MAX_ORDER]; /* levels < order, count + 1 */
 };
 
+/* The part of the context ctx[0..n) a query uses: at most the last
+ * order-1 words, none before an unknown (negative) one; *ctx moved to it,
+ * its length returned. */
+static inline int llr_ngram_context(const llr_ngram *m, const int32_t **ctx, int n)
+{
+	if (n > m->order - 1) {
+		*ctx += n - (m->order - 1);
+		n = m->order - 1;
+	}
+	for (int k = n - 1; k >= 0; k--)
+		if ((*ctx)[k] < 0) {
+			*ctx += k + 1;
+			return n - (k + 1);
+		}
+	return n;
+}
+
 /* An empty model of the given order (vocab allocated, arrays NULL). */
 llr_ngram *llr_ngram_alloc(int order, llr_err *err);
 /* Entry of level n+1 extending entry i of level n by word w, or -1. */

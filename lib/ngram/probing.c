@@ -143,16 +143,7 @@ int32_t llr_ngram_probe_word(const llr_ngram *m, const char *w, size_t len)
 float llr_ngram_probe_log10p(const llr_ngram *m, const int32_t *ctx, int n, int32_t w, int *matched)
 {
 	const llr_ngram_probe *p = m->probe;
-	if (n > m->order - 1) {
-		ctx += n - (m->order - 1);
-		n = m->order - 1;
-	}
-	for (int k = n - 1; k >= 0; k--)
-		if (ctx[k] < 0) {
-			ctx += k + 1;
-			n -= k + 1;
-			break;
-		}
+	n = llr_ngram_context(m, &ctx, n);
 	/* ck[k]: the key of the context's last k words; ek[k]: of those and w. */
 	uint64_t ck[LLR_NGRAM_MAX_ORDER + 1], ek[LLR_NGRAM_MAX_ORDER + 1];
 	ek[0] = (uint64_t)w + 1;
@@ -288,27 +279,58 @@ static int insert(llr_ngram_probe *p, int n, uint64_t key, float logp, float bac
 	return 0;
 }
 
-/* Put the n-grams of order `target` under entry i of level k (words[0..k)
- * its words) into their table; -1 on a key collision, and *open set when
- * one of them has a suffix that is not listed. */
-static int visit(const llr_ngram *m, llr_ngram_probe *p, int k, int64_t i, int32_t *words, int target, int *open)
+/* The n-grams of one order waiting to go into their table: inserts and
+ * suffix checks are cache misses in a large table, so they are done a
+ * batch at a time, each batch's buckets fetched first. */
+enum { BATCH = 64 };
+typedef struct pending {
+	llr_ngram_probe *p;
+	int n;
+	size_t k;
+	uint64_t key[BATCH], suffix[BATCH]; /* suffix 0: none to check */
+	float logp[BATCH], backoff[BATCH];
+	int open, collision;
+} pending;
+
+static void flush(pending *b)
 {
-	if (k == target) {
-		uint64_t key = (uint64_t)words[k - 1] + 1;
+	for (size_t j = 0; j < b->k; j++) {
+		fetch(b->p, b->n, b->key[j]);
+		if (b->suffix[j])
+			fetch(b->p, b->n - 1, b->suffix[j]);
+	}
+	for (size_t j = 0; j < b->k; j++) {
+		if (b->suffix[j] && !find(b->p, b->n - 1, b->suffix[j]))
+			b->open = 1;
+		if (insert(b->p, b->n, b->key[j], b->logp[j], b->backoff[j]) < 0)
+			b->collision = 1;
+	}
+	b->k = 0;
+}
+
+/* Queue the n-grams of order b->n under entry i of level k (words[0..k)
+ * its words). */
+static void visit(const llr_ngram *m, pending *b, int k, int64_t i, int32_t *words)
+{
+	if (k == b->n) {
+		uint64_t key = (uint64_t)words[k - 1] + 1, suffix = 0;
 		for (int j = k - 2; j >= 0; j--) {
-			if (j == 0 && k > 2 && !find(p, k - 1, key))
-				*open = 1;
+			if (j == 0 && k > 2)
+				suffix = key;
 			key = extend(key, words[j]);
 		}
-		float bo = k < m->order ? m->backoff[k - 1][i] : 0.0f;
-		return insert(p, k, key, m->logp[k - 1][i], bo);
+		b->key[b->k] = key;
+		b->suffix[b->k] = suffix;
+		b->logp[b->k] = m->logp[k - 1][i];
+		b->backoff[b->k] = k < m->order ? m->backoff[k - 1][i] : 0.0f;
+		if (++b->k == BATCH)
+			flush(b);
+		return;
 	}
 	for (int64_t c = m->child[k - 1][i]; c < m->child[k - 1][i + 1]; c++) {
 		words[k] = m->word[k][c];
-		if (visit(m, p, k + 1, c, words, target, open) < 0)
-			return -1;
+		visit(m, b, k + 1, c, words);
 	}
-	return 0;
 }
 
 static int build(const llr_ngram *m, llr_ngram_probe **out, llr_err *err)
@@ -335,12 +357,16 @@ static int build(const llr_ngram *m, llr_ngram_probe **out, llr_err *err)
 		}
 		p->tab[n - 1] = p->own[n - 1];
 		int32_t words[LLR_NGRAM_MAX_ORDER];
+		pending b = {.p = p, .n = n};
 		for (int64_t w = 0; w < V; w++) {
 			words[0] = (int32_t)w;
-			if (visit(m, p, 1, w, words, n, &open) < 0) {
-				llr_ngram_probe_free(p);
-				return llr_err_set(err, LLR_ERANGE, "two %d-grams have the same 64-bit key: keep the trie form", n);
-			}
+			visit(m, &b, 1, w, words);
+		}
+		flush(&b);
+		open |= b.open;
+		if (b.collision) {
+			llr_ngram_probe_free(p);
+			return llr_err_set(err, LLR_ERANGE, "two %d-grams have the same 64-bit key: keep the trie form", n);
 		}
 	}
 	p->closed = !open;

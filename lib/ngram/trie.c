@@ -152,17 +152,7 @@ float llr_ngram_log10p(const llr_ngram *m, const int32_t *ctx, int n, int32_t w,
 {
 	if (!m->logp[0])
 		return llr_ngram_probe_log10p(m, ctx, n, w, matched);
-	/* Use at most order-1 context words, and none before an unknown one. */
-	if (n > m->order - 1) {
-		ctx += n - (m->order - 1);
-		n = m->order - 1;
-	}
-	for (int k = n - 1; k >= 0; k--)
-		if (ctx[k] < 0) {
-			ctx += k + 1;
-			n -= k + 1;
-			break;
-		}
+	n = llr_ngram_context(m, &ctx, n);
 	/* From the longest context down: a listed context whose extension by
 	 * w is not listed adds its backoff. */
 	float bo = 0;
