@@ -106,6 +106,7 @@ EOF
 	[ "$(wc -l <out)" -lt "$(wc -l <good)" ]
 	head -n "$(wc -l <out)" good | cmp - out
 	run_err 1 'member 3/table.npy: checksum mismatch \(corrupted file\)' score --verify -m bad.probing "$M/test.tok"
+	run_err 1 'member 3/table.npy: block [0-9]+: checksum mismatch' gen -m bad.probing -n 3 -s 1
 	# the untouched copy passes --verify
 	score -q --verify -m "$M/lm.probing" "$M/test.tok" | cmp - good
 }

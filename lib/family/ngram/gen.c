@@ -98,7 +98,7 @@ static int ngen_start(llr_gen *g, llr_err *err)
 			return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	}
 	q->npre = q->n;
-	return LLR_OK;
+	return llr_ngram_status(q->m, err); /* a corrupt block of the probing form */
 }
 
 static int ngen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
@@ -120,7 +120,7 @@ static int ngen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
 		g->res[i] = h;
 	}
 	g->nres = n;
-	return LLR_OK;
+	return llr_ngram_status(q->m, err);
 }
 
 static const char *ngen_word(const llr_gen *g, int32_t id)
