@@ -131,14 +131,18 @@ meta() {
 	grep -q '^rnn: 3 epochs (patience), 10 training tokens' out.md
 }
 
-@test "pipelines/lm-adaptation.mk: a tiny run on the Brown slice writes the table, its note and the plot" {
-	# an archive where four of the slice's documents play genre j
+# brown.tgz: the Brown slice where four of its documents play genre j
+genre_j_archive() {
 	mkdir -p a/package && tar xzf "$BROWN" -C a
 	i=0
 	for f in $(ls a/package | grep -E '^c[a-r][0-9][0-9]$' | grep -v '^cj' | tail -n 4); do
 		i=$((i + 1)) && mv "a/package/$f" "a/package/cj0$i"
 	done
 	tar czf brown.tgz -C a package
+}
+
+@test "pipelines/lm-adaptation.mk: a tiny run on the Brown slice writes the table, its note and the plot" {
+	genre_j_archive
 	run make -s -f "$TOP/pipelines/lm-adaptation.mk" ARCHIVE=brown.tgz W=w RESULTS=res BIN="$TOP/bin" \
 		SCRIPTS="$TOP/scripts" DTRAIN=2 DVALID=1 DTEST=1 ORDER=3 TOP=50 EMBED=8 HIDDEN=8 EPOCHS=1 MAXTIME=30s THREADS=1
 	assert_success
@@ -147,6 +151,88 @@ meta() {
 	grep -q '^interp: lambda = ' res/lm-adaptation.md
 	[ "$(tar xOf w/ll-ngram.model meta | sed -n 's/^background=//p')" = ngram ]
 	if command -v gnuplot >/dev/null; then [ -s res/lm-adaptation.png ]; fi
+}
+
+@test "lm-interp: lambda tuned on valid, the test output is the per-token mixture in score's shape" {
+	printf -- '-2\t2\t0\ta=-1\t</s>=-1\n' >va
+	printf -- '-4\t2\t1\ta=-3\t</s>=-1\n' >vb
+	cp va ta && cp vb tb
+	run "$TOP/scripts/lm-interp" --valid va vb --test ta tb --valid-out vo --test-out to.xz
+	assert_success
+	assert_line 'lambda=1'
+	assert_line 'valid=1.0000'
+	xz -dc to.xz >to
+	grep -qx -- '-2.000000	2	1	a=-1.000000	</s>=-1.000000' to
+	# a token count that differs: named, nothing written
+	printf -- '-1\t1\t0\ta=-1\n' >vc
+	run_err 1 'lm-interp: va:1: 2 tokens, vc:1: 1' "$TOP/scripts/lm-interp" --valid va vc --test ta tb \
+		--valid-out vo2 --test-out to2
+	[ ! -e vo2 ] && [ ! -e to2 ]
+}
+
+@test "pipelines/lm-adaptation.mk seeds: a clean vocabulary, the interp output is the mixture, results-check recomputes the table" {
+	genre_j_archive
+	run make -s -f "$TOP/pipelines/lm-adaptation.mk" ARCHIVE=brown.tgz W=w RESULTS=res BIN="$TOP/bin" \
+		SCRIPTS="$TOP/scripts" DTRAIN=2 DVALID=1 DTEST=1 ORDER=3 TOP=50 EMBED=8 HIDDEN=8 EPOCHS=2 THREADS=1 \
+		SEEDS="1 2" seeds -j2
+	assert_success
+	O=res/outputs/lm-adaptation-seeds
+	[ "$(cut -f1,2 res/lm-adaptation-seeds.tsv | tr '\t\n' ': ')" = \
+		"model:seeds kn-general:- kn-domain:- kn-all:- rnn:1,2 ll-unigram:1,2 ll-ngram:1,2 interp:1,2 " ]
+	[ "$(tar xOf w/seeds/rnn-s1.model meta | sed -n 's/^output=//p')" = classes ]
+	[ "$(tar xOf w/seeds/ll-ngram-s2.model meta | sed -n 's/^background=//p')" = ngram ]
+	# the clean vocabulary: general + dtrain + dvalid, no word only in dtest
+	cat w/general.tok w/dtrain.tok w/dvalid.tok | tr ' ' '\n' | sort -u >seen
+	tr ' ' '\n' <w/dtest.tok | sort -u | comm -23 - seen >test-only
+	[ -s test-only ]
+	for f in uni ng; do
+		tar xOf w/seeds/$f.fz vocab | sort -u | comm -12 - test-only >leak
+		[ ! -s leak ]
+		tr ' ' '\n' <w/dvalid.tok | sort -u | comm -23 - <(tar xOf w/seeds/$f.fz vocab | sort -u) >missing
+		[ ! -s missing ]
+	done
+	# so the test outputs count OOVs, and the table says their share
+	[ "$(xz -dc $O/rnn-s1.test.tsv.xz | awk -F '\t' '{ o += $3 } END { print (o > 0) }')" = 1 ]
+	awk -F '\t' 'NR > 1 && $9 == "" { exit 1 }' res/lm-adaptation-seeds.tsv
+	# the brown tags of the streams come from the documents without dtest's
+	! tar tf w/seeds/tagged.tar | grep -qx "$(cat w/brown/dtest.txt)"
+	# interp: per token, lambda kn-all + (1 - lambda) rnn, lambda from valid
+	l=$(sed -n 's/^lambda=//p' w/seeds/interp-s2.lambda)
+	paste w/kn-all.dtest.lp w/seeds/rnn-s2.dtest.lp | awk -F '\t' -v l="$l" '{
+		n = $2; t = 0
+		for (i = 1; i <= n; i++) {
+			a = $(3 + i); b = $(n + 6 + i); sub(/.*=/, "", a); sub(/.*=/, "", b)
+			t += log(l * exp(a) + (1 - l) * exp(b))
+		}
+		printf "%.6f\t%d\n", t, n
+	}' >want
+	xz -dc $O/interp-s2.test.tsv.xz | cut -f 1,2 | paste - want | awk -F '\t' '
+		$2 != $4 || $1 - $3 > 1e-4 || $3 - $1 > 1e-4 { bad++ } END { exit bad > 0 || NR == 0 }'
+	# every kept output is score --per-token's
+	xz -dc $O/ll-ngram-s1.test.tsv.xz | cmp - w/seeds/ll-ngram-s1.dtest.lp
+	xz -dc $O/kn-all.test.tsv.xz | cmp - w/kn-all.dtest.lp
+	# the four intervals
+	[ "$(cut -f1,2 $O/diffs.tsv | tr '\t\n' ', ')" = "a,b ll-ngram,kn-all ll-ngram,interp ll-ngram,ll-unigram rnn,kn-all " ]
+	grep -q '^| ll-ngram − interp | ' res/lm-adaptation-seeds.md
+	grep -q '^interp: lambda for kn-all per seed (tuned on dvalid): seed 1 [0-9.]*; seed 2 [0-9.]*\.$' res/lm-adaptation-seeds.md
+	# results-check: 3 n-gram values + 4 rows x (mean, sd)
+	printf 'table\tstatus\ttest_columns\tnote\nlm-adaptation-seeds\tchecked\ttest_mean,test_sd\t\n' >res/outputs/TABLES.tsv
+	rm res/lm-adaptation.tsv 2>/dev/null || true
+	run "$TOP/scripts/results-check" --results res
+	assert_success
+	assert_line 'results-check: 11 figures checked, 0 tables pending'
+	# an altered cell fails, named
+	cp res/lm-adaptation-seeds.tsv kept
+	awk -F '\t' 'BEGIN { OFS = "\t" } $1 == "interp" { $7 = sprintf("%.4f", $7 + 0.01) } 1' kept >res/lm-adaptation-seeds.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure
+	assert_output --partial "lm-adaptation-seeds.tsv: row 'model=interp', test_mean"
+	cp kept res/lm-adaptation-seeds.tsv
+	# a seed's output missing: named, nothing written
+	rm res/lm-adaptation-seeds.tsv res/lm-adaptation-seeds.md $O/checks.tsv $O/interp-s2.test.tsv.xz
+	run_err 1 'lm-seeds: .*interp-s2.test.tsv.xz' "$TOP/scripts/lm-seeds" --name lm-adaptation-seeds --results res \
+		--title t --seeds "1 2" --row "rnn=w/seeds/rnn:rnn" --scored 'interp=w/seeds/interp-s{s}.dvalid.lp:interp-s{s}'
+	[ ! -e res/lm-adaptation-seeds.tsv ] && [ ! -e res/lm-adaptation-seeds.md ] && [ ! -e $O/checks.tsv ]
 }
 
 @test "train: the encoder-decoder refuses an n-gram background, writing nothing" {
