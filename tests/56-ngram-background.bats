@@ -235,6 +235,32 @@ genre_j_archive() {
 	[ ! -e res/lm-adaptation-seeds.tsv ] && [ ! -e res/lm-adaptation-seeds.md ] && [ ! -e $O/checks.tsv ]
 }
 
+@test "pipelines/lm-adaptation.mk seeds-resume: continues the runs SEEDS_MAXTIME cut, with the same options" {
+	genre_j_archive
+	mk() {
+		make -s -f "$TOP/pipelines/lm-adaptation.mk" ARCHIVE=brown.tgz W=w RESULTS=res BIN="$TOP/bin" \
+			SCRIPTS="$TOP/scripts" DTRAIN=2 DVALID=1 DTEST=1 ORDER=3 TOP=50 EMBED=8 HIDDEN=8 EPOCHS=2 THREADS=1 \
+			SEEDS=1 "$@"
+	}
+	run mk SEEDS_MAXTIME=0.001 seeds-models
+	assert_success
+	for m in rnn ll-unigram ll-ngram; do
+		[ "$(tar xOf w/seeds/$m-s1.model meta | sed -n 's/^stopped=//p')" = max-time ]
+	done
+	run mk seeds-resume
+	assert_success
+	assert_output --partial 'resuming w/seeds/rnn-s1.model'
+	assert_output --partial 'resuming w/seeds/ll-ngram-s1.model'
+	for m in rnn ll-unigram ll-ngram; do
+		[ "$(tar xOf w/seeds/$m-s1.model meta | sed -n 's/^stopped=//p')" = epochs ]
+		[ "$(cut -f 1 w/seeds/$m-s1.log.tsv | tr '\n' ' ')" = "epoch 0 1 2 " ]
+	done
+	[ "$(tar xOf w/seeds/rnn-s1.model meta | sed -n 's/^output=//p')" = classes ]
+	run mk seeds-resume
+	assert_success
+	refute_output --partial resuming
+}
+
 @test "train: the encoder-decoder refuses an n-gram background, writing nothing" {
 	head -n 20 "$D/train.tok" >tgt.tok
 	head -n 20 "$D/valid.tok" >src.tok
