@@ -220,11 +220,13 @@ S_ABOUT = Brown genre $(GENRE) adaptation, clean setting: the neural models use 
 	full softmax, which could not reach patience.  The n-grams are deterministic (one run, no seed).  interp: \
 	lambda kn-all + (1 - lambda) rnn per token, lambda on a grid of 0.05 tuned on dvalid per seed; its OOV \
 	column is that of the RNN.
+# S_NOTES: hand-written remarks on a measured run, ending the .md
+S_NOTES ?= $(RESULTS)/lm-adaptation-seeds-notes.md
 # each seed's lambda (lm-interp's), read when the recipe runs
 S_LAMBDAS = $(shell for s in $(SEEDS); do printf 'seed %s %s; ' $$s "$$(sed -n 's/^lambda=//p' $(S)/interp-s$$s.lambda)"; \
 	done | sed 's/; $$//')
 $(RESULTS)/lm-adaptation-seeds.tsv: $(S_OUTPUTS) $(S_RUNS:%=$(S)/%.model) $(KN:%=$(W)/%.dvalid.lp) \
-		$(SCRIPTS)/lm-seeds $(SCRIPTS)/paired-bootstrap
+		$(wildcard $(S_NOTES)) $(SCRIPTS)/lm-seeds $(SCRIPTS)/paired-bootstrap
 	$(SCRIPTS)/lm-seeds --name lm-adaptation-seeds --results $(RESULTS) --seeds "$(SEEDS)" \
 		--title 'Language-model adaptation on Brown (issue 13), over seeds' \
 		$(foreach k,$(KN),--scored $(k)=$(W)/$(k).dvalid.lp:$(k)) \
@@ -232,7 +234,7 @@ $(RESULTS)/lm-adaptation-seeds.tsv: $(S_OUTPUTS) $(S_RUNS:%=$(S)/%.model) $(KN:%
 		--scored 'interp=$(S)/interp-s{s}.dvalid.lp:interp-s{s}' \
 		--diff ll-ngram,kn-all --diff ll-ngram,interp --diff ll-ngram,ll-unigram --diff rnn,kn-all \
 		--note "interp: lambda for kn-all per seed (tuned on dvalid): $(S_LAMBDAS)." \
-		--about '$(S_ABOUT)' --config "$(S_CONFIG)"
+		--about '$(S_ABOUT)' --config "$(S_CONFIG)" $(if $(wildcard $(S_NOTES)),--notes $(S_NOTES))
 
 clean:
 	rm -rf $(W)

@@ -141,6 +141,12 @@ genre_j_archive() {
 	tar czf brown.tgz -C a package
 }
 
+# pipelines/lm-adaptation.mk's seeds section on brown.tgz, tiny networks
+seeds_make() {
+	make -s -f "$TOP/pipelines/lm-adaptation.mk" ARCHIVE=brown.tgz W=w RESULTS=res BIN="$TOP/bin" \
+		SCRIPTS="$TOP/scripts" DTRAIN=2 DVALID=1 DTEST=1 ORDER=3 TOP=50 EMBED=8 HIDDEN=8 EPOCHS=2 THREADS=1 "$@"
+}
+
 @test "pipelines/lm-adaptation.mk: a tiny run on the Brown slice writes the table, its note and the plot" {
 	genre_j_archive
 	run make -s -f "$TOP/pipelines/lm-adaptation.mk" ARCHIVE=brown.tgz W=w RESULTS=res BIN="$TOP/bin" \
@@ -172,9 +178,7 @@ genre_j_archive() {
 
 @test "pipelines/lm-adaptation.mk seeds: a clean vocabulary, the interp output is the mixture, results-check recomputes the table" {
 	genre_j_archive
-	run make -s -f "$TOP/pipelines/lm-adaptation.mk" ARCHIVE=brown.tgz W=w RESULTS=res BIN="$TOP/bin" \
-		SCRIPTS="$TOP/scripts" DTRAIN=2 DVALID=1 DTEST=1 ORDER=3 TOP=50 EMBED=8 HIDDEN=8 EPOCHS=2 THREADS=1 \
-		SEEDS="1 2" seeds -j2
+	run seeds_make SEEDS="1 2" seeds -j2
 	assert_success
 	O=res/outputs/lm-adaptation-seeds
 	[ "$(cut -f1,2 res/lm-adaptation-seeds.tsv | tr '\t\n' ': ')" = \
@@ -228,6 +232,11 @@ genre_j_archive() {
 	assert_failure
 	assert_output --partial "lm-adaptation-seeds.tsv: row 'model=interp', test_mean"
 	cp kept res/lm-adaptation-seeds.tsv
+	# hand-written notes end the .md
+	printf '## Notes\n\nby hand\n' >res/lm-adaptation-seeds-notes.md
+	run seeds_make SEEDS="1 2" seeds
+	assert_success
+	[ "$(tail -n 1 res/lm-adaptation-seeds.md)" = 'by hand' ]
 	# a seed's output missing: named, nothing written
 	rm res/lm-adaptation-seeds.tsv res/lm-adaptation-seeds.md $O/checks.tsv $O/interp-s2.test.tsv.xz
 	run_err 1 'lm-seeds: .*interp-s2.test.tsv.xz' "$TOP/scripts/lm-seeds" --name lm-adaptation-seeds --results res \
@@ -237,17 +246,12 @@ genre_j_archive() {
 
 @test "pipelines/lm-adaptation.mk seeds-resume: continues the runs SEEDS_MAXTIME cut, with the same options" {
 	genre_j_archive
-	mk() {
-		make -s -f "$TOP/pipelines/lm-adaptation.mk" ARCHIVE=brown.tgz W=w RESULTS=res BIN="$TOP/bin" \
-			SCRIPTS="$TOP/scripts" DTRAIN=2 DVALID=1 DTEST=1 ORDER=3 TOP=50 EMBED=8 HIDDEN=8 EPOCHS=2 THREADS=1 \
-			SEEDS=1 "$@"
-	}
-	run mk SEEDS_MAXTIME=0.001 seeds-models
+	run seeds_make SEEDS=1 SEEDS_MAXTIME=0.001 seeds-models
 	assert_success
 	for m in rnn ll-unigram ll-ngram; do
 		[ "$(tar xOf w/seeds/$m-s1.model meta | sed -n 's/^stopped=//p')" = max-time ]
 	done
-	run mk seeds-resume
+	run seeds_make SEEDS=1 seeds-resume
 	assert_success
 	assert_output --partial 'resuming w/seeds/rnn-s1.model'
 	assert_output --partial 'resuming w/seeds/ll-ngram-s1.model'
@@ -256,7 +260,7 @@ genre_j_archive() {
 		[ "$(cut -f 1 w/seeds/$m-s1.log.tsv | tr '\n' ' ')" = "epoch 0 1 2 " ]
 	done
 	[ "$(tar xOf w/seeds/rnn-s1.model meta | sed -n 's/^output=//p')" = classes ]
-	run mk seeds-resume
+	run seeds_make SEEDS=1 seeds-resume
 	assert_success
 	refute_output --partial resuming
 }
