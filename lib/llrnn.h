@@ -383,6 +383,7 @@ enum {
 	LLR_EKIND = -8,   /* tensor archive of the wrong kind or version */
 	LLR_ENAN = -9,    /* NaN or Inf where a finite number is required */
 	LLR_EEMPTY = -10, /* nothing to work on (empty corpus...) */
+	LLR_EUSAGE = -11, /* a command-line option misused (train's options) */
 };
 
 /* A message buffer filled by the function that failed. */
@@ -1643,6 +1644,117 @@ typedef struct llr_train_job llr_train_job;
  * keeps which epoch); else LLR_OK or another error. */
 int llr_train_run(llr_train_job *job, llr_train_state *ts, const llr_train_opts *o, llr_train_result *res, llr_err *err);
 void llr_train_job_free(llr_train_job *job);
+
+/* ------------------------------------------------------ training options */
+
+/* train(1)'s options, declared by the library: the options every family
+ * trained by gradient steps shares (lib/family/options.c) and each
+ * family's own, with what chooses a family (lib/family/<name>/).  A
+ * program lists them (llr_train_option), records those given
+ * (llr_train_args_give), lets the library choose the family and check
+ * the values (llr_train_args_check), then builds the chosen family's job
+ * (llr_train_build) or, for a family not trained by gradient steps, runs
+ * its estimation (llr_train_estimate). */
+enum {
+	LLR_TOPT_FLAG,     /* no argument: 1 when given */
+	LLR_TOPT_INT,      /* an integer in [min, max] */
+	LLR_TOPT_DOUBLE,   /* a number in [lo, hi] */
+	LLR_TOPT_CHOICE,   /* one of choices ("a|b|c"): its index; its name as a string */
+	LLR_TOPT_SIZE,     /* bytes: a number with K, M or G, at least min */
+	LLR_TOPT_DURATION, /* seconds: a positive number with s, m, h or d */
+	LLR_TOPT_PATH,     /* a file */
+	LLR_TOPT_TEXT,     /* text the family parses (a list, a spec) */
+	LLR_TOPT_REFUSED,  /* the family refuses it: msg is the usage error */
+};
+enum {
+	LLR_TOPT_SELECTS = 1, /* giving it chooses its family */
+	LLR_TOPT_EVERY = 2,   /* a shared option every family takes, not only those trained by gradient steps */
+	LLR_TOPT_NOLONG = 4,  /* only its letter is an option (name is the key) */
+};
+typedef struct llr_train_opt {
+	const char *name;    /* the long option without "--", and the key */
+	char letter;         /* its short option, 0 none */
+	unsigned char kind;  /* LLR_TOPT_* */
+	unsigned char flags; /* LLR_TOPT_SELECTS ... */
+	long long min, max;  /* INT, SIZE: the range */
+	double lo, hi;       /* DOUBLE: the range */
+	const char *choices; /* CHOICE */
+	const char *dflt;    /* the value when not given, spelt as given (NULL: 0, none) */
+	const char *arg;     /* its argument in --help ("n"); NULL for a flag */
+	const char *help;    /* --help's line */
+	const char *section; /* --help's section title, NULL: the options' */
+	const char *bad;     /* CHOICE, SIZE: the error for a value ('%s'), after "--name: " */
+	const char *msg;     /* REFUSED: the usage error; else the error when another family is given it
+	                        (NULL: "--name: " and its family's own words) */
+} llr_train_opt;
+
+/* The i-th option row (NULL after the last): the shared ones, then each
+ * family's in the order of the families' table.  A name may come more
+ * than once (a family's own default or range for a shared option, or the
+ * same name in two families): --help shows the first. */
+const llr_train_opt *llr_train_option(size_t i);
+/* The i-th training family's lines of train's usage, each starting
+ * "train " (NULL after the last). */
+const char *llr_train_synopsis(size_t i);
+
+/* The options given and the operands, the family they choose and their
+ * values (opaque; llr_train_args_free). */
+typedef struct llr_train_args llr_train_args;
+llr_train_args *llr_train_args_new(void);
+void llr_train_args_free(llr_train_args *a);
+/* Option name (a row's name) given with value (NULL for a flag); the
+ * last of repeats counts.  LLR_ENOMEM, LLR_EINVAL for an unknown name. */
+int llr_train_args_give(llr_train_args *a, const char *name, const char *value, llr_err *err);
+/* The operands (borrowed until llr_train_args_free). */
+void llr_train_args_operands(llr_train_args *a, int n, char **v);
+/* Where a family's lines go while it sets up (the lines train prints on
+ * stderr), NULL: nowhere. */
+void llr_train_args_on_note(llr_train_args *a, void (*note)(void *ctx, const char *line), void *ctx);
+/* Choose the family (its option marked LLR_TOPT_SELECTS, a --resume
+ * model of its family key, or a stream only it trains; else the default
+ * family), then check the options against it and parse their values:
+ * LLR_EUSAGE with the message (llr_train_args_usage: the usage text to
+ * show with it). */
+int llr_train_args_check(llr_train_args *a, llr_err *err);
+const char *llr_train_args_usage(const llr_train_args *a);
+/* After the check: the chosen family's name, and 1 when it trains by
+ * gradient steps (llr_train_build), 0 when llr_train_estimate does it. */
+const char *llr_train_args_family(const llr_train_args *a);
+int llr_train_args_gradient(const llr_train_args *a);
+/* After the check, the value of option name (the given one, else its
+ * default): whether it was given; INT, CHOICE (the index), FLAG, SIZE as
+ * an integer; DOUBLE, DURATION as a number; PATH, TEXT, CHOICE as a
+ * string (NULL none). */
+int llr_train_args_given(const llr_train_args *a, const char *name);
+long long llr_train_args_int(const llr_train_args *a, const char *name);
+double llr_train_args_num(const llr_train_args *a, const char *name);
+const char *llr_train_args_str(const llr_train_args *a, const char *name);
+int llr_train_args_noperands(const llr_train_args *a);
+const char *llr_train_args_operand(const llr_train_args *a, int i);
+
+/* A family's model and data made ready for llr_train_run
+ * (llr_train_build); llr_train_setup_free frees them. */
+typedef struct llr_train_setup {
+	llr_train_job *job;
+	llr_train_state *ts;
+	llr_train_limits lim; /* the options', or a resumed model's */
+	int64_t train_tokens; /* for the epoch 0 line */
+	int has_valid;        /* the job validates */
+	/* The family's line after each epoch's (NULL: none; empty: no line). */
+	int (*epoch_note)(void *fam, const llr_train_event *ev, llr_buf *line);
+	void *fam; /* the family's (model, data, training state) */
+	void (*fam_free)(void *fam);
+} llr_train_setup;
+/* The chosen family's new or resumed model over the operands, as the
+ * options say (comm: the ranks of a distributed run, its data shared
+ * out).  LLR_EUSAGE for options that do not fit the model. */
+int llr_train_build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err);
+void llr_train_setup_free(llr_train_setup *s);
+/* A family not trained by gradient steps (n-gram estimation): its whole
+ * run, the model written to -o. */
+int llr_train_estimate(llr_train_args *a, llr_err *err);
+/* The bytes a distributed step sums across the ranks for n weights. */
+size_t llr_train_step_bytes(size_t n);
 
 /* A language model's training or validation corpus
  * (llr_rnnlm_train_job): the ids of its sentences, words then </s>, one

@@ -33,9 +33,16 @@ src_opts() {
 	for f in "$TOP/tools/${u}"_*.c "$TOP/tools/${u}"*.h "$TOP/tools/$1"/*.[ch]; do
 		[ ! -e "$f" ] || files+=("$f")
 	done
+	# train's option rows are the library's (llr_train_opt, lib/family/),
+	# its short options made from them after cli_getopt's -h
+	local rows=()
+	[ "$1" != train ] || rows=("$TOP"/lib/family/*.c "$TOP"/lib/family/*/*.c)
 	{
 		grep -hoE '"[a-z0-9-]+", *(no|required|optional)_argument' "${files[@]}" | sed 's/"\([^"]*\)".*/--\1/'
 		grep -ho 'cli_getopt([^"]*"[^"]*"' "${files[@]}" | sed 's/.*"\(.*\)"/\1/' | tr -d ':' | fold -w1 | sed 's/^/-/'
+		[ ${#rows[@]} -eq 0 ] || grep -hoE '\{"[a-z0-9-]+", (0|'"'"'[a-z]'"'"'), LLR_TOPT_[A-Z]+, [^,}]*' "${rows[@]}" |
+			awk -F', ' '{ n = substr($1, 3, length($1) - 3); l = $2; gsub(/'"'"'/, "", l)
+				if ($4 !~ /NOLONG/) print "--" n; if (l != "0") print "-" l } END { print "-h" }'
 	} | sort -u
 }
 

@@ -23,6 +23,7 @@ const char *llr_strerror(int code)
 	case LLR_EKIND: return "wrong kind or version of file";
 	case LLR_ENAN: return "not a finite number";
 	case LLR_EEMPTY: return "empty input";
+	case LLR_EUSAGE: return "usage error";
 	}
 	return "unknown error";
 }

@@ -10,25 +10,29 @@
 #include <stdlib.h>
 
 /* Asked in this order: the families that sniff a file first (ARPA text
- * has no meta), then the family key of a model file's meta. */
+ * has no meta), then the family key of a model file's meta.  train(1)
+ * asks them in this order too (options.c): its usage and --help follow
+ * it, and --ngram is asked before --task. */
 static const llr_family *const families[] = {
+	&llr_family_rnnlm,
 	&llr_family_ngram,
 	&llr_family_mixture,
-	&llr_family_encdec,
 	&llr_family_sentenc,
-	&llr_family_rnnlm,
+	&llr_family_encdec,
 };
 #define NFAM (sizeof families / sizeof *families)
+
+const llr_family *llr_family_at(size_t i)
+{
+	return i < NFAM ? families[i] : NULL;
+}
 
 llr_model_opts llr_model_opts_default(void)
 {
 	return (llr_model_opts){.open = LLR_OPEN_AUTO, .norm_samples = 100000, .seed = 20161107};
 }
 
-/* The family key of the model file at path, copied into buf (empty when
- * absent); 0 when path is not a model file that can be peeked at (stdin
- * is read once, by the family). */
-static int peek_family(const char *path, char *buf, size_t size)
+int llr_family_peek(const char *path, char *buf, size_t size)
 {
 	buf[0] = '\0';
 	if (!path || !strcmp(path, "-"))
@@ -58,7 +62,7 @@ static const llr_family *choose(const char *path, llr_err *err, int *rc)
 			return families[i];
 	}
 	char key[64];
-	peek_family(path, key, sizeof key);
+	llr_family_peek(path, key, sizeof key);
 	for (size_t i = 0; i < NFAM; i++) {
 		const char *want = families[i]->family_key;
 		if (!families[i]->sniff && (want ? !strcmp(want, key) : !key[0]))

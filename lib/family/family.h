@@ -58,7 +58,57 @@ typedef struct llr_family {
 	 * lib/train/; NULL for a family trained otherwise (n-gram) or not
 	 * yet.  The family's llr_<name>_train_job builds the job. */
 	const struct llr_train_ops *train;
+	/* How train(1) trains it (NULL: it does not): its options and its
+	 * setup (a family's train.c or estimate.c). */
+	const struct llr_trainer *trainer;
 } llr_family;
+
+/* What a trainable family declares to train(1) (options.c reads it). */
+typedef struct llr_trainer {
+	const llr_train_opt *opts; /* its options, ended by a zero row */
+	const char *synopsis;      /* its lines of train's usage, NULL none */
+	const char *usage;         /* the usage shown with its usage errors, NULL: train's */
+	/* The error for an option it does not take, after "--name: " (NULL:
+	 * the option's own msg, else "not for <what>"); and the words after
+	 * "--name: " when one of its own options reaches another family. */
+	const char *foreign, *only;
+	int by_default; /* chosen when no family is asked for */
+	/* A stream (the first operand) that only this family trains. */
+	int (*claims)(const char *path);
+	/* Usage errors among its options and operands (after their values
+	 * are parsed; may be NULL). */
+	int (*check)(const llr_train_args *a, llr_err *err);
+	/* A gradient-trained family's model and data (llr_train_build). */
+	int (*build)(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err);
+	/* Or its whole run (llr_train_estimate). */
+	int (*estimate)(llr_train_args *a, llr_err *err);
+} llr_trainer;
+
+/* options.c: for the trainers.  A usage error (LLR_EUSAGE); a line for
+ * train to print (llr_train_args_on_note); the limits and schedule the
+ * options give, with the mask (LLR_LIM_*) of those given; -q, or a rank
+ * other than 0 (which leaves the talking to rank 0). */
+int llr_train_usage_err(llr_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void llr_train_note(const llr_train_args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void llr_train_args_limits(const llr_train_args *a, llr_train_limits *l, unsigned *given);
+int llr_train_quiet(const llr_train_args *a, const llr_train_comm *comm);
+/* The optimiser: a new model's settings (kind's defaults, then lr and
+ * eps where > 0); on --resume, --lr and --eps replacing the saved ones
+ * (LLR_EUSAGE: --eps for SGD); and its meta keys optim and eps (none
+ * for SGD).  Under -v a note when meta (of path) has no checksums. */
+void llr_train_optim_config(llr_optim_config *oc, int kind, double lr, double eps);
+int llr_train_optim_resume(llr_train_state *ts, double lr, double eps, llr_err *err);
+int llr_train_optim_meta(llr_meta *m, const llr_optim *opt);
+void llr_train_note_checksums(const llr_train_args *a, const char *path, const llr_meta *meta);
+/* --resume: a usage error when option opt was given and is not the
+ * model's meta key (want: its value as the meta spells it); for a
+ * probability, *val becomes the model's (have). */
+/* How a message spells option name's value: "-s", "--hidden". */
+const char *llr_train_spell(const llr_train_args *a, const char *name, char *buf, size_t size);
+int llr_train_fixed(const llr_train_args *a, const char *opt, const llr_meta *m, const char *key, const char *want, llr_err *err);
+int llr_train_fixed_prob(const llr_train_args *a, const char *opt, const char *key, double *val, double have, llr_err *err);
+
+extern const llr_trainer llr_rnnlm_trainer, llr_ngram_trainer, llr_senc_trainer, llr_encdec_trainer;
 
 /* What a family gives the training driver (lib/train/driver.c) for a
  * model being trained; job is the family's state.  Every rank of a
@@ -119,6 +169,12 @@ struct llr_model {
 void llr_family_describe_lex(const llr_lexicon *lex, const llr_meta *meta, const char *layers_key, llr_model_info *info);
 
 extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc, llr_family_mixture;
+/* families.c: the i-th family of the table (NULL after the last); the
+ * family key of the model file at path, copied into buf (empty when
+ * absent), 0 when path is not a model file that can be peeked at (stdin
+ * is read once, by the family). */
+const llr_family *llr_family_at(size_t i);
+int llr_family_peek(const char *path, char *buf, size_t size);
 
 /* Length-bucketed batches of items 0..n-1 (buckets.c): with rng, the
  * items shuffled, stably sorted by key(ctx, item) (ties in shuffled

@@ -4,7 +4,7 @@
  * the network's configuration (meta) and weights (params/), and the
  * training state (trainstate.c).  Saving is atomic and byte-for-byte
  * reproducible as for language models (model.c); loading checks every
- * shape and weight.  Not here: training (tools/train/encdec.c) or the
+ * shape and weight.  Not here: training (lib/family/encdec/) or the
  * network (lib/nn/encdec.c).
  */
 #include <math.h>

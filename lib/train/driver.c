@@ -424,11 +424,3 @@ int llr_train_run(llr_train_job *job, llr_train_state *ts, const llr_train_opts 
 	res->signal = D.sig;
 	return rc;
 }
-
-void llr_train_job_free(llr_train_job *job)
-{
-	if (!job)
-		return;
-	job->ops->free(job->state);
-	free(job);
-}

@@ -113,12 +113,6 @@ void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s)
 	s->time_up = flags[1];
 }
 
-void dist_sum(const train_dist *d, double *v, int n)
-{
-	if (d->on)
-		MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-}
-
 double dist_bcast_double(const train_dist *d, double v)
 {
 	if (d->on)
@@ -179,10 +173,6 @@ void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s)
 {
 }
 
-void dist_sum(const train_dist *d, double *v, int n)
-{
-}
-
 double dist_bcast_double(const train_dist *d, double v)
 {
 	return v;
@@ -207,8 +197,3 @@ int dist_same(const train_dist *d, uint64_t h)
 }
 
 #endif
-
-size_t dist_step_bytes(size_t n)
-{
-	return n * sizeof(float) + 2 * sizeof(double) + 2 * sizeof(int);
-}

@@ -42,8 +42,6 @@ static inline int dist_owns(const train_dist *d, int64_t i)
 typedef llr_train_sums dist_step;
 void dist_reduce_step(const train_dist *d, float *g, size_t n, dist_step *s);
 
-/* v[0..n) summed across ranks, in place. */
-void dist_sum(const train_dist *d, double *v, int n);
 /* Rank 0's value, on every rank. */
 double dist_bcast_double(const train_dist *d, double v);
 int dist_any(const train_dist *d, int flag);
@@ -54,8 +52,5 @@ void dist_sum_i64(const train_dist *d, int64_t *v, size_t n);
 void dist_bcast_i32(const train_dist *d, int32_t *v, size_t n);
 /* 1 when every rank passed the same h, 0 otherwise (on every rank). */
 int dist_same(const train_dist *d, uint64_t h);
-
-/* The bytes sent per rank in one step's reduction (for the log). */
-size_t dist_step_bytes(size_t n);
 
 #endif

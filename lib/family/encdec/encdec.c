@@ -131,4 +131,5 @@ const llr_family llr_family_encdec = {
 	.score_pairs = encdec_score_pairs,
 	.gen = &llr_encdec_gen_ops,
 	.train = &llr_encdec_train_ops,
+	.trainer = &llr_encdec_trainer,
 };

@@ -170,4 +170,5 @@ const llr_family llr_family_ngram = {
 	.score_lengths = ngram_score_lengths,
 	.word = ngram_word,
 	.gen = &llr_ngram_gen_ops,
+	.trainer = &llr_ngram_trainer,
 };

@@ -278,4 +278,5 @@ const llr_family llr_family_rnnlm = {
 	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
 	.gen = &llr_rnnlm_gen_ops,
 	.train = &llr_rnnlm_train_ops,
+	.trainer = &llr_rnnlm_trainer,
 };

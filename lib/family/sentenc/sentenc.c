@@ -108,4 +108,5 @@ const llr_family llr_family_sentenc = {
 	.embed = sentenc_embed,
 	.predict = sentenc_predict,
 	.train = &llr_senc_train_ops,
+	.trainer = &llr_senc_trainer,
 };

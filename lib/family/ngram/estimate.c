@@ -1,0 +1,215 @@
+/*
+ * estimate.c - the n-gram family's side of train(1) ("N-gram models"):
+ * its options (--ngram chooses it), and `train --ngram N`, which counts
+ * the token files and estimates an interpolated modified Kneser-Ney
+ * model (lib/ngram/), then writes it as ARPA text (.arpa, .arpa.gz and
+ * the other compressed suffixes, or standard output) or as the binary
+ * tensor archive (any other name) in the trie or the probing form
+ * (--format); `train --convert MODEL` rewrites a model instead of
+ * estimating one.  Not a gradient-step family: no job for the training
+ * driver.
+ */
+#include "family/family.h"
+
+#include <stdlib.h>
+#include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+static const llr_train_opt opts[] = {
+	{"ngram", 0, LLR_TOPT_INT, LLR_TOPT_SELECTS, 1, LLR_NGRAM_MAX_ORDER, .arg = "N",
+	 .help = "estimate a Kneser-Ney n-gram model of order N instead"},
+	{"prune", 0, LLR_TOPT_TEXT, 0, .arg = "n,n,...", .help = "with --ngram: drop order k's n-grams counted at most n_k times",
+	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram"},
+	{"discount-fallback", 0, LLR_TOPT_FLAG, 0, .help = "with --ngram: fixed discounts when the counts give none",
+	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram"},
+	{"memory", 0, LLR_TOPT_SIZE, 0, 1 << 20, .dflt = "1G", .arg = "size",
+	 .help = "with --ngram: the most memory the counts may take (default 1G)",
+	 .bad = "'%s' is not a size of 1M or more (a number with K, M or G)",
+	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram"},
+	{"format", 0, LLR_TOPT_CHOICE, 0, .choices = "trie|probing", .arg = "trie|probing",
+	 .help = "with --ngram: the binary form written (default trie)", .bad = "must be trie or probing, not '%s'",
+	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram"},
+	{"convert", 0, LLR_TOPT_PATH, LLR_TOPT_SELECTS, .arg = "MODEL",
+	 .help = "rewrite the n-gram model MODEL (ARPA or trie) as -o says"},
+	{"distributed", 0, LLR_TOPT_REFUSED,
+	 .msg = "--distributed: n-gram estimation (--ngram) counts, it does not train by gradient steps; it runs in one process"},
+	{0},
+};
+
+/* "0,0,1" -> thresholds for orders 1, 2, 3... (the last one repeats). */
+static int parse_prune(const char *s, llr_kn_opts *kn, int order, llr_err *err)
+{
+	int n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		if (n == LLR_NGRAM_MAX_ORDER || *p < '0' || *p > '9')
+			return llr_train_usage_err(err, "--prune: '%s' is not a list of counts such as 0,0,1", s);
+		kn->prune[n++] = strtoull(p, &end, 10);
+		p = end;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			return llr_train_usage_err(err, "--prune: '%s' is not a list of counts such as 0,0,1", s);
+	}
+	for (int k = n; k > 0 && k < LLR_NGRAM_MAX_ORDER; k++)
+		kn->prune[k] = kn->prune[n - 1];
+	if (kn->prune[0] > 0)
+		return llr_train_usage_err(err, "--prune: 1-grams cannot be pruned (the first count must be 0)");
+	for (int k = 1; k < order; k++)
+		if (kn->prune[k] < kn->prune[k - 1])
+			return llr_train_usage_err(err, "--prune: the counts must not decrease with the order");
+	return LLR_OK;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* name.arpa, or name.arpa.gz (.bz2, .xz, .zst): ARPA text. */
+static int is_arpa_name(const char *path)
+{
+	static const char *const suffixes[] = {".arpa", ".arpa.gz", ".arpa.bz2", ".arpa.xz", ".arpa.zst"};
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++)
+		if (ends_with(path, suffixes[i]))
+			return 1;
+	return 0;
+}
+
+static int count_file(llr_ngram_counter *c, const char *path, llr_err *err)
+{
+	llr_lines *l = llr_lines_open(path, 0, err);
+	if (!l)
+		return err->code ? err->code : LLR_EIO;
+	const char *line;
+	size_t len;
+	int rc;
+	while ((rc = llr_lines_next(l, &line, &len, err)) > 0)
+		if ((rc = llr_ngram_count_line(c, line, len, err)) != LLR_OK) {
+			llr_err_prefix(err, "%s:%zu", llr_lines_name(l), llr_lines_lineno(l));
+			break;
+		}
+	llr_lines_close(l);
+	return rc < 0 ? rc : LLR_OK;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void report(const llr_train_args *a, int order, const llr_ngram *m, const double *D, uint64_t tokens, size_t bytes, double secs)
+{
+	llr_train_note(a, "%d-gram model from %llu tokens (words + </s>) in %.2fs, counts held in %.1f MiB", order,
+	               (unsigned long long)tokens, secs, (double)bytes / (1 << 20));
+	for (int n = 1; n <= order; n++)
+		llr_train_note(a, "  %d-grams %lld, discounts D1 %.4f D2 %.4f D3+ %.4f", n, (long long)llr_ngram_count(m, n),
+		               D[(n - 1) * 3], D[(n - 1) * 3 + 1], D[(n - 1) * 3 + 2]);
+}
+
+/* Count the token files (none: stdin) and estimate the model. */
+static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, int order, llr_ngram **m, double *D,
+                              uint64_t *tokens, size_t *bytes, llr_err *err)
+{
+	llr_ngram_counter *c = llr_ngram_counter_new(order, (size_t)llr_train_args_int(a, "memory"), err);
+	if (!c)
+		return err->code ? err->code : LLR_ENOMEM;
+	int rc = LLR_OK, n = llr_train_args_noperands(a);
+	if (n == 0)
+		rc = count_file(c, "-", err);
+	for (int i = 0; rc == LLR_OK && i < n; i++)
+		rc = count_file(c, llr_train_args_operand(a, i), err);
+	*tokens = llr_ngram_counter_tokens(c);
+	if (rc == LLR_OK)
+		rc = llr_ngram_estimate(c, kn, m, D, err);
+	*bytes = llr_ngram_counter_bytes(c); /* its last merge is in the estimate */
+	llr_ngram_counter_free(c);
+	return rc;
+}
+
+/* m to -o: ARPA text by its name, else the --format binary. */
+static int write_model(const llr_train_args *a, const llr_ngram *m, llr_err *err)
+{
+	const char *out = llr_train_args_str(a, "o"), *form = llr_train_args_str(a, "format");
+	int arpa = !out || !strcmp(out, "-") || is_arpa_name(out);
+	if (arpa && llr_train_args_given(a, "format"))
+		return llr_train_usage_err(err, "--format: for a binary output (-o FILE not ending in .arpa)");
+	if (arpa)
+		return llr_ngram_write_arpa(m, out, err);
+	return form && !strcmp(form, "probing") ? llr_ngram_save_probing(m, out, err) : llr_ngram_save(m, out, err);
+}
+
+/* train --convert MODEL: the model read (ARPA or the trie form), written. */
+static int convert(const llr_train_args *a, llr_err *err)
+{
+	const char *in = llr_train_args_str(a, "convert"), *out = llr_train_args_str(a, "o");
+	if (llr_train_args_noperands(a))
+		return llr_train_usage_err(err, "--convert reads MODEL: no file operands");
+	if (llr_train_args_given(a, "prune") || llr_train_args_given(a, "memory") || llr_train_args_given(a, "discount-fallback"))
+		return llr_train_usage_err(err, "--convert: --prune, --memory and --discount-fallback are for estimation");
+	if (!out)
+		return llr_train_usage_err(err, "--convert: -o FILE is required");
+	double t0 = now();
+	llr_ngram *m;
+	int rc = llr_ngram_load(in, &m, err);
+	if (rc < 0)
+		return rc;
+	int order = (int)llr_train_args_int(a, "ngram");
+	if (llr_train_args_given(a, "ngram") && order != llr_ngram_order(m))
+		rc = llr_err_set(err, LLR_EINVAL, "%s: a %d-gram model, not %d (--ngram)", in, llr_ngram_order(m), order);
+	if (rc == LLR_OK)
+		rc = write_model(a, m, err);
+	if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
+		llr_train_note(a, "%s: %d-gram model written to %s in %.2fs", in, llr_ngram_order(m), out, now() - t0);
+	llr_ngram_free(m);
+	return rc;
+}
+
+static int estimate(llr_train_args *a, llr_err *err)
+{
+	if (llr_train_args_given(a, "convert"))
+		return convert(a, err);
+	int order = (int)llr_train_args_int(a, "ngram");
+	llr_kn_opts kn;
+	llr_kn_opts_init(&kn);
+	kn.discount_fallback = (int)llr_train_args_int(a, "discount-fallback");
+	const char *prune = llr_train_args_str(a, "prune");
+	if (prune && parse_prune(prune, &kn, order, err) < 0)
+		return LLR_EUSAGE;
+#ifdef __GLIBC__
+	/* Counting and estimation free large arrays as they go; a fixed mmap
+	 * threshold keeps glibc from raising it and serving the later arrays
+	 * from the heap, where freed pages stay resident. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+	double t0 = now();
+	llr_ngram *m = NULL;
+	double D[LLR_NGRAM_MAX_ORDER * 3];
+	uint64_t tokens;
+	size_t bytes;
+	int rc = count_and_estimate(a, &kn, order, &m, D, &tokens, &bytes, err);
+	if (rc == LLR_OK)
+		rc = write_model(a, m, err);
+	if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
+		report(a, order, m, D, tokens, bytes, now() - t0);
+	llr_ngram_free(m);
+	return rc;
+}
+
+const llr_trainer llr_ngram_trainer = {
+	.opts = opts,
+	.synopsis = "train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
+	            "             [--memory SIZE] [--format trie|probing] [file ...]\n"
+	            "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n",
+	.usage = "usage: train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
+	         "             [--memory SIZE] [--format trie|probing] [file ...]\n"
+	         "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n",
+	.foreign = "not for n-gram estimation (--ngram)",
+	.estimate = estimate,
+};
