@@ -334,6 +334,10 @@ PY
 	run_err 2 '--hidden' train --hidden x -o m.bin "$FZ"
 	run_err 2 '--max-time' train --max-time 5x -o m.bin "$FZ"
 	run_err 2 'unknown option' train --frobnicate -o m.bin "$FZ"
+	# an option of another family is refused, not ignored
+	run_err 2 '^train: --features: for the discourse encoders only \(--task\)$' train --features "$FZ" -o m.bin "$FZ"
+	run_err 2 '^train: --closed: not for the discourse encoders \(--task\)$' train --task all --closed -o m.bin p.tsv
+	run_err 2 '^train: --attention: not for n-gram estimation \(--ngram\)$' train --ngram 3 --attention dot
 	run_err 2 'must be a file' train -o - "$FZ"
 }
 
