@@ -36,7 +36,8 @@ class ErrBuf(ctypes.Union):
 class Opts(ctypes.Structure):
     """struct llr_model_opts."""
     _fields_ = [("open", ctypes.c_int), ("check_norm", ctypes.c_int),
-                ("norm_samples", ctypes.c_int64), ("seed", ctypes.c_uint64)]
+                ("norm_samples", ctypes.c_int64), ("seed", ctypes.c_uint64),
+                ("verify", ctypes.c_int)]
 
 
 class OptsBuf(ctypes.Union):

@@ -16,7 +16,7 @@ int main(void)
 {
 	F(llr_err, code), F(llr_err, msg), Z(llr_err);
 	F(llr_model_opts, open), F(llr_model_opts, check_norm), F(llr_model_opts, norm_samples);
-	F(llr_model_opts, seed), Z(llr_model_opts);
+	F(llr_model_opts, seed), F(llr_model_opts, verify), Z(llr_model_opts);
 	F(llr_model_info, kind), F(llr_model_info, family), F(llr_model_info, vocab);
 	F(llr_model_info, has_unk), F(llr_model_info, order), F(llr_model_info, layers);
 	F(llr_model_info, embed), F(llr_model_info, hidden), F(llr_model_info, output);
