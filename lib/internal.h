@@ -451,4 +451,38 @@ static inline llr_rng *llr_comm_dropout_rng(const llr_train_comm *c, int dropout
 	return mine;
 }
 
+/* lib/nn/ffnet.c: the feed-forward language model's network (Bengio et
+ * al. 2003; the fflm family, lib/family/fflm): the concatenated input
+ * embeddings of the previous order - 1 words (<s> before the sentence),
+ * `layers` tanh layers of `hidden` units, optional direct connections
+ * from the embeddings to the output, then the dense adaptor and the
+ * log-linear output of nn.h (softmax: phi the identity, b uniform).
+ * Parameters are one flat array in this order, gradients alike:
+ *   embed F_in x E, bos E, hiddenL/w Din x H, hiddenL/b H (Din = (n-1) E
+ *   for L = 0, else H), direct/w F x (n-1) E (direct only), out/w F x Htop
+ *   (Htop = H, or (n-1) E without hidden layers), out/b F.
+ * Positions are independent: ctx is N x (order - 1) input ids (rows of
+ * psi, or LLR_BOS_ID), oldest first; target N ids in [0, V) or -1 (not
+ * predicted).  Not safe from two threads at once. */
+/* phi, psi (NULL: phi) and logb as llr_net_new's (borrowed; ignored for a
+ * softmax).  NULL with err set on a bad configuration. */
+llr_ffnet *llr_ffnet_new(const llr_ffnet_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err);
+void llr_ffnet_free(llr_ffnet *f);
+float *llr_ffnet_grads(llr_ffnet *f, size_t *n);
+size_t llr_ffnet_n_tensors(const llr_ffnet *f);
+void llr_ffnet_tensor_info(const llr_ffnet *f, size_t i, const char **name, int *ndim, int64_t shape[2], size_t *offset);
+/* Weights uniform(-r, r), r = 1/sqrt(fan-in) (the embeddings N(0, 1)
+ * scaled by 0.1), biases 0. */
+void llr_ffnet_init(llr_ffnet *f, llr_rng *rng);
+/* The loss of N positions (nll summed, *ntok the predicted ones) and its
+ * gradient added into the gradient array; LLR_ENAN when not finite. */
+int llr_ffnet_train_step(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *target, double *nll, int64_t *ntok,
+                         llr_err *err);
+/* log p(target) into logp[N] (0 where not predicted); norm_err (may be
+ * NULL) the signed sum p - 1 furthest from 0. */
+int llr_ffnet_score(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *target, float *logp, double *norm_err,
+                    llr_err *err);
+/* The whole distribution: logp_all N x V. */
+int llr_ffnet_dist(llr_ffnet *f, size_t N, const int32_t *ctx, float *logp_all, llr_err *err);
+
 #endif

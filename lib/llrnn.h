@@ -500,6 +500,10 @@ void llr_csr_free(llr_csr *m);
  * increasing per row, values finite; otherwise LLR_EFORMAT naming the row. */
 int llr_csr_check(const llr_csr *m, llr_err *err);
 llr_csr *llr_csr_identity(int32_t n, llr_err *err);
+/* 1 if m is one-hot (square, one entry of 1 per row, each column once:
+ * a permutation of the identity; the words' identities alone), or NULL;
+ * else 0. */
+int llr_csr_one_hot(const llr_csr *m);
 llr_csr *llr_csr_copy(const llr_csr *m, llr_err *err);
 
 /* Row-by-row construction: append rows in order, then finish. */
@@ -1805,6 +1809,77 @@ typedef struct llr_lm_train_cfg {
  * all borrowed. */
 int llr_rnnlm_train_job(llr_rnnlm *m, const llr_lm_corpus *train, const llr_lm_corpus *valid, const llr_lm_train_cfg *cfg,
                         const llr_train_comm *comm, llr_train_job **out, llr_err *err);
+
+/* Feed-forward language models (Bengio et al. 2003; lib/family/fflm,
+ * train --feedforward N): p(w_t | the previous N - 1 words, <s> before
+ * the sentence) through their concatenated input embeddings, tanh
+ * layers, optional direct connections and a softmax or log-linear
+ * output (the network: lib/nn/ffnet.c).  score and gen reach them
+ * through llr_model_open (family=fflm). */
+#define LLR_FF_MAX_ORDER 64
+#define LLR_FF_MAX_LAYERS 16
+typedef struct llr_ffnet_config {
+	int32_t order;  /* n: the context is n - 1 words */
+	int32_t embed, hidden, layers;
+	int direct;     /* connections from the embeddings to the output */
+	int output;     /* LLR_OUT_SOFTMAX or LLR_OUT_LOGLINEAR */
+	int32_t vocab, feat_in, feat_out;
+} llr_ffnet_config;
+typedef struct llr_ffnet llr_ffnet;
+/* The network's configuration and weights (one flat array, *n of them). */
+const llr_ffnet_config *llr_ffnet_cfg(const llr_ffnet *f);
+float *llr_ffnet_params(llr_ffnet *f, size_t *n);
+typedef struct llr_fflm {
+	llr_lexicon *lex;
+	llr_ffnet *net;
+	llr_meta *meta; /* hyperparameters and training summary */
+} llr_fflm;
+typedef struct llr_fflm_setup {
+	int order;  /* N: 2 .. LLR_FF_MAX_ORDER (64) */
+	int embed, hidden, layers, direct;
+	int output; /* LLR_OUT_SOFTMAX or LLR_OUT_LOGLINEAR; 0: by the lexicon */
+	int optim;  /* LLR_OPT_* */
+	double lr, eps; /* > 0, else the optimiser's defaults */
+	int batch;      /* predicted tokens per step */
+	double clip, min_impr; /* for the meta */
+	uint64_t seed;
+} llr_fflm_setup;
+/* A new model over x (owned from then on; on failure still the
+ * caller's), its weights and training state *ts from o->seed.  A lexicon
+ * with an n-gram background, and an explicit log-linear output over a
+ * lexicon without features (phi one-hot, no psi) are refused
+ * (LLR_EINVAL). */
+int llr_fflm_fresh(llr_lexicon *x, const llr_fflm_setup *o, llr_fflm **m, llr_train_state **ts, llr_err *err);
+/* As llr_rnnlm_save and llr_rnnlm_load_state (ts may be NULL). */
+int llr_fflm_save(const char *path, const llr_fflm *m, const llr_train_state *ts, llr_err *err);
+int llr_fflm_load(const char *path, llr_fflm **m, llr_train_state **ts, llr_err *err);
+void llr_fflm_free(llr_fflm *m);
+/* LLR_OK if x is the lexicon m was trained on (llr_rnnlm_fits). */
+int llr_fflm_fits(const llr_fflm *m, const llr_lexicon *x, llr_err *err);
+/* train --feedforward's stream at path (name for messages): its lexicon
+ * into *x (caller frees) and its sentences into c (this rank's with
+ * comm); LLR_EINVAL when a context of order - 1 words is longer than its
+ * longest sentence (words and </s>). */
+int llr_fflm_read_stream(const char *path, const char *name, int order, const llr_train_comm *comm, llr_lexicon **x,
+                         llr_lm_corpus *c, llr_err *err);
+/* The fields a resumed model fixes (llr_fflm_resume's given), in the
+ * order of *bad. */
+enum {
+	LLR_FFS_OUTPUT = 1 << 0, LLR_FFS_ORDER = 1 << 1, LLR_FFS_LAYERS = 1 << 2, LLR_FFS_HIDDEN = 1 << 3, LLR_FFS_EMBED = 1 << 4,
+	LLR_FFS_DIRECT = 1 << 5, LLR_FFS_BATCH = 1 << 6, LLR_FFS_OPTIM = 1 << 7, LLR_FFS_SEED = 1 << 8,
+	LLR_FFS_NFIXED = 9
+};
+/* Load the run saved in path: the fields of o in the mask given must be
+ * the model's (else LLR_EINVAL, *bad the field's index and the message
+ * its key=value), and o gets the model's configuration and batch.  *bad
+ * is -1 on other errors. */
+int llr_fflm_resume(const char *path, llr_fflm_setup *o, unsigned given, llr_fflm **m, llr_train_state **ts, int *bad,
+                    llr_err *err);
+/* A job for llr_train_run: m trained on every predicted token of train,
+ * batch of them a step, in an order shuffled every epoch; validated on
+ * valid (NULL or empty: none).  All borrowed. */
+int llr_fflm_train_job(llr_fflm *m, const llr_lm_corpus *train, const llr_lm_corpus *valid, int batch,
+                       const llr_train_comm *comm, llr_train_job **out, llr_err *err);
 
 /* Setting an LSTM language model up for training (lib/family/rnnlm/
  * setup.c, open.c; train(1)).  A new model's choices: */

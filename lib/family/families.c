@@ -19,6 +19,7 @@ static const llr_family *const families[] = {
 	&llr_family_mixture,
 	&llr_family_sentenc,
 	&llr_family_encdec,
+	&llr_family_fflm,
 };
 #define NFAM (sizeof families / sizeof *families)
 

@@ -108,7 +108,7 @@ const char *llr_train_spell(const llr_train_args *a, const char *name, char *buf
 int llr_train_fixed(const llr_train_args *a, const char *opt, const llr_meta *m, const char *key, const char *want, llr_err *err);
 int llr_train_fixed_prob(const llr_train_args *a, const char *opt, const char *key, double *val, double have, llr_err *err);
 
-extern const llr_trainer llr_rnnlm_trainer, llr_ngram_trainer, llr_senc_trainer, llr_encdec_trainer;
+extern const llr_trainer llr_rnnlm_trainer, llr_ngram_trainer, llr_senc_trainer, llr_encdec_trainer, llr_fflm_trainer;
 
 /* What a family gives the training driver (lib/train/driver.c) for a
  * model being trained; job is the family's state.  Every rank of a
@@ -168,7 +168,7 @@ struct llr_model {
  * lexicon lex, meta, and the meta key of its layer count). */
 void llr_family_describe_lex(const llr_lexicon *lex, const llr_meta *meta, const char *layers_key, llr_model_info *info);
 
-extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc, llr_family_mixture;
+extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc, llr_family_mixture, llr_family_fflm;
 /* families.c: the i-th family of the table (NULL after the last); the
  * family key of the model file at path, copied into buf (empty when
  * absent), 0 when path is not a model file that can be peeked at (stdin

@@ -264,3 +264,37 @@ int llr_gen_hyp_advance(llr_gen_hyp *h, int32_t id, float lp, int32_t eos, int m
 		h->done = 1;
 	return LLR_OK;
 }
+
+int llr_gen_cand_cmp(const void *pa, const void *pb)
+{
+	const llr_gen_cand *a = pa, *b = pb;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	if (a->beam != b->beam)
+		return a->beam < b->beam ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+static double norm_score(const llr_gen_hyp *h, double prefix_lp)
+{
+	size_t len = h->n + (size_t)h->ended;
+	return len ? (h->lp - prefix_lp) / (double)len : 0;
+}
+
+void llr_gen_rank(llr_gen *g, llr_gen_hyp *fin, int nfin, int *order)
+{
+	for (int i = 0; i < nfin; i++)
+		order[i] = i;
+	for (int i = 1; i < nfin; i++) {
+		int v = order[i], j = i;
+		double sv = norm_score(&fin[v], g->pre.lp);
+		while (j > 0 && norm_score(&fin[order[j - 1]], g->pre.lp) < sv) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = v;
+	}
+	g->nres = 0;
+	for (int i = 0; i < nfin && i < g->o.nbest; i++)
+		g->res[g->nres++] = &fin[order[i]];
+}

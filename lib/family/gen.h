@@ -87,4 +87,18 @@ void llr_gen_hyp_free(llr_gen_hyp *h);
 /* After token id (eos: </s>) with log p lp: does h stop (max_len)? */
 int llr_gen_hyp_advance(llr_gen_hyp *h, int32_t id, float lp, int32_t eos, int max_len);
 
+/* Beam search's shared parts: a continuation (total log p, its beam, the
+ * word and its log p), their order for qsort (best first, ties by beam
+ * then word), and the ranking of the nfin finished hypotheses fin by log
+ * p per generated token (</s> included; stable) into g->res, the
+ * g->o.nbest first (order: nfin ints of scratch). */
+typedef struct llr_gen_cand {
+	double score;
+	int beam;
+	int32_t id;
+	float lp;
+} llr_gen_cand;
+int llr_gen_cand_cmp(const void *a, const void *b);
+void llr_gen_rank(llr_gen *g, llr_gen_hyp *fin, int nfin, int *order);
+
 #endif

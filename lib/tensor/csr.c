@@ -71,6 +71,18 @@ llr_csr *llr_csr_identity(int32_t n, llr_err *err)
 	return m;
 }
 
+int llr_csr_one_hot(const llr_csr *m)
+{
+	if (!m)
+		return 1;
+	if (m->nnz != m->rows || m->cols != m->rows)
+		return 0;
+	for (int32_t r = 0; r < m->rows; r++)
+		if (m->indptr[r + 1] - m->indptr[r] != 1 || m->data[m->indptr[r]] != 1.0f)
+			return 0;
+	return 1;
+}
+
 llr_csr *llr_csr_copy(const llr_csr *a, llr_err *err)
 {
 	llr_csr *m = llr_csr_new(a->rows, a->cols, a->nnz, err);

@@ -11,22 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int cmp_cand(const void *pa, const void *pb)
-{
-	const rgen_cand *a = pa, *b = pb;
-	if (a->score != b->score)
-		return a->score > b->score ? -1 : 1;
-	if (a->beam != b->beam)
-		return a->beam < b->beam ? -1 : 1;
-	return (a->id > b->id) - (a->id < b->id);
-}
-
-static double norm_score(const llr_gen_hyp *h, double prefix_lp)
-{
-	size_t len = h->n + (size_t)h->ended;
-	return len ? (h->lp - prefix_lp) / (double)len : 0;
-}
-
 /* The candidates of the nlive beams' rows into q->cs; how many. */
 static int candidates(rgen *q, const llr_gen_opts *o, int nlive, llr_err *err)
 {
@@ -41,33 +25,12 @@ static int candidates(rgen *q, const llr_gen_opts *o, int nlive, llr_err *err)
 			return llr_err_set(err, LLR_ENOMEM, "out of memory");
 		for (int32_t j = 0; j < m; j++)
 			if (isfinite(row[q->top[j]]))
-				q->cs[nc++] = (rgen_cand){q->live[b].lp + row[q->top[j]], b, q->top[j], row[q->top[j]]};
+				q->cs[nc++] = (llr_gen_cand){q->live[b].lp + row[q->top[j]], b, q->top[j], row[q->top[j]]};
 	}
 	if (nc == 0)
 		return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
-	qsort(q->cs, (size_t)nc, sizeof *q->cs, cmp_cand);
+	qsort(q->cs, (size_t)nc, sizeof *q->cs, llr_gen_cand_cmp);
 	return nc;
-}
-
-/* Rank the nfin finished hypotheses (stable insertion sort by normalised
- * score, best first) into g->res. */
-static void rank(llr_gen *g, rgen *q, int nfin)
-{
-	int *order = q->order;
-	for (int i = 0; i < nfin; i++)
-		order[i] = i;
-	for (int i = 1; i < nfin; i++) {
-		int v = order[i], j = i;
-		double sv = norm_score(&q->fin[v], g->pre.lp);
-		while (j > 0 && norm_score(&q->fin[order[j - 1]], g->pre.lp) < sv) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = v;
-	}
-	g->nres = 0;
-	for (int i = 0; i < nfin && i < g->o.nbest; i++)
-		g->res[g->nres++] = &q->fin[order[i]];
 }
 
 int rgen_beam(llr_gen *g, llr_err *err)
@@ -84,7 +47,7 @@ int rgen_beam(llr_gen *g, llr_err *err)
 		if (nc < 0)
 			return nc;
 		for (int c = 0; c < nc && nnext < K && rc == LLR_OK; c++) {
-			const rgen_cand *x = &q->cs[c];
+			const llr_gen_cand *x = &q->cs[c];
 			if (x->id == q->eos) {
 				if (c < K && nfin < K && (rc = llr_gen_hyp_copy(&q->fin[nfin], &q->live[x->beam])) == LLR_OK)
 					rc = llr_gen_hyp_advance(&q->fin[nfin++], x->id, x->lp, q->eos, g->o.max_len);
@@ -119,6 +82,6 @@ int rgen_beam(llr_gen *g, llr_err *err)
 		if ((rc = rgen_step(q, q->stA, q->inputs, q->rows, err)) < 0)
 			return rc;
 	}
-	rank(g, q, nfin);
+	llr_gen_rank(g, q->fin, nfin, q->order);
 	return LLR_OK;
 }

@@ -30,13 +30,6 @@ enum { RGEN_CLOSED, /* <unk> is a word */
        RGEN_SPELL   /* <unk> spelled out (r->spread) */
 };
 
-typedef struct rgen_cand {
-	double score;
-	int beam;
-	int32_t id;
-	float lp;
-} rgen_cand;
-
 /* A generator's state: the network states and rows of the decoding
  * loops (gen.c), the prefix as the model sees it, the open vocabulary's
  * counts (genopen.c). */
@@ -58,7 +51,7 @@ typedef struct rgen {
 	size_t pcap;
 	llr_gen_hyp hs[LLR_GEN_BATCH];
 	llr_gen_hyp *live, *next, *fin; /* beam search: K, K, 2K */
-	rgen_cand *cs;
+	llr_gen_cand *cs;
 	int32_t *top;
 	int *order;
 	llr_row row; /* llr_gen_features' scratch */

@@ -10,19 +10,6 @@
 
 #include <stdlib.h>
 
-/* Is m one-hot (one entry of value 1 per row, each column once)? */
-static int one_hot(const llr_csr *m)
-{
-	if (!m)
-		return 1;
-	if (m->nnz != m->rows || m->cols != m->rows)
-		return 0;
-	for (int32_t r = 0; r < m->rows; r++)
-		if (m->indptr[r + 1] - m->indptr[r] != 1 || m->data[m->indptr[r]] != 1.0f)
-			return 0;
-	return 1;
-}
-
 static int fresh_meta(llr_meta *m, const llr_rnnlm_setup *o, double lr)
 {
 	int rc = 0;
@@ -43,7 +30,7 @@ int llr_rnnlm_fresh(llr_lexicon *x, const llr_rnnlm_setup *o, llr_rnnlm **out, l
 	*tsp = NULL;
 	llr_net_config c = o->net;
 	if (!c.output)
-		c.output = one_hot(x->phi) && one_hot(x->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
+		c.output = llr_csr_one_hot(x->phi) && llr_csr_one_hot(x->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
 	llr_rnnlm *m = llr_rnnlm_new(x, &c, err);
 	if (!m)
 		return llr_err_code(err, LLR_EINVAL);

@@ -1,0 +1,290 @@
+/*
+ * gen.c - generation from a feed-forward language model (llr_gen, gen.h;
+ * fflm.h): ancestral sampling (temperature, top-k, top-p through
+ * llr_sample) or greedy decoding of up to LLR_GEN_BATCH sentences at
+ * once, every step one llr_ffnet_dist over the live sentences' contexts
+ * (their last order - 1 tokens); beam search over K hypotheses the
+ * same way (ranked as the LSTM's, llr_gen_rank).  A prefix word outside
+ * the vocabulary is <unk> (refused without one); <unk> is never drawn
+ * with no_unk.
+ */
+#include "family/fflm/fflm.h"
+#include "family/rnnlm/rnnlm.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct fgen {
+	llr_fflm *m;
+	int C;
+	int32_t V, eos, unk;
+	llr_sampler *sampler;
+	int32_t *pre; /* the prefix's ids */
+	size_t npre, precap;
+	int32_t *ctx, *tg; /* LLR_GEN_BATCH contexts, or the prefix's */
+	float *rows;       /* LLR_GEN_BATCH x V */
+	float *lp;
+	size_t cap;        /* positions ctx, tg and lp hold */
+	int live[LLR_GEN_BATCH];
+	llr_gen_hyp hs[LLR_GEN_BATCH];
+	/* beam search: K live, K next, 2 K finished hypotheses, K x 2 K
+	 * candidates; rows for K */
+	llr_gen_hyp *bl, *bn, *bf;
+	llr_gen_cand *cs;
+	int32_t *top;
+	int *order;
+	int K;
+	llr_row row; /* a word's features */
+} fgen;
+
+static void fgen_free(void *state)
+{
+	fgen *q = state;
+	llr_sampler_free(q->sampler);
+	free(q->pre);
+	free(q->ctx);
+	free(q->tg);
+	free(q->rows);
+	free(q->lp);
+	for (int b = 0; b < LLR_GEN_BATCH; b++)
+		llr_gen_hyp_free(&q->hs[b]);
+	for (int b = 0; b < 2 * q->K; b++) {
+		if (b < q->K) {
+			llr_gen_hyp_free(&q->bl[b]);
+			llr_gen_hyp_free(&q->bn[b]);
+		}
+		llr_gen_hyp_free(&q->bf[b]);
+	}
+	free(q->bl);
+	free(q->bn);
+	free(q->bf);
+	free(q->cs);
+	free(q->top);
+	free(q->order);
+	llr_row_free(&q->row);
+	free(q);
+}
+
+/* Room for n positions (at least a batch of sentences). */
+static int room(fgen *q, size_t n)
+{
+	n = LLR_MAX(n, (size_t)LLR_GEN_BATCH);
+	if (n <= q->cap)
+		return LLR_OK;
+	free(q->ctx);
+	free(q->tg);
+	free(q->lp);
+	q->ctx = llr_reallocarray(NULL, n * (size_t)q->C, sizeof *q->ctx);
+	q->tg = llr_reallocarray(NULL, n, sizeof *q->tg);
+	q->lp = llr_reallocarray(NULL, n, sizeof *q->lp);
+	q->cap = q->ctx && q->tg && q->lp ? n : 0;
+	return q->cap ? LLR_OK : LLR_ENOMEM;
+}
+
+static int fgen_init(llr_gen *g, llr_err *err)
+{
+	fgen *q = llr_calloc(1, sizeof *q);
+	if (!q)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	g->state = q;
+	const fflm *r = g->m->state;
+	q->m = r->model;
+	q->C = llr_ffnet_cfg(q->m->net)->order - 1;
+	q->V = llr_ffnet_cfg(q->m->net)->vocab;
+	q->eos = q->m->lex->eos_id;
+	q->unk = q->m->lex->unk_id;
+	if (!(q->sampler = llr_sampler_new(q->V, err)))
+		return llr_err_code(err, LLR_ENOMEM);
+	if (room(q, 0) < 0 || !(q->rows = llr_malloc((size_t)LLR_GEN_BATCH * (size_t)q->V * sizeof *q->rows)))
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	return LLR_OK;
+}
+
+/* The prefix as ids, scored word by word. */
+static int fgen_start(llr_gen *g, llr_err *err)
+{
+	fgen *q = g->state;
+	size_t n = g->pre.n;
+	if (n > q->precap) {
+		int32_t *p = llr_reallocarray(q->pre, n, sizeof *p);
+		if (!p)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		q->pre = p;
+		q->precap = n;
+	}
+	if (room(q, n) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	for (size_t k = 0; k < n; k++) {
+		int oov;
+		int32_t id = fflm_word_id(q->m, llr_gen_pword(g, k), &oov, err);
+		if (id < 0)
+			return id;
+		q->pre[k] = id;
+	}
+	q->npre = n;
+	for (size_t k = 0; k < n; k++)
+		fflm_context(q->pre, (int64_t)k, q->C, q->ctx + k * (size_t)q->C);
+	int rc = llr_ffnet_score(q->m->net, n, q->ctx, q->pre, g->pre.lps, NULL, err);
+	return rc < 0 ? rc : LLR_OK;
+}
+
+/* Sentence h's context: the last C of the prefix and its tokens. */
+static void hyp_context(const fgen *q, const llr_gen_hyp *h, int32_t *ctx)
+{
+	int64_t len = (int64_t)(q->npre + h->n);
+	for (int j = 0; j < q->C; j++) {
+		int64_t p = len - q->C + j;
+		ctx[j] = p < 0 ? LLR_BOS_ID : p < (int64_t)q->npre ? q->pre[p] : h->ids[p - (int64_t)q->npre];
+	}
+}
+
+static int fgen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
+{
+	fgen *q = g->state;
+	for (size_t i = 0; i < n; i++) {
+		llr_gen_hyp_restart(&q->hs[i], g->pre.lp);
+		llr_rng_seed(&q->hs[i].rng, llr_rng_u64(rng));
+		g->res[i] = &q->hs[i];
+	}
+	g->nres = n;
+	for (;;) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!q->hs[i].done) {
+				hyp_context(q, &q->hs[i], q->ctx + k * (size_t)q->C);
+				q->live[k++] = (int)i;
+			}
+		if (!k)
+			return LLR_OK;
+		int rc = llr_ffnet_dist(q->m->net, k, q->ctx, q->rows, err);
+		if (rc < 0)
+			return rc;
+		for (size_t j = 0; j < k; j++) {
+			llr_gen_hyp *h = &q->hs[q->live[j]];
+			float *row = q->rows + j * (size_t)q->V;
+			if (g->o.no_unk && q->unk >= 0 && q->unk != q->eos)
+				row[q->unk] = -INFINITY;
+			int32_t id = llr_sample(q->sampler, &g->o.sample, row, &h->rng);
+			if (id < 0)
+				return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
+			if (llr_gen_hyp_advance(h, id, row[id], q->eos, g->o.max_len) < 0)
+				return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		}
+	}
+}
+
+/* Beam search's arrays for K beams. */
+static int beam_room(fgen *q, int K)
+{
+	if (K <= q->K)
+		return LLR_OK;
+	if (K > LLR_GEN_BATCH) {
+		float *r = llr_reallocarray(q->rows, (size_t)K * (size_t)q->V, sizeof *r);
+		if (!r)
+			return LLR_ENOMEM;
+		q->rows = r;
+	}
+	q->bl = llr_calloc((size_t)K, sizeof *q->bl);
+	q->bn = llr_calloc((size_t)K, sizeof *q->bn);
+	q->bf = llr_calloc(2 * (size_t)K, sizeof *q->bf);
+	q->cs = llr_malloc(2 * (size_t)K * (size_t)K * sizeof *q->cs);
+	q->top = llr_malloc(2 * (size_t)K * sizeof *q->top);
+	q->order = llr_malloc(2 * (size_t)K * sizeof *q->order);
+	if (!q->bl || !q->bn || !q->bf || !q->cs || !q->top || !q->order || room(q, (size_t)K) < 0)
+		return LLR_ENOMEM;
+	q->K = K;
+	return LLR_OK;
+}
+
+/* The continuations of the n live hypotheses, best first; how many. */
+static int candidates(llr_gen *g, fgen *q, int n, llr_err *err)
+{
+	const int K = g->o.beam;
+	for (int b = 0; b < n; b++)
+		hyp_context(q, &q->bl[b], q->ctx + (size_t)b * q->C);
+	int rc = llr_ffnet_dist(q->m->net, (size_t)n, q->ctx, q->rows, err);
+	if (rc < 0)
+		return rc;
+	int nc = 0;
+	for (int b = 0; b < n; b++) {
+		float *row = q->rows + (size_t)b * q->V;
+		if (g->o.no_unk && q->unk >= 0 && q->unk != q->eos)
+			row[q->unk] = -INFINITY;
+		int32_t m = llr_top_k(row, q->V, 2 * K, q->top);
+		if (m < 0)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		for (int32_t j = 0; j < m; j++) {
+			float lp = row[q->top[j]];
+			if (isfinite(lp))
+				q->cs[nc++] = (llr_gen_cand){q->bl[b].lp + lp, b, q->top[j], lp};
+		}
+	}
+	if (!nc)
+		return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
+	qsort(q->cs, (size_t)nc, sizeof *q->cs, llr_gen_cand_cmp);
+	return nc;
+}
+
+/* Each step keeps the K best continuations; one ending in </s> among
+ * the K best is finished; the search stops when K are, or at max_len
+ * (the live ones then end there, without </s>). */
+static int fgen_beam(llr_gen *g, llr_err *err)
+{
+	fgen *q = g->state;
+	const int K = g->o.beam;
+	if (beam_room(q, K) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for %d beams", K);
+	int nlive = 1, nfin = 0;
+	llr_gen_hyp_restart(&q->bl[0], g->pre.lp);
+	for (int len = 0; nlive > 0 && nfin < K; len++) {
+		if (len >= g->o.max_len) {
+			for (int b = 0; b < nlive; b++)
+				if (llr_gen_hyp_copy(&q->bf[nfin++], &q->bl[b]) < 0)
+					return llr_err_set(err, LLR_ENOMEM, "out of memory");
+			break;
+		}
+		int nc = candidates(g, q, nlive, err), nnext = 0;
+		if (nc < 0)
+			return nc;
+		for (int c = 0; c < nc && nnext < K; c++) {
+			const llr_gen_cand *x = &q->cs[c];
+			int fin = x->id == q->eos;
+			if (fin && (c >= K || nfin >= K))
+				continue;
+			llr_gen_hyp *to = fin ? &q->bf[nfin++] : &q->bn[nnext++];
+			if (llr_gen_hyp_copy(to, &q->bl[x->beam]) < 0 || llr_gen_hyp_advance(to, x->id, x->lp, q->eos, g->o.max_len) < 0)
+				return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		}
+		llr_gen_hyp *t = q->bl;
+		q->bl = q->bn;
+		q->bn = t;
+		nlive = nnext;
+	}
+	llr_gen_rank(g, q->bf, nfin, q->order);
+	return LLR_OK;
+}
+
+/* Token k of result h (k < the prefix's length: prefix word k). */
+static int fgen_features(llr_gen *g, const llr_gen_hyp *h, size_t k, llr_buf *out, llr_err *err)
+{
+	fgen *q = g->state;
+	const llr_lexicon *x = q->m->lex;
+	const char *w = k < g->pre.n ? llr_gen_pword(g, k) : llr_strmap_str(x->vocab, h->ids[k - g->pre.n]);
+	return rnnlm_word_features(x, &q->row, w, llr_strmap_get(x->vocab, w, strlen(w)), rnnlm_put_feature, out, err);
+}
+
+static const char *fgen_word(const llr_gen *g, int32_t id)
+{
+	const fgen *q = g->state;
+	return llr_strmap_str(q->m->lex->vocab, id);
+}
+
+const llr_gen_ops llr_fflm_gen_ops = {
+	.init = fgen_init,
+	.free = fgen_free,
+	.start = fgen_start,
+	.sample = fgen_sample,
+	.beam = fgen_beam,
+	.word = fgen_word,
+	.features = fgen_features,
+};

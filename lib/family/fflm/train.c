@@ -1,0 +1,217 @@
+/*
+ * train.c - the feed-forward language model's training job
+ * (llr_fflm_train_job) for the driver of lib/train: every predicted token
+ * of the corpus (the words of a sentence, then </s>) is a position with
+ * its own context, so an epoch is the positions in an order shuffled
+ * from the epoch's random state, cut into batches of `batch`; this
+ * rank's share of one as a gradient (a distributed run's ranks shuffle
+ * the same list, every rank training the positions of its sentences);
+ * the dense update; the validation loss over the positions in corpus
+ * order; saving.
+ */
+#include "family/fflm/fflm.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct fpos {
+	int64_t sent; /* offset of the sentence in the corpus ids, -1: another rank's */
+	int32_t pos;  /* the predicted token's place in it */
+} fpos;
+
+typedef struct ffjob {
+	llr_fflm *m;
+	const llr_lm_corpus *tc, *vc;
+	int batch, C;
+	int32_t V, unk;
+	size_t n;          /* parameters */
+	fpos *tp, *vp;     /* training and validation positions */
+	size_t ntp, nvp;
+	size_t *order;     /* this epoch's order of tp */
+	int32_t *ctx, *tg; /* a batch's */
+	float *lp;
+} ffjob;
+
+/* Every predicted position of c's pieces. */
+static fpos *positions(const llr_lm_corpus *c, size_t *n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < c->npieces; i++)
+		k += (size_t)c->pieces[i].len;
+	fpos *p = llr_malloc((k ? k : 1) * sizeof *p);
+	if (!p)
+		return NULL;
+	k = 0;
+	for (size_t i = 0; i < c->npieces; i++) {
+		const llr_lm_piece *q = &c->pieces[i];
+		for (int32_t t = 0; t < q->len; t++)
+			p[k++] = (fpos){q->sent, q->start + t};
+	}
+	*n = k;
+	return p;
+}
+
+/* A corpus id as the net's: ids past V (a spelling model's signatures)
+ * are <unk>, or without one -1. */
+static int32_t net_id(const ffjob *J, int32_t id)
+{
+	return id < J->V ? id : J->unk;
+}
+
+/* The contexts and targets of positions p[0..k) of corpus c into the
+ * batch arrays (other ranks' positions skipped); the count kept. */
+static size_t fill(ffjob *J, const llr_lm_corpus *c, const fpos *p, const size_t *idx, size_t k)
+{
+	size_t b = 0;
+	for (size_t i = 0; i < k; i++) {
+		const fpos *q = &p[idx ? idx[i] : i];
+		if (q->sent < 0)
+			continue;
+		const int32_t *seq = c->ids + q->sent;
+		int32_t *x = J->ctx + b * (size_t)J->C;
+		fflm_context(seq, q->pos, J->C, x);
+		for (int j = 0; j < J->C; j++)
+			if (x[j] != LLR_BOS_ID && (x[j] = net_id(J, x[j])) < 0)
+				x[j] = LLR_BOS_ID;
+		J->tg[b++] = net_id(J, seq[q->pos]);
+	}
+	return b;
+}
+
+static int ff_plan(void *job, llr_rng *r, size_t *nbatches, llr_err *err)
+{
+	ffjob *J = job;
+	size_t n = J->ntp;
+	for (size_t i = 0; i < n; i++)
+		J->order[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)llr_rng_below(r, (uint64_t)i), t = J->order[i - 1];
+		J->order[i - 1] = J->order[j];
+		J->order[j] = t;
+	}
+	*nbatches = (n + (size_t)J->batch - 1) / (size_t)J->batch;
+	return LLR_OK;
+}
+
+static int ff_grad(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, llr_err *err)
+{
+	ffjob *J = job;
+	size_t first = k * (size_t)J->batch, cnt = LLR_MIN((size_t)J->batch, J->ntp - first);
+	size_t b = fill(J, J->tc, J->tp, J->order + first, cnt);
+	memset(llr_ffnet_grads(J->m->net, NULL), 0, J->n * sizeof(float));
+	if (!b)
+		return LLR_OK;
+	return llr_ffnet_train_step(J->m->net, b, J->ctx, J->tg, &s->nll, &s->ntok, err);
+}
+
+static int ff_apply(void *job, llr_train_state *ts, int64_t ntok, double clip, double *norm, llr_err *err)
+{
+	ffjob *J = job;
+	float *w = llr_ffnet_params(J->m->net, NULL), *g = llr_ffnet_grads(J->m->net, NULL);
+	if (ntok > 0)
+		llr_grad_scale_rows(g, J->n, NULL, 0, (float)(1.0 / (double)ntok));
+	*norm = llr_clip_grad_norm(g, J->n, clip);
+	if (isfinite(*norm))
+		llr_optim_step(ts->optim, w, g);
+	return LLR_OK;
+}
+
+/* Validation log-perplexity (nats per predicted token). */
+static int ff_evaluate(void *job, double *loss, llr_err *err)
+{
+	ffjob *J = job;
+	double nll = 0;
+	int64_t ntok = 0;
+	*loss = NAN;
+	for (size_t first = 0; first < J->nvp; first += (size_t)J->batch) {
+		size_t b = fill(J, J->vc, J->vp + first, NULL, LLR_MIN((size_t)J->batch, J->nvp - first));
+		int rc = llr_ffnet_score(J->m->net, b, J->ctx, J->tg, J->lp, NULL, err);
+		if (rc == LLR_ENAN)
+			return LLR_OK;
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < b; i++)
+			if (J->tg[i] >= 0) {
+				nll -= J->lp[i];
+				ntok++;
+			}
+	}
+	if (isfinite(nll) && ntok)
+		*loss = nll / (double)ntok;
+	return LLR_OK;
+}
+
+static float *ff_params(void *job, float **grads, size_t *n)
+{
+	ffjob *J = job;
+	if (grads)
+		*grads = llr_ffnet_grads(J->m->net, NULL);
+	return llr_ffnet_params(J->m->net, n);
+}
+
+static int ff_save(void *job, const char *path, const llr_train_state *ts, llr_err *err)
+{
+	return llr_fflm_save(path, ((ffjob *)job)->m, ts, err);
+}
+
+static void ff_free(void *job)
+{
+	ffjob *J = job;
+	if (!J)
+		return;
+	free(J->tp);
+	free(J->vp);
+	free(J->order);
+	free(J->ctx);
+	free(J->tg);
+	free(J->lp);
+	free(J);
+}
+
+const llr_train_ops llr_fflm_train_ops = {
+    .plan = ff_plan,
+    .grad = ff_grad,
+    .apply = ff_apply,
+    .evaluate = ff_evaluate,
+    .params = ff_params,
+    .save = ff_save,
+    .free = ff_free,
+};
+
+int llr_fflm_train_job(llr_fflm *m, const llr_lm_corpus *train, const llr_lm_corpus *valid, int batch,
+                       const llr_train_comm *comm, llr_train_job **out, llr_err *err)
+{
+	*out = NULL;
+	if (batch < 1)
+		return llr_err_set(err, LLR_EINVAL, "feed-forward training: batch %d: must be positive", batch);
+	ffjob *J = llr_calloc(1, sizeof *J);
+	llr_train_job *job = llr_calloc(1, sizeof *job);
+	if (J) {
+		J->m = m;
+		J->tc = train;
+		J->vc = valid && valid->sentences ? valid : NULL;
+		J->batch = batch;
+		J->C = llr_ffnet_cfg(m->net)->order - 1;
+		J->V = llr_ffnet_cfg(m->net)->vocab;
+		J->unk = m->lex->unk_id;
+		J->tp = positions(train, &J->ntp);
+		J->vp = J->vc ? positions(J->vc, &J->nvp) : NULL;
+		J->order = llr_malloc((J->ntp ? J->ntp : 1) * sizeof *J->order);
+		J->ctx = llr_malloc((size_t)batch * (size_t)J->C * sizeof *J->ctx);
+		J->tg = llr_malloc((size_t)batch * sizeof *J->tg);
+		J->lp = llr_malloc((size_t)batch * sizeof *J->lp);
+	}
+	if (!J || !job || !J->tp || (J->vc && !J->vp) || !J->order || !J->ctx || !J->tg || !J->lp) {
+		ff_free(J);
+		free(job);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for the feed-forward model's positions");
+	}
+	llr_ffnet_params(m->net, &J->n);
+	(void)comm; /* each rank's corpus holds its own sentences; others' are -1 */
+	job->ops = &llr_fflm_train_ops;
+	job->state = J;
+	job->meta = m->meta;
+	job->train_tokens = train->tokens;
+	*out = job;
+	return LLR_OK;
+}
