@@ -14,7 +14,7 @@ ladder() {
 }
 
 @test "brown-ladder.mk: the split by word position, one vocabulary, every model's outputs kept" {
-	run ladder SEEDS="1 2" NETS="lstm ll-kn" -j2 outputs
+	run ladder SEEDS="1 2" NETS="ff lstm ll-kn" FF_EMBED=8 FF_HIDDEN=8 -j2 outputs
 	assert_success
 	cd "$BATS_TEST_TMPDIR"
 	# the parts are the corpus's sentences in order, cut where the token
@@ -35,11 +35,17 @@ ladder() {
 	score -q -m w/lstm-s1.bin -m w/kn3.arpa w/test.tok >/dev/null
 	# one model per seed, their outputs score(1)'s
 	! cmp -s w/lstm-s1.bin w/lstm-s2.bin
-	for f in kn3 kn5 lstm-s1 lstm-s2 ll-kn-s1 ll-kn-s2; do
+	for f in kn3 kn5 ff-s1 ff-s2 ff+kn-s1 ff+kn-s2 lstm-s1 lstm-s2 ll-kn-s1 ll-kn-s2; do
 		for p in valid test; do [ -s "r/outputs/brown-ladder/$f.$p.tsv.xz" ]; done
 	done
 	score -q --per-token --threads 1 --batch 64 -m w/ll-kn-s2.bin w/test.tok |
 		cmp - <(xz -dc r/outputs/brown-ladder/ll-kn-s2.test.tsv.xz)
+	# the mixture: ff and the trigram with the weights fitted on validation
+	w=$(cat w/ff+kn-s1.weights)
+	score -m w/ff-s1.bin -m w/kn3.arpa --tune-weights w/valid.tok w/valid.tok 2>&1 >/dev/null | grep -q "weights $w "
+	score -q --per-token --threads 1 --batch 64 -m w/ff-s1.bin -m w/kn3.arpa --weights "$w" w/test.tok |
+		cmp - <(xz -dc r/outputs/brown-ladder/ff+kn-s1.test.tsv.xz)
+	tar xOf w/ff-s2.bin meta | grep -qx 'order=5'
 	# the LL-RNN's background is the trigram
 	tar xOf w/ll-kn-s1.bin meta | grep -q '^background=ngram'
 }
