@@ -107,6 +107,13 @@ void llr_train_note_checksums(const llr_train_args *a, const char *path, const l
 const char *llr_train_spell(const llr_train_args *a, const char *name, char *buf, size_t size);
 int llr_train_fixed(const llr_train_args *a, const char *opt, const llr_meta *m, const char *key, const char *want, llr_err *err);
 int llr_train_fixed_prob(const llr_train_args *a, const char *opt, const char *key, double *val, double have, llr_err *err);
+/* After a family's resume call of the run in path returned rc, with bad
+ * the index (into fixed, the option names by the family's LLR_*S_*
+ * positions) of an option given that the model fixes otherwise, else
+ * < 0: that usage error, or rc's error; then the limits given over the
+ * model's (meta) and --lr and --eps over its optimiser (ts). */
+int llr_train_resumed(const llr_train_args *a, int rc, int bad, const char *const *fixed, const char *path,
+                      llr_train_limits *lim, unsigned lim_given, const llr_meta *meta, llr_train_state *ts, llr_err *err);
 
 extern const llr_trainer llr_rnnlm_trainer, llr_ngram_trainer, llr_senc_trainer, llr_encdec_trainer, llr_fflm_trainer;
 

@@ -667,3 +667,17 @@ int llr_train_fixed_prob(const llr_train_args *a, const char *opt, const char *k
 	*val = have;
 	return LLR_OK;
 }
+
+int llr_train_resumed(const llr_train_args *a, int rc, int bad, const char *const *fixed, const char *path,
+                      llr_train_limits *lim, unsigned lim_given, const llr_meta *meta, llr_train_state *ts, llr_err *err)
+{
+	if (rc < 0 && bad >= 0) {
+		char have[sizeof err->msg], opt[64];
+		snprintf(have, sizeof have, "%s", err->msg);
+		return llr_train_usage_err(err, "%s: the resumed model %s has %s", llr_train_spell(a, fixed[bad], opt, sizeof opt), path,
+		                           have);
+	}
+	if (rc < 0 || (rc = llr_train_limits_resume(lim, lim_given, meta, path, err)) < 0)
+		return rc;
+	return llr_train_optim_resume(ts, llr_train_args_num(a, "lr"), llr_train_args_num(a, "eps"), err);
+}

@@ -129,15 +129,8 @@ static int resume(const llr_train_args *a, edo *o, edrun *R, llr_err *err)
 {
 	int bad;
 	int rc = llr_encdec_resume(o->resume, &o->su, o->given, &R->model, &R->ts, &bad, err);
-	if (rc < 0 && bad >= 0) {
-		char have[sizeof err->msg], opt[64];
-		snprintf(have, sizeof have, "%s", err->msg);
-		return llr_train_usage_err(err, "%s: the resumed model %s has %s", llr_train_spell(a, fixed_opt[bad], opt, sizeof opt),
-		                           o->resume, have);
-	}
-	if (rc < 0 || (rc = llr_train_limits_resume(&o->lim, o->lim_given, R->model->meta, o->resume, err)) < 0)
-		return rc;
-	return llr_train_optim_resume(R->ts, o->su.lr, o->su.eps, err);
+	return llr_train_resumed(a, rc, bad, fixed_opt, o->resume, &o->lim, o->lim_given, R->model ? R->model->meta : NULL, R->ts,
+	                         err);
 }
 
 /* The opening lines: the pairs, the model, the ranks. */
