@@ -5,6 +5,7 @@
 #
 #   make -f pipelines/brown-ladder.mk -j2 outputs [VAR=value ...]  (tools built)
 #   make -f pipelines/brown-ladder.mk -j2 resume   # continue the runs MAXTIME cut
+#   make -f pipelines/brown-ladder.mk table        # the table, once every run stopped
 #   make -f pipelines/brown-ladder.mk help
 #
 # Data: the Brown corpus as npm ships it (ARCHIVE), `tok --from tagged -l`
@@ -20,7 +21,7 @@
 # by <unk>, the networks read it through featurize --vocab, so all predict
 # the same words and can be mixed (score -m A -m B).
 #
-# Rows, each model written $(W)/ROW.arpa or $(W)/ROW-sSEED.bin:
+# Rows, each model written $(W)/ROW.arpa or $(W)/ROW-sSEED.model:
 #   kn3, kn5   modified Kneser-Ney (train --ngram 3 | 5), no seed
 #   ff         the feed-forward LM (train --feedforward FF_ORDER, direct
 #              connections, softmax), FF_EMBED, FF_HIDDEN
@@ -38,7 +39,12 @@
 # max-time.  Each model's per-token output (score --per-token) on the
 # validation and the test text is kept xz-compressed under
 # $(RESULTS)/outputs/brown-ladder/ (`make outputs`); a mixture's fitted
-# weights are in its .weights file.
+# weights are in its .weights file.  `make table` writes
+# $(RESULTS)/brown-ladder.tsv and .md with scripts/lm-seeds (log-perplexity
+# and perplexity, mean and sd over seeds, parameters, paired intervals:
+# ff+kn against the best KN, ff against kn5, the LSTMs against ff+kn, and
+# ll-kn against lstm-ll) and the checks by which results-check recomputes
+# every test figure.
 #
 # Knobs: ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS MIN_COUNT
 # SEEDS NETS (the neural rows) THREADS FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN TOP EMBED
@@ -82,11 +88,11 @@ RUNS := $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(r)-s$(s)))
 MIXES := $(if $(filter ff,$(NETS)),$(foreach s,$(SEEDS),ff+kn-s$(s)))
 PARTS := valid test
 
-.PHONY: all outputs models resume help
+.PHONY: all outputs models resume help table
 all: outputs
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
-models: $(KN:%=$(W)/%.arpa) $(RUNS:%=$(W)/%.bin)
+models: $(KN:%=$(W)/%.arpa) $(RUNS:%=$(W)/%.model)
 outputs: $(foreach p,$(PARTS),$(foreach r,$(KN) $(RUNS) $(MIXES),$(OUT)/$(r).$(p).tsv.xz))
 
 # ------------------------------------------------------------------ data
@@ -130,7 +136,7 @@ opts_of = $(if $(filter ff,$(1)),--feedforward $(FF_ORDER) --direct --embed $(FF
 	--output $(if $(filter lstm,$(1)),softmax,loglinear))
 # RUN(row, seed)
 define RUN
-$(W)/$(1)-s$(2).bin: $(call stream_of,$(1)) $(W)/valid.tok
+$(W)/$(1)-s$(2).model: $(call stream_of,$(1)) $(W)/valid.tok
 	$(BIN)/train $(call opts_of,$(1)) -s $(2) $(LIMITS) --log $(W)/$(1)-s$(2).log.tsv -o $$@ $$< 2>$(W)/$(1)-s$(2).err
 endef
 $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(eval $(call RUN,$(r),$(s)))))
@@ -139,7 +145,7 @@ $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(eval $(call RUN,$(r),$(s)))))
 # crash interrupted (train saves on SIGINT and SIGTERM).
 resume: $(RUNS:%=resume/%)
 resume/%:
-	@f=$(W)/$*.bin; r=$$(echo $* | sed 's/-s[0-9]*$$//'); \
+	@f=$(W)/$*.model; r=$$(echo $* | sed 's/-s[0-9]*$$//'); \
 	if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted|running)'; then \
 		echo "resuming $$f"; \
 		$(BIN)/train --resume $$f $(LIMITS) --log $(W)/$*.log.tsv \
@@ -149,19 +155,34 @@ resume/%:
 # -------------------------------------------------------------- outputs
 SCORE = $(BIN)/score -q --per-token --threads 1 --batch $(SCORE_BATCH)
 define OUTPUT
-$(OUT)/$(1).$(2).tsv.xz: $(W)/$(1).$(if $(filter kn%,$(1)),arpa,bin) $(W)/$(2).tok
+$(OUT)/$(1).$(2).tsv.xz: $(W)/$(1).$(if $(filter kn%,$(1)),arpa,model) $(W)/$(2).tok
 	mkdir -p $(OUT)
 	$(SCORE) -m $$< $(W)/$(2).tok | xz -9e >$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach r,$(KN) $(RUNS),$(foreach p,$(PARTS),$(eval $(call OUTPUT,$(r),$(p)))))
 # A mixture: the weights fitted on validation, then both parts scored.
-$(W)/ff+kn-s%.weights: $(W)/ff-s%.bin $(W)/$(MIX_KN).arpa $(W)/valid.tok
+$(W)/ff+kn-s%.weights: $(W)/ff-s%.model $(W)/$(MIX_KN).arpa $(W)/valid.tok
 	$(BIN)/score -m $< -m $(W)/$(MIX_KN).arpa --tune-weights $(W)/valid.tok $(W)/valid.tok 2>&1 >/dev/null | \
 		sed -n 's/.*: weights \([^ ]*\) (EM.*/\1/p' >$@.tmp
 	test -s $@.tmp && mv $@.tmp $@
-$(OUT)/ff+kn-s%.valid.tsv.xz $(OUT)/ff+kn-s%.test.tsv.xz: $(W)/ff+kn-s%.weights $(W)/ff-s%.bin $(W)/$(MIX_KN).arpa
+$(OUT)/ff+kn-s%.valid.tsv.xz $(OUT)/ff+kn-s%.test.tsv.xz: $(W)/ff+kn-s%.weights $(W)/ff-s%.model $(W)/$(MIX_KN).arpa
 	mkdir -p $(OUT)
 	for p in valid test; do \
-		$(SCORE) -m $(W)/ff-s$*.bin -m $(W)/$(MIX_KN).arpa --weights $$(cat $<) $(W)/$$p.tok | \
+		$(SCORE) -m $(W)/ff-s$*.model -m $(W)/$(MIX_KN).arpa --weights $$(cat $<) $(W)/$$p.tok | \
 			xz -9e >$(OUT)/ff+kn-s$*.$$p.tsv.xz.tmp && mv $(OUT)/ff+kn-s$*.$$p.tsv.xz.tmp $(OUT)/ff+kn-s$*.$$p.tsv.xz; \
 	done
+
+# ---------------------------------------------------------------- table
+TABLE_ROWS = $(foreach k,$(KN),--scored $(k)=$(OUT)/$(k).valid.tsv.xz:$(k)) \
+	$(foreach r,$(NETS),--row $(r)=$(W)/$(r):$(r) \
+		$(if $(filter ff,$(r)),--scored ff+$(MIX_KN)=$(OUT)/ff+kn-s{s}.valid.tsv.xz:ff+kn-s{s}))
+comma := ,
+TABLE_DIFFS = $(if $(filter ff,$(NETS)),--diff ff+$(MIX_KN)$(comma)kn5 --diff ff+$(MIX_KN)$(comma)kn3 --diff ff$(comma)kn5) \
+	$(foreach r,$(filter lstm lstm-ll,$(NETS)),$(if $(filter ff,$(NETS)),--diff $(r)$(comma)ff+$(MIX_KN))) \
+	$(if $(filter lstm-ll,$(NETS)),$(if $(filter ll-kn,$(NETS)),--diff ll-kn$(comma)lstm-ll))
+table: $(RESULTS)/brown-ladder.tsv
+$(RESULTS)/brown-ladder.tsv: outputs $(SCRIPTS)/lm-seeds
+	$(SCRIPTS)/lm-seeds --name brown-ladder --results $(RESULTS) --seeds "$(SEEDS)" --ppl $(TABLE_ROWS) $(TABLE_DIFFS) \
+		--title "The tutorial's ladder on Bengio et al.'s Brown split" \
+		--about "Split by word position ($$(sort $(W)/split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk> for every model (Bengio et al.: 800,000 / 200,000 / 181,041 words, |V| = 16,383; their Table 1 is quoted from issue 50, not checked against the paper). ff+$(MIX_KN): ff mixed with $(MIX_KN), weights fitted by EM on validation (its valid figure is therefore optimistic). A 20% lower perplexity is a log-perplexity difference of ln 0.8 = -0.223." \
+		--config "ff: order $(FF_ORDER), embed $(FF_EMBED), hidden $(FF_HIDDEN), direct, batch $(FF_BATCH) tokens, Adam; LSTMs: embed $(EMBED), $(LAYERS) x $(HIDDEN), batch $(BATCH), RMSprop; lstm-ll and ll-kn: top $(TOP) + Brown tags + orthography + suffixes; early stopping on validation (patience $(PATIENCE), at most $(EPOCHS) epochs), $(THREADS) thread(s)"

@@ -13,8 +13,8 @@ ladder() {
 		EMBED=8 HIDDEN=8 LAYERS=1 EPOCHS=1 TOP=50 "$@"
 }
 
-@test "brown-ladder.mk: the split by word position, one vocabulary, every model's outputs kept" {
-	run ladder SEEDS="1 2" NETS="ff lstm ll-kn" FF_EMBED=8 FF_HIDDEN=8 -j2 outputs
+@test "brown-ladder.mk: the split by word position, one vocabulary, every model's outputs kept, the table checked" {
+	run ladder SEEDS="1 2" NETS="ff lstm ll-kn" FF_EMBED=8 FF_HIDDEN=8 -j2 table
 	assert_success
 	cd "$BATS_TEST_TMPDIR"
 	# the parts are the corpus's sentences in order, cut where the token
@@ -32,20 +32,30 @@ ladder() {
 	tr ' ' '\n' <w/train.tok | sort | uniq -c | awk '$1 >= 2 { print $2 }' | sort >want
 	cut -f 1 w/vocab.tsv | grep -vx '</s>' | sort | cmp - want
 	# so the networks mix with the n-grams
-	score -q -m w/lstm-s1.bin -m w/kn3.arpa w/test.tok >/dev/null
+	score -q -m w/lstm-s1.model -m w/kn3.arpa w/test.tok >/dev/null
 	# one model per seed, their outputs score(1)'s
-	! cmp -s w/lstm-s1.bin w/lstm-s2.bin
+	! cmp -s w/lstm-s1.model w/lstm-s2.model
 	for f in kn3 kn5 ff-s1 ff-s2 ff+kn-s1 ff+kn-s2 lstm-s1 lstm-s2 ll-kn-s1 ll-kn-s2; do
 		for p in valid test; do [ -s "r/outputs/brown-ladder/$f.$p.tsv.xz" ]; done
 	done
-	score -q --per-token --threads 1 --batch 64 -m w/ll-kn-s2.bin w/test.tok |
+	score -q --per-token --threads 1 --batch 64 -m w/ll-kn-s2.model w/test.tok |
 		cmp - <(xz -dc r/outputs/brown-ladder/ll-kn-s2.test.tsv.xz)
 	# the mixture: ff and the trigram with the weights fitted on validation
 	w=$(cat w/ff+kn-s1.weights)
-	score -m w/ff-s1.bin -m w/kn3.arpa --tune-weights w/valid.tok w/valid.tok 2>&1 >/dev/null | grep -q "weights $w "
-	score -q --per-token --threads 1 --batch 64 -m w/ff-s1.bin -m w/kn3.arpa --weights "$w" w/test.tok |
+	score -m w/ff-s1.model -m w/kn3.arpa --tune-weights w/valid.tok w/valid.tok 2>&1 >/dev/null | grep -q "weights $w "
+	score -q --per-token --threads 1 --batch 64 -m w/ff-s1.model -m w/kn3.arpa --weights "$w" w/test.tok |
 		cmp - <(xz -dc r/outputs/brown-ladder/ff+kn-s1.test.tsv.xz)
-	tar xOf w/ff-s2.bin meta | grep -qx 'order=5'
+	tar xOf w/ff-s2.model meta | grep -qx 'order=5'
 	# the LL-RNN's background is the trigram
-	tar xOf w/ll-kn-s1.bin meta | grep -q '^background=ngram'
+	tar xOf w/ll-kn-s1.model meta | grep -q '^background=ngram'
+	# the table: every rung, its perplexity, and the claims' intervals
+	run cut -f 1,2,4 r/brown-ladder.tsv
+	assert_output "$(printf 'model\tseeds\tstopped\nkn3\t-\t-\nkn5\t-\t-\nff\t1,2\tepochs,epochs\nff+kn3\t1,2\t-\nlstm\t1,2\tepochs,epochs\nll-kn\t1,2\tepochs,epochs')"
+	awk -F'\t' 'NR > 1 { d = exp($7) - $11; if (d < -0.01 || d > 0.01) exit 1 }' r/brown-ladder.tsv
+	run cut -f 1,2 r/outputs/brown-ladder/diffs.tsv
+	assert_output "$(printf 'a\tb\nff+kn3\tkn5\nff+kn3\tkn3\nff\tkn5\nlstm\tff+kn3')"
+	printf 'table\tstatus\ttest_columns\tnote\nbrown-ladder\tchecked\ttest_mean,test_sd\t\n' >r/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results r
+	assert_success
+	assert_line 'results-check: 10 figures checked, 0 tables pending'
 }
