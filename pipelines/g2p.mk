@@ -197,12 +197,13 @@ $(RESULTS)/g2p-seeds.tsv: $(SEED_RUNS:%=$(SEEDS_OUT)/%.test.tsv.xz) $(SCRIPTS)/g
 		--rows "$(SEED_ROWS)" --seeds "$(SEEDS)" \
 		--config '$(CONFIG_TEXT); test beam $(BEAM)'
 
-# Continue the models of ROWS and of the seeds that MAXTIME stopped
-# (train --resume, for MAXTIME more); their rows are then rebuilt by the
-# next make.
+# Continue the models of ROWS and of the seeds that MAXTIME stopped, or
+# a signal interrupted (train saves on SIGINT and SIGTERM), or a crash
+# left at their last checkpoint (train --resume, for MAXTIME more); their
+# rows are then rebuilt by the next make.
 resume:
 	for m in $(sort $(foreach r,$(ROWS),$(call row_models,$(r))) $(SEED_RUNS:%=$(WORK)/%.bin)); do \
-	  [ -e $$m ] && [ "$$(tar xOf $$m meta | sed -n 's/^stopped=//p')" = max-time ] || continue; \
+	  [ -e $$m ] && tar xOf $$m meta | grep -Eqx 'stopped=(max-time|interrupted|running)' || continue; \
 	  f=$${m%-s*.bin}; f=$${f##*-}; b=$${m%.bin}; start=$$(date +%s.%N); \
 	  echo "resume $$m"; \
 	  $(BIN)/train --resume $$m $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) --progress 0 \

@@ -445,6 +445,24 @@ tiny_models() {
 	assert_file_not_exist r/g2p-seeds.tsv
 }
 
+@test "g2p.mk resume: continues the seeds' models that MAXTIME cut, until they stop on their own" {
+	cd "$BATS_TEST_TMPDIR"
+	mk() { make -s -f "$TOP/pipelines/g2p.mk" ARCHIVE="$G2P" BIN="$TOP/bin" SCRIPTS="$TOP/scripts" LEXICON="$LEX" \
+		WORK=w RESULTS=r ROWS= SEED_ROWS='ll-dot-100' SEEDS='1' HIDDEN=32 EMBED=8 ATTN_HIDDEN=8 EPOCHS=8 PATIENCE=8 \
+		LR_DECAY=0 THREADS=1 "$@"; }
+	mk MAXTIME=1s w/ll-dot-100-s1.bin >make.log 2>&1 || { cat make.log; false; }
+	if ! tar xOf w/ll-dot-100-s1.bin meta | grep -qx stopped=max-time; then
+		skip "the 8 epochs took less than the 1 s of MAXTIME here: nothing to continue"
+	fi
+	mk MAXTIME= resume >resume.log 2>&1 || { cat resume.log; false; }
+	grep -q 'resume w/ll-dot-100-s1.bin' resume.log
+	tar xOf w/ll-dot-100-s1.bin meta | grep -qx epochs_done=8
+	tar xOf w/ll-dot-100-s1.bin meta | grep -qx stopped=epochs
+	# nothing is left to continue
+	mk MAXTIME= resume >again.log 2>&1
+	! grep -q resume again.log
+}
+
 @test "g2p-attention-plot: a heat map PNG with gnuplot alone; usage, bad input and a missing gnuplot" {
 	cd "$BATS_TEST_TMPDIR"
 	printf 'K AE1\n#\tc a </s>\n#\tK\t0.9 0.1 0\n#\tAE1\t0.2 0.7 0.1\n#\t</s>\t0 0 1\n' >att.txt
