@@ -172,6 +172,7 @@ tiny_make() {
 	run tiny_make CHARS_SEEDS="1 2" chars-seeds -j2
 	assert_success
 	W="$BATS_TEST_TMPDIR/work" R="$BATS_TEST_TMPDIR/res"
+	cd "$BATS_TEST_TMPDIR"
 	for s in 1 2; do
 		run sh -c "tar xOf '$W/headline/clean/chars-s$s.model' meta | grep -E '^(input|output|seed)=' | sort"
 		assert_output "$(printf 'input=chars\noutput=softmax\nseed=%s' $s)"
