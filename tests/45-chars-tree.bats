@@ -182,14 +182,6 @@ PY
 	run_err 1 'cut.bin: .*' score -m cut.bin "$VALID"
 }
 
-need_mpi() {
-	command -v mpirun > /dev/null || skip "no mpirun (scripts/install-deps installs openmpi-bin)"
-	pkg-config --exists ompi-c || skip "no Open MPI headers: train was built without MPI"
-	# Open MPI's plugins, dlclosed at exit, leave allocations LeakSanitizer
-	# can only report from "<unknown module>" (some 20 a run, none ours):
-	# under SANITIZE=address the MPI runs keep ASan's other checks, not leaks
-	case ${SANITIZE:-} in *address*) export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ;; esac
-}
 
 # Open MPI refuses root unless told (CI runs as root); two ranks on a
 # machine that may have fewer free cores

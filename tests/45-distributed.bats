@@ -31,14 +31,6 @@ setup() {
 	RUN="$TINY --batch 8 --epochs 2 -s 7 --valid $VALID"
 }
 
-need_mpi() {
-	command -v mpirun > /dev/null || skip "no mpirun (scripts/install-deps installs openmpi-bin)"
-	pkg-config --exists ompi-c || skip "no Open MPI headers: train was built without MPI"
-	# Open MPI's plugins, dlclosed at exit, leave allocations LeakSanitizer
-	# can only report from "<unknown module>" (some 20 a run, none ours):
-	# under SANITIZE=address the MPI runs keep ASan's other checks, not leaks
-	case ${SANITIZE:-} in *address*) export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ;; esac
-}
 
 meta() {
 	tar xOf "$1" meta | sed -n "s/^$2=//p"

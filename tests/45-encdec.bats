@@ -231,14 +231,6 @@ feat_ll() { featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$1"
 	[ ! -e m.bin ]
 }
 
-need_mpi() {
-	command -v mpirun >/dev/null || skip "no mpirun (scripts/install-deps installs openmpi-bin)"
-	pkg-config --exists ompi-c || skip "no Open MPI headers: train was built without MPI"
-	# Open MPI's plugins, dlclosed at exit, leave allocations LeakSanitizer
-	# can only report from "<unknown module>" (some 20 a run, none ours):
-	# under SANITIZE=address the MPI runs keep ASan's other checks, not leaks
-	case ${SANITIZE:-} in *address*) export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" ;; esac
-}
 
 # the largest absolute difference between the numbers of two files, read
 # in order (the files must hold the same count of numbers)

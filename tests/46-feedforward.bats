@@ -150,8 +150,7 @@ meta() {
 }
 
 @test "train --feedforward --distributed: two ranks follow the single process (validation loss)" {
-	command -v mpirun >/dev/null || skip "no mpirun (scripts/install-deps installs openmpi-bin)"
-	pkg-config --exists ompi-c || skip "no Open MPI headers: train was built without MPI"
+	need_mpi
 	local o="--feedforward 3 --hidden 16 --embed 8 --epochs 2 -s 1 --valid $M/valid.tok -q"
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 train --distributed --threads 1 $o -o dist.bin "$M/feats"
 	train --threads 2 $o -o one.bin "$M/feats"
