@@ -138,19 +138,19 @@ opts_of = $(if $(filter ff,$(1)),--feedforward $(FF_ORDER) --direct --embed $(FF
 define RUN
 $(W)/$(1)-s$(2).model: $(call stream_of,$(1)) $(W)/valid.tok
 	$(BIN)/train $(call opts_of,$(1)) -s $(2) $(LIMITS) --log $(W)/$(1)-s$(2).log.tsv -o $$@ $$< 2>$(W)/$(1)-s$(2).err
+.PHONY: resume/$(1)-s$(2)
+resume/$(1)-s$(2):
+	@f=$(W)/$(1)-s$(2).model; \
+	if [ -f $$$$f ] && tar -xOf $$$$f meta | grep -Eqx 'stopped=(max-time|interrupted|running)'; then \
+		echo "resuming $$$$f"; \
+		$(BIN)/train --resume $$$$f $(LIMITS) --log $(W)/$(1)-s$(2).log.tsv $(call stream_of,$(1)) 2>>$(W)/$(1)-s$(2).err; \
+	fi
 endef
 $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(eval $(call RUN,$(r),$(s)))))
 
 # Continue every model an invocation's MAXTIME stopped, or a signal or a
-# crash interrupted (train saves on SIGINT and SIGTERM).
+# crash interrupted (train saves on SIGINT and SIGTERM): RUN's resume/ROW-sSEED.
 resume: $(RUNS:%=resume/%)
-resume/%:
-	@f=$(W)/$*.model; r=$$(echo $* | sed 's/-s[0-9]*$$//'); \
-	if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted|running)'; then \
-		echo "resuming $$f"; \
-		$(BIN)/train --resume $$f $(LIMITS) --log $(W)/$*.log.tsv \
-			$(W)/$$(case $$r in ff|lstm) echo words;; ll-kn) echo ll-kn;; *) echo ll;; esac).fz 2>>$(W)/$*.err; \
-	fi
 
 # -------------------------------------------------------------- outputs
 SCORE = $(BIN)/score -q --per-token --threads 1 --batch $(SCORE_BATCH)
