@@ -107,6 +107,19 @@ void llr_train_note_checksums(const llr_train_args *a, const char *path, const l
 const char *llr_train_spell(const llr_train_args *a, const char *name, char *buf, size_t size);
 int llr_train_fixed(const llr_train_args *a, const char *opt, const llr_meta *m, const char *key, const char *want, llr_err *err);
 int llr_train_fixed_prob(const llr_train_args *a, const char *opt, const char *key, double *val, double have, llr_err *err);
+/* What every gradient-trained family reads alike from the options: -o
+ * (the --resume model when not given), --resume, --valid, the stream
+ * (the first operand; NULL for standard input), the limits and schedule
+ * with the mask of those given, and -q (or a rank other than 0). */
+typedef struct llr_train_common {
+	const char *out, *stream, *valid, *resume;
+	llr_train_limits lim;
+	unsigned lim_given;
+	int quiet;
+} llr_train_common;
+void llr_train_args_common(const llr_train_args *a, const llr_train_comm *comm, llr_train_common *c);
+/* The mask of the options names[0..n) given: bit k for names[k]. */
+unsigned llr_train_args_mask(const llr_train_args *a, const char *const *names, int n);
 /* After a family's resume call of the run in path returned rc, with bad
  * the index (into fixed, the option names by the family's LLR_*S_*
  * positions) of an option given that the model fixes otherwise, else

@@ -668,6 +668,28 @@ int llr_train_fixed_prob(const llr_train_args *a, const char *opt, const char *k
 	return LLR_OK;
 }
 
+void llr_train_args_common(const llr_train_args *a, const llr_train_comm *comm, llr_train_common *c)
+{
+	llr_train_args_limits(a, &c->lim, &c->lim_given);
+	c->quiet = llr_train_quiet(a, comm);
+	c->valid = llr_train_args_str(a, "valid");
+	c->resume = llr_train_args_str(a, "resume");
+	c->out = llr_train_args_str(a, "o");
+	if (!c->out)
+		c->out = c->resume;
+	const char *s = llr_train_args_operand(a, 0);
+	c->stream = s && strcmp(s, "-") ? s : NULL;
+}
+
+unsigned llr_train_args_mask(const llr_train_args *a, const char *const *names, int n)
+{
+	unsigned mask = 0;
+	for (int k = 0; k < n; k++)
+		if (llr_train_args_given(a, names[k]))
+			mask |= 1u << k;
+	return mask;
+}
+
 int llr_train_resumed(const llr_train_args *a, int rc, int bad, const char *const *fixed, const char *path,
                       llr_train_limits *lim, unsigned lim_given, const llr_meta *meta, llr_train_state *ts, llr_err *err)
 {

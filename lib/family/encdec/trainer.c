@@ -47,12 +47,10 @@ static const char *const fixed_opt[LLR_EDS_NFIXED] = {"output",  "attention", "e
                                                       "dropout", "batch",     "max-len", "optim", "prime",      "seed"};
 
 typedef struct edo {
-	const char *out, *stream, *valid, *valid_src, *resume;
+	llr_train_common run;
+	const char *valid_src;
 	llr_encdec_setup su; /* the model's choices */
-	llr_train_limits lim;
-	unsigned lim_given;
 	unsigned given; /* LLR_EDS_*: the options a resumed model fixes, given */
-	int quiet;
 } edo;
 
 static int check(const llr_train_args *a, llr_err *err)
@@ -91,19 +89,9 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, edo *
 	su->lr = llr_train_args_num(a, "lr");
 	su->eps = llr_train_args_num(a, "eps");
 	su->seed = (uint64_t)llr_train_args_int(a, "seed");
-	for (int k = 0; k < LLR_EDS_NFIXED; k++)
-		if (llr_train_args_given(a, fixed_opt[k]))
-			o->given |= 1u << k;
-	llr_train_args_limits(a, &o->lim, &o->lim_given);
-	o->quiet = llr_train_quiet(a, comm);
-	o->valid = llr_train_args_str(a, "valid");
+	o->given = llr_train_args_mask(a, fixed_opt, LLR_EDS_NFIXED);
+	llr_train_args_common(a, comm, &o->run);
 	o->valid_src = llr_train_args_str(a, "valid-source");
-	o->resume = llr_train_args_str(a, "resume");
-	o->out = llr_train_args_str(a, "o");
-	if (!o->out)
-		o->out = o->resume;
-	const char *s = llr_train_args_operand(a, 0);
-	o->stream = s && strcmp(s, "-") ? s : NULL;
 }
 
 typedef struct edrun {
@@ -124,12 +112,12 @@ static void edrun_free(void *p)
 	free(R);
 }
 
-/* Continue the run in o->resume: its options bind. */
+/* Continue the run in o->run.resume: its options bind. */
 static int resume(const llr_train_args *a, edo *o, edrun *R, llr_err *err)
 {
 	int bad;
-	int rc = llr_encdec_resume(o->resume, &o->su, o->given, &R->model, &R->ts, &bad, err);
-	return llr_train_resumed(a, rc, bad, fixed_opt, o->resume, &o->lim, o->lim_given, R->model ? R->model->meta : NULL, R->ts,
+	int rc = llr_encdec_resume(o->run.resume, &o->su, o->given, &R->model, &R->ts, &bad, err);
+	return llr_train_resumed(a, rc, bad, fixed_opt, o->run.resume, &o->run.lim, o->run.lim_given, R->model ? R->model->meta : NULL, R->ts,
 	                         err);
 }
 
@@ -140,7 +128,7 @@ static void say_start(const llr_train_args *a, const edo *o, const llr_train_com
 	llr_encdec_params(R->model->net, &n);
 	const llr_encdec_config *c = llr_encdec_cfg(R->model->net);
 	llr_train_note(a, "%s: %zu pairs (%lld over --max-len skipped), %lld target tokens, Vs %zu, V %zu, %s output, %s attention%s, %zu parameters",
-	               o->stream ? o->stream : "<stdin>", R->tp.n, (long long)R->tp.skipped, (long long)R->tp.tokens,
+	               o->run.stream ? o->run.stream : "<stdin>", R->tp.n, (long long)R->tp.skipped, (long long)R->tp.tokens,
 	               llr_strmap_size(R->model->src->vocab), llr_strmap_size(R->model->lex->vocab),
 	               c->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear", llr_attention_name(c->attention),
 	               c->primed ? ", primed background" : "", n);
@@ -149,18 +137,18 @@ static void say_start(const llr_train_args *a, const edo *o, const llr_train_com
 		               comm->size, comm->size, llr_train_step_bytes(n));
 }
 
-/* The model to train: o->resume's, or a new one over the stream's sides. */
+/* The model to train: o->run.resume's, or a new one over the stream's sides. */
 static int setup(const llr_train_args *a, edo *o, edrun *R, llr_err *err)
 {
-	const char *sname = o->stream ? o->stream : "<stdin>";
+	const char *sname = o->run.stream ? o->run.stream : "<stdin>";
 	int rc;
-	if (o->resume && (rc = resume(a, o, R, err)) < 0)
+	if (o->run.resume && (rc = resume(a, o, R, err)) < 0)
 		return rc;
 	llr_lexicon *x;
 	llr_source *s;
-	if ((rc = llr_encdec_stream_read(o->stream, sname, o->su.max_len, &x, &s, &R->tp, err)) < 0)
+	if ((rc = llr_encdec_stream_read(o->run.stream, sname, o->su.max_len, &x, &s, &R->tp, err)) < 0)
 		return rc;
-	return R->model ? llr_encdec_resume_sides(R->model, o->resume, x, s, sname, &R->tp, err)
+	return R->model ? llr_encdec_resume_sides(R->model, o->run.resume, x, s, sname, &R->tp, err)
 	                : llr_encdec_fresh(&o->su, x, s, &R->tp, &R->model, &R->ts, err);
 }
 
@@ -176,19 +164,19 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	int rc = setup(a, &o, R, err);
 	if (rc < 0)
 		return rc;
-	if (llr_train_limits_meta(&o.lim, R->model->meta) < 0 || llr_train_optim_meta(R->model->meta, R->ts->optim) < 0 ||
-	    llr_train_schedule_meta(&o.lim, R->model->meta) < 0)
+	if (llr_train_limits_meta(&o.run.lim, R->model->meta) < 0 || llr_train_optim_meta(R->model->meta, R->ts->optim) < 0 ||
+	    llr_train_schedule_meta(&o.run.lim, R->model->meta) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (o.valid &&
-	    (rc = llr_encdec_pairs_read_text(o.valid_src, o.valid, R->model->lex, R->model->src, o.su.max_len, &R->vp, err)) < 0)
+	if (o.run.valid &&
+	    (rc = llr_encdec_pairs_read_text(o.valid_src, o.run.valid, R->model->lex, R->model->src, o.su.max_len, &R->vp, err)) < 0)
 		return rc;
-	if (!o.quiet)
+	if (!o.run.quiet)
 		say_start(a, &o, comm, R);
 	llr_encdec_train_cfg cfg = {.batch = o.su.batch, .max_len = o.su.max_len, .dropout = o.su.dropout > 0};
 	if ((rc = llr_encdec_train_job(R->model, &R->tp, &R->vp, &cfg, comm, &s->job, err)) < 0)
 		return rc;
 	s->ts = R->ts;
-	s->lim = o.lim;
+	s->lim = o.run.lim;
 	s->train_tokens = R->tp.tokens;
 	s->has_valid = R->vp.n > 0;
 	return LLR_OK;

@@ -38,12 +38,9 @@ static const char *const fixed_opt[LLR_FFS_NFIXED] = {"output", "feedforward", "
                                                       "direct", "batch",       "optim",  "seed"};
 
 typedef struct ffo {
-	const char *out, *stream, *valid, *resume;
+	llr_train_common run;
 	llr_fflm_setup su;
-	llr_train_limits lim;
-	unsigned lim_given;
 	unsigned given; /* LLR_FFS_*: the options a resumed model fixes, given */
-	int quiet;
 } ffo;
 
 static int check(const llr_train_args *a, llr_err *err)
@@ -76,18 +73,8 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, ffo *
 	su->optim = llr_optim_parse(llr_train_args_str(a, "optim"));
 	if (llr_train_args_given(a, "output"))
 		su->output = llr_train_args_int(a, "output") == 0 ? LLR_OUT_LOGLINEAR : LLR_OUT_SOFTMAX;
-	for (int k = 0; k < LLR_FFS_NFIXED; k++)
-		if (llr_train_args_given(a, fixed_opt[k]))
-			o->given |= 1u << k;
-	llr_train_args_limits(a, &o->lim, &o->lim_given);
-	o->quiet = llr_train_quiet(a, comm);
-	o->valid = llr_train_args_str(a, "valid");
-	o->resume = llr_train_args_str(a, "resume");
-	o->out = llr_train_args_str(a, "o");
-	if (!o->out)
-		o->out = o->resume;
-	const char *s = llr_train_args_operand(a, 0);
-	o->stream = s && strcmp(s, "-") ? s : NULL;
+	o->given = llr_train_args_mask(a, fixed_opt, LLR_FFS_NFIXED);
+	llr_train_args_common(a, comm, &o->run);
 }
 
 typedef struct ffrun {
@@ -108,34 +95,34 @@ static void ffrun_free(void *p)
 	free(R);
 }
 
-/* Continue the run in o->resume: its options bind. */
+/* Continue the run in o->run.resume: its options bind. */
 static int resume(const llr_train_args *a, ffo *o, ffrun *R, llr_err *err)
 {
 	int bad;
-	int rc = llr_fflm_resume(o->resume, &o->su, o->given, &R->model, &R->ts, &bad, err);
-	return llr_train_resumed(a, rc, bad, fixed_opt, o->resume, &o->lim, o->lim_given, R->model ? R->model->meta : NULL, R->ts,
+	int rc = llr_fflm_resume(o->run.resume, &o->su, o->given, &R->model, &R->ts, &bad, err);
+	return llr_train_resumed(a, rc, bad, fixed_opt, o->run.resume, &o->run.lim, o->run.lim_given, R->model ? R->model->meta : NULL, R->ts,
 	                         err);
 }
 
-/* The model to train, o->resume's or a new one over the stream, and the
+/* The model to train, o->run.resume's or a new one over the stream, and the
  * validation text. */
 static int setup(const llr_train_args *a, ffo *o, const char *sname, const llr_train_comm *comm, ffrun *R, llr_err *err)
 {
 	int rc;
-	if (o->resume && (rc = resume(a, o, R, err)) < 0)
+	if (o->run.resume && (rc = resume(a, o, R, err)) < 0)
 		return rc;
 	llr_lexicon *x;
-	if ((rc = llr_fflm_read_stream(o->stream, sname, o->su.order, comm, &x, &R->tc, err)) < 0)
+	if ((rc = llr_fflm_read_stream(o->run.stream, sname, o->su.order, comm, &x, &R->tc, err)) < 0)
 		return rc;
-	o->su.clip = o->lim.clip;
-	o->su.min_impr = o->lim.min_impr;
+	o->su.clip = o->run.lim.clip;
+	o->su.min_impr = o->run.lim.min_impr;
 	char why[sizeof err->msg];
 	if (R->model) {
 		rc = llr_fflm_fits(R->model, x, err);
 		llr_lexicon_free(x);
 		if (rc < 0) {
 			snprintf(why, sizeof why, "%s", err->msg);
-			return llr_err_set(err, rc, "%s: does not fit %s: %s", o->resume, sname, why);
+			return llr_err_set(err, rc, "%s: does not fit %s: %s", o->run.resume, sname, why);
 		}
 	} else if ((rc = llr_fflm_fresh(x, &o->su, &R->model, &R->ts, err)) < 0) {
 		llr_lexicon_free(x);
@@ -144,7 +131,7 @@ static int setup(const llr_train_args *a, ffo *o, const char *sname, const llr_t
 	}
 	int64_t skipped;
 	llr_rnnlm lm = {.lex = R->model->lex};
-	if (o->valid && (rc = llr_lm_corpus_read_text(o->valid, &lm, NULL, 1 << 30, &R->vc, &skipped, err)) < 0)
+	if (o->run.valid && (rc = llr_lm_corpus_read_text(o->run.valid, &lm, NULL, 1 << 30, &R->vc, &skipped, err)) < 0)
 		return rc;
 	return LLR_OK;
 }
@@ -158,18 +145,18 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	s->fam_free = ffrun_free;
 	ffo o;
 	read_opts(a, comm, &o);
-	const char *sname = o.stream ? o.stream : "<stdin>";
+	const char *sname = o.run.stream ? o.run.stream : "<stdin>";
 	int rc = setup(a, &o, sname, comm, R, err);
 	if (rc < 0)
 		return rc;
-	if (llr_train_limits_meta(&o.lim, R->model->meta) < 0 || llr_train_schedule_meta(&o.lim, R->model->meta) < 0 ||
+	if (llr_train_limits_meta(&o.run.lim, R->model->meta) < 0 || llr_train_schedule_meta(&o.run.lim, R->model->meta) < 0 ||
 	    llr_train_optim_meta(R->model->meta, R->ts->optim) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (!o.quiet) {
+	if (!o.run.quiet) {
 		size_t np;
 		llr_ffnet_params(R->model->net, &np);
 		char at[64] = "";
-		if (o.resume)
+		if (o.run.resume)
 			snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)R->ts->epoch + 1);
 		llr_train_note(a, "%s: %lld sentences, %lld tokens, V %zu, order %d, %s output, %zu parameters%s", sname,
 		               (long long)R->tc.sentences, (long long)R->tc.tokens, llr_strmap_size(R->model->lex->vocab),
@@ -179,7 +166,7 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	if ((rc = llr_fflm_train_job(R->model, &R->tc, &R->vc, o.su.batch, comm, &s->job, err)) < 0)
 		return rc;
 	s->ts = R->ts;
-	s->lim = o.lim;
+	s->lim = o.run.lim;
 	s->train_tokens = R->tc.tokens;
 	s->has_valid = R->vc.sentences > 0;
 	return LLR_OK;

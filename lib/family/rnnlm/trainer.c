@@ -47,12 +47,10 @@ static const llr_train_opt opts[] = {
 typedef struct lmo {
 	llr_net_config net; /* input, char_*, highway, tree_*, and the sizes */
 	int output;         /* 0: by the stream */
-	int layers, hidden, embed, batch, max_len, optim, init, tree_update, quiet;
+	int layers, hidden, embed, batch, max_len, optim, init, tree_update;
 	double dropout, lr, eps;
 	uint64_t seed;
-	llr_train_limits lim;
-	unsigned lim_given;
-	const char *out, *stream, *valid, *resume;
+	llr_train_common run;
 	int nmore; /* further streams: operands 1 .. */
 } lmo;
 
@@ -182,15 +180,7 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, lmo *
 	o->lr = llr_train_args_num(a, "lr");
 	o->eps = llr_train_args_num(a, "eps");
 	o->seed = (uint64_t)llr_train_args_int(a, "seed");
-	llr_train_args_limits(a, &o->lim, &o->lim_given);
-	o->quiet = llr_train_quiet(a, comm);
-	o->valid = llr_train_args_str(a, "valid");
-	o->resume = llr_train_args_str(a, "resume");
-	o->out = llr_train_args_str(a, "o");
-	if (!o->out)
-		o->out = o->resume;
-	const char *s = llr_train_args_operand(a, 0);
-	o->stream = s && strcmp(s, "-") ? s : NULL;
+	llr_train_args_common(a, comm, &o->run);
 	o->nmore = llr_train_args_noperands(a) > 1 ? llr_train_args_noperands(a) - 1 : 0;
 }
 
@@ -250,22 +240,22 @@ static int resume_fixed(const llr_train_args *a, lmo *o, const llr_rnnlm *model,
 /* The model and its training state come first. */
 static int resume_load(const llr_train_args *a, lmo *o, lmrun *R, llr_err *err)
 {
-	int rc = llr_rnnlm_load_state(o->resume, &R->model, &R->ts, err);
+	int rc = llr_rnnlm_load_state(o->run.resume, &R->model, &R->ts, err);
 	if (rc < 0)
 		return rc;
 	if (!R->ts)
-		return llr_err_set(err, LLR_EFORMAT, "%s: no training state to resume from", o->resume);
-	llr_train_note_checksums(a, o->resume, R->model->meta);
+		return llr_err_set(err, LLR_EFORMAT, "%s: no training state to resume from", o->run.resume);
+	llr_train_note_checksums(a, o->run.resume, R->model->meta);
 	if ((rc = resume_fixed(a, o, R->model, err)) < 0 ||
-	    (rc = llr_train_limits_resume(&o->lim, o->lim_given, R->model->meta, o->resume, err)) < 0)
+	    (rc = llr_train_limits_resume(&o->run.lim, o->run.lim_given, R->model->meta, o->run.resume, err)) < 0)
 		return rc;
 	if (!R->ts->optim)
-		return llr_err_set(err, LLR_EFORMAT, "%s: the training state has no optimiser", o->resume);
+		return llr_err_set(err, LLR_EFORMAT, "%s: the training state has no optimiser", o->run.resume);
 	if ((rc = llr_train_optim_resume(R->ts, llr_train_args_given(a, "lr") ? o->lr : 0, o->eps, err)) < 0)
 		return rc;
 	if (o->batch < 1 || o->max_len < 1)
-		return llr_err_set(err, LLR_EFORMAT, "%s: bad batch or max_len in meta", o->resume);
-	if (o->valid == NULL && isfinite(R->ts->best_valid) && R->ts->best_epoch > 0)
+		return llr_err_set(err, LLR_EFORMAT, "%s: bad batch or max_len in meta", o->run.resume);
+	if (o->run.valid == NULL && isfinite(R->ts->best_valid) && R->ts->best_epoch > 0)
 		llr_train_note(a, "resuming without --valid: the best weights so far are dropped at the next epoch end");
 	return LLR_OK;
 }
@@ -293,7 +283,7 @@ static llr_tensor_reader *open_stream(const llr_train_args *a, const char *path,
 static int read_streams(const llr_train_args *a, const lmo *o, const char *sname, const llr_train_comm *comm, llr_lexicon **lex,
                         llr_lm_corpus *tc, llr_err *err)
 {
-	llr_tensor_reader *r = open_stream(a, o->stream, sname, lex, err);
+	llr_tensor_reader *r = open_stream(a, o->run.stream, sname, lex, err);
 	if (!r)
 		return err->code;
 	int rc = llr_lm_corpus_read(r, sname, *lex, o->max_len, comm, tc, err);
@@ -327,8 +317,8 @@ static int new_model(const lmo *o, llr_lexicon *lex, lmrun *R, llr_err *err)
 	    .eps = o->eps,
 	    .batch = o->batch,
 	    .max_len = o->max_len,
-	    .clip = o->lim.clip,
-	    .min_impr = o->lim.min_impr,
+	    .clip = o->run.lim.clip,
+	    .min_impr = o->run.lim.min_impr,
 	    .seed = o->seed,
 	};
 	su.net.embed = o->embed;
@@ -350,14 +340,14 @@ static int open_or_closed(const llr_train_args *a, const lmo *o, lmrun *R, int f
 	if (rc < 0)
 		return rc;
 	if (!R->op) {
-		if (outside && !o->quiet)
+		if (outside && !o->run.quiet)
 			llr_train_note(a, "%lld training tokens outside the vocabulary trained as <unk> (%s)", (long long)outside,
 			               closed ? "--closed"
 			               : llr_net_cfg(R->model->net)->output != LLR_OUT_LOGLINEAR ? "not a log-linear output"
 			                                                                        : "no open vocabulary for this input");
 		return LLR_OK;
 	}
-	if (!o->quiet)
+	if (!o->run.quiet)
 		llr_train_note(a, "open vocabulary: %d signatures, lambda %.6g; %lld training tokens outside the vocabulary, each as its signature",
 		               llr_lm_open_sigs(R->op), R->model->lex->spell_lambda, (long long)outside);
 	if (!fresh || llr_train_args_int(a, "no-bias-fit"))
@@ -366,10 +356,10 @@ static int open_or_closed(const llr_train_args *a, const lmo *o, lmrun *R, int f
 	if ((rc = llr_lm_open_fit_bias(R->op, R->tc.ids, R->tc.n, comm, &rep, err)) < 0)
 		return rc;
 	const char *fit = llr_meta_get(R->model->meta, "open_bias_fit");
-	if (!o->quiet)
+	if (!o->run.quiet)
 		llr_train_note(a, "open vocabulary: output bias fitted context-free (%d Adam steps): mean log-likelihood %.4f -> %.4f, gradient norm %.2g",
 		               rep.iters, rep.before, rep.after, rep.grad_norm);
-	if (!o->quiet && fit)
+	if (!o->run.quiet && fit)
 		llr_train_note(a, "open vocabulary: fitted bias %s", fit);
 	return LLR_OK;
 }
@@ -378,10 +368,10 @@ static int open_or_closed(const llr_train_args *a, const lmo *o, lmrun *R, int f
 static int read_valid(const llr_train_args *a, const lmo *o, lmrun *R, llr_err *err)
 {
 	int64_t skipped;
-	int rc = llr_lm_corpus_read_text(o->valid, R->model, R->op, o->max_len, &R->vc, &skipped, err);
+	int rc = llr_lm_corpus_read_text(o->run.valid, R->model, R->op, o->max_len, &R->vc, &skipped, err);
 	if (skipped)
 		llr_train_note(a, "%s: %lld sentences with unknown words skipped (the vocabulary has no <unk>)",
-		               strcmp(o->valid, "-") ? o->valid : "<stdin>", (long long)skipped);
+		               strcmp(o->run.valid, "-") ? o->run.valid : "<stdin>", (long long)skipped);
 	return rc;
 }
 
@@ -391,7 +381,7 @@ static void say_start(const llr_train_args *a, const lmo *o, const char *sname, 
 	size_t n;
 	llr_net_params(R->model->net, &n);
 	char at[64] = "";
-	if (o->resume)
+	if (o->run.resume)
 		snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)R->ts->epoch + 1);
 	char more[48] = "";
 	if (o->nmore)
@@ -409,7 +399,7 @@ static void say_start(const llr_train_args *a, const lmo *o, const char *sname, 
 static int setup(llr_train_args *a, lmo *o, const char *sname, const llr_train_comm *comm, lmrun *R, llr_err *err)
 {
 	int rc;
-	if (o->resume && (rc = resume_load(a, o, R, err)) < 0)
+	if (o->run.resume && (rc = resume_load(a, o, R, err)) < 0)
 		return rc;
 	llr_lexicon *lex = NULL;
 	if ((rc = read_streams(a, o, sname, comm, &lex, &R->tc, err)) < 0) {
@@ -419,7 +409,7 @@ static int setup(llr_train_args *a, lmo *o, const char *sname, const llr_train_c
 	int fresh = !R->model;
 	if (!fresh) {
 		llr_err e = {0};
-		rc = llr_rnnlm_fits(R->model, lex, &e) < 0 ? llr_err_set(err, LLR_EFORMAT, "%s: does not fit %s: %s", o->resume, sname, e.msg)
+		rc = llr_rnnlm_fits(R->model, lex, &e) < 0 ? llr_err_set(err, LLR_EFORMAT, "%s: does not fit %s: %s", o->run.resume, sname, e.msg)
 		                                           : LLR_OK;
 		llr_lexicon_free(lex);
 	} else if ((rc = new_model(o, lex, R, err)) < 0) {
@@ -430,14 +420,14 @@ static int setup(llr_train_args *a, lmo *o, const char *sname, const llr_train_c
 		return rc;
 	if (fresh && (rc = llr_rnnlm_tree_init(R->model, R->tc.ids, R->tc.n, comm, err)) < 0)
 		return rc;
-	return o->valid ? read_valid(a, o, R, err) : LLR_OK;
+	return o->run.valid ? read_valid(a, o, R, err) : LLR_OK;
 }
 
 static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err)
 {
 	lmo o;
 	read_opts(a, comm, &o);
-	const char *sname = o.stream ? o.stream : "<stdin>";
+	const char *sname = o.run.stream ? o.run.stream : "<stdin>";
 	lmrun *R = llr_calloc(1, sizeof *R);
 	if (!R)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
@@ -446,16 +436,16 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	int rc = setup(a, &o, sname, comm, R, err);
 	if (rc < 0)
 		return rc;
-	if (llr_train_limits_meta(&o.lim, R->model->meta) < 0 || llr_train_schedule_meta(&o.lim, R->model->meta) < 0 ||
+	if (llr_train_limits_meta(&o.run.lim, R->model->meta) < 0 || llr_train_schedule_meta(&o.run.lim, R->model->meta) < 0 ||
 	    llr_train_optim_meta(R->model->meta, R->ts->optim) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (!o.quiet)
+	if (!o.run.quiet)
 		say_start(a, &o, sname, comm, R);
 	llr_lm_train_cfg cfg = {.batch = o.batch, .max_len = o.max_len, .dropout = o.dropout > 0, .tree_update = o.tree_update};
 	if ((rc = llr_rnnlm_train_job(R->model, &R->tc, &R->vc, &cfg, comm, &s->job, err)) < 0)
 		return rc;
 	s->ts = R->ts;
-	s->lim = o.lim;
+	s->lim = o.run.lim;
 	s->train_tokens = R->tc.tokens;
 	s->has_valid = R->vc.sentences > 0;
 	return LLR_OK;

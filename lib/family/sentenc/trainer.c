@@ -44,13 +44,12 @@ static const int task_masks[4] = {LLR_TASK_ORDER, LLR_TASK_NEXT, LLR_TASK_CONJ, 
 
 /* The options as the setup uses them. */
 typedef struct sopts {
-	const char *out, *stream, *valid, *resume, *features;
-	int task, encoder, embed, hidden, batch, optim, next_batch_negatives, quiet;
+	llr_train_common run;
+	const char *features;
+	int task, encoder, embed, hidden, batch, optim, next_batch_negatives;
 	long long task_cap;
 	double dropout, word_dropout, lr, eps;
 	uint64_t seed;
-	llr_train_limits lim;
-	unsigned lim_given;
 } sopts;
 
 typedef struct srun {
@@ -97,22 +96,14 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, sopts
 	o->batch = (int)llr_train_args_int(a, "batch");
 	o->optim = llr_optim_parse(llr_train_args_str(a, "optim"));
 	o->next_batch_negatives = llr_train_args_int(a, "next-negatives") == 1;
-	o->quiet = llr_train_quiet(a, comm);
 	o->task_cap = llr_train_args_int(a, "task-cap");
 	o->dropout = llr_train_args_num(a, "dropout");
 	o->word_dropout = llr_train_args_num(a, "word-dropout");
 	o->lr = llr_train_args_num(a, "lr");
 	o->eps = llr_train_args_num(a, "eps");
 	o->seed = (uint64_t)llr_train_args_int(a, "seed");
-	llr_train_args_limits(a, &o->lim, &o->lim_given);
-	o->valid = llr_train_args_str(a, "valid");
-	o->resume = llr_train_args_str(a, "resume");
+	llr_train_args_common(a, comm, &o->run);
 	o->features = llr_train_args_str(a, "features");
-	o->out = llr_train_args_str(a, "o");
-	if (!o->out)
-		o->out = o->resume;
-	const char *s = llr_train_args_operand(a, 0);
-	o->stream = s && strcmp(s, "-") ? s : NULL;
 }
 
 /* --next-negatives as the meta and the messages spell it. */
@@ -130,8 +121,8 @@ static int set_meta(srun *T)
 	if (llr_train_optim_meta(m, T->ts.optim) < 0 || llr_meta_setf(m, "batch", "%d", o->batch) < 0 ||
 	    llr_meta_setf(m, "task_cap", "%lld", o->task_cap) < 0 || llr_meta_set(m, "next_negatives", negatives_name(o)) < 0 ||
 	    llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed) < 0 ||
-	    llr_meta_setf(m, "epochs_trained", "%lld", (long long)T->ts.epoch) < 0 || llr_train_limits_meta(&o->lim, m) < 0 ||
-	    llr_train_schedule_meta(&o->lim, m) < 0 || llr_meta_set(m, "valid_criterion", "error") < 0)
+	    llr_meta_setf(m, "epochs_trained", "%lld", (long long)T->ts.epoch) < 0 || llr_train_limits_meta(&o->run.lim, m) < 0 ||
+	    llr_train_schedule_meta(&o->run.lim, m) < 0 || llr_meta_set(m, "valid_criterion", "error") < 0)
 		return LLR_ENOMEM;
 	return LLR_OK;
 }
@@ -166,11 +157,11 @@ static int resume_model(const llr_train_args *a, srun *T, llr_err *err)
 {
 	sopts *o = &T->o;
 	llr_train_state *ts = NULL;
-	int rc = llr_senc_model_load(o->resume, &T->m, &ts, err);
+	int rc = llr_senc_model_load(o->run.resume, &T->m, &ts, err);
 	if (rc < 0)
 		return rc;
 	if (!ts)
-		return llr_err_set(err, LLR_EFORMAT, "%s: no training state to resume from", o->resume);
+		return llr_err_set(err, LLR_EFORMAT, "%s: no training state to resume from", o->run.resume);
 	T->ts = *ts; /* owned by T from here */
 	free(ts);
 	const llr_meta *m = T->m->meta;
@@ -196,13 +187,13 @@ static int resume_model(const llr_train_args *a, srun *T, llr_err *err)
 	if (o->features && (rc = llr_senc_model_new(o->features, &f, err)) < 0)
 		return rc;
 	llr_err e = {0};
-	if (f && llr_lexicon_same(T->m->lex, f->lex, o->resume, o->features, &e) < 0)
-		rc = llr_err_set(err, LLR_EFORMAT, "%s: not the vocabulary of %s: %s", o->features, o->resume, e.msg);
+	if (f && llr_lexicon_same(T->m->lex, f->lex, o->run.resume, o->features, &e) < 0)
+		rc = llr_err_set(err, LLR_EFORMAT, "%s: not the vocabulary of %s: %s", o->features, o->run.resume, e.msg);
 	llr_senc_model_free(f);
-	if (rc < 0 || (rc = llr_train_limits_resume(&o->lim, o->lim_given, m, o->resume, err)) < 0)
+	if (rc < 0 || (rc = llr_train_limits_resume(&o->run.lim, o->run.lim_given, m, o->run.resume, err)) < 0)
 		return rc;
 	if (!T->ts.optim)
-		return llr_err_set(err, LLR_EFORMAT, "%s: the training state has no optimiser", o->resume);
+		return llr_err_set(err, LLR_EFORMAT, "%s: the training state has no optimiser", o->run.resume);
 	return llr_train_optim_resume(&T->ts, llr_train_args_given(a, "lr") ? o->lr : 0, o->eps, err);
 }
 
@@ -216,22 +207,22 @@ static int read_pairs(srun *T, llr_err *err)
 	T->tr.shard_rank = rank;
 	T->tr.shard_size = T->comm && T->comm->on ? T->comm->size : 1;
 	/* a resumed model's CONJ classes are fixed: its head has their rows */
-	int rc = llr_disc_set_read(&T->tr, o->stream ? o->stream : "-", T->m->lex->vocab, T->m->lex->unk_id, o->task, !o->resume, err);
+	int rc = llr_disc_set_read(&T->tr, o->run.stream ? o->run.stream : "-", T->m->lex->vocab, T->m->lex->unk_id, o->task, !o->run.resume, err);
 	if (rc != LLR_OK)
 		return rc;
 	T->m->n_conj = T->va.n_conj = T->tr.n_conj;
-	if (o->valid && rank == 0) {
-		if ((rc = llr_disc_set_read(&T->va, o->valid, T->m->lex->vocab, T->m->lex->unk_id, o->task, 0, err)) != LLR_OK)
+	if (o->run.valid && rank == 0) {
+		if ((rc = llr_disc_set_read(&T->va, o->run.valid, T->m->lex->vocab, T->m->lex->unk_id, o->task, 0, err)) != LLR_OK)
 			return rc;
 		if (!(T->va.task[0].n + T->va.task[1].n + T->va.task[2].n))
-			return llr_err_set(err, LLR_EEMPTY, "%s: no validation examples of the tasks trained", o->valid);
+			return llr_err_set(err, LLR_EEMPTY, "%s: no validation examples of the tasks trained", o->run.valid);
 	}
 	for (int t = 0; t < 3; t++)
 		if ((o->task & (1 << t)) && T->tr.task[t].total)
 			T->tasks |= 1 << t;
-	if (!T->tasks || (o->resume && T->tasks != o->task))
-		return llr_err_set(err, LLR_EEMPTY, "%s: no training examples of %s", o->stream ? o->stream : "<stdin>",
-		                   o->resume ? "every task of the resumed model" : "the tasks asked for");
+	if (!T->tasks || (o->run.resume && T->tasks != o->task))
+		return llr_err_set(err, LLR_EEMPTY, "%s: no training examples of %s", o->run.stream ? o->run.stream : "<stdin>",
+		                   o->run.resume ? "every task of the resumed model" : "the tasks asked for");
 	return LLR_OK;
 }
 
@@ -240,13 +231,13 @@ static int setup(const llr_train_args *a, srun *T, llr_err *err)
 {
 	const sopts *o = &T->o;
 	int rc;
-	if (o->resume)
+	if (o->run.resume)
 		rc = resume_model(a, T, err);
 	else if (!o->features)
 		rc = llr_err_set(err, LLR_EINVAL, "--task needs --features FILE, the featurize stream of the vocabulary");
 	else
 		rc = llr_senc_model_new(o->features, &T->m, err);
-	if (rc < 0 || (rc = read_pairs(T, err)) < 0 || o->resume)
+	if (rc < 0 || (rc = read_pairs(T, err)) < 0 || o->run.resume)
 		return rc;
 	llr_senc_config c = {.encoder = o->encoder, .E = o->embed, .H = o->hidden, .tasks = T->tasks, .dropout = (float)o->dropout,
 	                     .word_dropout = (float)o->word_dropout};
@@ -276,14 +267,14 @@ static void say_start(const llr_train_args *a, const srun *T)
 	if (T->comm && T->comm->on)
 		T->comm->sum_i64(T->comm->ctx, counts, 2);
 	const sopts *o = &T->o;
-	if (o->quiet)
+	if (o->run.quiet)
 		return;
 	size_t n = llr_senc_n_params(T->m->enc);
 	char at[48] = "";
-	if (o->resume)
+	if (o->run.resume)
 		snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)T->ts.epoch + 1);
 	llr_train_note(a, "%s: ORDER %zu, NEXT %zu, CONJ %zu examples (%.0f tokens, %.0f unknown); %s encoder, D %d, %zu parameters%s",
-	               o->stream ? o->stream : "<stdin>", T->tr.task[0].total, T->tr.task[1].total, T->tr.task[2].total, (double)counts[0],
+	               o->run.stream ? o->run.stream : "<stdin>", T->tr.task[0].total, T->tr.task[1].total, T->tr.task[2].total, (double)counts[0],
 	               (double)counts[1], llr_senc_encoder_name(o->encoder), llr_senc_dim(T->m->enc), n, at);
 	if (T->comm && T->comm->on)
 		llr_train_note(a, "distributed: %d ranks (rank 0 holds %zu of the %zu examples), %zu bytes summed across them per step",
@@ -311,14 +302,14 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	llr_senc_train_cfg cfg = {.batch = o->batch, .task_cap = o->task_cap, .tasks = T->tasks, .dropout = o->dropout > 0 || o->word_dropout > 0,
 	                          .next_batch_negatives = o->next_batch_negatives};
 	int rank = comm ? comm->rank : 0;
-	if ((rc = llr_senc_train_job(T->m, &T->tr, o->valid && rank == 0 ? &T->va : NULL, &cfg, comm, &s->job, err)) < 0)
+	if ((rc = llr_senc_train_job(T->m, &T->tr, o->run.valid && rank == 0 ? &T->va : NULL, &cfg, comm, &s->job, err)) < 0)
 		return rc;
 	T->job = s->job;
 	say_start(a, T);
 	s->ts = &T->ts;
-	s->lim = o->lim;
+	s->lim = o->run.lim;
 	s->train_tokens = (int64_t)T->tr.tokens;
-	s->has_valid = o->valid != NULL;
+	s->has_valid = o->run.valid != NULL;
 	s->epoch_note = show_valid;
 	return LLR_OK;
 }
