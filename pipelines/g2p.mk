@@ -200,12 +200,15 @@ $(RESULTS)/g2p-seeds.tsv: $(SEED_RUNS:%=$(SEEDS_OUT)/%.test.tsv.xz) $(SCRIPTS)/g
 # Continue the models of ROWS and of the seeds that MAXTIME stopped, or
 # a signal interrupted (train saves on SIGINT and SIGTERM), or a crash
 # left at their last checkpoint (train --resume, for MAXTIME more); their
-# rows are then rebuilt by the next make.
+# rows are then rebuilt by the next make.  A model cut before its first
+# run wrote .secs starts from the time its curve holds (the seconds
+# column restarts with each run).
 resume:
 	for m in $(sort $(foreach r,$(ROWS),$(call row_models,$(r))) $(SEED_RUNS:%=$(WORK)/%.bin)); do \
 	  [ -e $$m ] && tar xOf $$m meta | grep -Eqx 'stopped=(max-time|interrupted|running)' || continue; \
 	  f=$${m%-s*.bin}; f=$${f##*-}; b=$${m%.bin}; start=$$(date +%s.%N); \
 	  echo "resume $$m"; \
+	  [ -e $$b.secs ] || awk 'NR > 1 { if ($$3 < t) s += t; t = $$3 } END { printf "%.0f\n", s + t }' $$b.curve.tsv >$$b.secs; \
 	  $(BIN)/train --resume $$m $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) --progress 0 \
 	    --valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $$b.curve.tsv $(WORK)/fz-$$f.fz 2>>$$b.log; \
 	  awk -v s=$$start -v e=$$(date +%s.%N) '{ printf "%.0f\n", $$1 + e - s }' $$b.secs >$$b.secs.new; \
