@@ -485,4 +485,53 @@ int llr_ffnet_score(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *t
 /* The whole distribution: logp_all N x V. */
 int llr_ffnet_dist(llr_ffnet *f, size_t N, const int32_t *ctx, float *logp_all, llr_err *err);
 
+/* lib/nn/maxent.c: the log-linear (maximum-entropy) language model's
+ * scorer (the loglm family, lib/family/loglm): p(w | context) =
+ * softmax(b + sum over the context's active features f of theta's slice
+ * [o_f, o_f + V) mod H), each feature hashed to its offset o_f (a
+ * multiple of LLR_ME_CHUNK) in one ring theta of H floats.  Features of
+ * position pos of seq (seq[0..pos) the sentence so far, ids of the
+ * vocabulary; <s> before it): the n-grams of the previous 1 .. order - 1
+ * words, the word at each distance 2 .. skip alone, with bag every
+ * earlier word.  Parameters one flat array, bias V then theta H;
+ * gradients alike.  Not safe from two threads at once. */
+#define LLR_ME_CHUNK 64
+#define LLR_ME_MAX_ORDER 16
+typedef struct llr_maxent_config {
+	int32_t vocab, unk; /* unk: <unk>'s id or -1 */
+	int order, skip, bag;
+	uint64_t hash_size; /* a power of two >= LLR_ME_CHUNK */
+} llr_maxent_config;
+typedef struct llr_maxent llr_maxent;
+typedef struct llr_maxent_pos {
+	const int32_t *seq; /* the sentence's ids (outside [0, V): <unk>, else <s>) */
+	int64_t pos;        /* the predicted position */
+	int32_t target;     /* in [0, V), or -1: not predicted */
+} llr_maxent_pos;
+/* NULL with err on a bad configuration; weights zero (the uniform
+ * distribution). */
+llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err);
+void llr_maxent_free(llr_maxent *f);
+const llr_maxent_config *llr_maxent_cfg(const llr_maxent *f);
+float *llr_maxent_params(llr_maxent *f, size_t *n);
+float *llr_maxent_grads(llr_maxent *f, size_t *n);
+void llr_maxent_init(llr_maxent *f);
+/* The features of a position: at most llr_maxent_nfeat(f, pos) offsets
+ * into off; their count. */
+size_t llr_maxent_nfeat(const llr_maxent *f, int64_t pos);
+size_t llr_maxent_features(const llr_maxent *f, const int32_t *seq, int64_t pos, uint32_t *off);
+/* The loss of N positions (nll summed, *ntok the predicted ones), its
+ * gradient added into the gradient array; LLR_ENAN when not finite. */
+int llr_maxent_train_step(llr_maxent *f, size_t N, const llr_maxent_pos *p, double *nll, int64_t *ntok, llr_err *err);
+/* The chunks of theta the train steps since the last call touched: one
+ * block (ascending rows of LLR_ME_CHUNK floats, at offset V); the
+ * gradient is zero outside them and the bias.  Owned by f, valid until
+ * the next call. */
+const llr_rows *llr_maxent_rows(llr_maxent *f);
+/* log p(target) into logp[N] (0 where not predicted); norm_err (may be
+ * NULL) the signed sum p - 1 furthest from 0. */
+int llr_maxent_score(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *logp, double *norm_err, llr_err *err);
+/* The whole distribution: logp_all N x V. */
+int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *logp_all, llr_err *err);
+
 #endif
