@@ -62,6 +62,10 @@ extern "C" {
  *            score(1) --task still drives them itself.  describe, embed
  *   fflm     feed-forward language models (family=fflm, Bengio et al.
  *            2003; train --feedforward N).  describe, score, generate
+ *   loglm    log-linear (maximum-entropy) language models over hashed
+ *            n-gram, skip-gram and bag features of the context
+ *            (family=loglm; train --context N).  describe, score,
+ *            generate (no beam search)
  *   mixture  the linear interpolation of language models of one
  *            vocabulary (a mixture file, llr_model_open_mixture).
  *            describe, score
@@ -124,7 +128,7 @@ enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, L
  * until llr_model_close). */
 typedef struct llr_model_info {
 	const char *kind;    /* the meta's kind: "model" or "ngram" ("ngram" for ARPA) */
-	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc", "fflm", "mixture" */
+	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc", "fflm", "loglm", "mixture" */
 	int64_t vocab;       /* (target) vocabulary size, <s>, </s> and <unk> included */
 	int has_unk;         /* 1: <unk> is in the vocabulary */
 	int order;           /* n-gram order; 0 for networks */

@@ -20,6 +20,7 @@ static const llr_family *const families[] = {
 	&llr_family_sentenc,
 	&llr_family_encdec,
 	&llr_family_fflm,
+	&llr_family_loglm,
 };
 #define NFAM (sizeof families / sizeof *families)
 

@@ -1,0 +1,256 @@
+/*
+ * model.c - log-linear language model files (kind "model", meta
+ * family=loglm, llrnn-model(5)) and new models: the lexicon, the
+ * features in the meta (order, skip, bag, hash_size, n_params), the
+ * weights as params/bias (V) and params/theta (hash_size), and the
+ * training state (trainstate.c).  Saving is atomic and byte-for-byte
+ * reproducible; loading checks every shape and weight.  Not here: the
+ * scorer (lib/nn/maxent.c), training (train.c).
+ */
+#include "family/loglm/loglm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FAMILY "loglm"
+
+void llr_loglm_free(llr_loglm *m)
+{
+	if (!m)
+		return;
+	llr_maxent_free(m->me);
+	llr_lexicon_free(m->lex);
+	llr_meta_free(m->meta);
+	free(m);
+}
+
+int32_t loglm_word_id(const llr_loglm *m, const char *w, int *oov, llr_err *err)
+{
+	llr_rnnlm lm = {.lex = m->lex};
+	return llr_rnnlm_target(&lm, w, strlen(w), oov, err);
+}
+
+static llr_maxent *scorer_of(int order, int skip, int bag, int64_t hash_size, const llr_lexicon *x, llr_err *err)
+{
+	if (x->bg)
+		return llr_err_set(err, LLR_EINVAL, "an n-gram background (featurize --background ngram:) is for the LSTM language model"), NULL;
+	llr_maxent_config c = {.vocab = (int32_t)llr_strmap_size(x->vocab), .unk = x->unk_id, .order = order, .skip = skip, .bag = bag,
+	                       .hash_size = (uint64_t)hash_size};
+	return llr_maxent_new(&c, err);
+}
+
+/* The two weight tensors: name, length, offset in the parameters. */
+static void tensor(const llr_maxent *me, int i, const char **name, int64_t *len, size_t *off)
+{
+	const llr_maxent_config *c = llr_maxent_cfg(me);
+	*name = i == 0 ? "params/bias" : "params/theta";
+	*len = i == 0 ? c->vocab : (int64_t)c->hash_size;
+	*off = i == 0 ? 0 : (size_t)c->vocab;
+}
+
+/* ------------------------------------------------------------ saving */
+
+static int own_key(const char *k)
+{
+	static const char *own[] = {"format", "version", "kind", "family", "order", "skip", "bag", "hash_size", "n_params", NULL};
+	for (int i = 0; own[i]; i++)
+		if (!strcmp(k, own[i]))
+			return 1;
+	return 0;
+}
+
+static int build_meta(const void *mv, llr_meta *meta)
+{
+	const llr_loglm *m = mv;
+	const llr_maxent_config *c = llr_maxent_cfg(m->me);
+	/* the lexicon's keys, m->meta's, the features, then the lexicon's own
+	 * keys again (they win) */
+	int rc = llr_lexicon_to_meta(m->lex, meta);
+	for (size_t i = 0; m->meta && rc >= 0 && i < llr_meta_count(m->meta); i++) {
+		const char *k, *v;
+		llr_meta_at(m->meta, i, &k, &v);
+		if (!own_key(k))
+			rc = llr_meta_set(meta, k, v);
+	}
+	if (rc < 0)
+		return rc;
+	rc |= llr_meta_set(meta, "family", FAMILY);
+	rc |= llr_meta_setf(meta, "order", "%d", c->order);
+	rc |= llr_meta_setf(meta, "skip", "%d", c->skip);
+	rc |= llr_meta_setf(meta, "bag", "%d", c->bag);
+	rc |= llr_meta_setf(meta, "hash_size", "%llu", (unsigned long long)c->hash_size);
+	rc |= llr_meta_setf(meta, "n_params", "%llu", (unsigned long long)c->vocab + (unsigned long long)c->hash_size);
+	if (rc < 0)
+		return LLR_ENOMEM;
+	llr_lexicon bare = *m->lex;
+	bare.meta = NULL;
+	return llr_lexicon_to_meta(&bare, meta);
+}
+
+static int write_model(llr_tensor_writer *w, const void *mv, const llr_train_state *ts, llr_err *err)
+{
+	const llr_loglm *m = mv;
+	int rc = llr_lexicon_write(w, m->lex, err);
+	size_t n;
+	float *cur = llr_maxent_params(m->me, &n);
+	const float *par = ts && ts->best ? ts->best : cur;
+	for (int i = 0; rc >= 0 && i < 2; i++) {
+		const char *name;
+		int64_t len;
+		size_t off;
+		tensor(m->me, i, &name, &len, &off);
+		rc = llr_tw_put_raw(w, name, LLR_F32, 1, &len, par + off, err);
+	}
+	if (rc < 0 || !ts)
+		return rc;
+	return llr_state_write(w, ts, cur, n, err);
+}
+
+int llr_loglm_save(const char *path, const llr_loglm *m, const llr_train_state *ts, llr_err *err)
+{
+	return llr_model_file_save(path, m, build_meta, write_model, ts, err);
+}
+
+/* ----------------------------------------------------------- loading */
+
+static int get_int(const llr_meta *meta, const char *key, int64_t lo, int64_t hi, int64_t *out, llr_err *err)
+{
+	if (llr_meta_get_i64(meta, key, out, NULL) < 0)
+		return llr_err_set(err, LLR_EFORMAT, "meta: %s: missing or not an integer", key);
+	if (*out < lo || *out > hi)
+		return llr_err_set(err, LLR_EFORMAT, "meta: %s=%lld out of range [%lld, %lld]", key, (long long)*out, (long long)lo, (long long)hi);
+	return LLR_OK;
+}
+
+static llr_maxent *scorer_in(const llr_meta *meta, const llr_lexicon *x, llr_err *err)
+{
+	int64_t order, skip, bag, hs;
+	if (get_int(meta, "order", 1, LLR_ME_MAX_ORDER, &order, err) < 0 || get_int(meta, "skip", 0, LLR_ME_MAX_ORDER, &skip, err) < 0 ||
+	    get_int(meta, "bag", 0, 1, &bag, err) < 0 || get_int(meta, "hash_size", LLR_ME_CHUNK, 1ll << 31, &hs, err) < 0)
+		return NULL;
+	return scorer_of((int)order, (int)skip, (int)bag, hs, x, err);
+}
+
+/* The params/ members into the weights; *name, *more: the member after. */
+static int read_params(llr_tensor_reader *r, const char *path, llr_maxent *me, const char **name, int *more, llr_err *err)
+{
+	float *par = llr_maxent_params(me, NULL);
+	int rc;
+	for (int i = 0; i < 2; i++) {
+		const char *want;
+		int64_t len;
+		size_t off;
+		tensor(me, i, &want, &len, &off);
+		if ((rc = llr_tr_next(r, name, err)) <= 0)
+			return rc < 0 ? rc : llr_err_set(err, LLR_ETRUNC, "%s: truncated: %s missing", path, want);
+		if (strcmp(*name, want))
+			return llr_err_set(err, LLR_EFORMAT, "%s: member %s where %s was expected", path, *name, want);
+		llr_tensor *t = NULL;
+		if ((rc = llr_tr_tensor_expect(r, LLR_F32, 1, &len, &t, err)) < 0)
+			return rc;
+		memcpy(par + off, t->data, (size_t)len * sizeof(float));
+		llr_tensor_free(t);
+		for (int64_t k = 0; k < len; k++)
+			if (!isfinite(par[off + (size_t)k]))
+				return llr_err_set(err, LLR_ENAN, "%s: %s: NaN weights", path, want);
+	}
+	rc = llr_tr_next(r, name, err);
+	*more = rc > 0;
+	return rc < 0 ? rc : LLR_OK;
+}
+
+static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_state **tsp, llr_err *err)
+{
+	llr_loglm *m = mv;
+	const llr_meta *meta = llr_tr_meta(r);
+	const char *fam = llr_meta_get(meta, "family");
+	if (!fam || strcmp(fam, FAMILY))
+		return llr_err_set(err, LLR_EKIND, "%s: a model of family %s, not a log-linear LM (family=%s)", path, fam ? fam : "lm", FAMILY);
+	if (!(m->meta = llr_meta_new()))
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	int rc = 0;
+	for (size_t i = 0; rc >= 0 && i < llr_meta_count(meta); i++) {
+		const char *k, *v;
+		llr_meta_at(meta, i, &k, &v);
+		rc = llr_meta_set(m->meta, k, v);
+	}
+	if (rc < 0)
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	if (llr_lexicon_read(r, &m->lex, err) < 0 || !(m->me = scorer_in(meta, m->lex, err))) {
+		if (strncmp(err->msg, path, strlen(path)))
+			llr_err_prefix(err, "%s", path);
+		return llr_err_code(err, LLR_EFORMAT);
+	}
+	size_t n;
+	float *cur = llr_maxent_params(m->me, &n);
+	int64_t np;
+	if (llr_meta_get_i64(meta, "n_params", &np, NULL) < 0 || np != (int64_t)n)
+		return llr_err_set(err, LLR_EFORMAT, "%s: n_params=%s but the configuration has %zu parameters", path,
+		                   llr_meta_get(meta, "n_params") ? llr_meta_get(meta, "n_params") : "(missing)", n);
+	const char *name = NULL;
+	int more = 0;
+	if ((rc = read_params(r, path, m->me, &name, &more, err)) < 0)
+		return rc;
+	return llr_state_tail(r, path, name, more, cur, n, tsp, err);
+}
+
+static void free_any(void *m)
+{
+	llr_loglm_free(m);
+}
+
+int llr_loglm_load(const char *path, llr_loglm **out, llr_train_state **tsp, llr_err *err)
+{
+	void *m = NULL;
+	int rc = llr_model_file_load(path, sizeof **out, load, free_any, &m, tsp, err);
+	*out = m;
+	return rc;
+}
+
+/* ------------------------------------------------------- a new model */
+
+static int fresh_meta(llr_meta *m, const llr_loglm_setup *o, double lr)
+{
+	int rc = 0;
+	rc |= llr_meta_set(m, "optim", llr_optim_name(o->optim));
+	rc |= llr_meta_setf(m, "lr", "%g", lr);
+	rc |= llr_meta_setf(m, "batch", "%d", o->batch);
+	rc |= llr_meta_setf(m, "l2", "%.9g", o->l2);
+	rc |= llr_meta_setf(m, "l1", "%.9g", o->l1);
+	rc |= llr_meta_setf(m, "clip", "%.9g", o->clip);
+	rc |= llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr);
+	rc |= llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
+	return rc < 0 ? LLR_ENOMEM : LLR_OK;
+}
+
+int llr_loglm_fresh(llr_lexicon *x, const llr_loglm_setup *o, llr_loglm **out, llr_train_state **tsp, llr_err *err)
+{
+	*out = NULL;
+	*tsp = NULL;
+	llr_loglm *m = llr_calloc(1, sizeof *m);
+	if (!m || !(m->meta = llr_meta_new())) {
+		free(m);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
+	if (!(m->me = scorer_of(o->order, o->skip, o->bag, o->hash_size, x, err))) {
+		llr_loglm_free(m);
+		return llr_err_code(err, LLR_EINVAL);
+	}
+	llr_rng init;
+	size_t np;
+	llr_maxent_params(m->me, &np);
+	llr_train_state *ts = llr_train_state_fresh(o->seed, o->optim, o->lr, o->eps, np, &init, err);
+	int rc = ts ? fresh_meta(m->meta, o, ts->lr) : llr_err_code(err, LLR_ENOMEM);
+	if (rc < 0) {
+		llr_err_set(err, rc, "out of memory");
+		llr_train_state_free(ts);
+		llr_loglm_free(m);
+		return rc;
+	}
+	llr_maxent_init(m->me);
+	m->lex = x;
+	*out = m;
+	*tsp = ts;
+	return LLR_OK;
+}

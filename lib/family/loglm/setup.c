@@ -1,0 +1,89 @@
+/*
+ * setup.c - what train --context needs before the driver runs: the
+ * training stream read with its context order checked against its
+ * longest sentence, and a saved run resumed with the options it fixes
+ * checked.  New models are model.c's (llr_loglm_fresh).
+ */
+#include "family/loglm/loglm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int llr_loglm_read_stream(const char *path, const char *name, int order, const llr_train_comm *comm, llr_lexicon **x,
+                          llr_lm_corpus *c, llr_err *err)
+{
+	*x = NULL;
+	llr_tensor_reader *r = llr_tr_open(path, "features", err);
+	int rc = r ? llr_lexicon_read(r, x, err) : llr_err_code(err, LLR_EIO);
+	if (rc == LLR_OK)
+		rc = llr_lm_corpus_read(r, name, *x, 1 << 30, comm, c, err);
+	llr_tr_close(r);
+	if (rc < 0) {
+		if (strncmp(err->msg, name, strlen(name)))
+			llr_err_prefix(err, "%s", name);
+		return rc;
+	}
+	int32_t longest = 0;
+	for (size_t i = 0; i < c->npieces; i++)
+		longest = LLR_MAX(longest, c->pieces[i].len);
+	if (order - 1 > longest)
+		return llr_err_set(err, LLR_EINVAL, "%s: --context %d: a context of %d words, but the longest sentence has %d tokens (</s> included)",
+		                   name, order, order - 1, longest);
+	return LLR_OK;
+}
+
+/* The settings of o as the meta spells them, in the order of the
+ * options a resumed model fixes. */
+static void spell(const llr_loglm_setup *o, char want[LOGLM_NFIXED][32])
+{
+	snprintf(want[0], 32, "%d", o->order);
+	snprintf(want[1], 32, "%d", o->skip);
+	snprintf(want[2], 32, "%d", o->bag);
+	snprintf(want[3], 32, "%lld", (long long)o->hash_size);
+	snprintf(want[4], 32, "%.9g", o->l2);
+	snprintf(want[5], 32, "%.9g", o->l1);
+	snprintf(want[6], 32, "%d", o->batch);
+	snprintf(want[7], 32, "%s", llr_optim_name(o->optim));
+	snprintf(want[8], 32, "%llu", (unsigned long long)o->seed);
+}
+
+int llr_loglm_resume(const char *path, llr_loglm_setup *o, unsigned given, llr_loglm **out, llr_train_state **tsp, int *bad,
+                     llr_err *err)
+{
+	static const char *const key[LOGLM_NFIXED] = {"order", "skip", "bag", "hash_size", "l2", "l1", "batch", "optim", "seed"};
+	char want[LOGLM_NFIXED][32];
+	spell(o, want);
+	*bad = -1;
+	llr_loglm *m = NULL;
+	llr_train_state *ts = NULL;
+	int rc = llr_loglm_load(path, &m, &ts, err);
+	if (rc == LLR_OK && (!ts || !ts->optim))
+		rc = llr_err_set(err, LLR_EFORMAT, "%s: no training state to resume from", path);
+	for (int f = 0; rc == LLR_OK && f < LOGLM_NFIXED; f++) {
+		const char *have = llr_meta_get(m->meta, key[f]);
+		if ((given & 1u << f) && (!have || strcmp(have, want[f]))) {
+			*bad = f;
+			rc = llr_err_set(err, LLR_EINVAL, "%s=%s", key[f], have ? have : "(none)");
+		}
+	}
+	if (rc == LLR_OK) {
+		const llr_maxent_config *c = llr_maxent_cfg(m->me);
+		o->order = c->order;
+		o->skip = c->skip;
+		o->bag = c->bag;
+		o->hash_size = (int64_t)c->hash_size;
+		o->l2 = llr_meta_num(m->meta, "l2", 0);
+		o->l1 = llr_meta_num(m->meta, "l1", 0);
+		o->batch = (int)llr_meta_num(m->meta, "batch", 0);
+		if (o->batch < 1 || o->batch > 1 << 20 || !(o->l2 >= 0) || !(o->l1 >= 0))
+			rc = llr_err_set(err, LLR_EFORMAT, "%s: bad batch, l2 or l1 in meta", path);
+	}
+	if (rc < 0) {
+		llr_train_state_free(ts);
+		llr_loglm_free(m);
+		return rc;
+	}
+	*out = m;
+	*tsp = ts;
+	return LLR_OK;
+}
