@@ -101,4 +101,24 @@ typedef struct llr_gen_cand {
 int llr_gen_cand_cmp(const void *a, const void *b);
 void llr_gen_rank(llr_gen *g, llr_gen_hyp *fin, int nfin, int *order);
 
+/* genbeam.c: the beam search of a family whose step is a distribution
+ * over its V words for each live hypothesis from its words alone (the
+ * prefix's, then h's): dist writes the log-probabilities of hypotheses
+ * h[0..n) into rows (n x V).  The search's arrays (zeroed before the
+ * first call; freed by llr_gen_beam_free) grow to g->o.beam beams. */
+typedef struct llr_gen_beam_model {
+	int32_t V, eos, unk; /* unk: -1 none */
+	int (*dist)(llr_gen *g, const llr_gen_hyp *h, int n, float *rows, llr_err *err);
+} llr_gen_beam_model;
+typedef struct llr_gen_beams {
+	llr_gen_hyp *bl, *bn, *bf; /* K live, K next, 2 K finished */
+	llr_gen_cand *cs;          /* K x 2 K candidates */
+	int32_t *top;
+	int *order;
+	float *rows; /* K x V */
+	int K;
+} llr_gen_beams;
+int llr_gen_beam_search(llr_gen *g, llr_gen_beams *b, const llr_gen_beam_model *bm, llr_err *err);
+void llr_gen_beam_free(llr_gen_beams *b);
+
 #endif

@@ -4,7 +4,7 @@
  * llr_sample) or greedy decoding of up to LLR_GEN_BATCH sentences at
  * once, every step one llr_ffnet_dist over the live sentences' contexts
  * (their last order - 1 tokens); beam search over K hypotheses the
- * same way (ranked as the LSTM's, llr_gen_rank).  A prefix word outside
+ * same way (genbeam.c).  A prefix word outside
  * the vocabulary is <unk> (refused without one); <unk> is never drawn
  * with no_unk.
  */
@@ -27,13 +27,7 @@ typedef struct fgen {
 	size_t cap;        /* positions ctx, tg and lp hold */
 	int live[LLR_GEN_BATCH];
 	llr_gen_hyp hs[LLR_GEN_BATCH];
-	/* beam search: K live, K next, 2 K finished hypotheses, K x 2 K
-	 * candidates; rows for K */
-	llr_gen_hyp *bl, *bn, *bf;
-	llr_gen_cand *cs;
-	int32_t *top;
-	int *order;
-	int K;
+	llr_gen_beams beam;
 	llr_row row; /* a word's features */
 } fgen;
 
@@ -48,19 +42,7 @@ static void fgen_free(void *state)
 	free(q->lp);
 	for (int b = 0; b < LLR_GEN_BATCH; b++)
 		llr_gen_hyp_free(&q->hs[b]);
-	for (int b = 0; b < 2 * q->K; b++) {
-		if (b < q->K) {
-			llr_gen_hyp_free(&q->bl[b]);
-			llr_gen_hyp_free(&q->bn[b]);
-		}
-		llr_gen_hyp_free(&q->bf[b]);
-	}
-	free(q->bl);
-	free(q->bn);
-	free(q->bf);
-	free(q->cs);
-	free(q->top);
-	free(q->order);
+	llr_gen_beam_free(&q->beam);
 	llr_row_free(&q->row);
 	free(q);
 }
@@ -173,95 +155,22 @@ static int fgen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
 	}
 }
 
-/* Beam search's arrays for K beams. */
-static int beam_room(fgen *q, int K)
+/* The distributions after hypotheses h[0..n) (beam search's). */
+static int fgen_dist(llr_gen *g, const llr_gen_hyp *h, int n, float *rows, llr_err *err)
 {
-	if (K <= q->K)
-		return LLR_OK;
-	if (K > LLR_GEN_BATCH) {
-		float *r = llr_reallocarray(q->rows, (size_t)K * (size_t)q->V, sizeof *r);
-		if (!r)
-			return LLR_ENOMEM;
-		q->rows = r;
-	}
-	q->bl = llr_calloc((size_t)K, sizeof *q->bl);
-	q->bn = llr_calloc((size_t)K, sizeof *q->bn);
-	q->bf = llr_calloc(2 * (size_t)K, sizeof *q->bf);
-	q->cs = llr_malloc(2 * (size_t)K * (size_t)K * sizeof *q->cs);
-	q->top = llr_malloc(2 * (size_t)K * sizeof *q->top);
-	q->order = llr_malloc(2 * (size_t)K * sizeof *q->order);
-	if (!q->bl || !q->bn || !q->bf || !q->cs || !q->top || !q->order || room(q, (size_t)K) < 0)
-		return LLR_ENOMEM;
-	q->K = K;
-	return LLR_OK;
-}
-
-/* The continuations of the n live hypotheses, best first; how many. */
-static int candidates(llr_gen *g, fgen *q, int n, llr_err *err)
-{
-	const int K = g->o.beam;
+	fgen *q = g->state;
+	if (room(q, (size_t)n) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	for (int b = 0; b < n; b++)
-		hyp_context(q, &q->bl[b], q->ctx + (size_t)b * q->C);
-	int rc = llr_ffnet_dist(q->m->net, (size_t)n, q->ctx, q->rows, err);
-	if (rc < 0)
-		return rc;
-	int nc = 0;
-	for (int b = 0; b < n; b++) {
-		float *row = q->rows + (size_t)b * q->V;
-		if (g->o.no_unk && q->unk >= 0 && q->unk != q->eos)
-			row[q->unk] = -INFINITY;
-		int32_t m = llr_top_k(row, q->V, 2 * K, q->top);
-		if (m < 0)
-			return llr_err_set(err, LLR_ENOMEM, "out of memory");
-		for (int32_t j = 0; j < m; j++) {
-			float lp = row[q->top[j]];
-			if (isfinite(lp))
-				q->cs[nc++] = (llr_gen_cand){q->bl[b].lp + lp, b, q->top[j], lp};
-		}
-	}
-	if (!nc)
-		return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
-	qsort(q->cs, (size_t)nc, sizeof *q->cs, llr_gen_cand_cmp);
-	return nc;
+		hyp_context(q, &h[b], q->ctx + (size_t)b * q->C);
+	return llr_ffnet_dist(q->m->net, (size_t)n, q->ctx, rows, err);
 }
 
-/* Each step keeps the K best continuations; one ending in </s> among
- * the K best is finished; the search stops when K are, or at max_len
- * (the live ones then end there, without </s>). */
 static int fgen_beam(llr_gen *g, llr_err *err)
 {
 	fgen *q = g->state;
-	const int K = g->o.beam;
-	if (beam_room(q, K) < 0)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory for %d beams", K);
-	int nlive = 1, nfin = 0;
-	llr_gen_hyp_restart(&q->bl[0], g->pre.lp);
-	for (int len = 0; nlive > 0 && nfin < K; len++) {
-		if (len >= g->o.max_len) {
-			for (int b = 0; b < nlive; b++)
-				if (llr_gen_hyp_copy(&q->bf[nfin++], &q->bl[b]) < 0)
-					return llr_err_set(err, LLR_ENOMEM, "out of memory");
-			break;
-		}
-		int nc = candidates(g, q, nlive, err), nnext = 0;
-		if (nc < 0)
-			return nc;
-		for (int c = 0; c < nc && nnext < K; c++) {
-			const llr_gen_cand *x = &q->cs[c];
-			int fin = x->id == q->eos;
-			if (fin && (c >= K || nfin >= K))
-				continue;
-			llr_gen_hyp *to = fin ? &q->bf[nfin++] : &q->bn[nnext++];
-			if (llr_gen_hyp_copy(to, &q->bl[x->beam]) < 0 || llr_gen_hyp_advance(to, x->id, x->lp, q->eos, g->o.max_len) < 0)
-				return llr_err_set(err, LLR_ENOMEM, "out of memory");
-		}
-		llr_gen_hyp *t = q->bl;
-		q->bl = q->bn;
-		q->bn = t;
-		nlive = nnext;
-	}
-	llr_gen_rank(g, q->bf, nfin, q->order);
-	return LLR_OK;
+	const llr_gen_beam_model bm = {q->V, q->eos, q->unk, fgen_dist};
+	return llr_gen_beam_search(g, &q->beam, &bm, err);
 }
 
 /* Token k of result h (k < the prefix's length: prefix word k). */
