@@ -5,7 +5,8 @@
  * once, every step one llr_maxent_dist over the live sentences (each
  * its prefix and tokens so far, the features' context).  A prefix word
  * outside the vocabulary is <unk> (refused without one); <unk> is never
- * drawn with no_unk.  No beam search.
+ * drawn with no_unk.  Beam search (genbeam.c) the same way over its
+ * live hypotheses.
  */
 #include "family/loglm/loglm.h"
 #include "family/rnnlm/rnnlm.h"
@@ -27,6 +28,9 @@ typedef struct lgen {
 	int live[LLR_GEN_BATCH];
 	llr_gen_hyp hs[LLR_GEN_BATCH];
 	llr_row row; /* a word's features */
+	llr_gen_beams beam;
+	int32_t *bseq; /* beam search: K sentences of up to bcap ids */
+	size_t bseqcap;
 } lgen;
 
 static void lgen_free(void *state)
@@ -41,6 +45,8 @@ static void lgen_free(void *state)
 		llr_gen_hyp_free(&q->hs[b]);
 	}
 	llr_row_free(&q->row);
+	llr_gen_beam_free(&q->beam);
+	free(q->bseq);
 	free(q);
 }
 
@@ -139,6 +145,31 @@ static int lgen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
 	}
 }
 
+/* The distributions after hypotheses h[0..n) (beam search's): each
+ * one's sentence, the prefix then its tokens, in bseq. */
+static int lgen_dist(llr_gen *g, const llr_gen_hyp *h, int n, float *rows, llr_err *err)
+{
+	lgen *q = g->state;
+	size_t len = q->npre + (size_t)g->o.max_len + 1;
+	if (grow(&q->bseq, &q->bseqcap, (size_t)n * len, sizeof *q->bseq) < 0 || grow(&q->pos, &q->poscap, (size_t)n, sizeof *q->pos) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	for (int b = 0; b < n; b++) {
+		int32_t *seq = q->bseq + (size_t)b * len;
+		if (q->npre)
+			memcpy(seq, q->pre, q->npre * sizeof *seq);
+		memcpy(seq + q->npre, h[b].ids, h[b].n * sizeof *seq);
+		q->pos[b] = (llr_maxent_pos){seq, (int64_t)(q->npre + h[b].n), -1};
+	}
+	return llr_maxent_dist(q->m->me, (size_t)n, q->pos, rows, err);
+}
+
+static int lgen_beam(llr_gen *g, llr_err *err)
+{
+	lgen *q = g->state;
+	const llr_gen_beam_model bm = {q->V, q->eos, q->unk, lgen_dist};
+	return llr_gen_beam_search(g, &q->beam, &bm, err);
+}
+
 /* Token k of result h (k < the prefix's length: prefix word k). */
 static int lgen_features(llr_gen *g, const llr_gen_hyp *h, size_t k, llr_buf *out, llr_err *err)
 {
@@ -159,6 +190,7 @@ const llr_gen_ops llr_loglm_gen_ops = {
 	.free = lgen_free,
 	.start = lgen_start,
 	.sample = lgen_sample,
+	.beam = lgen_beam,
 	.word = lgen_word,
 	.features = lgen_features,
 };
