@@ -207,4 +207,20 @@ int llr_family_peek(const char *path, char *buf, size_t size);
 int llr_bucket_batches(size_t n, int B, llr_rng *rng, uint32_t (*key)(const void *ctx, int32_t item), const void *ctx,
                        int32_t *idx, size_t *first, size_t *nbatches);
 
+/* lmpos.c: for the language models that predict every token from its
+ * own context (fflm, loglm).  The features stream at path (name in
+ * messages) and its sentences, with a context of order - 1 words no
+ * longer than the longest one (opt: the option that gave order, as
+ * messages spell it); a predicted position (the sentence's offset in
+ * the corpus ids, -1 another rank's; the token's place in it), every one
+ * of c (caller frees; NULL: no memory); order[0..n) a shuffled 0..n-1. */
+int llr_lm_stream_read(const char *path, const char *name, const char *opt, int order, const llr_train_comm *comm,
+                       llr_lexicon **x, llr_lm_corpus *c, llr_err *err);
+typedef struct llr_lm_pos {
+	int64_t sent;
+	int32_t pos;
+} llr_lm_pos;
+llr_lm_pos *llr_lm_positions(const llr_lm_corpus *c, size_t *n);
+void llr_lm_shuffle(size_t *order, size_t n, llr_rng *r);
+
 #endif

@@ -12,24 +12,7 @@
 int llr_fflm_read_stream(const char *path, const char *name, int order, const llr_train_comm *comm, llr_lexicon **x,
                          llr_lm_corpus *c, llr_err *err)
 {
-	*x = NULL;
-	llr_tensor_reader *r = llr_tr_open(path, "features", err);
-	int rc = r ? llr_lexicon_read(r, x, err) : llr_err_code(err, LLR_EIO);
-	if (rc == LLR_OK)
-		rc = llr_lm_corpus_read(r, name, *x, 1 << 30, comm, c, err);
-	llr_tr_close(r);
-	if (rc < 0) {
-		if (strncmp(err->msg, name, strlen(name)))
-			llr_err_prefix(err, "%s", name);
-		return rc;
-	}
-	int32_t longest = 0;
-	for (size_t i = 0; i < c->npieces; i++)
-		longest = LLR_MAX(longest, c->pieces[i].len);
-	if (order - 1 > longest)
-		return llr_err_set(err, LLR_EINVAL, "%s: --feedforward %d: a context of %d words, but the longest sentence has %d tokens (</s> included)",
-		                   name, order, order - 1, longest);
-	return LLR_OK;
+	return llr_lm_stream_read(path, name, "--feedforward", order, comm, x, c, err);
 }
 
 int llr_fflm_resume(const char *path, llr_fflm_setup *o, unsigned given, llr_fflm **out, llr_train_state **tsp, int *bad,

@@ -14,42 +14,18 @@
 #include <math.h>
 #include <stdlib.h>
 
-typedef struct fpos {
-	int64_t sent; /* offset of the sentence in the corpus ids, -1: another rank's */
-	int32_t pos;  /* the predicted token's place in it */
-} fpos;
-
 typedef struct ffjob {
 	llr_fflm *m;
 	const llr_lm_corpus *tc, *vc;
 	int batch, C;
 	int32_t V, unk;
 	size_t n;          /* parameters */
-	fpos *tp, *vp;     /* training and validation positions */
+	llr_lm_pos *tp, *vp;     /* training and validation positions */
 	size_t ntp, nvp;
 	size_t *order;     /* this epoch's order of tp */
 	int32_t *ctx, *tg; /* a batch's */
 	float *lp;
 } ffjob;
-
-/* Every predicted position of c's pieces. */
-static fpos *positions(const llr_lm_corpus *c, size_t *n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < c->npieces; i++)
-		k += (size_t)c->pieces[i].len;
-	fpos *p = llr_malloc((k ? k : 1) * sizeof *p);
-	if (!p)
-		return NULL;
-	k = 0;
-	for (size_t i = 0; i < c->npieces; i++) {
-		const llr_lm_piece *q = &c->pieces[i];
-		for (int32_t t = 0; t < q->len; t++)
-			p[k++] = (fpos){q->sent, q->start + t};
-	}
-	*n = k;
-	return p;
-}
 
 /* A corpus id as the net's: ids past V (a spelling model's signatures)
  * are <unk>, or without one -1. */
@@ -60,11 +36,11 @@ static int32_t net_id(const ffjob *J, int32_t id)
 
 /* The contexts and targets of positions p[0..k) of corpus c into the
  * batch arrays (other ranks' positions skipped); the count kept. */
-static size_t fill(ffjob *J, const llr_lm_corpus *c, const fpos *p, const size_t *idx, size_t k)
+static size_t fill(ffjob *J, const llr_lm_corpus *c, const llr_lm_pos *p, const size_t *idx, size_t k)
 {
 	size_t b = 0;
 	for (size_t i = 0; i < k; i++) {
-		const fpos *q = &p[idx ? idx[i] : i];
+		const llr_lm_pos *q = &p[idx ? idx[i] : i];
 		if (q->sent < 0)
 			continue;
 		const int32_t *seq = c->ids + q->sent;
@@ -82,13 +58,7 @@ static int ff_plan(void *job, llr_rng *r, size_t *nbatches, llr_err *err)
 {
 	ffjob *J = job;
 	size_t n = J->ntp;
-	for (size_t i = 0; i < n; i++)
-		J->order[i] = i;
-	for (size_t i = n; i > 1; i--) {
-		size_t j = (size_t)llr_rng_below(r, (uint64_t)i), t = J->order[i - 1];
-		J->order[i - 1] = J->order[j];
-		J->order[j] = t;
-	}
+	llr_lm_shuffle(J->order, n, r);
 	*nbatches = (n + (size_t)J->batch - 1) / (size_t)J->batch;
 	return LLR_OK;
 }
@@ -194,8 +164,8 @@ int llr_fflm_train_job(llr_fflm *m, const llr_lm_corpus *train, const llr_lm_cor
 		J->C = llr_ffnet_cfg(m->net)->order - 1;
 		J->V = llr_ffnet_cfg(m->net)->vocab;
 		J->unk = m->lex->unk_id;
-		J->tp = positions(train, &J->ntp);
-		J->vp = J->vc ? positions(J->vc, &J->nvp) : NULL;
+		J->tp = llr_lm_positions(train, &J->ntp);
+		J->vp = J->vc ? llr_lm_positions(J->vc, &J->nvp) : NULL;
 		J->order = llr_malloc((J->ntp ? J->ntp : 1) * sizeof *J->order);
 		J->ctx = llr_malloc((size_t)batch * (size_t)J->C * sizeof *J->ctx);
 		J->tg = llr_malloc((size_t)batch * sizeof *J->tg);

@@ -2,7 +2,7 @@
  * loglm.h - the log-linear (maximum-entropy) language model family's
  * shared parts (tutorial section 4, train --context N): the model (a
  * lexicon and the hashed feature weights of lib/nn/maxent.c), its files
- * (model.c), the stream and --resume (setup.c), the training job
+ * (model.c), --resume (setup.c), the training job
  * (train.c), the scoring state behind llr_model (loglm.c) and the
  * generation operations (gen.c).  Private to lib/family/loglm.
  */
@@ -40,10 +40,6 @@ int llr_loglm_load(const char *path, llr_loglm **m, llr_train_state **ts, llr_er
 /* An input or target id of the model for word w (<unk> when unseen;
  * *oov set), or LLR_EINVAL without <unk>. */
 int32_t loglm_word_id(const llr_loglm *m, const char *w, int *oov, llr_err *err);
-/* The features stream at path (name in messages) and its sentences,
- * the context order checked against the longest one. */
-int llr_loglm_read_stream(const char *path, const char *name, int order, const llr_train_comm *comm, llr_lexicon **x,
-                          llr_lm_corpus *c, llr_err *err);
 /* The run saved in path, its settings into *o; *bad the position of an
  * option given (bit k of given) that the model fixes otherwise. */
 int llr_loglm_resume(const char *path, llr_loglm_setup *o, unsigned given, llr_loglm **m, llr_train_state **ts, int *bad,

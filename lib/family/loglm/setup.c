@@ -1,36 +1,12 @@
 /*
- * setup.c - what train --context needs before the driver runs: the
- * training stream read with its context order checked against its
- * longest sentence, and a saved run resumed with the options it fixes
- * checked.  New models are model.c's (llr_loglm_fresh).
+ * setup.c - a saved run of train --context resumed, with the options it
+ * fixes checked (the stream: lmpos.c; new models: model.c's
+ * llr_loglm_fresh).
  */
 #include "family/loglm/loglm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-int llr_loglm_read_stream(const char *path, const char *name, int order, const llr_train_comm *comm, llr_lexicon **x,
-                          llr_lm_corpus *c, llr_err *err)
-{
-	*x = NULL;
-	llr_tensor_reader *r = llr_tr_open(path, "features", err);
-	int rc = r ? llr_lexicon_read(r, x, err) : llr_err_code(err, LLR_EIO);
-	if (rc == LLR_OK)
-		rc = llr_lm_corpus_read(r, name, *x, 1 << 30, comm, c, err);
-	llr_tr_close(r);
-	if (rc < 0) {
-		if (strncmp(err->msg, name, strlen(name)))
-			llr_err_prefix(err, "%s", name);
-		return rc;
-	}
-	int32_t longest = 0;
-	for (size_t i = 0; i < c->npieces; i++)
-		longest = LLR_MAX(longest, c->pieces[i].len);
-	if (order - 1 > longest)
-		return llr_err_set(err, LLR_EINVAL, "%s: --context %d: a context of %d words, but the longest sentence has %d tokens (</s> included)",
-		                   name, order, order - 1, longest);
-	return LLR_OK;
-}
 
 /* The settings of o as the meta spells them, in the order of the
  * options a resumed model fixes. */

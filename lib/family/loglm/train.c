@@ -18,11 +18,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-typedef struct lpos {
-	int64_t sent; /* offset of the sentence in the corpus ids, -1: another rank's */
-	int32_t pos;  /* the predicted token's place in it */
-} lpos;
-
 typedef struct lljob {
 	llr_loglm *m;
 	const llr_lm_corpus *tc, *vc;
@@ -30,7 +25,7 @@ typedef struct lljob {
 	double l2, l1;
 	int32_t V, unk;
 	size_t n;      /* parameters */
-	lpos *tp, *vp; /* training and validation positions */
+	llr_lm_pos *tp, *vp; /* training and validation positions */
 	size_t ntp, nvp;
 	size_t *order; /* this epoch's order of tp */
 	llr_maxent_pos *bp;
@@ -39,32 +34,14 @@ typedef struct lljob {
 	int nrows;
 } lljob;
 
-static lpos *positions(const llr_lm_corpus *c, size_t *n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < c->npieces; i++)
-		k += (size_t)c->pieces[i].len;
-	lpos *p = llr_malloc((k ? k : 1) * sizeof *p);
-	if (!p)
-		return NULL;
-	k = 0;
-	for (size_t i = 0; i < c->npieces; i++) {
-		const llr_lm_piece *q = &c->pieces[i];
-		for (int32_t t = 0; t < q->len; t++)
-			p[k++] = (lpos){q->sent, q->start + t};
-	}
-	*n = k;
-	return p;
-}
-
 /* Positions p[idx[0..k)] (or p[0..k)) of corpus c as the batch's (other
  * ranks' skipped); the count kept.  A target past V (a spelling model's
  * signature) is <unk>, or without one not predicted. */
-static size_t fill(lljob *J, const llr_lm_corpus *c, const lpos *p, const size_t *idx, size_t k)
+static size_t fill(lljob *J, const llr_lm_corpus *c, const llr_lm_pos *p, const size_t *idx, size_t k)
 {
 	size_t b = 0;
 	for (size_t i = 0; i < k; i++) {
-		const lpos *q = &p[idx ? idx[i] : i];
+		const llr_lm_pos *q = &p[idx ? idx[i] : i];
 		if (q->sent < 0)
 			continue;
 		const int32_t *seq = c->ids + q->sent;
@@ -78,13 +55,7 @@ static int ll_plan(void *job, llr_rng *r, size_t *nbatches, llr_err *err)
 {
 	lljob *J = job;
 	size_t n = J->ntp;
-	for (size_t i = 0; i < n; i++)
-		J->order[i] = i;
-	for (size_t i = n; i > 1; i--) {
-		size_t j = (size_t)llr_rng_below(r, (uint64_t)i), t = J->order[i - 1];
-		J->order[i - 1] = J->order[j];
-		J->order[j] = t;
-	}
+	llr_lm_shuffle(J->order, n, r);
 	*nbatches = (n + (size_t)J->batch - 1) / (size_t)J->batch;
 	return LLR_OK;
 }
@@ -223,8 +194,8 @@ int llr_loglm_train_job(llr_loglm *m, const llr_lm_corpus *train, const llr_lm_c
 		J->l1 = o->l1;
 		J->V = llr_maxent_cfg(m->me)->vocab;
 		J->unk = m->lex->unk_id;
-		J->tp = positions(train, &J->ntp);
-		J->vp = J->vc ? positions(J->vc, &J->nvp) : NULL;
+		J->tp = llr_lm_positions(train, &J->ntp);
+		J->vp = J->vc ? llr_lm_positions(J->vc, &J->nvp) : NULL;
 		J->order = llr_malloc((J->ntp ? J->ntp : 1) * sizeof *J->order);
 		J->bp = llr_malloc((size_t)batch * sizeof *J->bp);
 		J->lp = llr_malloc((size_t)batch * sizeof *J->lp);

@@ -114,7 +114,7 @@ static int setup(const llr_train_args *a, llo *o, const char *sname, const llr_t
 			return rc;
 	}
 	llr_lexicon *x;
-	if ((rc = llr_loglm_read_stream(o->run.stream, sname, o->su.order, comm, &x, &R->tc, err)) < 0)
+	if ((rc = llr_lm_stream_read(o->run.stream, sname, "--context", o->su.order, comm, &x, &R->tc, err)) < 0)
 		return rc;
 	o->su.clip = o->run.lim.clip;
 	o->su.min_impr = o->run.lim.min_impr;
