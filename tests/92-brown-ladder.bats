@@ -2,7 +2,8 @@
 # 92-brown-ladder.bats - pipelines/brown-ladder.mk (issue 50): Bengio et
 # al.'s split of Brown by word position, one vocabulary for every rung
 # (rare training words as <unk>, the n-grams estimated on that text), the
-# models over seeds and their kept per-token outputs; a tiny run on the
+# models over seeds (the log-linear LM among them) and their kept
+# per-token outputs; a tiny run on the
 # Brown slice (tests/fixtures/brown).
 
 load test_helper
@@ -14,7 +15,7 @@ ladder() {
 }
 
 @test "brown-ladder.mk: the split by word position, one vocabulary, every model's outputs kept, the table checked" {
-	run ladder SEEDS="1 2" NETS="ff lstm ll-kn" FF_EMBED=8 FF_HIDDEN=8 -j2 table
+	run ladder SEEDS="1 2" NETS="loglm ff lstm ll-kn" LL_HASH=65536 FF_EMBED=8 FF_HIDDEN=8 -j2 table
 	assert_success
 	cd "$BATS_TEST_TMPDIR"
 	# the parts are the corpus's sentences in order, cut where the token
@@ -35,7 +36,7 @@ ladder() {
 	score -q -m w/lstm-s1.model -m w/kn3.arpa w/test.tok >/dev/null
 	# one model per seed, their outputs score(1)'s
 	! cmp -s w/lstm-s1.model w/lstm-s2.model
-	for f in kn3 kn5 ff-s1 ff-s2 ff+kn-s1 ff+kn-s2 lstm-s1 lstm-s2 ll-kn-s1 ll-kn-s2; do
+	for f in kn3 kn5 loglm-s1 loglm-s2 ff-s1 ff-s2 ff+kn-s1 ff+kn-s2 lstm-s1 lstm-s2 ll-kn-s1 ll-kn-s2; do
 		for p in valid test; do [ -s "r/outputs/brown-ladder/$f.$p.tsv.xz" ]; done
 	done
 	score -q --per-token --threads 1 --batch 64 -m w/ll-kn-s2.model w/test.tok |
@@ -46,16 +47,19 @@ ladder() {
 	score -q --per-token --threads 1 --batch 64 -m w/ff-s1.model -m w/kn3.arpa --weights "$w" w/test.tok |
 		cmp - <(xz -dc r/outputs/brown-ladder/ff+kn-s1.test.tsv.xz)
 	tar xOf w/ff-s2.model meta | grep -qx 'order=5'
+	tar xOf w/loglm-s1.model meta | grep -qx 'family=loglm'
+	score -q --per-token --threads 1 --batch 64 -m w/loglm-s1.model w/valid.tok |
+		cmp - <(xz -dc r/outputs/brown-ladder/loglm-s1.valid.tsv.xz)
 	# the LL-RNN's background is the trigram
 	tar xOf w/ll-kn-s1.model meta | grep -q '^background=ngram'
 	# the table: every rung, its perplexity, and the claims' intervals
 	run cut -f 1,2,4 r/brown-ladder.tsv
-	assert_output "$(printf 'model\tseeds\tstopped\nkn3\t-\t-\nkn5\t-\t-\nff\t1,2\tepochs,epochs\nff+kn3\t1,2\t-\nlstm\t1,2\tepochs,epochs\nll-kn\t1,2\tepochs,epochs')"
+	assert_output "$(printf 'model\tseeds\tstopped\nkn3\t-\t-\nkn5\t-\t-\nloglm\t1,2\tepochs,epochs\nff\t1,2\tepochs,epochs\nff+kn3\t1,2\t-\nlstm\t1,2\tepochs,epochs\nll-kn\t1,2\tepochs,epochs')"
 	awk -F'\t' 'NR > 1 { d = exp($7) - $11; if (d < -0.01 || d > 0.01) exit 1 }' r/brown-ladder.tsv
 	run cut -f 1,2 r/outputs/brown-ladder/diffs.tsv
-	assert_output "$(printf 'a\tb\nff+kn3\tkn5\nff+kn3\tkn3\nff\tkn5\nlstm\tff+kn3')"
+	assert_output "$(printf 'a\tb\nloglm\tkn5\nff\tloglm\nff+kn3\tkn5\nff+kn3\tkn3\nff\tkn5\nlstm\tff+kn3')"
 	printf 'table\tstatus\ttest_columns\tnote\nbrown-ladder\tchecked\ttest_mean,test_sd\t\n' >r/outputs/TABLES.tsv
 	run "$TOP/scripts/results-check" --results r
 	assert_success
-	assert_line 'results-check: 10 figures checked, 0 tables pending'
+	assert_line 'results-check: 12 figures checked, 0 tables pending'
 }
