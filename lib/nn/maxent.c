@@ -15,6 +15,7 @@
  * two threads at once.
  */
 #include "internal.h"
+#include "nn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@ struct llr_maxent {
 	llr_maxent_config c;
 	size_t n;            /* V + H */
 	float *w, *g;        /* bias V then theta H */
-	float *z;            /* V: one position's logits, then probabilities */
+	float *z;            /* V: one position's logits */
+	float *e;            /* V: exp(z - max z), then the gradient of the logits */
 	uint32_t *off;       /* a position's feature offsets */
 	size_t offcap;
 	unsigned char *mark; /* H / CHUNK: a chunk touched since the last rows */
@@ -57,6 +59,7 @@ void llr_maxent_free(llr_maxent *f)
 	free(f->w);
 	free(f->g);
 	free(f->z);
+	free(f->e);
 	free(f->off);
 	free(f->mark);
 	free(f->rows);
@@ -84,9 +87,10 @@ llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err)
 	f->w = llr_calloc(f->n, sizeof *f->w);
 	f->g = llr_calloc(f->n, sizeof *f->g);
 	f->z = llr_malloc((size_t)c->vocab * sizeof *f->z);
+	f->e = llr_malloc((size_t)c->vocab * sizeof *f->e);
 	f->mark = llr_calloc(R, 1);
 	f->rows = llr_malloc(R * sizeof *f->rows);
-	if (!f->w || !f->g || !f->z || !f->mark || !f->rows) {
+	if (!f->w || !f->g || !f->z || !f->e || !f->mark || !f->rows) {
 		llr_maxent_free(f);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory for a log-linear LM of %zu parameters", (size_t)c->vocab + (size_t)H),
 		       NULL;
@@ -148,6 +152,20 @@ size_t llr_maxent_features(const llr_maxent *f, const int32_t *seq, int64_t pos,
 
 /* ------------------------------------------------------------- scoring */
 
+/* y[0..n) += x[0..n) (they do not overlap), and y[0..n) *= a: the hot
+ * loops, vectorised (nn.h). */
+LLR_CLONES LLR_VECTORIZE static void add_to(float *restrict y, const float *restrict x, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		y[j] += x[j];
+}
+
+LLR_CLONES LLR_VECTORIZE static void scale(float *restrict y, float a, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		y[j] *= a;
+}
+
 /* The logits of position p into f->z, its features in f->off; their count. */
 static int logits(llr_maxent *f, const llr_maxent_pos *p, size_t *nf)
 {
@@ -167,31 +185,71 @@ static int logits(llr_maxent *f, const llr_maxent_pos *p, size_t *nf)
 	for (size_t i = 0; i < *nf; i++) {
 		for (size_t w0 = 0, o = f->off[i]; w0 < V; o = 0) {
 			size_t len = LLR_MIN(V - w0, H - o);
-			const float *t = theta + o;
-			float *zz = z + w0;
-			for (size_t j = 0; j < len; j++)
-				zz[j] += t[j];
+			add_to(z + w0, theta + o, len);
 			w0 += len;
 		}
 	}
 	return LLR_OK;
 }
 
-/* z into log-probabilities; the sum of probabilities - 1. */
-static double log_softmax(float *z, size_t V)
+/* max x[0..n), n > 0, and sum x[0..n) in double, in 8 lanes (so they
+ * vectorise without reassociating a float sum); e[0..n) = x - m. */
+LLR_CLONES LLR_VECTORIZE static float max_of(const float *x, size_t n)
 {
-	float mx = z[0];
-	for (size_t w = 1; w < V; w++)
-		mx = z[w] > mx ? z[w] : mx;
+	float a[8];
+	for (int k = 0; k < 8; k++)
+		a[k] = x[0];
+	size_t j = 0;
+	for (; j + 8 <= n; j += 8)
+		for (int k = 0; k < 8; k++)
+			a[k] = x[j + k] > a[k] ? x[j + k] : a[k];
+	for (; j < n; j++)
+		a[0] = x[j] > a[0] ? x[j] : a[0];
+	float m = a[0];
+	for (int k = 1; k < 8; k++)
+		m = a[k] > m ? a[k] : m;
+	return m;
+}
+
+LLR_CLONES LLR_VECTORIZE static double sum_of(const float *x, size_t n)
+{
+	double a[8] = {0};
+	size_t j = 0;
+	for (; j + 8 <= n; j += 8)
+		for (int k = 0; k < 8; k++)
+			a[k] += x[j + k];
 	double s = 0;
-	for (size_t w = 0; w < V; w++)
-		s += exp((double)(z[w] - mx));
-	float lse = (float)(mx + log(s));
+	for (; j < n; j++)
+		s += x[j];
+	for (int k = 0; k < 8; k++)
+		s += a[k];
+	return s;
+}
+
+LLR_CLONES LLR_VECTORIZE static void minus(float *restrict e, const float *restrict x, float m, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		e[j] = x[j] - m;
+}
+
+/* log sum exp z[0..V), exp(z - max z) left in e and their sum in *sum. */
+static float lse_of(const float *z, size_t V, float *e, double *sum)
+{
+	float mx = max_of(z, V);
+	minus(e, z, mx, V);
+	llr_vexp(e, e, V);
+	double s = sum_of(e, V);
+	if (sum)
+		*sum = s;
+	return (float)(mx + log(s));
+}
+
+/* The sum of exp(z - lse) - 1, as the probabilities score gives. */
+static double norm_of(const float *z, size_t V, float lse)
+{
 	double tot = 0;
-	for (size_t w = 0; w < V; w++) {
-		z[w] -= lse;
-		tot += exp((double)z[w]);
-	}
+	for (size_t w = 0; w < V; w++)
+		tot += exp((double)(z[w] - lse));
 	return tot - 1;
 }
 
@@ -203,10 +261,13 @@ int llr_maxent_score(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *lo
 		size_t nf;
 		if (logits(f, &p[i], &nf) < 0)
 			return llr_err_set(err, LLR_ENOMEM, "out of memory");
-		double e = log_softmax(f->z, V);
-		if (!(fabs(e) <= fabs(worst)))
-			worst = e;
-		logp[i] = p[i].target >= 0 ? f->z[p[i].target] : 0;
+		float lse = lse_of(f->z, V, f->e, NULL);
+		if (norm_err) {
+			double e = norm_of(f->z, V, lse);
+			if (!(fabs(e) <= fabs(worst)))
+				worst = e;
+		}
+		logp[i] = p[i].target >= 0 ? f->z[p[i].target] - lse : 0;
 		if (!isfinite(logp[i]))
 			return llr_err_set(err, LLR_ENAN, "log-linear LM: a log-probability is not finite");
 	}
@@ -222,8 +283,10 @@ int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *log
 		size_t nf;
 		if (logits(f, &p[i], &nf) < 0)
 			return llr_err_set(err, LLR_ENOMEM, "out of memory");
-		log_softmax(f->z, V);
-		memcpy(logp_all + i * V, f->z, V * sizeof *f->z);
+		float lse = lse_of(f->z, V, f->e, NULL);
+		float *out = logp_all + i * V;
+		for (size_t w = 0; w < V; w++)
+			out[w] = f->z[w] - lse;
 	}
 	return LLR_OK;
 }
@@ -233,7 +296,7 @@ int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *log
 int llr_maxent_train_step(llr_maxent *f, size_t N, const llr_maxent_pos *p, double *nll, int64_t *ntok, llr_err *err)
 {
 	const size_t V = (size_t)f->c.vocab, H = (size_t)f->c.hash_size, R = H / LLR_ME_CHUNK;
-	const size_t nch = LLR_MIN((V + LLR_ME_CHUNK - 1) / LLR_ME_CHUNK + 1, R);
+	const size_t nch = LLR_MIN((V + LLR_ME_CHUNK - 1) / LLR_ME_CHUNK, R); /* a slice's chunks (o_f is aligned) */
 	float *gb = f->g, *gt = f->g + V;
 	for (size_t i = 0; i < N; i++) {
 		if (p[i].target < 0)
@@ -241,25 +304,21 @@ int llr_maxent_train_step(llr_maxent *f, size_t N, const llr_maxent_pos *p, doub
 		size_t nf;
 		if (logits(f, &p[i], &nf) < 0)
 			return llr_err_set(err, LLR_ENOMEM, "out of memory");
-		log_softmax(f->z, V);
-		float lp = f->z[p[i].target];
+		double sum;
+		float lp = f->z[p[i].target] - lse_of(f->z, V, f->e, &sum);
 		if (!isfinite(lp))
 			return llr_err_set(err, LLR_ENAN, "log-linear LM: the loss is not finite");
 		*nll -= lp;
 		(*ntok)++;
-		/* dz = p - onehot(target), into z */
-		for (size_t w = 0; w < V; w++)
-			f->z[w] = expf(f->z[w]);
-		f->z[p[i].target] -= 1;
-		for (size_t w = 0; w < V; w++)
-			gb[w] += f->z[w];
+		/* dz = p - onehot(target), into e */
+		const float inv = (float)(1 / sum);
+		scale(f->e, inv, V);
+		f->e[p[i].target] -= 1;
+		add_to(gb, f->e, V);
 		for (size_t k = 0; k < nf; k++) {
 			for (size_t w0 = 0, o = f->off[k]; w0 < V; o = 0) {
 				size_t len = LLR_MIN(V - w0, H - o);
-				float *g = gt + o;
-				const float *d = f->z + w0;
-				for (size_t j = 0; j < len; j++)
-					g[j] += d[j];
+				add_to(gt + o, f->e + w0, len);
 				w0 += len;
 			}
 			for (size_t c = 0, r = f->off[k] / LLR_ME_CHUNK; c < nch; c++)
