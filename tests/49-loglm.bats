@@ -97,6 +97,16 @@ meta() {
 	gen -m "$M/ll.bin" --show-features -n 1 -s 2 --max-len 3 | grep -q 'TOP:'
 }
 
+@test "llrnn.Model (Python) scores a log-linear model as score does" {
+	python_module_env || return 1
+	head -20 "$M/valid.tok" >in.tok
+	score -q -m "$M/ll.bin" --per-token in.tok >want
+	/usr/bin/python3 "$TOP/tests/api/score-lines.py" "$M/ll.bin" <in.tok >got
+	diff want got
+	/usr/bin/python3 -c 'import llrnn, sys; m = llrnn.Model(sys.argv[1]); print(m.info.family, m.order)' "$M/bi.bin" >info
+	[ "$(cat info)" = "loglm 2" ]
+}
+
 @test "train --context: --resume at an epoch end ends with the uninterrupted model" {
 	local o="--context 3 --skip 2 --hash-size 4096 --l2 1e-4 --l1 1e-5"
 	train -q $o --epochs 2 --valid "$M/valid.tok" -o part.bin "$M/plain"
