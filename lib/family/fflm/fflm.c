@@ -124,11 +124,7 @@ static int fflm_score(llr_model *m, const llr_sentence *s, size_t B, double *log
 static int fflm_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
 {
 	const fflm *r = m->state;
-	const llr_lexicon *lex = r->model->lex;
-	llr_row row = {0};
-	int rc = rnnlm_word_features(lex, &row, word, llr_strmap_get(lex->vocab, word, strlen(word)), emit, ctx, err);
-	llr_row_free(&row);
-	return rc;
+	return rnnlm_lex_word_features(r->model->lex, word, emit, ctx, err);
 }
 
 const llr_family llr_family_fflm = {

@@ -174,9 +174,7 @@ static int lgen_beam(llr_gen *g, llr_err *err)
 static int lgen_features(llr_gen *g, const llr_gen_hyp *h, size_t k, llr_buf *out, llr_err *err)
 {
 	lgen *q = g->state;
-	const llr_lexicon *x = q->m->lex;
-	const char *w = k < g->pre.n ? llr_gen_pword(g, k) : llr_strmap_str(x->vocab, h->ids[k - g->pre.n]);
-	return rnnlm_word_features(x, &q->row, w, llr_strmap_get(x->vocab, w, strlen(w)), rnnlm_put_feature, out, err);
+	return rnnlm_closed_features(g, q->m->lex, &q->row, h, k, out, err);
 }
 
 static const char *lgen_word(const llr_gen *g, int32_t id)

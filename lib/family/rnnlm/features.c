@@ -59,12 +59,23 @@ int rnnlm_put_feature(const char *name, size_t len, float value, void *ctx)
 	return LLR_OK;
 }
 
-int rnnlm_model_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
+int rnnlm_lex_word_features(const llr_lexicon *lex, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
 {
-	const rnnlm *r = m->state;
-	const llr_lexicon *lex = r->model->lex;
 	llr_row row = {0};
 	int rc = rnnlm_word_features(lex, &row, word, llr_strmap_get(lex->vocab, word, strlen(word)), emit, ctx, err);
 	llr_row_free(&row);
 	return rc;
+}
+
+int rnnlm_model_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
+{
+	const rnnlm *r = m->state;
+	return rnnlm_lex_word_features(r->model->lex, word, emit, ctx, err);
+}
+
+int rnnlm_closed_features(const llr_gen *g, const llr_lexicon *x, llr_row *row, const llr_gen_hyp *h, size_t k, llr_buf *out,
+                          llr_err *err)
+{
+	const char *w = k < g->pre.n ? llr_gen_pword(g, k) : llr_strmap_str(x->vocab, h->ids[k - g->pre.n]);
+	return rnnlm_word_features(x, row, w, llr_strmap_get(x->vocab, w, strlen(w)), rnnlm_put_feature, out, err);
 }

@@ -80,12 +80,18 @@ extern const llr_gen_ops llr_rnnlm_gen_ops;
 /* features.c: a word's features, emitted one by one: row r of p (phi or
  * the signatures'), or word w's (vid its vocabulary id, -1 outside: its
  * string's, filling row); rnnlm_put_feature, an emit that appends
- * gen(1)'s "NAME" or "NAME=VALUE" to the llr_buf ctx; the family's
- * word_features operation (llr_model_word_features). */
+ * gen(1)'s "NAME" or "NAME=VALUE" to the llr_buf ctx; word's features
+ * in lex (vocabulary word or not); the family's word_features operation
+ * (llr_model_word_features); and for the closed-vocabulary families
+ * (fflm, loglm) token k of gen's result h (k < the prefix's length:
+ * prefix word k) into out, row their scratch. */
 int rnnlm_csr_features(const llr_lexicon *lex, const llr_csr *p, int32_t r, llr_feature_fn emit, void *ctx);
 int rnnlm_word_features(const llr_lexicon *lex, llr_row *row, const char *w, int32_t vid, llr_feature_fn emit,
                         void *ctx, llr_err *err);
 int rnnlm_put_feature(const char *name, size_t len, float value, void *ctx);
+int rnnlm_lex_word_features(const llr_lexicon *lex, const char *word, llr_feature_fn emit, void *ctx, llr_err *err);
 int rnnlm_model_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err);
+int rnnlm_closed_features(const llr_gen *g, const llr_lexicon *x, llr_row *row, const llr_gen_hyp *h, size_t k, llr_buf *out,
+                          llr_err *err);
 
 #endif
