@@ -488,8 +488,8 @@ int llr_ffnet_dist(llr_ffnet *f, size_t N, const int32_t *ctx, float *logp_all, 
 /* lib/nn/maxent.c: the log-linear (maximum-entropy) language model's
  * scorer (the loglm family, lib/family/loglm): p(w | context) =
  * softmax(b + sum over the context's active features f of theta's slice
- * [o_f, o_f + V) mod H), each feature hashed to its offset o_f (a
- * multiple of LLR_ME_CHUNK) in one ring theta of H floats.  Features of
+ * [o_f, o_f + V) mod H), each feature hashed to its offset o_f in one
+ * ring theta of H floats (the gradient's rows: chunks of LLR_ME_CHUNK).  Features of
  * position pos of seq (seq[0..pos) the sentence so far, ids of the
  * vocabulary; <s> before it): the n-grams of the previous 1 .. order - 1
  * words, the word at each distance 2 .. skip alone, with bag every

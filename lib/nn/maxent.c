@@ -3,8 +3,9 @@
  * (tutorial section 4; the loglm family, lib/family/loglm):
  *   p(w | context) = softmax_w(b_w + sum_{f active} theta[(o_f + w) mod H])
  * over sparse features of the context, each hashed to an offset o_f of one
- * weight ring theta of H floats (H a power of two, o_f a multiple of
- * LLR_ME_CHUNK): n-gram identities of the previous 1 .. order - 1 words
+ * weight ring theta of H floats (H a power of two, o_f anywhere in it, so
+ * that two features rarely share a whole slice, only weights here and
+ * there): n-gram identities of the previous 1 .. order - 1 words
  * (<s> before the sentence), the word at each distance 2 .. skip alone,
  * and with bag each earlier word of the sentence (a word twice counts
  * twice).  Logits are a few contiguous vector adds of length V, then the
@@ -126,7 +127,7 @@ static int32_t at(const llr_maxent *f, const int32_t *seq, int64_t p)
 
 static uint32_t offset_of(const llr_maxent *f, uint64_t h)
 {
-	return (uint32_t)(mix(h) & (f->c.hash_size - 1)) & ~(uint32_t)(LLR_ME_CHUNK - 1);
+	return (uint32_t)(mix(h) & (f->c.hash_size - 1));
 }
 
 size_t llr_maxent_nfeat(const llr_maxent *f, int64_t pos)
@@ -296,7 +297,6 @@ int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *log
 int llr_maxent_train_step(llr_maxent *f, size_t N, const llr_maxent_pos *p, double *nll, int64_t *ntok, llr_err *err)
 {
 	const size_t V = (size_t)f->c.vocab, H = (size_t)f->c.hash_size, R = H / LLR_ME_CHUNK;
-	const size_t nch = LLR_MIN((V + LLR_ME_CHUNK - 1) / LLR_ME_CHUNK, R); /* a slice's chunks (o_f is aligned) */
 	float *gb = f->g, *gt = f->g + V;
 	for (size_t i = 0; i < N; i++) {
 		if (p[i].target < 0)
@@ -321,6 +321,8 @@ int llr_maxent_train_step(llr_maxent *f, size_t N, const llr_maxent_pos *p, doub
 				add_to(gt + o, f->e + w0, len);
 				w0 += len;
 			}
+			/* the chunks of the slice [o, o + V) */
+			size_t nch = LLR_MIN((f->off[k] % LLR_ME_CHUNK + V + LLR_ME_CHUNK - 1) / LLR_ME_CHUNK, R);
 			for (size_t c = 0, r = f->off[k] / LLR_ME_CHUNK; c < nch; c++)
 				f->mark[(r + c) % R] = 1;
 		}

@@ -133,7 +133,7 @@ static void test_dist(void)
 	llr_maxent_features(k.f, k.seq, 7, b2);
 	CHECK(memcmp(a, b2, na * sizeof *a) != 0);
 	for (size_t i = 0; i < na; i++)
-		CHECK(a[i] % LLR_ME_CHUNK == 0 && a[i] < 1024);
+		CHECK(a[i] < 1024);
 	llr_maxent_free(k.f);
 }
 
