@@ -154,7 +154,7 @@ meta() {
 	cp "$M/train.tok" train.tok
 	cp "$M/valid.tok" valid.tok
 	featurize --top 2500 train.tok >train.fz 2>/dev/null
-	train --context 3 --skip 3 --bag --hash-size 262144 --l2 1e-6 \
+	train --context 3 --skip 3 --bag --hash-size 262144 --l2 1e-4 \
 		--epochs 3 --valid valid.tok -o ll.bin train.fz 2>err
 	grep -q 'train: stopped' err
 	score -m ll.bin valid.tok >/dev/null 2>err

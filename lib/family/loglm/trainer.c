@@ -30,7 +30,7 @@ static const llr_train_opt opts[] = {
 	{"batch", 0, LLR_TOPT_INT, 0, 1, 1 << 20, .dflt = "128", .arg = "n", .help = "predicted tokens per step (default 128)",
 	 .section = SECTION},
 	{"optim", 0, LLR_TOPT_CHOICE, 0, .choices = "sgd|rmsprop|adam", .dflt = "rmsprop", .arg = "sgd|rmsprop|adam",
-	 .help = "the optimiser (default rmsprop)", .section = SECTION, .bad = "unknown optimiser '%s' (sgd, rmsprop, adam)"},
+	 .help = "the optimiser (default rmsprop, lr 0.003)", .section = SECTION, .bad = "unknown optimiser '%s' (sgd, rmsprop, adam)"},
 	{"dropout", 0, LLR_TOPT_REFUSED, .msg = "--dropout: not for the log-linear model"},
 	{"max-len", 0, LLR_TOPT_REFUSED,
 	 .msg = "--max-len: not for the log-linear model (it predicts every token from its own context)"},
@@ -78,7 +78,7 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, llo *
 	su->optim = llr_optim_parse(llr_train_args_str(a, "optim"));
 	su->lr = llr_train_args_num(a, "lr");
 	if (!llr_train_args_given(a, "lr") && su->optim == LLR_OPT_RMSPROP)
-		su->lr = 0.01;
+		su->lr = 0.003;
 	su->eps = llr_train_args_num(a, "eps");
 	o->given = llr_train_args_mask(a, fixed_opt, LOGLM_NFIXED);
 	llr_train_args_common(a, comm, &o->run);
