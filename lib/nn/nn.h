@@ -101,6 +101,62 @@ void llr_gru_forward(const llr_gru_io *io, const float *X);
  * NULL; dwx, dwh, dbx, dbh accumulate. */
 void llr_gru_backward(const llr_gru_io *io, const float *X, float *dh, float *da, float *dc, float *dX, float *dwx, float *dwh, float *dbx, float *dbh);
 
+/* ------------------------------------------ vc.c, vcrnn.c, vcgru.c */
+
+/* The variable-computation layers (Jernite et al., thesis section 2.4;
+ * the equations in vc.c's header) over T steps of B streams, time-major
+ * (n = t * B + b, N = T * B).  G gates per hidden dimension: 1 for the
+ * VCRNN, 3 (r, z, n) for the VCGRU.  The G H columns of wx and wh are
+ * dimension-major: column G j + q is gate q of dimension j, so the
+ * leading d dimensions are the leading G d columns, one BLAS block. */
+enum { LLR_VC_RNN = 1,
+       LLR_VC_GRU = 3 };
+
+typedef struct llr_vc_io {
+	int cell; /* LLR_VC_RNN or LLR_VC_GRU (its value is G) */
+	int T, B, Din, H;
+	float lambda, eps;    /* the mask's sharpness and threshold */
+	const float *wx, *wh; /* Din x G H, H x G H */
+	const float *bx, *bh; /* G H each; bh: VCGRU only (NULL for the VCRNN) */
+	const float *u;       /* Din + H: the scheduler's weights over [x_t; h_{t-1}] */
+	const float *ub;      /* 1: its bias */
+	const float *h0;      /* B x H, the initial state; NULL: zeros */
+	/* Saved for backward: m (N), the dimensions kept k (N), e (N x H,
+	 * the leading k of each row), act (N x G H: the RNN's n; the GRU's r,
+	 * z, n dimension-major), cn (N x H, GRU: h_{t-1} wh_n + bh_n), g (N x
+	 * H: the cell's output before the mask).  h (N x H) is the output. */
+	float *m;
+	int *k;
+	float *e, *act, *cn, *g, *h;
+	float *work;   /* (2 G + 2) H floats of scratch */
+	uint64_t macs; /* multiply-adds of the products, added by each pass */
+} llr_vc_io;
+
+/* The parameter gradients backward accumulates (shapes as llr_vc_io's). */
+typedef struct llr_vc_grad {
+	float *wx, *wh, *bx, *bh, *u, *ub;
+} llr_vc_grad;
+
+void llr_vc_forward(llr_vc_io *io, const float *X);
+/* Back-propagation through time.  dh (N x H) holds dLoss/dh_t from above
+ * on entry and is scratch after; dm (N) holds dLoss/dm_t from above (the
+ * penalty on m) or is NULL, and is scratch after; dX (N x Din) and dh0 (B
+ * x H) are overwritten unless NULL; g accumulates. */
+void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, float *dm, float *dX, float *dh0, const llr_vc_grad *g);
+
+/* vcrnn.c, vcgru.c: one row of a step over its leading k dimensions,
+ * called by vc.c.  x (Din), hp (H; NULL: zeros); act, cn, g the row's.
+ * Forward writes act, cn and g[0..k); backward reads dg[0..k) (dLoss/dg),
+ * adds into dx (Din), dhp (H, unless hp is NULL) and gr. */
+void llr_vcrnn_row_forward(const llr_vc_io *io, int k, const float *x, const float *hp, float *act, float *g);
+void llr_vcrnn_row_backward(const llr_vc_io *io, int k, const float *x, const float *hp, const float *act, const float *dg, float *dx, float *dhp, const llr_vc_grad *gr);
+void llr_vcgru_row_forward(const llr_vc_io *io, int k, const float *x, const float *hp, float *act, float *cn, float *g);
+void llr_vcgru_row_backward(const llr_vc_io *io, int k, const float *x, const float *hp, const float *act, const float *cn, const float *dg, float *dx, float *dhp, const llr_vc_grad *gr);
+/* The backward of out[0..c) = in w[:, 0..c) (in: n floats, w: n rows of
+ * leading dimension ld): dw[:, 0..c) += in^T dout, din += dout w^T (din
+ * unless NULL).  One row, two BLAS calls on the leading block. */
+void llr_vc_lead_backward(int n, int c, const float *in, const float *w, int ld, const float *dout, float *dw, float *din);
+
 /* ------------------------------------------------------------- dense.c */
 
 /* A = W X^T + c: W is F x Din, X is N x Din, c is F; A is F x N stored
