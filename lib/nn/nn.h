@@ -128,7 +128,8 @@ typedef struct llr_vc_io {
 	float *m;
 	int *k;
 	float *e, *act, *cn, *g, *h;
-	float *work;   /* (2 G + 2) H floats of scratch */
+	float *work;   /* llr_vc_work_size floats of scratch */
+	int *order;    /* 2 B ints of scratch */
 	uint64_t macs; /* multiply-adds of the products, added by each pass */
 } llr_vc_io;
 
@@ -144,18 +145,36 @@ void llr_vc_forward(llr_vc_io *io, const float *X);
  * x H) are overwritten unless NULL; g accumulates. */
 void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, float *dm, float *dX, float *dh0, const llr_vc_grad *g);
 
-/* vcrnn.c, vcgru.c: one row of a step over its leading k dimensions,
- * called by vc.c.  x (Din), hp (H; NULL: zeros); act, cn, g the row's.
- * Forward writes act, cn and g[0..k); backward reads dg[0..k) (dLoss/dg),
- * adds into dx (Din), dhp (H, unless hp is NULL) and gr. */
-void llr_vcrnn_row_forward(const llr_vc_io *io, int k, const float *x, const float *hp, float *act, float *g);
-void llr_vcrnn_row_backward(const llr_vc_io *io, int k, const float *x, const float *hp, const float *act, const float *dg, float *dx, float *dhp, const llr_vc_grad *gr);
-void llr_vcgru_row_forward(const llr_vc_io *io, int k, const float *x, const float *hp, float *act, float *cn, float *g);
-void llr_vcgru_row_backward(const llr_vc_io *io, int k, const float *x, const float *hp, const float *act, const float *cn, const float *dg, float *dx, float *dhp, const llr_vc_grad *gr);
-/* The backward of out[0..c) = in w[:, 0..c) (in: n floats, w: n rows of
- * leading dimension ld): dw[:, 0..c) += in^T dout, din += dout w^T (din
- * unless NULL).  One row, two BLAS calls on the leading block. */
-void llr_vc_lead_backward(int n, int c, const float *in, const float *w, int ld, const float *dout, float *dw, float *din);
+/* Floats of io->work the passes need: B (2 Din + 3 H + 2 G H). */
+size_t llr_vc_work_size(const llr_vc_io *io);
+
+/* One step as vc.c hands it to a cell: its R rows by k descending (the
+ * staircase: the rows that keep dimension j are a prefix), their
+ * positions n and k, their inputs and previous states gathered in that
+ * order (hp NULL: zeros), and R x G H blocks for the products of x and of
+ * h_{t-1} (forward) or their gradients (backward). */
+typedef struct llr_vc_step {
+	int R;
+	const int *row, *k;
+	const float *x, *hp; /* R x Din, R x H */
+	float *a, *c;        /* R x G H each */
+	float *dx, *dhp;     /* backward: R x Din, R x H, accumulated */
+} llr_vc_step;
+
+/* vcrnn.c, vcgru.c: a cell over a step's leading dimensions.  Forward
+ * writes act, cn and g[0..k) of each row's position; backward reads dg
+ * (R x H, dLoss/dg, row r's leading k[r]) and adds into s->dx, s->dhp
+ * (unless s->hp is NULL) and gr. */
+void llr_vcrnn_step_forward(const llr_vc_io *io, const llr_vc_step *s);
+void llr_vcrnn_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr);
+void llr_vcgru_step_forward(const llr_vc_io *io, const llr_vc_step *s);
+void llr_vcgru_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr);
+/* The products on the staircase: out (R x G H) = in (R x n) w[:, 0..G
+ * k[r]) row by row, one GEMM per distinct k (rows 0..r share the columns
+ * between G k[r+1] and G k[r]; w has G H columns); and their backward, dw
+ * += in^T dout and din += dout w^T (din unless NULL) on the same blocks. */
+void llr_vc_stair(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, float *out);
+void llr_vc_stair_backward(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, const float *dout, float *dw, float *din);
 
 /* ------------------------------------------------------------- dense.c */
 

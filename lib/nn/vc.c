@@ -14,9 +14,12 @@
  * dimensions it keeps (e_t,i > 0) are the leading k_t, about m_t D +
  * ln((1 - eps) / eps) / lambda of them; the others are copied from
  * h_{t-1} bit for bit.  Sparse compute: g_t is computed on the leading
- * k_t dimensions only, one BLAS call per product on the leading block of
- * the weights (one row: a GEMV), forward and backward; io->macs counts
- * the multiply-adds done (the scheduler's dot products included).
+ * k_t dimensions only.  The rows of a step are put in order of k
+ * descending and gathered, so the rows that keep a dimension are a
+ * prefix: each product is one GEMM per distinct k on a leading block of
+ * the weights (the staircase, llr_vc_stair), forward and backward, and
+ * every weight column a step needs is read once for all its rows.
+ * io->macs counts the multiply-adds done (the scheduler's included).
  * dLoss/dm_t from above (the L1 penalty on m_t) comes in through dm.
  * Not here: the penalty itself, the schedule of lambda, embeddings.
  */
@@ -54,6 +57,11 @@ static float sched_in(const llr_vc_io *io, const float *x, const float *hp)
 	return (float)s;
 }
 
+size_t llr_vc_work_size(const llr_vc_io *io)
+{
+	return (size_t)io->B * (2 * (size_t)io->Din + 3 * (size_t)io->H + 2 * (size_t)io->cell * io->H);
+}
+
 /* The state row before step t of stream b: NULL for zeros. */
 static const float *prev_row(const llr_vc_io *io, int t, int b)
 {
@@ -62,25 +70,89 @@ static const float *prev_row(const llr_vc_io *io, int t, int b)
 	return io->h0 ? io->h0 + (size_t)b * io->H : NULL;
 }
 
-static void row_forward(llr_vc_io *io, size_t n, const float *x, const float *hp)
+/* Step t's rows by k descending (io->k set), gathered into the step's
+ * blocks of io->work; dg (B x H) after them. */
+static llr_vc_step step_of(llr_vc_io *io, int t, const float *X, float **dg)
 {
-	int H = io->H, G = io->cell;
-	float m = sigm(sched_in(io, x, hp));
-	float *e = io->e + n * H, *g = io->g + n * H, *h = io->h + n * H;
-	int k = vc_mask(io, m, e);
-	io->m[n] = m;
-	io->k[n] = k;
+	int B = io->B, Din = io->Din, H = io->H, G = io->cell;
+	int *row = io->order, *k = io->order + B;
+	size_t base = (size_t)t * B;
+	for (int b = 0; b < B; b++) {
+		int r = b, kb = io->k[base + (size_t)b];
+		for (; r > 0 && k[r - 1] < kb; r--)
+			row[r] = row[r - 1], k[r] = k[r - 1];
+		row[r] = (int)base + b, k[r] = kb;
+	}
+	float *w = io->work;
+	llr_vc_step s = {.R = B, .row = row, .k = k};
+	float *x = w, *hp = x + (size_t)B * Din;
+	s.a = hp + (size_t)B * H;
+	s.c = s.a + (size_t)B * G * H;
+	s.dx = s.c + (size_t)B * G * H;
+	s.dhp = s.dx + (size_t)B * Din;
+	*dg = s.dhp + (size_t)B * H;
+	int has_h = prev_row(io, t, 0) != NULL;
+	for (int r = 0; r < B; r++) {
+		int b = row[r] - (int)base;
+		memcpy(x + (size_t)r * Din, X + (size_t)row[r] * Din, (size_t)Din * sizeof *x);
+		if (has_h)
+			memcpy(hp + (size_t)r * H, prev_row(io, t, b), (size_t)H * sizeof *hp);
+	}
+	s.x = x;
+	s.hp = has_h ? hp : NULL;
+	return s;
+}
+
+void llr_vc_stair(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, float *out)
+{
+	int G = io->cell, GH = G * io->H;
+	for (int r = s->R - 1; r >= 0; r--) {
+		int c0 = r + 1 < s->R ? G * s->k[r + 1] : 0, c1 = G * s->k[r];
+		if (c1 > c0)
+			llr_gemm(0, 0, r + 1, c1 - c0, n, 1.0f, in, n, w + c0, GH, 0.0f, out + c0, GH);
+	}
+}
+
+void llr_vc_stair_backward(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, const float *dout, float *dw, float *din)
+{
+	int G = io->cell, GH = G * io->H;
+	for (int r = s->R - 1; r >= 0; r--) {
+		int c0 = r + 1 < s->R ? G * s->k[r + 1] : 0, c1 = G * s->k[r];
+		if (c1 <= c0)
+			continue;
+		llr_gemm(1, 0, n, c1 - c0, r + 1, 1.0f, in, n, dout + c0, GH, 1.0f, dw + c0, GH);
+		if (din)
+			llr_gemm(0, 1, r + 1, n, c1 - c0, 1.0f, dout + c0, GH, w + c0, GH, 1.0f, din, n);
+	}
+}
+
+static void step_forward(llr_vc_io *io, int t, const float *X)
+{
+	int B = io->B, Din = io->Din, H = io->H, G = io->cell;
+	for (int b = 0; b < B; b++) {
+		size_t n = (size_t)t * B + (size_t)b;
+		io->m[n] = sigm(sched_in(io, X + n * Din, prev_row(io, t, b)));
+		io->k[n] = vc_mask(io, io->m[n], io->e + n * H);
+	}
+	float *dg;
+	llr_vc_step s = step_of(io, t, X, &dg);
 	if (io->cell == LLR_VC_GRU)
-		llr_vcgru_row_forward(io, k, x, hp, io->act + n * G * H, io->cn + n * H, g);
+		llr_vcgru_step_forward(io, &s);
 	else
-		llr_vcrnn_row_forward(io, k, x, hp, io->act + n * G * H, g);
-	for (int j = 0; j < k; j++)
-		h[j] = e[j] * g[j] + (1.0f - e[j]) * (hp ? hp[j] : 0.0f);
-	if (hp)
-		memcpy(h + k, hp + k, (size_t)(H - k) * sizeof *h);
-	else
-		memset(h + k, 0, (size_t)(H - k) * sizeof *h);
-	io->macs += (uint64_t)(io->Din + (hp ? H : 0)) * (uint64_t)(1 + G * k);
+		llr_vcrnn_step_forward(io, &s);
+	for (int r = 0; r < B; r++) {
+		size_t n = (size_t)s.row[r];
+		int k = s.k[r];
+		const float *hp = s.hp ? s.hp + (size_t)r * H : NULL, *e = io->e + n * H, *g = io->g + n * H;
+		float *h = io->h + n * H;
+		for (int j = 0; j < k; j++)
+			h[j] = e[j] * g[j] + (1.0f - e[j]) * (hp ? hp[j] : 0.0f);
+		if (hp)
+			memcpy(h + k, hp + k, (size_t)(H - k) * sizeof *h);
+		else
+			memset(h + k, 0, (size_t)(H - k) * sizeof *h);
+		io->macs += (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)(1 + G * k);
+	}
 }
 
 void llr_vc_forward(llr_vc_io *io, const float *X)
@@ -89,34 +161,24 @@ void llr_vc_forward(llr_vc_io *io, const float *X)
 	if (threads > 1)
 		llr_blas_set_threads(1);
 	for (int t = 0; t < io->T; t++)
-		for (int b = 0; b < io->B; b++) {
-			size_t n = (size_t)t * io->B + (size_t)b;
-			row_forward(io, n, X + n * io->Din, prev_row(io, t, b));
-		}
+		step_forward(io, t, X);
 	if (threads > 1)
 		llr_blas_set_threads(threads);
 }
 
-void llr_vc_lead_backward(int n, int c, const float *in, const float *w, int ld, const float *dout, float *dw, float *din)
+/* Row r of the step through the mask and the scheduler: dg (its H),
+ * and into s->dx, s->dhp row r.  dhr = dLoss/dh_t, dmr = dLoss/dm_t from
+ * above. */
+static void row_backward(llr_vc_io *io, const llr_vc_step *s, int r, const float *dhr, float dmr, float *dg, const llr_vc_grad *gr)
 {
-	if (c <= 0)
-		return;
-	llr_gemm(1, 0, n, c, 1, 1.0f, in, n, dout, c, 1.0f, dw, ld);
-	if (din)
-		llr_gemm(0, 1, 1, n, c, 1.0f, dout, c, w, ld, 1.0f, din, n);
-}
-
-/* One row: dhr = dLoss/dh_t (H), dmr = dLoss/dm_t from above; dx (Din or
- * NULL) and dhp (H, when hp) accumulate. */
-static void row_backward(llr_vc_io *io, size_t n, const float *x, const float *hp, const float *dhr, float dmr, float *dx, float *dhp, const llr_vc_grad *gr)
-{
-	int H = io->H, G = io->cell, Din = io->Din, k = io->k[n];
-	const float *e = io->e + n * H, *g = io->g + n * H;
-	float *dg = io->work, lh = io->lambda * (float)H;
+	int H = io->H, Din = io->Din, k = s->k[r];
+	size_t n = (size_t)s->row[r];
+	const float *e = io->e + n * H, *g = io->g + n * H, *x = s->x + (size_t)r * Din;
+	const float *hp = s->hp ? s->hp + (size_t)r * H : NULL;
+	float *dx = s->dx + (size_t)r * Din, *dhp = s->dhp + (size_t)r * H, lh = io->lambda * (float)H;
 	for (int j = 0; j < k; j++) {
-		float hpj = hp ? hp[j] : 0.0f;
 		dg[j] = dhr[j] * e[j];
-		dmr += dhr[j] * (g[j] - hpj) * lh * e[j] * (1.0f - e[j]);
+		dmr += dhr[j] * (g[j] - (hp ? hp[j] : 0.0f)) * lh * e[j] * (1.0f - e[j]);
 	}
 	if (hp) {
 		for (int j = 0; j < k; j++)
@@ -124,49 +186,54 @@ static void row_backward(llr_vc_io *io, size_t n, const float *x, const float *h
 		for (int j = k; j < H; j++)
 			dhp[j] += dhr[j];
 	}
-	if (io->cell == LLR_VC_GRU)
-		llr_vcgru_row_backward(io, k, x, hp, io->act + n * G * H, io->cn + n * H, dg, dx, dhp, gr);
-	else
-		llr_vcrnn_row_backward(io, k, x, hp, io->act + n * G * H, dg, dx, dhp, gr);
 	float m = io->m[n], ds = dmr * m * (1.0f - m);
 	gr->ub[0] += ds;
 	for (int i = 0; i < Din; i++) {
 		gr->u[i] += ds * x[i];
-		if (dx)
-			dx[i] += ds * io->u[i];
+		dx[i] += ds * io->u[i];
 	}
 	for (int j = 0; hp && j < H; j++) {
 		gr->u[Din + j] += ds * hp[j];
 		dhp[j] += ds * io->u[Din + j];
 	}
-	io->macs += 2 * (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)(1 + G * k);
+	io->macs += 2 * (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)(1 + io->cell * k);
+}
+
+/* Step t backward: dh's rows of step t in, dh's rows of step t - 1 (or
+ * dh0) and dX's of step t out. */
+static void step_backward(llr_vc_io *io, int t, const float *X, float *dh, const float *dm, float *dX, float *dh0, const llr_vc_grad *gr)
+{
+	int B = io->B, Din = io->Din, H = io->H;
+	float *dg;
+	llr_vc_step s = step_of(io, t, X, &dg);
+	memset(s.dx, 0, (size_t)B * (Din + H) * sizeof *s.dx);
+	for (int r = 0; r < B; r++) {
+		size_t n = (size_t)s.row[r];
+		row_backward(io, &s, r, dh + n * H, dm ? dm[n] : 0.0f, dg + (size_t)r * H, gr);
+	}
+	if (io->cell == LLR_VC_GRU)
+		llr_vcgru_step_backward(io, &s, dg, gr);
+	else
+		llr_vcrnn_step_backward(io, &s, dg, gr);
+	for (int r = 0; r < B; r++) {
+		size_t n = (size_t)s.row[r];
+		if (dX)
+			memcpy(dX + n * Din, s.dx + (size_t)r * Din, (size_t)Din * sizeof *dX);
+		float *to = t ? dh + (n - (size_t)B) * H : dh0 ? dh0 + (n % (size_t)B) * H : NULL;
+		for (int j = 0; s.hp && to && j < H; j++)
+			to[j] += s.dhp[(size_t)r * H + j];
+	}
 }
 
 void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, float *dm, float *dX, float *dh0, const llr_vc_grad *g)
 {
-	int B = io->B, H = io->H, Din = io->Din;
-	size_t N = (size_t)io->T * B;
-	float *spare = io->work + H;
-	if (dX)
-		memset(dX, 0, N * Din * sizeof *dX);
 	if (dh0)
-		memset(dh0, 0, (size_t)B * H * sizeof *dh0);
+		memset(dh0, 0, (size_t)io->B * io->H * sizeof *dh0);
 	int threads = llr_blas_threads();
 	if (threads > 1)
 		llr_blas_set_threads(1);
 	for (int t = io->T - 1; t >= 0; t--)
-		for (int b = 0; b < B; b++) {
-			size_t n = (size_t)t * B + (size_t)b;
-			const float *hp = prev_row(io, t, b);
-			float *dhp = NULL;
-			if (t)
-				dhp = dh + (n - (size_t)B) * H;
-			else if (hp && dh0)
-				dhp = dh0 + (size_t)b * H;
-			else if (hp)
-				dhp = memset(spare, 0, (size_t)H * sizeof *spare);
-			row_backward(io, n, X + n * Din, hp, dh + n * H, dm ? dm[n] : 0.0f, dX ? dX + n * Din : NULL, dhp, g);
-		}
+		step_backward(io, t, X, dh, dm, dX, dh0, g);
 	if (threads > 1)
 		llr_blas_set_threads(threads);
 }

@@ -1,17 +1,16 @@
 /*
- * vcgru.c - one row of a VCGRU step (the GRU cell of vc.c) over its
- * leading k dimensions, gru.c's parametrisation (PyTorch's, two biases):
+ * vcgru.c - the VCGRU's cell (the GRU cell of vc.c) over a step's rows,
+ * each on its leading k dimensions, gru.c's parametrisation (PyTorch's,
+ * two biases):
  *   a = x_t wx + bx,  c = h_{t-1} wh + bh                  (r, z, n parts)
  *   r_j = sigmoid(a_rj + c_rj),  z_j = sigmoid(a_zj + c_zj)
  *   n_j = tanh(a_nj + r_j c_nj),  g_j = (1 - z_j) n_j + z_j h_{t-1,j}
  * for j < k.  The 3H columns of wx (Din x 3H), wh (H x 3H), bx and bh are
  * dimension-major (column 3 j + q: gate q = r, z, n of dimension j), so
- * the leading k dimensions are the leading 3k columns: one GEMV for a and
- * one for c.  act keeps r, z, n in that order; cn keeps c_n.  The mask,
- * the scheduler and the loop over steps are vc.c's.
+ * the leading k dimensions are the leading 3k columns and the products
+ * are vc.c's staircase of GEMMs.  act keeps r, z, n in that order; cn
+ * keeps c_n.  The mask, the scheduler and the loop over steps are vc.c's.
  */
-#include <string.h>
-
 #include "nn.h"
 
 static float sigm(float x)
@@ -19,50 +18,58 @@ static float sigm(float x)
 	return 1.0f / (1.0f + expf(-x));
 }
 
-void llr_vcgru_row_forward(const llr_vc_io *io, int k, const float *x, const float *hp, float *act, float *cn, float *g)
+void llr_vcgru_step_forward(const llr_vc_io *io, const llr_vc_step *s)
 {
-	int H = io->H, c = 3 * k, ld = c > 0 ? c : 1;
-	float *ch = io->work + 2 * H;
+	int H = io->H, G3 = 3 * H;
 	const float *bx = io->bx, *bh = io->bh;
-	llr_gemm(0, 0, 1, c, io->Din, 1.0f, x, io->Din, io->wx, 3 * H, 0.0f, act, ld);
-	if (hp)
-		llr_gemm(0, 0, 1, c, H, 1.0f, hp, H, io->wh, 3 * H, 0.0f, ch, ld);
-	else
-		memset(ch, 0, (size_t)c * sizeof *ch);
-	for (int j = 0; j < k; j++) {
-		float *a = act + 3 * j, *cc = ch + 3 * j;
-		float r = sigm(a[0] + bx[3 * j] + cc[0] + bh[3 * j]);
-		float z = sigm(a[1] + bx[3 * j + 1] + cc[1] + bh[3 * j + 1]);
-		float cnj = cc[2] + bh[3 * j + 2];
-		float n = tanhf(a[2] + bx[3 * j + 2] + r * cnj);
-		a[0] = r, a[1] = z, a[2] = n;
-		cn[j] = cnj;
-		g[j] = (1.0f - z) * n + z * (hp ? hp[j] : 0.0f);
+	llr_vc_stair(io, s, io->Din, s->x, io->wx, s->a);
+	if (s->hp)
+		llr_vc_stair(io, s, H, s->hp, io->wh, s->c);
+	for (int r = 0; r < s->R; r++) {
+		size_t n = (size_t)s->row[r];
+		const float *a = s->a + (size_t)r * G3, *c = s->c + (size_t)r * G3;
+		const float *hp = s->hp ? s->hp + (size_t)r * H : NULL;
+		float *act = io->act + n * G3, *cn = io->cn + n * H, *g = io->g + n * H;
+		for (int j = 0; j < s->k[r]; j++) {
+			int q = 3 * j;
+			float cr = hp ? c[q] : 0.0f, cz = hp ? c[q + 1] : 0.0f, cc = hp ? c[q + 2] : 0.0f;
+			float rr = sigm(a[q] + bx[q] + cr + bh[q]);
+			float z = sigm(a[q + 1] + bx[q + 1] + cz + bh[q + 1]);
+			cn[j] = cc + bh[q + 2];
+			float nn = tanhf(a[q + 2] + bx[q + 2] + rr * cn[j]);
+			act[q] = rr, act[q + 1] = z, act[q + 2] = nn;
+			g[j] = (1.0f - z) * nn + z * (hp ? hp[j] : 0.0f);
+		}
 	}
 }
 
-void llr_vcgru_row_backward(const llr_vc_io *io, int k, const float *x, const float *hp, const float *act, const float *cn, const float *dg, float *dx, float *dhp, const llr_vc_grad *gr)
+void llr_vcgru_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr)
 {
-	int H = io->H;
-	float *da = io->work + 2 * H, *dc = da + 3 * H;
-	for (int j = 0; j < k; j++) {
-		float r = act[3 * j], z = act[3 * j + 1], n = act[3 * j + 2];
-		float hpj = hp ? hp[j] : 0.0f;
-		float dn = dg[j] * (1.0f - z) * (1.0f - n * n);
-		float dz = dg[j] * (hpj - n) * z * (1.0f - z);
-		float dr = dn * cn[j] * r * (1.0f - r);
-		if (hp)
-			dhp[j] += dg[j] * z;
-		da[3 * j] = dc[3 * j] = dr;
-		da[3 * j + 1] = dc[3 * j + 1] = dz;
-		da[3 * j + 2] = dn;
-		dc[3 * j + 2] = dn * r;
-		for (int q = 0; q < 3; q++) {
-			gr->bx[3 * j + q] += da[3 * j + q];
-			gr->bh[3 * j + q] += dc[3 * j + q];
+	int H = io->H, G3 = 3 * H;
+	for (int r = 0; r < s->R; r++) {
+		size_t n = (size_t)s->row[r];
+		const float *act = io->act + n * G3, *cn = io->cn + n * H, *d = dg + (size_t)r * H;
+		const float *hp = s->hp ? s->hp + (size_t)r * H : NULL;
+		float *da = s->a + (size_t)r * G3, *dc = s->c + (size_t)r * G3;
+		for (int j = 0; j < s->k[r]; j++) {
+			int q = 3 * j;
+			float rr = act[q], z = act[q + 1], nn = act[q + 2];
+			float dn = d[j] * (1.0f - z) * (1.0f - nn * nn);
+			float dz = d[j] * ((hp ? hp[j] : 0.0f) - nn) * z * (1.0f - z);
+			float dr = dn * cn[j] * rr * (1.0f - rr);
+			if (hp)
+				s->dhp[(size_t)r * H + j] += d[j] * z;
+			da[q] = dc[q] = dr;
+			da[q + 1] = dc[q + 1] = dz;
+			da[q + 2] = dn;
+			dc[q + 2] = dn * rr;
+			for (int i = q; i < q + 3; i++) {
+				gr->bx[i] += da[i];
+				gr->bh[i] += dc[i];
+			}
 		}
 	}
-	llr_vc_lead_backward(io->Din, 3 * k, x, io->wx, 3 * H, da, gr->wx, dx);
-	if (hp)
-		llr_vc_lead_backward(H, 3 * k, hp, io->wh, 3 * H, dc, gr->wh, dhp);
+	llr_vc_stair_backward(io, s, io->Din, s->x, io->wx, s->a, gr->wx, s->dx);
+	if (s->hp)
+		llr_vc_stair_backward(io, s, H, s->hp, io->wh, s->c, gr->wh, s->dhp);
 }

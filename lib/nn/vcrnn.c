@@ -1,34 +1,43 @@
 /*
- * vcrnn.c - one row of a VCRNN step (the Elman cell of vc.c) over its
- * leading k dimensions:
+ * vcrnn.c - the VCRNN's cell (the Elman cell of vc.c) over a step's rows,
+ * each on its leading k dimensions:
  *   g_j = tanh(x_t wx[:, j] + h_{t-1} wh[:, j] + bx_j),   j < k
- * wx (Din x H), wh (H x H), bx (H): G = 1, so the leading k dimensions are
- * the leading k columns, one GEMV each (llr_gemm with one row).  The mask,
- * the scheduler and the loop over steps are vc.c's.
+ * wx (Din x H), wh (H x H), bx (H): G = 1, so the leading k dimensions
+ * are the leading k columns, and the products are vc.c's staircase of
+ * GEMMs.  act keeps g.  The mask, the scheduler and the loop over steps
+ * are vc.c's.
  */
 #include "nn.h"
 
-void llr_vcrnn_row_forward(const llr_vc_io *io, int k, const float *x, const float *hp, float *act, float *g)
+void llr_vcrnn_step_forward(const llr_vc_io *io, const llr_vc_step *s)
 {
 	int H = io->H;
-	llr_gemm(0, 0, 1, k, io->Din, 1.0f, x, io->Din, io->wx, H, 0.0f, act, k > 0 ? k : 1);
-	if (hp)
-		llr_gemm(0, 0, 1, k, H, 1.0f, hp, H, io->wh, H, 1.0f, act, k > 0 ? k : 1);
-	for (int j = 0; j < k; j++) {
-		act[j] = tanhf(act[j] + io->bx[j]);
-		g[j] = act[j];
+	llr_vc_stair(io, s, io->Din, s->x, io->wx, s->a);
+	if (s->hp)
+		llr_vc_stair(io, s, H, s->hp, io->wh, s->c);
+	for (int r = 0; r < s->R; r++) {
+		size_t n = (size_t)s->row[r];
+		const float *a = s->a + (size_t)r * H, *c = s->c + (size_t)r * H;
+		float *act = io->act + n * H, *g = io->g + n * H;
+		for (int j = 0; j < s->k[r]; j++) {
+			act[j] = tanhf(a[j] + (s->hp ? c[j] : 0.0f) + io->bx[j]);
+			g[j] = act[j];
+		}
 	}
 }
 
-void llr_vcrnn_row_backward(const llr_vc_io *io, int k, const float *x, const float *hp, const float *act, const float *dg, float *dx, float *dhp, const llr_vc_grad *gr)
+void llr_vcrnn_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr)
 {
 	int H = io->H;
-	float *dp = io->work + 2 * H;
-	for (int j = 0; j < k; j++) {
-		dp[j] = dg[j] * (1.0f - act[j] * act[j]);
-		gr->bx[j] += dp[j];
+	for (int r = 0; r < s->R; r++) {
+		const float *act = io->act + (size_t)s->row[r] * H, *d = dg + (size_t)r * H;
+		float *dp = s->a + (size_t)r * H;
+		for (int j = 0; j < s->k[r]; j++) {
+			dp[j] = d[j] * (1.0f - act[j] * act[j]);
+			gr->bx[j] += dp[j];
+		}
 	}
-	llr_vc_lead_backward(io->Din, k, x, io->wx, H, dp, gr->wx, dx);
-	if (hp)
-		llr_vc_lead_backward(H, k, hp, io->wh, H, dp, gr->wh, dhp);
+	llr_vc_stair_backward(io, s, io->Din, s->x, io->wx, s->a, gr->wx, s->dx);
+	if (s->hp)
+		llr_vc_stair_backward(io, s, H, s->hp, io->wh, s->a, gr->wh, s->dhp);
 }

@@ -1,10 +1,12 @@
 /*
  * test_vc.c - the variable-computation layers of vc.c, vcrnn.c and
  * vcgru.c (issue 52): the sparse forward against a dense computation in
- * double followed by the mask, the hard mask (lambda large) carrying the
- * trailing dimensions over bit for bit with the multiply-adds it counts,
- * and finite-difference gradient checks (gradcheck.h) of both cells, the
- * scheduler's u and b included, at lambda small and large.
+ * double followed by the mask (with steps whose rows keep different
+ * numbers of dimensions: the staircase of GEMMs), the hard mask (lambda
+ * large) carrying the trailing dimensions over bit for bit with the
+ * multiply-adds it counts, and finite-difference gradient checks
+ * (gradcheck.h) of both cells, the scheduler's u and b included, at
+ * lambda small and large.
  */
 #include "llrnn.h"
 #include "nn.h"
@@ -23,8 +25,8 @@ typedef struct vc_ctx {
 	float wx[DIN * GMAX * H], wh[H * GMAX * H], bx[GMAX * H], bh[GMAX * H];
 	float u[DIN + H], ub[1], h0[B * H], X[N * DIN], R[N * H], Q[N];
 	float m[N], e[N * H], act[N * GMAX * H], cn[N * H], g[N * H], h[N * H];
-	float work[(2 * GMAX + 2) * H];
-	int k[N];
+	float work[B * (2 * DIN + 3 * H + 2 * GMAX * H)];
+	int k[N], order[2 * B];
 } vc_ctx;
 
 static void vc_setup(vc_ctx *c, int cell, float lambda, float eps, unsigned seed)
@@ -42,7 +44,8 @@ static void vc_setup(vc_ctx *c, int cell, float lambda, float eps, unsigned seed
 	fill(c->X, N * DIN, &r, 1.0);
 	fill(c->R, N * H, &r, 1.0);
 	fill(c->Q, N, &r, 1.0);
-	c->io = (llr_vc_io){.cell = cell, .T = T, .B = B, .Din = DIN, .H = H, .lambda = lambda, .eps = eps, .wx = c->wx, .wh = c->wh, .bx = c->bx, .bh = cell == LLR_VC_GRU ? c->bh : NULL, .u = c->u, .ub = c->ub, .h0 = c->h0, .m = c->m, .k = c->k, .e = c->e, .act = c->act, .cn = c->cn, .g = c->g, .h = c->h, .work = c->work};
+	c->io = (llr_vc_io){.cell = cell, .T = T, .B = B, .Din = DIN, .H = H, .lambda = lambda, .eps = eps, .wx = c->wx, .wh = c->wh, .bx = c->bx, .bh = cell == LLR_VC_GRU ? c->bh : NULL, .u = c->u, .ub = c->ub, .h0 = c->h0, .m = c->m, .k = c->k, .e = c->e, .act = c->act, .cn = c->cn, .g = c->g, .h = c->h, .work = c->work, .order = c->order};
+	CHECK(llr_vc_work_size(&c->io) <= sizeof c->work / sizeof *c->work);
 }
 
 static double vc_loss(void *p)
@@ -122,7 +125,13 @@ static void forward_case(int cell)
 			sparse += c.k[n] < H;
 		}
 	}
-	printf("#   %s: worst %.3g, %d of %d rows sparse\n", cell == LLR_VC_GRU ? "vcgru" : "vcrnn", worst, sparse, N);
+	/* steps whose rows keep different numbers of dimensions: the
+	 * staircase has more than one block there */
+	int stairs = 0;
+	for (int t = 0; t < T; t++)
+		stairs += c.k[t * B] != c.k[t * B + 1] || c.k[t * B + 1] != c.k[t * B + 2];
+	printf("#   %s: worst %.3g, %d of %d rows sparse, %d steps of several k\n", cell == LLR_VC_GRU ? "vcgru" : "vcrnn", worst, sparse, N, stairs);
+	CHECK(stairs > 0);
 	CHECK(worst < 1e-5);
 	CHECK(diffk == 0);
 	CHECK(sparse > 0 && sparse < N);
