@@ -122,7 +122,7 @@ typedef struct llr_vc_io {
 	const float *ub;      /* 1: its bias */
 	const float *h0;      /* B x H, the initial state; NULL: zeros */
 	/* Saved for backward: m (N), the dimensions kept k (N), e (N x H,
-	 * the leading k of each row), act (N x G H: the RNN's n; the GRU's r,
+	 * the leading k of each row), act (N x G H: the RNN's g; the GRU's r,
 	 * z, n dimension-major), cn (N x H, GRU: h_{t-1} wh_n + bh_n), g (N x
 	 * H: the cell's output before the mask).  h (N x H) is the output. */
 	float *m;
@@ -141,9 +141,9 @@ typedef struct llr_vc_grad {
 void llr_vc_forward(llr_vc_io *io, const float *X);
 /* Back-propagation through time.  dh (N x H) holds dLoss/dh_t from above
  * on entry and is scratch after; dm (N) holds dLoss/dm_t from above (the
- * penalty on m) or is NULL, and is scratch after; dX (N x Din) and dh0 (B
- * x H) are overwritten unless NULL; g accumulates. */
-void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, float *dm, float *dX, float *dh0, const llr_vc_grad *g);
+ * penalty on m) or is NULL; dX (N x Din) and dh0 (B x H) are overwritten
+ * unless NULL; g accumulates. */
+void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, const float *dm, float *dX, float *dh0, const llr_vc_grad *g);
 
 /* Floats of io->work the passes need: B (2 Din + 3 H + 2 G H). */
 size_t llr_vc_work_size(const llr_vc_io *io);
@@ -161,20 +161,16 @@ typedef struct llr_vc_step {
 	float *dx, *dhp;     /* backward: R x Din, R x H, accumulated */
 } llr_vc_step;
 
-/* vcrnn.c, vcgru.c: a cell over a step's leading dimensions.  Forward
- * writes act, cn and g[0..k) of each row's position; backward reads dg
- * (R x H, dLoss/dg, row r's leading k[r]) and adds into s->dx, s->dhp
- * (unless s->hp is NULL) and gr. */
+/* vcrnn.c, vcgru.c: a cell over a step's leading dimensions, given the
+ * step's products s->a = x wx and s->c = h_{t-1} wh (the staircase; c
+ * not read when s->hp is NULL).  Forward writes act, cn and g[0..k) of
+ * each row's position; backward reads dg (R x H, dLoss/dg, row r's
+ * leading k[r]), writes the gradients of the products into s->a and s->c,
+ * and adds the rest into s->dhp (unless s->hp is NULL) and gr's biases. */
 void llr_vcrnn_step_forward(const llr_vc_io *io, const llr_vc_step *s);
 void llr_vcrnn_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr);
 void llr_vcgru_step_forward(const llr_vc_io *io, const llr_vc_step *s);
 void llr_vcgru_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr);
-/* The products on the staircase: out (R x G H) = in (R x n) w[:, 0..G
- * k[r]) row by row, one GEMM per distinct k (rows 0..r share the columns
- * between G k[r+1] and G k[r]; w has G H columns); and their backward, dw
- * += in^T dout and din += dout w^T (din unless NULL) on the same blocks. */
-void llr_vc_stair(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, float *out);
-void llr_vc_stair_backward(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, const float *dout, float *dw, float *din);
 
 /* ------------------------------------------------------------- dense.c */
 

@@ -17,7 +17,7 @@
  * k_t dimensions only.  The rows of a step are put in order of k
  * descending and gathered, so the rows that keep a dimension are a
  * prefix: each product is one GEMM per distinct k on a leading block of
- * the weights (the staircase, llr_vc_stair), forward and backward, and
+ * the weights (the staircase, stair()), forward and backward, and
  * every weight column a step needs is read once for all its rows.
  * io->macs counts the multiply-adds done (the scheduler's included).
  * dLoss/dm_t from above (the L1 penalty on m_t) comes in through dm.
@@ -103,7 +103,11 @@ static llr_vc_step step_of(llr_vc_io *io, int t, const float *X, float **dg)
 	return s;
 }
 
-void llr_vc_stair(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, float *out)
+/* The products on the staircase: out (R x G H) = in (R x n) w[:, 0..G
+ * k[r]) row by row, one GEMM per distinct k (rows 0..r share the columns
+ * between G k[r+1] and G k[r]; w has G H columns); and their backward, dw
+ * += in^T dout and din += dout w^T (din unless NULL) on the same blocks. */
+static void stair(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, float *out)
 {
 	int G = io->cell, GH = G * io->H;
 	for (int r = s->R - 1; r >= 0; r--) {
@@ -113,7 +117,7 @@ void llr_vc_stair(const llr_vc_io *io, const llr_vc_step *s, int n, const float 
 	}
 }
 
-void llr_vc_stair_backward(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, const float *dout, float *dw, float *din)
+static void stair_backward(const llr_vc_io *io, const llr_vc_step *s, int n, const float *in, const float *w, const float *dout, float *dw, float *din)
 {
 	int G = io->cell, GH = G * io->H;
 	for (int r = s->R - 1; r >= 0; r--) {
@@ -136,6 +140,9 @@ static void step_forward(llr_vc_io *io, int t, const float *X)
 	}
 	float *dg;
 	llr_vc_step s = step_of(io, t, X, &dg);
+	stair(io, &s, Din, s.x, io->wx, s.a);
+	if (s.hp)
+		stair(io, &s, H, s.hp, io->wh, s.c);
 	if (io->cell == LLR_VC_GRU)
 		llr_vcgru_step_forward(io, &s);
 	else
@@ -215,6 +222,9 @@ static void step_backward(llr_vc_io *io, int t, const float *X, float *dh, const
 		llr_vcgru_step_backward(io, &s, dg, gr);
 	else
 		llr_vcrnn_step_backward(io, &s, dg, gr);
+	stair_backward(io, &s, Din, s.x, io->wx, s.a, gr->wx, s.dx);
+	if (s.hp)
+		stair_backward(io, &s, H, s.hp, io->wh, s.c, gr->wh, s.dhp);
 	for (int r = 0; r < B; r++) {
 		size_t n = (size_t)s.row[r];
 		if (dX)
@@ -225,7 +235,7 @@ static void step_backward(llr_vc_io *io, int t, const float *X, float *dh, const
 	}
 }
 
-void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, float *dm, float *dX, float *dh0, const llr_vc_grad *g)
+void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, const float *dm, float *dX, float *dh0, const llr_vc_grad *g)
 {
 	if (dh0)
 		memset(dh0, 0, (size_t)io->B * io->H * sizeof *dh0);

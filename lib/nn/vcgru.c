@@ -7,9 +7,12 @@
  *   n_j = tanh(a_nj + r_j c_nj),  g_j = (1 - z_j) n_j + z_j h_{t-1,j}
  * for j < k.  The 3H columns of wx (Din x 3H), wh (H x 3H), bx and bh are
  * dimension-major (column 3 j + q: gate q = r, z, n of dimension j), so
- * the leading k dimensions are the leading 3k columns and the products
- * are vc.c's staircase of GEMMs.  act keeps r, z, n in that order; cn
- * keeps c_n.  The mask, the scheduler and the loop over steps are vc.c's.
+ * the leading k dimensions are the leading 3k columns.  Given the
+ * products x_t wx and h_{t-1} wh of the step (vc.c's staircase of GEMMs),
+ * forward computes the gates; backward writes the gradients of a and c
+ * back into the products' blocks for vc.c.  act keeps r, z, n in that
+ * order; cn keeps c_n.  The mask, the scheduler, the products and the
+ * loop over steps are vc.c's.
  */
 #include "nn.h"
 
@@ -22,9 +25,6 @@ void llr_vcgru_step_forward(const llr_vc_io *io, const llr_vc_step *s)
 {
 	int H = io->H, G3 = 3 * H;
 	const float *bx = io->bx, *bh = io->bh;
-	llr_vc_stair(io, s, io->Din, s->x, io->wx, s->a);
-	if (s->hp)
-		llr_vc_stair(io, s, H, s->hp, io->wh, s->c);
 	for (int r = 0; r < s->R; r++) {
 		size_t n = (size_t)s->row[r];
 		const float *a = s->a + (size_t)r * G3, *c = s->c + (size_t)r * G3;
@@ -69,7 +69,4 @@ void llr_vcgru_step_backward(const llr_vc_io *io, const llr_vc_step *s, const fl
 			}
 		}
 	}
-	llr_vc_stair_backward(io, s, io->Din, s->x, io->wx, s->a, gr->wx, s->dx);
-	if (s->hp)
-		llr_vc_stair_backward(io, s, H, s->hp, io->wh, s->c, gr->wh, s->dhp);
 }

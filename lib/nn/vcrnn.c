@@ -3,18 +3,17 @@
  * each on its leading k dimensions:
  *   g_j = tanh(x_t wx[:, j] + h_{t-1} wh[:, j] + bx_j),   j < k
  * wx (Din x H), wh (H x H), bx (H): G = 1, so the leading k dimensions
- * are the leading k columns, and the products are vc.c's staircase of
- * GEMMs.  act keeps g.  The mask, the scheduler and the loop over steps
- * are vc.c's.
+ * are the leading k columns.  Given the products a = x_t wx and c =
+ * h_{t-1} wh of the step (vc.c's staircase of GEMMs), forward adds the
+ * bias and the tanh; backward writes the gradients of a and c (the same)
+ * back into their blocks for vc.c.  act keeps g.  The mask, the scheduler,
+ * the products and the loop over steps are vc.c's.
  */
 #include "nn.h"
 
 void llr_vcrnn_step_forward(const llr_vc_io *io, const llr_vc_step *s)
 {
 	int H = io->H;
-	llr_vc_stair(io, s, io->Din, s->x, io->wx, s->a);
-	if (s->hp)
-		llr_vc_stair(io, s, H, s->hp, io->wh, s->c);
 	for (int r = 0; r < s->R; r++) {
 		size_t n = (size_t)s->row[r];
 		const float *a = s->a + (size_t)r * H, *c = s->c + (size_t)r * H;
@@ -31,13 +30,10 @@ void llr_vcrnn_step_backward(const llr_vc_io *io, const llr_vc_step *s, const fl
 	int H = io->H;
 	for (int r = 0; r < s->R; r++) {
 		const float *act = io->act + (size_t)s->row[r] * H, *d = dg + (size_t)r * H;
-		float *dp = s->a + (size_t)r * H;
+		float *da = s->a + (size_t)r * H, *dc = s->c + (size_t)r * H;
 		for (int j = 0; j < s->k[r]; j++) {
-			dp[j] = d[j] * (1.0f - act[j] * act[j]);
-			gr->bx[j] += dp[j];
+			da[j] = dc[j] = d[j] * (1.0f - act[j] * act[j]);
+			gr->bx[j] += da[j];
 		}
 	}
-	llr_vc_stair_backward(io, s, io->Din, s->x, io->wx, s->a, gr->wx, s->dx);
-	if (s->hp)
-		llr_vc_stair_backward(io, s, H, s->hp, io->wh, s->a, gr->wh, s->dhp);
 }
