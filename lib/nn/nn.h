@@ -105,7 +105,7 @@ void llr_gru_backward(const llr_gru_io *io, const float *X, float *dh, float *da
 
 /* The variable-computation layers (Jernite et al., thesis section 2.4;
  * the equations in vc.c's header) over T steps of B streams, time-major
- * (n = t * B + b, N = T * B).  G gates per hidden dimension: 1 for the
+ * (n = t * B + b, N = T * B; packed by rows, forward only).  G gates per hidden dimension: 1 for the
  * VCRNN, 3 (r, z, n) for the VCGRU.  The G H columns of wx and wh are
  * dimension-major: column G j + q is gate q of dimension j, so the
  * leading d dimensions are the leading G d columns, one BLAS block. */
@@ -121,6 +121,10 @@ typedef struct llr_vc_io {
 	const float *u;       /* Din + H: the scheduler's weights over [x_t; h_{t-1}] */
 	const float *ub;      /* 1: its bias */
 	const float *h0;      /* B x H, the initial state; NULL: zeros */
+	/* Forward only: streams alive at each step (T values, non-increasing,
+	 * at most B; the alive ones are the first rows of the previous step),
+	 * steps packed one after the other, N their sum; NULL: B each. */
+	const int *rows;
 	/* Saved for backward: m (N), the dimensions kept k (N), e (N x H,
 	 * the leading k of each row), act (N x G H: the RNN's g; the GRU's r,
 	 * z, n dimension-major), cn (N x H, GRU: h_{t-1} wh_n + bh_n), g (N x

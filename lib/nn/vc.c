@@ -62,21 +62,28 @@ size_t llr_vc_work_size(const llr_vc_io *io)
 	return (size_t)io->B * (2 * (size_t)io->Din + 3 * (size_t)io->H + 2 * (size_t)io->cell * io->H);
 }
 
-/* The state row before step t of stream b: NULL for zeros. */
-static const float *prev_row(const llr_vc_io *io, int t, int b)
+/* Step t: its R rows at positions base.., the previous step's at
+ * pbase.. (packed when io->rows is set). */
+typedef struct vc_pos {
+	int t, R;
+	size_t base, pbase;
+} vc_pos;
+
+/* The state row before step p->t of stream b: NULL for zeros. */
+static const float *prev_row(const llr_vc_io *io, const vc_pos *p, int b)
 {
-	if (t)
-		return io->h + ((size_t)(t - 1) * io->B + (size_t)b) * io->H;
+	if (p->t)
+		return io->h + (p->pbase + (size_t)b) * io->H;
 	return io->h0 ? io->h0 + (size_t)b * io->H : NULL;
 }
 
 /* Step t's rows by k descending (io->k set), gathered into the step's
  * blocks of io->work; dg (B x H) after them. */
-static llr_vc_step step_of(llr_vc_io *io, int t, const float *X, float **dg)
+static llr_vc_step step_of(llr_vc_io *io, const vc_pos *p, const float *X, float **dg)
 {
-	int B = io->B, Din = io->Din, H = io->H, G = io->cell;
-	int *row = io->order, *k = io->order + B;
-	size_t base = (size_t)t * B;
+	int B = p->R, Din = io->Din, H = io->H, G = io->cell;
+	int *row = io->order, *k = io->order + io->B;
+	size_t base = p->base;
 	for (int b = 0; b < B; b++) {
 		int r = b, kb = io->k[base + (size_t)b];
 		for (; r > 0 && k[r - 1] < kb; r--)
@@ -91,12 +98,12 @@ static llr_vc_step step_of(llr_vc_io *io, int t, const float *X, float **dg)
 	s.dx = s.c + (size_t)B * G * H;
 	s.dhp = s.dx + (size_t)B * Din;
 	*dg = s.dhp + (size_t)B * H;
-	int has_h = prev_row(io, t, 0) != NULL;
+	int has_h = prev_row(io, p, 0) != NULL;
 	for (int r = 0; r < B; r++) {
 		int b = row[r] - (int)base;
 		memcpy(x + (size_t)r * Din, X + (size_t)row[r] * Din, (size_t)Din * sizeof *x);
 		if (has_h)
-			memcpy(hp + (size_t)r * H, prev_row(io, t, b), (size_t)H * sizeof *hp);
+			memcpy(hp + (size_t)r * H, prev_row(io, p, b), (size_t)H * sizeof *hp);
 	}
 	s.x = x;
 	s.hp = has_h ? hp : NULL;
@@ -130,16 +137,16 @@ static void stair_backward(const llr_vc_io *io, const llr_vc_step *s, int n, con
 	}
 }
 
-static void step_forward(llr_vc_io *io, int t, const float *X)
+static void step_forward(llr_vc_io *io, const vc_pos *p, const float *X)
 {
-	int B = io->B, Din = io->Din, H = io->H, G = io->cell;
+	int B = p->R, Din = io->Din, H = io->H, G = io->cell;
 	for (int b = 0; b < B; b++) {
-		size_t n = (size_t)t * B + (size_t)b;
-		io->m[n] = sigm(sched_in(io, X + n * Din, prev_row(io, t, b)));
+		size_t n = p->base + (size_t)b;
+		io->m[n] = sigm(sched_in(io, X + n * Din, prev_row(io, p, b)));
 		io->k[n] = vc_mask(io, io->m[n], io->e + n * H);
 	}
 	float *dg;
-	llr_vc_step s = step_of(io, t, X, &dg);
+	llr_vc_step s = step_of(io, p, X, &dg);
 	stair(io, &s, Din, s.x, io->wx, s.a);
 	if (s.hp)
 		stair(io, &s, H, s.hp, io->wh, s.c);
@@ -167,8 +174,14 @@ void llr_vc_forward(llr_vc_io *io, const float *X)
 	int threads = llr_blas_threads();
 	if (threads > 1)
 		llr_blas_set_threads(1);
-	for (int t = 0; t < io->T; t++)
-		step_forward(io, t, X);
+	vc_pos p = {0, 0, 0, 0};
+	for (int t = 0; t < io->T; t++) {
+		p.t = t;
+		p.R = io->rows ? io->rows[t] : io->B;
+		step_forward(io, &p, X);
+		p.pbase = p.base;
+		p.base += (size_t)p.R;
+	}
 	if (threads > 1)
 		llr_blas_set_threads(threads);
 }
@@ -208,11 +221,11 @@ static void row_backward(llr_vc_io *io, const llr_vc_step *s, int r, const float
 
 /* Step t backward: dh's rows of step t in, dh's rows of step t - 1 (or
  * dh0) and dX's of step t out. */
-static void step_backward(llr_vc_io *io, int t, const float *X, float *dh, const float *dm, float *dX, float *dh0, const llr_vc_grad *gr)
+static void step_backward(llr_vc_io *io, const vc_pos *p, const float *X, float *dh, const float *dm, float *dX, float *dh0, const llr_vc_grad *gr)
 {
-	int B = io->B, Din = io->Din, H = io->H;
+	int B = p->R, Din = io->Din, H = io->H;
 	float *dg;
-	llr_vc_step s = step_of(io, t, X, &dg);
+	llr_vc_step s = step_of(io, p, X, &dg);
 	memset(s.dx, 0, (size_t)B * (Din + H) * sizeof *s.dx);
 	for (int r = 0; r < B; r++) {
 		size_t n = (size_t)s.row[r];
@@ -229,7 +242,12 @@ static void step_backward(llr_vc_io *io, int t, const float *X, float *dh, const
 		size_t n = (size_t)s.row[r];
 		if (dX)
 			memcpy(dX + n * Din, s.dx + (size_t)r * Din, (size_t)Din * sizeof *dX);
-		float *to = t ? dh + (n - (size_t)B) * H : dh0 ? dh0 + (n % (size_t)B) * H : NULL;
+		size_t b = n - p->base;
+		float *to = NULL;
+		if (p->t)
+			to = dh + (p->pbase + b) * H;
+		else if (dh0)
+			to = dh0 + b * H;
 		for (int j = 0; s.hp && to && j < H; j++)
 			to[j] += s.dhp[(size_t)r * H + j];
 	}
@@ -237,13 +255,16 @@ static void step_backward(llr_vc_io *io, int t, const float *X, float *dh, const
 
 void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, const float *dm, float *dX, float *dh0, const llr_vc_grad *g)
 {
+	LLR_ASSERT(!io->rows);
 	if (dh0)
 		memset(dh0, 0, (size_t)io->B * io->H * sizeof *dh0);
 	int threads = llr_blas_threads();
 	if (threads > 1)
 		llr_blas_set_threads(1);
-	for (int t = io->T - 1; t >= 0; t--)
-		step_backward(io, t, X, dh, dm, dX, dh0, g);
+	for (int t = io->T - 1; t >= 0; t--) {
+		vc_pos p = {t, io->B, (size_t)t * io->B, t ? (size_t)(t - 1) * io->B : 0};
+		step_backward(io, &p, X, dh, dm, dX, dh0, g);
+	}
 	if (threads > 1)
 		llr_blas_set_threads(threads);
 }

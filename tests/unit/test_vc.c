@@ -2,11 +2,11 @@
  * test_vc.c - the variable-computation layers of vc.c, vcrnn.c and
  * vcgru.c (issue 52): the sparse forward against a dense computation in
  * double followed by the mask (with steps whose rows keep different
- * numbers of dimensions: the staircase of GEMMs), the hard mask (lambda
- * large) carrying the trailing dimensions over bit for bit with the
- * multiply-adds it counts, and finite-difference gradient checks
- * (gradcheck.h) of both cells, the scheduler's u and b included, at
- * lambda small and large.
+ * numbers of dimensions: the staircase of GEMMs), packed steps against
+ * the full batch, the hard mask (lambda large) carrying the trailing
+ * dimensions over bit for bit with the multiply-adds it counts, and
+ * finite-difference gradient checks (gradcheck.h) of both cells, the
+ * scheduler's u and b included, at lambda small and large.
  */
 #include "llrnn.h"
 #include "nn.h"
@@ -143,6 +143,43 @@ static void test_forward(void)
 	forward_case(LLR_VC_GRU);
 }
 
+/* Packed steps (io.rows, forward only): streams 3, 3, 2, 1 alive, the
+ * states of the alive ones as in the full batch. */
+static void packed_case(int cell)
+{
+	static const int rows[T] = {3, 3, 2, 1};
+	vc_ctx full, c;
+	vc_setup(&full, cell, 2.0f, 0.01f, 41 + cell);
+	vc_loss(&full);
+	vc_setup(&c, cell, 2.0f, 0.01f, 41 + cell);
+	c.io.rows = rows;
+	float Xp[N * DIN];
+	int np = 0;
+	for (int t = 0; t < T; t++)
+		for (int b = 0; b < rows[t]; b++, np++)
+			memcpy(Xp + np * DIN, full.X + (t * B + b) * DIN, sizeof(float) * DIN);
+	llr_vc_forward(&c.io, Xp);
+	double worst = 0;
+	int badk = 0;
+	for (int t = 0, p = 0; t < T; t++)
+		for (int b = 0; b < rows[t]; b++, p++) {
+			int n = t * B + b;
+			worst = fmax(worst, fabs(c.m[p] - full.m[n]));
+			badk += c.k[p] != full.k[n];
+			for (int j = 0; j < H; j++)
+				worst = fmax(worst, fabs(c.h[p * H + j] - full.h[n * H + j]));
+		}
+	CHECK(worst < 1e-6);
+	CHECK(badk == 0);
+	CHECK(c.io.macs < full.io.macs);
+}
+
+static void test_packed(void)
+{
+	packed_case(LLR_VC_RNN);
+	packed_case(LLR_VC_GRU);
+}
+
 /* lambda 1e4: the mask is hard, k = floor(m D); the leading dimensions
  * are the cell's output, the trailing ones h_{t-1}'s bits. */
 static void hard_case(int cell)
@@ -224,8 +261,9 @@ static void test_grad_vcgru(void)
 
 int main(void)
 {
-	PLAN(4);
+	PLAN(5);
 	RUN(test_forward);
+	RUN(test_packed);
 	RUN(test_hard_mask);
 	RUN(test_grad_vcrnn);
 	RUN(test_grad_vcgru);
