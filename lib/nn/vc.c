@@ -171,6 +171,8 @@ static void step_forward(llr_vc_io *io, const vc_pos *p, const float *X)
 
 void llr_vc_forward(llr_vc_io *io, const float *X)
 {
+	LLR_ASSERT(io->lambda > 0 && io->eps >= 0 && io->eps < 0.5f);
+	LLR_ASSERT(io->cell == LLR_VC_RNN || io->cell == LLR_VC_GRU);
 	int threads = llr_blas_threads();
 	if (threads > 1)
 		llr_blas_set_threads(1);
