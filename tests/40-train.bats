@@ -145,6 +145,38 @@ wait_for_file() {
 	assert_success
 }
 
+@test "train: one run at a time on a model; a second -o or --resume of it stops, naming the first" {
+	train -q $TINY --epochs 100000 -o t.bin "$FZ" &
+	pid=$!
+	wait_for_file t.bin "$pid"
+	[ "$(cat t.bin.lock)" = "$pid" ]
+	cp t.bin before.bin
+	for args in "--resume t.bin" "$TINY --epochs 1 -o t.bin"; do
+		run --separate-stderr train -q $args "$FZ"
+		[ "$status" -eq 1 ]
+		[ -z "$output" ]
+		[ "$stderr" = "train: t.bin is being trained by another train (pid $pid, holding t.bin.lock); wait for it or stop it first" ]
+	done
+	# the first run goes on; stopped, it saves and lets go of the lock
+	kill -TERM $pid
+	wait $pid || true
+	[ "$(meta t.bin stopped)" = interrupted ]
+	[ ! -e t.bin.lock ]
+	run train -q --resume t.bin --epochs 1 "$FZ"
+	assert_success
+	[ ! -e t.bin.lock ]
+	# a run killed outright leaves the file, unlocked: the next run takes it
+	train -q $TINY --epochs 100000 -o k.bin "$FZ" &
+	pid=$!
+	wait_for_file k.bin "$pid"
+	kill -KILL $pid
+	wait $pid || true
+	[ -e k.bin.lock ]
+	run train -q --resume k.bin --epochs 1 "$FZ"
+	assert_success
+	[ ! -e k.bin.lock ]
+}
+
 @test "train: early stopping with --patience keeps the best epoch" {
 	run train $TINY --hidden 32 --embed 32 --lr 0.05 --patience 1 --epochs 30 --valid "$VALID" --log l.tsv -o p.bin "$FZ"
 	assert_success

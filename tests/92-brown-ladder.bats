@@ -15,9 +15,16 @@ ladder() {
 }
 
 @test "brown-ladder.mk: the split by word position, one vocabulary, every model's outputs kept, the table checked" {
-	run ladder SEEDS="1 2" NETS="loglm ff lstm ll-kn" LL_HASH=65536 FF_EMBED=8 FF_HIDDEN=8 -j2 table
-	assert_success
 	cd "$BATS_TEST_TMPDIR"
+	# the speeds, as bench/ladder-speed's summary gives them; a row it
+	# lacks gets "-"
+	printf 'model\trepeats\ttrain_tokens_per_s\tscore_tokens_per_s\nkn3\t3\t400000\t900000\nff\t3\t180\t1500\nff+kn3\t3\t-\t1400\n' >speeds.tsv
+	run ladder SPEEDS=nothere.tsv table
+	assert_failure
+	assert_output --partial "brown-ladder.mk: nothere.tsv: no speed summary; run bench/ladder-speed first"
+	[ ! -e r/brown-ladder.tsv ]
+	run ladder SEEDS="1 2" NETS="loglm ff lstm ll-kn" LL_HASH=65536 FF_EMBED=8 FF_HIDDEN=8 SPEEDS="$BATS_TEST_TMPDIR/speeds.tsv" -j2 table
+	assert_success
 	# the parts are the corpus's sentences in order, cut where the token
 	# counts cross TRAIN_WORDS and TRAIN_WORDS + VALID_WORDS
 	cat w/train.tok w/valid.tok w/test.tok | cmp - w/all.tok
@@ -56,6 +63,17 @@ ladder() {
 	run cut -f 1,2,4 r/brown-ladder.tsv
 	assert_output "$(printf 'model\tseeds\tstopped\nkn3\t-\t-\nkn5\t-\t-\nloglm\t1,2\tepochs,epochs\nff\t1,2\tepochs,epochs\nff+kn3\t1,2\t-\nlstm\t1,2\tepochs,epochs\nll-kn\t1,2\tepochs,epochs')"
 	awk -F'\t' 'NR > 1 { d = exp($7) - $11; if (d < -0.01 || d > 0.01) exit 1 }' r/brown-ladder.tsv
+	run cut -f 1,13,14 r/brown-ladder.tsv
+	assert_output "$(printf 'model\ttrain_tok_s\tscore_tok_s\nkn3\t400000\t900000\nkn5\t-\t-\nloglm\t-\t-\nff\t180\t1500\nff+kn3\t-\t1400\nlstm\t-\t-\nll-kn\t-\t-')"
+	grep -q 'medians of 3 repeats of `bench/ladder-speed`' r/brown-ladder.md
+	grep -q '^| ff | .* | 180 | 1500 |$' r/brown-ladder.md
+	# a speed file of other columns: refused, the table as it was
+	cp r/brown-ladder.tsv before.tsv
+	printf 'model\ttokens_per_s\nff\t180\n' >bad.tsv
+	run ladder SEEDS="1 2" NETS="loglm ff lstm ll-kn" LL_HASH=65536 FF_EMBED=8 FF_HIDDEN=8 SPEEDS="$BATS_TEST_TMPDIR/bad.tsv" table
+	assert_failure
+	assert_output --partial "lm-seeds: $BATS_TEST_TMPDIR/bad.tsv: expected the columns model repeats train_tokens_per_s score_tokens_per_s"
+	cmp before.tsv r/brown-ladder.tsv
 	run cut -f 1,2 r/outputs/brown-ladder/diffs.tsv
 	assert_output "$(printf 'a\tb\nloglm\tkn5\nff\tloglm\nff+kn3\tkn5\nff+kn3\tkn3\nff\tkn5\nlstm\tff+kn3')"
 	printf 'table\tstatus\ttest_columns\tnote\nbrown-ladder\tchecked\ttest_mean,test_sd\t\n' >r/outputs/TABLES.tsv

@@ -101,6 +101,81 @@ void llr_gru_forward(const llr_gru_io *io, const float *X);
  * NULL; dwx, dwh, dbx, dbh accumulate. */
 void llr_gru_backward(const llr_gru_io *io, const float *X, float *dh, float *da, float *dc, float *dX, float *dwx, float *dwh, float *dbx, float *dbh);
 
+/* ------------------------------------------ vc.c, vcrnn.c, vcgru.c */
+
+/* The variable-computation layers (Jernite et al., thesis section 2.4;
+ * the equations in vc.c's header) over T steps of B streams, time-major
+ * (n = t * B + b, N = T * B; packed by rows, forward only).  G gates per hidden dimension: 1 for the
+ * VCRNN, 3 (r, z, n) for the VCGRU.  The G H columns of wx and wh are
+ * dimension-major: column G j + q is gate q of dimension j, so the
+ * leading d dimensions are the leading G d columns, one BLAS block. */
+enum { LLR_VC_RNN = 1,
+       LLR_VC_GRU = 3 };
+
+typedef struct llr_vc_io {
+	int cell; /* LLR_VC_RNN or LLR_VC_GRU (its value is G) */
+	int T, B, Din, H;
+	float lambda, eps;    /* the mask's sharpness and threshold */
+	const float *wx, *wh; /* Din x G H, H x G H */
+	const float *bx, *bh; /* G H each; bh: VCGRU only (NULL for the VCRNN) */
+	const float *u;       /* Din + H: the scheduler's weights over [x_t; h_{t-1}] */
+	const float *ub;      /* 1: its bias */
+	const float *h0;      /* B x H, the initial state; NULL: zeros */
+	/* Forward only: streams alive at each step (T values, non-increasing,
+	 * at most B; the alive ones are the first rows of the previous step),
+	 * steps packed one after the other, N their sum; NULL: B each. */
+	const int *rows;
+	/* Saved for backward: m (N), the dimensions kept k (N), e (N x H,
+	 * the leading k of each row), act (N x G H: the RNN's g; the GRU's r,
+	 * z, n dimension-major), cn (N x H, GRU: h_{t-1} wh_n + bh_n), g (N x
+	 * H: the cell's output before the mask).  h (N x H) is the output. */
+	float *m;
+	int *k;
+	float *e, *act, *cn, *g, *h;
+	float *work;   /* llr_vc_work_size floats of scratch */
+	int *order;    /* 2 B ints of scratch */
+	uint64_t macs; /* multiply-adds of the products, added by each pass */
+} llr_vc_io;
+
+/* The parameter gradients backward accumulates (shapes as llr_vc_io's). */
+typedef struct llr_vc_grad {
+	float *wx, *wh, *bx, *bh, *u, *ub;
+} llr_vc_grad;
+
+void llr_vc_forward(llr_vc_io *io, const float *X);
+/* Back-propagation through time.  dh (N x H) holds dLoss/dh_t from above
+ * on entry and is scratch after; dm (N) holds dLoss/dm_t from above (the
+ * penalty on m) or is NULL; dX (N x Din) and dh0 (B x H) are overwritten
+ * unless NULL; g accumulates. */
+void llr_vc_backward(llr_vc_io *io, const float *X, float *dh, const float *dm, float *dX, float *dh0, const llr_vc_grad *g);
+
+/* Floats of io->work the passes need: B (2 Din + 3 H + 2 G H). */
+size_t llr_vc_work_size(const llr_vc_io *io);
+
+/* One step as vc.c hands it to a cell: its R rows by k descending (the
+ * staircase: the rows that keep dimension j are a prefix), their
+ * positions n and k, their inputs and previous states gathered in that
+ * order (hp NULL: zeros), and R x G H blocks for the products of x and of
+ * h_{t-1} (forward) or their gradients (backward). */
+typedef struct llr_vc_step {
+	int R;
+	const int *row, *k;
+	const float *x, *hp; /* R x Din, R x H */
+	float *a, *c;        /* R x G H each */
+	float *dx, *dhp;     /* backward: R x Din, R x H, accumulated */
+} llr_vc_step;
+
+/* vcrnn.c, vcgru.c: a cell over a step's leading dimensions, given the
+ * step's products s->a = x wx and s->c = h_{t-1} wh (the staircase; c
+ * not read when s->hp is NULL).  Forward writes act, cn and g[0..k) of
+ * each row's position; backward reads dg (R x H, dLoss/dg, row r's
+ * leading k[r]), writes the gradients of the products into s->a and s->c,
+ * and adds the rest into s->dhp (unless s->hp is NULL) and gr's biases. */
+void llr_vcrnn_step_forward(const llr_vc_io *io, const llr_vc_step *s);
+void llr_vcrnn_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr);
+void llr_vcgru_step_forward(const llr_vc_io *io, const llr_vc_step *s);
+void llr_vcgru_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr);
+
 /* ------------------------------------------------------------- dense.c */
 
 /* A = W X^T + c: W is F x Din, X is N x Din, c is F; A is F x N stored

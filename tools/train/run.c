@@ -113,6 +113,8 @@ static void show(void *ctx, const llr_train_event *ev)
 void train_run(llr_train_job *job, llr_train_state *ts, llr_train_opts *o, const train_run_opts *r, train_dist *dist)
 {
 	shown S = {.r = r, .o = o, .tty = isatty(2), .epoch = -1};
+	if (dist->rank == 0)
+		train_lock_model(o->out);
 	cli_progress_init(&S.prog, r->quiet, 0);
 	o->comm = &dist->comm;
 	o->signal = &got_signal;

@@ -26,4 +26,8 @@ typedef struct train_run_opts {
 } train_run_opts;
 void train_run(llr_train_job *job, llr_train_state *ts, llr_train_opts *o, const train_run_opts *r, train_dist *dist);
 
+/* lock.c: hold MODEL.lock for the run, or stop (status 1) naming the
+ * other train that holds it. */
+void train_lock_model(const char *model);
+
 #endif
