@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# The variable-computation cells of the LSTM language model (train --cell
+# vcrnn|vcgru, issue 52): the model file (its cell, sharpness and
+# tensors), the schedule of lambda and the multiply-adds line, score
+# (finite, the same at --batch 1 and 8) and gen, --resume to the byte
+# of the uninterrupted model, and the bad values.  A tiny character-level
+# LM: 300 sentences of the UD French slice cut into characters, spaces
+# as '_'.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+TINY="--hidden 24 --embed 8 --threads 1 -s 1"
+
+setup_file() {
+	local m="$BATS_FILE_TMPDIR"
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -300 |
+		sed 's/ /_/g; s/./& /g; s/ $//' >"$m/all.tok"
+	head -250 "$m/all.tok" >"$m/train.tok"
+	tail -50 "$m/all.tok" >"$m/valid.tok"
+	featurize --top 100000 "$m/train.tok" >"$m/chars" 2>/dev/null
+	train $TINY --cell vcgru --epochs 2 --vc-target 0.4 --vc-penalty 0.01 --valid "$m/valid.tok" -o "$m/vg.bin" "$m/chars" 2>"$m/vg.err"
+	train $TINY -q --cell vcrnn --epochs 2 -o "$m/vr.bin" "$m/chars"
+}
+
+setup() {
+	M="$BATS_FILE_TMPDIR"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+meta() {
+	tar xOf "$1" meta | sed -n "s/^$2=//p"
+}
+
+@test "train --cell: the model file (cell, one layer, lambda of the last epoch, vc0 tensors in order)" {
+	[ "$(meta "$M/vg.bin" cell)" = vcgru ]
+	[ "$(meta "$M/vg.bin" layers)" = 1 ]
+	[ "$(meta "$M/vg.bin" vc_lambda)" = 0.200000003 ]
+	[ "$(meta "$M/vg.bin" vc_target)" = 0.4 ]
+	[ "$(meta "$M/vg.bin" vc_penalty)" = 0.01 ]
+	[ "$(meta "$M/vr.bin" cell)" = vcrnn ]
+	tar tf "$M/vg.bin" | grep '^params/' >list
+	printf 'params/%s.npy\n' embed bos vc0/wx vc0/wh vc0/bx vc0/bh vc0/u vc0/ub out/w out/b | diff - list
+	tar tf "$M/vr.bin" | grep '^params/vc0/' >list
+	printf 'params/vc0/%s.npy\n' wx wh bx u ub | diff - list
+	# an LSTM's file has no cell key, as before
+	train $TINY -q --layers 1 --epochs 1 -o l.bin "$M/chars"
+	[ -z "$(meta l.bin cell)" ]
+	# each epoch's line of multiply-adds, lambda 0.1 then 0.2
+	grep -q '^train: vcgru: lambda 0\.1, [0-9]* multiply-adds per position in the recurrent layer, the dense cell.s [0-9]* ([0-9.]*%)$' "$M/vg.err"
+	grep -q '^train: vcgru: lambda 0\.2, ' "$M/vg.err"
+	grep -q '^train: epoch 2 train .* valid ' "$M/vg.err"
+}
+
+@test "score: finite, the same at --batch 1 and 8; gen samples" {
+	for m in vg vr; do
+		score -q -m "$M/$m.bin" --batch 1 "$M/valid.tok" >b1
+		score -q -m "$M/$m.bin" --batch 8 "$M/valid.tok" >b8
+		[ "$(wc -l <b1)" -eq 50 ]
+		run grep -Ei 'inf|nan' b1
+		assert_failure
+		cmp b1 b8
+		gen -m "$M/$m.bin" -n 3 -s 1 >g
+		[ "$(wc -l <g)" -eq 3 ]
+	done
+}
+
+@test "train --resume after epoch 1 ends with the model of the uninterrupted run" {
+	for cell in vcgru vcrnn; do
+		S="$TINY -q --cell $cell --vc-target 0.3 --vc-penalty 0.05"
+		train $S --epochs 2 -o full.bin "$M/chars"
+		train $S --epochs 1 -o part.bin "$M/chars"
+		[ "$(meta part.bin vc_lambda)" = 0.100000001 ]
+		train -q --threads 1 --resume part.bin --epochs 2 "$M/chars"
+		cmp full.bin part.bin
+	done
+	run_err 2 '^train: --cell vcrnn: the resumed model.s cell is vcgru' train --resume "$M/vg.bin" --cell vcrnn --epochs 3 -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-target 0.5: the resumed model has vc_target=0.4' train --resume "$M/vg.bin" --vc-target 0.5 --epochs 3 -o x.bin "$M/chars"
+}
+
+@test "train --cell, --vc-target, --vc-penalty: bad values are usage errors" {
+	run_err 2 '^train: --vc-target: 0: the target mean of m_t must be in \(0, 1\]' train --cell vcgru --vc-target 0 -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-target: 1.5 out of range' train --cell vcgru --vc-target 1.5 -o x.bin "$M/chars"
+	run_err 2 "^train: --cell: 'foo' is not lstm, vcrnn or vcgru" train --cell foo -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-penalty: -1 out of range' train --cell vcrnn --vc-penalty -1 -o x.bin "$M/chars"
+	run_err 2 '^train: --cell vcgru: --layers 2: a variable-computation cell has one layer' train --cell vcgru --layers 2 -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-target and --vc-penalty need --cell vcrnn or vcgru' train --vc-penalty 0.1 -o x.bin "$M/chars"
+	[ ! -e x.bin ]
+}
