@@ -171,9 +171,18 @@ static float *lm_params(void *job, float **grads, size_t *n)
 	return llr_net_params(J->m->net, n);
 }
 
+/* The model; the best weights of a variable-computation cell with the
+ * sharpness they were validated at (their epoch's). */
 static int lm_save(void *job, const char *path, const llr_train_state *ts, llr_err *err)
 {
-	return llr_rnnlm_save(path, ((lmjob *)job)->m, ts, err);
+	lmjob *J = job;
+	llr_net *net = J->m->net;
+	float now = llr_net_cfg(net)->vc_lambda;
+	if (ts && ts->best)
+		llr_net_set_vc(net, vc_lambda(ts->best_epoch > 0 ? ts->best_epoch - 1 : 0), J->cfg.vc_target, J->cfg.vc_penalty);
+	int rc = llr_rnnlm_save(path, J->m, ts, err);
+	llr_net_set_vc(net, now, J->cfg.vc_target, J->cfg.vc_penalty);
+	return rc;
 }
 
 static void lm_free(void *job)
