@@ -52,7 +52,7 @@ meta() {
 	grep -q '^train: epoch 2 train .* valid ' "$M/vg.err"
 }
 
-@test "score: finite, the same at --batch 1 and 8; gen samples" {
+@test "score: finite, the same at --batch 1 and 8 and on 2 threads; gen samples" {
 	for m in vg vr; do
 		score -q -m "$M/$m.bin" --batch 1 "$M/valid.tok" >b1
 		score -q -m "$M/$m.bin" --batch 8 "$M/valid.tok" >b8
@@ -60,6 +60,8 @@ meta() {
 		run grep -Ei 'inf|nan' b1
 		assert_failure
 		cmp b1 b8
+		# the streams split across threads (copies of the net)
+		score -q -m "$M/$m.bin" --batch 8 --threads 2 "$M/valid.tok" | cmp b1 -
 		gen -m "$M/$m.bin" -n 3 -s 1 >g
 		[ "$(wc -l <g)" -eq 3 ]
 	done
