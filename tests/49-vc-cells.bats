@@ -2,10 +2,11 @@
 # The variable-computation cells of the LSTM language model (train --cell
 # vcrnn|vcgru, issue 52): the model file (its cell, sharpness and
 # tensors), the schedule of lambda and the multiply-adds line, score
-# (finite, the same at --batch 1 and 8) and gen, --resume to the byte
-# of the uninterrupted model, and the bad values.  A tiny character-level
-# LM: 300 sentences of the UD French slice cut into characters, spaces
-# as '_'.
+# (finite, the same at --batch 1 and 8 and on 2 threads) and gen,
+# --resume to the byte of the uninterrupted model, two ranks against one
+# process, and the bad values.  A tiny character-level
+# LM: 200 sentences of the UD French slice (150 to train on, 50 to
+# validate) cut into characters, spaces as '_'.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -14,9 +15,9 @@ TINY="--hidden 24 --embed 8 --threads 1 -s 1"
 
 setup_file() {
 	local m="$BATS_FILE_TMPDIR"
-	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -300 |
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -200 |
 		sed 's/ /_/g; s/./& /g; s/ $//' >"$m/all.tok"
-	head -250 "$m/all.tok" >"$m/train.tok"
+	head -150 "$m/all.tok" >"$m/train.tok"
 	tail -50 "$m/all.tok" >"$m/valid.tok"
 	featurize --top 100000 "$m/train.tok" >"$m/chars" 2>/dev/null
 	train $TINY --cell vcgru --epochs 2 --vc-target 0.4 --vc-penalty 0.01 --valid "$m/valid.tok" -o "$m/vg.bin" "$m/chars" 2>"$m/vg.err"
@@ -50,6 +51,7 @@ meta() {
 	grep -q '^train: vcgru: lambda 0\.1, [0-9]* multiply-adds per position in the recurrent layer, the dense cell.s [0-9]* ([0-9.]*%)$' "$M/vg.err"
 	grep -q '^train: vcgru: lambda 0\.2, ' "$M/vg.err"
 	grep -q '^train: epoch 2 train .* valid ' "$M/vg.err"
+	grep -q '^train: .*/chars: 150 sentences, .*, softmax output, vcgru cell, [0-9]* parameters$' "$M/vg.err"
 }
 
 @test "score: finite, the same at --batch 1 and 8 and on 2 threads; gen samples" {
@@ -88,4 +90,17 @@ meta() {
 	run_err 2 '^train: --cell vcgru: --layers 2: a variable-computation cell has one layer' train --cell vcgru --layers 2 -o x.bin "$M/chars"
 	run_err 2 '^train: --vc-target and --vc-penalty need --cell vcrnn or vcgru' train --vc-penalty 0.1 -o x.bin "$M/chars"
 	[ ! -e x.bin ]
+}
+
+@test "train --distributed --cell vcgru: two ranks follow one process's learning curve" {
+	need_mpi
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	S="$TINY -q --cell vcgru --vc-penalty 0.05 --batch 8 --epochs 2 --valid $M/valid.tok"
+	train $S --log one.tsv -o one.bin "$M/chars"
+	mpirun --oversubscribe -np 2 train --distributed $S --log two.tsv -o two.bin "$M/chars"
+	[ "$(wc -l <two.tsv)" -eq 4 ] # the header, epochs 0, 1, 2
+	# train and valid log-perplexities of epochs 1 and 2 within 1e-4
+	paste <(cut -f4,5 one.tsv) <(cut -f4,5 two.tsv) |
+		awk -F'\t' 'NR > 2 { for (i = 1; i <= 2; i++) { d = $i - $(i + 2); if (d < 0) d = -d; if (d > 1e-4) exit 1 } }'
+	[ "$(meta two.bin cell)" = vcgru ]
 }

@@ -26,7 +26,8 @@
  * replaced by tree/nodes/w, tree/nodes/b, tree/words/w, tree/words/b.
  * A variable-computation cell (cfg.cell, one layer; netvc.c) has vc0/wx,
  * vc0/wh, vc0/bx, vc0/bh (VCGRU only), vc0/u, vc0/ub in place of the
- * LSTM's tensors, all uniform(-0.08, 0.08) but the biases bx, bh (0).
+ * LSTM's tensors, drawn as the other matrices and biases are (u, ub as
+ * matrices: the scheduler starts near m_t = 1/2).
  * Gradients have the same layout.  Workspace for a batch is allocated on
  * first use and grown on demand: no allocation per step once the largest
  * batch has been seen.  A net is not safe to use from two threads at once.

@@ -432,9 +432,12 @@ static void say_start(const llr_train_args *a, const lmo *o, const char *sname, 
 	char more[48] = "";
 	if (o->nmore)
 		snprintf(more, sizeof more, " and %d more stream%s", o->nmore, o->nmore > 1 ? "s" : "");
-	llr_train_note(a, "%s%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, more, (long long)R->tc.sentences,
-	               (long long)R->tc.tokens, llr_strmap_size(R->model->lex->vocab), output_name(llr_net_cfg(R->model->net)->output), n,
-	               at);
+	const llr_net_config *c = llr_net_cfg(R->model->net);
+	char cell[32] = "";
+	if (c->cell != LLR_CELL_LSTM)
+		snprintf(cell, sizeof cell, ", %s cell", cells[c->cell]);
+	llr_train_note(a, "%s%s: %lld sentences, %lld tokens, V %zu, %s output%s, %zu parameters%s", sname, more, (long long)R->tc.sentences,
+	               (long long)R->tc.tokens, llr_strmap_size(R->model->lex->vocab), output_name(c->output), cell, n, at);
 	if (comm && comm->on)
 		llr_train_note(a, "distributed: %d ranks (rank 0 holds %lld of the %lld sentences), %zu bytes summed across them per step",
 		               comm->size, (long long)R->tc.held, (long long)R->tc.sentences, llr_train_step_bytes(n));
