@@ -38,8 +38,16 @@ void llr_netvc_free(llr_netvc *v)
 	v->capB = 0;
 }
 
+/* The layer's tensors in a flat array (the parameters or the gradient). */
+static llr_vc_grad tensors(const llr_netvc *v, float *a)
+{
+	return (llr_vc_grad){a + v->o_wx, a + v->o_wh, a + v->o_bx, v->G == LLR_VC_GRU ? a + v->o_bh : NULL, a + v->o_u, a + v->o_ub};
+}
+
+/* The io of a pass with the parameters P (read only; NULL: shapes only). */
 static llr_vc_io vc_io(llr_netvc *v, const float *P, float lambda, int T, int B)
 {
+	llr_vc_grad w = P ? tensors(v, (float *)P) : (llr_vc_grad){0};
 	return (llr_vc_io){
 	    .cell = v->G,
 	    .T = T,
@@ -48,12 +56,12 @@ static llr_vc_io vc_io(llr_netvc *v, const float *P, float lambda, int T, int B)
 	    .H = v->H,
 	    .lambda = lambda,
 	    .eps = VC_EPS,
-	    .wx = P + v->o_wx,
-	    .wh = P + v->o_wh,
-	    .bx = P + v->o_bx,
-	    .bh = v->G == LLR_VC_GRU ? P + v->o_bh : NULL,
-	    .u = P + v->o_u,
-	    .ub = P + v->o_ub,
+	    .wx = w.wx,
+	    .wh = w.wh,
+	    .bx = w.bx,
+	    .bh = w.bh,
+	    .u = w.u,
+	    .ub = w.ub,
 	    .m = v->m,
 	    .k = v->k,
 	    .e = v->e,
@@ -116,13 +124,6 @@ void llr_netvc_backward(llr_netvc *v, const float *P, float *G, float lambda, in
 		float d = v->m[n] - v->target;
 		v->dm[n] = tg[n] < 0 || v->weight == 0.0f || d == 0.0f ? 0.0f : d > 0.0f ? v->weight : -v->weight;
 	}
-	llr_vc_grad gr = {
-	    .wx = G + v->o_wx,
-	    .wh = G + v->o_wh,
-	    .bx = G + v->o_bx,
-	    .bh = v->G == LLR_VC_GRU ? G + v->o_bh : NULL,
-	    .u = G + v->o_u,
-	    .ub = G + v->o_ub,
-	};
+	llr_vc_grad gr = tensors(v, G);
 	llr_vc_backward(&io, X, dh, v->dm, dX, NULL, &gr);
 }
