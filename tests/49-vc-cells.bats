@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The variable-computation cells of the LSTM language model (train --cell
 # vcrnn|vcgru, issue 52): the model file (its cell, sharpness and
-# tensors), the schedule of lambda and the multiply-adds line, score
+# tensors), the schedule of lambda to 1 and the multiply-adds line
+# (fewer than the dense cell's under a hard mask and the penalty), score
 # (finite, the same at --batch 1 and 8 and on 2 threads) and gen,
 # --resume to the byte of the uninterrupted model, two ranks against one
 # process, and the bad values.  A tiny character-level
@@ -22,6 +23,8 @@ setup_file() {
 	featurize --top 100000 "$m/train.tok" >"$m/chars" 2>/dev/null
 	train $TINY --cell vcgru --epochs 2 --vc-target 0.4 --vc-penalty 0.01 --valid "$m/valid.tok" -o "$m/vg.bin" "$m/chars" 2>"$m/vg.err"
 	train $TINY -q --cell vcrnn --epochs 2 -o "$m/vr.bin" "$m/chars"
+	# ten epochs: lambda 1, a hard mask that the penalty makes cut
+	train $TINY --cell vcgru --epochs 10 --vc-target 0.2 --vc-penalty 0.5 -o "$m/sharp.bin" "$m/chars" 2>"$m/sharp.err"
 }
 
 setup() {
@@ -51,11 +54,17 @@ meta() {
 	grep -q '^train: vcgru: lambda 0\.1, [0-9]* multiply-adds per position in the recurrent layer, the dense cell.s [0-9]* ([0-9.]*%)$' "$M/vg.err"
 	grep -q '^train: vcgru: lambda 0\.2, ' "$M/vg.err"
 	grep -q '^train: epoch 2 train .* valid ' "$M/vg.err"
+	# lambda 1 after ten epochs; the hard mask computes less than the
+	# dense cell (the multiply-adds of all ten epochs' passes under 90%)
+	[ "$(meta "$M/sharp.bin" vc_lambda)" = 1 ]
+	tail -n 2 "$M/sharp.err" | sed -n 's/^train: vcgru: lambda 1\.0, .*(\([0-9.]*\)%)$/\1/p' >pct
+	[ -s pct ]
+	awk '{ exit !($1 > 0 && $1 < 90) }' pct
 	grep -q '^train: .*/chars: 150 sentences, .*, softmax output, vcgru cell, [0-9]* parameters$' "$M/vg.err"
 }
 
 @test "score: finite, the same at --batch 1 and 8 and on 2 threads; gen samples" {
-	for m in vg vr; do
+	for m in vg vr sharp; do
 		score -q -m "$M/$m.bin" --batch 1 "$M/valid.tok" >b1
 		score -q -m "$M/$m.bin" --batch 8 "$M/valid.tok" >b8
 		[ "$(wc -l <b1)" -eq 50 ]
