@@ -1,7 +1,8 @@
 /*
  * trainer.c - the LSTM language model's side of train(1): its options
  * (the network, the character-aware input and the tree and class outputs
- * of Jernite's thesis, chapters 2 and 3; open-vocabulary training), the
+ * of Jernite's thesis, chapters 2 and 3, its variable-computation cells
+ * of section 2.4; open-vocabulary training), the
  * checks among them, and the setup of a run: the featurize streams read
  * as one corpus (this rank's share), the new model or the resumed one
  * checked against the options it fixes, open or closed training, the
