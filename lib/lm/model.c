@@ -142,7 +142,7 @@ static int config_x_to_meta(const llr_net_config *c, llr_meta *meta)
 		rc = llr_meta_setf(meta, "vc_lambda", "%.9g", (double)c->vc_lambda);
 	if (rc >= 0)
 		rc = llr_meta_set(meta, "input", c->input == LLR_IN_WORD ? "word" : c->input == LLR_IN_CHARS ? "chars"
-	                                                                                                 : "word+chars");
+		                                                                                             : "word+chars");
 	if (rc >= 0 && (c->input == LLR_IN_CONCAT || c->input == LLR_IN_SUM))
 		rc = llr_meta_set(meta, "combine", c->input == LLR_IN_SUM ? "sum" : "concat");
 	if (rc >= 0 && c->input != LLR_IN_WORD) {

@@ -99,10 +99,12 @@ struct llr_net {
 	double *chunk;
 	int llthreads;
 
+	/* a variable-computation cell in place of the LSTM (netvc.c) */
+	int is_vc;
+	llr_netvc vc;
+
 	/* character-aware input and factored outputs (netx.h) */
 	int din0;     /* the LSTM's input width */
-	int is_vc;    /* a variable-computation cell (netx.h) */
-	llr_netvc vc;
 	int has_emb;  /* the psi embedding is part of the input */
 	int factored; /* tree or classes output */
 	const llr_words *words;

@@ -121,8 +121,9 @@ void llr_netvc_backward(llr_netvc *v, const float *P, float *G, float lambda, in
 	io.h = h;
 	size_t N = (size_t)T * B;
 	for (size_t n = 0; n < N; n++) {
-		float d = v->m[n] - v->target;
-		v->dm[n] = tg[n] < 0 || v->weight == 0.0f || d == 0.0f ? 0.0f : d > 0.0f ? v->weight : -v->weight;
+		float d = tg[n] < 0 ? 0.0f : v->m[n] - v->target;
+		v->dm[n] = d > 0.0f ? v->weight : d < 0.0f ? -v->weight
+		                                           : 0.0f;
 	}
 	llr_vc_grad gr = tensors(v, G);
 	llr_vc_backward(&io, X, dh, v->dm, dX, NULL, &gr);
