@@ -1208,7 +1208,19 @@ typedef struct llr_net_config {
 	 * 0 = a default chosen by llr_net_new from V, visible in llr_net_cfg */
 	int tree_depth, tree_arity;
 	int32_t tree_cap;   /* words per group at most (tree) */
+	/* the recurrent cell (LLR_CELL_*; 0, the LSTM, by default); the
+	 * variable-computation cells (Jernite's thesis section 2.4, one
+	 * layer) with their mask's sharpness lambda > 0 */
+	int cell;
+	float vc_lambda;
 } llr_net_config;
+
+/* The recurrent cells: the LSTM, and the variable-computation RNN and
+ * GRU (lib/nn/vc.c), whose tensors are vc0/wx (Din x G H), vc0/wh (H x
+ * G H), vc0/bx (G H), vc0/bh (G H, VCGRU only), vc0/u (Din + H) and
+ * vc0/ub (1): G = 1 for the VCRNN, 3 for the VCGRU (columns
+ * dimension-major). */
+enum { LLR_CELL_LSTM = 0, LLR_CELL_VCRNN = 1, LLR_CELL_VCGRU = 2 };
 
 typedef struct llr_net llr_net;
 /* phi (V x F), psi (V x F_in, NULL = phi) and logb (V) are borrowed and
@@ -1336,6 +1348,17 @@ int llr_net_set_out_groups(llr_net *net, const int32_t *group_of, int G, llr_err
  * llr_net_set_open V + S, entry V + s the log-probability of the strings
  * of signature s together, sig_logb[s] + a.phi_s - log Z. */
 int32_t llr_net_out_width(const llr_net *net);
+/* A variable-computation net (cell LLR_CELL_VCRNN or LLR_CELL_VCGRU): the
+ * mask's sharpness lambda > 0 from now on (saved in the config), and the
+ * symmetric L1 penalty weight * |m_t - target| on the scheduler's m_t of
+ * every predicted position, whose gradient llr_net_train_step adds (not
+ * its nll: that stays the language model's).  No effect on an LSTM. */
+void llr_net_set_vc(llr_net *net, float lambda, float target, float weight);
+/* The multiply-adds the recurrent layer's forward passes counted since
+ * the net was made (*macs), over *positions positions, and the dense
+ * cell's per position (*dense: the same cell with every dimension
+ * updated).  0 for an LSTM. */
+void llr_net_vc_macs(const llr_net *net, uint64_t *macs, uint64_t *positions, double *dense);
 /* After llr_net_set_open: rows (K x F, borrowed) that llr_net_score's
  * norm check adds to its exact sum over V: importance samples of the mass
  * outside V, row k standing for count[k] of the draws, each of weight
@@ -1809,6 +1832,10 @@ typedef struct llr_lm_train_cfg {
 	int dropout;     /* dropout masks from the training state's generator */
 	int tree_update; /* a tree output: re-learn the tree every tree_update
 	                    batches of the first epoch (rank 0's for all), 0 never */
+	/* a variable-computation cell: the L1 penalty vc_penalty |m_t -
+	 * vc_target| (llr_net_set_vc), and the mask's sharpness set by the
+	 * epoch, 0.1 in the first, 0.1 more in each next, 1 at most */
+	float vc_target, vc_penalty;
 } llr_lm_train_cfg;
 /* A job for llr_train_run (freed with llr_train_job_free): m trained on
  * train, validated on valid (rank 0's; NULL or without sentences: none),

@@ -69,6 +69,31 @@ static int parse_list(const char *s, int32_t *out, int *n)
 	return *n ? 0 : -1;
 }
 
+static const char *const cell_names[] = {[LLR_CELL_LSTM] = "lstm", [LLR_CELL_VCRNN] = "vcrnn", [LLR_CELL_VCGRU] = "vcgru"};
+
+/* The recurrent cell of the meta: lstm when it has no key cell (files
+ * before issue 52); a variable-computation cell's sharpness vc_lambda. */
+static int config_cell(const llr_meta *meta, llr_net_config *c, llr_err *err)
+{
+	const char *cell = llr_meta_get(meta, "cell");
+	c->cell = -1;
+	for (int i = 0; i < 3; i++)
+		if (!cell ? i == LLR_CELL_LSTM : !strcmp(cell, cell_names[i]))
+			c->cell = i;
+	if (c->cell < 0)
+		return llr_err_set(err, LLR_EFORMAT, "meta: cell=%s is not lstm, vcrnn or vcgru", cell);
+	if (c->cell == LLR_CELL_LSTM)
+		return LLR_OK;
+	double lam;
+	int rc = llr_meta_get_f64(meta, "vc_lambda", &lam, err);
+	if (rc < 0)
+		return rc;
+	if (!(lam > 0.0 && lam <= 1e6))
+		return llr_err_set(err, LLR_EFORMAT, "meta: vc_lambda=%g out of range (0, 1e6]", lam);
+	c->vc_lambda = (float)lam;
+	return LLR_OK;
+}
+
 /* The character-aware input and the tree of the meta. */
 static int config_x(const llr_meta *meta, llr_net_config *c, llr_err *err)
 {
@@ -112,8 +137,12 @@ static int config_x(const llr_meta *meta, llr_net_config *c, llr_err *err)
 
 static int config_x_to_meta(const llr_net_config *c, llr_meta *meta)
 {
-	int rc = llr_meta_set(meta, "input", c->input == LLR_IN_WORD ? "word" : c->input == LLR_IN_CHARS ? "chars"
-	                                                                                                 : "word+chars");
+	int rc = LLR_OK;
+	if (c->cell != LLR_CELL_LSTM && (rc = llr_meta_set(meta, "cell", cell_names[c->cell])) >= 0)
+		rc = llr_meta_setf(meta, "vc_lambda", "%.9g", (double)c->vc_lambda);
+	if (rc >= 0)
+		rc = llr_meta_set(meta, "input", c->input == LLR_IN_WORD ? "word" : c->input == LLR_IN_CHARS ? "chars"
+		                                                                                             : "word+chars");
 	if (rc >= 0 && (c->input == LLR_IN_CONCAT || c->input == LLR_IN_SUM))
 		rc = llr_meta_set(meta, "combine", c->input == LLR_IN_SUM ? "sum" : "concat");
 	if (rc >= 0 && c->input != LLR_IN_WORD) {
@@ -196,7 +225,7 @@ int llr_rnnlm_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config 
 	if (!(p >= 0.0 && p < 1.0))
 		return llr_err_set(err, LLR_EFORMAT, "meta: dropout=%g out of range [0, 1)", p);
 	c->dropout = (float)p;
-	if ((rc = config_x(meta, c, err)) < 0)
+	if ((rc = config_x(meta, c, err)) < 0 || (rc = config_cell(meta, c, err)) < 0)
 		return rc;
 	lexicon_sizes(x, c);
 	return LLR_OK;
@@ -266,7 +295,7 @@ static int derived_key(const char *k)
 {
 	static const char *own[] = {"format", "version", "kind", "output", "embed", "hidden", "layers", "dropout", "n_params",
 	                            "input", "combine", "char_vocab", "char_embed", "char_widths", "char_filters", "highway",
-	                            "classes", "tree_depth", "tree_arity", "tree_cap", NULL};
+	                            "classes", "tree_depth", "tree_arity", "tree_cap", "cell", "vc_lambda", NULL};
 	for (int i = 0; own[i]; i++)
 		if (!strcmp(k, own[i]))
 			return 1;

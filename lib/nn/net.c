@@ -24,6 +24,10 @@
  *   highwayL/b     2D        0, transform gate (columns D..2D) -2
  * and with a tree or classes output (nettree.c), out/w and out/b are
  * replaced by tree/nodes/w, tree/nodes/b, tree/words/w, tree/words/b.
+ * A variable-computation cell (cfg.cell, one layer; netvc.c) has vc0/wx,
+ * vc0/wh, vc0/bx, vc0/bh (VCGRU only), vc0/u, vc0/ub in place of the
+ * LSTM's tensors, drawn as the other matrices and biases are (u, ub as
+ * matrices: the scheduler starts near m_t = 1/2).
  * Gradients have the same layout.  Workspace for a batch is allocated on
  * first use and grown on demand: no allocation per step once the largest
  * batch has been seen.  A net is not safe to use from two threads at once.
@@ -94,6 +98,10 @@ struct llr_net {
 	float *llwork;
 	double *chunk;
 	int llthreads;
+
+	/* a variable-computation cell in place of the LSTM (netvc.c) */
+	int is_vc;
+	llr_netvc vc;
 
 	/* character-aware input and factored outputs (netx.h) */
 	int din0;     /* the LSTM's input width */
@@ -222,6 +230,35 @@ static void add_output_tensors(llr_net *net)
 	add_tensor(net, "tree/words/b", 1, cf->vocab, 0, &o->o_bw);
 }
 
+/* The cell: the LSTM, or one variable-computation layer with lambda > 0. */
+static int check_cell(const llr_net_config *c, llr_err *err)
+{
+	if (c->cell == LLR_CELL_LSTM)
+		return LLR_OK;
+	if (c->cell != LLR_CELL_VCRNN && c->cell != LLR_CELL_VCGRU)
+		return llr_err_set(err, LLR_EINVAL, "network: unknown cell %d", c->cell);
+	if (c->layers != 1)
+		return llr_err_set(err, LLR_EINVAL, "network: %d layers: a variable-computation cell has one layer", c->layers);
+	if (!(c->vc_lambda > 0.0f && isfinite(c->vc_lambda)))
+		return llr_err_set(err, LLR_EINVAL, "network: the mask's sharpness %g must be positive", (double)c->vc_lambda);
+	return LLR_OK;
+}
+
+/* The variable-computation layer's tensors (after the input's). */
+static void add_vc_tensors(llr_net *net)
+{
+	llr_netvc *v = &net->vc;
+	llr_netvc_init(v, net->cfg.cell, net->din0, net->cfg.hidden);
+	int64_t GH = (int64_t)v->G * v->H;
+	add_tensor(net, "vc0/wx", 2, v->Din, GH, &v->o_wx);
+	add_tensor(net, "vc0/wh", 2, v->H, GH, &v->o_wh);
+	add_tensor(net, "vc0/bx", 1, GH, 0, &v->o_bx);
+	if (v->G == LLR_VC_GRU)
+		add_tensor(net, "vc0/bh", 1, GH, 0, &v->o_bh);
+	add_tensor(net, "vc0/u", 1, (int64_t)v->Din + v->H, 0, &v->o_u);
+	add_tensor(net, "vc0/ub", 1, 1, 0, &v->o_ub);
+}
+
 llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
 {
 	llr_net_config cf = *c;
@@ -264,10 +301,13 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 		return llr_err_set(err, LLR_EINVAL, "network: unknown output kind %d", cf.output), NULL;
 	}
 
+	if (check_cell(&cf, err) < 0)
+		return NULL;
 	llr_net *net = calloc(1, sizeof *net);
 	if (!net)
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory"), NULL;
 	net->cfg = cf;
+	net->is_vc = cf.cell != LLR_CELL_LSTM;
 	net->factored = factored;
 	net->budget = OUT_BUDGET;
 	if (factored && llr_treeout_init(&net->tree, &net->cfg, err) < 0) {
@@ -303,7 +343,7 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 
 	int H = cf.hidden;
 	add_input_tensors(net);
-	for (int l = 0; l < cf.layers; l++) {
+	for (int l = 0; !net->is_vc && l < cf.layers; l++) {
 		char nm[24];
 		snprintf(nm, sizeof nm, "lstm%d/wx", l);
 		add_tensor(net, nm, 2, din_of(net, l), 4 * H, &net->o_wx[l]);
@@ -312,6 +352,8 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 		snprintf(nm, sizeof nm, "lstm%d/b", l);
 		add_tensor(net, nm, 1, 4 * H, 0, &net->o_b[l]);
 	}
+	if (net->is_vc)
+		add_vc_tensors(net);
 	add_output_tensors(net);
 	net->params = llr_calloc(net->nparams, sizeof *net->params);
 	net->grads = llr_calloc(net->nparams, sizeof *net->grads);
@@ -393,6 +435,7 @@ void llr_net_free(llr_net *net)
 	free(net->open_logb);
 	free(net->nrm_lw);
 	llr_charin_free(&net->ci);
+	llr_netvc_free(&net->vc);
 	if (net->factored)
 		llr_treeout_free(&net->tree);
 	free(net->own_logb);
@@ -553,6 +596,8 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 		}
 		net->capN = N;
 	}
+	if (net->is_vc && llr_netvc_ensure(&net->vc, net->capN, B) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "network: out of memory for a batch of %zu positions", N);
 	if (net->bg && net->ctx_cap < N) {
 		size_t m = (size_t)llr_ngram_bg_ctxlen(net->bg);
 		free(net->ctx);
@@ -711,23 +756,27 @@ static int forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const int
 		return LLR_ENOMEM;
 	const float *X = net->x0;
 	for (int l = 0; l < cf->layers; l++) {
-		llr_lstm_io io = {
-		    .T = T,
-		    .B = B,
-		    .Din = din_of(net, l),
-		    .H = cf->hidden,
-		    .wx = P + net->o_wx[l],
-		    .wh = P + net->o_wh[l],
-		    .b = P + net->o_b[l],
-		    .h0 = h0 ? h0 + (size_t)l * B * H : NULL,
-		    .c0 = c0 ? c0 + (size_t)l * B * H : NULL,
-		    .act = net->act[keep ? l : 0],
-		    .c = net->c[keep ? l : 0],
-		    .tc = net->tc[keep ? l : 0],
-		    .h = net->h[l],
-		    .rows = rows,
-		};
-		llr_lstm_forward(&io, X);
+		if (net->is_vc) {
+			llr_netvc_forward(&net->vc, P, cf->vc_lambda, T, B, rows, h0, X, net->act[0], net->c[0], net->tc[0], net->h[0]);
+		} else {
+			llr_lstm_io io = {
+			    .T = T,
+			    .B = B,
+			    .Din = din_of(net, l),
+			    .H = cf->hidden,
+			    .wx = P + net->o_wx[l],
+			    .wh = P + net->o_wh[l],
+			    .b = P + net->o_b[l],
+			    .h0 = h0 ? h0 + (size_t)l * B * H : NULL,
+			    .c0 = c0 ? c0 + (size_t)l * B * H : NULL,
+			    .act = net->act[keep ? l : 0],
+			    .c = net->c[keep ? l : 0],
+			    .tc = net->tc[keep ? l : 0],
+			    .h = net->h[l],
+			    .rows = rows,
+			};
+			llr_lstm_forward(&io, X);
+		}
 		if (drop) {
 			float p = cf->dropout, keep = 1.0f / (1.0f - p);
 			float *m = net->mask[l], *hd = net->hd[l];
@@ -931,6 +980,11 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 		}
 		const float *X = l ? layer_out(net, l - 1, drop) : net->x0;
 		const float *P = net->params;
+		if (net->is_vc) {
+			llr_netvc_backward(&net->vc, P, G, cf->vc_lambda, bt->T, bt->B, net->tg, X, net->act[0], net->c[0], net->tc[0], net->h[0],
+			                   net->dh, net->dx);
+			continue;
+		}
 		llr_lstm_io io = {
 		    .T = bt->T,
 		    .B = bt->B,
@@ -1098,6 +1152,7 @@ static llr_net *net_copy(llr_net *net, llr_err *err)
 static int sync_copy(llr_net *net, llr_net *c, llr_err *err)
 {
 	c->words = net->words;
+	c->cfg.vc_lambda = net->cfg.vc_lambda;
 	if (c->bg != net->bg) {
 		free(c->ctx);
 		c->ctx = NULL;
@@ -1390,6 +1445,24 @@ int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr
 int32_t llr_net_out_width(const llr_net *net)
 {
 	return net->cfg.vocab + net->out.X;
+}
+
+void llr_net_set_vc(llr_net *net, float lambda, float target, float weight)
+{
+	if (!net->is_vc)
+		return;
+	LLR_ASSERT(lambda > 0.0f);
+	net->cfg.vc_lambda = lambda;
+	net->vc.target = target;
+	net->vc.weight = weight;
+}
+
+void llr_net_vc_macs(const llr_net *net, uint64_t *macs, uint64_t *positions, double *dense)
+{
+	const llr_netvc *v = &net->vc;
+	*macs = net->is_vc ? v->macs : 0;
+	*positions = net->is_vc ? v->pos : 0;
+	*dense = net->is_vc ? (double)(v->Din + v->H) * (1.0 + (double)v->G * v->H) : 0.0;
 }
 
 void llr_net_set_words(llr_net *net, const llr_words *w)

@@ -84,4 +84,40 @@ llr_tree_io llr_treeout_io(const llr_treeout *o, const float *P, float *G);
  * reservoir. */
 int llr_treeout_forward(llr_treeout *o, const float *P, float *G, const float *Hs, size_t N, const int32_t *tg, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dH);
 
+/* ----------------------------------------------------------- netvc.c */
+
+/* The net's variable-computation layer (one layer, issue 52): vc.c's
+ * layer over the net's flat arrays, its saved values (m, k, e) and
+ * scratch, the penalty on m_t and the multiply-adds counted. */
+typedef struct llr_netvc {
+	int G; /* LLR_VC_RNN or LLR_VC_GRU */
+	int Din, H;
+	size_t o_wx, o_wh, o_bx, o_bh, o_u, o_ub;
+	float target, weight; /* the L1 penalty on m_t (weight 0: none) */
+	float *m, *dm, *e;    /* N, N, N x H */
+	int *k, *order;       /* N, 2 B */
+	float *work;          /* llr_vc_work_size */
+	size_t capN;
+	int capB;
+	uint64_t macs, pos; /* forward multiply-adds, over pos positions */
+} llr_netvc;
+
+/* The layer of cell (LLR_CELL_VCRNN or LLR_CELL_VCGRU) over Din inputs
+ * and H dimensions, its tensors at the offsets the net sets after. */
+void llr_netvc_init(llr_netvc *v, int cell, int Din, int H);
+void llr_netvc_free(llr_netvc *v);
+/* Room for N positions of B streams.  LLR_ENOMEM. */
+int llr_netvc_ensure(llr_netvc *v, size_t N, int B);
+/* Forward over T steps of B streams (rows: packed, as llr_vc_io's; h0
+ * B x H or NULL) from X (N x Din) into h (N x H); act (N x G H), cn and
+ * g (N x H) the cell's saved values. */
+void llr_netvc_forward(llr_netvc *v, const float *P, float lambda, int T, int B, const int *rows, const float *h0, const float *X,
+                       float *act, float *cn, float *g, float *h);
+/* Its backward (T x B, not packed, after a forward of the same batch):
+ * dh (N x H) dLoss/dh in, scratch after; the penalty's dLoss/dm at the
+ * positions whose target tg is not -1; dX (N x Din) out; gradients added
+ * into G. */
+void llr_netvc_backward(llr_netvc *v, const float *P, float *G, float lambda, int T, int B, const int32_t *tg, const float *X,
+                        float *act, float *cn, float *g, float *h, float *dh, float *dX);
+
 #endif

@@ -603,7 +603,7 @@ static size_t tensor_span(llr_net *net, size_t i, const char **name, size_t *off
 	return (size_t)sh[0] * (size_t)(nd > 1 ? sh[1] : 1);
 }
 
-static void net_case(float dropout, int own_psi)
+static void net_case(float dropout, int own_psi, int cell)
 {
 	llr_rng r;
 	llr_rng_seed(&r, 20);
@@ -614,6 +614,8 @@ static void net_case(float dropout, int own_psi)
 	for (int v = 0; v < V; v++)
 		logb[v] = (float)log(0.02 + llr_rng_uniform(&r));
 	llr_net_config cf = {.vocab = V, .feat_out = F, .feat_in = own_psi ? FI : F, .embed = 4, .hidden = 5, .layers = 2, .dropout = dropout, .output = LLR_OUT_LOGLINEAR};
+	if (cell != LLR_CELL_LSTM) /* one layer, a soft mask (most dimensions kept, partly) */
+		cf.cell = cell, cf.layers = 1, cf.vc_lambda = 0.5f;
 	llr_err e = {0};
 	llr_net *net = llr_net_new(&cf, phi, psi, logb, &e);
 	CHECK(net != NULL);
@@ -643,7 +645,7 @@ static void net_case(float dropout, int own_psi)
 		const char *name;
 		size_t off, n = tensor_span(net, i, &name, &off);
 		char nm[64];
-		snprintf(nm, sizeof nm, "net%s%s %s", dropout > 0 ? " dropout" : "", own_psi ? " psi" : "", name);
+		snprintf(nm, sizeof nm, "net%s%s%s %s", dropout > 0 ? " dropout" : "", own_psi ? " psi" : "", cell ? " vc" : "", name);
 		CHECK(gradcheck(nm, P + off, g + off, n, net_loss, &c, 40, &r) == 0);
 		/* every component too, and they carry signal well above the
 		 * tolerance (5 * ATOL: layer 0's wh under a real-valued psi
@@ -680,19 +682,27 @@ static void net_case(float dropout, int own_psi)
 
 static void test_net(void)
 {
-	net_case(0.0f, 0);
-	net_case(0.0f, 1);
+	net_case(0.0f, 0, LLR_CELL_LSTM);
+	net_case(0.0f, 1, LLR_CELL_LSTM);
 }
 
 static void test_net_dropout(void)
 {
-	net_case(0.4f, 1);
+	net_case(0.4f, 1, LLR_CELL_LSTM);
+}
+
+/* The net with a variable-computation cell (issue 52): its tensors
+ * through the output layer and the embedding. */
+static void test_net_vc(void)
+{
+	net_case(0.0f, 1, LLR_CELL_VCRNN);
+	net_case(0.0f, 0, LLR_CELL_VCGRU);
 }
 
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(13);
+	PLAN(14);
 	RUN(test_checker);
 	RUN(test_vexp);
 	RUN(test_dense);
@@ -705,6 +715,7 @@ int main(void)
 	RUN(test_loglinear_blocks);
 	RUN(test_net);
 	RUN(test_net_dropout);
+	RUN(test_net_vc);
 	llr_blas_set_threads(2);
 	RUN(test_net);
 	DONE();

@@ -4,7 +4,8 @@
  * corpus' pieces, this rank's share of one as a gradient, the update
  * (row-sparse in one process: only the rows a batch used are scaled,
  * clipped, updated and zeroed), the validation loss, the tree output's
- * re-learning in the first epoch and saving.
+ * re-learning in the first epoch and saving; a variable-computation
+ * cell's sharpness by the epoch and its penalty on m_t.
  */
 #include "family/rnnlm/lmtrain.h"
 
@@ -25,6 +26,13 @@ typedef struct lmjob {
 	int nrows;
 	int g_clean; /* the gradient is all zero (after a sparse step) */
 } lmjob;
+
+/* The sharpness of the mask in epoch + 1 (Jernite: 0.1, then 0.1 more
+ * an epoch, up to 1). */
+static float vc_lambda(int64_t epoch)
+{
+	return epoch >= 9 ? 1.0f : 0.1f * (float)(epoch + 1);
+}
 
 static int lm_plan(void *job, llr_rng *r, size_t *nbatches, llr_err *err)
 {
@@ -51,6 +59,7 @@ static int lm_grad(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, 
 		nb = m;
 	}
 	llr_batch bt = nb ? lm_make_batch(&J->bb, J->tc, p, nb) : (llr_batch){0};
+	llr_net_set_vc(net, vc_lambda(ts->epoch), J->cfg.vc_target, J->cfg.vc_penalty);
 	/* One process reads, updates and zeroes only the rows of the batch in
 	 * the row-sparse blocks (the others' gradient is zero); a distributed
 	 * run sums the whole gradient across the ranks. */
@@ -162,9 +171,18 @@ static float *lm_params(void *job, float **grads, size_t *n)
 	return llr_net_params(J->m->net, n);
 }
 
+/* The model; the best weights of a variable-computation cell with the
+ * sharpness they were validated at (their epoch's). */
 static int lm_save(void *job, const char *path, const llr_train_state *ts, llr_err *err)
 {
-	return llr_rnnlm_save(path, ((lmjob *)job)->m, ts, err);
+	lmjob *J = job;
+	llr_net *net = J->m->net;
+	float now = llr_net_cfg(net)->vc_lambda;
+	if (ts && ts->best)
+		llr_net_set_vc(net, vc_lambda(ts->best_epoch > 0 ? ts->best_epoch - 1 : 0), J->cfg.vc_target, J->cfg.vc_penalty);
+	int rc = llr_rnnlm_save(path, J->m, ts, err);
+	llr_net_set_vc(net, now, J->cfg.vc_target, J->cfg.vc_penalty);
+	return rc;
 }
 
 static void lm_free(void *job)

@@ -1,7 +1,8 @@
 /*
  * trainer.c - the LSTM language model's side of train(1): its options
  * (the network, the character-aware input and the tree and class outputs
- * of Jernite's thesis, chapters 2 and 3; open-vocabulary training), the
+ * of Jernite's thesis, chapters 2 and 3, its variable-computation cells
+ * of section 2.4; open-vocabulary training), the
  * checks among them, and the setup of a run: the featurize streams read
  * as one corpus (this rank's share), the new model or the resumed one
  * checked against the options it fixes, open or closed training, the
@@ -34,7 +35,13 @@ static const llr_train_opt opts[] = {
 	{"tree-cap", 0, LLR_TOPT_INT, 0, 1, INT32_MAX, .arg = "n", .help = "words per group at most"},
 	{"tree-update", 0, LLR_TOPT_INT, 0, 0, INT32_MAX, .dflt = "100", .arg = "n",
 	 .help = "re-learn the tree every n batches of the first epoch"},
-	{"layers", 0, LLR_TOPT_INT, 0, 1, 64, .dflt = "2", .arg = "n", .help = "LSTM layers (default 2)"},
+	{"cell", 0, LLR_TOPT_CHOICE, 0, .choices = "lstm|vcrnn|vcgru", .dflt = "lstm", .arg = "lstm|vcrnn|vcgru",
+	 .help = "the recurrent cell (default lstm)", .bad = "'%s' is not lstm, vcrnn or vcgru"},
+	{"vc-target", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1, .dflt = "0.5", .arg = "m",
+	 .help = "vcrnn, vcgru: the target mean of m_t, in (0, 1] (default 0.5)"},
+	{"vc-penalty", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1e6, .dflt = "0", .arg = "w",
+	 .help = "vcrnn, vcgru: weight of the L1 penalty |m_t - target| (default 0)"},
+	{"layers", 0, LLR_TOPT_INT, 0, 1, 64, .dflt = "2", .arg = "n", .help = "LSTM layers (default 2; 1 with --cell vcrnn|vcgru)"},
 	{"hidden", 0, LLR_TOPT_INT, 0, 1, 1 << 16, .dflt = "256", .arg = "n", .help = "LSTM size (default 256)"},
 	{"embed", 0, LLR_TOPT_INT, 0, 1, 1 << 16, .dflt = "256", .arg = "n", .help = "embedding size (default 256)"},
 	{"dropout", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 0.95, .arg = "p", .help = "dropout probability in training (default 0)"},
@@ -48,11 +55,13 @@ typedef struct lmo {
 	llr_net_config net; /* input, char_*, highway, tree_*, and the sizes */
 	int output;         /* 0: by the stream */
 	int layers, hidden, embed, batch, max_len, optim, init, tree_update;
-	double dropout, lr, eps;
+	double dropout, lr, eps, vc_target, vc_penalty;
 	uint64_t seed;
 	llr_train_common run;
 	int nmore; /* further streams: operands 1 .. */
 } lmo;
+
+static const char *const cells[] = {[LLR_CELL_LSTM] = "lstm", [LLR_CELL_VCRNN] = "vcrnn", [LLR_CELL_VCGRU] = "vcgru"};
 
 static const int outputs[] = {LLR_OUT_LOGLINEAR, LLR_OUT_SOFTMAX, LLR_OUT_TREE, LLR_OUT_CLASSES, LLR_OUT_LOGLINEAR};
 
@@ -115,6 +124,8 @@ static int net_opts(const llr_train_args *a, llr_net_config *c, llr_err *err)
 		c->char_filters[k] = 25 * (k + 1);
 	}
 	c->input = (int)llr_train_args_int(a, "input"); /* LLR_IN_WORD, CHARS, CONCAT in order */
+	c->cell = (int)llr_train_args_int(a, "cell");   /* LLR_CELL_LSTM, VCRNN, VCGRU in order */
+	c->vc_lambda = 0.1f;
 	c->char_embed = (int)llr_train_args_int(a, "char-embed");
 	c->highway = (int)llr_train_args_int(a, "highway");
 	c->tree_depth = (int)llr_train_args_int(a, "tree-depth");
@@ -127,6 +138,21 @@ static int net_opts(const llr_train_args *a, llr_net_config *c, llr_err *err)
 static int output_of(const llr_train_args *a)
 {
 	return llr_train_args_given(a, "output") ? outputs[llr_train_args_int(a, "output")] : 0;
+}
+
+/* The variable-computation cells' options: one layer (vc.c's layers do
+ * not stack yet), a target in (0, 1]. */
+static int check_vc(const llr_train_args *a, int cell, llr_err *err)
+{
+	int vc_opts = llr_train_args_given(a, "vc-target") || llr_train_args_given(a, "vc-penalty");
+	if (!(llr_train_args_num(a, "vc-target") > 0))
+		return llr_train_usage_err(err, "--vc-target: %g: the target mean of m_t must be in (0, 1]", llr_train_args_num(a, "vc-target"));
+	if (cell == LLR_CELL_LSTM && vc_opts && !llr_train_args_given(a, "resume"))
+		return llr_train_usage_err(err, "--vc-target and --vc-penalty need --cell vcrnn or vcgru");
+	if (cell != LLR_CELL_LSTM && llr_train_args_int(a, "layers") > 1 && llr_train_args_given(a, "layers"))
+		return llr_train_usage_err(err, "--cell %s: --layers %d: a variable-computation cell has one layer (its layers do not stack yet)",
+		                           cells[cell], (int)llr_train_args_int(a, "layers"));
+	return LLR_OK;
 }
 
 /* Options that do not go together, and the streams. */
@@ -155,6 +181,8 @@ static int check(const llr_train_args *a, llr_err *err)
 	if (sum && D != llr_train_args_int(a, "embed"))
 		return llr_train_usage_err(err, "--combine sum: the %d filters of --char-filters must add up to --embed %d", D,
 		                           (int)llr_train_args_int(a, "embed"));
+	if ((rc = check_vc(a, n.cell, err)) < 0)
+		return rc;
 	for (int i = 1; i < llr_train_args_noperands(a); i++)
 		if (!strcmp(llr_train_args_operand(a, i), "-"))
 			return llr_train_usage_err(err, "'-' (stdin) can only be the first stream");
@@ -168,8 +196,10 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, lmo *
 	if (llr_train_args_int(a, "combine") == 1)
 		o->net.input = LLR_IN_SUM;
 	o->output = output_of(a);
-	o->layers = (int)llr_train_args_int(a, "layers");
+	o->layers = o->net.cell != LLR_CELL_LSTM && !llr_train_args_given(a, "layers") ? 1 : (int)llr_train_args_int(a, "layers");
 	o->hidden = (int)llr_train_args_int(a, "hidden");
+	o->vc_target = llr_train_args_num(a, "vc-target");
+	o->vc_penalty = llr_train_args_num(a, "vc-penalty");
 	o->embed = (int)llr_train_args_int(a, "embed");
 	o->batch = (int)llr_train_args_int(a, "batch");
 	o->max_len = (int)llr_train_args_int(a, "max-len");
@@ -206,6 +236,21 @@ static void lmrun_free(void *p)
 	free(R);
 }
 
+/* --resume: the cell and a variable-computation cell's penalty bind. */
+static int resume_vc(const llr_train_args *a, lmo *o, const llr_net_config *c, const llr_meta *m, llr_err *err)
+{
+	if (llr_train_args_given(a, "cell") && o->net.cell != c->cell)
+		return llr_train_usage_err(err, "--cell %s: the resumed model's cell is %s", cells[o->net.cell], cells[c->cell]);
+	o->net.cell = c->cell;
+	if (c->cell == LLR_CELL_LSTM) {
+		if (llr_train_args_given(a, "vc-target") || llr_train_args_given(a, "vc-penalty"))
+			return llr_train_usage_err(err, "--vc-target and --vc-penalty: the resumed model's cell is lstm");
+		return LLR_OK;
+	}
+	int rc = llr_train_fixed_prob(a, "vc-target", "vc_target", &o->vc_target, llr_meta_num(m, "vc_target", o->vc_target), err);
+	return rc < 0 ? rc : llr_train_fixed_prob(a, "vc-penalty", "vc_penalty", &o->vc_penalty, llr_meta_num(m, "vc_penalty", o->vc_penalty), err);
+}
+
 /* --resume: the options the model was trained with bind (contradicting
  * one is a usage error); then its limits for those not given. */
 static int resume_fixed(const llr_train_args *a, lmo *o, const llr_rnnlm *model, llr_err *err)
@@ -227,6 +272,8 @@ static int resume_fixed(const llr_train_args *a, lmo *o, const llr_rnnlm *model,
 	    (rc = llr_train_fixed(a, "optim", m, "optim", llr_optim_name(o->optim), err)) < 0 ||
 	    (rc = llr_train_fixed_prob(a, "dropout", "dropout", &o->dropout, c->dropout, err)) < 0 ||
 	    (rc = llr_train_fixed(a, "seed", m, "seed", b[5], err)) < 0)
+		return rc;
+	if ((rc = resume_vc(a, o, c, m, err)) < 0)
 		return rc;
 	o->output = c->output;
 	o->layers = c->layers;
@@ -386,9 +433,12 @@ static void say_start(const llr_train_args *a, const lmo *o, const char *sname, 
 	char more[48] = "";
 	if (o->nmore)
 		snprintf(more, sizeof more, " and %d more stream%s", o->nmore, o->nmore > 1 ? "s" : "");
-	llr_train_note(a, "%s%s: %lld sentences, %lld tokens, V %zu, %s output, %zu parameters%s", sname, more, (long long)R->tc.sentences,
-	               (long long)R->tc.tokens, llr_strmap_size(R->model->lex->vocab), output_name(llr_net_cfg(R->model->net)->output), n,
-	               at);
+	const llr_net_config *c = llr_net_cfg(R->model->net);
+	char cell[32] = "";
+	if (c->cell != LLR_CELL_LSTM)
+		snprintf(cell, sizeof cell, ", %s cell", cells[c->cell]);
+	llr_train_note(a, "%s%s: %lld sentences, %lld tokens, V %zu, %s output%s, %zu parameters%s", sname, more, (long long)R->tc.sentences,
+	               (long long)R->tc.tokens, llr_strmap_size(R->model->lex->vocab), output_name(c->output), cell, n, at);
 	if (comm && comm->on)
 		llr_train_note(a, "distributed: %d ranks (rank 0 holds %lld of the %lld sentences), %zu bytes summed across them per step",
 		               comm->size, (long long)R->tc.held, (long long)R->tc.sentences, llr_train_step_bytes(n));
@@ -423,6 +473,33 @@ static int setup(llr_train_args *a, lmo *o, const char *sname, const llr_train_c
 	return o->run.valid ? read_valid(a, o, R, err) : LLR_OK;
 }
 
+/* A variable-computation cell's penalty, for --resume. */
+static int vc_meta(const lmo *o, llr_rnnlm *m)
+{
+	if (o->net.cell == LLR_CELL_LSTM)
+		return LLR_OK;
+	int rc = llr_meta_setf(m->meta, "vc_target", "%.9g", o->vc_target);
+	return rc < 0 ? rc : llr_meta_setf(m->meta, "vc_penalty", "%.9g", o->vc_penalty);
+}
+
+/* After each epoch's line, a variable-computation cell's: its sharpness
+ * and the multiply-adds of its forward passes per position so far,
+ * against the dense cell's. */
+static int vc_note(void *fam, const llr_train_event *ev, llr_buf *line)
+{
+	const llr_net *net = ((lmrun *)fam)->model->net;
+	uint64_t macs, pos;
+	double dense;
+	llr_net_vc_macs(net, &macs, &pos, &dense);
+	if (!pos)
+		return LLR_OK;
+	double per = (double)macs / (double)pos;
+	const llr_net_config *c = llr_net_cfg(net);
+	int rc = llr_buf_printf(line, "%s: lambda %.1f, %.0f multiply-adds per position in the recurrent layer, the dense cell's %.0f (%.1f%%)",
+	                        cells[c->cell], (double)c->vc_lambda, per, dense, 100.0 * per / dense);
+	return rc < 0 ? LLR_ENOMEM : LLR_OK;
+}
+
 static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err)
 {
 	lmo o;
@@ -437,17 +514,24 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	if (rc < 0)
 		return rc;
 	if (llr_train_limits_meta(&o.run.lim, R->model->meta) < 0 || llr_train_schedule_meta(&o.run.lim, R->model->meta) < 0 ||
-	    llr_train_optim_meta(R->model->meta, R->ts->optim) < 0)
+	    llr_train_optim_meta(R->model->meta, R->ts->optim) < 0 || vc_meta(&o, R->model) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (!o.run.quiet)
 		say_start(a, &o, sname, comm, R);
-	llr_lm_train_cfg cfg = {.batch = o.batch, .max_len = o.max_len, .dropout = o.dropout > 0, .tree_update = o.tree_update};
+	llr_lm_train_cfg cfg = {.batch = o.batch,
+	                        .max_len = o.max_len,
+	                        .dropout = o.dropout > 0,
+	                        .tree_update = o.tree_update,
+	                        .vc_target = (float)o.vc_target,
+	                        .vc_penalty = (float)o.vc_penalty};
 	if ((rc = llr_rnnlm_train_job(R->model, &R->tc, &R->vc, &cfg, comm, &s->job, err)) < 0)
 		return rc;
 	s->ts = R->ts;
 	s->lim = o.run.lim;
 	s->train_tokens = R->tc.tokens;
 	s->has_valid = R->vc.sentences > 0;
+	if (o.net.cell != LLR_CELL_LSTM)
+		s->epoch_note = vc_note;
 	return LLR_OK;
 }
 
@@ -458,6 +542,7 @@ const llr_trainer llr_rnnlm_trainer = {
 	            "             [--char-embed n] [--char-filters w:n,...] [--highway n]\n"
 	            "             [--classes n] [--tree-depth n] [--tree-arity n] [--tree-cap n]\n"
 	            "             [--tree-update n]\n"
+	            "             [--cell lstm|vcrnn|vcgru] [--vc-target m] [--vc-penalty w]\n"
 	            "             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
 	            "             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
 	            "             [--lr x] [--eps x] [--clip x] [--min-improvement x] [--valid file]\n"

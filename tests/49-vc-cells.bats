@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# The variable-computation cells of the LSTM language model (train --cell
+# vcrnn|vcgru, issue 52): the model file (its cell, sharpness and
+# tensors), the schedule of lambda to 1 and the multiply-adds line
+# (fewer than the dense cell's under a hard mask and the penalty), score
+# (finite, the same at --batch 1 and 8 and on 2 threads) and gen,
+# --resume to the byte of the uninterrupted model, two ranks against one
+# process, and the bad values.  A tiny character-level
+# LM: 200 sentences of the UD French slice (150 to train on, 50 to
+# validate) cut into characters, spaces as '_'.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+TINY="--hidden 24 --embed 8 --threads 1 -s 1"
+
+setup_file() {
+	local m="$BATS_FILE_TMPDIR"
+	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -200 |
+		sed 's/ /_/g; s/./& /g; s/ $//' >"$m/all.tok"
+	head -150 "$m/all.tok" >"$m/train.tok"
+	tail -50 "$m/all.tok" >"$m/valid.tok"
+	featurize --top 100000 "$m/train.tok" >"$m/chars" 2>/dev/null
+	train $TINY --cell vcgru --epochs 2 --vc-target 0.4 --vc-penalty 0.01 --valid "$m/valid.tok" -o "$m/vg.bin" "$m/chars" 2>"$m/vg.err"
+	train $TINY -q --cell vcrnn --epochs 2 -o "$m/vr.bin" "$m/chars"
+	# ten epochs: lambda 1, a hard mask that the penalty makes cut
+	train $TINY --cell vcgru --epochs 10 --vc-target 0.2 --vc-penalty 0.5 -o "$m/sharp.bin" "$m/chars" 2>"$m/sharp.err"
+}
+
+setup() {
+	M="$BATS_FILE_TMPDIR"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+meta() {
+	tar xOf "$1" meta | sed -n "s/^$2=//p"
+}
+
+@test "train --cell: the model file (cell, one layer, lambda of the last epoch, vc0 tensors in order)" {
+	[ "$(meta "$M/vg.bin" cell)" = vcgru ]
+	[ "$(meta "$M/vg.bin" layers)" = 1 ]
+	[ "$(meta "$M/vg.bin" vc_lambda)" = 0.200000003 ]
+	[ "$(meta "$M/vg.bin" vc_target)" = 0.4 ]
+	[ "$(meta "$M/vg.bin" vc_penalty)" = 0.01 ]
+	[ "$(meta "$M/vr.bin" cell)" = vcrnn ]
+	tar tf "$M/vg.bin" | grep '^params/' >list
+	printf 'params/%s.npy\n' embed bos vc0/wx vc0/wh vc0/bx vc0/bh vc0/u vc0/ub out/w out/b | diff - list
+	tar tf "$M/vr.bin" | grep '^params/vc0/' >list
+	printf 'params/vc0/%s.npy\n' wx wh bx u ub | diff - list
+	# an LSTM's file has no cell key, as before
+	train $TINY -q --layers 1 --epochs 1 -o l.bin "$M/chars"
+	[ -z "$(meta l.bin cell)" ]
+	# each epoch's line of multiply-adds, lambda 0.1 then 0.2
+	grep -q '^train: vcgru: lambda 0\.1, [0-9]* multiply-adds per position in the recurrent layer, the dense cell.s [0-9]* ([0-9.]*%)$' "$M/vg.err"
+	grep -q '^train: vcgru: lambda 0\.2, ' "$M/vg.err"
+	grep -q '^train: epoch 2 train .* valid ' "$M/vg.err"
+	# lambda 1 after ten epochs; the hard mask computes less than the
+	# dense cell (the multiply-adds of all ten epochs' passes under 90%)
+	[ "$(meta "$M/sharp.bin" vc_lambda)" = 1 ]
+	tail -n 2 "$M/sharp.err" | sed -n 's/^train: vcgru: lambda 1\.0, .*(\([0-9.]*\)%)$/\1/p' >pct
+	[ -s pct ]
+	awk '{ exit !($1 > 0 && $1 < 90) }' pct
+	grep -q '^train: .*/chars: 150 sentences, .*, softmax output, vcgru cell, [0-9]* parameters$' "$M/vg.err"
+}
+
+@test "score: finite, the same at --batch 1 and 8 and on 2 threads; gen samples" {
+	for m in vg vr sharp; do
+		score -q -m "$M/$m.bin" --batch 1 "$M/valid.tok" >b1
+		score -q -m "$M/$m.bin" --batch 8 "$M/valid.tok" >b8
+		[ "$(wc -l <b1)" -eq 50 ]
+		run grep -Ei 'inf|nan' b1
+		assert_failure
+		cmp b1 b8
+		# the streams split across threads (copies of the net)
+		score -q -m "$M/$m.bin" --batch 8 --threads 2 "$M/valid.tok" | cmp b1 -
+		gen -m "$M/$m.bin" -n 3 -s 1 >g
+		[ "$(wc -l <g)" -eq 3 ]
+	done
+}
+
+@test "train --resume after epoch 1 ends with the model of the uninterrupted run" {
+	for cell in vcgru vcrnn; do
+		S="$TINY -q --cell $cell --vc-target 0.3 --vc-penalty 0.05"
+		train $S --epochs 2 -o full.bin "$M/chars"
+		train $S --epochs 1 -o part.bin "$M/chars"
+		[ "$(meta part.bin vc_lambda)" = 0.100000001 ]
+		train -q --threads 1 --resume part.bin --epochs 2 "$M/chars"
+		cmp full.bin part.bin
+	done
+	run_err 2 '^train: --cell vcrnn: the resumed model.s cell is vcgru' train --resume "$M/vg.bin" --cell vcrnn --epochs 3 -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-target 0.5: the resumed model has vc_target=0.4' train --resume "$M/vg.bin" --vc-target 0.5 --epochs 3 -o x.bin "$M/chars"
+}
+
+@test "train --cell, --vc-target, --vc-penalty: bad values are usage errors" {
+	run_err 2 '^train: --vc-target: 0: the target mean of m_t must be in \(0, 1\]' train --cell vcgru --vc-target 0 -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-target: 1.5 out of range' train --cell vcgru --vc-target 1.5 -o x.bin "$M/chars"
+	run_err 2 "^train: --cell: 'foo' is not lstm, vcrnn or vcgru" train --cell foo -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-penalty: -1 out of range' train --cell vcrnn --vc-penalty -1 -o x.bin "$M/chars"
+	run_err 2 '^train: --cell vcgru: --layers 2: a variable-computation cell has one layer' train --cell vcgru --layers 2 -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-target and --vc-penalty need --cell vcrnn or vcgru' train --vc-penalty 0.1 -o x.bin "$M/chars"
+	[ ! -e x.bin ]
+}
+
+@test "train --distributed --cell vcgru: two ranks follow one process's learning curve" {
+	need_mpi
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	S="$TINY -q --cell vcgru --vc-penalty 0.05 --batch 8 --epochs 2 --valid $M/valid.tok"
+	train $S --log one.tsv -o one.bin "$M/chars"
+	mpirun --oversubscribe -np 2 train --distributed $S --log two.tsv -o two.bin "$M/chars"
+	[ "$(wc -l <two.tsv)" -eq 4 ] # the header, epochs 0, 1, 2
+	# train and valid log-perplexities of epochs 1 and 2 within 1e-4
+	paste <(cut -f4,5 one.tsv) <(cut -f4,5 two.tsv) |
+		awk -F'\t' 'NR > 2 { for (i = 1; i <= 2; i++) { d = $i - $(i + 2); if (d < 0) d = -d; if (d > 1e-4) exit 1 } }'
+	[ "$(meta two.bin cell)" = vcgru ]
+}
