@@ -162,9 +162,11 @@ resume/$(1)-s$(2):
 endef
 $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(eval $(call RUN,$(r),$(s)))))
 
-# A network row's train options and its stream, for bench/ladder-speed
+# The network rows, a row's train options and its stream, for bench/ladder-speed
 # (which trains each row for a few tokens with exactly these).
-.PHONY: opts/% stream/%
+.PHONY: nets opts/% stream/%
+nets:
+	@echo '$(NETS)'
 opts/%:
 	@echo '$(call opts_of,$*)'
 stream/%:
