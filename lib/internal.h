@@ -100,6 +100,22 @@ int llr_state_read(llr_tensor_reader *r, const char *path, const char *name, flo
  * it, read into a new *tsp by llr_state_read when there is any. */
 int llr_state_tail(llr_tensor_reader *r, const char *path, const char *name, int more, float *cur, size_t n,
                    llr_train_state **tsp, llr_err *err);
+/* One params/ member of a model file (lib/lm/params.c): its full name
+ * ("params/..."), rank, shape, and offset in the family's flat weights. */
+typedef struct llr_param_tensor {
+	char name[64];
+	int nd;
+	int64_t shape[2];
+	size_t off;
+} llr_param_tensor;
+/* The i-th params/ member of net, as its family lists them. */
+typedef void (*llr_param_tensor_fn)(const void *net, size_t i, llr_param_tensor *t);
+/* A model file's params/ for a family of flat weights par (n floats):
+ * the meta's n_params checked against n, the ntensors members tensor
+ * lists read in order (names, shapes, finite values; LLR_ETRUNC,
+ * LLR_EFORMAT, LLR_ENAN), then llr_state_tail. */
+int llr_params_load(llr_tensor_reader *r, const char *path, const llr_meta *meta, const void *net, size_t ntensors,
+                    llr_param_tensor_fn tensor, float *par, size_t n, llr_train_state **tsp, llr_err *err);
 /* A fresh training state for n weights, as train has always made one
  * (rnnlm, encdec): from seed a seeder whose draws seed *init (the
  * caller's weight initialisation), the epochs' shuffling and the dropout

@@ -222,5 +222,12 @@ typedef struct llr_lm_pos {
 } llr_lm_pos;
 llr_lm_pos *llr_lm_positions(const llr_lm_corpus *c, size_t *n);
 void llr_lm_shuffle(size_t *order, size_t n, llr_rng *r);
+/* The end of such a family's training setup: rc is the outcome of
+ * fitting the resumed model (resume, its path) to the stream's lexicon,
+ * or of making a new model over it (resume NULL); an error is said again
+ * naming the stream sname and the resumed model.  Then the validation
+ * text (valid, NULL none) read over lex into *vc. */
+int llr_lm_setup_end(int rc, const char *resume, const char *sname, const char *valid, llr_lexicon *lex, llr_lm_corpus *vc,
+                     llr_err *err);
 
 #endif

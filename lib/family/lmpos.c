@@ -3,11 +3,13 @@
  * own context share for training (the feed-forward and log-linear
  * families, family.h): the features stream read with the context order
  * checked against its longest sentence, the corpus as its predicted
- * positions, and an epoch's shuffled order of them.  Not here: the
+ * positions, an epoch's shuffled order of them, and the end of their
+ * setup (the model's fit to the stream, the validation text).  Not here: the
  * models' contexts (each family's), the LSTM's sentence batches.
  */
 #include "family/family.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int llr_lm_stream_read(const char *path, const char *name, const char *opt, int order, const llr_train_comm *comm,
@@ -60,4 +62,20 @@ void llr_lm_shuffle(size_t *order, size_t n, llr_rng *r)
 		order[i - 1] = order[j];
 		order[j] = t;
 	}
+}
+
+int llr_lm_setup_end(int rc, const char *resume, const char *sname, const char *valid, llr_lexicon *lex, llr_lm_corpus *vc,
+                     llr_err *err)
+{
+	if (rc < 0) {
+		char why[sizeof err->msg];
+		snprintf(why, sizeof why, "%s", err->msg);
+		return resume ? llr_err_set(err, rc, "%s: does not fit %s: %s", resume, sname, why)
+		              : llr_err_set(err, rc, "%s: %s", sname, why);
+	}
+	int64_t skipped;
+	llr_rnnlm lm = {.lex = lex};
+	if (valid && (rc = llr_lm_corpus_read_text(valid, &lm, NULL, 1 << 30, vc, &skipped, err)) < 0)
+		return rc;
+	return LLR_OK;
 }

@@ -10,7 +10,6 @@
  */
 #include "family/fflm/fflm.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -150,35 +149,11 @@ static int config(const llr_meta *meta, llr_ffnet_config *c, llr_err *err)
 
 /* The params/ members into the net's weights; *name, *more: the member
  * after them. */
-static int read_params(llr_tensor_reader *r, const char *path, llr_ffnet *net, const char **name, int *more, llr_err *err)
+static void param_tensor(const void *net, size_t i, llr_param_tensor *t)
 {
-	float *par = llr_ffnet_params(net, NULL);
-	int rc;
-	for (size_t i = 0; i < llr_ffnet_n_tensors(net); i++) {
-		const char *tn;
-		int nd;
-		int64_t shape[2];
-		size_t off;
-		char want[64];
-		llr_ffnet_tensor_info(net, i, &tn, &nd, shape, &off);
-		snprintf(want, sizeof want, "params/%s", tn);
-		if ((rc = llr_tr_next(r, name, err)) <= 0)
-			return rc < 0 ? rc : llr_err_set(err, LLR_ETRUNC, "%s: truncated: %s missing", path, want);
-		if (strcmp(*name, want))
-			return llr_err_set(err, LLR_EFORMAT, "%s: member %s where %s was expected", path, *name, want);
-		llr_tensor *t = NULL;
-		if ((rc = llr_tr_tensor_expect(r, LLR_F32, nd, shape, &t, err)) < 0)
-			return rc;
-		size_t cnt = llr_tensor_numel(t);
-		memcpy(par + off, t->data, cnt * sizeof(float));
-		llr_tensor_free(t);
-		for (size_t k = 0; k < cnt; k++)
-			if (!isfinite(par[off + k]))
-				return llr_err_set(err, LLR_ENAN, "%s: %s: NaN weights", path, want);
-	}
-	rc = llr_tr_next(r, name, err);
-	*more = rc > 0;
-	return rc < 0 ? rc : LLR_OK;
+	const char *tn;
+	llr_ffnet_tensor_info(net, i, &tn, &t->nd, t->shape, &t->off);
+	snprintf(t->name, sizeof t->name, "params/%s", tn);
 }
 
 static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_state **tsp, llr_err *err)
@@ -206,15 +181,7 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 	}
 	size_t n;
 	float *cur = llr_ffnet_params(m->net, &n);
-	int64_t np;
-	if (llr_meta_get_i64(meta, "n_params", &np, NULL) < 0 || np != (int64_t)n)
-		return llr_err_set(err, LLR_EFORMAT, "%s: n_params=%s but the configuration has %zu parameters", path,
-		                   llr_meta_get(meta, "n_params") ? llr_meta_get(meta, "n_params") : "(missing)", n);
-	const char *name = NULL;
-	int more = 0;
-	if ((rc = read_params(r, path, m->net, &name, &more, err)) < 0)
-		return rc;
-	return llr_state_tail(r, path, name, more, cur, n, tsp, err);
+	return llr_params_load(r, path, meta, m->net, llr_ffnet_n_tensors(m->net), param_tensor, cur, n, tsp, err);
 }
 
 static void free_any(void *m)

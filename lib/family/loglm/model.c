@@ -9,7 +9,6 @@
  */
 #include "family/loglm/loglm.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -133,31 +132,14 @@ static llr_maxent *scorer_in(const llr_meta *meta, const llr_lexicon *x, llr_err
 }
 
 /* The params/ members into the weights; *name, *more: the member after. */
-static int read_params(llr_tensor_reader *r, const char *path, llr_maxent *me, const char **name, int *more, llr_err *err)
+static void param_tensor(const void *me, size_t i, llr_param_tensor *t)
 {
-	float *par = llr_maxent_params(me, NULL);
-	int rc;
-	for (int i = 0; i < 2; i++) {
-		const char *want;
-		int64_t len;
-		size_t off;
-		tensor(me, i, &want, &len, &off);
-		if ((rc = llr_tr_next(r, name, err)) <= 0)
-			return rc < 0 ? rc : llr_err_set(err, LLR_ETRUNC, "%s: truncated: %s missing", path, want);
-		if (strcmp(*name, want))
-			return llr_err_set(err, LLR_EFORMAT, "%s: member %s where %s was expected", path, *name, want);
-		llr_tensor *t = NULL;
-		if ((rc = llr_tr_tensor_expect(r, LLR_F32, 1, &len, &t, err)) < 0)
-			return rc;
-		memcpy(par + off, t->data, (size_t)len * sizeof(float));
-		llr_tensor_free(t);
-		for (int64_t k = 0; k < len; k++)
-			if (!isfinite(par[off + (size_t)k]))
-				return llr_err_set(err, LLR_ENAN, "%s: %s: NaN weights", path, want);
-	}
-	rc = llr_tr_next(r, name, err);
-	*more = rc > 0;
-	return rc < 0 ? rc : LLR_OK;
+	const char *name;
+	int64_t len;
+	tensor(me, (int)i, &name, &len, &t->off);
+	snprintf(t->name, sizeof t->name, "%s", name);
+	t->nd = 1;
+	t->shape[0] = len;
 }
 
 static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_state **tsp, llr_err *err)
@@ -184,15 +166,7 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 	}
 	size_t n;
 	float *cur = llr_maxent_params(m->me, &n);
-	int64_t np;
-	if (llr_meta_get_i64(meta, "n_params", &np, NULL) < 0 || np != (int64_t)n)
-		return llr_err_set(err, LLR_EFORMAT, "%s: n_params=%s but the configuration has %zu parameters", path,
-		                   llr_meta_get(meta, "n_params") ? llr_meta_get(meta, "n_params") : "(missing)", n);
-	const char *name = NULL;
-	int more = 0;
-	if ((rc = read_params(r, path, m->me, &name, &more, err)) < 0)
-		return rc;
-	return llr_state_tail(r, path, name, more, cur, n, tsp, err);
+	return llr_params_load(r, path, meta, m->me, 2, param_tensor, cur, n, tsp, err);
 }
 
 static void free_any(void *m)

@@ -118,24 +118,13 @@ static int setup(const llr_train_args *a, llo *o, const char *sname, const llr_t
 		return rc;
 	o->su.clip = o->run.lim.clip;
 	o->su.min_impr = o->run.lim.min_impr;
-	char why[sizeof err->msg];
 	if (R->model) {
 		rc = llr_lexicon_same(R->model->lex, x, "the model", "here", err);
 		llr_lexicon_free(x);
-		if (rc < 0) {
-			snprintf(why, sizeof why, "%s", err->msg);
-			return llr_err_set(err, rc, "%s: does not fit %s: %s", o->run.resume, sname, why);
-		}
 	} else if ((rc = llr_loglm_fresh(x, &o->su, &R->model, &R->ts, err)) < 0) {
 		llr_lexicon_free(x);
-		snprintf(why, sizeof why, "%s", err->msg);
-		return llr_err_set(err, rc, "%s: %s", sname, why);
 	}
-	int64_t skipped;
-	llr_rnnlm lm = {.lex = R->model->lex};
-	if (o->run.valid && (rc = llr_lm_corpus_read_text(o->run.valid, &lm, NULL, 1 << 30, &R->vc, &skipped, err)) < 0)
-		return rc;
-	return LLR_OK;
+	return llr_lm_setup_end(rc, o->run.resume, sname, o->run.valid, R->model ? R->model->lex : NULL, &R->vc, err);
 }
 
 static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err)
