@@ -412,7 +412,7 @@ tiny_models() {
 	make -s -f "$TOP/pipelines/g2p.mk" ARCHIVE="$G2P" BIN="$TOP/bin" SCRIPTS="$TOP/scripts" LEXICON="$LEX" \
 		WORK=w RESULTS=r SEED_ROWS='softmax-dot-10 ll-dot-10' SEEDS='1 2' BEAM=2 \
 		HIDDEN=16 EMBED=8 ATTN_HIDDEN=8 EPOCHS=2 MAXTIME= THREADS=1 seeds >make.log 2>&1 || { cat make.log; false; }
-	head -n 1 r/g2p-seeds.tsv | grep -qx 'output	attention	train_fraction	seeds	epochs	stopped	valid_mean	valid_sd	wer_mean	wer_sd	per_mean	per_sd	cpu_s_mean'
+	head -n 1 r/g2p-seeds.tsv | grep -qx 'output	attention	train_fraction	seeds	epochs	stopped	valid_mean	valid_sd	wer_mean	wer_sd	per_mean	per_sd	cpu_s_mean	cpu_s_runs'
 	[ "$(wc -l <r/g2p-seeds.tsv)" -eq 3 ]
 	grep -q '^ll	dot	0.1	1,2	2([12]),2([12])	epochs,epochs	' r/g2p-seeds.tsv
 	# a seed's evaluation is g2p-eval's, of gen's beam output for that model
@@ -430,6 +430,13 @@ tiny_models() {
 	run cut -f 1-3 r/outputs/g2p-seeds/diffs.tsv
 	assert_output "$(printf 'figure\ta\tb\nwer\tll-dot-10\tsoftmax-dot-10\nper\tll-dot-10\tsoftmax-dot-10')"
 	grep -q '^| ll-dot-10 − softmax-dot-10 | PER |' r/g2p-seeds.md
+	grep -q '^softmax	dot	.*	[0-9]*	2$' r/g2p-seeds.tsv
+	# a run a signal cut before bash's time printed has no CPU time: the
+	# mean is over the other seeds, and says of how many
+	: >w/ll-dot-10-s1.time
+	"$TOP/scripts/g2p-seeds" --work w --outputs r/outputs/g2p-seeds --results r --rows 'softmax-dot-10 ll-dot-10' --seeds '1 2'
+	grep -q '^ll	dot	.*	[0-9]*	1$' r/g2p-seeds.tsv
+	grep -q '^| ll | dot | .* | [0-9]* (1 of 2) |$' r/g2p-seeds.md
 	# a seed's output missing: named, and nothing written
 	rm r/g2p-seeds.tsv r/outputs/g2p-seeds/softmax-dot-10-s1.test.tsv.xz
 	run_err 1 'g2p-seeds: .*softmax-dot-10-s1.test.tsv.xz' "$TOP/scripts/g2p-seeds" --work w \
