@@ -7,6 +7,7 @@
 #include "family.h"
 #include "family/gen.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* Asked in this order: the families that sniff a file first (ARPA text
@@ -95,6 +96,26 @@ int llr_model_open(const char *path, const llr_model_opts *opts, llr_model **out
 		return rc;
 	}
 	*out = m;
+	return LLR_OK;
+}
+
+void llr_family_score_out(const float *lp, size_t n, double *logp, int check_norm, double e, llr_norm_stat *norm)
+{
+	if (check_norm && norm) {
+		*norm = (llr_norm_stat){0};
+		norm->err = e;
+		norm->lo = norm->hi = fabs(e);
+	}
+	for (size_t k = 0; k < n; k++)
+		logp[k] = lp[k];
+}
+
+int llr_family_open_closed(llr_model *m, const char *path, size_t size, void **state, llr_err *err)
+{
+	if (!(*state = m->state = llr_calloc(1, size)))
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
+	if (m->opts.open == LLR_OPEN_ON)
+		return llr_err_set(err, LLR_EINVAL, "%s: --open: %s have a closed vocabulary", path, m->fam->what);
 	return LLR_OK;
 }
 

@@ -99,6 +99,12 @@ int llr_train_quiet(const llr_train_args *a, const llr_train_comm *comm);
 void llr_train_optim_config(llr_optim_config *oc, int kind, double lr, double eps);
 int llr_train_optim_resume(llr_train_state *ts, double lr, double eps, llr_err *err);
 int llr_train_optim_meta(llr_meta *m, const llr_optim *opt);
+/* A run's limits, schedule and optimiser into its model's meta (the
+ * three above); LLR_ENOMEM. */
+int llr_train_run_meta(const llr_train_limits *lim, llr_meta *m, const llr_optim *opt);
+/* A family's own run state for a job: size bytes zeroed, owned by s
+ * (freed by free_fn with the job); NULL: no memory. */
+void *llr_train_setup_own(llr_train_setup *s, size_t size, void (*free_fn)(void *));
 void llr_train_note_checksums(const llr_train_args *a, const char *path, const llr_meta *meta);
 /* --resume: a usage error when option opt was given and is not the
  * model's meta key (want: its value as the meta spells it); for a
@@ -185,6 +191,23 @@ struct llr_model {
 	void *state; /* the family's */
 };
 
+/* Why a language model family has no score_pairs (its no_pairs). */
+#define LLR_LM_NO_PAIRS                                                                                                     \
+	"a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)"
+
+/* The end of a score operation whose net gives one float log-probability
+ * a position (lp[0..n)) and, with the norm check, one largest error e:
+ * logp as doubles, *norm from e when asked (norm and check_norm). */
+void llr_family_score_out(const float *lp, size_t n, double *logp, int check_norm, double e, llr_norm_stat *norm);
+
+/* The start of a closed-vocabulary family's open (families.c): its
+ * state of size bytes, zeroed, as m's (freed by its close), and --open
+ * refused ("PATH: --open: <what> have a closed vocabulary"). */
+int llr_family_open_closed(llr_model *m, const char *path, size_t size, void **state, llr_err *err);
+
+/* A model's kind ("model"), vocabulary size and <unk> from its lexicon
+ * (describe.c). */
+void llr_family_describe_vocab(const llr_lexicon *lex, llr_model_info *info);
 /* The kind, vocabulary and sizes of an encoder family's model (its
  * lexicon lex, meta, and the meta key of its layer count). */
 void llr_family_describe_lex(const llr_lexicon *lex, const llr_meta *meta, const char *layers_key, llr_model_info *info);

@@ -634,6 +634,23 @@ int llr_train_optim_meta(llr_meta *m, const llr_optim *opt)
 	return LLR_OK;
 }
 
+int llr_train_run_meta(const llr_train_limits *lim, llr_meta *m, const llr_optim *opt)
+{
+	if (llr_train_limits_meta(lim, m) < 0 || llr_train_schedule_meta(lim, m) < 0 || llr_train_optim_meta(m, opt) < 0)
+		return LLR_ENOMEM;
+	return LLR_OK;
+}
+
+void *llr_train_setup_own(llr_train_setup *s, size_t size, void (*free_fn)(void *))
+{
+	void *run = llr_calloc(1, size);
+	if (run) {
+		s->fam = run;
+		s->fam_free = free_fn;
+	}
+	return run;
+}
+
 void llr_train_note_checksums(const llr_train_args *a, const char *path, const llr_meta *meta)
 {
 	if (llr_train_args_int(a, "verbose") && !llr_meta_get(meta, "checksum"))

@@ -154,11 +154,9 @@ static int setup(const llr_train_args *a, edo *o, edrun *R, llr_err *err)
 
 static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err)
 {
-	edrun *R = llr_calloc(1, sizeof *R);
+	edrun *R = llr_train_setup_own(s, sizeof *R, edrun_free);
 	if (!R)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	s->fam = R;
-	s->fam_free = edrun_free;
 	edo o;
 	read_opts(a, comm, &o);
 	int rc = setup(a, &o, R, err);

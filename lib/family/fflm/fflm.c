@@ -10,7 +10,6 @@
 #include "family/fflm/fflm.h"
 #include "family/rnnlm/rnnlm.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 static void fflm_close(void *state)
@@ -25,12 +24,10 @@ static void fflm_close(void *state)
 
 static int fflm_open(llr_model *m, const char *path, llr_err *err)
 {
-	fflm *r = llr_calloc(1, sizeof *r);
-	if (!r)
-		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
-	m->state = r;
-	if (m->opts.open == LLR_OPEN_ON)
-		return llr_err_set(err, LLR_EINVAL, "%s: --open: feed-forward models have a closed vocabulary", path);
+	fflm *r;
+	int rc = llr_family_open_closed(m, path, sizeof *r, (void **)&r, err);
+	if (rc < 0)
+		return rc;
 	r->check_norm = m->opts.check_norm;
 	return llr_fflm_load(path, &r->model, NULL, err);
 }
@@ -40,9 +37,7 @@ static void fflm_describe(const llr_model *m, llr_model_info *info)
 	const fflm *r = m->state;
 	const llr_ffnet_config *c = llr_ffnet_cfg(r->model->net);
 	const llr_lexicon *lex = r->model->lex;
-	info->kind = "model";
-	info->vocab = (int64_t)llr_strmap_size(lex->vocab);
-	info->has_unk = lex->unk_id >= 0;
+	llr_family_describe_vocab(lex, info);
 	info->order = c->order;
 	info->layers = c->layers;
 	info->embed = c->embed;
@@ -111,13 +106,7 @@ static int fflm_score(llr_model *m, const llr_sentence *s, size_t B, double *log
 	double e;
 	if ((rc = llr_ffnet_score(r->model->net, N, r->ctx, r->tg, r->lp, r->check_norm ? &e : NULL, err)) < 0)
 		return rc;
-	if (r->check_norm && norm) {
-		*norm = (llr_norm_stat){0};
-		norm->err = e;
-		norm->lo = norm->hi = fabs(e);
-	}
-	for (size_t k = 0; k < N; k++)
-		logp[k] = r->lp[k];
+	llr_family_score_out(r->lp, N, logp, r->check_norm, e, norm);
 	return LLR_OK;
 }
 
@@ -137,7 +126,7 @@ const llr_family llr_family_fflm = {
 	.meta = fflm_meta,
 	.score = fflm_score,
 	.word_features = fflm_word_features,
-	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
+	.no_pairs = LLR_LM_NO_PAIRS,
 	.gen = &llr_fflm_gen_ops,
 	.train = &llr_fflm_train_ops,
 	.trainer = &llr_fflm_trainer,

@@ -127,19 +127,16 @@ static int setup(const llr_train_args *a, ffo *o, const char *sname, const llr_t
 
 static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err)
 {
-	ffrun *R = llr_calloc(1, sizeof *R);
+	ffrun *R = llr_train_setup_own(s, sizeof *R, ffrun_free);
 	if (!R)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	s->fam = R;
-	s->fam_free = ffrun_free;
 	ffo o;
 	read_opts(a, comm, &o);
 	const char *sname = o.run.stream ? o.run.stream : "<stdin>";
 	int rc = setup(a, &o, sname, comm, R, err);
 	if (rc < 0)
 		return rc;
-	if (llr_train_limits_meta(&o.run.lim, R->model->meta) < 0 || llr_train_schedule_meta(&o.run.lim, R->model->meta) < 0 ||
-	    llr_train_optim_meta(R->model->meta, R->ts->optim) < 0)
+	if (llr_train_run_meta(&o.run.lim, R->model->meta, R->ts->optim) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (!o.run.quiet) {
 		size_t np;

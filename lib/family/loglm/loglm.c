@@ -10,7 +10,6 @@
 #include "family/loglm/loglm.h"
 #include "family/rnnlm/rnnlm.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 static void loglm_close(void *state)
@@ -25,12 +24,10 @@ static void loglm_close(void *state)
 
 static int loglm_open(llr_model *m, const char *path, llr_err *err)
 {
-	loglm *r = llr_calloc(1, sizeof *r);
-	if (!r)
-		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
-	m->state = r;
-	if (m->opts.open == LLR_OPEN_ON)
-		return llr_err_set(err, LLR_EINVAL, "%s: --open: log-linear models have a closed vocabulary", path);
+	loglm *r;
+	int rc = llr_family_open_closed(m, path, sizeof *r, (void **)&r, err);
+	if (rc < 0)
+		return rc;
 	r->check_norm = m->opts.check_norm;
 	return llr_loglm_load(path, &r->model, NULL, err);
 }
@@ -40,9 +37,7 @@ static void loglm_describe(const llr_model *m, llr_model_info *info)
 	const loglm *r = m->state;
 	const llr_maxent_config *c = llr_maxent_cfg(r->model->me);
 	const llr_lexicon *lex = r->model->lex;
-	info->kind = "model";
-	info->vocab = (int64_t)llr_strmap_size(lex->vocab);
-	info->has_unk = lex->unk_id >= 0;
+	llr_family_describe_vocab(lex, info);
 	info->order = c->order;
 	info->output = "softmax";
 	info->input = "word";
@@ -97,13 +92,7 @@ static int loglm_score(llr_model *m, const llr_sentence *s, size_t B, double *lo
 	int rc = llr_maxent_score(r->model->me, N, r->pos, r->lp, r->check_norm ? &e : NULL, err);
 	if (rc < 0)
 		return rc;
-	if (r->check_norm && norm) {
-		*norm = (llr_norm_stat){0};
-		norm->err = e;
-		norm->lo = norm->hi = fabs(e);
-	}
-	for (size_t k = 0; k < N; k++)
-		logp[k] = r->lp[k];
+	llr_family_score_out(r->lp, N, logp, r->check_norm, e, norm);
 	return LLR_OK;
 }
 
@@ -123,7 +112,7 @@ const llr_family llr_family_loglm = {
 	.meta = loglm_meta,
 	.score = loglm_score,
 	.word_features = loglm_word_features,
-	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
+	.no_pairs = LLR_LM_NO_PAIRS,
 	.gen = &llr_loglm_gen_ops,
 	.train = &llr_loglm_train_ops,
 	.trainer = &llr_loglm_trainer,

@@ -129,19 +129,16 @@ static int setup(const llr_train_args *a, llo *o, const char *sname, const llr_t
 
 static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err)
 {
-	llrun *R = llr_calloc(1, sizeof *R);
+	llrun *R = llr_train_setup_own(s, sizeof *R, llrun_free);
 	if (!R)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	s->fam = R;
-	s->fam_free = llrun_free;
 	llo o;
 	read_opts(a, comm, &o);
 	const char *sname = o.run.stream ? o.run.stream : "<stdin>";
 	int rc = setup(a, &o, sname, comm, R, err);
 	if (rc < 0)
 		return rc;
-	if (llr_train_limits_meta(&o.run.lim, R->model->meta) < 0 || llr_train_schedule_meta(&o.run.lim, R->model->meta) < 0 ||
-	    llr_train_optim_meta(R->model->meta, R->ts->optim) < 0)
+	if (llr_train_run_meta(&o.run.lim, R->model->meta, R->ts->optim) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (!o.run.quiet) {
 		const llr_maxent_config *c = llr_maxent_cfg(R->model->me);

@@ -119,9 +119,7 @@ static void rnnlm_describe(const llr_model *m, llr_model_info *info)
 	const rnnlm *r = m->state;
 	const llr_net_config *c = llr_net_cfg(r->model->net);
 	const llr_lexicon *lex = r->model->lex;
-	info->kind = "model";
-	info->vocab = (int64_t)llr_strmap_size(lex->vocab);
-	info->has_unk = lex->unk_id >= 0;
+	llr_family_describe_vocab(lex, info);
 	info->layers = c->layers;
 	info->embed = c->embed;
 	info->hidden = c->hidden;
@@ -275,7 +273,7 @@ const llr_family llr_family_rnnlm = {
 	.embed = rnnlm_embed,
 	.word_features = rnnlm_model_word_features,
 	.word = rnnlm_word,
-	.no_pairs = "a language model, trained without a source: it cannot read sources (train an encoder-decoder on featurize --source data)",
+	.no_pairs = LLR_LM_NO_PAIRS,
 	.gen = &llr_rnnlm_gen_ops,
 	.train = &llr_rnnlm_train_ops,
 	.trainer = &llr_rnnlm_trainer,

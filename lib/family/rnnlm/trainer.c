@@ -505,16 +505,13 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	lmo o;
 	read_opts(a, comm, &o);
 	const char *sname = o.run.stream ? o.run.stream : "<stdin>";
-	lmrun *R = llr_calloc(1, sizeof *R);
+	lmrun *R = llr_train_setup_own(s, sizeof *R, lmrun_free);
 	if (!R)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	s->fam = R;
-	s->fam_free = lmrun_free;
 	int rc = setup(a, &o, sname, comm, R, err);
 	if (rc < 0)
 		return rc;
-	if (llr_train_limits_meta(&o.run.lim, R->model->meta) < 0 || llr_train_schedule_meta(&o.run.lim, R->model->meta) < 0 ||
-	    llr_train_optim_meta(R->model->meta, R->ts->optim) < 0 || vc_meta(&o, R->model) < 0)
+	if (llr_train_run_meta(&o.run.lim, R->model->meta, R->ts->optim) < 0 || vc_meta(&o, R->model) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (!o.run.quiet)
 		say_start(a, &o, sname, comm, R);

@@ -284,11 +284,9 @@ static void say_start(const llr_train_args *a, const srun *T)
 
 static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err)
 {
-	srun *T = llr_calloc(1, sizeof *T);
+	srun *T = llr_train_setup_own(s, sizeof *T, srun_free);
 	if (!T)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	s->fam = T;
-	s->fam_free = srun_free;
 	T->comm = comm;
 	read_opts(a, comm, &T->o);
 	const sopts *o = &T->o;
