@@ -56,6 +56,33 @@ measure() {
 	awk -F': ' '/Maximum resident set size/ { printf "%.1f\n", $2 / 1024 }' "$out.time"
 }
 
+# train_rate LOG: the training tokens/s train printed into LOG under
+# --max-tokens ("max-tokens: N training tokens in S s: R tokens/s"), or
+# nothing.
+train_rate() {
+	sed -n 's/.*training tokens in [0-9.]* s: \([0-9]*\) tokens\/s.*/\1/p' "$1"
+}
+
+# tokens_of FILE: the tokens a scorer predicts in FILE (words and </s>).
+tokens_of() {
+	awk '{ n += NF + 1 } END { print n + 0 }' "$1"
+}
+
+# score_rate SCORE LOG INPUT TOKENS EMPTY ARGS...: tokens per second of
+# `SCORE -q ARGS INPUT` (TOKENS tokens) less the same command on the
+# empty file EMPTY (start-up and loading); its stderr in LOG; a failure
+# stops the bench naming LOG.
+score_rate() {
+	local score=$1 log=$2 in=$3 n=$4 empty=$5 t0 t1 t2
+	shift 5
+	t0=$(date +%s.%N)
+	"$score" -q "$@" "$empty" >/dev/null 2>"$log" || die "score $* failed (see $log)"
+	t1=$(date +%s.%N)
+	"$score" -q "$@" "$in" >/dev/null 2>"$log" || die "score $* failed (see $log)"
+	t2=$(date +%s.%N)
+	awk -v n="$n" -v e="$t0" -v a="$t1" -v b="$t2" 'BEGIN { printf "%.0f", n / ((b - a) - (a - e)) }'
+}
+
 # median: the median of the numbers on stdin (mean of the middle two).
 median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
