@@ -22,11 +22,6 @@ setup() {
 	TRAIN_TOK="$BATS_FILE_TMPDIR/train.tok"
 }
 
-# value of key in a model's meta
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 # a copy of archive $1 as $2 with only the members named after it, in
 # order; tar drops the members' checksums, so meta loses its checksum key
 # (llrnn-tensor(5): the copy loads as a file from before checksums)

@@ -28,10 +28,6 @@ setup() {
 	CT="$BATS_FILE_TMPDIR/ct.bin"
 }
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 @test "train --input chars --output tree: the model file carries the characters and the tree" {
 	[ "$(meta "$CT" output)" = tree ]
 	[ "$(meta "$CT" input)" = chars ]

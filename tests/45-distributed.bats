@@ -32,10 +32,6 @@ setup() {
 }
 
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 # the largest absolute difference between the numbers of two files, read
 # in order (the files must hold the same count of numbers)
 # (numbers whole: 3.02e-05 is not 3.02, and score --embed writes 1e-06)

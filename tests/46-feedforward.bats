@@ -30,10 +30,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 @test "train --feedforward: the model file (family fflm, its configuration, params in order)" {
 	[ "$(meta "$M/ll.bin" family)" = fflm ]
 	[ "$(meta "$M/ll.bin" order)" = 3 ]

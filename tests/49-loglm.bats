@@ -28,10 +28,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 @test "train --context: the model file (family loglm, its features, params bias and theta)" {
 	[ "$(meta "$M/ll.bin" family)" = loglm ]
 	[ "$(meta "$M/ll.bin" order)" = 3 ]

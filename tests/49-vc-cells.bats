@@ -32,10 +32,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 @test "train --cell: the model file (cell, one layer, lambda of the last epoch, vc0 tensors in order)" {
 	[ "$(meta "$M/vg.bin" cell)" = vcgru ]
 	[ "$(meta "$M/vg.bin" layers)" = 1 ]

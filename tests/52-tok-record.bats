@@ -8,10 +8,6 @@
 bats_require_minimum_version 1.5.0
 load test_helper
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 setup_file() {
 	local m="$BATS_FILE_TMPDIR"
 	tok --from conllu -l "$UD/fr_sequoia-ud-dev.conllu.gz" | head -200 >"$m/lower.tok"

@@ -24,10 +24,6 @@ setup() {
 	D="$BATS_FILE_TMPDIR"
 }
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 @test "featurize --background ngram: the stream carries the n-gram, logb is its unigram level" {
 	[ "$(meta "$D/bg.fz" background)" = ngram ]
 	[ "$(meta "$D/bg.fz" bg.order)" = 3 ]

@@ -23,10 +23,6 @@ setup() {
 	D="$BATS_FILE_TMPDIR"
 }
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 @test "featurize --spelling: the stream carries the character n-gram and lambda = (n1 + n_unk) / N" {
 	[ "$(meta "$D/sp.fz" spell.order)" = 4 ]
 	tar tf "$D/sp.fz" >list

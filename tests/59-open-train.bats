@@ -27,10 +27,6 @@ setup() {
 	D="$BATS_FILE_TMPDIR"
 }
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 # The stream's ids, one a line.
 ids() {
 	/usr/bin/python3 - "$1" <<'EOF'

@@ -9,10 +9,6 @@ load test_helper
 
 TOOLS="tok vocab featurize train score gen disc-pairs"
 
-meta() {
-	tar xOf "$1" meta | sed -n "s/^$2=//p"
-}
-
 @test "tools: every tool prints the version llrnn.pc gives" {
 	v=$(sed -n 's/^Version: //p' "$TOP/build/llrnn.pc")
 	[ -n "$v" ]

