@@ -7,6 +7,7 @@
  */
 #include "family/gen.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 void llr_gen_opts_init(llr_gen_opts *o)
@@ -262,6 +263,18 @@ int llr_gen_hyp_advance(llr_gen_hyp *h, int32_t id, float lp, int32_t eos, int m
 		return LLR_ENOMEM;
 	if ((int)h->n >= max_len)
 		h->done = 1;
+	return LLR_OK;
+}
+
+int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int32_t eos, int32_t unk, int32_t *id,
+                     llr_err *err)
+{
+	if (g->o.no_unk && unk >= 0 && unk != eos)
+		row[unk] = -INFINITY;
+	if ((*id = llr_sample(s, &g->o.sample, row, &h->rng)) < 0)
+		return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
+	if (llr_gen_hyp_advance(h, *id, row[*id], eos, g->o.max_len) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	return LLR_OK;
 }
 

@@ -86,6 +86,13 @@ int llr_gen_hyp_copy(llr_gen_hyp *dst, const llr_gen_hyp *src);
 void llr_gen_hyp_free(llr_gen_hyp *h);
 /* After token id (eos: </s>) with log p lp: does h stop (max_len)? */
 int llr_gen_hyp_advance(llr_gen_hyp *h, int32_t id, float lp, int32_t eos, int max_len);
+/* Sampling's step for hypothesis h from row, the log-probabilities of
+ * the next word after it: <unk> (unk, unless it is eos) masked under
+ * --no-unk, a draw by s with g's options and h's generator, h advanced;
+ * the word in *id.  LLR_EINVAL when no word has a finite
+ * log-probability, LLR_ENOMEM. */
+int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int32_t eos, int32_t unk, int32_t *id,
+                     llr_err *err);
 
 /* Beam search's shared parts: a continuation (total log p, its beam, the
  * word and its log p), their order for qsort (best first, ties by beam

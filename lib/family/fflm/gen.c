@@ -11,7 +11,6 @@
 #include "family/fflm/fflm.h"
 #include "family/rnnlm/rnnlm.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 typedef struct fgen {
@@ -142,15 +141,10 @@ static int fgen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
 		if (rc < 0)
 			return rc;
 		for (size_t j = 0; j < k; j++) {
-			llr_gen_hyp *h = &q->hs[q->live[j]];
-			float *row = q->rows + j * (size_t)q->V;
-			if (g->o.no_unk && q->unk >= 0 && q->unk != q->eos)
-				row[q->unk] = -INFINITY;
-			int32_t id = llr_sample(q->sampler, &g->o.sample, row, &h->rng);
-			if (id < 0)
-				return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
-			if (llr_gen_hyp_advance(h, id, row[id], q->eos, g->o.max_len) < 0)
-				return llr_err_set(err, LLR_ENOMEM, "out of memory");
+			int32_t id;
+			if ((rc = llr_gen_hyp_draw(g, &q->hs[q->live[j]], q->rows + j * (size_t)q->V, q->sampler, q->eos, q->unk,
+			                           &id, err)) < 0)
+				return rc;
 		}
 	}
 }

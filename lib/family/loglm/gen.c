@@ -11,7 +11,6 @@
 #include "family/loglm/loglm.h"
 #include "family/rnnlm/rnnlm.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 typedef struct lgen {
@@ -129,18 +128,12 @@ static int lgen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
 			return rc;
 		for (size_t j = 0; j < k; j++) {
 			int i = q->live[j];
-			llr_gen_hyp *h = &q->hs[i];
-			float *row = q->rows + j * (size_t)q->V;
-			if (g->o.no_unk && q->unk >= 0 && q->unk != q->eos)
-				row[q->unk] = -INFINITY;
-			int32_t id = llr_sample(q->sampler, &g->o.sample, row, &h->rng);
-			if (id < 0)
-				return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
-			size_t at = q->npre + h->n;
-			if (grow(&q->seq[i], &q->seqcap[i], at + 1, sizeof *q->seq[i]) < 0 ||
-			    llr_gen_hyp_advance(h, id, row[id], q->eos, g->o.max_len) < 0)
+			size_t at = q->npre + q->hs[i].n;
+			if (grow(&q->seq[i], &q->seqcap[i], at + 1, sizeof *q->seq[i]) < 0)
 				return llr_err_set(err, LLR_ENOMEM, "out of memory");
-			q->seq[i][at] = id;
+			if ((rc = llr_gen_hyp_draw(g, &q->hs[i], q->rows + j * (size_t)q->V, q->sampler, q->eos, q->unk,
+			                           &q->seq[i][at], err)) < 0)
+				return rc;
 		}
 	}
 }
