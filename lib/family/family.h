@@ -205,6 +205,28 @@ void llr_family_score_out(const float *lp, size_t n, double *logp, int check_nor
  * refused ("PATH: --open: <what> have a closed vocabulary"). */
 int llr_family_open_closed(llr_model *m, const char *path, size_t size, void **state, llr_err *err);
 
+/* A batch of sentences as the closed-vocabulary word LMs score it
+ * (wordlm.c: fflm, loglm): n positions, each sentence's words then
+ * </s>; ids their targets (<unk> for a word outside the vocabulary), lp
+ * the log-probabilities the net writes there, in the family's input at
+ * each position (what its net reads there: a context, a feature set). */
+typedef struct llr_wordlm_batch {
+	int32_t *ids;
+	float *lp;
+	void *in;
+	size_t n, cap;
+} llr_wordlm_batch;
+
+/* Sentences s[0..B) into b (grown as needed, in_size bytes of input a
+ * position, the same on every call), oov[] set per position; LLR_EINVAL
+ * for a word outside a vocabulary without <unk>. */
+int llr_wordlm_batch_fill(llr_wordlm_batch *b, llr_lexicon *lex, const llr_sentence *s, size_t B, size_t in_size,
+                          unsigned char *oov, llr_err *err);
+void llr_wordlm_batch_free(llr_wordlm_batch *b);
+/* What such a model is: its vocabulary, its order, word input, <unk>
+ * for unseen words, no normalisation check recorded. */
+void llr_wordlm_describe(const llr_lexicon *lex, int order, llr_model_info *info);
+
 /* A model's kind ("model"), vocabulary size and <unk> from its lexicon
  * (describe.c). */
 void llr_family_describe_vocab(const llr_lexicon *lex, llr_model_info *info);

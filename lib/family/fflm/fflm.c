@@ -15,9 +15,7 @@
 static void fflm_close(void *state)
 {
 	fflm *r = state;
-	free(r->ctx);
-	free(r->tg);
-	free(r->lp);
+	llr_wordlm_batch_free(&r->batch);
 	llr_fflm_free(r->model);
 	free(r);
 }
@@ -26,26 +24,18 @@ static int fflm_open(llr_model *m, const char *path, llr_err *err)
 {
 	fflm *r;
 	int rc = llr_family_open_closed(m, path, sizeof *r, (void **)&r, err);
-	if (rc < 0)
-		return rc;
-	r->check_norm = m->opts.check_norm;
-	return llr_fflm_load(path, &r->model, NULL, err);
+	return rc < 0 ? rc : llr_fflm_load(path, &r->model, NULL, err);
 }
 
 static void fflm_describe(const llr_model *m, llr_model_info *info)
 {
 	const fflm *r = m->state;
 	const llr_ffnet_config *c = llr_ffnet_cfg(r->model->net);
-	const llr_lexicon *lex = r->model->lex;
-	llr_family_describe_vocab(lex, info);
-	info->order = c->order;
+	llr_wordlm_describe(r->model->lex, c->order, info);
 	info->layers = c->layers;
 	info->embed = c->embed;
 	info->hidden = c->hidden;
 	info->output = c->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear";
-	info->input = "word";
-	info->oov = LLR_OOV_UNK;
-	info->norm_checked = -1;
 }
 
 static const llr_meta *fflm_meta(const llr_model *m)
@@ -54,66 +44,31 @@ static const llr_meta *fflm_meta(const llr_model *m)
 	return r->model->meta;
 }
 
-static int ensure(fflm *r, size_t n, int C)
+static int fflm_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
 {
-	if (n <= r->cap)
-		return LLR_OK;
-	size_t cap = n + n / 2;
-	free(r->ctx);
-	free(r->tg);
-	free(r->lp);
-	r->ctx = llr_reallocarray(NULL, cap * (size_t)C, sizeof *r->ctx);
-	r->tg = llr_reallocarray(NULL, cap, sizeof *r->tg);
-	r->lp = llr_reallocarray(NULL, cap, sizeof *r->lp);
-	r->cap = r->ctx && r->tg && r->lp ? cap : 0;
-	return r->cap ? LLR_OK : LLR_ENOMEM;
-}
-
-/* Sentence b's positions from o on: its ids into tg[o..], </s> last, and
- * each one's context. */
-static int fill(fflm *r, const llr_sentence *s, size_t o, int C, unsigned char *oov, llr_err *err)
-{
-	int32_t *ids = r->tg + o;
-	for (size_t t = 0; t < s->n; t++) {
-		int bad = 0;
-		int32_t id = fflm_word_id(r->model, s->words[t], &bad, err);
-		if (id < 0)
-			return id;
-		ids[t] = id;
-		oov[o + t] = (unsigned char)bad;
-	}
-	ids[s->n] = r->model->lex->eos_id;
-	oov[o + s->n] = 0;
-	for (size_t t = 0; t <= s->n; t++)
-		fflm_context(ids, (int64_t)t, C, r->ctx + (o + t) * (size_t)C);
-	return LLR_OK;
+	const fflm *r = m->state;
+	return rnnlm_lex_word_features(r->model->lex, word, emit, ctx, err);
 }
 
 static int fflm_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
                       llr_err *err)
 {
 	fflm *r = m->state;
+	llr_wordlm_batch *b = &r->batch;
 	int C = llr_ffnet_cfg(r->model->net)->order - 1;
-	size_t N = 0;
-	for (size_t b = 0; b < B; b++)
-		N += s[b].n + 1;
-	if (ensure(r, N, C) < 0)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory for a batch of %zu sentences", B);
-	int rc;
-	for (size_t b = 0, o = 0; b < B; o += s[b].n + 1, b++)
-		if ((rc = fill(r, &s[b], o, C, oov, err)) < 0)
-			return rc;
-	double e;
-	if ((rc = llr_ffnet_score(r->model->net, N, r->ctx, r->tg, r->lp, r->check_norm ? &e : NULL, err)) < 0)
+	int rc = llr_wordlm_batch_fill(b, r->model->lex, s, B, (size_t)C * sizeof(int32_t), oov, err);
+	if (rc < 0)
 		return rc;
-	llr_family_score_out(r->lp, N, logp, r->check_norm, e, norm);
+	int32_t *ctx = b->in; /* every position's order - 1 ids */
+	for (size_t k = 0, o = 0; k < B; o += s[k].n + 1, k++)
+		for (size_t t = 0; t <= s[k].n; t++)
+			fflm_context(b->ids + o, (int64_t)t, C, ctx + (o + t) * (size_t)C);
+	int check = m->opts.check_norm;
+	double e;
+	if ((rc = llr_ffnet_score(r->model->net, b->n, ctx, b->ids, b->lp, check ? &e : NULL, err)) < 0)
+		return rc;
+	llr_family_score_out(b->lp, b->n, logp, check, e, norm);
 	return LLR_OK;
-}
-
-static int fflm_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
-{
-	const fflm *r = m->state;
-	return rnnlm_lex_word_features(r->model->lex, word, emit, ctx, err);
 }
 
 const llr_family llr_family_fflm = {

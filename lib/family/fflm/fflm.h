@@ -11,11 +11,7 @@
 
 typedef struct fflm {
 	llr_fflm *model;
-	int check_norm;
-	/* a batch's positions: contexts (order - 1 ids each), targets, log p */
-	int32_t *ctx, *tg;
-	float *lp;
-	size_t cap;
+	llr_wordlm_batch batch; /* its input: contexts, order - 1 ids each */
 } fflm;
 
 /* The order - 1 input ids before position pos of the sentence seq

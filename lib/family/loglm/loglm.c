@@ -15,9 +15,7 @@
 static void loglm_close(void *state)
 {
 	loglm *r = state;
-	free(r->ids);
-	free(r->pos);
-	free(r->lp);
+	llr_wordlm_batch_free(&r->batch);
 	llr_loglm_free(r->model);
 	free(r);
 }
@@ -26,23 +24,14 @@ static int loglm_open(llr_model *m, const char *path, llr_err *err)
 {
 	loglm *r;
 	int rc = llr_family_open_closed(m, path, sizeof *r, (void **)&r, err);
-	if (rc < 0)
-		return rc;
-	r->check_norm = m->opts.check_norm;
-	return llr_loglm_load(path, &r->model, NULL, err);
+	return rc < 0 ? rc : llr_loglm_load(path, &r->model, NULL, err);
 }
 
 static void loglm_describe(const llr_model *m, llr_model_info *info)
 {
 	const loglm *r = m->state;
-	const llr_maxent_config *c = llr_maxent_cfg(r->model->me);
-	const llr_lexicon *lex = r->model->lex;
-	llr_family_describe_vocab(lex, info);
-	info->order = c->order;
+	llr_wordlm_describe(r->model->lex, llr_maxent_cfg(r->model->me)->order, info);
 	info->output = "softmax";
-	info->input = "word";
-	info->oov = LLR_OOV_UNK;
-	info->norm_checked = -1;
 }
 
 static const llr_meta *loglm_meta(const llr_model *m)
@@ -51,55 +40,30 @@ static const llr_meta *loglm_meta(const llr_model *m)
 	return r->model->meta;
 }
 
-static int ensure(loglm *r, size_t n)
+static int loglm_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
 {
-	if (n <= r->cap)
-		return LLR_OK;
-	size_t cap = n + n / 2;
-	free(r->ids);
-	free(r->pos);
-	free(r->lp);
-	r->ids = llr_reallocarray(NULL, cap, sizeof *r->ids);
-	r->pos = llr_reallocarray(NULL, cap, sizeof *r->pos);
-	r->lp = llr_reallocarray(NULL, cap, sizeof *r->lp);
-	r->cap = r->ids && r->pos && r->lp ? cap : 0;
-	return r->cap ? LLR_OK : LLR_ENOMEM;
+	const loglm *r = m->state;
+	return rnnlm_lex_word_features(r->model->lex, word, emit, ctx, err);
 }
 
 static int loglm_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
                        llr_err *err)
 {
 	loglm *r = m->state;
-	size_t N = 0;
-	for (size_t b = 0; b < B; b++)
-		N += s[b].n + 1;
-	if (ensure(r, N) < 0)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory for a batch of %zu sentences", B);
-	for (size_t b = 0, o = 0; b < B; o += s[b].n + 1, b++) {
-		int32_t *ids = r->ids + o;
-		for (size_t t = 0; t < s[b].n; t++) {
-			int bad = 0;
-			if ((ids[t] = loglm_word_id(r->model, s[b].words[t], &bad, err)) < 0)
-				return ids[t];
-			oov[o + t] = (unsigned char)bad;
-		}
-		ids[s[b].n] = r->model->lex->eos_id;
-		oov[o + s[b].n] = 0;
-		for (size_t t = 0; t <= s[b].n; t++)
-			r->pos[o + t] = (llr_maxent_pos){ids, (int64_t)t, ids[t]};
-	}
-	double e;
-	int rc = llr_maxent_score(r->model->me, N, r->pos, r->lp, r->check_norm ? &e : NULL, err);
+	llr_wordlm_batch *b = &r->batch;
+	int rc = llr_wordlm_batch_fill(b, r->model->lex, s, B, sizeof(llr_maxent_pos), oov, err);
 	if (rc < 0)
 		return rc;
-	llr_family_score_out(r->lp, N, logp, r->check_norm, e, norm);
+	llr_maxent_pos *pos = b->in; /* every position as the features see it */
+	for (size_t k = 0, o = 0; k < B; o += s[k].n + 1, k++)
+		for (size_t t = 0; t <= s[k].n; t++)
+			pos[o + t] = (llr_maxent_pos){b->ids + o, (int64_t)t, b->ids[o + t]};
+	int check = m->opts.check_norm;
+	double e;
+	if ((rc = llr_maxent_score(r->model->me, b->n, pos, b->lp, check ? &e : NULL, err)) < 0)
+		return rc;
+	llr_family_score_out(b->lp, b->n, logp, check, e, norm);
 	return LLR_OK;
-}
-
-static int loglm_word_features(llr_model *m, const char *word, llr_feature_fn emit, void *ctx, llr_err *err)
-{
-	const loglm *r = m->state;
-	return rnnlm_lex_word_features(r->model->lex, word, emit, ctx, err);
 }
 
 const llr_family llr_family_loglm = {

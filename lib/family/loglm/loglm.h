@@ -50,11 +50,7 @@ int llr_loglm_train_job(llr_loglm *m, const llr_lm_corpus *train, const llr_lm_c
 /* The scoring state behind llr_model. */
 typedef struct loglm {
 	llr_loglm *model;
-	int check_norm;
-	int32_t *ids;
-	llr_maxent_pos *pos;
-	float *lp;
-	size_t cap;
+	llr_wordlm_batch batch; /* its input: each position as the features see it */
 } loglm;
 
 extern const llr_gen_ops llr_loglm_gen_ops;
