@@ -177,7 +177,10 @@ typedef struct llr_sentence {
  * normalisation figures: err the signed sum p - 1 where it is largest in
  * magnitude, se, lo and hi as llr_net_norm.  LLR_EINVAL for a closed
  * model without <unk> meeting an OOV, or a family without the operation
- * (B = 0 checks only that); LLR_ENOMEM.  Not thread-safe on one handle. */
+ * (B = 0 checks only that); LLR_EUTF8 for a word that is not valid UTF-8
+ * (llr_model_score_pairs, llr_model_embed, llr_model_word_features and
+ * llr_gen_start check theirs too); LLR_ENOMEM.  A sentence of no words
+ * is </s> alone.  Not thread-safe on one handle. */
 int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
                     llr_norm_stat *norm, llr_err *err);
 

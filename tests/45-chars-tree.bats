@@ -4,8 +4,10 @@
 # tree|classes), on the UD French slice with tiny networks: the model
 # file's members, exact normalisation in score --check-norm, unseen words
 # read through their spelling in score and gen, threads and batches
-# agreeing, the man page EXAMPLES, every error path of the options, and
-# --distributed training of these models (two ranks under mpirun).
+# agreeing, the man page EXAMPLES, every error path of the options,
+# --distributed training of these models (two ranks under mpirun), and
+# the Python module (tests/api/score-lines.py, gen-lines.py) against
+# score and gen on both kinds.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -126,6 +128,26 @@ a = [float(x) for x in open("scores")]
 b = [float(x) for x in open("logprobs")]
 assert len(a) == 3 and all(abs(x - y) < 1e-3 for x, y in zip(a, b)), (a, b)
 PY
+}
+
+@test "llrnn.Model (Python): a character-aware tree model and a word+chars class model score, sample and beam as score and gen do, unseen words included" {
+	python_module_env || return 1
+	train -q $TINY --input word+chars --output classes --classes 20 --epochs 1 -o cl.bin "$FZ"
+	{ head -20 "$VALID"; echo "le zorglub mange 4817 pommes ."; } >in.tok
+	for m in "$CT" cl.bin; do
+		for b in e 10; do
+			score -q -m "$m" --base "$b" --per-token in.tok >want
+			/usr/bin/python3 "$TOP/tests/api/score-lines.py" --base "$b" "$m" <in.tok >got
+			diff want got
+		done
+		[ "$(tail -1 got | cut -f3)" -ge 2 ]
+		gen -q -m "$m" -p "le zorglub" -s 5 -n 6 --logprob >want
+		/usr/bin/python3 "$TOP/tests/api/gen-lines.py" "$m" "prefix='le zorglub'" seed=5 n=6 >got
+		diff want got
+		gen -q -m "$m" --beam 4 --nbest 3 --logprob >want
+		/usr/bin/python3 "$TOP/tests/api/gen-lines.py" "$m" beam=4 nbest=3 >got
+		diff want got
+	done
 }
 
 @test "train, score, gen: the man page EXAMPLES of the character and tree models run (tiny sizes)" {

@@ -10,8 +10,9 @@
 # exactly gen(1)'s sentences for the same seed and prefix.  A word's
 # features from llr_model_word_features (tests/api/word-features.c) are
 # gen --show-features' ones; the n-gram lengths of llr_model_score_lengths
-# (tests/api/ngram-lengths.c) are KenLM's on a hand-made ARPA model.  Tiny
-# models on the UD French slice.
+# (tests/api/ngram-lengths.c) are KenLM's on a hand-made ARPA model.
+# Invalid UTF-8 comes back from each of these calls as LLR_EUTF8 with a
+# message (issue 48's bad input).  Tiny models on the UD French slice.
 
 load test_helper
 
@@ -165,4 +166,34 @@ kn_arpa() {
 	score -q -m "$D/ll.llrnn" --per-token in.tok | cut -f4- >want
 	sed 's/=0:/=/g' got | diff want -
 	[ "$(grep -o '=[0-9]*:' got | sort -u)" = "=0:" ]
+}
+
+@test "bad input through the C API: invalid UTF-8 is LLR_EUTF8 with a message (score, gen, features, embed), as score and gen refuse it; an empty sentence is </s> alone, as score --blank-lines score" {
+	# score refuses the line; llr_model_score the word, naming it
+	printf 'le z\377org \303\n' >bad.tok
+	run score -q -m "$D/lm.arpa" bad.tok
+	assert_failure 1
+	assert_output --partial 'invalid UTF-8'
+	for m in lm.arpa ll.llrnn open.llrnn spell.llrnn; do
+		run_err 1 "^score-sentence: .*/$m: sentence 1, word 2: invalid UTF-8 \\(byte 0xFF at byte 2\\)\$" "$API" "$D/$m" <bad.tok
+	done
+	# a truncated sequence at the end of a word
+	printf 'le \303\n' | { run_err 1 '^score-sentence: .*: sentence 1, word 2: invalid UTF-8 \(byte 0xC3 at byte 1\)$' "$API" "$D/ll.llrnn"; }
+	# a prefix: llr_gen_start, and gen -p through it
+	run_err 1 '^gen-sentence: .*/ll\.llrnn: the prefix, word 2: invalid UTF-8 \(byte 0xFF at byte 2\)$' \
+		"$TOP/build/tests/api/gen-sentence" "$D/ll.llrnn" 1 1 le $'z\377org'
+	run_err 1 '^gen: .*/lm\.arpa: the prefix, word 1: invalid UTF-8' gen -q -m "$D/lm.arpa" -p $'\377' -n 1
+	# a word's features, a sentence to embed
+	run_err 1 '^word-features: .*: the word: invalid UTF-8 \(byte 0xFF at byte 1\)$' \
+		"$TOP/build/tests/api/word-features" "$D/ll.llrnn" $'\377' le
+	printf 'le z\377org\n' | { run_err 1 '^embed-sentence: .*: sentence 1, word 2: invalid UTF-8' "$TOP/build/tests/api/embed-sentence" "$D/ll.llrnn"; }
+	# an empty sentence (n = 0): p(</s> | <s>), score --blank-lines score's
+	# line (the Python module refuses it: tests/54-python.bats)
+	printf 'le chat\n\n' >blank.tok
+	for m in lm.arpa ll.llrnn; do
+		score -q -m "$D/$m" --blank-lines score --per-token blank.tok | cut -f3- >want
+		"$API" "$D/$m" <blank.tok >got 2>/dev/null
+		diff want got
+		[ "$(sed -n 2p got)" = "$(sed -n 2p want)" ]
+	done
 }

@@ -4,7 +4,9 @@
 # give score(1)'s numbers, in base e and in base 10 (KenLM's convention,
 # score --base 10), OOVs included, for an LL-RNN, an open-vocabulary
 # LL-RNN and an ARPA n-gram (tiny models on the UD French slice, as
-# tests/52-model-api.bats); its description of a model; every bad input
+# tests/52-model-api.bats), an ARPA model's log10 scores also against
+# KenLM's query convention computed from the file itself; its
+# description of a model; every bad input
 # raising with a message; how it finds the library; its ctypes
 # structures against the C compiler's.  tests/api/score-lines.py prints
 # the module's numbers in score's --per-token columns.
@@ -71,6 +73,55 @@ for line in open("in.tok"):
 ' "$D/lm.arpa"
 	assert_success
 	diff want <(printf '%s\n' "$output")
+}
+
+@test "llrnn.Model: an ARPA model's log10 scores are KenLM's query convention, computed from the file itself, and score --base 10's" {
+	# KenLM's query: log10 p(w | h) is the longest listed n-gram's log10
+	# prob plus the backoffs of the longer contexts that were not found;
+	# an unknown word is <unk>.  Computed here from lm.arpa alone.
+	cat >kenlm.py <<'PY'
+import sys
+import llrnn
+prob, bo, order, sec = {}, {}, 0, 0
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.startswith("\\") and line.endswith("-grams:"):
+        sec = int(line[1:line.index("-")])
+        order = max(order, sec)
+        continue
+    if not sec or not line or line.startswith("\\"):
+        continue
+    f = line.split("\t")
+    g = tuple(f[1].split(" "))
+    prob[g] = float(f[0])
+    if len(f) > 2:
+        bo[g] = float(f[2])
+def lp(h, w):
+    n = min(len(h), order - 1)
+    for k in range(n, -1, -1):
+        if tuple(h[len(h) - k:]) + (w,) in prob:
+            return prob[tuple(h[len(h) - k:]) + (w,)] + sum(bo.get(tuple(h[len(h) - j:]), 0.0) for j in range(k + 1, n + 1))
+m = llrnn.Model(sys.argv[1])
+for line in open("in.tok"):
+    words = line.split()
+    words = words[words[:1] == ["<s>"]:len(words) - (words[-1:] == ["</s>"])]
+    h, total, toks = ["<s>"], 0.0, []
+    for w in words + ["</s>"]:
+        w = w if (w,) in prob else "<unk>"
+        toks.append(lp(h, w))
+        total += toks[-1]
+        h.append(w)
+    got = list(m.full_scores(line))
+    assert len(got) == len(toks) and all(abs(a - b.logprob) < 1e-5 for a, b in zip(toks, got)), (line, toks, got)
+    assert abs(total - m.score(line)) < 1e-5, (line, total, m.score(line))
+    print("%.4f" % total)
+PY
+	score -q -m "$D/lm.arpa" --base 10 in.tok | cut -f1 >want
+	run "$PY" kenlm.py "$D/lm.arpa"
+	assert_success
+	printf '%s\n' "$output" | diff want -
+	grep -q '<unk>' "$D/lm.arpa"
+	[ "$(wc -l <want)" -eq "$(wc -l <in.tok)" ]
 }
 
 @test "llrnn.Model: perplexity is exp(-logprob / tokens) of score's line; eos=False leaves </s> out" {

@@ -162,6 +162,25 @@ const llr_meta *llr_model_meta(const llr_model *m)
 	return m->fam->meta(m);
 }
 
+int llr_family_check_utf8(const llr_model *m, const char *what, int numbered, const llr_sentence *s, size_t B, llr_err *err)
+{
+	for (size_t b = 0; b < B; b++)
+		for (size_t t = 0; t < s[b].n; t++) {
+			const char *w = s[b].words[t];
+			size_t len = strlen(w), ok = llr_utf8_valid_prefix(w, len);
+			if (ok == len)
+				continue;
+			char where[64];
+			if (numbered)
+				snprintf(where, sizeof where, "%s %zu, ", what, b + 1);
+			else
+				snprintf(where, sizeof where, "%s, ", what);
+			return llr_err_set(err, LLR_EUTF8, "%s: %sword %zu: invalid UTF-8 (byte 0x%02X at byte %zu)", m->path, where,
+			                   t + 1, (unsigned)(unsigned char)w[ok], ok + 1);
+		}
+	return LLR_OK;
+}
+
 int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
                     llr_err *err)
 {
@@ -169,7 +188,8 @@ int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp,
 		return llr_err_set(err, LLR_EINVAL, "%s: %s have no llr_model_score yet (%s)", m->path, m->fam->what, m->fam->instead);
 	if (B == 0)
 		return LLR_OK;
-	return m->fam->score(m, s, B, logp, oov, norm, err);
+	int rc = llr_family_check_utf8(m, "sentence", 1, s, B, err);
+	return rc < 0 ? rc : m->fam->score(m, s, B, logp, oov, norm, err);
 }
 
 int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
@@ -181,6 +201,9 @@ int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sente
 		return llr_err_set(err, LLR_EINVAL, "%s: %s have no --source", m->path, m->fam->what);
 	if (B == 0)
 		return LLR_OK;
+	int rc = llr_family_check_utf8(m, "source", 1, src, B, err);
+	if (rc < 0 || (rc = llr_family_check_utf8(m, "sentence", 1, tgt, B, err)) < 0)
+		return rc;
 	return m->fam->score_pairs(m, src, tgt, B, logp, oov, err);
 }
 
@@ -188,7 +211,8 @@ int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, u
 {
 	if (!m->fam->embed)
 		return llr_err_set(err, LLR_EINVAL, "%s: %s have no --embed", m->path, m->fam->what);
-	return m->fam->embed(m, s, B, vec, oov, err);
+	int rc = llr_family_check_utf8(m, "sentence", 1, s, B, err);
+	return rc < 0 ? rc : m->fam->embed(m, s, B, vec, oov, err);
 }
 
 int llr_model_predict(llr_model *m, unsigned tasks, const char *path, size_t batch,
@@ -202,8 +226,10 @@ int llr_model_predict(llr_model *m, unsigned tasks, const char *path, size_t bat
 int llr_model_score_lengths(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
                             int32_t *len, llr_err *err)
 {
-	if (m->fam->score_lengths && B > 0)
-		return m->fam->score_lengths(m, s, B, logp, oov, len, err);
+	if (m->fam->score_lengths && B > 0) {
+		int rc = llr_family_check_utf8(m, "sentence", 1, s, B, err);
+		return rc < 0 ? rc : m->fam->score_lengths(m, s, B, logp, oov, len, err);
+	}
 	llr_norm_stat norm; /* not asked for, but opts may have check_norm */
 	int rc = llr_model_score(m, s, B, logp, oov, &norm, err);
 	if (rc < 0 || !len)
@@ -217,6 +243,10 @@ int llr_model_word_features(llr_model *m, const char *word, llr_feature_fn emit,
 {
 	if (!m->fam->word_features)
 		return llr_err_set(err, LLR_EINVAL, "%s: %s have no word features", m->path, m->fam->what);
+	size_t len = strlen(word), ok = llr_utf8_valid_prefix(word, len);
+	if (ok < len)
+		return llr_err_set(err, LLR_EUTF8, "%s: the word: invalid UTF-8 (byte 0x%02X at byte %zu)", m->path,
+		                   (unsigned)(unsigned char)word[ok], ok + 1);
 	return m->fam->word_features(m, word, emit, ctx, err);
 }
 

@@ -200,6 +200,14 @@ struct llr_model {
  * logp as doubles, *norm from e when asked (norm and check_norm). */
 void llr_family_score_out(const float *lp, size_t n, double *logp, int check_norm, double e, llr_norm_stat *norm);
 
+/* Every word of B sentences valid UTF-8 (families.c), as score(1) and
+ * gen(1) read their input: LLR_EUTF8 "PATH: WHAT B, word T: invalid
+ * UTF-8 (byte 0xXX at byte K)" for the first that is not ("PATH: WHAT,
+ * word T: ..." unless numbered; WHAT "sentence", "source", "the
+ * prefix").  The calls that take sentences check them before the family
+ * sees them. */
+int llr_family_check_utf8(const llr_model *m, const char *what, int numbered, const llr_sentence *s, size_t B, llr_err *err);
+
 /* The start of a closed-vocabulary family's open (families.c): its
  * state of size bytes, zeroed, as m's (freed by its close), and --open
  * refused ("PATH: --open: <what> have a closed vocabulary"). */

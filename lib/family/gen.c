@@ -104,7 +104,10 @@ static int set_prefix(llr_gen *g, const llr_sentence *p, llr_err *err)
 int llr_gen_start(llr_gen *g, const llr_sentence *prefix, llr_err *err)
 {
 	g->nres = 0;
-	int rc = set_prefix(g, prefix, err);
+	int rc = llr_family_check_utf8(g->m, "the prefix", 0, prefix, 1, err);
+	if (rc < 0)
+		return rc;
+	rc = set_prefix(g, prefix, err);
 	if (rc < 0 || (rc = g->ops->start(g, err)) < 0)
 		return rc;
 	g->pre.lp = 0;
