@@ -1,7 +1,7 @@
 /*
  * gradcheck.h - the finite-difference gradient checker of the C unit
  * tests (test_grad.c, test_charcnn.c, test_treeout.c) and their small
- * helpers.  Included once per test program, after test.h.
+ * helpers (random weights, random word-feature rows).  Included once per test program, after test.h.
  *
  * Everything runs in float32 as the library does; the loss is summed in
  * double.  Central differences with step g_eps (EPS = 1e-2 unless a test
@@ -69,6 +69,26 @@ static inline void fill(float *a, size_t n, llr_rng *r, double scale)
 {
 	for (size_t i = 0; i < n; i++)
 		a[i] = (float)((2 * llr_rng_uniform(r) - 1) * scale);
+}
+
+/* A rows x cols matrix of random sparse rows (word features, phi or
+ * psi): 1 to maxk (at most 4) entries a row in random columns (a column
+ * drawn twice sums), each lo + width * u, u uniform in [0, 1) and drawn
+ * only when width > 0. */
+static inline llr_csr *random_rows(int rows, int cols, int maxk, double lo, double width, llr_rng *r)
+{
+	llr_csr_builder *b = llr_csr_builder_new(cols);
+	for (int v = 0; v < rows; v++) {
+		int32_t c[4];
+		float x[4];
+		int k = 1 + (int)llr_rng_below(r, (uint64_t)maxk);
+		for (int j = 0; j < k; j++) {
+			c[j] = (int32_t)llr_rng_below(r, (uint64_t)cols);
+			x[j] = width > 0 ? (float)(lo + width * llr_rng_uniform(r)) : (float)lo;
+		}
+		llr_csr_builder_row(b, c, x, (size_t)k, NULL);
+	}
+	return llr_csr_builder_finish(b, NULL);
 }
 
 static inline double dot_d(const float *a, const float *b, size_t n)

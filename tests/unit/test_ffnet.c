@@ -17,18 +17,7 @@ enum { V = 13, F = 9, FIN = 7, N = 11 };
 /* V x cols rows of 1 to 3 entries, real-valued. */
 static llr_csr *features(int cols, llr_rng *r)
 {
-	llr_csr_builder *b = llr_csr_builder_new(cols);
-	for (int v = 0; v < V; v++) {
-		int32_t c[3];
-		float x[3];
-		int k = 1 + (int)llr_rng_below(r, 3);
-		for (int j = 0; j < k; j++) {
-			c[j] = (int32_t)llr_rng_below(r, (uint64_t)cols);
-			x[j] = (float)(0.3 + llr_rng_uniform(r));
-		}
-		llr_csr_builder_row(b, c, x, (size_t)k, NULL);
-	}
-	return llr_csr_builder_finish(b, NULL);
+	return random_rows(V, cols, 3, 0.3, 1, r);
 }
 
 typedef struct ffcase {

@@ -25,18 +25,7 @@ static llr_strmap *vocab(void)
 
 static llr_csr *rand_phi(int rows, int cols, llr_rng *r)
 {
-	llr_csr_builder *b = llr_csr_builder_new(cols);
-	for (int v = 0; v < rows; v++) {
-		int32_t c[3];
-		float x[3];
-		int k = 1 + (int)llr_rng_below(r, 3);
-		for (int j = 0; j < k; j++) {
-			c[j] = (int32_t)llr_rng_below(r, (uint64_t)cols);
-			x[j] = 1.0f;
-		}
-		llr_csr_builder_row(b, c, x, (size_t)k, NULL);
-	}
-	return llr_csr_builder_finish(b, NULL);
+	return random_rows(rows, cols, 3, 1, 0, r);
 }
 
 typedef struct fx {
