@@ -509,7 +509,10 @@ int llr_ffnet_dist(llr_ffnet *f, size_t N, const int32_t *ctx, float *logp_all, 
  * position pos of seq (seq[0..pos) the sentence so far, ids of the
  * vocabulary; <s> before it): the n-grams of the previous 1 .. order - 1
  * words, the word at each distance 2 .. skip alone, with bag every
- * earlier word.  Parameters one flat array, bias V then theta H;
+ * earlier word.  With phi (the log-linear output over word features)
+ * each feature also has a slice of K weights of a second ring alpha of H
+ * floats, their sum a, and log p(w) gains log b(w) + a . phi(w).
+ * Parameters one flat array, bias V, theta H, then alpha H with phi;
  * gradients alike.  Not safe from two threads at once. */
 #define LLR_ME_CHUNK 64
 #define LLR_ME_MAX_ORDER 16
@@ -517,6 +520,11 @@ typedef struct llr_maxent_config {
 	int32_t vocab, unk; /* unk: <unk>'s id or -1 */
 	int order, skip, bag;
 	uint64_t hash_size; /* a power of two >= LLR_ME_CHUNK */
+	/* NULL: the softmax output; else the log-linear output over phi
+	 * (V x K) with the background logb (V, finite or -inf), both
+	 * borrowed: they must outlive the scorer */
+	const llr_csr *phi;
+	const float *logb;
 } llr_maxent_config;
 typedef struct llr_maxent llr_maxent;
 typedef struct llr_maxent_pos {
@@ -539,10 +547,10 @@ size_t llr_maxent_features(const llr_maxent *f, const int32_t *seq, int64_t pos,
 /* The loss of N positions (nll summed, *ntok the predicted ones), its
  * gradient added into the gradient array; LLR_ENAN when not finite. */
 int llr_maxent_train_step(llr_maxent *f, size_t N, const llr_maxent_pos *p, double *nll, int64_t *ntok, llr_err *err);
-/* The chunks of theta the train steps since the last call touched: one
- * block (ascending rows of LLR_ME_CHUNK floats, at offset V); the
- * gradient is zero outside them and the bias.  Owned by f, valid until
- * the next call. */
+/* The chunks of theta (and alpha after it) the train steps since the
+ * last call touched: one block (ascending rows of LLR_ME_CHUNK floats, at
+ * offset V, over both rings); the gradient is zero outside them and the
+ * bias.  Owned by f, valid until the next call. */
 const llr_rows *llr_maxent_rows(llr_maxent *f);
 /* log p(target) into logp[N] (0 where not predicted); norm_err (may be
  * NULL) the signed sum p - 1 furthest from 0. */

@@ -282,5 +282,8 @@ void llr_lm_shuffle(size_t *order, size_t n, llr_rng *r);
  * text (valid, NULL none) read over lex into *vc. */
 int llr_lm_setup_end(int rc, const char *resume, const char *sname, const char *valid, llr_lexicon *lex, llr_lm_corpus *vc,
                      llr_err *err);
+/* LLR_EINVAL, saying why: --output loglinear asked of a stream whose
+ * words have no features (phi their identities alone). */
+int llr_lm_featureless(llr_err *err);
 
 #endif

@@ -4,7 +4,8 @@
  * families, family.h): the features stream read with the context order
  * checked against its longest sentence, the corpus as its predicted
  * positions, an epoch's shuffled order of them, and the end of their
- * setup (the model's fit to the stream, the validation text).  Not here: the
+ * setup (the model's fit to the stream, the validation text), the
+ * refusal of a log-linear output without word features.  Not here: the
  * models' contexts (each family's), the LSTM's sentence batches.
  */
 #include "family/family.h"
@@ -78,4 +79,10 @@ int llr_lm_setup_end(int rc, const char *resume, const char *sname, const char *
 	if (valid && (rc = llr_lm_corpus_read_text(valid, &lm, NULL, 1 << 30, vc, &skipped, err)) < 0)
 		return rc;
 	return LLR_OK;
+}
+
+int llr_lm_featureless(llr_err *err)
+{
+	return llr_err_set(err, LLR_EINVAL, "--output loglinear: the stream has no word features (phi is the words' identities "
+	                                    "alone); featurize it with features, or train --output softmax");
 }

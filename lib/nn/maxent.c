@@ -11,9 +11,18 @@
  * twice).  Logits are a few contiguous vector adds of length V, then the
  * softmax; the gradient of theta is sparse: the chunks of LLR_ME_CHUNK
  * floats the batch's slices touched, listed as one llr_rows block.
- * Parameters, one flat array: bias V, theta H; gradients alike.  Not
- * here: the model files and training (lib/family/loglm).  Not safe from
- * two threads at once.
+ * With the log-linear output over word features (config phi, V x K, and
+ * a background logb; DESIGN section 1) each feature also carries a
+ * vector a_f of K weights, a slice of a second ring alpha of H floats at
+ * an offset hashed apart from o_f, and
+ *   log p(w | context) = z_w + log b(w) + a . phi(w) - log Z,
+ *   a = sum_{f active} a_f,  dLoss/da = Phi^T (p - onehot(target)),
+ * z_w the logits above: one sparse product over Phi's nonzeros a
+ * position, and the gradient of a_f, the same dLoss/da for every active
+ * f, into alpha's chunks (the rows' block runs on over alpha).
+ * Parameters, one flat array: bias V, theta H, then alpha H with the
+ * log-linear output; gradients alike.  Not here: the model files and
+ * training (lib/family/loglm).  Not safe from two threads at once.
  */
 #include "internal.h"
 #include "nn.h"
@@ -23,13 +32,15 @@
 
 struct llr_maxent {
 	llr_maxent_config c;
-	size_t n;            /* V + H */
-	float *w, *g;        /* bias V then theta H */
-	float *z;            /* V: one position's logits */
-	float *e;            /* V: exp(z - max z), then the gradient of the logits */
-	uint32_t *off;       /* a position's feature offsets */
+	int32_t K;            /* the log-linear output's word features, or 0 */
+	size_t n;             /* V + H, + H with the log-linear output */
+	float *w, *g;         /* bias V, theta H, alpha H; gradients alike */
+	float *z;             /* V: one position's logits */
+	float *e;             /* V: exp(z - max z), then the gradient of the logits */
+	float *a;             /* K: a position's a, then dLoss/da */
+	uint32_t *off, *aoff; /* their offsets into theta and alpha */
 	size_t offcap;
-	unsigned char *mark; /* H / CHUNK: a chunk touched since the last rows */
+	unsigned char *mark; /* (n - V) / CHUNK: a chunk touched since the last rows */
 	int32_t *rows;
 	llr_rows block;
 };
@@ -61,10 +72,25 @@ void llr_maxent_free(llr_maxent *f)
 	free(f->g);
 	free(f->z);
 	free(f->e);
+	free(f->a);
 	free(f->off);
+	free(f->aoff);
 	free(f->mark);
 	free(f->rows);
 	free(f);
+}
+
+/* The log-linear output's phi (V x K) and background (finite, or -inf
+ * where b is 0). */
+static int check_output(const llr_maxent_config *c, llr_err *err)
+{
+	if (c->phi->rows != c->vocab || c->phi->cols < 1 || !c->logb)
+		return llr_err_set(err, LLR_EINVAL, "log-linear LM: phi is %dx%d for %d words%s", c->phi->rows, c->phi->cols, c->vocab,
+		                   c->logb ? "" : ", and no background");
+	for (int32_t v = 0; v < c->vocab; v++)
+		if (isnan(c->logb[v]) || c->logb[v] == INFINITY)
+			return llr_err_set(err, LLR_ENAN, "log-linear LM: background of word %d is %g", v, (double)c->logb[v]);
+	return LLR_OK;
 }
 
 llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err)
@@ -79,21 +105,27 @@ llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err)
 		return llr_err_set(err, LLR_EINVAL, "log-linear LM: hash size %llu: must be a power of two in [%d, 2^31]",
 		                   (unsigned long long)H, LLR_ME_CHUNK),
 		       NULL;
+	if (c->phi && check_output(c, err) < 0)
+		return NULL;
 	llr_maxent *f = llr_calloc(1, sizeof *f);
 	if (!f)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory"), NULL;
 	f->c = *c;
-	f->n = (size_t)c->vocab + (size_t)H;
-	size_t R = (size_t)(H / LLR_ME_CHUNK);
+	f->K = c->phi ? c->phi->cols : 0;
+	size_t rings = c->phi ? 2 : 1;
+	f->n = (size_t)c->vocab + rings * (size_t)H;
+	size_t R = rings * (size_t)(H / LLR_ME_CHUNK);
 	f->w = llr_calloc(f->n, sizeof *f->w);
 	f->g = llr_calloc(f->n, sizeof *f->g);
 	f->z = llr_malloc((size_t)c->vocab * sizeof *f->z);
 	f->e = llr_malloc((size_t)c->vocab * sizeof *f->e);
+	f->a = f->K ? llr_malloc((size_t)f->K * sizeof *f->a) : NULL;
 	f->mark = llr_calloc(R, 1);
 	f->rows = llr_malloc(R * sizeof *f->rows);
-	if (!f->w || !f->g || !f->z || !f->e || !f->mark || !f->rows) {
+	if (!f->w || !f->g || !f->z || !f->e || (f->K && !f->a) || !f->mark || !f->rows) {
 		llr_maxent_free(f);
-		return llr_err_set(err, LLR_ENOMEM, "out of memory for a log-linear LM of %zu parameters", (size_t)c->vocab + (size_t)H),
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for a log-linear LM of %zu parameters",
+		                   (size_t)c->vocab + rings * (size_t)H),
 		       NULL;
 	}
 	f->block = (llr_rows){.off = (size_t)c->vocab, .rows = (int32_t)R, .cols = LLR_ME_CHUNK, .row = f->rows};
@@ -135,20 +167,34 @@ size_t llr_maxent_nfeat(const llr_maxent *f, int64_t pos)
 	return (size_t)(f->c.order - 1) + (size_t)LLR_MAX(f->c.skip - 1, 0) + (f->c.bag ? (size_t)pos : 0);
 }
 
-size_t llr_maxent_features(const llr_maxent *f, const int32_t *seq, int64_t pos, uint32_t *off)
+/* Feature k of a position, of key h: its offsets into theta and alpha
+ * (aoff NULL: none). */
+static void put(const llr_maxent *f, uint64_t h, size_t k, uint32_t *off, uint32_t *aoff)
+{
+	off[k] = offset_of(f, h);
+	if (aoff)
+		aoff[k] = offset_of(f, h ^ 0x616c706861000000ULL);
+}
+
+static size_t features(const llr_maxent *f, const int32_t *seq, int64_t pos, uint32_t *off, uint32_t *aoff)
 {
 	size_t k = 0;
 	uint64_t h = 0x6e6772616d000000ULL; /* n-grams: each longer one extends the last */
 	for (int n = 1; n < f->c.order; n++) {
 		h = mix(h ^ (uint32_t)at(f, seq, pos - n)) + (uint64_t)n;
-		off[k++] = offset_of(f, h);
+		put(f, h, k++, off, aoff);
 	}
 	for (int d = 2; d <= f->c.skip; d++)
-		off[k++] = offset_of(f, 0x736b697000000000ULL + ((uint64_t)d << 32) + (uint32_t)at(f, seq, pos - d));
+		put(f, 0x736b697000000000ULL + ((uint64_t)d << 32) + (uint32_t)at(f, seq, pos - d), k++, off, aoff);
 	if (f->c.bag)
 		for (int64_t p = 0; p < pos; p++)
-			off[k++] = offset_of(f, 0x6261670000000000ULL + (uint32_t)at(f, seq, p));
+			put(f, 0x6261670000000000ULL + (uint32_t)at(f, seq, p), k++, off, aoff);
 	return k;
+}
+
+size_t llr_maxent_features(const llr_maxent *f, const int32_t *seq, int64_t pos, uint32_t *off)
+{
+	return features(f, seq, pos, off, NULL);
 }
 
 /* ------------------------------------------------------------- scoring */
@@ -167,29 +213,94 @@ LLR_CLONES LLR_VECTORIZE static void scale(float *restrict y, float a, size_t n)
 		y[j] *= a;
 }
 
-/* The logits of position p into f->z, its features in f->off; their count. */
+/* y[0..n) += ring[(o + j) mod H]: the slice at o of a ring of H floats. */
+static void gather(float *y, const float *ring, size_t H, size_t o, size_t n)
+{
+	for (size_t j0 = 0; j0 < n; o = 0) {
+		size_t len = LLR_MIN(n - j0, H - o);
+		add_to(y + j0, ring + o, len);
+		j0 += len;
+	}
+}
+
+/* ring[(o + j) mod H] += x[0..n), and the slice's chunks marked in mark
+ * (the ring's H / LLR_ME_CHUNK). */
+static void scatter(float *ring, size_t H, size_t o, const float *x, size_t n, unsigned char *mark)
+{
+	for (size_t j0 = 0, q = o; j0 < n; q = 0) {
+		size_t len = LLR_MIN(n - j0, H - q);
+		add_to(ring + q, x + j0, len);
+		j0 += len;
+	}
+	size_t R = H / LLR_ME_CHUNK;
+	size_t nch = LLR_MIN((o % LLR_ME_CHUNK + n + LLR_ME_CHUNK - 1) / LLR_ME_CHUNK, R);
+	for (size_t c = 0, r = o / LLR_ME_CHUNK; c < nch; c++)
+		mark[(r + c) % R] = 1;
+}
+
+/* The log-linear output's share of the logits of a position of nf
+ * features: a (K) = the sum of their slices of alpha, then
+ * z_w += log b(w) + a . phi(w) over phi's rows (V x K, CSR). */
+static void ll_logits(llr_maxent *f, size_t nf)
+{
+	const size_t V = (size_t)f->c.vocab, H = (size_t)f->c.hash_size, K = (size_t)f->K;
+	const float *alpha = f->w + V + H, *logb = f->c.logb;
+	const llr_csr *phi = f->c.phi;
+	memset(f->a, 0, K * sizeof *f->a);
+	for (size_t i = 0; i < nf; i++)
+		gather(f->a, alpha, H, f->aoff[i], K);
+	for (size_t w = 0; w < V; w++) {
+		float s = logb[w];
+		for (int32_t j = phi->indptr[w]; j < phi->indptr[w + 1]; j++)
+			s += phi->data[j] * f->a[phi->indices[j]];
+		f->z[w] += s;
+	}
+}
+
+/* Its gradient from dLoss/dz (f->e, V) for a position of nf features:
+ * dLoss/da = Phi^T dz into f->a, added to each feature's slice of alpha. */
+static void ll_grad(llr_maxent *f, size_t nf)
+{
+	const size_t V = (size_t)f->c.vocab, H = (size_t)f->c.hash_size, K = (size_t)f->K;
+	const llr_csr *phi = f->c.phi;
+	float *ga = f->a;
+	memset(ga, 0, K * sizeof *ga);
+	for (size_t w = 0; w < V; w++) {
+		float d = f->e[w];
+		for (int32_t j = phi->indptr[w]; j < phi->indptr[w + 1]; j++)
+			ga[phi->indices[j]] += phi->data[j] * d;
+	}
+	for (size_t i = 0; i < nf; i++)
+		scatter(f->g + V + H, H, f->aoff[i], ga, K, f->mark + H / LLR_ME_CHUNK);
+}
+
+/* The logits of position p into f->z, its features in f->off (and
+ * f->aoff); their count. */
 static int logits(llr_maxent *f, const llr_maxent_pos *p, size_t *nf)
 {
 	size_t need = llr_maxent_nfeat(f, p->pos);
 	if (need > f->offcap) {
-		uint32_t *o = llr_reallocarray(f->off, need + need / 2 + 16, sizeof *o);
+		size_t cap = need + need / 2 + 16;
+		uint32_t *o = llr_reallocarray(f->off, cap, sizeof *o);
 		if (!o)
 			return LLR_ENOMEM;
 		f->off = o;
-		f->offcap = need + need / 2 + 16;
+		if (f->K) {
+			if (!(o = llr_reallocarray(f->aoff, cap, sizeof *o)))
+				return LLR_ENOMEM;
+			f->aoff = o;
+		}
+		f->offcap = cap;
 	}
-	*nf = llr_maxent_features(f, p->seq, p->pos, f->off);
+	*nf = features(f, p->seq, p->pos, f->off, f->K ? f->aoff : NULL);
 	const size_t V = (size_t)f->c.vocab, H = (size_t)f->c.hash_size;
 	const float *theta = f->w + V;
 	float *z = f->z;
 	memcpy(z, f->w, V * sizeof *z);
-	for (size_t i = 0; i < *nf; i++) {
-		for (size_t w0 = 0, o = f->off[i]; w0 < V; o = 0) {
-			size_t len = LLR_MIN(V - w0, H - o);
-			add_to(z + w0, theta + o, len);
-			w0 += len;
-		}
-	}
+	for (size_t i = 0; i < *nf; i++)
+		gather(z, theta, H, f->off[i], V);
+	if (f->K)
+		ll_logits(f, *nf);
 	return LLR_OK;
 }
 
@@ -296,7 +407,7 @@ int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *log
 
 int llr_maxent_train_step(llr_maxent *f, size_t N, const llr_maxent_pos *p, double *nll, int64_t *ntok, llr_err *err)
 {
-	const size_t V = (size_t)f->c.vocab, H = (size_t)f->c.hash_size, R = H / LLR_ME_CHUNK;
+	const size_t V = (size_t)f->c.vocab, H = (size_t)f->c.hash_size;
 	float *gb = f->g, *gt = f->g + V;
 	for (size_t i = 0; i < N; i++) {
 		if (p[i].target < 0)
@@ -315,17 +426,10 @@ int llr_maxent_train_step(llr_maxent *f, size_t N, const llr_maxent_pos *p, doub
 		scale(f->e, inv, V);
 		f->e[p[i].target] -= 1;
 		add_to(gb, f->e, V);
-		for (size_t k = 0; k < nf; k++) {
-			for (size_t w0 = 0, o = f->off[k]; w0 < V; o = 0) {
-				size_t len = LLR_MIN(V - w0, H - o);
-				add_to(gt + o, f->e + w0, len);
-				w0 += len;
-			}
-			/* the chunks of the slice [o, o + V) */
-			size_t nch = LLR_MIN((f->off[k] % LLR_ME_CHUNK + V + LLR_ME_CHUNK - 1) / LLR_ME_CHUNK, R);
-			for (size_t c = 0, r = f->off[k] / LLR_ME_CHUNK; c < nch; c++)
-				f->mark[(r + c) % R] = 1;
-		}
+		for (size_t k = 0; k < nf; k++)
+			scatter(gt, H, f->off[k], f->e, V, f->mark);
+		if (f->K)
+			ll_grad(f, nf);
 	}
 	return LLR_OK;
 }

@@ -3,8 +3,12 @@
  * finite differences: the bias and every weight of the hashed ring, with
  * n-gram, skip and bag features, slices that wrap around the ring and a
  * vocabulary larger than it (a slice over itself); that the gradient is
- * zero outside the chunks llr_maxent_rows lists; that its distributions
- * sum to 1 and agree with its scores; the configurations it refuses.
+ * zero outside the chunks llr_maxent_rows lists; the same with the
+ * log-linear output over word features (every weight of the second
+ * ring alpha too, real-valued rows of phi, a background); that its
+ * distributions sum to 1 and agree with its scores, and that the
+ * log-linear output with alpha zero and a uniform background is the
+ * softmax; the configurations it refuses.
  * Tolerances: gradcheck.h's (atol 2e-3, rtol 2e-2, step 1e-2).
  */
 #include "llrnn.h"
@@ -50,11 +54,26 @@ static void setup(mecase *k, const llr_maxent_config *c, llr_rng *r)
 	fill(w, np, r, 0.5);
 }
 
-static void check_config(int32_t V, uint64_t H, int order, int skip, int bag)
+/* A V x K phi of one to three features a word, real-valued, and a
+ * background logb (V, finite): the log-linear output's. */
+static llr_csr *random_phi(int32_t V, int32_t K, llr_rng *r, float *logb)
+{
+	for (int32_t v = 0; v < V; v++)
+		logb[v] = (float)(-1 - 3 * llr_rng_uniform(r));
+	return random_rows(V, K, 3, 0.3, 1, r);
+}
+
+/* K > 0: with the log-linear output over a random phi of K columns. */
+static void check_config(int32_t V, uint64_t H, int order, int skip, int bag, int32_t K)
 {
 	llr_rng r;
-	llr_rng_seed(&r, (uint64_t)(11 + V + H + 10 * order + skip + bag));
+	llr_rng_seed(&r, (uint64_t)(11 + V + H + 10 * order + skip + bag + 100 * K));
 	llr_maxent_config c = {.vocab = V, .unk = 1, .order = order, .skip = skip, .bag = bag, .hash_size = H};
+	float *logb = malloc((size_t)V * sizeof *logb);
+	llr_csr *phi = K ? random_phi(V, K, &r, logb) : NULL;
+	c.phi = phi;
+	c.logb = K ? logb : NULL;
+	size_t rings = K ? 2 : 1;
 	mecase k;
 	setup(&k, &c, &r);
 	if (!k.f)
@@ -75,30 +94,45 @@ static void check_config(int32_t V, uint64_t H, int order, int skip, int bag)
 	snprintf(what, sizeof what, "theta V=%d H=%llu n=%d skip=%d bag=%d", V, (unsigned long long)H, order, skip, bag);
 	CHECK(gradcheck(what, p + V, g + V, (size_t)H, me_loss, &k, 200, &r) == 0);
 	CHECK(g_max_analytic > 1e-4);
-	/* nothing outside the rows listed */
+	if (K) {
+		CHECK(np == (size_t)V + 2 * H);
+		snprintf(what, sizeof what, "alpha V=%d H=%llu K=%d n=%d skip=%d bag=%d", V, (unsigned long long)H, K, order, skip, bag);
+		CHECK(gradcheck(what, p + V + H, g + V + H, (size_t)H, me_loss, &k, 200, &r) == 0);
+		CHECK(g_max_analytic > 1e-4);
+	}
+	/* nothing outside the rows listed, over both rings */
 	const llr_rows *b = llr_maxent_rows(k.f);
-	CHECK(b->off == (size_t)V && b->cols == LLR_ME_CHUNK && b->rows == (int32_t)(H / LLR_ME_CHUNK) && b->nrow > 0);
+	CHECK(b->off == (size_t)V && b->cols == LLR_ME_CHUNK && b->rows == (int32_t)(rings * H / LLR_ME_CHUNK) && b->nrow > 0);
 	unsigned char *in = calloc((size_t)b->rows, 1);
 	for (int32_t i = 0; i < b->nrow; i++) {
 		CHECK(i == 0 || b->row[i] > b->row[i - 1]);
 		in[b->row[i]] = 1;
 	}
-	int outside = 0;
-	for (size_t j = 0; j < H; j++)
+	int outside = 0, alpha_rows = 0;
+	for (size_t j = 0; j < rings * H; j++)
 		outside += g[V + j] != 0 && !in[j / LLR_ME_CHUNK];
+	for (int32_t i = 0; i < b->nrow; i++)
+		alpha_rows += b->row[i] >= (int32_t)(H / LLR_ME_CHUNK);
 	CHECK(outside == 0);
+	CHECK(K ? alpha_rows > 0 : alpha_rows == 0);
 	CHECK(llr_maxent_rows(k.f)->nrow == 0);
 	free(in);
 	llr_maxent_free(k.f);
+	llr_csr_free(phi);
+	free(logb);
 }
 
 static void test_grad(void)
 {
-	check_config(13, 256, 3, 0, 0);
-	check_config(13, 256, 2, 4, 1);
-	check_config(100, 128, 4, 3, 0); /* slices wrap around the ring */
-	check_config(150, 128, 3, 0, 1); /* a slice longer than the ring */
-	check_config(20, 64, 1, 0, 1);   /* the bag alone */
+	check_config(13, 256, 3, 0, 0, 0);
+	check_config(13, 256, 2, 4, 1, 0);
+	check_config(100, 128, 4, 3, 0, 0); /* slices wrap around the ring */
+	check_config(150, 128, 3, 0, 1, 0); /* a slice longer than the ring */
+	check_config(20, 64, 1, 0, 1, 0);   /* the bag alone */
+	/* the log-linear output over word features */
+	check_config(13, 256, 3, 2, 1, 7);
+	check_config(40, 128, 4, 3, 0, 90); /* alpha's slices wrap around */
+	check_config(30, 64, 2, 0, 1, 150); /* a slice of alpha longer than the ring */
 }
 
 /* llr_maxent_dist's rows sum to 1 and hold llr_maxent_score's numbers;
@@ -137,6 +171,65 @@ static void test_dist(void)
 	llr_maxent_free(k.f);
 }
 
+/* The log-linear output: its distributions sum to 1 and hold its
+ * scores; with alpha zero and a uniform background it is the softmax of
+ * the same bias and theta; alpha moves it. */
+static void test_ll_dist(void)
+{
+	enum { V = 25, K = 6 };
+	llr_rng r;
+	llr_rng_seed(&r, 9);
+	float logb[V], flat[V];
+	llr_csr *phi = random_phi(V, K, &r, logb);
+	for (int v = 0; v < V; v++)
+		flat[v] = (float)-log(V);
+	llr_maxent_config c = {.vocab = V, .unk = 2, .order = 3, .skip = 2, .bag = 1, .hash_size = 256, .phi = phi, .logb = logb};
+	mecase k;
+	setup(&k, &c, &r);
+	float lp[T], all[T * V];
+	llr_err e = {0};
+	double ne = 1;
+	CHECK(llr_maxent_score(k.f, T, k.p, lp, &ne, &e) == 0);
+	CHECK(fabs(ne) < 1e-5);
+	CHECK(llr_maxent_dist(k.f, T, k.p, all, &e) == 0);
+	for (int n = 0; n < T; n++) {
+		double s = 0;
+		for (int v = 0; v < V; v++)
+			s += exp(all[n * V + v]);
+		CHECK_NEAR(s, 1.0, 1e-5);
+		if (k.p[n].target >= 0)
+			CHECK_NEAR(all[n * V + k.p[n].target], lp[n], 1e-5);
+	}
+	/* alpha zero, b uniform: the softmax scorer's numbers */
+	llr_maxent_config sc = c;
+	sc.phi = NULL;
+	sc.logb = NULL;
+	llr_maxent *sm = llr_maxent_new(&sc, &e);
+	c.logb = flat;
+	llr_maxent *ll = llr_maxent_new(&c, &e);
+	CHECK(sm && ll);
+	size_t ns, nl;
+	float *ps = llr_maxent_params(sm, &ns), *pl = llr_maxent_params(ll, &nl);
+	CHECK(nl == ns + 256);
+	memcpy(ps, llr_maxent_params(k.f, NULL), ns * sizeof *ps);
+	memcpy(pl, ps, ns * sizeof *pl);
+	float a[T], b[T];
+	CHECK(llr_maxent_score(sm, T, k.p, a, NULL, &e) == 0);
+	CHECK(llr_maxent_score(ll, T, k.p, b, NULL, &e) == 0);
+	for (int n = 0; n < T; n++)
+		CHECK_NEAR(a[n], b[n], 1e-5);
+	fill(pl + ns, nl - ns, &r, 0.5);
+	CHECK(llr_maxent_score(ll, T, k.p, b, NULL, &e) == 0);
+	double d = 0;
+	for (int n = 0; n < T; n++)
+		d += fabs(a[n] - b[n]);
+	CHECK(d > 1e-2);
+	llr_maxent_free(sm);
+	llr_maxent_free(ll);
+	llr_maxent_free(k.f);
+	llr_csr_free(phi);
+}
+
 static void test_bad_config(void)
 {
 	llr_err e = {0};
@@ -150,13 +243,34 @@ static void test_bad_config(void)
 	c.hash_size = 64;
 	c.order = LLR_ME_MAX_ORDER + 1;
 	CHECK(llr_maxent_new(&c, &e) == NULL);
+	/* the log-linear output: phi's rows are the words, a background */
+	llr_rng r;
+	llr_rng_seed(&r, 3);
+	float logb[11];
+	llr_csr *phi = random_phi(11, 4, &r, logb);
+	c.order = 3;
+	c.phi = phi;
+	c.logb = logb;
+	CHECK(llr_maxent_new(&c, &e) == NULL && strstr(e.msg, "phi is 11x4 for 10 words"));
+	c.vocab = 11;
+	c.logb = NULL;
+	CHECK(llr_maxent_new(&c, &e) == NULL && strstr(e.msg, "no background"));
+	logb[3] = NAN;
+	c.logb = logb;
+	CHECK(llr_maxent_new(&c, &e) == NULL && strstr(e.msg, "background of word 3"));
+	logb[3] = -INFINITY; /* b = 0 is allowed */
+	llr_maxent *f = llr_maxent_new(&c, &e);
+	CHECK(f != NULL);
+	llr_maxent_free(f);
+	llr_csr_free(phi);
 }
 
 int main(void)
 {
-	PLAN(3);
+	PLAN(4);
 	RUN(test_grad);
 	RUN(test_dist);
+	RUN(test_ll_dist);
 	RUN(test_bad_config);
 	DONE();
 }

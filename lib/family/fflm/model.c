@@ -218,7 +218,7 @@ int llr_fflm_fresh(llr_lexicon *x, const llr_fflm_setup *o, llr_fflm **out, llr_
 	llr_ffnet_config c = {.order = o->order, .embed = o->embed, .hidden = o->hidden, .layers = o->layers, .direct = o->direct, .output = o->output};
 	int plain = llr_csr_one_hot(x->phi) && llr_csr_one_hot(x->psi);
 	if (c.output == LLR_OUT_LOGLINEAR && plain)
-		return llr_err_set(err, LLR_EINVAL, "--output loglinear: the stream has no word features (phi is the words' identities alone); featurize it with features, or train --output softmax");
+		return llr_lm_featureless(err);
 	if (!c.output)
 		c.output = plain ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
 	llr_fflm *m = llr_calloc(1, sizeof *m);

@@ -30,8 +30,9 @@ static int loglm_open(llr_model *m, const char *path, llr_err *err)
 static void loglm_describe(const llr_model *m, llr_model_info *info)
 {
 	const loglm *r = m->state;
-	llr_wordlm_describe(r->model->lex, llr_maxent_cfg(r->model->me)->order, info);
-	info->output = "softmax";
+	const llr_maxent_config *c = llr_maxent_cfg(r->model->me);
+	llr_wordlm_describe(r->model->lex, c->order, info);
+	info->output = c->phi ? "loglinear" : "softmax";
 }
 
 static const llr_meta *loglm_meta(const llr_model *m)

@@ -1,7 +1,8 @@
 /*
  * loglm.h - the log-linear (maximum-entropy) language model family's
  * shared parts (tutorial section 4, train --context N): the model (a
- * lexicon and the hashed feature weights of lib/nn/maxent.c), its files
+ * lexicon and the hashed feature weights of lib/nn/maxent.c, with a
+ * softmax output or the log-linear one over the lexicon's phi), its files
  * (model.c), --resume (setup.c), the training job
  * (train.c), the scoring state behind llr_model (loglm.c) and the
  * generation operations (gen.c).  Private to lib/family/loglm.
@@ -19,6 +20,7 @@ typedef struct llr_loglm {
 
 /* A new model's settings (train --context N ...). */
 typedef struct llr_loglm_setup {
+	int output; /* LLR_OUT_LOGLINEAR, else (0 too) the softmax */
 	int order, skip, bag;
 	int64_t hash_size;
 	double l2, l1;  /* per predicted token, on the touched weights */
@@ -31,7 +33,7 @@ typedef struct llr_loglm_setup {
 
 /* The options a resumed model fixes, by position (trainer.c's names, the
  * meta keys of setup.c). */
-enum { LOGLM_NFIXED = 9 };
+enum { LOGLM_NFIXED = 10 };
 
 void llr_loglm_free(llr_loglm *m);
 int llr_loglm_fresh(llr_lexicon *x, const llr_loglm_setup *o, llr_loglm **m, llr_train_state **ts, llr_err *err);

@@ -1,9 +1,11 @@
 /*
  * model.c - log-linear language model files (kind "model", meta
  * family=loglm, llrnn-model(5)) and new models: the lexicon, the
- * features in the meta (order, skip, bag, hash_size, n_params), the
- * weights as params/bias (V) and params/theta (hash_size), and the
- * training state (trainstate.c).  Saving is atomic and byte-for-byte
+ * output and features in the meta (output, order, skip, bag, hash_size,
+ * n_params; a file without output has the softmax), the weights as
+ * params/bias (V), params/theta (hash_size) and with the log-linear
+ * output params/alpha (hash_size), and the training state
+ * (trainstate.c).  Saving is atomic and byte-for-byte
  * reproducible; loading checks every shape and weight.  Not here: the
  * scorer (lib/nn/maxent.c), training (train.c).
  */
@@ -30,29 +32,39 @@ int32_t loglm_word_id(const llr_loglm *m, const char *w, int *oov, llr_err *err)
 	return llr_rnnlm_target(&lm, w, strlen(w), oov, err);
 }
 
-static llr_maxent *scorer_of(int order, int skip, int bag, int64_t hash_size, const llr_lexicon *x, llr_err *err)
+/* The scorer over x, the log-linear output's phi and background x's
+ * (output LLR_OUT_LOGLINEAR; else the softmax). */
+static llr_maxent *scorer_of(int order, int skip, int bag, int64_t hash_size, int output, const llr_lexicon *x, llr_err *err)
 {
 	if (x->bg)
 		return llr_err_set(err, LLR_EINVAL, "an n-gram background (featurize --background ngram:) is for the LSTM language model"), NULL;
+	int ll = output == LLR_OUT_LOGLINEAR;
 	llr_maxent_config c = {.vocab = (int32_t)llr_strmap_size(x->vocab), .unk = x->unk_id, .order = order, .skip = skip, .bag = bag,
-	                       .hash_size = (uint64_t)hash_size};
+	                       .hash_size = (uint64_t)hash_size, .phi = ll ? x->phi : NULL, .logb = ll ? x->logb : NULL};
 	return llr_maxent_new(&c, err);
 }
 
-/* The two weight tensors: name, length, offset in the parameters. */
+static int loglinear(const llr_maxent *me)
+{
+	return llr_maxent_cfg(me)->phi != NULL;
+}
+
+/* The weight tensors (two, three with the log-linear output): name,
+ * length, offset in the parameters. */
 static void tensor(const llr_maxent *me, int i, const char **name, int64_t *len, size_t *off)
 {
+	static const char *const names[] = {"params/bias", "params/theta", "params/alpha"};
 	const llr_maxent_config *c = llr_maxent_cfg(me);
-	*name = i == 0 ? "params/bias" : "params/theta";
+	*name = names[i];
 	*len = i == 0 ? c->vocab : (int64_t)c->hash_size;
-	*off = i == 0 ? 0 : (size_t)c->vocab;
+	*off = i == 0 ? 0 : (size_t)c->vocab + (size_t)(i - 1) * (size_t)c->hash_size;
 }
 
 /* ------------------------------------------------------------ saving */
 
 static int own_key(const char *k)
 {
-	static const char *own[] = {"format", "version", "kind", "family", "order", "skip", "bag", "hash_size", "n_params", NULL};
+	static const char *own[] = {"format", "version", "kind", "family", "output", "order", "skip", "bag", "hash_size", "n_params", NULL};
 	for (int i = 0; own[i]; i++)
 		if (!strcmp(k, own[i]))
 			return 1;
@@ -63,6 +75,8 @@ static int build_meta(const void *mv, llr_meta *meta)
 {
 	const llr_loglm *m = mv;
 	const llr_maxent_config *c = llr_maxent_cfg(m->me);
+	size_t n;
+	llr_maxent_params(m->me, &n);
 	/* the lexicon's keys, m->meta's, the features, then the lexicon's own
 	 * keys again (they win) */
 	int rc = llr_lexicon_to_meta(m->lex, meta);
@@ -75,11 +89,12 @@ static int build_meta(const void *mv, llr_meta *meta)
 	if (rc < 0)
 		return rc;
 	rc |= llr_meta_set(meta, "family", FAMILY);
+	rc |= llr_meta_set(meta, "output", loglinear(m->me) ? "loglinear" : "softmax");
 	rc |= llr_meta_setf(meta, "order", "%d", c->order);
 	rc |= llr_meta_setf(meta, "skip", "%d", c->skip);
 	rc |= llr_meta_setf(meta, "bag", "%d", c->bag);
 	rc |= llr_meta_setf(meta, "hash_size", "%llu", (unsigned long long)c->hash_size);
-	rc |= llr_meta_setf(meta, "n_params", "%llu", (unsigned long long)c->vocab + (unsigned long long)c->hash_size);
+	rc |= llr_meta_setf(meta, "n_params", "%zu", n);
 	if (rc < 0)
 		return LLR_ENOMEM;
 	llr_lexicon bare = *m->lex;
@@ -94,7 +109,7 @@ static int write_model(llr_tensor_writer *w, const void *mv, const llr_train_sta
 	size_t n;
 	float *cur = llr_maxent_params(m->me, &n);
 	const float *par = ts && ts->best ? ts->best : cur;
-	for (int i = 0; rc >= 0 && i < 2; i++) {
+	for (int i = 0; rc >= 0 && i < 2 + loglinear(m->me); i++) {
 		const char *name;
 		int64_t len;
 		size_t off;
@@ -125,10 +140,14 @@ static int get_int(const llr_meta *meta, const char *key, int64_t lo, int64_t hi
 static llr_maxent *scorer_in(const llr_meta *meta, const llr_lexicon *x, llr_err *err)
 {
 	int64_t order, skip, bag, hs;
+	const char *out = llr_meta_get(meta, "output");
+	if (out && strcmp(out, "softmax") && strcmp(out, "loglinear"))
+		return llr_err_set(err, LLR_EFORMAT, "meta: output=%s is neither softmax nor loglinear", out), NULL;
 	if (get_int(meta, "order", 1, LLR_ME_MAX_ORDER, &order, err) < 0 || get_int(meta, "skip", 0, LLR_ME_MAX_ORDER, &skip, err) < 0 ||
 	    get_int(meta, "bag", 0, 1, &bag, err) < 0 || get_int(meta, "hash_size", LLR_ME_CHUNK, 1ll << 31, &hs, err) < 0)
 		return NULL;
-	return scorer_of((int)order, (int)skip, (int)bag, hs, x, err);
+	int output = out && !strcmp(out, "loglinear") ? LLR_OUT_LOGLINEAR : LLR_OUT_SOFTMAX;
+	return scorer_of((int)order, (int)skip, (int)bag, hs, output, x, err);
 }
 
 /* The params/ members into the weights; *name, *more: the member after. */
@@ -166,7 +185,7 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 	}
 	size_t n;
 	float *cur = llr_maxent_params(m->me, &n);
-	return llr_params_load(r, path, meta, m->me, 2, param_tensor, cur, n, tsp, err);
+	return llr_params_load(r, path, meta, m->me, 2 + (size_t)loglinear(m->me), param_tensor, cur, n, tsp, err);
 }
 
 static void free_any(void *m)
@@ -202,12 +221,14 @@ int llr_loglm_fresh(llr_lexicon *x, const llr_loglm_setup *o, llr_loglm **out, l
 {
 	*out = NULL;
 	*tsp = NULL;
+	if (o->output == LLR_OUT_LOGLINEAR && llr_csr_one_hot(x->phi))
+		return llr_lm_featureless(err);
 	llr_loglm *m = llr_calloc(1, sizeof *m);
 	if (!m || !(m->meta = llr_meta_new())) {
 		free(m);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	}
-	if (!(m->me = scorer_of(o->order, o->skip, o->bag, o->hash_size, x, err))) {
+	if (!(m->me = scorer_of(o->order, o->skip, o->bag, o->hash_size, o->output, x, err))) {
 		llr_loglm_free(m);
 		return llr_err_code(err, LLR_EINVAL);
 	}

@@ -21,12 +21,13 @@ static void spell(const llr_loglm_setup *o, char want[LOGLM_NFIXED][32])
 	snprintf(want[6], 32, "%d", o->batch);
 	snprintf(want[7], 32, "%s", llr_optim_name(o->optim));
 	snprintf(want[8], 32, "%llu", (unsigned long long)o->seed);
+	snprintf(want[9], 32, "%s", o->output == LLR_OUT_LOGLINEAR ? "loglinear" : "softmax");
 }
 
 int llr_loglm_resume(const char *path, llr_loglm_setup *o, unsigned given, llr_loglm **out, llr_train_state **tsp, int *bad,
                      llr_err *err)
 {
-	static const char *const key[LOGLM_NFIXED] = {"order", "skip", "bag", "hash_size", "l2", "l1", "batch", "optim", "seed"};
+	static const char *const key[LOGLM_NFIXED] = {"order", "skip", "bag", "hash_size", "l2", "l1", "batch", "optim", "seed", "output"};
 	char want[LOGLM_NFIXED][32];
 	spell(o, want);
 	*bad = -1;
@@ -37,6 +38,8 @@ int llr_loglm_resume(const char *path, llr_loglm_setup *o, unsigned given, llr_l
 		rc = llr_err_set(err, LLR_EFORMAT, "%s: no training state to resume from", path);
 	for (int f = 0; rc == LLR_OK && f < LOGLM_NFIXED; f++) {
 		const char *have = llr_meta_get(m->meta, key[f]);
+		if (!have && f == 9)
+			have = "softmax"; /* a file from before the log-linear output */
 		if ((given & 1u << f) && (!have || strcmp(have, want[f]))) {
 			*bad = f;
 			rc = llr_err_set(err, LLR_EINVAL, "%s=%s", key[f], have ? have : "(none)");
@@ -44,6 +47,7 @@ int llr_loglm_resume(const char *path, llr_loglm_setup *o, unsigned given, llr_l
 	}
 	if (rc == LLR_OK) {
 		const llr_maxent_config *c = llr_maxent_cfg(m->me);
+		o->output = c->phi ? LLR_OUT_LOGLINEAR : LLR_OUT_SOFTMAX;
 		o->order = c->order;
 		o->skip = c->skip;
 		o->bag = c->bag;

@@ -15,6 +15,9 @@
 static const llr_train_opt opts[] = {
 	{"context", 0, LLR_TOPT_INT, LLR_TOPT_SELECTS, 1, LLR_ME_MAX_ORDER, .arg = "N",
 	 .help = "train a log-linear LM over the n-grams of the previous 1 to N-1 words instead", .section = SECTION},
+	{"output", 0, LLR_TOPT_CHOICE, 0, .choices = "loglinear|softmax", .arg = "loglinear|softmax",
+	 .help = "the output layer (default softmax)", .section = SECTION,
+	 .bad = "'%s' is neither loglinear nor softmax (a log-linear LM has no tree or classes output)"},
 	{"skip", 0, LLR_TOPT_INT, 0, 0, LLR_ME_MAX_ORDER, .dflt = "0", .arg = "d",
 	 .help = "also the word at each distance 2 to d alone (default 0: none)", .section = SECTION,
 	 .msg = "--skip: for the log-linear model (--context N)"},
@@ -39,7 +42,7 @@ static const llr_train_opt opts[] = {
 };
 
 /* The options a resumed model fixes (setup.c's keys, by position). */
-static const char *const fixed_opt[LOGLM_NFIXED] = {"context", "skip", "bag", "hash-size", "l2", "l1", "batch", "optim", "seed"};
+static const char *const fixed_opt[LOGLM_NFIXED] = {"context", "skip", "bag", "hash-size", "l2", "l1", "batch", "optim", "seed", "output"};
 
 typedef struct llo {
 	llr_train_common run;
@@ -68,6 +71,8 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, llo *
 	memset(o, 0, sizeof *o);
 	llr_loglm_setup *su = &o->su;
 	su->order = (int)llr_train_args_int(a, "context");
+	if (llr_train_args_given(a, "output"))
+		su->output = llr_train_args_int(a, "output") == 0 ? LLR_OUT_LOGLINEAR : LLR_OUT_SOFTMAX;
 	su->skip = (int)llr_train_args_int(a, "skip");
 	su->bag = (int)llr_train_args_int(a, "bag");
 	su->hash_size = llr_train_args_int(a, "hash-size");
@@ -145,9 +150,12 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 		char at[64] = "";
 		if (o.run.resume)
 			snprintf(at, sizeof at, ", resuming at epoch %lld", (long long)R->ts->epoch + 1);
-		llr_train_note(a, "%s: %lld sentences, %lld tokens, V %d, context %d, skip %d%s, %llu hashed weights%s", sname,
+		char out[64] = "";
+		if (c->phi)
+			snprintf(out, sizeof out, ", loglinear output over %d features", c->phi->cols);
+		llr_train_note(a, "%s: %lld sentences, %lld tokens, V %d, context %d, skip %d%s, %llu hashed weights%s%s", sname,
 		               (long long)R->tc.sentences, (long long)R->tc.tokens, c->vocab, c->order, c->skip, c->bag ? ", bag" : "",
-		               (unsigned long long)c->hash_size, at);
+		               (unsigned long long)c->hash_size, out, at);
 	}
 	if ((rc = llr_loglm_train_job(R->model, &R->tc, &R->vc, &o.su, comm, &s->job, err)) < 0)
 		return rc;
@@ -160,8 +168,9 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 
 const llr_trainer llr_loglm_trainer = {
 	.opts = opts,
-	.synopsis = "train --context N [-hq] [-o model] [-s seed] [--skip d] [--bag] [--hash-size n]\n"
-	            "             [--l2 x] [--l1 x] [--batch n] [--optim sgd|rmsprop|adam] [--lr x] [--eps x]\n"
+	.synopsis = "train --context N [-hq] [-o model] [-s seed] [--output loglinear|softmax] [--skip d]\n"
+	            "             [--bag] [--hash-size n] [--l2 x] [--l1 x] [--batch n]\n"
+	            "             [--optim sgd|rmsprop|adam] [--lr x] [--eps x]\n"
 	            "             [--clip x] [--min-improvement x] [--lr-decay f] [--lr-patience n]\n"
 	            "             [--lr-decays n] [--valid file] [--patience n] [--epochs n]\n"
 	            "             [--max-time duration] [--max-tokens n] [--threads n] [--log file]\n"
