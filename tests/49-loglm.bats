@@ -216,10 +216,14 @@ setup() {
 	mandoc -Tlint -W warning "$TOP/man/train.1" "$TOP/man/llrnn-model.5"
 }
 
-@test "train --context --distributed: two ranks follow the single process (validation loss)" {
+@test "train --context --distributed: two ranks follow the single process (validation loss), either output" {
 	need_mpi
 	local o="--context 3 --skip 2 --hash-size 4096 --epochs 2 -s 1 --valid $M/valid.tok -q"
-	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 train --distributed $o -o dist.bin "$M/plain"
-	train $o -o one.bin "$M/plain"
-	awk -v a="$(meta dist.bin valid_logppl)" -v b="$(meta one.bin valid_logppl)" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }'
+	# the softmax output, and the log-linear one (its second ring updated densely too)
+	for run in "$M/plain" "--output loglinear $M/feats"; do
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 train --distributed $o -o dist.bin $run
+		train $o -o one.bin $run
+		awk -v a="$(meta dist.bin valid_logppl)" -v b="$(meta one.bin valid_logppl)" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }'
+	done
+	[ "$(meta dist.bin output)" = loglinear ]
 }
