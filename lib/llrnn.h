@@ -444,6 +444,10 @@ int llr_buf_printf(llr_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+/* printf's "%.<d>f" of v (d 0 to 9) and "%zu" of u, byte for byte and
+ * faster (numfmt.c); LLR_OK or LLR_ENOMEM. */
+int llr_buf_fixed(llr_buf *b, double v, int d);
+int llr_buf_uint(llr_buf *b, uint64_t u);
 void llr_buf_clear(llr_buf *b); /* len = 0, keeps memory */
 void llr_buf_free(llr_buf *b);
 

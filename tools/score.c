@@ -249,7 +249,7 @@ static void put_num(const scorer *sc, llr_buf *b, double v)
 {
 	int rc;
 	if (isfinite(v))
-		rc = llr_buf_printf(b, "%.4f", v / sc->opt.base_div);
+		rc = llr_buf_fixed(b, v / sc->opt.base_div, 4);
 	else
 		rc = llr_buf_printf(b, sc->opt.format == FMT_JSON ? "null" : "%s", v < 0 ? "-inf" : "nan");
 	if (rc < 0)
@@ -295,10 +295,10 @@ static int put_tsv(const scorer *sc, llr_buf *o, const sline *s, size_t o0, doub
 {
 	const size_t T = s->n + 1;
 	put_num(sc, o, sum);
-	int bad = llr_buf_printf(o, "\t%zu\t%zu", T, noov) < 0;
+	int bad = llr_buf_putc(o, '\t') | llr_buf_uint(o, T) | llr_buf_putc(o, '\t') | llr_buf_uint(o, noov);
 	for (size_t t = 0; sc->opt.per_token && t < T; t++) {
 		const char *w = t < s->n ? s->text.data + s->tok[t] : LLR_EOS;
-		bad |= llr_buf_printf(o, "\t%s=", w) < 0;
+		bad |= llr_buf_putc(o, '\t') | llr_buf_append(o, w, strlen(w)) | llr_buf_putc(o, '=');
 		put_num(sc, o, sc->lp[o0 + t]);
 	}
 	return bad;

@@ -1,6 +1,6 @@
 /*
  * test_core.c - unit tests for errors, allocation, the RNG, tensors, CSR
- * matrices, string interning and CRC-32C.
+ * matrices, string interning, CRC-32C and numbers as text.
  */
 #include <stdint.h>
 
@@ -29,6 +29,57 @@ static void test_buf(void)
 	CHECK(b.len == 0 && b.data[0] == 0);
 	llr_buf_free(&b);
 	CHECK(llr_reallocarray(NULL, SIZE_MAX / 2, 4) == NULL);
+}
+
+/* Whether llr_buf_fixed(v, d) writes what snprintf's %.*f does (a
+ * mismatch printed). */
+static int fixed_as_printf(double v, int d)
+{
+	char want[400];
+	snprintf(want, sizeof want, "%.*f", d, v);
+	llr_buf b = {0};
+	int ok = llr_buf_fixed(&b, v, d) == LLR_OK && b.len == strlen(want) && !memcmp(b.data, want, b.len);
+	if (!ok)
+		printf("#   %%.%df of %.17g: printf %s, llr_buf_fixed %s\n", d, v, want, b.len ? b.data : "");
+	llr_buf_free(&b);
+	return ok;
+}
+
+/* llr_buf_fixed and llr_buf_uint against printf: log-probabilities of
+ * every size, exact halves of the last digit (binary fractions), values
+ * just either side of a half, signed zeros, non-finite values and the
+ * numbers too large for the fast path. */
+static void test_numfmt(void)
+{
+	static const double edge[] = {0.0, -0.0, 0.03125, -0.03125, 2.5e-5, -2.5e-5, 0.00005, 1.00005, 123.45675, -0.00004999,
+	                              1e-12, -1e-12, 999999999.99995, 1e9, -1e9, 1.7976931348623157e308, 5e-324, INFINITY,
+	                              -INFINITY, NAN, 0.5, 1.5, 2.5, -0.5};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+		for (int d = 0; d <= 9; d++)
+			bad += !fixed_as_printf(edge[i], d);
+	llr_rng r;
+	llr_rng_seed(&r, 7);
+	for (int i = 0; i < 300000 && bad < 10; i++) {
+		double mag = pow(10, 8 * llr_rng_uniform(&r) - 3), v = (llr_rng_uniform(&r) < 0.7 ? -mag : mag);
+		int d = (int)(llr_rng_u64(&r) % 10);
+		bad += !fixed_as_printf(v, d);
+		/* k + 1/2 units of the last digit, and its neighbours */
+		double h = (floor(v * 1e4) + 0.5) / 1e4;
+		bad += !fixed_as_printf(h, 4) + !fixed_as_printf(nextafter(h, 0), 4) + !fixed_as_printf(nextafter(h, 1e300), 4);
+		/* exact binary halves: m / 2^k */
+		double x = ldexp((double)(int64_t)(llr_rng_u64(&r) % 2000001) - 1000000, -(int)(llr_rng_u64(&r) % 30));
+		bad += !fixed_as_printf(x, (int)(llr_rng_u64(&r) % 10));
+	}
+	CHECK(bad == 0);
+	static const uint64_t us[] = {0, 1, 9, 10, 99, 100, 4294967295u, 4294967296u, UINT64_MAX};
+	for (size_t i = 0; i < sizeof us / sizeof *us; i++) {
+		char want[32];
+		snprintf(want, sizeof want, "%llu", (unsigned long long)us[i]);
+		llr_buf b = {0};
+		CHECK(llr_buf_uint(&b, us[i]) == LLR_OK && !strcmp(b.data, want));
+		llr_buf_free(&b);
+	}
 }
 
 static void test_rng(void)
@@ -181,9 +232,10 @@ static void test_alloc_large(void)
 
 int main(void)
 {
-	PLAN(8);
+	PLAN(9);
 	RUN(test_err);
 	RUN(test_buf);
+	RUN(test_numfmt);
 	RUN(test_rng);
 	RUN(test_tensor);
 	RUN(test_csr);
