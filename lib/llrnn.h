@@ -1226,8 +1226,16 @@ typedef struct llr_net_config {
  * GRU (lib/nn/vc.c), whose tensors are vc0/wx (Din x G H), vc0/wh (H x
  * G H), vc0/bx (G H), vc0/bh (G H, VCGRU only), vc0/u (Din + H) and
  * vc0/ub (1): G = 1 for the VCRNN, 3 for the VCGRU (columns
- * dimension-major). */
-enum { LLR_CELL_LSTM = 0, LLR_CELL_VCRNN = 1, LLR_CELL_VCGRU = 2 };
+ * dimension-major).  The dense GRU and Elman RNN (h_t = tanh(x_t wx +
+ * h_{t-1} wh + bx)) are the same cells with every dimension updated and
+ * no scheduler: tensors gru0/wx, gru0/wh, gru0/bx, gru0/bh and rnn0/wx,
+ * rnn0/wh, rnn0/bx, no u or ub.  Every cell but the LSTM has one layer. */
+enum { LLR_CELL_LSTM = 0, LLR_CELL_VCRNN = 1, LLR_CELL_VCGRU = 2, LLR_CELL_GRU = 3, LLR_CELL_RNN = 4, LLR_CELL_COUNT = 5 };
+/* The cell's name as the model file and train --cell spell it ("lstm",
+ * "gru", "rnn", "vcrnn", "vcgru"; static), NULL for no cell. */
+const char *llr_cell_name(int cell);
+/* 1 for a variable-computation cell (a scheduler and its mask), else 0. */
+int llr_cell_is_vc(int cell);
 
 typedef struct llr_net llr_net;
 /* phi (V x F), psi (V x F_in, NULL = phi) and logb (V) are borrowed and
@@ -1359,12 +1367,12 @@ int32_t llr_net_out_width(const llr_net *net);
  * mask's sharpness lambda > 0 from now on (saved in the config), and the
  * symmetric L1 penalty weight * |m_t - target| on the scheduler's m_t of
  * every predicted position, whose gradient llr_net_train_step adds (not
- * its nll: that stays the language model's).  No effect on an LSTM. */
+ * its nll: that stays the language model's).  No effect on other cells. */
 void llr_net_set_vc(llr_net *net, float lambda, float target, float weight);
 /* The multiply-adds the recurrent layer's forward passes counted since
  * the net was made (*macs), over *positions positions, and the dense
  * cell's per position (*dense: the same cell with every dimension
- * updated).  0 for an LSTM. */
+ * updated).  0 for a cell that is not variable-computation. */
 void llr_net_vc_macs(const llr_net *net, uint64_t *macs, uint64_t *positions, double *dense);
 /* After llr_net_set_open: rows (K x F, borrowed) that llr_net_score's
  * norm check adds to its exact sum over V: importance samples of the mass

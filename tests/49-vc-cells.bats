@@ -5,7 +5,9 @@
 # (fewer than the dense cell's under a hard mask and the penalty), score
 # (finite, the same at --batch 1 and 8 and on 2 threads) and gen,
 # --resume to the byte of the uninterrupted model, two ranks against one
-# process, and the bad values.  A tiny character-level
+# process, and the bad values; and the dense baselines, train --cell
+# gru|rnn (the same layer without a scheduler): their model files, score,
+# --resume.  A tiny character-level
 # LM: 200 sentences of the UD French slice (150 to train on, 50 to
 # validate) cut into characters, spaces as '_'.
 
@@ -25,6 +27,8 @@ setup_file() {
 	train $TINY -q --cell vcrnn --epochs 2 -o "$m/vr.bin" "$m/chars"
 	# ten epochs: lambda 1, a hard mask that the penalty makes cut
 	train $TINY --cell vcgru --epochs 10 --vc-target 0.2 --vc-penalty 0.5 -o "$m/sharp.bin" "$m/chars" 2>"$m/sharp.err"
+	train $TINY --cell gru --epochs 2 --valid "$m/valid.tok" -o "$m/gru.bin" "$m/chars" 2>"$m/gru.err"
+	train $TINY -q --cell rnn --epochs 2 -o "$m/rnn.bin" "$m/chars"
 }
 
 setup() {
@@ -90,7 +94,7 @@ setup() {
 @test "train --cell, --vc-target, --vc-penalty: bad values are usage errors" {
 	run_err 2 '^train: --vc-target: 0: the target mean of m_t must be in \(0, 1\]' train --cell vcgru --vc-target 0 -o x.bin "$M/chars"
 	run_err 2 '^train: --vc-target: 1.5 out of range' train --cell vcgru --vc-target 1.5 -o x.bin "$M/chars"
-	run_err 2 "^train: --cell: 'foo' is not lstm, vcrnn or vcgru" train --cell foo -o x.bin "$M/chars"
+	run_err 2 "^train: --cell: 'foo' is not lstm, gru, rnn, vcrnn or vcgru" train --cell foo -o x.bin "$M/chars"
 	run_err 2 '^train: --vc-penalty: -1 out of range' train --cell vcrnn --vc-penalty -1 -o x.bin "$M/chars"
 	run_err 2 '^train: --cell vcgru: --layers 2: a variable-computation cell has one layer' train --cell vcgru --layers 2 -o x.bin "$M/chars"
 	run_err 2 '^train: --vc-target and --vc-penalty need --cell vcrnn or vcgru' train --vc-penalty 0.1 -o x.bin "$M/chars"
@@ -108,4 +112,50 @@ setup() {
 	paste <(cut -f4,5 one.tsv) <(cut -f4,5 two.tsv) |
 		awk -F'\t' 'NR > 2 { for (i = 1; i <= 2; i++) { d = $i - $(i + 2); if (d < 0) d = -d; if (d > 1e-4) exit 1 } }'
 	[ "$(meta two.bin cell)" = vcgru ]
+}
+
+@test "train --cell gru|rnn: the model file (cell, one layer, no scheduler), score, the dense line" {
+	[ "$(meta "$M/gru.bin" cell)" = gru ]
+	[ "$(meta "$M/gru.bin" layers)" = 1 ]
+	[ "$(meta "$M/rnn.bin" cell)" = rnn ]
+	for k in vc_lambda vc_target vc_penalty; do
+		[ -z "$(meta "$M/gru.bin" $k)" ]
+		[ -z "$(meta "$M/rnn.bin" $k)" ]
+	done
+	tar tf "$M/gru.bin" | grep '^params/' >list
+	printf 'params/%s.npy\n' embed bos gru0/wx gru0/wh gru0/bx gru0/bh out/w out/b | diff - list
+	tar tf "$M/rnn.bin" | grep '^params/' >list
+	printf 'params/%s.npy\n' embed bos rnn0/wx rnn0/wh rnn0/bx out/w out/b | diff - list
+	grep -q '^train: .*/chars: 150 sentences, .*, softmax output, gru cell, [0-9]* parameters$' "$M/gru.err"
+	grep -q '^train: epoch 2 train .* valid ' "$M/gru.err"
+	# no multiply-adds line: there is no scheduler
+	run grep -c 'multiply-adds' "$M/gru.err"
+	assert_output 0
+	for m in gru rnn; do
+		score -q -m "$M/$m.bin" --batch 1 "$M/valid.tok" >b1
+		[ "$(wc -l <b1)" -eq 50 ]
+		run grep -Ei 'inf|nan' b1
+		assert_failure
+		score -q -m "$M/$m.bin" --batch 8 --threads 2 "$M/valid.tok" | cmp b1 -
+		gen -m "$M/$m.bin" -n 3 -s 1 >g
+		[ "$(wc -l <g)" -eq 3 ]
+	done
+	# the GRU learns: its valid log-perplexity falls from epoch 1 to 2
+	grep '^train: epoch [12] ' "$M/gru.err" | sed -n 's/.* valid \([0-9.]*\).*/\1/p' >v
+	[ "$(wc -l <v)" -eq 2 ]
+	awk 'NR == 1 { a = $1 } NR == 2 { exit !($1 < a) }' v
+}
+
+@test "train --cell gru|rnn: --resume ends with the uninterrupted model; bad combinations" {
+	for cell in gru rnn; do
+		train $TINY -q --cell $cell --epochs 2 -o full.bin "$M/chars"
+		train $TINY -q --cell $cell --epochs 1 -o part.bin "$M/chars"
+		train -q --threads 1 --resume part.bin --epochs 2 "$M/chars"
+		cmp full.bin part.bin
+	done
+	run_err 2 '^train: --cell gru: the resumed model.s cell is rnn' train --resume "$M/rnn.bin" --cell gru --epochs 3 -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-target and --vc-penalty: the resumed model.s cell is gru' train --resume "$M/gru.bin" --vc-penalty 0.1 --epochs 3 -o x.bin "$M/chars"
+	run_err 2 '^train: --vc-target and --vc-penalty need --cell vcrnn or vcgru' train --cell gru --vc-target 0.3 -o x.bin "$M/chars"
+	run_err 2 '^train: --cell rnn: --layers 2: the cell has one layer' train --cell rnn --layers 2 -o x.bin "$M/chars"
+	[ ! -e x.bin ]
 }

@@ -69,20 +69,18 @@ static int parse_list(const char *s, int32_t *out, int *n)
 	return *n ? 0 : -1;
 }
 
-static const char *const cell_names[] = {[LLR_CELL_LSTM] = "lstm", [LLR_CELL_VCRNN] = "vcrnn", [LLR_CELL_VCGRU] = "vcgru"};
-
 /* The recurrent cell of the meta: lstm when it has no key cell (files
  * before issue 52); a variable-computation cell's sharpness vc_lambda. */
 static int config_cell(const llr_meta *meta, llr_net_config *c, llr_err *err)
 {
 	const char *cell = llr_meta_get(meta, "cell");
 	c->cell = -1;
-	for (int i = 0; i < 3; i++)
-		if (!cell ? i == LLR_CELL_LSTM : !strcmp(cell, cell_names[i]))
+	for (int i = 0; i < LLR_CELL_COUNT; i++)
+		if (!cell ? i == LLR_CELL_LSTM : !strcmp(cell, llr_cell_name(i)))
 			c->cell = i;
 	if (c->cell < 0)
-		return llr_err_set(err, LLR_EFORMAT, "meta: cell=%s is not lstm, vcrnn or vcgru", cell);
-	if (c->cell == LLR_CELL_LSTM)
+		return llr_err_set(err, LLR_EFORMAT, "meta: cell=%s is not lstm, gru, rnn, vcrnn or vcgru", cell);
+	if (!llr_cell_is_vc(c->cell))
 		return LLR_OK;
 	double lam;
 	int rc = llr_meta_get_f64(meta, "vc_lambda", &lam, err);
@@ -138,7 +136,9 @@ static int config_x(const llr_meta *meta, llr_net_config *c, llr_err *err)
 static int config_x_to_meta(const llr_net_config *c, llr_meta *meta)
 {
 	int rc = LLR_OK;
-	if (c->cell != LLR_CELL_LSTM && (rc = llr_meta_set(meta, "cell", cell_names[c->cell])) >= 0)
+	if (c->cell != LLR_CELL_LSTM)
+		rc = llr_meta_set(meta, "cell", llr_cell_name(c->cell));
+	if (rc >= 0 && llr_cell_is_vc(c->cell))
 		rc = llr_meta_setf(meta, "vc_lambda", "%.9g", (double)c->vc_lambda);
 	if (rc >= 0)
 		rc = llr_meta_set(meta, "input", c->input == LLR_IN_WORD ? "word" : c->input == LLR_IN_CHARS ? "chars"

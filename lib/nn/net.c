@@ -27,7 +27,9 @@
  * A variable-computation cell (cfg.cell, one layer; netvc.c) has vc0/wx,
  * vc0/wh, vc0/bx, vc0/bh (VCGRU only), vc0/u, vc0/ub in place of the
  * LSTM's tensors, drawn as the other matrices and biases are (u, ub as
- * matrices: the scheduler starts near m_t = 1/2).
+ * matrices: the scheduler starts near m_t = 1/2).  The dense GRU and
+ * Elman RNN are the same layer without the scheduler: gru0/wx, gru0/wh,
+ * gru0/bx, gru0/bh, or rnn0/wx, rnn0/wh, rnn0/bx.
  * Gradients have the same layout.  Workspace for a batch is allocated on
  * first use and grown on demand: no allocation per step once the largest
  * batch has been seen.  A net is not safe to use from two threads at once.
@@ -99,8 +101,9 @@ struct llr_net {
 	double *chunk;
 	int llthreads;
 
-	/* a variable-computation cell in place of the LSTM (netvc.c) */
-	int is_vc;
+	/* a one-layer cell of netvc.c in place of the LSTM: a
+	 * variable-computation cell, or the dense GRU or Elman RNN */
+	int vc_layer;
 	llr_netvc vc;
 
 	/* character-aware input and factored outputs (netx.h) */
@@ -230,31 +233,51 @@ static void add_output_tensors(llr_net *net)
 	add_tensor(net, "tree/words/b", 1, cf->vocab, 0, &o->o_bw);
 }
 
-/* The cell: the LSTM, or one variable-computation layer with lambda > 0. */
+static const char *const cell_names[LLR_CELL_COUNT] = {
+    [LLR_CELL_LSTM] = "lstm", [LLR_CELL_GRU] = "gru", [LLR_CELL_RNN] = "rnn", [LLR_CELL_VCRNN] = "vcrnn", [LLR_CELL_VCGRU] = "vcgru"};
+
+const char *llr_cell_name(int cell)
+{
+	return cell >= 0 && cell < LLR_CELL_COUNT ? cell_names[cell] : NULL;
+}
+
+int llr_cell_is_vc(int cell)
+{
+	return cell == LLR_CELL_VCRNN || cell == LLR_CELL_VCGRU;
+}
+
+/* The cell: the LSTM, or one layer of netvc.c (a variable-computation
+ * one with lambda > 0). */
 static int check_cell(const llr_net_config *c, llr_err *err)
 {
 	if (c->cell == LLR_CELL_LSTM)
 		return LLR_OK;
-	if (c->cell != LLR_CELL_VCRNN && c->cell != LLR_CELL_VCGRU)
+	if (!llr_cell_name(c->cell))
 		return llr_err_set(err, LLR_EINVAL, "network: unknown cell %d", c->cell);
 	if (c->layers != 1)
-		return llr_err_set(err, LLR_EINVAL, "network: %d layers: a variable-computation cell has one layer", c->layers);
-	if (!(c->vc_lambda > 0.0f && isfinite(c->vc_lambda)))
+		return llr_err_set(err, LLR_EINVAL, "network: %d layers: the %s cell has one layer", c->layers, llr_cell_name(c->cell));
+	if (llr_cell_is_vc(c->cell) && !(c->vc_lambda > 0.0f && isfinite(c->vc_lambda)))
 		return llr_err_set(err, LLR_EINVAL, "network: the mask's sharpness %g must be positive", (double)c->vc_lambda);
 	return LLR_OK;
 }
 
-/* The variable-computation layer's tensors (after the input's). */
+/* The layer's tensors of netvc.c (after the input's): the scheduler's u
+ * and ub for a variable-computation cell only. */
 static void add_vc_tensors(llr_net *net)
 {
 	llr_netvc *v = &net->vc;
 	llr_netvc_init(v, net->cfg.cell, net->din0, net->cfg.hidden);
 	int64_t GH = (int64_t)v->G * v->H;
-	add_tensor(net, "vc0/wx", 2, v->Din, GH, &v->o_wx);
-	add_tensor(net, "vc0/wh", 2, v->H, GH, &v->o_wh);
-	add_tensor(net, "vc0/bx", 1, GH, 0, &v->o_bx);
-	if (v->G == LLR_VC_GRU)
-		add_tensor(net, "vc0/bh", 1, GH, 0, &v->o_bh);
+	static const char *const part[] = {"wx", "wh", "bx", "bh"};
+	size_t *off[] = {&v->o_wx, &v->o_wh, &v->o_bx, &v->o_bh};
+	int64_t rows[] = {v->Din, v->H, GH, GH};
+	for (int i = 0; i < (v->G == LLR_VC_GRU ? 4 : 3); i++) {
+		char nm[24];
+		snprintf(nm, sizeof nm, "%s0/%s", v->sched ? "vc" : llr_cell_name(net->cfg.cell), part[i]);
+		add_tensor(net, nm, i < 2 ? 2 : 1, rows[i], i < 2 ? GH : 0, off[i]);
+	}
+	if (!v->sched)
+		return;
 	add_tensor(net, "vc0/u", 1, (int64_t)v->Din + v->H, 0, &v->o_u);
 	add_tensor(net, "vc0/ub", 1, 1, 0, &v->o_ub);
 }
@@ -307,7 +330,7 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 	if (!net)
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory"), NULL;
 	net->cfg = cf;
-	net->is_vc = cf.cell != LLR_CELL_LSTM;
+	net->vc_layer = cf.cell != LLR_CELL_LSTM;
 	net->factored = factored;
 	net->budget = OUT_BUDGET;
 	if (factored && llr_treeout_init(&net->tree, &net->cfg, err) < 0) {
@@ -343,7 +366,7 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 
 	int H = cf.hidden;
 	add_input_tensors(net);
-	for (int l = 0; !net->is_vc && l < cf.layers; l++) {
+	for (int l = 0; !net->vc_layer && l < cf.layers; l++) {
 		char nm[24];
 		snprintf(nm, sizeof nm, "lstm%d/wx", l);
 		add_tensor(net, nm, 2, din_of(net, l), 4 * H, &net->o_wx[l]);
@@ -352,7 +375,7 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 		snprintf(nm, sizeof nm, "lstm%d/b", l);
 		add_tensor(net, nm, 1, 4 * H, 0, &net->o_b[l]);
 	}
-	if (net->is_vc)
+	if (net->vc_layer)
 		add_vc_tensors(net);
 	add_output_tensors(net);
 	net->params = llr_calloc(net->nparams, sizeof *net->params);
@@ -596,7 +619,7 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 		}
 		net->capN = N;
 	}
-	if (net->is_vc && llr_netvc_ensure(&net->vc, net->capN, B) < 0)
+	if (net->vc_layer && llr_netvc_ensure(&net->vc, net->capN, B) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory for a batch of %zu positions", N);
 	if (net->bg && net->ctx_cap < N) {
 		size_t m = (size_t)llr_ngram_bg_ctxlen(net->bg);
@@ -756,7 +779,7 @@ static int forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const int
 		return LLR_ENOMEM;
 	const float *X = net->x0;
 	for (int l = 0; l < cf->layers; l++) {
-		if (net->is_vc) {
+		if (net->vc_layer) {
 			llr_netvc_forward(&net->vc, P, cf->vc_lambda, T, B, rows, h0, X, net->act[0], net->c[0], net->tc[0], net->h[0]);
 		} else {
 			llr_lstm_io io = {
@@ -980,7 +1003,7 @@ int llr_net_train_step(llr_net *net, const llr_batch *bt, llr_rng *rng, double *
 		}
 		const float *X = l ? layer_out(net, l - 1, drop) : net->x0;
 		const float *P = net->params;
-		if (net->is_vc) {
+		if (net->vc_layer) {
 			llr_netvc_backward(&net->vc, P, G, cf->vc_lambda, bt->T, bt->B, net->tg, X, net->act[0], net->c[0], net->tc[0], net->h[0],
 			                   net->dh, net->dx);
 			continue;
@@ -1449,7 +1472,7 @@ int32_t llr_net_out_width(const llr_net *net)
 
 void llr_net_set_vc(llr_net *net, float lambda, float target, float weight)
 {
-	if (!net->is_vc)
+	if (!net->vc.sched)
 		return;
 	LLR_ASSERT(lambda > 0.0f);
 	net->cfg.vc_lambda = lambda;
@@ -1460,9 +1483,10 @@ void llr_net_set_vc(llr_net *net, float lambda, float target, float weight)
 void llr_net_vc_macs(const llr_net *net, uint64_t *macs, uint64_t *positions, double *dense)
 {
 	const llr_netvc *v = &net->vc;
-	*macs = net->is_vc ? v->macs : 0;
-	*positions = net->is_vc ? v->pos : 0;
-	*dense = net->is_vc ? (double)(v->Din + v->H) * (1.0 + (double)v->G * v->H) : 0.0;
+	int vc = net->vc_layer && v->sched;
+	*macs = vc ? v->macs : 0;
+	*positions = vc ? v->pos : 0;
+	*dense = vc ? (double)(v->Din + v->H) * (1.0 + (double)v->G * v->H) : 0.0;
 }
 
 void llr_net_set_words(llr_net *net, const llr_words *w)

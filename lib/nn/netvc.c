@@ -2,7 +2,8 @@
  * netvc.c - the language model's variable-computation layer (issue 52;
  * Jernite's thesis section 2.4): vc.c's VCRNN or VCGRU as the one
  * recurrent layer of net.c, over the net's flat parameter and gradient
- * arrays.  Here: the layer's workspace (m, k, e and scratch, grown with
+ * arrays; and the dense GRU and Elman RNN, the same layer with no
+ * scheduler (vc.c then updates every dimension: h_t = g_t).  Here: the layer's workspace (m, k, e and scratch, grown with
  * the batch), its llr_vc_io, the symmetric L1 penalty on the scheduler
  * (dLoss/dm_t = weight sign(m_t - target) at every predicted position,
  * vc.c's dm input) and the multiply-adds counted.  Not here: the
@@ -19,7 +20,8 @@
 void llr_netvc_init(llr_netvc *v, int cell, int Din, int H)
 {
 	memset(v, 0, sizeof *v);
-	v->G = cell == LLR_CELL_VCGRU ? LLR_VC_GRU : LLR_VC_RNN;
+	v->G = cell == LLR_CELL_VCGRU || cell == LLR_CELL_GRU ? LLR_VC_GRU : LLR_VC_RNN;
+	v->sched = llr_cell_is_vc(cell);
 	v->Din = Din;
 	v->H = H;
 }
@@ -41,7 +43,8 @@ void llr_netvc_free(llr_netvc *v)
 /* The layer's tensors in a flat array (the parameters or the gradient). */
 static llr_vc_grad tensors(const llr_netvc *v, float *a)
 {
-	return (llr_vc_grad){a + v->o_wx, a + v->o_wh, a + v->o_bx, v->G == LLR_VC_GRU ? a + v->o_bh : NULL, a + v->o_u, a + v->o_ub};
+	return (llr_vc_grad){a + v->o_wx, a + v->o_wh, a + v->o_bx, v->G == LLR_VC_GRU ? a + v->o_bh : NULL, v->sched ? a + v->o_u : NULL,
+	                     v->sched ? a + v->o_ub : NULL};
 }
 
 /* The io of a pass with the parameters P (read only; NULL: shapes only). */
@@ -120,11 +123,11 @@ void llr_netvc_backward(llr_netvc *v, const float *P, float *G, float lambda, in
 	io.g = g;
 	io.h = h;
 	size_t N = (size_t)T * B;
-	for (size_t n = 0; n < N; n++) {
+	for (size_t n = 0; v->sched && n < N; n++) {
 		float d = tg[n] < 0 ? 0.0f : v->m[n] - v->target;
 		v->dm[n] = d > 0.0f ? v->weight : d < 0.0f ? -v->weight
 		                                           : 0.0f;
 	}
 	llr_vc_grad gr = tensors(v, G);
-	llr_vc_backward(&io, X, dh, v->dm, dX, NULL, &gr);
+	llr_vc_backward(&io, X, dh, v->sched ? v->dm : NULL, dX, NULL, &gr);
 }

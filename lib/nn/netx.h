@@ -90,7 +90,8 @@ int llr_treeout_forward(llr_treeout *o, const float *P, float *G, const float *H
  * layer over the net's flat arrays, its saved values (m, k, e) and
  * scratch, the penalty on m_t and the multiply-adds counted. */
 typedef struct llr_netvc {
-	int G; /* LLR_VC_RNN or LLR_VC_GRU */
+	int G;     /* LLR_VC_RNN or LLR_VC_GRU */
+	int sched; /* a scheduler (u, ub): 0 for the dense GRU and RNN */
 	int Din, H;
 	size_t o_wx, o_wh, o_bx, o_bh, o_u, o_ub;
 	float target, weight; /* the L1 penalty on m_t (weight 0: none) */
@@ -102,7 +103,7 @@ typedef struct llr_netvc {
 	uint64_t macs, pos; /* forward multiply-adds, over pos positions */
 } llr_netvc;
 
-/* The layer of cell (LLR_CELL_VCRNN or LLR_CELL_VCGRU) over Din inputs
+/* The layer of cell (LLR_CELL_VCRNN, VCGRU, GRU or RNN) over Din inputs
  * and H dimensions, its tensors at the offsets the net sets after. */
 void llr_netvc_init(llr_netvc *v, int cell, int Din, int H);
 void llr_netvc_free(llr_netvc *v);

@@ -118,7 +118,8 @@ typedef struct llr_vc_io {
 	float lambda, eps;    /* the mask's sharpness and threshold */
 	const float *wx, *wh; /* Din x G H, H x G H */
 	const float *bx, *bh; /* G H each; bh: VCGRU only (NULL for the VCRNN) */
-	const float *u;       /* Din + H: the scheduler's weights over [x_t; h_{t-1}] */
+	const float *u;       /* Din + H: the scheduler's weights over [x_t; h_{t-1}];
+	                       * NULL: none, m_t = 1 and e_t = 1 (the dense cell) */
 	const float *ub;      /* 1: its bias */
 	const float *h0;      /* B x H, the initial state; NULL: zeros */
 	/* Forward only: streams alive at each step (T values, non-increasing,

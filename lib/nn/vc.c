@@ -20,6 +20,8 @@
  * the weights (the staircase, stair()), forward and backward, and
  * every weight column a step needs is read once for all its rows.
  * io->macs counts the multiply-adds done (the scheduler's included).
+ * With no scheduler (io->u NULL) m_t = 1 and e_t = 1 at every dimension:
+ * h_t = g_t, the dense GRU or Elman RNN, on one GEMM per product.
  * dLoss/dm_t from above (the L1 penalty on m_t) comes in through dm.
  * Not here: the penalty itself, the schedule of lambda, embeddings.
  */
@@ -142,6 +144,13 @@ static void step_forward(llr_vc_io *io, const vc_pos *p, const float *X)
 	int B = p->R, Din = io->Din, H = io->H, G = io->cell;
 	for (int b = 0; b < B; b++) {
 		size_t n = p->base + (size_t)b;
+		if (!io->u) {
+			io->m[n] = 1.0f;
+			io->k[n] = H;
+			for (int j = 0; j < H; j++)
+				io->e[n * H + j] = 1.0f;
+			continue;
+		}
 		io->m[n] = sigm(sched_in(io, X + n * Din, prev_row(io, p, b)));
 		io->k[n] = vc_mask(io, io->m[n], io->e + n * H);
 	}
@@ -165,13 +174,13 @@ static void step_forward(llr_vc_io *io, const vc_pos *p, const float *X)
 			memcpy(h + k, hp + k, (size_t)(H - k) * sizeof *h);
 		else
 			memset(h + k, 0, (size_t)(H - k) * sizeof *h);
-		io->macs += (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)(1 + G * k);
+		io->macs += (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)((io->u ? 1 : 0) + G * k);
 	}
 }
 
 void llr_vc_forward(llr_vc_io *io, const float *X)
 {
-	LLR_ASSERT(io->lambda > 0 && io->eps >= 0 && io->eps < 0.5f);
+	LLR_ASSERT(!io->u || (io->lambda > 0 && io->eps >= 0 && io->eps < 0.5f));
 	LLR_ASSERT(io->cell == LLR_VC_RNN || io->cell == LLR_VC_GRU);
 	int threads = llr_blas_threads();
 	if (threads > 1)
@@ -208,6 +217,9 @@ static void row_backward(llr_vc_io *io, const llr_vc_step *s, int r, const float
 		for (int j = k; j < H; j++)
 			dhp[j] += dhr[j];
 	}
+	io->macs += 2 * (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)((io->u ? 1 : 0) + io->cell * k);
+	if (!io->u)
+		return;
 	float m = io->m[n], ds = dmr * m * (1.0f - m);
 	gr->ub[0] += ds;
 	for (int i = 0; i < Din; i++) {
@@ -218,7 +230,6 @@ static void row_backward(llr_vc_io *io, const llr_vc_step *s, int r, const float
 		gr->u[Din + j] += ds * hp[j];
 		dhp[j] += ds * io->u[Din + j];
 	}
-	io->macs += 2 * (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)(1 + io->cell * k);
 }
 
 /* Step t backward: dh's rows of step t in, dh's rows of step t - 1 (or

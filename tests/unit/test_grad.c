@@ -614,7 +614,7 @@ static void net_case(float dropout, int own_psi, int cell)
 	for (int v = 0; v < V; v++)
 		logb[v] = (float)log(0.02 + llr_rng_uniform(&r));
 	llr_net_config cf = {.vocab = V, .feat_out = F, .feat_in = own_psi ? FI : F, .embed = 4, .hidden = 5, .layers = 2, .dropout = dropout, .output = LLR_OUT_LOGLINEAR};
-	if (cell != LLR_CELL_LSTM) /* one layer, a soft mask (most dimensions kept, partly) */
+	if (cell != LLR_CELL_LSTM) /* one layer; a VC cell's mask soft (most dimensions kept, partly) */
 		cf.cell = cell, cf.layers = 1, cf.vc_lambda = 0.5f;
 	llr_err e = {0};
 	llr_net *net = llr_net_new(&cf, phi, psi, logb, &e);
@@ -645,7 +645,7 @@ static void net_case(float dropout, int own_psi, int cell)
 		const char *name;
 		size_t off, n = tensor_span(net, i, &name, &off);
 		char nm[64];
-		snprintf(nm, sizeof nm, "net%s%s%s %s", dropout > 0 ? " dropout" : "", own_psi ? " psi" : "", cell ? " vc" : "", name);
+		snprintf(nm, sizeof nm, "net%s%s%s%s %s", dropout > 0 ? " dropout" : "", own_psi ? " psi" : "", cell ? " " : "", cell ? llr_cell_name(cell) : "", name);
 		CHECK(gradcheck(nm, P + off, g + off, n, net_loss, &c, 40, &r) == 0);
 		/* every component too, and they carry signal well above the
 		 * tolerance (5 * ATOL: layer 0's wh under a real-valued psi
@@ -699,10 +699,31 @@ static void test_net_vc(void)
 	net_case(0.0f, 0, LLR_CELL_VCGRU);
 }
 
+/* The net with the dense GRU and Elman RNN (the VC layer without its
+ * scheduler): no vc0/u or vc0/ub among its tensors, each one checked. */
+static void test_net_dense(void)
+{
+	for (int cell = LLR_CELL_GRU; cell <= LLR_CELL_RNN; cell++) {
+		net_case(0.0f, 1, cell);
+		llr_net_config cf = {.vocab = 5, .embed = 3, .hidden = 4, .layers = 1, .output = LLR_OUT_SOFTMAX, .cell = cell};
+		llr_net *net = llr_net_new(&cf, NULL, NULL, NULL, NULL);
+		CHECK(net != NULL);
+		int sched = 0;
+		for (size_t i = 0; net && i < llr_net_n_tensors(net); i++) {
+			const char *name;
+			size_t off;
+			tensor_span(net, i, &name, &off);
+			sched += strstr(name, "/u") != NULL || strncmp(name, "vc0", 3) == 0;
+		}
+		CHECK(sched == 0);
+		llr_net_free(net);
+	}
+}
+
 int main(void)
 {
 	llr_blas_set_threads(1);
-	PLAN(14);
+	PLAN(15);
 	RUN(test_checker);
 	RUN(test_vexp);
 	RUN(test_dense);
@@ -716,6 +737,7 @@ int main(void)
 	RUN(test_net);
 	RUN(test_net_dropout);
 	RUN(test_net_vc);
+	RUN(test_net_dense);
 	llr_blas_set_threads(2);
 	RUN(test_net);
 	DONE();

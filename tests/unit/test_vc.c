@@ -6,7 +6,10 @@
  * the full batch, the hard mask (lambda large) carrying the trailing
  * dimensions over bit for bit with the multiply-adds it counts, and
  * finite-difference gradient checks (gradcheck.h) of both cells, the
- * scheduler's u and b included, at lambda small and large.
+ * scheduler's u and b included, at lambda small and large.  Without a
+ * scheduler (u NULL: the dense GRU and Elman RNN of train --cell gru|rnn)
+ * the same layer against the dense computation, every dimension updated
+ * (h = g bit for bit), and its gradient check.
  */
 #include "llrnn.h"
 #include "nn.h"
@@ -70,7 +73,7 @@ static double direct_step(const vc_ctx *c, const float *x, const double *hp, dou
 		s += (double)c->u[i] * x[i];
 	for (int j = 0; j < H; j++)
 		s += (double)c->u[DIN + j] * hp[j];
-	double m = sig_d(s);
+	double m = c->io.u ? sig_d(s) : 1.0;
 	*k = H;
 	for (int j = 0; j < H; j++) {
 		double a[3], cc[3];
@@ -89,7 +92,7 @@ static double direct_step(const vc_ctx *c, const float *x, const double *hp, dou
 			double r = sig_d(a[0] + cc[0]), z = sig_d(a[1] + cc[1]);
 			g = (1 - z) * tanh(a[2] + r * cc[2]) + z * hp[j];
 		}
-		double e = sig_d(c->io.lambda * (m * H - (j + 1)));
+		double e = c->io.u ? sig_d(c->io.lambda * (m * H - (j + 1))) : 1.0;
 		if (e < c->io.eps || j >= *k) {
 			e = 0;
 			if (j < *k)
@@ -215,14 +218,55 @@ static void test_hard_mask(void)
 	hard_case(LLR_VC_GRU);
 }
 
-/* with_h0 0: the initial state is zeros (h0 NULL), and step 0 has no
- * recurrent product. */
-static void grad_case(int cell, float lambda, double step, int with_h0)
+/* No scheduler: the dense cell, against direct_step in double; every
+ * row keeps all H dimensions, h is g bit for bit, and the multiply-adds
+ * are the products' only. */
+static void dense_case(int cell)
 {
 	vc_ctx c;
-	vc_setup(&c, cell, lambda, 1e-6f, 31 + cell + (int)lambda + 7 * with_h0);
+	vc_setup(&c, cell, 1.0f, 0.01f, 51 + cell);
+	c.io.u = c.io.ub = NULL;
+	vc_loss(&c);
+	double worst = 0;
+	int badk = 0, badh = 0;
+	for (int b = 0; b < B; b++) {
+		double hp[H], hn[H];
+		for (int j = 0; j < H; j++)
+			hp[j] = c.h0[b * H + j];
+		for (int t = 0; t < T; t++) {
+			int n = t * B + b, k;
+			direct_step(&c, c.X + n * DIN, hp, hn, &k);
+			badk += c.k[n] != H || k != H || c.m[n] != 1.0f;
+			badh += memcmp(c.h + n * H, c.g + n * H, sizeof(float) * H) != 0;
+			for (int j = 0; j < H; j++) {
+				worst = fmax(worst, fabs(hn[j] - c.h[n * H + j]));
+				hp[j] = c.h[n * H + j];
+			}
+		}
+	}
+	printf("#   dense %s: worst %.3g\n", cell == LLR_VC_GRU ? "gru" : "rnn", worst);
+	CHECK(worst < 1e-5);
+	CHECK(badk == 0);
+	CHECK(badh == 0);
+	CHECK(c.io.macs == (uint64_t)N * (DIN + H) * cell * H);
+}
+
+static void test_dense(void)
+{
+	dense_case(LLR_VC_RNN);
+	dense_case(LLR_VC_GRU);
+}
+
+/* with_h0 0: the initial state is zeros (h0 NULL), and step 0 has no
+ * recurrent product; dense: no scheduler (u and b not checked). */
+static void grad_case(int cell, float lambda, double step, int with_h0, int dense)
+{
+	vc_ctx c;
+	vc_setup(&c, cell, lambda, 1e-6f, 31 + cell + (int)lambda + 7 * with_h0 + 13 * dense);
 	if (!with_h0)
 		c.io.h0 = NULL;
+	if (dense)
+		c.io.u = c.io.ub = NULL;
 	int G = cell;
 	float dwx[DIN * GMAX * H] = {0}, dwh[H * GMAX * H] = {0}, dbx[GMAX * H] = {0}, dbh[GMAX * H] = {0};
 	float du[DIN + H] = {0}, dub[1] = {0}, dh[N * H], dm[N], dX[N * DIN], dh0[B * H];
@@ -235,16 +279,16 @@ static void grad_case(int cell, float lambda, double step, int with_h0)
 	memcpy(dm, c.Q, sizeof dm);
 	llr_vc_backward(&c.io, c.X, dh, dm, dX, dh0, &gr);
 	char nm[64];
-	const char *cn = cell == LLR_VC_GRU ? "vcgru" : "vcrnn";
+	const char *cn = dense ? (cell == LLR_VC_GRU ? "gru" : "rnn") : cell == LLR_VC_GRU ? "vcgru" : "vcrnn";
 	printf("#   %s, lambda %g%s: %d of %d rows sparse\n", cn, lambda, with_h0 ? "" : " (zero h0)", sparse, N);
 	if (lambda > 1)
-		CHECK(sparse > 0);
+		CHECK(dense ? sparse == 0 : sparse > 0);
 	g_eps = step;
 	struct {
 		const char *what;
 		float *p, *d;
 		size_t n;
-	} ps[] = {{"wx", c.wx, dwx, (size_t)DIN * G * H}, {"wh", c.wh, dwh, (size_t)H * G * H}, {"bx", c.bx, dbx, (size_t)G * H}, {"bh", c.bh, dbh, cell == LLR_VC_GRU ? (size_t)G * H : 0}, {"u", c.u, du, DIN + H}, {"b", c.ub, dub, 1}, {"X", c.X, dX, N * DIN}, {"h0", c.h0, dh0, with_h0 ? B * H : 0}};
+	} ps[] = {{"wx", c.wx, dwx, (size_t)DIN * G * H}, {"wh", c.wh, dwh, (size_t)H * G * H}, {"bx", c.bx, dbx, (size_t)G * H}, {"bh", c.bh, dbh, cell == LLR_VC_GRU ? (size_t)G * H : 0}, {"u", c.u, du, dense ? 0 : DIN + H}, {"b", c.ub, dub, dense ? 0 : 1}, {"X", c.X, dX, N * DIN}, {"h0", c.h0, dh0, with_h0 ? B * H : 0}};
 	for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
 		if (!ps[i].n)
 			continue;
@@ -257,25 +301,36 @@ static void grad_case(int cell, float lambda, double step, int with_h0)
 
 static void test_grad_vcrnn(void)
 {
-	grad_case(LLR_VC_RNN, 0.1f, EPS, 1);
-	grad_case(LLR_VC_RNN, 5.0f, 2e-3, 1);
-	grad_case(LLR_VC_RNN, 5.0f, 2e-3, 0);
+	grad_case(LLR_VC_RNN, 0.1f, EPS, 1, 0);
+	grad_case(LLR_VC_RNN, 5.0f, 2e-3, 1, 0);
+	grad_case(LLR_VC_RNN, 5.0f, 2e-3, 0, 0);
 }
 
 static void test_grad_vcgru(void)
 {
-	grad_case(LLR_VC_GRU, 0.1f, EPS, 1);
-	grad_case(LLR_VC_GRU, 5.0f, 2e-3, 1);
-	grad_case(LLR_VC_GRU, 5.0f, 2e-3, 0);
+	grad_case(LLR_VC_GRU, 0.1f, EPS, 1, 0);
+	grad_case(LLR_VC_GRU, 5.0f, 2e-3, 1, 0);
+	grad_case(LLR_VC_GRU, 5.0f, 2e-3, 0, 0);
+}
+
+/* The dense cells: no scheduler, every dimension updated. */
+static void test_grad_dense(void)
+{
+	grad_case(LLR_VC_RNN, 1.0f, EPS, 1, 1);
+	grad_case(LLR_VC_RNN, 1.0f, EPS, 0, 1);
+	grad_case(LLR_VC_GRU, 1.0f, EPS, 1, 1);
+	grad_case(LLR_VC_GRU, 1.0f, EPS, 0, 1);
 }
 
 int main(void)
 {
-	PLAN(5);
+	PLAN(7);
 	RUN(test_forward);
 	RUN(test_packed);
 	RUN(test_hard_mask);
 	RUN(test_grad_vcrnn);
 	RUN(test_grad_vcgru);
+	RUN(test_dense);
+	RUN(test_grad_dense);
 	DONE();
 }

@@ -35,13 +35,13 @@ static const llr_train_opt opts[] = {
 	{"tree-cap", 0, LLR_TOPT_INT, 0, 1, INT32_MAX, .arg = "n", .help = "words per group at most"},
 	{"tree-update", 0, LLR_TOPT_INT, 0, 0, INT32_MAX, .dflt = "100", .arg = "n",
 	 .help = "re-learn the tree every n batches of the first epoch"},
-	{"cell", 0, LLR_TOPT_CHOICE, 0, .choices = "lstm|vcrnn|vcgru", .dflt = "lstm", .arg = "lstm|vcrnn|vcgru",
-	 .help = "the recurrent cell (default lstm)", .bad = "'%s' is not lstm, vcrnn or vcgru"},
+	{"cell", 0, LLR_TOPT_CHOICE, 0, .choices = "lstm|gru|rnn|vcrnn|vcgru", .dflt = "lstm", .arg = "lstm|gru|rnn|vcrnn|vcgru",
+	 .help = "the recurrent cell (default lstm)", .bad = "'%s' is not lstm, gru, rnn, vcrnn or vcgru"},
 	{"vc-target", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1, .dflt = "0.5", .arg = "m",
 	 .help = "vcrnn, vcgru: the target mean of m_t, in (0, 1] (default 0.5)"},
 	{"vc-penalty", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1e6, .dflt = "0", .arg = "w",
 	 .help = "vcrnn, vcgru: weight of the L1 penalty |m_t - target| (default 0)"},
-	{"layers", 0, LLR_TOPT_INT, 0, 1, 64, .dflt = "2", .arg = "n", .help = "LSTM layers (default 2; 1 with --cell vcrnn|vcgru)"},
+	{"layers", 0, LLR_TOPT_INT, 0, 1, 64, .dflt = "2", .arg = "n", .help = "LSTM layers (default 2; 1 with the other cells)"},
 	{"hidden", 0, LLR_TOPT_INT, 0, 1, 1 << 16, .dflt = "256", .arg = "n", .help = "LSTM size (default 256)"},
 	{"embed", 0, LLR_TOPT_INT, 0, 1, 1 << 16, .dflt = "256", .arg = "n", .help = "embedding size (default 256)"},
 	{"dropout", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 0.95, .arg = "p", .help = "dropout probability in training (default 0)"},
@@ -61,7 +61,8 @@ typedef struct lmo {
 	int nmore; /* further streams: operands 1 .. */
 } lmo;
 
-static const char *const cells[] = {[LLR_CELL_LSTM] = "lstm", [LLR_CELL_VCRNN] = "vcrnn", [LLR_CELL_VCGRU] = "vcgru"};
+/* --cell's choices in order. */
+static const int cells[] = {LLR_CELL_LSTM, LLR_CELL_GRU, LLR_CELL_RNN, LLR_CELL_VCRNN, LLR_CELL_VCGRU};
 
 static const int outputs[] = {LLR_OUT_LOGLINEAR, LLR_OUT_SOFTMAX, LLR_OUT_TREE, LLR_OUT_CLASSES, LLR_OUT_LOGLINEAR};
 
@@ -124,7 +125,7 @@ static int net_opts(const llr_train_args *a, llr_net_config *c, llr_err *err)
 		c->char_filters[k] = 25 * (k + 1);
 	}
 	c->input = (int)llr_train_args_int(a, "input"); /* LLR_IN_WORD, CHARS, CONCAT in order */
-	c->cell = (int)llr_train_args_int(a, "cell");   /* LLR_CELL_LSTM, VCRNN, VCGRU in order */
+	c->cell = cells[llr_train_args_int(a, "cell")];
 	c->vc_lambda = 0.1f;
 	c->char_embed = (int)llr_train_args_int(a, "char-embed");
 	c->highway = (int)llr_train_args_int(a, "highway");
@@ -140,18 +141,18 @@ static int output_of(const llr_train_args *a)
 	return llr_train_args_given(a, "output") ? outputs[llr_train_args_int(a, "output")] : 0;
 }
 
-/* The variable-computation cells' options: one layer (vc.c's layers do
- * not stack yet), a target in (0, 1]. */
+/* The cells' options: one layer but for the LSTM (vc.c's layers do not
+ * stack yet); a variable-computation cell's target in (0, 1]. */
 static int check_vc(const llr_train_args *a, int cell, llr_err *err)
 {
 	int vc_opts = llr_train_args_given(a, "vc-target") || llr_train_args_given(a, "vc-penalty");
 	if (!(llr_train_args_num(a, "vc-target") > 0))
 		return llr_train_usage_err(err, "--vc-target: %g: the target mean of m_t must be in (0, 1]", llr_train_args_num(a, "vc-target"));
-	if (cell == LLR_CELL_LSTM && vc_opts && !llr_train_args_given(a, "resume"))
+	if (!llr_cell_is_vc(cell) && vc_opts && !llr_train_args_given(a, "resume"))
 		return llr_train_usage_err(err, "--vc-target and --vc-penalty need --cell vcrnn or vcgru");
 	if (cell != LLR_CELL_LSTM && llr_train_args_int(a, "layers") > 1 && llr_train_args_given(a, "layers"))
-		return llr_train_usage_err(err, "--cell %s: --layers %d: a variable-computation cell has one layer (its layers do not stack yet)",
-		                           cells[cell], (int)llr_train_args_int(a, "layers"));
+		return llr_train_usage_err(err, "--cell %s: --layers %d: %s has one layer (its layers do not stack yet)", llr_cell_name(cell),
+		                           (int)llr_train_args_int(a, "layers"), llr_cell_is_vc(cell) ? "a variable-computation cell" : "the cell");
 	return LLR_OK;
 }
 
@@ -240,11 +241,11 @@ static void lmrun_free(void *p)
 static int resume_vc(const llr_train_args *a, lmo *o, const llr_net_config *c, const llr_meta *m, llr_err *err)
 {
 	if (llr_train_args_given(a, "cell") && o->net.cell != c->cell)
-		return llr_train_usage_err(err, "--cell %s: the resumed model's cell is %s", cells[o->net.cell], cells[c->cell]);
+		return llr_train_usage_err(err, "--cell %s: the resumed model's cell is %s", llr_cell_name(o->net.cell), llr_cell_name(c->cell));
 	o->net.cell = c->cell;
-	if (c->cell == LLR_CELL_LSTM) {
+	if (!llr_cell_is_vc(c->cell)) {
 		if (llr_train_args_given(a, "vc-target") || llr_train_args_given(a, "vc-penalty"))
-			return llr_train_usage_err(err, "--vc-target and --vc-penalty: the resumed model's cell is lstm");
+			return llr_train_usage_err(err, "--vc-target and --vc-penalty: the resumed model's cell is %s", llr_cell_name(c->cell));
 		return LLR_OK;
 	}
 	int rc = llr_train_fixed_prob(a, "vc-target", "vc_target", &o->vc_target, llr_meta_num(m, "vc_target", o->vc_target), err);
@@ -436,7 +437,7 @@ static void say_start(const llr_train_args *a, const lmo *o, const char *sname, 
 	const llr_net_config *c = llr_net_cfg(R->model->net);
 	char cell[32] = "";
 	if (c->cell != LLR_CELL_LSTM)
-		snprintf(cell, sizeof cell, ", %s cell", cells[c->cell]);
+		snprintf(cell, sizeof cell, ", %s cell", llr_cell_name(c->cell));
 	llr_train_note(a, "%s%s: %lld sentences, %lld tokens, V %zu, %s output%s, %zu parameters%s", sname, more, (long long)R->tc.sentences,
 	               (long long)R->tc.tokens, llr_strmap_size(R->model->lex->vocab), output_name(c->output), cell, n, at);
 	if (comm && comm->on)
@@ -476,7 +477,7 @@ static int setup(llr_train_args *a, lmo *o, const char *sname, const llr_train_c
 /* A variable-computation cell's penalty, for --resume. */
 static int vc_meta(const lmo *o, llr_rnnlm *m)
 {
-	if (o->net.cell == LLR_CELL_LSTM)
+	if (!llr_cell_is_vc(o->net.cell))
 		return LLR_OK;
 	int rc = llr_meta_setf(m->meta, "vc_target", "%.9g", o->vc_target);
 	return rc < 0 ? rc : llr_meta_setf(m->meta, "vc_penalty", "%.9g", o->vc_penalty);
@@ -496,7 +497,7 @@ static int vc_note(void *fam, const llr_train_event *ev, llr_buf *line)
 	double per = (double)macs / (double)pos;
 	const llr_net_config *c = llr_net_cfg(net);
 	int rc = llr_buf_printf(line, "%s: lambda %.1f, %.0f multiply-adds per position in the recurrent layer, the dense cell's %.0f (%.1f%%)",
-	                        cells[c->cell], (double)c->vc_lambda, per, dense, 100.0 * per / dense);
+	                        llr_cell_name(c->cell), (double)c->vc_lambda, per, dense, 100.0 * per / dense);
 	return rc < 0 ? LLR_ENOMEM : LLR_OK;
 }
 
@@ -527,7 +528,7 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	s->lim = o.run.lim;
 	s->train_tokens = R->tc.tokens;
 	s->has_valid = R->vc.sentences > 0;
-	if (o.net.cell != LLR_CELL_LSTM)
+	if (llr_cell_is_vc(o.net.cell))
 		s->epoch_note = vc_note;
 	return LLR_OK;
 }
@@ -539,7 +540,7 @@ const llr_trainer llr_rnnlm_trainer = {
 	            "             [--char-embed n] [--char-filters w:n,...] [--highway n]\n"
 	            "             [--classes n] [--tree-depth n] [--tree-arity n] [--tree-cap n]\n"
 	            "             [--tree-update n]\n"
-	            "             [--cell lstm|vcrnn|vcgru] [--vc-target m] [--vc-penalty w]\n"
+	            "             [--cell lstm|gru|rnn|vcrnn|vcgru] [--vc-target m] [--vc-penalty w]\n"
 	            "             [--layers n] [--hidden n] [--embed n] [--dropout p]\n"
 	            "             [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
 	            "             [--lr x] [--eps x] [--clip x] [--min-improvement x] [--valid file]\n"
