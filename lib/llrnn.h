@@ -135,6 +135,7 @@ typedef struct llr_model_info {
 	int layers, embed, hidden; /* network sizes; 0 for n-grams */
 	const char *output;  /* rnnlm: "softmax", "loglinear", "tree", "classes"; else NULL */
 	const char *input;   /* rnnlm: "word", "chars", "concat", "sum"; else NULL */
+	const char *cell;    /* rnnlm: "lstm", "gru", "rnn", "vcrnn", "vcgru" (llr_cell_name); else NULL */
 	int spelling;        /* 1: it carries a spelling model (open scoring possible) */
 	int oov;             /* LLR_OOV_*: how llr_model_score scores OOVs as opened */
 	double log_outside;  /* LLR_OOV_SPREAD: ln(1 - S_V); else 0 */

@@ -7,7 +7,7 @@
 # --resume to the byte of the uninterrupted model, two ranks against one
 # process, and the bad values; and the dense baselines, train --cell
 # gru|rnn (the same layer without a scheduler): their model files, score,
-# --resume.  A tiny character-level
+# --resume; the cell in the model's description.  A tiny character-level
 # LM: 200 sentences of the UD French slice (150 to train on, 50 to
 # validate) cut into characters, spaces as '_'.
 
@@ -158,4 +158,16 @@ setup() {
 	run_err 2 '^train: --vc-target and --vc-penalty need --cell vcrnn or vcgru' train --cell gru --vc-target 0.3 -o x.bin "$M/chars"
 	run_err 2 '^train: --cell rnn: --layers 2: the cell has one layer' train --cell rnn --layers 2 -o x.bin "$M/chars"
 	[ ! -e x.bin ]
+}
+
+@test "the cell in the model's description: llrnn.Model.info.cell (llr_model_info.cell)" {
+	python_module_env || return 1
+	run /usr/bin/python3 -c '
+import sys, llrnn
+for p in sys.argv[1:]:
+    with llrnn.Model(p) as m:
+        print(m.info.cell, m.info.layers)
+' "$M/vg.bin" "$M/vr.bin" "$M/gru.bin" "$M/rnn.bin"
+	assert_success
+	assert_output "$(printf '%s 1\n' vcgru vcrnn gru rnn)"
 }

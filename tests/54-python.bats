@@ -151,14 +151,14 @@ import sys, llrnn
 for p in sys.argv[1:]:
     with llrnn.Model(p) as m:
         i = m.info
-        print(i.kind, i.family, i.vocab_size, i.order, i.layers, i.output, i.spelling, i.oov, ",".join(i.operations))
+        print(i.kind, i.family, i.vocab_size, i.order, i.layers, i.output, i.cell, i.spelling, i.oov, ",".join(i.operations))
         assert (m.order, m.vocab_size, m.family) == (i.order, i.vocab_size, i.family)
 ' "$D/ll.llrnn" "$D/open.llrnn" "$D/lm.arpa"
 	assert_success
 	v=$(tar xOf "$D/ll.llrnn" meta | sed -n 's/^vocab_size=//p')
-	assert_line --index 0 "model rnnlm $v 0 1 loglinear False unk describe,score,embed,gen,beam,gen_features"
-	assert_line --index 1 --regexp '^model rnnlm [0-9]+ 0 1 loglinear True features describe,score,embed,gen,beam,gen_features$'
-	assert_line --index 2 --regexp '^ngram ngram [0-9]+ 3 0 None False unk describe,score,gen$'
+	assert_line --index 0 "model rnnlm $v 0 1 loglinear lstm False unk describe,score,embed,gen,beam,gen_features"
+	assert_line --index 1 --regexp '^model rnnlm [0-9]+ 0 1 loglinear lstm True features describe,score,embed,gen,beam,gen_features$'
+	assert_line --index 2 --regexp '^ngram ngram [0-9]+ 3 0 None None False unk describe,score,gen$'
 }
 
 @test "llrnn.Model: a missing or corrupt model raises llrnn.Error with the library's message and code; bad arguments raise" {

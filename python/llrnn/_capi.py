@@ -49,7 +49,7 @@ class Info(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_char_p), ("family", ctypes.c_char_p),
                 ("vocab", ctypes.c_int64), ("has_unk", ctypes.c_int), ("order", ctypes.c_int),
                 ("layers", ctypes.c_int), ("embed", ctypes.c_int), ("hidden", ctypes.c_int),
-                ("output", ctypes.c_char_p), ("input", ctypes.c_char_p),
+                ("output", ctypes.c_char_p), ("input", ctypes.c_char_p), ("cell", ctypes.c_char_p),
                 ("spelling", ctypes.c_int), ("oov", ctypes.c_int),
                 ("log_outside", ctypes.c_double), ("spell_lambda", ctypes.c_double),
                 ("sigs", ctypes.c_size_t),

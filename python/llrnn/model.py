@@ -35,7 +35,7 @@ def _raise(rc, err):
 
 ModelInfo = collections.namedtuple("ModelInfo", [
     "kind", "family", "vocab_size", "has_unk", "order", "layers", "embed", "hidden",
-    "output", "input", "spelling", "oov", "operations", "dim", "embedding"])
+    "output", "input", "cell", "spelling", "oov", "operations", "dim", "embedding"])
 ModelInfo.__doc__ = """What a model is (llr_model_describe):
 kind       the file's kind, "model" or "ngram" (ARPA text too)
 family     "rnnlm", "ngram", "encdec", "sentenc"
@@ -45,6 +45,8 @@ order      the n-gram order; 0 for networks
 layers, embed, hidden   the network's sizes; 0 for n-grams
 output     rnnlm: "softmax", "loglinear", "tree", "classes"; else None
 input      rnnlm: "word", "chars", "concat", "sum"; else None
+cell       rnnlm: the recurrent cell, "lstm", "gru", "rnn", "vcrnn",
+           "vcgru"; else None
 spelling   whether it carries a spelling model (open scoring possible)
 oov        how a word outside the vocabulary is scored: "unk" (as <unk>),
            "spread" (<unk>'s share by its spelling), "features" (an
@@ -232,7 +234,7 @@ class Model:
         self.info = ModelInfo(
             kind=s(i.kind), family=s(i.family), vocab_size=i.vocab, has_unk=bool(i.has_unk),
             order=i.order, layers=i.layers, embed=i.embed, hidden=i.hidden,
-            output=s(i.output), input=s(i.input), spelling=bool(i.spelling),
+            output=s(i.output), input=s(i.input), cell=s(i.cell), spelling=bool(i.spelling),
             oov=_capi.OOV_MODES.get(i.oov, str(i.oov)),
             operations=tuple(n for bit, n in sorted(_capi.OPS.items()) if i.ops & bit),
             dim=i.dim, embedding=s(i.embedding))

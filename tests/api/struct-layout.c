@@ -20,7 +20,7 @@ int main(void)
 	F(llr_model_info, kind), F(llr_model_info, family), F(llr_model_info, vocab);
 	F(llr_model_info, has_unk), F(llr_model_info, order), F(llr_model_info, layers);
 	F(llr_model_info, embed), F(llr_model_info, hidden), F(llr_model_info, output);
-	F(llr_model_info, input), F(llr_model_info, spelling), F(llr_model_info, oov);
+	F(llr_model_info, input), F(llr_model_info, cell), F(llr_model_info, spelling), F(llr_model_info, oov);
 	F(llr_model_info, log_outside), F(llr_model_info, spell_lambda), F(llr_model_info, sigs);
 	F(llr_model_info, sigs_exact), F(llr_model_info, sig_samples), F(llr_model_info, norm_draws);
 	F(llr_model_info, norm_checked), F(llr_model_info, norm_mismatched), F(llr_model_info, norm_first);

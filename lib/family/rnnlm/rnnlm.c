@@ -125,6 +125,7 @@ static void rnnlm_describe(const llr_model *m, llr_model_info *info)
 	info->hidden = c->hidden;
 	info->output = output_name(c->output);
 	info->input = input_name(c->input);
+	info->cell = llr_cell_name(c->cell);
 	info->spelling = lex->spell != NULL;
 	info->oov = r->op ? LLR_OOV_FEATURES : r->spread ? LLR_OOV_SPREAD : LLR_OOV_UNK;
 	if (info->oov == LLR_OOV_SPREAD)
