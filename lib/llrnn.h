@@ -185,6 +185,15 @@ typedef struct llr_sentence {
 int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,
                     llr_norm_stat *norm, llr_err *err);
 
+/* llr_model_score, and the computation a variable-computation cell
+ * (train --cell vcrnn|vcgru) spends at each step: comp[o_b + t] (laid
+ * out as logp) is the scheduler's m_t in (0, 1] at the step that reads
+ * <s> (t = 0) or word t of sentence b and predicts logp[o_b + t]'s token
+ * (score --show-computation).  LLR_EINVAL for a model without a
+ * scheduler (B = 0 checks only that); LLR_ENOMEM. */
+int llr_model_score_computation(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, double *comp,
+                                llr_norm_stat *norm, llr_err *err);
+
 /* The linear interpolation of n models (score(1) -m A -m B --weights):
  * p(w | h) = sum_i weights[i] p_i(w | h), token by token; weights NULL
  * is uniform, else each in [0, 1] and their sum 1 (within 1e-6).  The
@@ -1288,6 +1297,10 @@ typedef struct llr_batch {
 	 * s (training's way) */
 	const llr_csr *xphi;
 	const float *xlogb;
+	/* llr_net_score of a net with a scheduler (a variable-computation
+	 * cell) only: NULL, or T x B floats that receive m_t, the scheduler's
+	 * output at the step of each position (0 at padding). */
+	float *sched;
 } llr_batch;
 
 /* Forward and backward over a batch: *nll = sum of -log p(target) over
@@ -1321,7 +1334,8 @@ typedef struct llr_rows {
 int llr_net_rows(llr_net *net, const llr_rows **blocks, llr_err *err);
 /* Forward only: logp[t*B+b] = log p(target) (0 at padding).  If norm_err is
  * not NULL it receives sum_x p(x) - 1 (signed) at the position where its
- * magnitude is largest (NaN if any is). */
+ * magnitude is largest (NaN if any is).  bt->sched, if set, gets the
+ * scheduler's m_t (LLR_EINVAL for a net without a scheduler). */
 int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_err, llr_err *err);
 /* The norm check's figures over the positions of a call: err the signed
  * deviation sum p - 1 of largest magnitude (norm_err), se the standard

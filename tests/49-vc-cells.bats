@@ -171,3 +171,59 @@ for p in sys.argv[1:]:
 	assert_success
 	assert_output "$(printf '%s 1\n' vcgru vcrnn gru rnn)"
 }
+
+# score --show-computation's TOKEN=m fields of a line: the tokens read
+# (<s>, then the words), one a line.
+read_tokens() {
+	cut -f4- | tr '\t' '\n' | sed 's/=[^=]*$//'
+}
+
+@test "score --show-computation: m_t of every step, after score's columns; the same at --batch 8 on 2 threads; JSON" {
+	score -q -m "$M/vg.bin" "$M/valid.tok" >plain
+	score -q -m "$M/vg.bin" --show-computation "$M/valid.tok" >comp
+	[ "$(wc -l <comp)" -eq 50 ]
+	cut -f1-3 comp | cmp plain -
+	# one field a step: <s> and the words read, as many as the predictions
+	head -n 1 comp | read_tokens >got
+	{ echo '<s>'; head -n 1 "$M/valid.tok" | tr ' ' '\n'; } >want
+	diff want got
+	awk -F '\t' '{ if (NF - 3 != $2) exit 1; for (i = 4; i <= NF; i++) { m = $i; sub(/.*=/, "", m); if (!(m > 0 && m <= 1)) exit 1 } }' comp
+	# the scheduler's m_t varies along a sentence
+	head -n 1 comp | cut -f4- | tr '\t' '\n' | sed 's/.*=//' | sort -u | wc -l >distinct
+	[ "$(cat distinct)" -gt 1 ]
+	score -q -m "$M/vg.bin" --show-computation --batch 8 --threads 2 "$M/valid.tok" | cmp comp -
+	score -q -m "$M/vr.bin" --show-computation --batch 8 "$M/valid.tok" >vr
+	[ "$(wc -l <vr)" -eq 50 ]
+	score -q -m "$M/vg.bin" --show-computation --json "$M/valid.tok" >comp.json
+	/usr/bin/python3 - comp.json comp <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+cols = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
+assert len(rows) == len(cols) == 50
+for r, c in zip(rows, cols):
+    steps = r["computation"]
+    assert len(steps) == r["tokens"] and steps[0]["token"] == "<s>", r
+    assert ["%s=%.4f" % (s["token"], s["m"]) for s in steps] == c[3:], (r, c)
+PY
+}
+
+@test "score --show-computation: a model without a scheduler is an error; bad combinations are usage errors" {
+	train $TINY -q --layers 1 --epochs 1 -o lstm.bin "$M/chars"
+	run_err 1 '^score: lstm.bin: the model.s cell is lstm, not a variable-computation cell \(vcrnn, vcgru\): no m_t to show$' \
+		score -m lstm.bin --show-computation "$M/valid.tok"
+	run_err 1 ': the model.s cell is gru, not a variable-computation cell' score -m "$M/gru.bin" --show-computation "$M/valid.tok"
+	train --ngram 2 -o lm.arpa "$M/train.tok" 2>/dev/null
+	run_err 1 '^score: lm.arpa: n-gram models have no variable-computation cell \(no m_t to show\)$' \
+		score -m lm.arpa --show-computation "$M/valid.tok"
+	run_err 2 '^score: --show-computation: not with --per-token' score -m "$M/vg.bin" --show-computation --per-token "$M/valid.tok"
+	run_err 2 '^score: --show-computation: not with --format srilm' score -m "$M/vg.bin" --show-computation --format srilm "$M/valid.tok"
+}
+
+@test "score(1) EXAMPLES: the computation of a variable-computation model runs as written" {
+	cp "$M/vg.bin" vc.llrnn
+	cp "$M/valid.tok" chars.tok
+	run --separate-stderr bash -c 'score -q -m vc.llrnn --show-computation chars.tok | head -n 1'
+	assert_success
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" =~ ^-[0-9]+\.[0-9]{4}$'\t'[0-9]+$'\t'0$'\t'"<s>="(0\.[0-9]{4}|1\.0000)$'\t' ]]
+}

@@ -25,8 +25,9 @@
 
 static const char usage[] =
     "usage: score [-hqv] -m MODEL [-o FILE] [--base e|2|10] [--per-token] [--json]\n"
-    "             [--format tsv|json|srilm] [--debug 0|1] [--blank-lines skip|score]\n"
-    "             [--batch N] [--check-norm] [--norm-samples N] [-s SEED] [--threads N]\n"
+    "             [--show-computation] [--format tsv|json|srilm] [--debug 0|1]\n"
+    "             [--blank-lines skip|score] [--batch N] [--check-norm]\n"
+    "             [--norm-samples N] [-s SEED] [--threads N]\n"
     "             [--open | --closed] [--raw] [--strict] [--verify] [file ...]\n"
     "       score -m MODEL -m MODEL ... [--weights w,w,... | --tune-weights FILE] [the options above]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
@@ -49,6 +50,7 @@ static const char help[] =
     "  -o, --output FILE        write to FILE (atomically; .gz .bz2 .xz .zst compress)\n"
     "  --base e|2|10            the base of the logarithms (default e)\n"
     "  --per-token              add the log-probability of every token\n"
+    "  --show-computation       add m_t, the computation of every step (variable-computation cells)\n"
     "  --json                   JSON lines instead of columns (--format json)\n"
     "  --format tsv|json|srilm  the output: columns, JSON lines, or SRILM's -ppl summary\n"
     "  --debug 0|1              with --format srilm: 1 adds SRILM's -debug 1 lines a sentence\n"
@@ -91,7 +93,8 @@ enum { OPT_BASE = 256,
        OPT_STRICT,
        OPT_RAW,
        OPT_WEIGHTS,
-       OPT_TUNE_WEIGHTS };
+       OPT_TUNE_WEIGHTS,
+       OPT_SHOW_COMPUTATION };
 
 enum { FMT_TSV,
        FMT_JSON,
@@ -122,6 +125,7 @@ static const struct option longopts[] = {
     {"raw", no_argument, NULL, OPT_RAW},
     {"weights", required_argument, NULL, OPT_WEIGHTS},
     {"tune-weights", required_argument, NULL, OPT_TUNE_WEIGHTS},
+    {"show-computation", no_argument, NULL, OPT_SHOW_COMPUTATION},
     {"seed", required_argument, NULL, 's'},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -144,7 +148,7 @@ typedef struct sline {
  * batch being filled. */
 typedef struct scorer {
 	struct {
-		int per_token, check_norm, quiet, verbose, verify;
+		int per_token, show_comp, check_norm, quiet, verbose, verify;
 		int format, debug, blank_score, base_set;
 		int strict, raw; /* --strict, --raw: the model's recorded tokenisation (tokcheck.c) */
 		double base_div; /* ln(base) */
@@ -172,6 +176,7 @@ typedef struct scorer {
 	int nlines;
 	/* the batch's predictions, line after line: n + 1 a line */
 	double *lp;
+	double *comp; /* --show-computation: m_t of each prediction's step */
 	unsigned char *oov_at;
 	size_t ids_cap;
 	llr_buf outb;
@@ -262,8 +267,10 @@ static void ensure_ids(scorer *sc, size_t n)
 		return;
 	size_t cap = n + n / 2;
 	free(sc->lp);
+	free(sc->comp);
 	free(sc->oov_at);
 	sc->lp = ereallocarray(NULL, cap, sizeof *sc->lp);
+	sc->comp = ereallocarray(NULL, cap, sizeof *sc->comp);
 	sc->oov_at = emalloc(cap);
 	sc->ids_cap = cap;
 }
@@ -287,6 +294,12 @@ static int put_json(const scorer *sc, llr_buf *o, const sline *s, size_t o0, dou
 		}
 		bad |= llr_buf_putc(o, ']');
 	}
+	for (size_t t = 0; sc->opt.show_comp && t < T; t++) {
+		const char *open = t ? ",{\"token\":" : ",\"computation\":[{\"token\":";
+		bad |= llr_buf_append(o, open, strlen(open));
+		json_string(o, t ? s->text.data + s->tok[t - 1] : LLR_BOS);
+		bad |= llr_buf_printf(o, ",\"m\":%.4f}%s", sc->comp[o0 + t], t + 1 < T ? "" : "]") < 0;
+	}
 	return bad | llr_buf_putc(o, '}');
 }
 
@@ -301,6 +314,8 @@ static int put_tsv(const scorer *sc, llr_buf *o, const sline *s, size_t o0, doub
 		bad |= llr_buf_putc(o, '\t') | llr_buf_append(o, w, strlen(w)) | llr_buf_putc(o, '=');
 		put_num(sc, o, sc->lp[o0 + t]);
 	}
+	for (size_t t = 0; sc->opt.show_comp && t < T; t++)
+		bad |= llr_buf_printf(o, "\t%s=%.4f", t ? s->text.data + s->tok[t - 1] : LLR_BOS, sc->comp[o0 + t]) < 0;
 	return bad;
 }
 
@@ -419,7 +434,9 @@ static void flush_batch(scorer *sc)
 	ensure_ids(sc, n);
 	llr_norm_stat norm = {0};
 	llr_err err = {0};
-	if (llr_model_score(sc->m, sc->sent, (size_t)B, sc->lp, sc->oov_at, &norm, &err) != LLR_OK)
+	int rc = sc->opt.show_comp ? llr_model_score_computation(sc->m, sc->sent, (size_t)B, sc->lp, sc->oov_at, sc->comp, &norm, &err)
+	                           : llr_model_score(sc->m, sc->sent, (size_t)B, sc->lp, sc->oov_at, &norm, &err);
+	if (rc != LLR_OK)
 		cli_die_err(&err);
 	if (sc->opt.check_norm)
 		check_norm(sc, &norm);
@@ -509,6 +526,23 @@ static void disc_opt(int c, const char *arg, score_disc_opts *d)
 	}
 }
 
+/* Options that do not go together. */
+static void check_args(const scorer *sc)
+{
+	if (!sc->opt.model)
+		cli_usage_error(usage, "no model: -m MODEL is required");
+	if ((sc->opt.weights || sc->opt.tune) && sc->opt.nmodels < 2)
+		cli_usage_error(usage, "%s: a mixture's option (two -m or more)", sc->opt.weights ? "--weights" : "--tune-weights");
+	if (sc->opt.weights && sc->opt.tune)
+		cli_usage_error(usage, "--weights and --tune-weights exclude each other");
+	if (sc->opt.format == FMT_SRILM && (sc->opt.per_token || sc->opt.base_set))
+		cli_usage_error(usage, "--format srilm prints SRILM's figures (base 10): no --per-token, no --base but 10");
+	if (sc->opt.debug && sc->opt.format != FMT_SRILM)
+		cli_usage_error(usage, "--debug goes with --format srilm");
+	if (sc->opt.show_comp && (sc->opt.per_token || sc->opt.format == FMT_SRILM))
+		cli_usage_error(usage, "--show-computation: not with %s", sc->opt.per_token ? "--per-token (both write TOKEN=VALUE fields)" : "--format srilm");
+}
+
 static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 {
 	sc->opt.threads = 1;
@@ -561,6 +595,9 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 			break;
 		case OPT_PER_TOKEN:
 			sc->opt.per_token = 1;
+			break;
+		case OPT_SHOW_COMPUTATION:
+			sc->opt.show_comp = 1;
 			break;
 		case OPT_JSON:
 			sc->opt.format = FMT_JSON;
@@ -615,17 +652,9 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 			break;
 		}
 	}
-	if (!sc->opt.model)
-		cli_usage_error(usage, "no model: -m MODEL is required");
-	if ((sc->opt.weights || sc->opt.tune) && sc->opt.nmodels < 2)
-		cli_usage_error(usage, "%s: a mixture's option (two -m or more)", sc->opt.weights ? "--weights" : "--tune-weights");
-	if (sc->opt.weights && sc->opt.tune)
-		cli_usage_error(usage, "--weights and --tune-weights exclude each other");
-	if (sc->opt.format == FMT_SRILM && (sc->opt.per_token || sc->opt.base_set))
-		cli_usage_error(usage, "--format srilm prints SRILM's figures (base 10): no --per-token, no --base but 10");
-	if (sc->opt.debug && sc->opt.format != FMT_SRILM)
-		cli_usage_error(usage, "--debug goes with --format srilm");
+	check_args(sc);
 }
+
 
 static void scorer_free(scorer *sc)
 {
@@ -637,6 +666,7 @@ static void scorer_free(scorer *sc)
 	free(sc->lines);
 	free(sc->sent);
 	free(sc->lp);
+	free(sc->comp);
 	free(sc->oov_at);
 	llr_buf_free(&sc->outb);
 	tokcheck_free(&sc->tc);
@@ -664,6 +694,8 @@ int main(int argc, char **argv)
 			cli_usage_error(usage, "%s: not with --embed or --task (a language model's option)", sc.opt.strict ? "--strict" : "--raw");
 		if (sc.opt.nmodels > 1)
 			cli_usage_error(usage, "one -m with --embed or --task (several are mixed: language models only)");
+		if (sc.opt.show_comp)
+			cli_usage_error(usage, "--show-computation: not with --embed or --task (a language model's option)");
 		dopt.model = sc.opt.model;
 		dopt.output = sc.opt.output;
 		dopt.quiet = sc.opt.quiet;
@@ -687,6 +719,8 @@ int main(int argc, char **argv)
 	}
 	llr_model_describe(sc.m, &sc.info);
 	if (llr_model_score(sc.m, NULL, 0, NULL, NULL, NULL, &err) != LLR_OK) /* a family that cannot score yet */
+		cli_die_err(&err);
+	if (sc.opt.show_comp && llr_model_score_computation(sc.m, NULL, 0, NULL, NULL, NULL, NULL, &err) != LLR_OK)
 		cli_die_err(&err);
 	if (sc.opt.verbose && llr_model_meta(sc.m))
 		cli_note_checksums(sc.opt.model, llr_model_meta(sc.m));

@@ -192,6 +192,14 @@ int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp,
 	return rc < 0 ? rc : m->fam->score(m, s, B, logp, oov, norm, err);
 }
 
+int llr_model_score_computation(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, double *comp,
+                                llr_norm_stat *norm, llr_err *err)
+{
+	if (!m->fam->score_computation)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s have no variable-computation cell (no m_t to show)", m->path, m->fam->what);
+	return m->fam->score_computation(m, s, B, logp, oov, comp, norm, err);
+}
+
 int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
                           unsigned char *oov, llr_err *err)
 {

@@ -28,6 +28,11 @@ typedef struct llr_family {
 	int (*score)(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
 	             llr_err *err);
 	int (*set_threads)(llr_model *m, int n, llr_err *err);
+	/* llr_model_score_computation: score, and the scheduler's m_t at
+	 * each prediction's step (NULL: the family has no scheduler; a model
+	 * of the family may still lack one, which B = 0 checks). */
+	int (*score_computation)(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, double *comp,
+	                         llr_norm_stat *norm, llr_err *err);
 	/* score(1)'s operations beyond llr_model_score (each NULL when the
 	 * family lacks it): score aligned source/target pairs (score
 	 * --source; no_pairs, if set, says why not, else "<what> have no

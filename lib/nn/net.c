@@ -58,10 +58,10 @@ typedef struct score_group {
 	int *cols;
 	int B, T;
 	int32_t *in, *tg;
-	float *lp;
+	float *lp, *sched; /* sched: the batch's m_t, when wanted */
 	size_t cap;
 	llr_norm_stat norm;
-	int want_norm;
+	int want_norm, want_sched;
 	int rc;
 	llr_err err;
 	pthread_t th;
@@ -436,6 +436,7 @@ static void free_groups(llr_net *net)
 		free(w->in);
 		free(w->tg);
 		free(w->lp);
+		free(w->sched);
 	}
 	free(net->grp);
 	net->grp = NULL;
@@ -1045,6 +1046,8 @@ static int score_pass(llr_net *net, const llr_csr *psi, const llr_batch *bt, flo
 		return rc;
 	if (forward_rnn(net, psi, bt->T, bt->B, NULL, N, NULL, NULL, NULL, 0, 0) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
+	for (size_t n = 0; bt->sched && n < N; n++)
+		bt->sched[n] = net->tg[n] < 0 ? 0.0f : net->vc.m[n];
 	double s = 0.0;
 	rc = forward_out(net, net->h[net->cfg.layers - 1], N, &s, logp, norm_err, NULL, NULL);
 	if (rc < 0)
@@ -1119,6 +1122,8 @@ static int score_one(llr_net *net, const llr_csr *psi, const llr_batch *bt, floa
 	}
 	if (logp)
 		memset(logp, 0, N * sizeof *logp);
+	if (bt->sched)
+		memset(bt->sched, 0, N * sizeof *bt->sched);
 	if (norm_err) {
 		*norm_err = 0.0;
 		net->nstat = (llr_norm_stat){0};
@@ -1138,9 +1143,13 @@ static int score_one(llr_net *net, const llr_csr *psi, const llr_batch *bt, floa
 		rc = llr_err_set(err, rc, "network: log-probability is not finite");
 		goto done;
 	}
-	for (size_t t = 0, n = 0; logp && t < (size_t)Tp; t++)
-		for (int j = 0; j < rows[t]; j++, n++)
-			logp[t * B + sl[j].b] = lp[n];
+	for (size_t t = 0, n = 0; t < (size_t)Tp; t++)
+		for (int j = 0; j < rows[t]; j++, n++) {
+			if (logp)
+				logp[t * B + sl[j].b] = lp[n];
+			if (bt->sched && tg[n] >= 0)
+				bt->sched[t * B + sl[j].b] = net->vc.m[n];
+		}
 done:
 	free(sl);
 	free(rows);
@@ -1231,7 +1240,8 @@ int llr_net_set_score_threads(llr_net *net, int n, llr_err *err)
 static void *group_run(void *p)
 {
 	score_group *w = p;
-	llr_batch bt = {.B = w->B, .T = w->T, .input = w->in, .target = w->tg, .xphi = w->xphi, .xlogb = w->xlogb};
+	llr_batch bt = {.B = w->B, .T = w->T, .input = w->in, .target = w->tg, .xphi = w->xphi, .xlogb = w->xlogb,
+	               .sched = w->want_sched ? w->sched : NULL};
 	double e;
 	w->rc = score_one(w->net, w->psi, &bt, w->lp, w->want_norm ? &e : NULL, &w->err);
 	w->norm = w->want_norm ? w->net->nstat : (llr_norm_stat){0};
@@ -1284,10 +1294,12 @@ static int deal_groups(llr_net *net, const llr_csr *psi, const llr_batch *bt, in
 			free(w->in);
 			free(w->tg);
 			free(w->lp);
+			free(w->sched);
 			w->in = llr_malloc(need * sizeof *w->in);
 			w->tg = llr_malloc(need * sizeof *w->tg);
 			w->lp = llr_malloc(need * sizeof *w->lp);
-			if (!w->in || !w->tg || !w->lp) {
+			w->sched = llr_malloc(need * sizeof *w->sched);
+			if (!w->in || !w->tg || !w->lp || !w->sched) {
 				w->cap = 0;
 				return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 			}
@@ -1302,6 +1314,7 @@ static int deal_groups(llr_net *net, const llr_csr *psi, const llr_batch *bt, in
 		w->xphi = bt->xphi;
 		w->xlogb = bt->xlogb;
 		w->want_norm = want_norm;
+		w->want_sched = bt->sched != NULL;
 	}
 	return LLR_OK;
 }
@@ -1329,6 +1342,8 @@ static int score_split(llr_net *net, const llr_csr *psi, const llr_batch *bt, fl
 	}
 	if (logp)
 		memset(logp, 0, (size_t)bt->T * (size_t)B * sizeof *logp);
+	if (bt->sched)
+		memset(bt->sched, 0, (size_t)bt->T * (size_t)B * sizeof *bt->sched);
 	llr_norm_stat norm = {0};
 	for (int g = 0; g < W; g++) {
 		score_group *w = &net->grp[g];
@@ -1338,9 +1353,14 @@ static int score_split(llr_net *net, const llr_csr *psi, const llr_batch *bt, fl
 			return w->rc;
 		}
 		llr_norm_merge(&norm, &w->norm);
-		for (size_t t = 0; logp && t < (size_t)w->T; t++)
-			for (int j = 0; j < w->B; j++)
-				logp[t * (size_t)B + (size_t)w->cols[j]] = w->lp[t * (size_t)w->B + (size_t)j];
+		for (size_t t = 0; t < (size_t)w->T; t++)
+			for (int j = 0; j < w->B; j++) {
+				size_t to = t * (size_t)B + (size_t)w->cols[j], from = t * (size_t)w->B + (size_t)j;
+				if (logp)
+					logp[to] = w->lp[from];
+				if (bt->sched)
+					bt->sched[to] = w->sched[from];
+			}
 	}
 	if (norm_err) {
 		*norm_err = norm.err;
@@ -1359,6 +1379,8 @@ int llr_net_score(llr_net *net, const llr_batch *bt, float *logp, double *norm_e
 		return rc;
 	if (bt->xphi && (!net->open || bt->xphi->cols != net->cfg.feat_out || !bt->xlogb))
 		return llr_err_set(err, LLR_EINVAL, "batch: rows outside the vocabulary need llr_net_set_open and F columns");
+	if (bt->sched && !(net->vc_layer && net->vc.sched))
+		return llr_err_set(err, LLR_EINVAL, "network: the %s cell has no scheduler (no m_t)", llr_cell_name(net->cfg.cell));
 	if (net->ngrp > 1 && bt->B > 1)
 		return score_split(net, psi, bt, logp, norm_err, err);
 	return score_one(net, psi, bt, logp, norm_err, err);

@@ -22,6 +22,7 @@ static void rnnlm_close(void *state)
 	free(r->tgt_ids);
 	free(r->lp);
 	free(r->lp_open);
+	free(r->sched);
 	free(r->oov_at);
 	llr_open_batch_free(r->rows);
 	llr_open_free(r->op);
@@ -152,13 +153,15 @@ static int ensure(rnnlm *r, size_t n)
 	free(r->tgt_ids);
 	free(r->lp);
 	free(r->lp_open);
+	free(r->sched);
 	free(r->oov_at);
 	r->in_ids = llr_reallocarray(NULL, cap, sizeof *r->in_ids);
 	r->tgt_ids = llr_reallocarray(NULL, cap, sizeof *r->tgt_ids);
 	r->lp = llr_reallocarray(NULL, cap, sizeof *r->lp);
 	r->lp_open = llr_calloc(cap, sizeof *r->lp_open);
+	r->sched = llr_reallocarray(NULL, cap, sizeof *r->sched);
 	r->oov_at = llr_malloc(cap);
-	r->cap = r->in_ids && r->tgt_ids && r->lp && r->lp_open && r->oov_at ? cap : 0;
+	r->cap = r->in_ids && r->tgt_ids && r->lp && r->lp_open && r->sched && r->oov_at ? cap : 0;
 	return r->cap ? LLR_OK : LLR_ENOMEM;
 }
 
@@ -218,8 +221,9 @@ static int fill_ids(rnnlm *r, const llr_sentence *s, size_t B, size_t T, llr_err
 	return LLR_OK;
 }
 
-static int rnnlm_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
-                       llr_err *err)
+/* The batch's log-probabilities, and with comp the scheduler's m_t. */
+static int score_batch(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, double *comp,
+                       llr_norm_stat *norm, llr_err *err)
 {
 	rnnlm *r = m->state;
 	size_t T = 0;
@@ -232,7 +236,8 @@ static int rnnlm_score(llr_model *m, const llr_sentence *s, size_t B, double *lo
 	int rc = fill_ids(r, s, B, T, err);
 	if (rc < 0)
 		return rc;
-	llr_batch bt = {.B = (int)B, .T = (int)T, .input = r->in_ids, .target = r->tgt_ids, .psi = llr_rnnlm_inputs_psi(r->in)};
+	llr_batch bt = {.B = (int)B, .T = (int)T, .input = r->in_ids, .target = r->tgt_ids, .psi = llr_rnnlm_inputs_psi(r->in),
+	                .sched = comp ? r->sched : NULL};
 	if (r->rows && (rc = llr_open_batch_finish(r->rows, &bt.xphi, &bt.xlogb, err)) < 0)
 		return rc;
 	double e;
@@ -245,9 +250,28 @@ static int rnnlm_score(llr_model *m, const llr_sentence *s, size_t B, double *lo
 			size_t k = t * B + b;
 			logp[o] = (double)r->lp[k] + r->lp_open[k];
 			oov[o] = r->oov_at[k];
+			if (comp)
+				comp[o] = r->sched[k];
 		}
 	}
 	return LLR_OK;
+}
+
+static int rnnlm_score(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, llr_norm_stat *norm,
+                       llr_err *err)
+{
+	return score_batch(m, s, B, logp, oov, NULL, norm, err);
+}
+
+static int rnnlm_score_computation(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, double *comp,
+                                   llr_norm_stat *norm, llr_err *err)
+{
+	const rnnlm *r = m->state;
+	int cell = llr_net_cfg(r->model->net)->cell;
+	if (!llr_cell_is_vc(cell))
+		return llr_err_set(err, LLR_EINVAL, "%s: the model's cell is %s, not a variable-computation cell (vcrnn, vcgru): no m_t to show",
+		                   m->path, llr_cell_name(cell));
+	return score_batch(m, s, B, logp, oov, comp, norm, err);
 }
 
 static int rnnlm_set_threads(llr_model *m, int n, llr_err *err)
@@ -270,6 +294,7 @@ const llr_family llr_family_rnnlm = {
 	.describe = rnnlm_describe,
 	.meta = rnnlm_meta,
 	.score = rnnlm_score,
+	.score_computation = rnnlm_score_computation,
 	.set_threads = rnnlm_set_threads,
 	.embed = rnnlm_embed,
 	.word_features = rnnlm_model_word_features,

@@ -19,6 +19,7 @@ typedef struct rnnlm {
 	/* the batch, time-major: T x B */
 	int32_t *in_ids, *tgt_ids;
 	float *lp;
+	float *sched;    /* a variable-computation cell's m_t (score --show-computation) */
 	double *lp_open; /* added to lp: an OOV word's share of <unk> (spread), else 0 */
 	unsigned char *oov_at;
 	size_t cap;
