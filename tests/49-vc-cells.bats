@@ -7,7 +7,8 @@
 # --resume to the byte of the uninterrupted model, two ranks against one
 # process, and the bad values; and the dense baselines, train --cell
 # gru|rnn (the same layer without a scheduler): their model files, score,
-# --resume; the cell in the model's description.  A tiny character-level
+# --resume; the cell in the model's description; score --show-computation
+# and scripts/vc-schedule-plot.  A tiny character-level
 # LM: 200 sentences of the UD French slice (150 to train on, 50 to
 # validate) cut into characters, spaces as '_'.
 
@@ -226,4 +227,36 @@ PY
 	assert_success
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "${lines[0]}" =~ ^-[0-9]+\.[0-9]{4}$'\t'[0-9]+$'\t'0$'\t'"<s>="(0\.[0-9]{4}|1\.0000)$'\t' ]]
+}
+
+@test "vc-schedule-plot: a bar per step of the first line, PNG with gnuplot alone; usage, bad input, a missing gnuplot" {
+	printf -- '-12.3456\t4\t0\t<s>=0.5000\tl=0.2500\te=0.9000\t_=1.0000\n-1.0\t1\t0\t<s>=0.1000\n' >comp.tsv
+	run "$TOP/scripts/vc-schedule-plot" comp.tsv sched.png
+	assert_success
+	assert_output ""
+	run file -b sched.png
+	assert_output --partial 'PNG image data, 520 x 360,'
+	run ls
+	assert_output "$(printf 'comp.tsv\nsched.png')"
+	# as wide as the sentence is long: 22 pixels a step past 16 steps
+	{ printf -- '-9.0\t30\t0\t<s>=0.5'; for i in $(seq 29); do printf '\ta=0.5'; done; echo; } >long.tsv
+	"$TOP/scripts/vc-schedule-plot" long.tsv long.png
+	run file -b long.png
+	assert_output --partial 'PNG image data, 820 x 360,'
+	# score's own output goes through
+	score -q -m "$M/vg.bin" --show-computation "$M/valid.tok" >real.tsv
+	"$TOP/scripts/vc-schedule-plot" real.tsv real.png
+	[ -s real.png ]
+	run "$TOP/scripts/vc-schedule-plot" -h
+	assert_success
+	assert_output "usage: vc-schedule-plot COMPUTATION.tsv OUT.png"
+	run "$TOP/scripts/vc-schedule-plot" comp.tsv
+	assert_failure 2
+	assert_output "usage: vc-schedule-plot COMPUTATION.tsv OUT.png"
+	run_err 1 "^vc-schedule-plot: nope.tsv: No such file or directory$" "$TOP/scripts/vc-schedule-plot" nope.tsv x.png
+	score -q -m "$M/vg.bin" --per-token "$M/valid.tok" | head -n 1 | sed 's/\t[^\t]*$//' >short.tsv
+	run_err 1 "^vc-schedule-plot: short.tsv: line 1: not score --show-computation's columns" "$TOP/scripts/vc-schedule-plot" short.tsv x.png
+	printf -- '-1.0\t1\t0\t<s>=1.5\n' >big.tsv
+	run_err 1 "^vc-schedule-plot: big.tsv: line 1: '<s>=1.5': expected token=m, m in \(0, 1\]$" "$TOP/scripts/vc-schedule-plot" big.tsv x.png
+	plot_without_gnuplot vc-schedule-plot comp.tsv
 }

