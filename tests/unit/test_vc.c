@@ -105,6 +105,31 @@ static double direct_step(const vc_ctx *c, const float *x, const double *hp, dou
 	return m;
 }
 
+/* The layer's forward (done) against direct_step, each step from the
+ * layer's previous state: the largest difference of m and h, and into
+ * *diffk the rows whose k differs. */
+static double against_direct(const vc_ctx *c, int with_h0, int *diffk)
+{
+	double worst = 0;
+	*diffk = 0;
+	for (int b = 0; b < B; b++) {
+		double hp[H], hn[H];
+		for (int j = 0; j < H; j++)
+			hp[j] = with_h0 ? c->h0[b * H + j] : 0;
+		for (int t = 0; t < T; t++) {
+			int n = t * B + b, k;
+			double m = direct_step(c, c->X + n * DIN, hp, hn, &k);
+			worst = fmax(worst, fabs(m - c->m[n]));
+			for (int j = 0; j < H; j++) {
+				worst = fmax(worst, fabs(hn[j] - c->h[n * H + j]));
+				hp[j] = c->h[n * H + j];
+			}
+			*diffk += k != c->k[n];
+		}
+	}
+	return worst;
+}
+
 static void forward_case(int cell, int with_h0)
 {
 	vc_ctx c;
@@ -112,24 +137,10 @@ static void forward_case(int cell, int with_h0)
 	if (!with_h0)
 		c.io.h0 = NULL;
 	vc_loss(&c);
-	double worst = 0;
-	int sparse = 0, diffk = 0;
-	for (int b = 0; b < B; b++) {
-		double hp[H], hn[H];
-		for (int j = 0; j < H; j++)
-			hp[j] = with_h0 ? c.h0[b * H + j] : 0;
-		for (int t = 0; t < T; t++) {
-			int n = t * B + b, k;
-			double m = direct_step(&c, c.X + n * DIN, hp, hn, &k);
-			worst = fmax(worst, fabs(m - c.m[n]));
-			for (int j = 0; j < H; j++) {
-				worst = fmax(worst, fabs(hn[j] - c.h[n * H + j]));
-				hp[j] = c.h[n * H + j];
-			}
-			diffk += k != c.k[n];
-			sparse += c.k[n] < H;
-		}
-	}
+	int sparse = 0, diffk;
+	double worst = against_direct(&c, with_h0, &diffk);
+	for (int n = 0; n < N; n++)
+		sparse += c.k[n] < H;
 	/* steps whose rows keep different numbers of dimensions: the
 	 * staircase has more than one block there */
 	int stairs = 0;
@@ -227,22 +238,11 @@ static void dense_case(int cell)
 	vc_setup(&c, cell, 1.0f, 0.01f, 51 + cell);
 	c.io.u = c.io.ub = NULL;
 	vc_loss(&c);
-	double worst = 0;
-	int badk = 0, badh = 0;
-	for (int b = 0; b < B; b++) {
-		double hp[H], hn[H];
-		for (int j = 0; j < H; j++)
-			hp[j] = c.h0[b * H + j];
-		for (int t = 0; t < T; t++) {
-			int n = t * B + b, k;
-			direct_step(&c, c.X + n * DIN, hp, hn, &k);
-			badk += c.k[n] != H || k != H || c.m[n] != 1.0f;
-			badh += memcmp(c.h + n * H, c.g + n * H, sizeof(float) * H) != 0;
-			for (int j = 0; j < H; j++) {
-				worst = fmax(worst, fabs(hn[j] - c.h[n * H + j]));
-				hp[j] = c.h[n * H + j];
-			}
-		}
+	int badk, badh = 0;
+	double worst = against_direct(&c, 1, &badk);
+	for (int n = 0; n < N; n++) {
+		badk += c.k[n] != H || c.m[n] != 1.0f;
+		badh += memcmp(c.h + n * H, c.g + n * H, sizeof(float) * H) != 0;
 	}
 	printf("#   dense %s: worst %.3g\n", cell == LLR_VC_GRU ? "gru" : "rnn", worst);
 	CHECK(worst < 1e-5);
