@@ -81,3 +81,34 @@ src_opts() {
 		[ -z "$output" ] || { echo "$t: in --help, not in the getopt tables: $output"; false; }
 	done
 }
+
+# help_groups TOOL: "TITLE<TAB>option" for every option line of TOOL
+# --help under a group title other than Options: (the title up to its
+# " (" or ":").
+help_groups() {
+	"$1" --help | awk '/^[A-Z][^:]*:$/ { g = $0; sub(/ \(.*/, "", g); sub(/:$/, "", g); if (g == "Options") g = ""; next }
+		/^  -/ && g != "" { sub(/^  /, ""); split($0, f, /  +/); n = split(f[1], o, /[ ,]+/)
+			for (i = 1; i <= n; i++) if (o[i] ~ /^--?[A-Za-z0-9]/) print g "\t" o[i] }'
+}
+
+# man_groups TOOL: "TITLE<TAB>option" for every option on an .It Fl line
+# under a .Ss subsection of man/TOOL.1.
+man_groups() {
+	sed 's/\\-/-/g' "$TOP/man/$1.1" | awk '/^\.S[hs] / { g = ($1 == ".Ss") ? substr($0, 5) : ""; next }
+		/^\.It / && g != "" { n = split($0, w, " "); for (i = 2; i <= n; i++) if (w[i - 1] == "Fl") { x = w[i]; sub(/[,;.]+$/, "", x); print g "\t-" x } }'
+}
+
+@test "help: --help's groups are the man page's subsections, in its order, each option under its own" {
+	cd "$BATS_TEST_TMPDIR"
+	for t in $TOOLS; do
+		help_groups "$t" >hg.$t
+		man_groups "$t" >mg.$t
+		[ -s hg.$t ] || continue
+		# every option of a group is on an .It line of that subsection
+		run bash -c "sort -u hg.$t | comm -23 - <(sort -u mg.$t)"
+		[ -z "$output" ] || { echo "$t: --help groups options its man page lists elsewhere: $output"; false; }
+		# the groups come in the man page's order
+		run bash -c "cut -f1 hg.$t | uniq | awk '!s[\$0]++' >ho.$t; grep '^\.Ss ' '$TOP/man/$t.1' | cut -c5- | grep -Fxf ho.$t | diff - ho.$t"
+		[ -z "$output" ] || { echo "$t: --help's groups out of the man page's order: $output"; false; }
+	done
+}

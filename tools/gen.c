@@ -26,7 +26,7 @@ static const char usage[] =
     "       gen --version\n";
 
 static const char help[] =
-    "Encoder-decoder models (the operands are sources):\n"
+    "Encoder-decoder (the operands are sources):\n"
     "  --len-norm A             rank hypotheses by log p / length^A (default 1)\n"
     "  --nbest N                write the N best hypotheses with their rank and score\n"
     "  --logprob                add each hypothesis' log-probability\n"

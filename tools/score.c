@@ -40,7 +40,7 @@ static const char help[] =
     "  --tensor                 with --embed, write a tensor archive instead\n"
     "  --task order|next|conj|all  predict the labels of disc-pairs examples\n"
     "\n"
-    "Encoder-decoder models:\n"
+    "Encoder-decoder:\n"
     "  --source SRC             the sources, line by line, of the target lines\n"
     "\n"
     "Options:\n"

@@ -17,22 +17,23 @@
 #include <malloc.h>
 #endif
 
+#define SECTION "N-gram models (train --ngram N):"
 static const llr_train_opt opts[] = {
 	{"ngram", 0, LLR_TOPT_INT, LLR_TOPT_SELECTS, 1, LLR_NGRAM_MAX_ORDER, .arg = "N",
-	 .help = "estimate a Kneser-Ney n-gram model of order N instead"},
+	 .help = "estimate a Kneser-Ney n-gram model of order N instead", .section = SECTION},
 	{"prune", 0, LLR_TOPT_TEXT, 0, .arg = "n,n,...", .help = "with --ngram: drop order k's n-grams counted at most n_k times",
-	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram"},
+	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"discount-fallback", 0, LLR_TOPT_FLAG, 0, .help = "with --ngram: fixed discounts when the counts give none",
-	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram"},
+	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"memory", 0, LLR_TOPT_SIZE, 0, 1 << 20, .dflt = "1G", .arg = "size",
 	 .help = "with --ngram: the most memory the counts may take (default 1G)",
 	 .bad = "'%s' is not a size of 1M or more (a number with K, M or G)",
-	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram"},
+	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"format", 0, LLR_TOPT_CHOICE, 0, .choices = "trie|probing", .arg = "trie|probing",
 	 .help = "with --ngram: the binary form written (default trie)", .bad = "must be trie or probing, not '%s'",
-	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram"},
+	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"convert", 0, LLR_TOPT_PATH, LLR_TOPT_SELECTS, .arg = "MODEL",
-	 .help = "rewrite the n-gram model MODEL (ARPA or trie) as -o says"},
+	 .help = "rewrite the n-gram model MODEL (ARPA or trie) as -o says", .section = SECTION},
 	{"distributed", 0, LLR_TOPT_REFUSED,
 	 .msg = "--distributed: n-gram estimation (--ngram) counts, it does not train by gradient steps; it runs in one process"},
 	{0},

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#define VC_SECTION "Variable-computation cells (train --cell):"
 static const llr_train_opt opts[] = {
 	{"closed", 0, LLR_TOPT_FLAG, 0, .help = "train a closed vocabulary even with a spelling model"},
 	{"no-bias-fit", 0, LLR_TOPT_FLAG, 0, .help = "open training: do not fit the output bias first"},
@@ -36,11 +37,11 @@ static const llr_train_opt opts[] = {
 	{"tree-update", 0, LLR_TOPT_INT, 0, 0, INT32_MAX, .dflt = "100", .arg = "n",
 	 .help = "re-learn the tree every n batches of the first epoch"},
 	{"cell", 0, LLR_TOPT_CHOICE, 0, .choices = "lstm|gru|rnn|vcrnn|vcgru", .dflt = "lstm", .arg = "lstm|gru|rnn|vcrnn|vcgru",
-	 .help = "the recurrent cell (default lstm)", .bad = "'%s' is not lstm, gru, rnn, vcrnn or vcgru"},
+	 .help = "the recurrent cell (default lstm)", .bad = "'%s' is not lstm, gru, rnn, vcrnn or vcgru", .section = VC_SECTION},
 	{"vc-target", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1, .dflt = "0.5", .arg = "m",
-	 .help = "vcrnn, vcgru: the target mean of m_t, in (0, 1] (default 0.5)"},
+	 .help = "vcrnn, vcgru: the target mean of m_t, in (0, 1] (default 0.5)", .section = VC_SECTION},
 	{"vc-penalty", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1e6, .dflt = "0", .arg = "w",
-	 .help = "vcrnn, vcgru: weight of the L1 penalty |m_t - target| (default 0)"},
+	 .help = "vcrnn, vcgru: weight of the L1 penalty |m_t - target| (default 0)", .section = VC_SECTION},
 	{"layers", 0, LLR_TOPT_INT, 0, 1, 64, .dflt = "2", .arg = "n", .help = "LSTM layers (default 2; 1 with the other cells)"},
 	{"hidden", 0, LLR_TOPT_INT, 0, 1, 1 << 16, .dflt = "256", .arg = "n", .help = "LSTM size (default 256)"},
 	{"embed", 0, LLR_TOPT_INT, 0, 1, 1 << 16, .dflt = "256", .arg = "n", .help = "embedding size (default 256)"},
