@@ -135,6 +135,7 @@ $(W)/brown/all.tok: $(ARCHIVE)
 	$(BIN)/tok --from tagged -l $< 2>$(@D)/tok.log | sed '/^$$/d' | $(CHARS) >$@.tmp && mv $@.tmp $@
 # A sentence goes to the part in which its first character falls.
 $(W)/brown/train.tok $(W)/brown/valid.tok $(W)/brown/test.tok &: $(W)/brown/all.tok
+	for p in train valid test; do : >$(@D)/$$p.tok.tmp; done
 	awk -v tr=$(TRAIN_CHARS) -v va=$(VALID_CHARS) -v d=$(@D) \
 		'{ f = n < tr ? "train" : n < tr + va ? "valid" : "test"; print > (d "/" f ".tok.tmp"); n += NF + 1 } ' $<
 	for p in train valid test; do mv $(@D)/$$p.tok.tmp $(@D)/$$p.tok; done

