@@ -79,6 +79,13 @@
 # in $(RESULTS)/outputs/TABLES.tsv, "vc-chars checked
 # test_bpc,test_bpc_sd", is added with the committed table).
 #
+# Cost: bench/vc-speed measured one thread, loaded, at 2,500
+# characters/s for the GRU-512 and 3,800 for the VCGRU-512 at target 0.5,
+# so a Brown epoch (5.0M characters) is about 33 and 22 minutes, and a VC
+# run needs at least 10 epochs for lambda to reach 1; the default rows
+# over 3 seeds on both corpora are days of the 2 cores (SEEDS=1 first,
+# or fewer rows).
+#
 # Knobs: ARCHIVE DATA W RESULTS BIN SCRIPTS CORPORA TRAIN_CHARS
 # VALID_CHARS SEEDS GRU_WIDTHS LSTM_WIDTHS VC_WIDTHS TARGETS VC_PENALTY
 # RNN_WIDTHS EMBED BATCH THREADS PATIENCE EPOCHS MAXTIME SCORE_BATCH.
