@@ -190,7 +190,8 @@ int llr_model_score(llr_model *m, const llr_sentence *s, size_t B, double *logp,
  * out as logp) is the scheduler's m_t in (0, 1] at the step that reads
  * <s> (t = 0) or word t of sentence b and predicts logp[o_b + t]'s token
  * (score --show-computation).  LLR_EINVAL for a model without a
- * scheduler (B = 0 checks only that); LLR_ENOMEM. */
+ * scheduler (B = 0 checks only that); LLR_EUTF8 as llr_model_score;
+ * LLR_ENOMEM. */
 int llr_model_score_computation(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov, double *comp,
                                 llr_norm_stat *norm, llr_err *err);
 

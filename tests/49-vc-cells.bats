@@ -7,7 +7,8 @@
 # --resume to the byte of the uninterrupted model, two ranks against one
 # process, and the bad values; and the dense baselines, train --cell
 # gru|rnn (the same layer without a scheduler): their model files, score,
-# --resume; the cell in the model's description; score --show-computation
+# --resume; the cell in the model's description; score --show-computation,
+# llr_model_score_computation (the C API against it, its UTF-8 check)
 # and scripts/vc-schedule-plot.  A tiny character-level
 # LM: 200 sentences of the UD French slice (150 to train on, 50 to
 # validate) cut into characters, spaces as '_'.
@@ -208,6 +209,19 @@ for r, c in zip(rows, cols):
     assert len(steps) == r["tokens"] and steps[0]["token"] == "<s>", r
     assert ["%s=%.4f" % (s["token"], s["m"]) for s in steps] == c[3:], (r, c)
 PY
+}
+
+@test "llr_model_score_computation: the C API gives score --show-computation's m_t; invalid UTF-8 is LLR_EUTF8, as llr_model_score" {
+	api="$TOP/build/tests/api/score-sentence"
+	# the program reads at most 256 tokens a line
+	awk 'NF <= 250' "$M/valid.tok" >short.tok
+	[ "$(wc -l <short.tok)" -ge 40 ]
+	score -q -m "$M/vg.bin" --show-computation short.tok | cut -f3- >want
+	"$api" --computation "$M/vg.bin" <short.tok >got 2>/dev/null
+	diff want got
+	printf 'a \377b c\n' >bad.tok
+	run_err 1 '^score-sentence: .*/vg\.bin: sentence 1, word 2: invalid UTF-8 \(byte 0xFF at byte 1\)$' "$api" --computation "$M/vg.bin" <bad.tok
+	run_err 1 '^score-sentence: .*/gru\.bin: .*no m_t to show' "$api" --computation "$M/gru.bin" <"$M/valid.tok"
 }
 
 @test "score --show-computation: a model without a scheduler is an error; bad combinations are usage errors" {

@@ -197,7 +197,8 @@ int llr_model_score_computation(llr_model *m, const llr_sentence *s, size_t B, d
 {
 	if (!m->fam->score_computation)
 		return llr_err_set(err, LLR_EINVAL, "%s: %s have no variable-computation cell (no m_t to show)", m->path, m->fam->what);
-	return m->fam->score_computation(m, s, B, logp, oov, comp, norm, err);
+	int rc = B ? llr_family_check_utf8(m, "sentence", 1, s, B, err) : LLR_OK;
+	return rc < 0 ? rc : m->fam->score_computation(m, s, B, logp, oov, comp, norm, err);
 }
 
 int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
