@@ -270,7 +270,7 @@ static void ensure_ids(scorer *sc, size_t n)
 	free(sc->comp);
 	free(sc->oov_at);
 	sc->lp = ereallocarray(NULL, cap, sizeof *sc->lp);
-	sc->comp = ereallocarray(NULL, cap, sizeof *sc->comp);
+	sc->comp = sc->opt.show_comp ? ereallocarray(NULL, cap, sizeof *sc->comp) : NULL;
 	sc->oov_at = emalloc(cap);
 	sc->ids_cap = cap;
 }
@@ -298,9 +298,15 @@ static int put_json(const scorer *sc, llr_buf *o, const sline *s, size_t o0, dou
 		const char *open = t ? ",{\"token\":" : ",\"computation\":[{\"token\":";
 		bad |= llr_buf_append(o, open, strlen(open));
 		json_string(o, t ? s->text.data + s->tok[t - 1] : LLR_BOS);
-		bad |= llr_buf_printf(o, ",\"m\":%.4f}%s", sc->comp[o0 + t], t + 1 < T ? "" : "]") < 0;
+		bad |= llr_buf_append(o, ",\"m\":", 5) | llr_buf_fixed(o, sc->comp[o0 + t], 4) | llr_buf_append(o, "}]", t + 1 < T ? 1 : 2);
 	}
 	return bad | llr_buf_putc(o, '}');
+}
+
+/* "\tTOKEN=", the start of a TOKEN=VALUE field. */
+static int put_key(llr_buf *o, const char *w)
+{
+	return llr_buf_putc(o, '\t') | llr_buf_append(o, w, strlen(w)) | llr_buf_putc(o, '=');
 }
 
 /* The tab-separated fields of line s, whose predictions start at o0. */
@@ -311,11 +317,11 @@ static int put_tsv(const scorer *sc, llr_buf *o, const sline *s, size_t o0, doub
 	int bad = llr_buf_putc(o, '\t') | llr_buf_uint(o, T) | llr_buf_putc(o, '\t') | llr_buf_uint(o, noov);
 	for (size_t t = 0; sc->opt.per_token && t < T; t++) {
 		const char *w = t < s->n ? s->text.data + s->tok[t] : LLR_EOS;
-		bad |= llr_buf_putc(o, '\t') | llr_buf_append(o, w, strlen(w)) | llr_buf_putc(o, '=');
+		bad |= put_key(o, w);
 		put_num(sc, o, sc->lp[o0 + t]);
 	}
 	for (size_t t = 0; sc->opt.show_comp && t < T; t++)
-		bad |= llr_buf_printf(o, "\t%s=%.4f", t ? s->text.data + s->tok[t - 1] : LLR_BOS, sc->comp[o0 + t]) < 0;
+		bad |= put_key(o, t ? s->text.data + s->tok[t - 1] : LLR_BOS) | llr_buf_fixed(o, sc->comp[o0 + t], 4);
 	return bad;
 }
 

@@ -1290,7 +1290,8 @@ static int deal_groups(llr_net *net, const llr_csr *psi, const llr_batch *bt, in
 	for (int g = 0; g < W; g++) {
 		score_group *w = &net->grp[g];
 		size_t need = (size_t)w->T * (size_t)w->B;
-		if (need > w->cap) {
+		int sched = bt->sched != NULL; /* m_t only when asked for */
+		if (need > w->cap || (sched && !w->sched)) {
 			free(w->in);
 			free(w->tg);
 			free(w->lp);
@@ -1298,8 +1299,8 @@ static int deal_groups(llr_net *net, const llr_csr *psi, const llr_batch *bt, in
 			w->in = llr_malloc(need * sizeof *w->in);
 			w->tg = llr_malloc(need * sizeof *w->tg);
 			w->lp = llr_malloc(need * sizeof *w->lp);
-			w->sched = llr_malloc(need * sizeof *w->sched);
-			if (!w->in || !w->tg || !w->lp || !w->sched) {
+			w->sched = sched ? llr_malloc(need * sizeof *w->sched) : NULL;
+			if (!w->in || !w->tg || !w->lp || (sched && !w->sched)) {
 				w->cap = 0;
 				return llr_err_set(err, LLR_ENOMEM, "network: out of memory");
 			}
@@ -1314,7 +1315,7 @@ static int deal_groups(llr_net *net, const llr_csr *psi, const llr_batch *bt, in
 		w->xphi = bt->xphi;
 		w->xlogb = bt->xlogb;
 		w->want_norm = want_norm;
-		w->want_sched = bt->sched != NULL;
+		w->want_sched = sched;
 	}
 	return LLR_OK;
 }
