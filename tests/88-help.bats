@@ -111,4 +111,8 @@ man_groups() {
 		run bash -c "cut -f1 hg.$t | uniq | awk '!s[\$0]++' >ho.$t; grep '^\.Ss ' '$TOP/man/$t.1' | cut -c5- | grep -Fxf ho.$t | diff - ho.$t"
 		[ -z "$output" ] || { echo "$t: --help's groups out of the man page's order: $output"; false; }
 	done
+	# the tools with groups have them read (the loop skips a tool without)
+	for t in train featurize score gen; do
+		[ -s hg.$t ] || { echo "$t: no grouped option read from --help"; false; }
+	done
 }
