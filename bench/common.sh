@@ -11,6 +11,14 @@ DATA=${DATA:-$SHARED/data/ud-french}
 TORCH_REF=${TORCH_REF:-$SHARED/bench/torch_ref.py}
 UD_PREP=${UD_PREP:-$SHARED/bench/ud_prep.py}
 PY=${PY:-/usr/bin/python3}
+# The OpenBLAS kernels for both systems: the ones our tools pick (they
+# replace OpenBLAS's generic fallback on a CPU it does not know: llrnn(1)
+# ENVIRONMENT), exported so that torch, which loads the same library,
+# runs them too.
+if [ -z "${OPENBLAS_CORETYPE-}" ] && [ -x "$BIN/score" ]; then
+	OPENBLAS_CORETYPE=$(env -u OPENBLAS_CORETYPE OPENBLAS_VERBOSE=2 "$BIN/score" -h 2>&1 >/dev/null | sed -n 's/^Core: //p' | tail -n 1)
+	[ -n "$OPENBLAS_CORETYPE" ] && export OPENBLAS_CORETYPE || unset OPENBLAS_CORETYPE
+fi
 WORK=${WORK:-$BENCH/work}
 RESULTS=${RESULTS:-$BENCH/results}
 
@@ -95,8 +103,8 @@ machine() {
 	printf 'cpu: %s\n' "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	printf 'openblas: %s\n' "$(dpkg-query -W -f '${Package} ${Version}\n' 'libopenblas0*' 2>/dev/null | awk '$2 != "" { printf "%s%s %s", s, $1, $2; s = ", " }')"
 	# the kernels OpenBLAS picked (both systems load the same library, and
-	# both inherit OPENBLAS_CORETYPE when it is set)
-	printf 'openblas core: %s%s\n' "$(OPENBLAS_VERBOSE=2 "$BIN/score" -h 2>&1 | sed -n 's/^Core: //p' | head -1)" \
+	# both inherit OPENBLAS_CORETYPE, set above when the user did not)
+	printf 'openblas core: %s%s\n' "$(OPENBLAS_VERBOSE=2 "$BIN/score" -h 2>&1 | sed -n 's/^Core: //p' | tail -n 1)" \
 		"${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}"
 	printf 'torch: %s\n' "$("$PY" -c 'try: import torch; print(torch.__version__)
 except ImportError: print("not installed (Debian package python3-torch)")' 2>/dev/null)"

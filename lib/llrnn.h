@@ -3197,6 +3197,13 @@ int llr_blas_threads(void);
  * a process near its memory limit would hang instead of failing.  Tools
  * call this before they load anything big. */
 int llr_blas_reserve(llr_err *err);
+/* The value of OPENBLAS_CORETYPE that gives this CPU tuned kernels when
+ * OpenBLAS fell back to its generic ones because it does not know the
+ * CPU ("SkylakeX" with AVX-512 F, BW, DQ and VL, "Haswell" with AVX2 and
+ * FMA), else NULL.  OpenBLAS reads the variable when it is loaded, so a
+ * program sets it and executes itself again (the tools do, llrnn(1)
+ * ENVIRONMENT), or the user sets it before starting Python. */
+const char *llr_blas_better_core(void);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -33,6 +33,26 @@ static void exit_now(int status, void *arg)
 	_exit(status);
 }
 
+/* Before main: on a CPU the system's OpenBLAS does not know (it then
+ * runs its generic kernels, 3-4x slower: llr_blas_better_core), set
+ * OPENBLAS_CORETYPE to the kernels the CPU runs and execute this program
+ * again with the same arguments, once: the variable is then set, as it is
+ * when the user chose the kernels (OPENBLAS_CORETYPE=Prescott keeps the
+ * generic ones).  Not under valgrind, whose tools would not follow the
+ * new image.  glibc passes an executable's constructors main's argv. */
+__attribute__((constructor)) static void cli_blas_core(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	const char *set = getenv("OPENBLAS_CORETYPE"), *pre = getenv("LD_PRELOAD");
+	if (argc < 1 || !argv || (set && *set) || (pre && strstr(pre, "vgpreload")))
+		return;
+	const char *core = llr_blas_better_core();
+	if (!core || setenv("OPENBLAS_CORETYPE", core, 1))
+		return;
+	execv("/proc/self/exe", argv);
+	unsetenv("OPENBLAS_CORETYPE"); /* no /proc: carry on with the generic kernels */
+}
+
 void cli_init(const char *argv0, const char *name)
 {
 	cli_name = name;
