@@ -12,23 +12,74 @@ MK="$TOP/pipelines/chars-tree.mk"
 
 tiny_make() {
 	make -C "$TOP" -f "$MK" WORK="$BATS_TEST_TMPDIR/work" RESULTS="$BATS_TEST_TMPDIR/res" \
-		MAXTIME=2s EPOCHS=2 EMBED=8 HIDDEN=8 LAYERS=1 THREADS=1 SPEED_TOKENS=200 "$@"
+		MAXTIME=2s EPOCHS=2 EMBED=8 HIDDEN=8 LAYERS=1 THREADS=1 "$@"
 }
 
-@test "chars-tree.mk tree: the Brown table of the softmax, class and tree outputs" {
-	run tiny_make tree BROWN="$BROWN" MAXTIME=60s EPOCHS=1
+# the tree comparison on the Brown slice: two seeds, one epoch, tiny networks
+tree_make() {
+	tiny_make BROWN="$BROWN" TREE_SEEDS="1 2" EPOCHS=1 TREE_EMBED=8 TREE_HIDDEN=8 "$@"
+}
+
+stopped() { # the stop reason in a model's meta
+	tar xOf "$1" meta | sed -n 's/^stopped=//p'
+}
+
+@test "chars-tree.mk tree: the softmax, class and tree outputs over seeds, cut runs resumed, outputs kept, the table checked" {
+	cd "$BATS_TEST_TMPDIR"
+	W=$BATS_TEST_TMPDIR/work/brown O=res/outputs/tree
+	# a summary as bench/tree-speed writes it (a row it lacks gets "-")
+	printf 'model\trepeats\ttrain_tokens_per_s\tscore_tokens_per_s\nsoftmax\t3\t448\t1066\ntree\t3\t10089\t35042\n' >speeds.tsv
+	run tree_make TREE_SPEEDS=nothere.tsv tree
+	assert_failure
+	assert_output --partial "chars-tree.mk: nothere.tsv: no speed summary; run bench/tree-speed first"
+	[ ! -e res/tree.tsv ]
+	[ ! -e work/brown/softmax-s1.model ]
+	# every run cut by a tiny max-time (a softmax epoch takes seconds here)
+	run tree_make TREE_MAXTIME=0.1s -j2 outputs
 	assert_success
-	R="$BATS_TEST_TMPDIR/res/tree.tsv"
-	assert_file_exist "$R"
-	run cut -f 1 "$R"
-	assert_output "$(printf 'output\nsoftmax\nclasses\ntree')"
-	# V, tokens/s and a finite test log-perplexity on every row
-	run awk -F'\t' 'NR > 1 && !($2 > 1000 && $3 > 0 && $4 > 0 && $4 < 20) { print "bad row: " $0 }' "$R"
-	assert_output ""
-	is_png "$BATS_TEST_TMPDIR/res/tree.png"
-	for m in softmax classes tree; do
-		head -n 1 "$BATS_TEST_TMPDIR/res/chars-tree-logs/brown-$m.tsv" | grep -qx "$(printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr')"
+	for s in 1 2; do
+		[ "$(stopped $W/softmax-s$s.model)" = max-time ]
 	done
+	# make resume continues the cut runs, and only them, to the same rule
+	run tree_make -j2 resume
+	assert_success
+	assert_line "resuming $W/softmax-s1.model"
+	assert_line "resuming $W/softmax-s2.model"
+	for r in softmax-s1 softmax-s2 classes-s1 classes-s2 tree-s1 tree-s2; do
+		[ "$(stopped $W/$r.model)" = epochs ]
+		tar xOf $W/$r.model meta | grep -qx epochs_done=1
+	done
+	run tree_make resume
+	assert_success
+	refute_output --partial resuming
+	run tree_make TREE_SPEEDS="$BATS_TEST_TMPDIR/speeds.tsv" -j2 tree
+	assert_success
+	# one model per seed; each kept output is score --per-token's of the
+	# resumed model, on both parts
+	run cmp -s $W/tree-s1.model $W/tree-s2.model
+	assert_failure
+	for r in softmax-s1 softmax-s2 classes-s1 classes-s2 tree-s1 tree-s2; do
+		tar xOf $W/$r.model meta | grep -qx "output=${r%-s*}"
+		for p in valid test; do
+			"$TOP/bin/score" -q --per-token --threads 1 --batch 64 -m $W/$r.model $W/$p.tok | cmp - <(xz -dc $O/$r.$p.tsv.xz)
+		done
+		head -n 1 res/chars-tree-logs/brown-$r.tsv | grep -qx "$(printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr')"
+	done
+	# the table: three rows with their seeds, every run stopped by its epochs
+	run cut -f 1-4 res/tree.tsv
+	assert_output "$(printf 'model\tseeds\tepochs\tstopped\nsoftmax\t1,2\t1(1),1(1)\tepochs,epochs\nclasses\t1,2\t1(1),1(1)\tepochs,epochs\ntree\t1,2\t1(1),1(1)\tepochs,epochs')"
+	run cut -f 1,13,14 res/tree.tsv
+	assert_output "$(printf 'model\ttrain_tok_s\tscore_tok_s\nsoftmax\t448\t1066\nclasses\t-\t-\ntree\t10089\t35042')"
+	grep -q 'medians of 3 repeats of `bench/tree-speed`' res/tree.md
+	grep -q "V = $(tar xOf $W/tree-s1.model meta | sed -n 's/^vocab_size=//p'); " res/tree.md
+	run cut -f 1,2 $O/diffs.tsv
+	assert_output "$(printf 'a\tb\ntree\tsoftmax\nclasses\tsoftmax')"
+	is_png res/tree.png
+	# results-check recomputes every test figure from the kept outputs
+	printf 'table\tstatus\ttest_columns\tnote\ntree\tchecked\ttest_mean,test_sd\t\n' >res/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_success
+	assert_line 'results-check: 6 figures checked, 0 tables pending'
 }
 
 @test "chars-tree.mk chars: the UD French table of word and character inputs" {
