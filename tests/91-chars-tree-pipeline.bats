@@ -68,6 +68,12 @@ stopped() { # the stop reason in a model's meta
 	# the table: three rows with their seeds, every run stopped by its epochs
 	run cut -f 1-4 res/tree.tsv
 	assert_output "$(printf 'model\tseeds\tepochs\tstopped\nsoftmax\t1,2\t1(1),1(1)\tepochs,epochs\nclasses\t1,2\t1(1),1(1)\tepochs,epochs\ntree\t1,2\t1(1),1(1)\tepochs,epochs')"
+	# each row's test figure is the mean over seeds of its own outputs'
+	for o in softmax classes tree; do
+		for s in 1 2; do xz -dc $O/$o-s$s.test.tsv.xz | awk -F'\t' '{ l += $1; n += $2 } END { print -l / n }'; done >want
+		awk -F'\t' -v o=$o 'NR == FNR { t += $1; k++; next } $1 == o { d = $7 - t / k; ok = d < 1e-4 && d > -1e-4 } END { exit !ok }' \
+			want res/tree.tsv
+	done
 	run cut -f 1,13,14 res/tree.tsv
 	assert_output "$(printf 'model\ttrain_tok_s\tscore_tok_s\nsoftmax\t448\t1066\nclasses\t-\t-\ntree\t10089\t35042')"
 	grep -q 'medians of 3 repeats of `bench/tree-speed`' res/tree.md
