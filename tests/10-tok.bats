@@ -220,6 +220,36 @@ T="$FIXTURES/tok"
 	[ "$(grep -c . "$BATS_TEST_TMPDIR/brown")" -eq 2280 ]
 }
 
+@test "tok --tags: word/UPOS from CoNLL-U (-l lowers the word only), word/TAG from Brown" {
+	run tok --from conllu --tags -l "$T/mini.conllu"
+	assert_success
+	assert_line --index 0 $'de/ADP le/DET chocolat/NOUN co\xc3\xbbte/VERB 17\xc2\xa0451/NUM euros/NOUN ./PUNCT'
+	# one token a word, as without --tags, each with its tag
+	[ "$(tok --from conllu -l "$T/mini.conllu" | wc -w)" -eq "$(tok --from conllu --tags "$T/mini.conllu" | wc -w)" ]
+	# the UPOS column, in order, of every syntactic word of the UD slice
+	zcat "$UD/fr_sequoia-ud-test.conllu.gz" | awk -F'\t' '$1 ~ /^[0-9]+$/ {print $4}' >"$BATS_TEST_TMPDIR/upos"
+	tok --from conllu --tags "$UD/fr_sequoia-ud-test.conllu.gz" | tr ' ' '\n' | grep . | sed 's|.*/||' >"$BATS_TEST_TMPDIR/got"
+	cmp "$BATS_TEST_TMPDIR/upos" "$BATS_TEST_TMPDIR/got"
+	tok --from tagged --tags -l "$BROWN" >"$BATS_TEST_TMPDIR/brown" 2>/dev/null
+	head -n 1 "$BATS_TEST_TMPDIR/brown" | grep -q '^the/at fulton/np-tl county/nn-tl grand/jj-tl jury/nn-tl said/vbd friday/nr '
+	# split at the last /: Brown's own tokens, tags untouched by -l
+	[ "$(grep -c . "$BATS_TEST_TMPDIR/brown")" -eq 2280 ]
+	[ "$(tr ' ' '\n' <"$BATS_TEST_TMPDIR/brown" | grep -c .)" -eq 46246 ]
+	printf 'A/at 1/2/cd B/NP\n' | tok --from tagged --tags -l | grep -qx 'a/at 1/2/cd b/NP'
+}
+
+@test "tok --tags: errors (no tag in a tagged line, with text, --surface or --chars)" {
+	# (a first line not in word/TAG form skips the member, as without --tags)
+	printf 'a/x b/y\nc/z d\n' >"$BATS_TEST_TMPDIR/t.txt"
+	run_err 1 "^tok: $BATS_TEST_TMPDIR/t.txt:2: token 'd' has no /TAG" tok --from tagged --tags -o "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/t.txt"
+	assert_file_not_exist "$BATS_TEST_TMPDIR/o"
+	printf 'a/x b/y\na/x b/\n' >"$BATS_TEST_TMPDIR/t.txt"
+	run_err 1 "t.txt:2: token 'b/' has no /TAG" tok --from tagged --tags -o "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/t.txt"
+	run_err 2 "^tok: --tags needs --from conllu or --from tagged" tok --tags
+	run_err 2 "^tok: --tags: not with --surface" tok --tags --from conllu --surface
+	run_err 2 "^tok: --tags: not with --chars" tok --tags --from tagged --chars
+}
+
 @test "tok: man page EXAMPLES run as written" {
 	cd "$T"
 	run tok --lang fr -l fr.txt
@@ -234,6 +264,9 @@ T="$FIXTURES/tok"
 	run tok --from conllu -l mini.conllu
 	assert_success
 	assert_line --index 0 $'de le chocolat co\xc3\xbbte 17\xc2\xa0451 euros .'
+	run sh -c 'tok --from conllu --tags mini.conllu | head -n 1'
+	assert_success
+	assert_output $'de/ADP le/DET Chocolat/NOUN co\xc3\xbbte/VERB 17\xc2\xa0451/NUM euros/NOUN ./PUNCT'
 	run tok --chars -l <<<"Oui."
 	assert_success
 	assert_output "o u i ."

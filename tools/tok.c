@@ -18,7 +18,7 @@
 
 static const char usage[] =
     "usage: tok [-hl] [--chars] [--from text|conllu|tagged] [--lang en|fr] [--nfkc]\n"
-    "           [-o file] [--replace-invalid] [--sentences] [--surface] [file ...]\n"
+    "           [-o file] [--replace-invalid] [--sentences] [--surface] [--tags] [file ...]\n"
     "       tok --version\n";
 
 static const char help[] =
@@ -33,7 +33,8 @@ static const char help[] =
     "  -o, --output file        write to file (atomically; .gz .bz2 .xz .zst compress)\n"
     "  --replace-invalid        replace invalid UTF-8 with U+FFFD instead of failing\n"
     "  --sentences              split running text into sentences\n"
-    "  --surface                with --from conllu, write multiword tokens as written\n";
+    "  --surface                with --from conllu, write multiword tokens as written\n"
+    "  --tags                   with --from conllu or tagged, write each token as word/TAG\n";
 
 enum { FROM_TEXT,
        FROM_CONLLU,
@@ -41,7 +42,7 @@ enum { FROM_TEXT,
 
 typedef struct tok_state {
 	llr_tok_opts opts;
-	int from, sentences, surface, flags;
+	int from, sentences, surface, tags, flags;
 	llr_tokenizer *tz;
 	FILE *out;
 	cli_output o;
@@ -124,8 +125,9 @@ static void text_line(const char *s, size_t n)
 }
 
 /* Normalise, lowercase and protect the spaces of one word of a CoNLL-U or
- * tagged corpus, appending it to S.line. */
-static void add_word(const char *w, size_t n)
+ * tagged corpus, appending it to S.line, with "/TAG" after it under
+ * --tags (tag[0..tl), as read). */
+static void add_word(const char *w, size_t n, const char *tag, size_t tl)
 {
 	llr_err e = {0};
 	if (llr_normalize(w, n, S.opts.nfkc, S.opts.lower, &S.word, &e))
@@ -138,6 +140,8 @@ static void add_word(const char *w, size_t n)
 		if (rc)
 			cli_oom();
 	}
+	if (S.tags && (llr_buf_putc(&S.line, '/') || llr_buf_append(&S.line, tag, tl)))
+		cli_oom();
 }
 
 static void end_sentence(void)
@@ -177,7 +181,7 @@ static void conllu_doc(llr_lines *l)
 			continue;
 		if (w.kind == 1) {
 			if (S.surface) {
-				add_word(w.form, strlen(w.form));
+				add_word(w.form, strlen(w.form), NULL, 0);
 				skip_to = w.range_last;
 			}
 			continue;
@@ -185,7 +189,7 @@ static void conllu_doc(llr_lines *l)
 		if (skip_to && atoi(w.id) <= skip_to)
 			continue;
 		skip_to = 0;
-		add_word(w.form, strlen(w.form));
+		add_word(w.form, strlen(w.form), w.upos, strlen(w.upos));
 	}
 	if (rc < 0)
 		cli_die_err(&e);
@@ -234,8 +238,10 @@ static void tagged_doc(llr_lines *l)
 					wl = k - 1;
 					break;
 				}
+			if (S.tags && (wl == tl || wl + 1 == tl))
+				cli_die("%s:%zu: token '%.*s' has no /TAG", llr_lines_name(l), llr_lines_lineno(l), (int)tl, t);
 			if (wl > 0)
-				add_word(t, wl);
+				add_word(t, wl, t + wl + 1, wl < tl ? tl - wl - 1 : 0);
 		}
 		end_sentence();
 	}
@@ -316,7 +322,8 @@ int main(int argc, char **argv)
 	       O_NFKC,
 	       O_REPLACE,
 	       O_SENT,
-	       O_SURFACE };
+	       O_SURFACE,
+	       O_TAGS };
 	static const struct option longopts[] = {
 	    {"chars", no_argument, NULL, O_CHARS},
 	    {"from", required_argument, NULL, O_FROM},
@@ -327,6 +334,7 @@ int main(int argc, char **argv)
 	    {"replace-invalid", no_argument, NULL, O_REPLACE},
 	    {"sentences", no_argument, NULL, O_SENT},
 	    {"surface", no_argument, NULL, O_SURFACE},
+	    {"tags", no_argument, NULL, O_TAGS},
 	    CLI_COMMON_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
@@ -372,10 +380,17 @@ int main(int argc, char **argv)
 		case O_SURFACE:
 			S.surface = 1;
 			break;
+		case O_TAGS:
+			S.tags = 1;
+			break;
 		}
 	}
 	if (S.surface && S.from != FROM_CONLLU)
 		cli_usage_error(usage, "--surface needs --from conllu");
+	if (S.tags && S.from == FROM_TEXT)
+		cli_usage_error(usage, "--tags needs --from conllu or --from tagged");
+	if (S.tags && (S.surface || S.opts.chars))
+		cli_usage_error(usage, "--tags: not with %s (a tag belongs to a syntactic word)", S.surface ? "--surface" : "--chars");
 	if (S.sentences && S.from != FROM_TEXT)
 		cli_usage_error(usage, "--sentences needs --from text");
 	llr_err e = {0};
