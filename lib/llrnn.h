@@ -69,6 +69,8 @@ extern "C" {
  *   mixture  the linear interpolation of language models of one
  *            vocabulary (a mixture file, llr_model_open_mixture).
  *            describe, score
+ *   hmm      trigram HMM part-of-speech taggers (family=hmm, Brants's
+ *            TnT; train --hmm).  describe, tag
  * An LSTM LM with word input embeds a sentence too (the mean of its
  * words' input embeddings).
  * An operation a family lacks fails with LLR_EINVAL and a message that
@@ -122,13 +124,14 @@ enum { LLR_OOV_UNK = 0,      /* as <unk> */
 /* The operations of llr_model_info.ops, one bit each: scoring and
  * embedding in the low byte, generation (llr_gen_*, below) from bit 8. */
 enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, LLR_MODEL_EMBED = 8, LLR_MODEL_PREDICT = 16,
+       LLR_MODEL_TAG = 32,
        LLR_MODEL_GEN = 1 << 8, LLR_MODEL_BEAM = 1 << 9, LLR_MODEL_GEN_FEATURES = 1 << 10, LLR_MODEL_GEN_SOURCE = 1 << 11 };
 
 /* What llr_model_describe tells; the strings are the model's (valid
  * until llr_model_close). */
 typedef struct llr_model_info {
 	const char *kind;    /* the meta's kind: "model" or "ngram" ("ngram" for ARPA) */
-	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc", "fflm", "loglm", "mixture" */
+	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc", "fflm", "loglm", "mixture", "hmm" */
 	int64_t vocab;       /* (target) vocabulary size, <s>, </s> and <unk> included */
 	int has_unk;         /* 1: <unk> is in the vocabulary */
 	int order;           /* n-gram order; 0 for networks */
@@ -259,6 +262,22 @@ typedef struct llr_prediction {
  * for; the file's errors as llr_disc_set_read's. */
 int llr_model_predict(llr_model *m, unsigned tasks, const char *path, size_t batch,
                       int (*each)(void *ctx, const llr_prediction *p), void *ctx, llr_err *err);
+/* How llr_model_tag decodes: beam 0 finds the best tag sequence exactly
+ * (Viterbi); beam > 1 keeps, at each word, the states within a factor
+ * beam of the best (TnT's beam search: faster, maybe not the best). */
+typedef struct llr_tag_opts {
+	double beam;
+} llr_tag_opts;
+/* Tag the words of B sentences (a part-of-speech tagger: train --hmm;
+ * llr_model_info.ops has LLR_MODEL_TAG): tags[o_b + t] gets the tag of
+ * word t of sentence b, o_b = sum over i < b of n_i, a string the model
+ * owns (valid until llr_model_close); unknown (may be NULL) 1 there for
+ * a word outside the training lexicon (tagged through its suffixes).  o
+ * NULL: exact.  LLR_EINVAL for a family that cannot tag (B = 0 checks
+ * only that) or a beam neither 0 nor above 1; LLR_EUTF8 as
+ * llr_model_score; LLR_ENOMEM. */
+int llr_model_tag(llr_model *m, const llr_sentence *s, size_t B, const llr_tag_opts *o, const char **tags,
+                  unsigned char *unknown, llr_err *err);
 /* llr_model_score (without its norm check) that also writes len[o_b + t]
  * (may be NULL): the length of the n-gram that gave the prediction its
  * probability, KenLM's full_scores ngram_length.  An n-gram model's is

@@ -32,6 +32,7 @@ static const char usage[] =
     "       score -m MODEL -m MODEL ... [--weights w,w,... | --tune-weights FILE] [the options above]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
+    "       score --tags [-q] -m TAGGER [-o FILE] [--beam X] [file ...]\n"
     "       score --version\n";
 
 static const char help[] =
@@ -39,6 +40,10 @@ static const char help[] =
     "  --embed                  write one sentence vector a line\n"
     "  --tensor                 with --embed, write a tensor archive instead\n"
     "  --task order|next|conj|all  predict the labels of disc-pairs examples\n"
+    "\n"
+    "Taggers:\n"
+    "  --tags                   write each sentence as word/TAG, with accuracy against gold tags\n"
+    "  --beam X                 with --tags, TnT's beam: drop states X times less likely than the best\n"
     "\n"
     "Encoder-decoder:\n"
     "  --source SRC             the sources, line by line, of the target lines\n"
@@ -94,7 +99,9 @@ enum { OPT_BASE = 256,
        OPT_RAW,
        OPT_WEIGHTS,
        OPT_TUNE_WEIGHTS,
-       OPT_SHOW_COMPUTATION };
+       OPT_SHOW_COMPUTATION,
+       OPT_TAGS,
+       OPT_BEAM };
 
 enum { FMT_TSV,
        FMT_JSON,
@@ -126,6 +133,8 @@ static const struct option longopts[] = {
     {"weights", required_argument, NULL, OPT_WEIGHTS},
     {"tune-weights", required_argument, NULL, OPT_TUNE_WEIGHTS},
     {"show-computation", no_argument, NULL, OPT_SHOW_COMPUTATION},
+    {"tags", no_argument, NULL, OPT_TAGS},
+    {"beam", required_argument, NULL, OPT_BEAM},
     {"seed", required_argument, NULL, 's'},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -517,6 +526,8 @@ static void disc_opt(int c, const char *arg, score_disc_opts *d)
 	switch (c) {
 	case OPT_EMBED: d->embed = 1; break;
 	case OPT_TENSOR: d->tensor = 1; break;
+	case OPT_TAGS: d->tags = 1; break;
+	case OPT_BEAM: d->beam = cli_parse_double(usage, "--beam", arg, 1.0000001, 1e300); break;
 	case OPT_TASK:
 		if (!strcmp(arg, "order"))
 			d->task = LLR_TASK_ORDER;
@@ -680,6 +691,33 @@ static void scorer_free(scorer *sc)
 }
 
 
+/* The sentence modes (score/embed.c, score/task.c, score/tags.c). */
+static int sentence_mode(const scorer *sc, score_disc_opts *dopt, int argc, char **argv)
+{
+	if (dopt->embed + !!dopt->task + dopt->tags > 1)
+		cli_usage_error(usage, "--embed, --task and --tags exclude each other");
+	if (dopt->tensor && !dopt->embed)
+		cli_usage_error(usage, "--tensor goes with --embed");
+	if (dopt->beam && !dopt->tags)
+		cli_usage_error(usage, "--beam goes with --tags");
+	if (sc->opt.strict || sc->opt.raw)
+		cli_usage_error(usage, "%s: not with --embed, --task or --tags (a language model's option)", sc->opt.strict ? "--strict" : "--raw");
+	if (sc->opt.nmodels > 1)
+		cli_usage_error(usage, "one -m with --embed, --task or --tags (several are mixed: language models only)");
+	if (sc->opt.show_comp)
+		cli_usage_error(usage, "--show-computation: not with --embed, --task or --tags (a language model's option)");
+	if (dopt->tags && (sc->opt.per_token || sc->opt.format != FMT_TSV || sc->opt.base_set || sc->opt.check_norm))
+		cli_usage_error(usage, "--tags writes word/TAG lines: no --per-token, --json, --format, --base or --check-norm");
+	dopt->model = sc->opt.model;
+	dopt->output = sc->opt.output;
+	dopt->quiet = sc->opt.quiet;
+	dopt->batch = sc->opt.batch > 1 ? sc->opt.batch : 64;
+	llr_blas_set_threads(sc->opt.threads);
+	if (dopt->tags)
+		return score_tags(dopt, argc - optind, argv + optind);
+	return dopt->embed ? score_embed(dopt, argc - optind, argv + optind) : score_task(dopt, argc - optind, argv + optind);
+}
+
 int main(int argc, char **argv)
 {
 	cli_init(argv[0], "score");
@@ -690,26 +728,8 @@ int main(int argc, char **argv)
 	scorer sc = {0};
 	score_disc_opts dopt = {0};
 	parse_args(&sc, &dopt, argc, argv);
-	/* The sentence modes (score/embed.c, score/task.c). */
-	if (dopt.embed || dopt.task) {
-		if (dopt.embed && dopt.task)
-			cli_usage_error(usage, "--embed and --task exclude each other");
-		if (dopt.tensor && !dopt.embed)
-			cli_usage_error(usage, "--tensor goes with --embed");
-		if (sc.opt.strict || sc.opt.raw)
-			cli_usage_error(usage, "%s: not with --embed or --task (a language model's option)", sc.opt.strict ? "--strict" : "--raw");
-		if (sc.opt.nmodels > 1)
-			cli_usage_error(usage, "one -m with --embed or --task (several are mixed: language models only)");
-		if (sc.opt.show_comp)
-			cli_usage_error(usage, "--show-computation: not with --embed or --task (a language model's option)");
-		dopt.model = sc.opt.model;
-		dopt.output = sc.opt.output;
-		dopt.quiet = sc.opt.quiet;
-		dopt.batch = sc.opt.batch > 1 ? sc.opt.batch : 64;
-		llr_blas_set_threads(sc.opt.threads);
-		return dopt.embed ? score_embed(&dopt, argc - optind, argv + optind) : score_task(&dopt, argc - optind, argv + optind);
-	}
-
+	if (dopt.embed || dopt.task || dopt.tags || dopt.beam)
+		return sentence_mode(&sc, &dopt, argc, argv);
 	llr_model_opts mo = llr_model_opts_default();
 	mo.open = sc.opt.open;
 	mo.check_norm = sc.opt.check_norm;

@@ -22,6 +22,7 @@ static const llr_family *const families[] = {
 	&llr_family_encdec,
 	&llr_family_fflm,
 	&llr_family_loglm,
+	&llr_family_hmm,
 };
 #define NFAM (sizeof families / sizeof *families)
 
@@ -133,7 +134,8 @@ void llr_model_close(llr_model *m)
 static unsigned ops_of(const llr_family *f)
 {
 	unsigned ops = LLR_MODEL_DESCRIBE | (f->score ? LLR_MODEL_SCORE : 0) | (f->score_pairs ? LLR_MODEL_SCORE_PAIRS : 0) |
-	               (f->embed ? LLR_MODEL_EMBED : 0) | (f->predict ? LLR_MODEL_PREDICT : 0);
+	               (f->embed ? LLR_MODEL_EMBED : 0) | (f->predict ? LLR_MODEL_PREDICT : 0) |
+	               (f->tag ? LLR_MODEL_TAG : 0);
 	if (f->gen)
 		ops |= LLR_MODEL_GEN | (f->gen->beam ? LLR_MODEL_BEAM : 0) | (f->gen->features ? LLR_MODEL_GEN_FEATURES : 0) |
 		       (f->gen->source ? LLR_MODEL_GEN_SOURCE : 0);
@@ -230,6 +232,19 @@ int llr_model_predict(llr_model *m, unsigned tasks, const char *path, size_t bat
 	if (!m->fam->predict)
 		return llr_err_set(err, LLR_EINVAL, "%s: %s have no --task", m->path, m->fam->what);
 	return m->fam->predict(m, tasks, path, batch ? batch : 1, each, ctx, err);
+}
+
+int llr_model_tag(llr_model *m, const llr_sentence *s, size_t B, const llr_tag_opts *o, const char **tags, unsigned char *unknown,
+                  llr_err *err)
+{
+	if (!m->fam->tag)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s cannot tag (train --hmm trains a tagger)", m->path, m->fam->what);
+	if (o && !(o->beam == 0 || o->beam > 1))
+		return llr_err_set(err, LLR_EINVAL, "%s: a tagging beam is 0 (exact) or above 1, not %g", m->path, o->beam);
+	if (B == 0)
+		return LLR_OK;
+	int rc = llr_family_check_utf8(m, "sentence", 1, s, B, err);
+	return rc < 0 ? rc : m->fam->tag(m, s, B, o, tags, unknown, err);
 }
 
 int llr_model_score_lengths(llr_model *m, const llr_sentence *s, size_t B, double *logp, unsigned char *oov,

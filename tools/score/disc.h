@@ -1,7 +1,7 @@
 /*
  * disc.h - score's sentence modes: --embed (embed.c: a vector a line,
- * llr_model_embed) and --task (task.c: the labels of disc-pairs
- * examples).  CLI-only.
+ * llr_model_embed), --task (task.c: the labels of disc-pairs examples)
+ * and --tags (tags.c: a tagger's tags, llr_model_tag).  CLI-only.
  */
 #ifndef LLR_SCORE_DISC_H
 #define LLR_SCORE_DISC_H
@@ -11,6 +11,8 @@ typedef struct score_disc_opts {
 	int embed;  /* --embed: vectors; else --task: predictions */
 	int task;   /* LLR_TASK_* mask (--task) */
 	int tensor; /* --embed --tensor */
+	int tags;   /* --tags: a tagger's tags */
+	double beam; /* --tags --beam */
 	int batch;
 	int quiet;
 } score_disc_opts;
@@ -18,5 +20,6 @@ typedef struct score_disc_opts {
 /* Run the mode over the files (none: stdin); return the exit status. */
 int score_embed(const score_disc_opts *o, int nfiles, char **files);
 int score_task(const score_disc_opts *o, int nfiles, char **files);
+int score_tags(const score_disc_opts *o, int nfiles, char **files);
 
 #endif
