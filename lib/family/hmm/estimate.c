@@ -25,14 +25,15 @@ static const llr_train_opt opts[] = {
 #define C_BOS 0xffffeu
 #define C_EOS 0xfffffu
 
-typedef struct counter {
+struct hmm_counter {
 	llr_strmap *tags, *words;
 	hmm_counts pairs; /* word << 20 | tag */
 	hmm_counts tri;
 	int32_t *seq; /* a sentence's tags */
 	size_t cap;
 	int64_t sentences, tokens;
-} counter;
+};
+typedef hmm_counter counter;
 
 static int count_sentence(counter *c, size_t n, llr_err *err)
 {
@@ -48,8 +49,7 @@ static int count_sentence(counter *c, size_t n, llr_err *err)
 	return LLR_OK;
 }
 
-/* One line of word/TAG tokens. */
-static int count_line(counter *c, const char *line, size_t len, llr_err *err)
+int hmm_counter_line(hmm_counter *c, const char *line, size_t len, llr_err *err)
 {
 	size_t pos = 0, tl, n = 0;
 	const char *t;
@@ -92,7 +92,7 @@ static int count_file(counter *c, const char *path, llr_err *err)
 	size_t len;
 	int rc;
 	while ((rc = llr_lines_next(l, &line, &len, err)) > 0)
-		if ((rc = count_line(c, line, len, err)) != LLR_OK) {
+		if ((rc = hmm_counter_line(c, line, len, err)) != LLR_OK) {
 			llr_err_prefix(err, "%s:%zu", llr_lines_name(l), llr_lines_lineno(l));
 			break;
 		}
@@ -160,13 +160,43 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void counter_free(counter *c)
+hmm_counter *hmm_counter_new(void)
 {
+	hmm_counter *c = llr_calloc(1, sizeof *c);
+	if (c && (!(c->tags = llr_strmap_new()) || !(c->words = llr_strmap_new()))) {
+		hmm_counter_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void hmm_counter_free(hmm_counter *c)
+{
+	if (!c)
+		return;
 	llr_strmap_free(c->tags);
 	llr_strmap_free(c->words);
 	hmm_counts_free(&c->pairs);
 	hmm_counts_free(&c->tri);
 	free(c->seq);
+	free(c);
+}
+
+int hmm_counter_model(hmm_counter *c, llr_hmm **out, llr_err *err)
+{
+	*out = NULL;
+	if (c->sentences == 0)
+		return llr_err_set(err, LLR_EINVAL, "no tagged sentence (an empty corpus)");
+	llr_hmm *h = llr_calloc(1, sizeof *h);
+	if (!h)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	int rc = build(c, h, err);
+	if (rc < 0) {
+		llr_hmm_free(h);
+		return rc;
+	}
+	*out = h;
+	return LLR_OK;
 }
 
 static int estimate(llr_train_args *a, llr_err *err)
@@ -175,26 +205,24 @@ static int estimate(llr_train_args *a, llr_err *err)
 	if (!out || !strcmp(out, "-"))
 		return llr_train_usage_err(err, "--hmm: -o FILE is required (the model file)");
 	double t0 = now();
-	counter c = {.tags = llr_strmap_new(), .words = llr_strmap_new()};
-	int rc = c.tags && c.words ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	hmm_counter *c = hmm_counter_new();
+	int rc = c ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
 	int n = llr_train_args_noperands(a);
 	for (int i = 0; rc == LLR_OK && i < (n ? n : 1); i++)
-		rc = count_file(&c, n ? llr_train_args_operand(a, i) : "-", err);
-	if (rc == LLR_OK && c.sentences == 0)
-		rc = llr_err_set(err, LLR_EINVAL, "%s: no tagged sentence (an empty corpus)", n == 1 ? llr_train_args_operand(a, 0) : n ? "the input" : "<stdin>");
-	llr_hmm *h = rc == LLR_OK ? llr_calloc(1, sizeof *h) : NULL;
-	if (rc == LLR_OK && !h)
-		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (rc == LLR_OK && (rc = build(&c, h, err)) == LLR_OK)
+		rc = count_file(c, n ? llr_train_args_operand(a, i) : "-", err);
+	llr_hmm *h = NULL;
+	if (rc == LLR_OK && (rc = hmm_counter_model(c, &h, err)) == LLR_EINVAL)
+		llr_err_prefix(err, "%s", n == 1 ? llr_train_args_operand(a, 0) : n ? "the input" : "<stdin>");
+	if (rc == LLR_OK)
 		rc = llr_hmm_save(out, h, err);
 	if (rc == LLR_OK && !llr_train_args_int(a, "quiet")) {
 		llr_train_note(a, "HMM tagger from %lld tokens, %lld sentences: %d tags, %zu words, %zu tag trigrams, in %.2fs",
-		               (long long)c.tokens, (long long)c.sentences, h->T, llr_strmap_size(h->words), h->ntri, now() - t0);
+		               (long long)c->tokens, (long long)c->sentences, h->T, llr_strmap_size(h->words), h->ntri, now() - t0);
 		llr_train_note(a, "  lambda1 %.4f lambda2 %.4f lambda3 %.4f, theta %.4f; suffix models from %lld + %lld tokens", h->lambda[0],
 		               h->lambda[1], h->lambda[2], h->theta, (long long)h->sm[0].total, (long long)h->sm[1].total);
 	}
 	llr_hmm_free(h);
-	counter_free(&c);
+	hmm_counter_free(c);
 	return rc;
 }
 

@@ -120,6 +120,16 @@ int llr_hmm_viterbi(hmm_viterbi *v, const llr_hmm *h, size_t n, const int32_t *n
                     const double *logem, double beam, int32_t *best, double *score, llr_err *err);
 void hmm_viterbi_free(hmm_viterbi *v);
 
+/* estimate.c: counting word/TAG lines (one sentence each: tokens split
+ * at their last '/', LLR_EFORMAT for one without a tag; a line without
+ * a token is skipped) into a model with TnT's estimates (lambda, theta;
+ * LLR_EINVAL when no sentence was counted).  The caller frees. */
+typedef struct hmm_counter hmm_counter;
+hmm_counter *hmm_counter_new(void); /* NULL: no memory */
+int hmm_counter_line(hmm_counter *c, const char *line, size_t len, llr_err *err);
+int hmm_counter_model(hmm_counter *c, llr_hmm **out, llr_err *err);
+void hmm_counter_free(hmm_counter *c);
+
 /* model.c: the model file (family=hmm) and its loading. */
 int llr_hmm_save(const char *path, const llr_hmm *h, llr_err *err);
 int llr_hmm_load(const char *path, llr_hmm **out, llr_err *err);
