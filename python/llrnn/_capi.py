@@ -18,7 +18,7 @@ SONAME = "libllrnn.so.0"
 # LLR_OPEN_*, LLR_OOV_* and LLR_MODEL_* of lib/llrnn.h.
 OPEN_AUTO, OPEN_ON, OPEN_OFF = 0, 1, 2
 OOV_MODES = {0: "unk", 1: "spread", 2: "features", 3: "zero"}
-OPS = {1: "describe", 2: "score", 4: "score_pairs", 8: "embed", 16: "predict",
+OPS = {1: "describe", 2: "score", 4: "score_pairs", 8: "embed", 16: "predict", 32: "tag",
        256: "gen", 512: "beam", 1024: "gen_features", 2048: "gen_source"}
 
 _PAD = 4096  # bytes of room after a structure the library writes
