@@ -163,6 +163,19 @@ within() {
 	run_err 1 "^gen: .*fr.hmm: " gen -m "$M/fr.hmm"
 }
 
+@test "llr_model_tag: a C program tags a batch of sentences as score --tags does; a model that cannot tag says so" {
+	words "$M/test.tt" | head -n 40 >bare
+	score --tags -m "$M/fr.hmm" bare >want 2>err
+	"$TOP/build/tests/api/tag-sentences" "$M/fr.hmm" <bare >got 2>got.err
+	cmp want got
+	[ "$(cat got.err)" = "$(sed -n 's/.*, \([0-9]*\) unknown (not in the training lexicon)/\1 unknown/p' err)" ]
+	words "$M/train.tt" >train.tok
+	train -q --ngram 2 -o lm.arpa train.tok
+	run "$TOP/build/tests/api/tag-sentences" lm.arpa </dev/null
+	assert_failure 1
+	assert_output "tag-sentences: lm.arpa: n-gram models cannot tag (train --hmm trains a tagger) (-4)"
+}
+
 @test "hmm: man page examples (train(1), score(1)) run as written" {
 	cp "$M/train.tt" "$M/test.tt" .
 	run train --hmm -o fr.hmm train.tt
