@@ -183,8 +183,8 @@ setup() {
 	run_err 1 "^score: .*old-model.llrnn: the model records no tokenisation" score --raw -m "$FIXTURES/tensor/old-model.llrnn" <<<"Le chat."
 	printf 'le\xff chat\n' >bad.txt
 	run_err 1 '^score: bad.txt:1: ' score --raw -m "$M/lower.model" bad.txt
-	run_err 2 '^score: --raw: not with --embed or --task' score --raw --embed -m "$M/lower.model" </dev/null
-	run_err 2 '^score: --strict: not with --embed or --task' score --strict --task order -m "$M/lower.model" </dev/null
+	run_err 2 '^score: --raw: not with --embed, --task or --tags' score --raw --embed -m "$M/lower.model" </dev/null
+	run_err 2 '^score: --strict: not with --embed, --task or --tags' score --strict --task order -m "$M/lower.model" </dev/null
 	# an n-gram model records no tokenisation
 	train --ngram 2 -o ng.arpa "$M/lower.tok" 2>/dev/null
 	run_err 1 '^score: ng.arpa: the model records no tokenisation' score --raw -m ng.arpa <<<"Le chat."

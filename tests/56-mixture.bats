@@ -96,7 +96,7 @@ per_token() {
 	run_err 1 "score: --weights: '0.5,x' is not a list of numbers" score -m "$D/kn2.arpa" -m "$D/kn3.arpa" --weights 0.5,x "$D/test.tok"
 	run_err 1 "score: mixture: the weights sum to 0.9, not 1" score -m "$D/kn2.arpa" -m "$D/kn3.arpa" --weights 0.5,0.4 "$D/test.tok"
 	run_err 1 "score: mixture: weight 1 is 1.5, not in \[0, 1\]" score -m "$D/kn2.arpa" -m "$D/kn3.arpa" --weights 1.5,-0.5 "$D/test.tok"
-	run_err 2 "score: one -m with --embed or --task" score --embed -m "$D/kn2.arpa" -m "$D/kn3.arpa" "$D/test.tok"
+	run_err 2 "score: one -m with --embed, --task or --tags" score --embed -m "$D/kn2.arpa" -m "$D/kn3.arpa" "$D/test.tok"
 	: >empty.tok
 	run_err 1 "score: --tune-weights: empty.tok has no sentence" score -m "$D/kn2.arpa" -m "$D/kn3.arpa" --tune-weights empty.tok "$D/test.tok"
 	printf 'llrnn-mixture 1\n0.5 %s\n0.6 %s\n' "$D/kn2.arpa" "$D/kn3.arpa" >sum.txt
