@@ -4,7 +4,8 @@
  * small enough to derive by hand, the smoothed transition, theta, the
  * suffix models' successive abstraction on hand-made words, the
  * second-order Viterbi search against brute-force enumeration of every
- * tag sequence on random tiny models (and the beam: a wide one finds
+ * tag sequence on random tiny models, with and without the table of log
+ * transitions (and the beam: a wide one finds
  * the same path, any one a path no better), and the model file's round
  * trip.
  */
@@ -227,6 +228,12 @@ static void test_viterbi_brute_force(void)
 			double exact = brute(h, n, nc, off, cand, logem, want);
 			CHECK_OK(llr_hmm_viterbi(&v, h, n, nc, off, cand, logem, 0, best, &score, &e));
 			mismatch += fabs(score - exact) > 1e-9 || memcmp(best, want, n * sizeof *best) != 0;
+			/* the same without the table of log transitions (large tag sets) */
+			double *cache = h->logtrans;
+			h->logtrans = NULL;
+			CHECK_OK(llr_hmm_viterbi(&v, h, n, nc, off, cand, logem, 0, best, &score, &e));
+			h->logtrans = cache;
+			mismatch += !cache || fabs(score - exact) > 1e-9 || memcmp(best, want, n * sizeof *best) != 0;
 			CHECK_OK(llr_hmm_viterbi(&v, h, n, nc, off, cand, logem, 1e300, best, &wide, &e));
 			wide_differs += fabs(wide - exact) > 1e-9 || memcmp(best, want, n * sizeof *best) != 0;
 			CHECK_OK(llr_hmm_viterbi(&v, h, n, nc, off, cand, logem, 2, best, &narrow, &e));

@@ -150,7 +150,7 @@ static int build(counter *c, llr_hmm *h, llr_err *err)
 		return rc;
 	llr_hmm_lambdas(h, h->lambda);
 	h->theta = llr_hmm_theta(h->uni, T);
-	return LLR_OK;
+	return hmm_cache(h, err);
 }
 
 static double now(void)

@@ -19,6 +19,8 @@
 
 #include "family/family.h"
 
+#include <math.h>
+
 #define LLR_HMM_MAX_TAGS 1024 /* tags at most (the bigram tables are S x S) */
 #define LLR_HMM_RARE 10       /* the suffix models learn from words seen at most this often */
 #define LLR_HMM_SUFFIX 10     /* and from their suffixes of at most this many characters */
@@ -76,6 +78,10 @@ typedef struct llr_hmm {
 	 * sum_c f(a,b,c), the trigram histories; tri_map the trigrams. */
 	int64_t *uni, *bi, *h1, *h2, N;
 	hmm_counts tri_map;
+	/* log llr_hmm_trans for every (t1, t2, t3) at (t1*S+t2)*S+t3 when S
+	 * is at most HMM_CACHE_S (else NULL: computed each time); set after
+	 * the weights (hmm_cache). */
+	double *logtrans;
 	hmm_suffix sm[2]; /* [0] uncapitalised words, [1] capitalised */
 } llr_hmm;
 
@@ -93,6 +99,15 @@ double llr_hmm_theta(const int64_t *count, int32_t n);
 /* p(t3 | t1, t2), smoothed: lambda1 f(t3)/N + lambda2 f(t2,t3)/f(t2) +
  * lambda3 f(t1,t2,t3)/f(t1,t2), a ratio 0 when its denominator is. */
 double llr_hmm_trans(const llr_hmm *h, int32_t t1, int32_t t2, int32_t t3);
+#define HMM_CACHE_S 64
+/* The logtrans table of h (h's weights set); LLR_ENOMEM. */
+int hmm_cache(llr_hmm *h, llr_err *err);
+/* log p(t3 | t1, t2): from the table, or computed. */
+static inline double hmm_logtrans(const llr_hmm *h, int32_t t1, int32_t t2, int32_t t3)
+{
+	const size_t S = (size_t)h->T + 2;
+	return h->logtrans ? h->logtrans[((size_t)t1 * S + (size_t)t2) * S + (size_t)t3] : log(llr_hmm_trans(h, t1, t2, t3));
+}
 /* 1 when word w (valid UTF-8, n bytes) begins with a capital letter. */
 int llr_hmm_capitalised(const char *w, size_t n);
 /* The byte offset where the last k characters of w[0..n) begin, or -1

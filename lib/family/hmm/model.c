@@ -164,6 +164,7 @@ void llr_hmm_free(llr_hmm *h)
 	free(h->h1);
 	free(h->h2);
 	hmm_counts_free(&h->tri_map);
+	free(h->logtrans);
 	suffix_free(&h->sm[0]);
 	suffix_free(&h->sm[1]);
 	free(h);
@@ -315,6 +316,24 @@ double llr_hmm_trans(const llr_hmm *h, int32_t t1, int32_t t2, int32_t t3)
 	if (d)
 		p += h->lambda[2] * (double)hmm_counts_get(&h->tri_map, ((uint64_t)t1 * S + (uint64_t)t2) * S + (uint64_t)t3) / (double)d;
 	return p;
+}
+
+int hmm_cache(llr_hmm *h, llr_err *err)
+{
+	const size_t S = (size_t)h->T + 2;
+	free(h->logtrans);
+	h->logtrans = NULL;
+	if (S > HMM_CACHE_S)
+		return LLR_OK;
+	double *c = llr_malloc(S * S * S * sizeof *c);
+	if (!c)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for %d tags", h->T);
+	for (size_t a = 0; a < S; a++)
+		for (size_t b = 0; b < S; b++)
+			for (size_t t = 0; t < S; t++)
+				c[(a * S + b) * S + t] = log(llr_hmm_trans(h, (int32_t)a, (int32_t)b, (int32_t)t));
+	h->logtrans = c;
+	return LLR_OK;
 }
 
 /* -------------------------------------------------------------- files */
@@ -496,6 +515,8 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 	h->max_suffix = (int)sfx;
 	if (rc >= 0)
 		rc = load_members(r, h, W, K, err);
+	if (rc >= 0)
+		rc = hmm_cache(h, err);
 	if (rc >= 0 && !(h->meta = llr_meta_new()))
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 	for (size_t i = 0; rc >= 0 && i < llr_meta_count(meta); i++) {

@@ -83,7 +83,7 @@ int llr_hmm_viterbi(hmm_viterbi *v, const llr_hmm *h, size_t n, const int32_t *n
 					double s = i ? v->delta[prev + (size_t)z * (size_t)na + (size_t)a] : 0;
 					if (s == -INFINITY)
 						continue;
-					s += log(llr_hmm_trans(h, tag_at(h, (long)i - 2, cand, off, z), t2, t3));
+					s += hmm_logtrans(h, tag_at(h, (long)i - 2, cand, off, z), t2, t3);
 					if (s > m) {
 						m = s;
 						arg = z;
@@ -108,7 +108,7 @@ int llr_hmm_viterbi(hmm_viterbi *v, const llr_hmm *h, size_t n, const int32_t *n
 			double s = v->delta[prev + (size_t)a * nb + b];
 			if (s == -INFINITY)
 				continue;
-			s += log(llr_hmm_trans(h, tag_at(h, (long)n - 2, cand, off, a), cand[off[n - 1] + (size_t)b], HMM_EOS(h->T)));
+			s += hmm_logtrans(h, tag_at(h, (long)n - 2, cand, off, a), cand[off[n - 1] + (size_t)b], HMM_EOS(h->T));
 			if (s > m) {
 				m = s;
 				ba = a;
