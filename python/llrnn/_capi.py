@@ -10,6 +10,8 @@ tests/54-python.bats checks the offsets against the C compiler's.
 import contextlib
 import ctypes
 import os
+import subprocess
+import sys
 import threading
 
 # libllrnn.so.MAJOR, MAJOR the first number of LLR_VERSION.
@@ -164,6 +166,31 @@ def candidates():
     return [os.path.join(os.path.dirname(os.path.abspath(__file__)), SONAME), SONAME]
 
 
+_CORE = ("import ctypes, sys\n"
+         "f = ctypes.CDLL(sys.argv[1]).llr_blas_better_core\n"
+         "f.restype = ctypes.c_char_p\n"
+         "c = f()\n"
+         "print(c.decode() if c else '')\n")
+
+
+def blas_core(path):
+    """The tools' choice of OpenBLAS kernels (llrnn(1), ENVIRONMENT), made
+    here too so that the module's numbers are theirs: OpenBLAS reads
+    OPENBLAS_CORETYPE when it is loaded, so a child process loads the
+    library and asks llr_blas_better_core, and the variable is set before
+    this process loads it.  Nothing when the user set the variable, or
+    when the child fails (the kernels OpenBLAS picks then stay)."""
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        return
+    try:
+        r = subprocess.run([sys.executable, "-c", _CORE, path], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return
+    core = r.stdout.strip() if r.returncode == 0 else ""
+    if core:
+        os.environ["OPENBLAS_CORETYPE"] = core
+
+
 def lib():
     """The loaded library with its prototypes set; OSError naming every
     place tried when none loads."""
@@ -175,6 +202,7 @@ def lib():
         if os.sep in path and not os.path.exists(path):
             tried.append("%s: no such file" % path)
             continue
+        blas_core(path)
         try:
             so = ctypes.CDLL(path)
         except OSError as e:
