@@ -62,7 +62,7 @@ endif
 
 # lib/ is grouped by layer, lowest first (README, Layout); every .c under
 # it is the library.  scripts/layers holds the order and checks this list.
-LIB_LAYERS := core text tensor features ngram discourse nn lexicon lm featurize family train
+LIB_LAYERS := core text tensor features ngram discourse fsa nn lexicon lm featurize family train
 LIB_SRC := $(sort $(wildcard lib/*.c $(LIB_LAYERS:%=lib/%/*.c) $(LIB_LAYERS:%=lib/%/*/*.c)))
 LIB_OBJ := $(LIB_SRC:lib/%.c=build/lib/%.o)
 # The shared library's objects: the same sources again, position

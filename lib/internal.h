@@ -558,4 +558,37 @@ int llr_maxent_score(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *lo
 /* The whole distribution: logp_all N x V. */
 int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *logp_all, llr_err *err);
 
+/* lib/fsa/: an automaton over the tokens of a vocabulary (issue 51):
+ * the deterministic form of a background b_fsa(q, x) that is 0 outside
+ * the tokens allowed in state q and the automaton's weight inside, and
+ * of gen --fsa and --regex.  States are 0 .. llr_fsa_states - 1, every
+ * one of them on a path to a final state (trimmed); tokens are ids of
+ * the vocabulary it was made for (borrowed: it must outlive the
+ * automaton).  </s> and <s> are never arc labels: a sentence ends in a
+ * final state, with its final weight.  A pushdown recogniser would
+ * offer the same four queries over its own states.
+ *
+ * llr_fsa_read reads OpenFst's text format (fstcompile's input) over
+ * tokens; llr_fsa_regex compiles a regular expression over tokens
+ * (featurize(1), "Automaton backgrounds", has both formats).  Errors:
+ * LLR_EFORMAT with "name:line: reason", or naming the tokens the
+ * vocabulary lacks, or an automaton that accepts nothing; LLR_EIO;
+ * LLR_ENOMEM.  The caller frees with llr_fsa_free. */
+typedef struct llr_fsa llr_fsa;
+llr_fsa *llr_fsa_read(const char *path, const llr_strmap *vocab, llr_err *err);
+llr_fsa *llr_fsa_regex(const char *pattern, const llr_strmap *vocab, llr_err *err);
+void llr_fsa_free(llr_fsa *a);
+int32_t llr_fsa_states(const llr_fsa *a);
+int32_t llr_fsa_start(const llr_fsa *a);
+/* The state after token x in state q, -1 when x is not allowed there;
+ * *logw (may be NULL) gets ln of the arc's factor of b. */
+int32_t llr_fsa_next(const llr_fsa *a, int32_t q, int32_t x, float *logw);
+/* ln of q's final weight, -inf when q is not final. */
+float llr_fsa_final(const llr_fsa *a, int32_t q);
+/* The fewest tokens that lead from q to a final state (0: q is final). */
+int32_t llr_fsa_dist(const llr_fsa *a, int32_t q);
+/* Run the automaton from its start over ids[0..n): the state reached,
+ * or -1 - k when token k is the first it rejects. */
+int32_t llr_fsa_run(const llr_fsa *a, const int32_t *ids, size_t n);
+
 #endif

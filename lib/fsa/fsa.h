@@ -1,0 +1,67 @@
+/*
+ * fsa.h - private to lib/fsa: the nondeterministic automaton over
+ * vocabulary ids that the OpenFst text reader (fstext.c) and the regular
+ * expression compiler (regex.c) build, and its determinisation into an
+ * llr_fsa (fsa.c).  Not API: the rest of the library sees llr_fsa
+ * (lib/internal.h).
+ */
+#ifndef LLR_FSA_PRIV_H
+#define LLR_FSA_PRIV_H
+
+#include "internal.h"
+
+/* An arc's label: a vocabulary id (>= 0), epsilon, or a class of
+ * tokens (FSA_CLASS(k), class k of the automaton). */
+#define FSA_EPS (-1)
+#define FSA_CLASS(k) (-2 - (k))
+#define FSA_IS_CLASS(l) ((l) <= -2)
+#define FSA_CLASS_OF(l) (-2 - (l))
+
+typedef struct fsa_arc {
+	int32_t from, to, lab;
+	float logw; /* ln of the arc's factor of b: -(OpenFst weight) */
+	size_t line; /* where it was read (0: a regex) */
+} fsa_arc;
+
+/* A class: the sorted ids it lists, or with neg every producible token
+ * but those ("." is the negated empty class). */
+typedef struct fsa_class {
+	int32_t *ids;
+	int32_t n;
+	int neg;
+} fsa_class;
+
+typedef struct fsa_nfa {
+	int32_t nstates, start;
+	fsa_arc *arcs;
+	size_t narcs, acap;
+	float *final; /* nstates: ln of the final weight, -inf: not final */
+	size_t fcap;
+	fsa_class *cls;
+	int32_t ncls, ccap;
+	const llr_strmap *vocab;
+	int32_t eos, bos; /* their ids in vocab, -1 absent */
+} fsa_nfa;
+
+void fsa_nfa_init(fsa_nfa *a, const llr_strmap *vocab);
+void fsa_nfa_free(fsa_nfa *a);
+/* A new state (not final); its id, or LLR_ENOMEM. */
+int32_t fsa_nfa_state(fsa_nfa *a);
+/* States up to id exist. */
+int fsa_nfa_grow(fsa_nfa *a, int32_t id);
+int fsa_nfa_arc(fsa_nfa *a, int32_t from, int32_t to, int32_t lab, float logw, size_t line);
+/* A class over ids[0..n) (copied, sorted here), its label in *lab;
+ * LLR_ENOMEM. */
+int fsa_nfa_class(fsa_nfa *a, const int32_t *ids, int32_t n, int neg, int32_t *lab);
+/* 1 when token x (a producible id) matches label lab. */
+int fsa_nfa_match(const fsa_nfa *a, int32_t lab, int32_t x);
+
+/* The automaton a as an llr_fsa: taken as it is when deterministic
+ * (no epsilon, no class, no two arcs of a state with one label), else
+ * determinised by subset construction when it carries no weight, else
+ * refused (LLR_EFORMAT, naming name and the arc's line).  Then trimmed
+ * to the states that reach a final state; one that accepts nothing is
+ * refused. */
+llr_fsa *fsa_build(fsa_nfa *a, const char *name, llr_err *err);
+
+#endif
