@@ -570,7 +570,7 @@ int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *log
  *
  * llr_fsa_read reads OpenFst's text format (fstcompile's input) over
  * tokens; llr_fsa_regex compiles a regular expression over tokens
- * (featurize(1), "Automaton backgrounds", has both formats).  Errors:
+ * (gen(1), "Constrained generation", has both formats).  Errors:
  * LLR_EFORMAT with "name:line: reason", or naming the tokens the
  * vocabulary lacks, or an automaton that accepts nothing; LLR_EIO;
  * LLR_ENOMEM.  The caller frees with llr_fsa_free. */

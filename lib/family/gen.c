@@ -8,6 +8,7 @@
 #include "family/gen.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 void llr_gen_opts_init(llr_gen_opts *o)
@@ -32,6 +33,36 @@ int llr_gen_reserve(llr_gen *g, size_t n, llr_err *err)
 	return LLR_OK;
 }
 
+/* gen.h's fsa: the automaton of o.fsa or o.regex over the model's
+ * vocabulary, as the family names its words. */
+static int fsa_init(llr_gen *g, llr_err *err)
+{
+	if (!g->o.fsa && !g->o.regex)
+		return LLR_OK;
+	llr_model_info info;
+	llr_model_describe(g->m, &info);
+	if (info.vocab < 1 || info.vocab > INT32_MAX)
+		return llr_err_set(err, LLR_EINVAL, "%s: no vocabulary to constrain", g->m->path);
+	int32_t V = (int32_t)info.vocab;
+	if (!(g->fsa.fv = llr_strmap_new()) || !(g->fsa.to = llr_malloc((size_t)V * sizeof *g->fsa.to)) ||
+	    !(g->fsa.lw = llr_malloc((size_t)V * sizeof *g->fsa.lw)))
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	for (int32_t x = 0; x < V; x++) {
+		const char *w = g->ops->word(g, x);
+		if (llr_strmap_add(g->fsa.fv, w, strlen(w)) != x)
+			return llr_err_set(err, LLR_EINVAL, "%s: word %d '%s' of the vocabulary is not unique", g->m->path, x, w);
+	}
+	g->fsa.V = V;
+	g->fsa.eos = llr_strmap_get(g->fsa.fv, LLR_EOS, strlen(LLR_EOS));
+	if (g->fsa.eos < 0)
+		return llr_err_set(err, LLR_EINVAL, "%s: the vocabulary has no %s", g->m->path, LLR_EOS);
+	g->fsa.a = g->o.fsa ? llr_fsa_read(g->o.fsa, g->fsa.fv, err) : llr_fsa_regex(g->o.regex, g->fsa.fv, err);
+	if (!g->fsa.a)
+		return llr_err_code(err, LLR_EFORMAT);
+	g->fsa.q0 = llr_fsa_start(g->fsa.a);
+	return LLR_OK;
+}
+
 int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err)
 {
 	*out = NULL;
@@ -46,14 +77,23 @@ int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err
 	if (!(o->len_norm >= 0) || o->max_len < 1 || o->beam < 0 || o->nbest < 1 || (o->beam && o->nbest > o->beam) || o->spell_tries < 1)
 		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: max_len %d, beam %d, nbest %d, spell_tries %lld out of range",
 		                   o->max_len, o->beam, o->nbest, (long long)o->spell_tries);
+	if ((o->fsa || o->regex) && (ops->source || !ops->word))
+		return llr_err_set(err, LLR_EINVAL, "%s: --fsa and --regex constrain word-level language models, not %s", m->path, m->fam->what);
+	if (o->fsa && o->regex)
+		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: an automaton and a regular expression at once");
 	llr_gen *g = llr_calloc(1, sizeof *g);
 	if (!g)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	g->ops = ops;
 	g->m = m;
 	g->o = *o;
+	if (o->fsa || o->regex) {
+		g->o.closed = 1;
+		g->o.max_len = o->max_len + 1; /* room for the </s> the mask forces after max_len words */
+		g->fsa.max_len = o->max_len;
+	}
 	if ((rc = llr_gen_reserve(g, LLR_MAX((size_t)LLR_GEN_BATCH, (size_t)o->nbest), err)) < 0 ||
-	    (rc = ops->init(g, err)) < 0) {
+	    (rc = ops->init(g, err)) < 0 || (rc = fsa_init(g, err)) < 0) {
 		llr_gen_free(g);
 		return rc;
 	}
@@ -67,6 +107,10 @@ void llr_gen_free(llr_gen *g)
 		return;
 	if (g->state)
 		g->ops->free(g->state);
+	llr_fsa_free(g->fsa.a);
+	llr_strmap_free(g->fsa.fv);
+	free(g->fsa.to);
+	free(g->fsa.lw);
 	llr_buf_free(&g->pre.text);
 	free(g->pre.off);
 	free(g->pre.lps);
@@ -101,6 +145,27 @@ static int set_prefix(llr_gen *g, const llr_sentence *p, llr_err *err)
 	return LLR_OK;
 }
 
+/* The automaton's state after the prefix, in g->fsa.q0. */
+static int fsa_prefix(llr_gen *g, llr_err *err)
+{
+	if (!g->fsa.a)
+		return LLR_OK;
+	int32_t q = llr_fsa_start(g->fsa.a);
+	for (size_t k = 0; k < g->pre.n; k++) {
+		const char *w = llr_gen_pword(g, k);
+		int32_t x = llr_strmap_get(g->fsa.fv, w, strlen(w));
+		if ((q = x < 0 ? -1 : llr_fsa_next(g->fsa.a, q, x, NULL)) < 0)
+			return llr_err_set(err, LLR_EINVAL, "the prefix: the automaton rejects word %zu '%s'%s", k + 1, w,
+			                   x < 0 ? " (not in the vocabulary)" : "");
+	}
+	int32_t d = llr_fsa_dist(g->fsa.a, q);
+	if (d > g->fsa.max_len)
+		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: the shortest sentence of the automaton%s needs %d words",
+		                   g->fsa.max_len, g->pre.n ? " after the prefix" : "", d);
+	g->fsa.q0 = q;
+	return LLR_OK;
+}
+
 int llr_gen_start(llr_gen *g, const llr_sentence *prefix, llr_err *err)
 {
 	g->nres = 0;
@@ -108,7 +173,7 @@ int llr_gen_start(llr_gen *g, const llr_sentence *prefix, llr_err *err)
 	if (rc < 0)
 		return rc;
 	rc = set_prefix(g, prefix, err);
-	if (rc < 0 || (rc = g->ops->start(g, err)) < 0)
+	if (rc < 0 || (rc = g->ops->start(g, err)) < 0 || (rc = fsa_prefix(g, err)) < 0)
 		return rc;
 	g->pre.lp = 0;
 	for (size_t k = 0; k < g->pre.n; k++)
@@ -272,6 +337,9 @@ int llr_gen_hyp_advance(llr_gen_hyp *h, int32_t id, float lp, int32_t eos, int m
 int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int32_t eos, int32_t unk, int32_t *id,
                      llr_err *err)
 {
+	int rc = llr_gen_constrain(g, h, row, g->fsa.V, err);
+	if (rc < 0)
+		return rc;
 	if (g->o.no_unk && unk >= 0 && unk != eos)
 		row[unk] = -INFINITY;
 	if ((*id = llr_sample(s, &g->o.sample, row, &h->rng)) < 0)
@@ -313,4 +381,74 @@ void llr_gen_rank(llr_gen *g, llr_gen_hyp *fin, int nfin, int *order)
 	g->nres = 0;
 	for (int i = 0; i < nfin && i < g->o.nbest; i++)
 		g->res[g->nres++] = &fin[order[i]];
+}
+
+/* ----------------------------------------------------------- automaton */
+
+/* The prefix and h's words, for a message. */
+static void fsa_context(const llr_gen *g, const llr_gen_hyp *h, llr_buf *b)
+{
+	for (size_t k = 0; k < g->pre.n; k++)
+		llr_buf_printf(b, "%s%s", b->len ? " " : "", llr_gen_pword(g, k));
+	for (size_t k = 0; k < h->n; k++)
+		llr_buf_printf(b, "%s%s", b->len ? " " : "", h->ids[k] >= 0 ? g->ops->word(g, h->ids[k]) : "?");
+	if (!b->len)
+		llr_buf_printf(b, "<s>");
+}
+
+static int fsa_stuck(const llr_gen *g, const llr_gen_hyp *h, const char *why, llr_err *err)
+{
+	llr_buf b = {0};
+	fsa_context(g, h, &b);
+	llr_err_set(err, LLR_EINVAL, "after '%.200s': %s", b.data ? b.data : "", why);
+	llr_buf_free(&b);
+	return LLR_EINVAL;
+}
+
+int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, llr_err *err)
+{
+	const llr_fsa *a = g->fsa.a;
+	if (!a)
+		return LLR_OK;
+	int32_t V = g->fsa.V, q = g->fsa.q0;
+	LLR_ASSERT(W >= V);
+	for (size_t k = 0; k < h->n; k++) {
+		q = h->ids[k] >= 0 ? llr_fsa_next(a, q, h->ids[k], NULL) : -1;
+		LLR_ASSERT(q >= 0); /* the mask let only allowed words through */
+	}
+	/* log of sum over the allowed tokens of p(x) w(q, x), by a running max */
+	double mx = -INFINITY, sum = 0;
+	for (int32_t x = 0; x < V; x++) {
+		float w = 0;
+		int32_t to = x == g->fsa.eos ? (llr_fsa_final(a, q) != -INFINITY ? q : -1) : llr_fsa_next(a, q, x, &w);
+		if (x == g->fsa.eos)
+			w = llr_fsa_final(a, q);
+		g->fsa.to[x] = to;
+		g->fsa.lw[x] = w;
+		if (to < 0 || !(row[x] > -INFINITY))
+			continue;
+		double v = (double)row[x] + (double)w;
+		if (v > mx) {
+			sum = sum * exp(mx - v) + 1.0;
+			mx = v;
+		} else
+			sum += exp(v - mx);
+	}
+	if (!(mx > -INFINITY))
+		return fsa_stuck(g, h, "the model gives no token the automaton allows a finite probability", err);
+	double lz = mx + log(sum);
+	int live = 0;
+	int32_t room = g->fsa.max_len - (int32_t)h->n - 1; /* words left after this one */
+	for (int32_t x = 0; x < W; x++) {
+		int32_t to = x < V ? g->fsa.to[x] : -1;
+		int ok = to >= 0 && row[x] > -INFINITY && (x == g->fsa.eos || llr_fsa_dist(a, to) <= room);
+		row[x] = ok ? (float)((double)row[x] + (double)g->fsa.lw[x] - lz) : -INFINITY;
+		live += ok;
+	}
+	if (!live) {
+		char why[128];
+		snprintf(why, sizeof why, "no accepting state is reachable within --max-len %d", g->fsa.max_len);
+		return fsa_stuck(g, h, why, err);
+	}
+	return LLR_OK;
 }

@@ -65,6 +65,17 @@ struct llr_gen {
 	} pre;
 	const llr_gen_hyp **res; /* the results of the last sample or beam */
 	size_t nres, rescap;
+	/* With an automaton (o.fsa or o.regex; o.max_len is then one more
+	 * than asked, for the </s> after max_len words): the automaton over
+	 * the vocabulary fv (V words, </s> at eos), its state after the
+	 * prefix, the max_len asked, and a row of scratch. */
+	struct {
+		llr_fsa *a;
+		llr_strmap *fv;
+		int32_t V, eos, q0, max_len;
+		int32_t *to;
+		float *lw;
+	} fsa;
 };
 
 /* Prefix word k (NUL-terminated). */
@@ -93,6 +104,16 @@ int llr_gen_hyp_advance(llr_gen_hyp *h, int32_t id, float lp, int32_t eos, int m
  * log-probability, LLR_ENOMEM. */
 int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int32_t eos, int32_t unk, int32_t *id,
                      llr_err *err);
+
+/* With an automaton (gen.h's fsa), row (W >= V entries: the log p of
+ * the next token after hypothesis h's words) masked to the tokens it
+ * allows after them, weighted and renormalised over those; a token
+ * from which no final state is reachable within max_len words is -inf
+ * (not in the renormalisation: the probabilities stay the masked
+ * model's), and so is every entry from V on (unseen words).  A no-op
+ * without an automaton.  LLR_EINVAL when no allowed token has a
+ * finite log p, or none can finish in time. */
+int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, llr_err *err);
 
 /* Beam search's shared parts: a continuation (total log p, its beam, the
  * word and its log p), their order for qsort (best first, ties by beam

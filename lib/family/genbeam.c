@@ -63,6 +63,8 @@ static int candidates(llr_gen *g, llr_gen_beams *b, int n, const llr_gen_beam_mo
 	int nc = 0;
 	for (int k = 0; k < n; k++) {
 		float *row = b->rows + (size_t)k * bm->V;
+		if ((rc = llr_gen_constrain(g, &b->bl[k], row, bm->V, err)) < 0)
+			return rc;
 		if (g->o.no_unk && bm->unk >= 0 && bm->unk != bm->eos)
 			row[bm->unk] = -INFINITY;
 		int32_t m = llr_top_k(row, bm->V, 2 * K, b->top);

@@ -2,7 +2,7 @@
  * regex.c - a regular expression over tokens compiled to an automaton
  * (llr_fsa_regex, lib/internal.h): Thompson's construction into an NFA
  * with epsilon arcs, then fsa.c's subset construction.  The syntax
- * (featurize(1), "Automaton backgrounds"):
+ * (gen(1), "Constrained generation"):
  *
  *   tok          a token: a run of characters other than spaces and
  *                ( ) | * + ? [ ] \ ; \c is the character c itself

@@ -111,6 +111,9 @@ static int ngen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
 		q->n = q->npre;
 		while (!h->done) {
 			fill_row(q);
+			int rc = llr_gen_constrain(g, h, q->row, q->V, err);
+			if (rc < 0)
+				return rc;
 			int32_t id = llr_sample(q->sampler, &g->o.sample, q->row, &h->rng);
 			if (id < 0)
 				return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");

@@ -12,12 +12,16 @@
 #include <stdlib.h>
 
 /* The candidates of the nlive beams' rows into q->cs; how many. */
-static int candidates(rgen *q, const llr_gen_opts *o, int nlive, llr_err *err)
+static int candidates(rgen *q, llr_gen *g, int nlive, llr_err *err)
 {
+	const llr_gen_opts *o = &g->o;
 	const int K = o->beam;
 	int nc = 0;
 	for (int b = 0; b < nlive; b++) {
 		float *row = q->rows + (size_t)b * q->W;
+		int rc = llr_gen_constrain(g, &q->live[b], row, q->W, err);
+		if (rc < 0)
+			return rc;
 		rgen_mask_row(q, o, row);
 		rgen_open_mask(q, row);                          /* a spelled <unk> is not one word */
 		int32_t m = llr_top_k(row, q->V, 2 * K, q->top); /* the words only */
@@ -43,7 +47,7 @@ int rgen_beam(llr_gen *g, llr_err *err)
 	memcpy(q->rows, q->row1, (size_t)q->W * sizeof *q->rows);
 	llr_gen_hyp_restart(&q->live[0], g->pre.lp);
 	for (int len = 0; nlive > 0; len++) {
-		int nc = candidates(q, &g->o, nlive, err), nnext = 0;
+		int nc = candidates(q, g, nlive, err), nnext = 0;
 		if (nc < 0)
 			return nc;
 		for (int c = 0; c < nc && nnext < K && rc == LLR_OK; c++) {

@@ -151,12 +151,16 @@ void rgen_mask_row(const rgen *q, const llr_gen_opts *o, float *row)
 
 /* Draw hypothesis h's next token from row; the next input id in *next,
  * or LLR_BOS_ID when h is done. */
-static int sample_next(rgen *q, const llr_gen_opts *o, llr_gen_hyp *h, float *row, int32_t *next, llr_err *err)
+static int sample_next(rgen *q, llr_gen *g, llr_gen_hyp *h, float *row, int32_t *next, llr_err *err)
 {
+	const llr_gen_opts *o = &g->o;
+	int rc = llr_gen_constrain(g, h, row, q->W, err);
+	if (rc < 0)
+		return rc;
 	float lp_unk = q->unk >= 0 ? row[q->unk] : 0, lp;
 	int32_t id, sig;
 	rgen_mask_row(q, o, row);
-	int rc = rgen_open_pick(q, o, row, lp_unk, &h->rng, &id, &lp, &sig, err);
+	rc = rgen_open_pick(q, o, row, lp_unk, &h->rng, &id, &lp, &sig, err);
 	if (rc < 0)
 		return rc;
 	if (id >= 0) {
@@ -201,7 +205,7 @@ static int rgen_sample(llr_gen *g, llr_rng *rng, size_t n, llr_err *err)
 			q->inputs[b] = LLR_BOS_ID;
 			if (q->hs[b].done)
 				continue;
-			if ((rc = sample_next(q, &g->o, &q->hs[b], q->rows + (size_t)b * W, &q->inputs[b], err)) < 0)
+			if ((rc = sample_next(q, g, &q->hs[b], q->rows + (size_t)b * W, &q->inputs[b], err)) < 0)
 				return rc;
 			live += !q->hs[b].done;
 		}
