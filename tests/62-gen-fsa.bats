@@ -5,8 +5,8 @@
 # shape the draws, the masked distribution sums to 1 over a finite
 # language, --max-len is honoured by steering towards a final state, and
 # every bad automaton or pattern is refused with its reason.  Tiny models
-# (an LSTM and a 3-gram) trained on fixtures/fsa/train.tok, 400 random
-# sentences over the tokens a .. f.
+# (an LSTM, a 3-gram, a feed-forward and a log-linear LM) trained on
+# fixtures/fsa/train.tok, 400 random sentences over the tokens a .. f.
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -16,6 +16,8 @@ setup_file() {
 	featurize --top 10 "$t" >"$m/f.llr" 2>/dev/null
 	train -q --hidden 8 --embed 8 --layers 1 --epochs 2 -s 1 -o "$m/model.llrnn" "$m/f.llr"
 	train -q --ngram 3 --discount-fallback -o "$m/lm.arpa" "$t" 2>/dev/null
+	train -q --feedforward 3 --hidden 8 --embed 8 --epochs 1 -s 1 -o "$m/ff.llrnn" "$m/f.llr"
+	train -q --context 2 --epochs 1 -s 1 -o "$m/loglm.llrnn" "$m/f.llr"
 }
 
 setup() {
@@ -53,6 +55,13 @@ count_bad() {
 	[ "$(wc -l <out)" -eq 200 ] && [ "$(count_bad out)" -eq 0 ]
 	gen -m "$M/lm.arpa" --greedy --max-len 5 --regex "$R" >out
 	[ "$(count_bad out)" -eq 0 ]
+	# the feed-forward and log-linear (maximum-entropy) models, sampled and beam-searched
+	for m in ff loglm; do
+		gen -m "$M/$m.llrnn" -s 4 -n 200 --regex "$R" >out
+		[ "$(wc -l <out)" -eq 200 ] && [ "$(count_bad out)" -eq 0 ]
+		gen -m "$M/$m.llrnn" --beam 4 --nbest 4 --max-len 3 --regex "$R" >out
+		[ "$(wc -l <out)" -eq 4 ] && [ "$(count_bad out)" -eq 0 ]
+	done
 }
 
 # An awk recogniser of a b* c (d | e f), the automaton of abc.fst.
