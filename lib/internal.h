@@ -583,6 +583,13 @@ int32_t llr_fsa_start(const llr_fsa *a);
 /* The state after token x in state q, -1 when x is not allowed there;
  * *logw (may be NULL) gets ln of the arc's factor of b. */
 int32_t llr_fsa_next(const llr_fsa *a, int32_t q, int32_t x, float *logw);
+/* The allowed set of state q, for a sparse pass over it: q's arcs,
+ * sorted by label (*lab, *dst, *logw; a dst of -1 rejects its token),
+ * their count returned; and llr_fsa_default, the state every other
+ * producible token leads to (-1: none, and the arcs are the whole set),
+ * with ln of its factor in *logw (may be NULL). */
+int32_t llr_fsa_arcs(const llr_fsa *a, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw);
+int32_t llr_fsa_default(const llr_fsa *a, int32_t q, float *logw);
 /* ln of q's final weight, -inf when q is not final. */
 float llr_fsa_final(const llr_fsa *a, int32_t q);
 /* The fewest tokens that lead from q to a final state (0: q is final). */

@@ -45,7 +45,7 @@ static int fsa_init(llr_gen *g, llr_err *err)
 		return llr_err_set(err, LLR_EINVAL, "%s: no vocabulary to constrain", g->m->path);
 	int32_t V = (int32_t)info.vocab;
 	if (!(g->fsa.fv = llr_strmap_new()) || !(g->fsa.to = llr_malloc((size_t)V * sizeof *g->fsa.to)) ||
-	    !(g->fsa.lw = llr_malloc((size_t)V * sizeof *g->fsa.lw)))
+	    !(g->fsa.xs = llr_malloc((size_t)V * sizeof *g->fsa.xs)) || !(g->fsa.lw = llr_malloc((size_t)V * sizeof *g->fsa.lw)))
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	for (int32_t x = 0; x < V; x++) {
 		const char *w = g->ops->word(g, x);
@@ -110,6 +110,7 @@ void llr_gen_free(llr_gen *g)
 	llr_fsa_free(g->fsa.a);
 	llr_strmap_free(g->fsa.fv);
 	free(g->fsa.to);
+	free(g->fsa.xs);
 	free(g->fsa.lw);
 	llr_buf_free(&g->pre.text);
 	free(g->pre.off);
@@ -405,29 +406,62 @@ static int fsa_stuck(const llr_gen *g, const llr_gen_hyp *h, const char *why, ll
 	return LLR_EINVAL;
 }
 
+/* The tokens the automaton allows in state q with their next states and
+ * ln weights, into g->fsa.xs, to and lw; their count.  A state without
+ * a default arc has only its arcs (and </s> when final): no pass over V. */
+static int32_t fsa_allowed(llr_gen *g, int32_t q)
+{
+	const llr_fsa *a = g->fsa.a;
+	int32_t n = 0;
+	float fw = llr_fsa_final(a, q);
+	if (fw != -INFINITY) {
+		g->fsa.xs[n] = g->fsa.eos;
+		g->fsa.to[n] = q;
+		g->fsa.lw[n++] = fw;
+	}
+	if (llr_fsa_default(a, q, NULL) < 0) {
+		const int32_t *lab, *dst;
+		const float *lw;
+		int32_t m = llr_fsa_arcs(a, q, &lab, &dst, &lw);
+		for (int32_t k = 0; k < m; k++)
+			if (dst[k] >= 0 && lab[k] < g->fsa.V) {
+				g->fsa.xs[n] = lab[k];
+				g->fsa.to[n] = dst[k];
+				g->fsa.lw[n++] = lw[k];
+			}
+		return n;
+	}
+	for (int32_t x = 0; x < g->fsa.V; x++) {
+		float w;
+		int32_t to = llr_fsa_next(a, q, x, &w);
+		if (to >= 0) {
+			g->fsa.xs[n] = x;
+			g->fsa.to[n] = to;
+			g->fsa.lw[n++] = w;
+		}
+	}
+	return n;
+}
+
 int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, llr_err *err)
 {
 	const llr_fsa *a = g->fsa.a;
 	if (!a)
 		return LLR_OK;
-	int32_t V = g->fsa.V, q = g->fsa.q0;
-	LLR_ASSERT(W >= V);
+	int32_t q = g->fsa.q0;
+	LLR_ASSERT(W >= g->fsa.V);
 	for (size_t k = 0; k < h->n; k++) {
 		q = h->ids[k] >= 0 ? llr_fsa_next(a, q, h->ids[k], NULL) : -1;
 		LLR_ASSERT(q >= 0); /* the mask let only allowed words through */
 	}
+	int32_t n = fsa_allowed(g, q);
 	/* log of sum over the allowed tokens of p(x) w(q, x), by a running max */
 	double mx = -INFINITY, sum = 0;
-	for (int32_t x = 0; x < V; x++) {
-		float w = 0;
-		int32_t to = x == g->fsa.eos ? (llr_fsa_final(a, q) != -INFINITY ? q : -1) : llr_fsa_next(a, q, x, &w);
-		if (x == g->fsa.eos)
-			w = llr_fsa_final(a, q);
-		g->fsa.to[x] = to;
-		g->fsa.lw[x] = w;
-		if (to < 0 || !(row[x] > -INFINITY))
+	for (int32_t k = 0; k < n; k++) {
+		float r = row[g->fsa.xs[k]];
+		if (!(r > -INFINITY))
 			continue;
-		double v = (double)row[x] + (double)w;
+		double v = (double)r + (double)g->fsa.lw[k];
 		if (v > mx) {
 			sum = sum * exp(mx - v) + 1.0;
 			mx = v;
@@ -439,12 +473,16 @@ int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, l
 	double lz = mx + log(sum);
 	int live = 0;
 	int32_t room = g->fsa.max_len - (int32_t)h->n - 1; /* words left after this one */
-	for (int32_t x = 0; x < W; x++) {
-		int32_t to = x < V ? g->fsa.to[x] : -1;
-		int ok = to >= 0 && row[x] > -INFINITY && (x == g->fsa.eos || llr_fsa_dist(a, to) <= room);
-		row[x] = ok ? (float)((double)row[x] + (double)g->fsa.lw[x] - lz) : -INFINITY;
+	for (int32_t k = 0; k < n; k++) {
+		int32_t x = g->fsa.xs[k];
+		int ok = row[x] > -INFINITY && (x == g->fsa.eos || llr_fsa_dist(a, g->fsa.to[k]) <= room);
+		g->fsa.lw[k] = ok ? (float)((double)row[x] + (double)g->fsa.lw[k] - lz) : -INFINITY;
 		live += ok;
 	}
+	for (int32_t x = 0; x < W; x++)
+		row[x] = -INFINITY;
+	for (int32_t k = 0; k < n; k++)
+		row[g->fsa.xs[k]] = g->fsa.lw[k];
 	if (!live) {
 		char why[128];
 		snprintf(why, sizeof why, "no accepting state is reachable within --max-len %d", g->fsa.max_len);

@@ -68,12 +68,13 @@ struct llr_gen {
 	/* With an automaton (o.fsa or o.regex; o.max_len is then one more
 	 * than asked, for the </s> after max_len words): the automaton over
 	 * the vocabulary fv (V words, </s> at eos), its state after the
-	 * prefix, the max_len asked, and a row of scratch. */
+	 * prefix, the max_len asked, and scratch for a state's allowed
+	 * tokens (V each). */
 	struct {
 		llr_fsa *a;
 		llr_strmap *fv;
 		int32_t V, eos, q0, max_len;
-		int32_t *to;
+		int32_t *xs, *to;
 		float *lw;
 	} fsa;
 };

@@ -571,7 +571,8 @@ llr_fsa *fsa_build(fsa_nfa *a, const char *name, llr_err *err)
 		llr_err_set(err, LLR_EFORMAT, "%s: an empty automaton accepts nothing", name);
 		return NULL;
 	}
-	qsort(a->arcs, a->narcs, sizeof *a->arcs, cmp_arc);
+	if (a->narcs)
+		qsort(a->arcs, a->narcs, sizeof *a->arcs, cmp_arc);
 	const fsa_arc *nd = nondeterministic(a);
 	llr_fsa *d;
 	if (nd && weighted(a)) {
@@ -634,6 +635,23 @@ int32_t llr_fsa_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 			*logw = d->logw[lo];
 		return d->dst[lo];
 	}
+	if (logw)
+		*logw = d->deflogw[q];
+	return d->def[q];
+}
+
+int32_t llr_fsa_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw)
+{
+	LLR_ASSERT(q >= 0 && q < d->n);
+	*lab = d->lab + d->off[q];
+	*dst = d->dst + d->off[q];
+	*logw = d->logw + d->off[q];
+	return d->off[q + 1] - d->off[q];
+}
+
+int32_t llr_fsa_default(const llr_fsa *d, int32_t q, float *logw)
+{
+	LLR_ASSERT(q >= 0 && q < d->n);
 	if (logw)
 		*logw = d->deflogw[q];
 	return d->def[q];
