@@ -24,7 +24,7 @@ layers_copy() {
 @test "layers: the tree's folders form a DAG, edges from symbols and includes, printed with counts and an example" {
 	run "$TOP/scripts/layers"
 	assert_success
-	assert_line --index 0 'layers: core < text, tensor < features, ngram, discourse < nn < lexicon < lm, featurize < family < train'
+	assert_line --index 0 'layers: core < text, tensor < features, ngram, discourse, fsa < nn < lexicon < lm, featurize < family < train'
 	assert_line --regexp '^nn +-> ngram +[0-9]+ symbols +0 includes  e\.g\. lib/nn/[a-z]+\.c: llr_ngram_[a-z0-9_]+ \(lib/ngram/[a-z]+\.c\)$'
 	assert_line --regexp '^lm +-> nn +[0-9]+ symbols +[1-9][0-9]* includes  e\.g\. '
 	refute_output --partial 'upward'
@@ -66,6 +66,6 @@ layers_copy() {
 	printf 'LIB_LAYERS := core text tensor features nn lexicon lm ngram\n' >"$BATS_TEST_TMPDIR/tree/Makefile"
 	layers_copy
 	assert_failure 1
-	assert_line 'layers: lib/extra: a folder outside the layers (core text tensor features ngram discourse nn lexicon lm featurize family train)'
-	assert_line "layers: Makefile: LIB_LAYERS is 'core text tensor features nn lexicon lm ngram', the layers are 'core text tensor features ngram discourse nn lexicon lm featurize family train'"
+	assert_line 'layers: lib/extra: a folder outside the layers (core text tensor features ngram discourse fsa nn lexicon lm featurize family train)'
+	assert_line "layers: Makefile: LIB_LAYERS is 'core text tensor features nn lexicon lm ngram', the layers are 'core text tensor features ngram discourse fsa nn lexicon lm featurize family train'"
 }

@@ -88,6 +88,17 @@ sanitized_python() {
 	export LD_PRELOAD="${pre# }" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 }
 
+# blas_core: the OpenBLAS kernels the tools run here (llrnn(1),
+# ENVIRONMENT), for a test program that embeds the library and must
+# match a tool's bits, as an embedding program sets them.
+blas_core() {
+	if [ -n "${OPENBLAS_CORETYPE:-}" ]; then
+		echo "$OPENBLAS_CORETYPE"
+		return
+	fi
+	OPENBLAS_VERBOSE=2 score -h 2>&1 >/dev/null | sed -n 's/^Core: //p' | tail -n 1
+}
+
 # An error path: status $1, nothing on stdout, a "tool: " prefixed message
 # on stderr matching $3.  Call as: run_err STATUS PATTERN cmd args...
 # (stdout and stderr are captured apart.)
