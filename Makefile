@@ -52,7 +52,7 @@ PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 override CFLAGS += -std=c11 -Wall -Wextra -Wno-unused-parameter
 override CPPFLAGS += -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ilib $(PKG_CFLAGS) -MMD -MP
-override LDLIBS += $(PKG_LIBS) -lm -lpthread
+override LDLIBS += $(PKG_LIBS) -llbfgs -lm -lpthread
 
 ifneq ($(SANITIZE),)
 override CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer

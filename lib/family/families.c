@@ -23,6 +23,7 @@ static const llr_family *const families[] = {
 	&llr_family_fflm,
 	&llr_family_loglm,
 	&llr_family_hmm,
+	&llr_family_mrf,
 };
 #define NFAM (sizeof families / sizeof *families)
 

@@ -144,7 +144,7 @@ int llr_train_resumed(const llr_train_args *a, int rc, int bad, const char *cons
                       llr_train_limits *lim, unsigned lim_given, const llr_meta *meta, llr_train_state *ts, llr_err *err);
 
 extern const llr_trainer llr_rnnlm_trainer, llr_ngram_trainer, llr_senc_trainer, llr_encdec_trainer, llr_fflm_trainer,
-    llr_loglm_trainer, llr_hmm_trainer;
+    llr_loglm_trainer, llr_hmm_trainer, llr_mrf_trainer;
 
 /* What a family gives the training driver (lib/train/driver.c) for a
  * model being trained; job is the family's state.  Every rank of a
@@ -252,7 +252,7 @@ void llr_family_describe_vocab(const llr_lexicon *lex, llr_model_info *info);
 void llr_family_describe_lex(const llr_lexicon *lex, const llr_meta *meta, const char *layers_key, llr_model_info *info);
 
 extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc, llr_family_mixture, llr_family_fflm,
-    llr_family_loglm, llr_family_hmm;
+    llr_family_loglm, llr_family_hmm, llr_family_mrf;
 /* families.c: the i-th family of the table (NULL after the last); the
  * family key of the model file at path, copied into buf (empty when
  * absent), 0 when path is not a model file that can be peeked at (stdin

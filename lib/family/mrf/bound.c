@@ -133,7 +133,7 @@ static double bwd(const double *G, int32_t V, const double *x, double *y)
 /* A chain of L nodes, exactly: log Z_c(L) (the log(G) shift m, a1's m1);
  * with grads, mult times its expected pair counts added to w->E and its
  * expected node counts to w->nodes. */
-static double chain_exact(mrf_ws *w, double m, double m1, int64_t L, double mult, int grads)
+static double chain_exact(mrf_ws *w, double m, double m1, int64_t L, double mult, int grads, int pairs)
 {
 	int32_t V = w->V;
 	if (L > w->alcap) {
@@ -167,7 +167,8 @@ static double chain_exact(mrf_ws *w, double m, double m1, int64_t L, double mult
 	double *beta = w->t1, *nb = w->t2;
 	for (int32_t a = 0; a < V; a++)
 		beta[a] = 1;
-	memset(w->acc, 0, (size_t)V * V * sizeof *w->acc);
+	if (pairs)
+		memset(w->acc, 0, (size_t)V * V * sizeof *w->acc);
 	for (int64_t i = L - 1; i >= 0; i--) {
 		const double *x = al + (size_t)i * V;
 		for (int32_t a = 0; a < V; a++)
@@ -175,7 +176,7 @@ static double chain_exact(mrf_ws *w, double m, double m1, int64_t L, double mult
 		if (i == 0)
 			break;
 		const double *p = al + (size_t)(i - 1) * V;
-		for (int32_t a = 0; a < V; a++) {
+		for (int32_t a = 0; pairs && a < V; a++) {
 			double *acc = w->acc + (size_t)a * V, pa = p[a] / s[i];
 			for (int32_t b = 0; b < V; b++)
 				acc[b] += pa * beta[b];
@@ -184,7 +185,7 @@ static double chain_exact(mrf_ws *w, double m, double m1, int64_t L, double mult
 		for (int32_t a = 0; a < V; a++)
 			beta[a] = nb[a] / s[i];
 	}
-	for (size_t j = 0; j < (size_t)V * V; j++)
+	for (size_t j = 0; pairs && j < (size_t)V * V; j++)
 		w->E[j] += mult * w->acc[j] * w->G[j];
 	return logz;
 }
@@ -208,7 +209,7 @@ static void perron(const double *G, int32_t V, double *x, double *y,
 }
 
 /* A chain of L nodes bounded through the Perron root (the header). */
-static double chain_perron(mrf_ws *w, double m, double m1, int64_t L, double mult, int grads)
+static double chain_perron(mrf_ws *w, double m, double m1, int64_t L, double mult, int grads, int pairs)
 {
 	int32_t V = w->V;
 	double *r = w->r, *y = w->t1;
@@ -236,18 +237,18 @@ static double chain_perron(mrf_ws *w, double m, double m1, int64_t L, double mul
 	for (int32_t a = 0; a < V; a++) {
 		const double *g = w->G + (size_t)a * V;
 		double *E = w->E + (size_t)a * V;
-		for (int32_t b = 0; b < V; b++)
+		for (int32_t b = 0; pairs && b < V; b++)
 			E[b] += e * r[a] * g[b] * l[b];
 		w->nodes[a] += mult * ((double)(L - 1) * r[a] * l[a] / lr + l[a] * w->a1[a] / la);
 	}
 	return logz;
 }
 
-static double chain(mrf_ws *w, double m, double m1, int64_t L, int method, double mult, int grads)
+static double chain(mrf_ws *w, double m, double m1, int64_t L, int method, double mult, int grads, int pairs)
 {
 	int exact = method == MRF_CHAIN_FORCE_EXACT ||
 	            (method == MRF_CHAIN_AUTO && (double)(L - 1) * (double)w->V * (double)w->V <= MRF_CHAIN_EXACT);
-	return exact || L == 1 ? chain_exact(w, m, m1, L, mult, grads) : chain_perron(w, m, m1, L, mult, grads);
+	return exact || L == 1 ? chain_exact(w, m, m1, L, mult, grads, pairs) : chain_perron(w, m, m1, L, mult, grads, pairs);
 }
 
 /* Forest k's G, a1 and their shifts. */
@@ -299,14 +300,15 @@ double mrf_bound(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, con
 		double m, m1, zk = 0;
 		forest(w, d, par, k, delta, &m, &m1);
 		if (grads) {
-			memset(w->E, 0, (size_t)V * V * sizeof *w->E);
+			if (gpar)
+				memset(w->E, 0, (size_t)V * V * sizeof *w->E);
 			memset(w->nodes, 0, (size_t)V * sizeof *w->nodes);
 		}
 		int64_t q = N / k, s = N % k;
 		if (s > 0)
-			zk += (double)s * chain(w, m, m1, q + 1, method, (double)s, grads);
+			zk += (double)s * chain(w, m, m1, q + 1, method, (double)s, grads, gpar != NULL);
 		if (q > 0)
-			zk += (double)(k - s) * chain(w, m, m1, q, method, (double)(k - s), grads);
+			zk += (double)(k - s) * chain(w, m, m1, q, method, (double)(k - s), grads, gpar != NULL);
 		B += zk / d->K;
 		if (gdelta)
 			memcpy(gdelta + (size_t)(k - 1) * V, w->nodes, (size_t)V * sizeof *gdelta);

@@ -83,7 +83,7 @@ double mrf_exact_logz(const mrf_dims *d, const double *par, int64_t N);
  * of a forest are summed exactly by the forward algorithm when
  * (L - 1) V^2 <= MRF_CHAIN_EXACT (or always with MRF_CHAIN_FORCE_EXACT),
  * else bounded through the Perron root (MRF_CHAIN_FORCE_PERRON: always). */
-#define MRF_CHAIN_EXACT 4194304.0
+#define MRF_CHAIN_EXACT 65536.0
 enum { MRF_CHAIN_AUTO, MRF_CHAIN_FORCE_EXACT, MRF_CHAIN_FORCE_PERRON };
 typedef struct mrf_ws mrf_ws;
 mrf_ws *mrf_ws_new(const mrf_dims *d);

@@ -1,0 +1,234 @@
+/*
+ * estimate.c - the chain MRF's side of train(1) ("Chain MRF language
+ * models"): its options (--mrf chooses it) and `train --mrf`, which reads
+ * a featurize stream as the word LMs do (its lexicon, its sentences
+ * joined, each ending in </s>, into one corpus of N tokens), counts it
+ * (counts.c: all that learning sees of the corpus) and maximises
+ *   (S(x) - B(theta)) / N - (l2 / 2) |theta|^2,
+ * S(x) = theta . counts and B the lifted TRW bound on log Z (bound.c), so
+ * a lower bound on the log-likelihood per token, by L-BFGS (liblbfgs,
+ * its backtracking line search).  Each evaluation first tightens the bound
+ * by the dual steps (--dual-steps, from the dual of the evaluation
+ * before), the schedule of the thesis: step 10^3 / 2^t, t the steps that
+ * did not decrease it.  Not a gradient-step family of the training
+ * driver: no job, no --resume; the model is written at the end.  The
+ * only file that calls liblbfgs.
+ */
+#include "family/mrf/mrf.h"
+
+#include <lbfgs.h>
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define SECTION "Chain MRF language models (train --mrf):"
+#define NEED "--neighbours, --rank, --l2 and --dual-steps need --mrf"
+static const llr_train_opt opts[] = {
+	{"mrf", 0, LLR_TOPT_FLAG, LLR_TOPT_SELECTS, .help = "train a chain MRF language model (lifted bound, L-BFGS) instead",
+	 .section = SECTION},
+	{"neighbours", 0, LLR_TOPT_INT, 0, 1, MRF_MAX_K, .dflt = "2", .arg = "K",
+	 .help = "link every token to its K following tokens (default 2)", .section = SECTION, .msg = NEED},
+	{"rank", 0, LLR_TOPT_INT, 0, 1, MRF_MAX_D, .dflt = "30", .arg = "D",
+	 .help = "the rank of the pair potentials u.v (default 30)", .section = SECTION, .msg = NEED},
+	{"l2", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1e6, .dflt = "0.0001", .arg = "x",
+	 .help = "L2 penalty per token on the parameters (default 0.0001)", .section = SECTION, .msg = NEED},
+	{"dual-steps", 0, LLR_TOPT_INT, 0, 0, 1 << 20, .dflt = "200", .arg = "n",
+	 .help = "dual steps tightening the bound at every evaluation (default 200)", .section = SECTION, .msg = NEED},
+	{"epochs", 0, LLR_TOPT_INT, 0, 1, 1 << 30, .dflt = "100", .arg = "n", .help = "with --mrf: at most n L-BFGS iterations",
+	 .section = SECTION},
+	{"max-time", 0, LLR_TOPT_DURATION, 0, .arg = "duration", .section = SECTION},
+	{"seed", 's', LLR_TOPT_INT, 0, 0, INT64_MAX, .dflt = "1", .arg = "seed", .section = SECTION},
+	{"distributed", 0, LLR_TOPT_REFUSED, .msg = "--distributed: a chain MRF (--mrf) learns from counts in one process"},
+	{0},
+};
+
+typedef struct fit {
+	const llr_train_args *a;
+	mrf_dims d;
+	const mrf_counts *c;
+	mrf_ws *ws;
+	double *delta, *gs, l2, t0, max_time, bound;
+	int dual, quiet, cut;
+} fit;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* f = (B - S) / N + l2/2 |x|^2 and its gradient g (L-BFGS minimises). */
+static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g, const int n, const lbfgsfloatval_t step)
+{
+	fit *F = inst;
+	double N = (double)F->c->N;
+	memset(g, 0, (size_t)n * sizeof *g);
+	memset(F->gs, 0, (size_t)n * sizeof *F->gs);
+	mrf_tighten(F->ws, &F->d, x, F->c->N, F->delta, F->dual, 1e3, MRF_CHAIN_AUTO);
+	double B = mrf_bound(F->ws, &F->d, x, F->c->N, F->delta, MRF_CHAIN_AUTO, g, NULL);
+	double S = mrf_score_counts(&F->d, x, F->c, F->gs), reg = 0;
+	for (int i = 0; i < n; i++) {
+		g[i] = (g[i] - F->gs[i]) / N + F->l2 * x[i];
+		reg += x[i] * x[i];
+	}
+	F->bound = B;
+	return (B - S) / N + 0.5 * F->l2 * reg;
+}
+
+static int progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t *g, const lbfgsfloatval_t fx,
+                    const lbfgsfloatval_t xnorm, const lbfgsfloatval_t gnorm, const lbfgsfloatval_t step, int n, int k, int ls)
+{
+	fit *F = inst;
+	double el = now() - F->t0;
+	if (!F->quiet)
+		llr_train_note(F->a, "iteration %d objective %.6f bound/token %.6f |g| %.3g %d evaluations %.1fs", k, -fx,
+		               F->bound / (double)F->c->N, gnorm, ls, el);
+	if (F->max_time > 0 && el >= F->max_time)
+		return F->cut = 1;
+	return 0;
+}
+
+/* The stream's lexicon and its sentences joined, into *lex and c. */
+static int read_corpus(const llr_train_args *a, const char *path, const char *name, llr_lexicon **lex, llr_lm_corpus *c,
+                       llr_err *err)
+{
+	int rc = llr_lm_stream_read(path, name, "--mrf", 1, NULL, lex, c, err);
+	if (rc < 0)
+		return rc;
+	int K = (int)llr_train_args_int(a, "neighbours");
+	if (c->n <= (size_t)K)
+		return llr_err_set(err, LLR_EINVAL, "%s: a corpus of %zu tokens, too short for --neighbours %d (more than %d needed)",
+		                   name, c->n, K, K);
+	return LLR_OK;
+}
+
+static const char *why(int ret, int cut)
+{
+	if (cut || ret == LBFGSERR_CANCELED)
+		return "max-time";
+	if (ret == LBFGSERR_MAXIMUMITERATION)
+		return "epochs";
+	if (ret == LBFGS_SUCCESS || ret == LBFGS_STOP || ret == LBFGS_ALREADY_MINIMIZED)
+		return "converged";
+	return "line-search"; /* liblbfgs keeps the last point that decreased f */
+}
+
+static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c, llr_err *err)
+{
+	size_t n = mrf_nparams(&m->d);
+	fit F = {.a = a, .d = m->d, .c = c, .l2 = llr_train_args_num(a, "l2"), .t0 = now(),
+	         .dual = (int)llr_train_args_int(a, "dual-steps"), .quiet = (int)llr_train_args_int(a, "quiet")};
+	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
+	lbfgsfloatval_t *x = lbfgs_malloc((int)n);
+	F.ws = mrf_ws_new(&m->d);
+	F.delta = llr_calloc((size_t)m->d.K * m->d.V, sizeof *F.delta);
+	F.gs = llr_malloc(n * sizeof *F.gs);
+	int rc = LLR_OK;
+	if (!x || !F.ws || !F.delta || !F.gs) {
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters (V = %d)", n, m->d.V);
+		goto out;
+	}
+	memcpy(x, m->par, n * sizeof *x);
+	lbfgs_parameter_t p;
+	lbfgs_parameter_init(&p);
+	p.linesearch = LBFGS_LINESEARCH_BACKTRACKING;
+	p.max_iterations = (int)llr_train_args_int(a, "epochs");
+	lbfgsfloatval_t fx = 0;
+	int ret = lbfgs((int)n, x, &fx, evaluate, progress, &F, &p);
+	const char *stop = why(ret, F.cut);
+	memcpy(m->par, x, n * sizeof *x);
+	double B = mrf_tighten(F.ws, &m->d, m->par, c->N, F.delta, F.dual, 1e3, MRF_CHAIN_AUTO);
+	double S = mrf_score_counts(&m->d, m->par, c, NULL);
+	if (!isfinite(B) || !isfinite(S)) {
+		rc = llr_err_set(err, LLR_ENAN, "the bound is not finite after training (liblbfgs status %d)", ret);
+		goto out;
+	}
+	int e = 0;
+	e |= llr_meta_set(m->meta, "stop", stop);
+	e |= llr_meta_setf(m->meta, "train_tokens", "%lld", (long long)c->N);
+	e |= llr_meta_setf(m->meta, "train_bound", "%.9g", B);
+	e |= llr_meta_setf(m->meta, "train_loglik_lower", "%.9g", (S - B) / (double)c->N);
+	e |= llr_meta_setf(m->meta, "l2", "%g", F.l2);
+	e |= llr_meta_setf(m->meta, "dual_steps", "%d", F.dual);
+	e |= llr_meta_setf(m->meta, "seed", "%lld", llr_train_args_int(a, "seed"));
+	e |= llr_meta_setf(m->meta, "train_seconds", "%.3f", now() - F.t0);
+	if (e < 0)
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+	else if (!F.quiet)
+		llr_train_note(a, "stopped (%s, liblbfgs status %d): log-likelihood per token >= %.6f (bound %.6f per token) in %.1fs",
+		               stop, ret, (S - B) / (double)c->N, B / (double)c->N, now() - F.t0);
+out:
+	lbfgs_free(x);
+	mrf_ws_free(F.ws);
+	free(F.delta);
+	free(F.gs);
+	return rc;
+}
+
+/* A new model over lex: b from the unigram counts, u and v small normal
+ * draws (u = v = 0 is a saddle of the bilinear potentials). */
+static int fresh(const llr_train_args *a, llr_lexicon *lex, const mrf_counts *c, mrf_model **out, llr_err *err)
+{
+	mrf_model *m = llr_calloc(1, sizeof *m);
+	if (!m)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	m->d = (mrf_dims){(int32_t)llr_strmap_size(lex->vocab), (int)llr_train_args_int(a, "neighbours"),
+	                  (int)llr_train_args_int(a, "rank")};
+	size_t n = mrf_nparams(&m->d);
+	if (!(m->meta = llr_meta_new()) || !(m->par = llr_malloc(n * sizeof *m->par))) {
+		mrf_model_free(m);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters", n);
+	}
+	llr_rng r;
+	llr_rng_seed(&r, (uint64_t)llr_train_args_int(a, "seed"));
+	for (int32_t w = 0; w < m->d.V; w++)
+		m->par[w] = log((c->uni[w] + 0.1) / ((double)c->N + 0.1 * m->d.V));
+	for (size_t i = (size_t)m->d.V; i < n; i++)
+		m->par[i] = 0.1 * llr_rng_normal(&r) / sqrt((double)m->d.D);
+	m->lex = lex;
+	*out = m;
+	return LLR_OK;
+}
+
+static int estimate(llr_train_args *a, llr_err *err)
+{
+	if (llr_train_args_noperands(a) > 1)
+		return llr_train_usage_err(err, "--mrf: at most one stream operand");
+	const char *path = llr_train_args_noperands(a) ? llr_train_args_operand(a, 0) : NULL;
+	const char *name = path && strcmp(path, "-") ? path : "<stdin>", *out = llr_train_args_str(a, "o");
+	if (!out)
+		return llr_train_usage_err(err, "--mrf: -o FILE is required (a model file)");
+	llr_lexicon *lex = NULL;
+	llr_lm_corpus corpus = {0};
+	mrf_counts c = {0};
+	mrf_model *m = NULL;
+	int rc = read_corpus(a, path, name, &lex, &corpus, err);
+	if (rc == LLR_OK)
+		rc = mrf_counts_make(corpus.ids, corpus.n, (int32_t)llr_strmap_size(lex->vocab), (int)llr_train_args_int(a, "neighbours"),
+		                     &c, err);
+	llr_lm_corpus_free(&corpus);
+	if (rc == LLR_OK && (rc = fresh(a, lex, &c, &m, err)) == LLR_OK)
+		lex = NULL;
+	if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
+		llr_train_note(a, "%s: %lld tokens, V %d, K %d, rank %d, %zu parameters", name, (long long)c.N, m->d.V, m->d.K, m->d.D,
+		               mrf_nparams(&m->d));
+	if (rc == LLR_OK)
+		rc = fit_model(a, m, &c, err);
+	if (rc == LLR_OK)
+		rc = mrf_model_save(out, m, err);
+	mrf_counts_free(&c);
+	mrf_model_free(m);
+	llr_lexicon_free(lex);
+	return rc;
+}
+
+const llr_trainer llr_mrf_trainer = {
+	.opts = opts,
+	.synopsis = "train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
+	            "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n",
+	.usage = "usage: train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
+	         "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n",
+	.foreign = "not for the chain MRF (--mrf)",
+	.estimate = estimate,
+};
