@@ -144,7 +144,7 @@ build/libcli.a: $(CLI_OBJ)
 # SANITIZE build's library needs the sanitizer runtimes wherever it is
 # linked.  make install writes its own copy, so two installs at once to
 # two prefixes (the suite's) cannot swap theirs.
-PC_TEXT = printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn%s\nLibs.private: %s -lm -lpthread\n' \
+PC_TEXT = printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: llrnn\nDescription: Log-Linear RNN language models\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lllrnn%s\nLibs.private: %s -llbfgs -lm -lpthread\n' \
 	'$(PREFIX)' '$(LIBDIR)' '$(INCLUDEDIR)' '$(VERSION)' '$(if $(SANITIZE), -fsanitize=$(SANITIZE))' '$(PKG_LIBS)'
 
 build/llrnn.pc: FORCE
