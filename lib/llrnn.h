@@ -131,7 +131,7 @@ enum { LLR_MODEL_DESCRIBE = 1, LLR_MODEL_SCORE = 2, LLR_MODEL_SCORE_PAIRS = 4, L
  * until llr_model_close). */
 typedef struct llr_model_info {
 	const char *kind;    /* the meta's kind: "model" or "ngram" ("ngram" for ARPA) */
-	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc", "fflm", "loglm", "mixture", "hmm" */
+	const char *family;  /* "rnnlm", "ngram", "encdec", "sentenc", "fflm", "loglm", "chain-mrf", "mixture", "hmm" */
 	int64_t vocab;       /* (target) vocabulary size, <s>, </s> and <unk> included */
 	int has_unk;         /* 1: <unk> is in the vocabulary */
 	int order;           /* n-gram order; 0 for networks */
@@ -157,7 +157,8 @@ typedef struct llr_model_info {
 	int32_t norm_digits, norm_shorts, norm_dict; /* drawn masses: the groups summed exactly */
 	int dim;               /* llr_model_embed's vector size; 0 without */
 	const char *embedding; /* and what the vectors are: "cbow", "gru", "bigru"
-	                          (sentence encoders), "lm-input-mean" (an LSTM LM) */
+	                          (sentence encoders), "lm-input-mean" (an LSTM LM),
+	                          "mrf-uv" (a chain MRF: its words' u and v) */
 	unsigned ops;        /* LLR_MODEL_* it has */
 } llr_model_info;
 
