@@ -58,6 +58,10 @@ struct mrf_ws {
 	double *phi, *a1, *r, *l, *t1, *t2, *nodes; /* V */
 	double *al, *s;       /* the forward messages and their sums */
 	int64_t alcap;
+	/* each forest's last Perron vectors (K x V), to start the next power
+	 * iteration from; have[k]: 1 right, 2 left, 3 both */
+	double *rk, *lk;
+	int have[MRF_MAX_K], k;
 };
 
 double mrf_theta(const mrf_dims *d, const double *par, int k, int32_t a, int32_t b)
@@ -80,7 +84,9 @@ mrf_ws *mrf_ws_new(const mrf_dims *d)
 	w->acc = llr_calloc(V * V, sizeof(double));
 	w->E = llr_calloc(V * V, sizeof(double));
 	double **vec[] = {&w->phi, &w->a1, &w->r, &w->l, &w->t1, &w->t2, &w->nodes};
-	int ok = w->G && w->acc && w->E;
+	w->rk = llr_calloc((size_t)d->K * V, sizeof(double));
+	w->lk = llr_calloc((size_t)d->K * V, sizeof(double));
+	int ok = w->G && w->acc && w->E && w->rk && w->lk;
 	for (size_t i = 0; i < sizeof vec / sizeof *vec; i++)
 		ok &= (*vec[i] = llr_calloc(V, sizeof(double))) != NULL;
 	if (!ok) {
@@ -95,7 +101,7 @@ void mrf_ws_free(mrf_ws *w)
 	if (!w)
 		return;
 	free(w->G), free(w->acc), free(w->E), free(w->phi), free(w->a1), free(w->r), free(w->l), free(w->t1), free(w->t2);
-	free(w->nodes), free(w->al), free(w->s);
+	free(w->nodes), free(w->al), free(w->s), free(w->rk), free(w->lk);
 	free(w);
 }
 
@@ -190,20 +196,23 @@ static double chain_exact(mrf_ws *w, double m, double m1, int64_t L, double mult
 	return logz;
 }
 
-/* x normalised to sum 1 by power iteration with step (fwd or bwd). */
+/* x normalised to sum 1 by power iteration with step (fwd or bwd),
+ * from last (the forest's vector of its last call, NULL: uniform), where
+ * it is left.  Any positive x keeps the bound a bound; convergence only
+ * makes it tight and its gradient right. */
 static void perron(const double *G, int32_t V, double *x, double *y,
-                   double (*step)(const double *, int32_t, const double *, double *))
+                   double (*step)(const double *, int32_t, const double *, double *), double *last)
 {
 	for (int32_t a = 0; a < V; a++)
-		x[a] = 1.0 / V;
-	for (int it = 0; it < 10000; it++) {
+		x[a] = last ? last[a] : 1.0 / V;
+	for (int it = 0; it < 5000; it++) {
 		double t = step(G, V, x, y), diff = 0;
 		for (int32_t a = 0; a < V; a++) {
 			y[a] /= t;
 			diff = fmax(diff, fabs(y[a] - x[a]) / y[a]);
 			x[a] = y[a];
 		}
-		if (diff < 1e-14)
+		if (diff < 1e-12)
 			break;
 	}
 }
@@ -212,8 +221,10 @@ static void perron(const double *G, int32_t V, double *x, double *y,
 static double chain_perron(mrf_ws *w, double m, double m1, int64_t L, double mult, int grads, int pairs)
 {
 	int32_t V = w->V;
-	double *r = w->r, *y = w->t1;
-	perron(w->G, V, r, y, fwd);
+	double *r = w->r, *y = w->t1, *rk = w->rk + (size_t)w->k * V, *lk = w->lk + (size_t)w->k * V;
+	perron(w->G, V, r, y, fwd, w->have[w->k] & 1 ? rk : NULL);
+	memcpy(rk, r, (size_t)V * sizeof *rk);
+	w->have[w->k] |= 1;
 	fwd(w->G, V, r, y);
 	double lam = 0, c = 0, sr = 0;
 	for (int32_t a = 0; a < V; a++) {
@@ -225,7 +236,9 @@ static double chain_perron(mrf_ws *w, double m, double m1, int64_t L, double mul
 	if (!grads)
 		return logz;
 	double *l = w->l;
-	perron(w->G, V, l, w->t2, bwd);
+	perron(w->G, V, l, w->t2, bwd, w->have[w->k] & 2 ? lk : NULL);
+	memcpy(lk, l, (size_t)V * sizeof *lk);
+	w->have[w->k] |= 2;
 	double lr = 0, la = 0, rho = 0;
 	for (int32_t a = 0; a < V; a++) {
 		lr += l[a] * r[a];
@@ -299,6 +312,7 @@ double mrf_bound(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, con
 	for (int k = 1; k <= d->K; k++) {
 		double m, m1, zk = 0;
 		forest(w, d, par, k, delta, &m, &m1);
+		w->k = k - 1;
 		if (grads) {
 			if (gpar)
 				memset(w->E, 0, (size_t)V * V * sizeof *w->E);
