@@ -43,14 +43,14 @@ setup() {
 	grep -q '^train: stopped (' "$M/k2.err"
 	train --mrf --neighbours 2 --rank 4 --epochs 2 -o two.bin "$M/small.fz" 2>err
 	[ "$(grep -c '^train: iteration' err)" -le 2 ]
-	[ "$(meta two.bin stop)" = epochs ]
+	[ "$(meta two.bin stopped)" = epochs ]
 	# more iterations, a higher lower bound on the log-likelihood
 	awk -v a="$(meta two.bin train_loglik_lower)" -v b="$(meta "$M/k2.bin" train_loglik_lower)" 'BEGIN { exit !(b > a) }'
 }
 
 @test "train --mrf --max-time: stops after the iteration that passes it" {
 	train --mrf --neighbours 2 --rank 4 --epochs 1000 --max-time 0.001s -o t.bin "$M/small.fz" 2>err
-	[ "$(meta t.bin stop)" = max-time ]
+	[ "$(meta t.bin stopped)" = max-time ]
 	[ "$(grep -c '^train: iteration' err)" -eq 1 ]
 }
 

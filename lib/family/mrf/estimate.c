@@ -145,7 +145,7 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 		goto out;
 	}
 	int e = 0;
-	e |= llr_meta_set(m->meta, "stop", stop);
+	e |= llr_meta_set(m->meta, "stopped", stop);
 	e |= llr_meta_setf(m->meta, "train_tokens", "%lld", (long long)c->N);
 	e |= llr_meta_setf(m->meta, "train_bound", "%.9g", B);
 	e |= llr_meta_setf(m->meta, "train_loglik_lower", "%.9g", (S - B) / (double)c->N);
