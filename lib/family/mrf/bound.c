@@ -80,13 +80,11 @@ mrf_ws *mrf_ws_new(const mrf_dims *d)
 		return NULL;
 	size_t V = (size_t)d->V;
 	w->V = d->V;
-	w->G = llr_calloc(V * V, sizeof(double));
-	w->acc = llr_calloc(V * V, sizeof(double));
-	w->E = llr_calloc(V * V, sizeof(double));
+	w->G = llr_calloc(V * V, sizeof(double)); /* acc and E: with the first gradient */
 	double **vec[] = {&w->phi, &w->a1, &w->r, &w->l, &w->t1, &w->t2, &w->nodes};
 	w->rk = llr_calloc((size_t)d->K * V, sizeof(double));
 	w->lk = llr_calloc((size_t)d->K * V, sizeof(double));
-	int ok = w->G && w->acc && w->E && w->rk && w->lk;
+	int ok = w->G && w->rk && w->lk;
 	for (size_t i = 0; i < sizeof vec / sizeof *vec; i++)
 		ok &= (*vec[i] = llr_calloc(V, sizeof(double))) != NULL;
 	if (!ok) {
@@ -309,6 +307,10 @@ double mrf_bound(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, con
 	int32_t V = d->V;
 	int grads = gpar || gdelta;
 	double B = 0;
+	if (gpar && !w->E) { /* the pair marginals' V x V, only when asked for */
+		if (!(w->acc = llr_calloc((size_t)V * V, sizeof(double))) || !(w->E = llr_calloc((size_t)V * V, sizeof(double))))
+			return NAN;
+	}
 	for (int k = 1; k <= d->K; k++) {
 		double m, m1, zk = 0;
 		forest(w, d, par, k, delta, &m, &m1);
