@@ -2794,6 +2794,35 @@ void llr_kn_opts_init(llr_kn_opts *o);
  * was counted, LLR_EINVAL if discounts cannot be computed (see
  * discount_fallback). */
 int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **out, double *discounts, llr_err *err);
+
+/* Counting and estimating on disk (lib/ngram/xestimate.c).  Once
+ * llr_ngram_counter_spill is called (before the first line), counts that
+ * outgrow max_bytes are written as sorted runs to temporary files in
+ * dir instead of failing, and llr_ngram_counter_spilled says so at the
+ * end; such counts are estimated by llr_ngram_estimate_arpa, in sorted
+ * streams on disk within max_bytes, straight to an ARPA file (the
+ * model is never in memory: llr_ngram_estimate refuses them).  The
+ * temporary files are unlinked as soon as they are created. */
+typedef struct llr_ngram_disk {
+	const char *dir;    /* the folder of the temporary files */
+	int fanin;          /* the most runs merged at once; 0: 16 */
+	size_t run_records; /* tests: a run every so many records; 0: when memory is full */
+} llr_ngram_disk;
+typedef struct llr_ngram_disk_stats {
+	uint64_t runs;   /* sorted runs written, counting included */
+	uint64_t passes; /* merge passes before the last merge */
+	uint64_t disk;   /* the most bytes in temporary files at once */
+	int64_t count[LLR_NGRAM_MAX_ORDER]; /* n-grams written per order */
+} llr_ngram_disk_stats;
+int llr_ngram_counter_spill(llr_ngram_counter *c, const llr_ngram_disk *d, llr_err *err);
+int llr_ngram_counter_spilled(const llr_ngram_counter *c);
+/* Estimate the spilled counts of c and write the ARPA model to path
+ * (NULL or "-": standard output, held in a temporary file until the end
+ * so that an error leaves it empty); as llr_ngram_estimate otherwise.
+ * LLR_ERANGE when max_bytes is too small to sort in (the message gives
+ * the least that works). */
+int llr_ngram_estimate_arpa(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, double *discounts, llr_ngram_disk_stats *st,
+                            llr_err *err);
 void llr_ngram_free(llr_ngram *m);
 
 int llr_ngram_order(const llr_ngram *m);

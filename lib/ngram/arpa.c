@@ -893,3 +893,128 @@ int llr_ngram_write_arpa(const llr_ngram *m, const char *path, llr_err *err)
 		llr_err_set(err, LLR_ENOMEM, "out of memory");
 	return aw_close(&w, path, !bad, err);
 }
+
+/* ------------------------------------------------- the streamed writer */
+
+/* An ARPA file written a line at a time, for estimation on disk
+ * (xestimate.c): the same bytes as llr_ngram_write_arpa gives for the
+ * same model.  Standard output is held in an unlinked temporary file in
+ * tmpdir until llr_arpa_out_close, so that a failure leaves it empty. */
+struct llr_arpa_out {
+	awriter w;
+	char *path;
+	FILE *spool; /* standard output's temporary file, or NULL */
+	int order;
+	const llr_strmap *vocab;
+};
+
+llr_arpa_out *llr_arpa_out_open(const char *path, const char *tmpdir, int order, const int64_t *counts, const llr_strmap *vocab, llr_err *err)
+{
+	llr_arpa_out *o = llr_calloc(1, sizeof *o);
+	if (!o || (path && !(o->path = strdup(path)))) {
+		free(o);
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	o->order = order;
+	o->vocab = vocab;
+	int rc = LLR_OK;
+	if (!path || !strcmp(path, "-")) {
+		memset(&o->w, 0, sizeof o->w);
+		o->w.fd = -1;
+		size_t n = strlen(tmpdir) + 32;
+		char *t = llr_malloc(n);
+		int fd = -1;
+		if (t) {
+			snprintf(t, n, "%s/llrnn-arpa-XXXXXX", tmpdir);
+			if ((fd = mkstemp(t)) >= 0)
+				unlink(t);
+		}
+		if (fd < 0 || !(o->spool = fdopen(fd, "w+")))
+			rc = llr_err_set(err, LLR_EIO, "%s: cannot create a temporary file: %s", tmpdir, t ? strerror(errno) : "out of memory");
+		if (fd >= 0 && !o->spool)
+			close(fd);
+		free(t);
+		o->w.fp = o->spool;
+	} else {
+		rc = aw_open(&o->w, path, err);
+	}
+	if (rc == LLR_OK) {
+		int bad = llr_buf_printf(&o->w.buf, "\\data\\\n") < 0;
+		for (int n = 1; n <= order; n++)
+			bad |= llr_buf_printf(&o->w.buf, "ngram %d=%lld\n", n, (long long)counts[n - 1]) < 0;
+		if (bad)
+			rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
+	if (rc != LLR_OK) {
+		llr_arpa_out_close(o, 0, err);
+		return NULL;
+	}
+	return o;
+}
+
+int llr_arpa_out_section(llr_arpa_out *o, int n)
+{
+	return llr_buf_printf(&o->w.buf, "\n\\%d-grams:\n", n) < 0 ? LLR_ENOMEM : LLR_OK;
+}
+
+int llr_arpa_out_line(llr_arpa_out *o, int n, const uint32_t *words, float logp, float backoff)
+{
+	size_t need = 2 * 32 + (size_t)n + 1;
+	for (int j = 0; j < n; j++)
+		need += llr_strmap_len(o->vocab, (int32_t)words[j]);
+	if (llr_buf_reserve(&o->w.buf, need) != LLR_OK)
+		return LLR_ENOMEM;
+	char *p = o->w.buf.data + o->w.buf.len;
+	p += llr_arpa_format_float(p, logp);
+	for (int j = 0; j < n; j++) {
+		size_t len = llr_strmap_len(o->vocab, (int32_t)words[j]);
+		*p++ = j ? ' ' : '\t';
+		memcpy(p, llr_strmap_str(o->vocab, (int32_t)words[j]), len);
+		p += len;
+	}
+	if (n < o->order) {
+		*p++ = '\t';
+		p += llr_arpa_format_float(p, backoff);
+	}
+	*p++ = '\n';
+	*p = 0;
+	o->w.buf.len = (size_t)(p - o->w.buf.data);
+	if (o->w.buf.len >= 1 << 18)
+		aw_flush(&o->w);
+	return o->w.failed ? LLR_EIO : LLR_OK;
+}
+
+/* The end written and the file closed (ok) or dropped (!ok). */
+int llr_arpa_out_close(llr_arpa_out *o, int ok, llr_err *err)
+{
+	if (!o)
+		return LLR_OK;
+	if (ok && llr_buf_printf(&o->w.buf, "\n\\end\\\n") < 0)
+		ok = 0, llr_err_set(err, LLR_ENOMEM, "out of memory");
+	int rc;
+	if (o->spool) {
+		aw_flush(&o->w);
+		int failed = o->w.failed || fflush(o->spool) != 0;
+		llr_buf_free(&o->w.buf);
+		if (ok && !failed) {
+			char buf[1 << 16];
+			size_t k;
+			rewind(o->spool);
+			while ((k = fread(buf, 1, sizeof buf, o->spool)) > 0)
+				if (fwrite(buf, 1, k, stdout) != k)
+					break;
+			failed = ferror(o->spool) || ferror(stdout) || fflush(stdout) != 0;
+		}
+		fclose(o->spool);
+		if (failed && ok)
+			rc = llr_err_set(err, LLR_EIO, "<stdout>: write failed");
+		else
+			rc = failed || !ok ? llr_err_code(err, LLR_EIO) : LLR_OK;
+	} else {
+		rc = aw_close(&o->w, o->path, ok, err);
+	}
+	free(o->path);
+	free(o);
+	return rc;
+}

@@ -25,6 +25,9 @@
 
 #define COUNT_MERGE_MIN ((size_t)1 << 20)
 
+/* Spilled records fold equal N-grams by adding their counts. */
+static void add_counts(void *into, const void *from, size_t rec);
+
 struct llr_ngram_counter {
 	int order;
 	size_t max_bytes;
@@ -37,6 +40,11 @@ struct llr_ngram_counter {
 	size_t n;
 	size_t peak;     /* the most bytes held, for llr_ngram_counter_bytes */
 	size_t merge_at; /* a fixed merge size (tests), 0 = the rule above */
+	llr_xsort *xs;   /* spilling: the runs on disk, else NULL */
+	size_t xs_runs;  /* the runs spilled (0: the counts are all here) */
+	size_t xs_every; /* spill every so many distinct keys (tests), 0 = when full */
+	size_t reserve;  /* bytes of the budget kept for the spill's buffers */
+	llr_xsort_cfg xcfg;
 	uint32_t gram[LLR_NGRAM_MAX_ORDER];
 	uint64_t tokens;
 };
@@ -50,7 +58,10 @@ static size_t key_bytes(const llr_ngram_counter *c)
  * the merged array and the vocabulary stays within the bound. */
 static int room(llr_ngram_counter *c, size_t bufcap, size_t extra, llr_err *err)
 {
-	size_t bytes = bufcap * key_bytes(c) + c->n * (key_bytes(c) + sizeof(uint64_t)) + c->vocab_bytes + extra;
+	size_t bytes = bufcap * key_bytes(c) + c->n * (key_bytes(c) + sizeof(uint64_t)) + c->vocab_bytes + c->reserve + extra;
+	if (bytes > c->max_bytes && c->xs)
+		return llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to count %d-grams on disk (the vocabulary alone takes %zu MiB)", c->max_bytes >> 20,
+		                   c->order, c->vocab_bytes >> 20);
 	if (bytes > c->max_bytes)
 		return llr_err_set(err, LLR_ERANGE, "the n-gram counts need more than %zu MiB (%zu distinct %d-grams so far, %zu more to merge)", c->max_bytes >> 20, c->n,
 		                   c->order, c->nbuf);
@@ -95,6 +106,34 @@ static int sort_buffer(const llr_ngram_counter *c, uint32_t *perm, uint32_t *tmp
 	return LLR_OK;
 }
 
+/* Spilling: the array of distinct keys written as a sorted run (each
+ * record its N words, padded to 8 bytes, and its 64-bit count), then
+ * emptied. */
+static int spill_array(llr_ngram_counter *c, llr_err *err)
+{
+	const int N = c->order;
+	uint64_t rec[LLR_NGRAM_MAX_ORDER / 2 + 2];
+	const size_t kw = llr_xrec_key_bytes(N);
+	int rc = LLR_OK;
+	memset(rec, 0, sizeof rec);
+	for (size_t i = 0; i < c->n && rc == LLR_OK; i++) {
+		memcpy(rec, c->keys + i * (size_t)N, key_bytes(c));
+		memcpy((char *)rec + kw, &c->counts[i], sizeof(uint64_t));
+		rc = llr_xsort_run_put(c->xs, rec, err);
+	}
+	if (rc == LLR_OK)
+		rc = llr_xsort_run_end(c->xs, err);
+	if (rc != LLR_OK)
+		return rc;
+	free(c->keys);
+	free(c->counts);
+	c->keys = NULL;
+	c->counts = NULL;
+	c->n = 0;
+	c->xs_runs++;
+	return LLR_OK;
+}
+
 /* The buffer sorted and merged into the array of distinct keys. */
 static int merge(llr_ngram_counter *c, llr_err *err)
 {
@@ -103,8 +142,11 @@ static int merge(llr_ngram_counter *c, llr_err *err)
 	if (nb == 0)
 		return LLR_OK;
 	const uint32_t V = (uint32_t)llr_strmap_size(c->vocab);
-	int rc = room(c, c->bufcap, 2 * nb * sizeof(uint32_t) + ((size_t)V + 1) * sizeof(uint32_t), err);
-	if (rc != LLR_OK)
+	int rc;
+	if (c->xs && c->n && room(c, c->bufcap, LLR_MAX(2 * nb * sizeof(uint32_t) + ((size_t)V + 1) * sizeof(uint32_t), nb * sizeof(uint32_t) + (c->n + nb) * (kb + sizeof(uint64_t))), NULL) != LLR_OK &&
+	    (rc = spill_array(c, err)) != LLR_OK)
+		return rc;
+	if ((rc = room(c, c->bufcap, 2 * nb * sizeof(uint32_t) + ((size_t)V + 1) * sizeof(uint32_t), err)) != LLR_OK)
 		return rc;
 	uint32_t *perm = llr_malloc(nb * sizeof *perm), *tmp = llr_malloc(nb * sizeof *tmp);
 	if (!perm || !tmp || sort_buffer(c, perm, tmp, V) != LLR_OK) {
@@ -150,7 +192,7 @@ static int merge(llr_ngram_counter *c, llr_err *err)
 	c->counts = counts;
 	c->n = k;
 	c->nbuf = 0;
-	return LLR_OK;
+	return c->xs && c->xs_every && c->n >= c->xs_every ? spill_array(c, err) : LLR_OK;
 }
 
 llr_ngram_counter *llr_ngram_counter_new(int order, size_t max_bytes, llr_err *err)
@@ -180,6 +222,7 @@ void llr_ngram_counter_free(llr_ngram_counter *c)
 	if (!c)
 		return;
 	llr_strmap_free(c->vocab);
+	llr_xsort_free(c->xs);
 	free(c->buf);
 	free(c->keys);
 	free(c->counts);
@@ -196,6 +239,16 @@ uint64_t llr_ngram_counter_tokens(const llr_ngram_counter *c)
 	return c->tokens;
 }
 
+/* Spilling: a buffer of cap keys sorted and merged with the array
+ * emptied stays within the bound. */
+static int fits_alone(const llr_ngram_counter *c, size_t cap)
+{
+	if (!c->xs)
+		return 1;
+	size_t V = llr_strmap_size(c->vocab);
+	return cap * (2 * key_bytes(c) + 2 * sizeof(uint32_t) + sizeof(uint64_t)) + (V + 1) * sizeof(uint32_t) + c->vocab_bytes + c->reserve <= c->max_bytes;
+}
+
 /* Append the key in c->gram, then shift the window left.  A full buffer
  * doubles up to the merge size (2^20 keys or the distinct count so far),
  * then is merged. */
@@ -204,6 +257,8 @@ static int add_gram(llr_ngram_counter *c, llr_err *err)
 	const int N = c->order;
 	size_t lim = c->merge_at ? c->merge_at : c->n > COUNT_MERGE_MIN ? c->n
 	                                                                : COUNT_MERGE_MIN;
+	if (c->xs_every && lim > c->xs_every)
+		lim = c->xs_every;
 	if (lim > UINT32_MAX)
 		lim = UINT32_MAX;
 	if (c->nbuf >= lim || c->nbuf == c->bufcap) {
@@ -211,7 +266,7 @@ static int add_gram(llr_ngram_counter *c, llr_err *err)
 		if (cap > lim)
 			cap = lim;
 		int rc;
-		if (c->nbuf < lim && c->bufcap < cap && room(c, cap, 0, NULL) == LLR_OK) {
+		if (c->nbuf < lim && c->bufcap < cap && room(c, cap, 0, NULL) == LLR_OK && fits_alone(c, cap)) {
 			uint32_t *b = llr_reallocarray(c->buf, cap * (size_t)N, sizeof *b);
 			if (!b)
 				return llr_err_set(err, LLR_ENOMEM, "out of memory counting n-grams");
@@ -262,8 +317,62 @@ int llr_ngram_count_line(llr_ngram_counter *c, const char *line, size_t len, llr
 	return add_gram(c, err);
 }
 
+void llr_ngram_xcfg(const llr_ngram_disk *d, size_t max_bytes, llr_xsort_cfg *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->dir = d->dir;
+	cfg->fanin = d->fanin >= 2 ? d->fanin : 16;
+	cfg->run_records = d->run_records;
+	cfg->iobuf = LLR_MIN(LLR_MAX(max_bytes / 256, (size_t)4 << 10), (size_t)256 << 10);
+	cfg->mem = max_bytes;
+}
+
+int llr_ngram_counter_spill(llr_ngram_counter *c, const llr_ngram_disk *d, llr_err *err)
+{
+	const int N = c->order;
+	LLR_ASSERT(!c->xs && c->n == 0 && c->nbuf == 0);
+	llr_xsort_cfg x, *cfg = &x;
+	llr_ngram_xcfg(d, c->max_bytes, cfg);
+	c->xcfg = x;
+	if (!(c->xs = llr_xsort_new(cfg, llr_xrec_key_bytes(N) + sizeof(uint64_t), N, (const int[]){0, 1, 2, 3, 4, 5, 6, 7}, N, 0, add_counts, err)))
+		return llr_err_code(err, LLR_ENOMEM);
+	c->xs_every = cfg->run_records;
+	c->reserve = cfg->iobuf + (cfg->iobuf >> 4);
+	return LLR_OK;
+}
+
+int llr_ngram_counter_spilled(const llr_ngram_counter *c)
+{
+	return c->xs_runs > 0;
+}
+
+int llr_ngram_counter_take_runs(llr_ngram_counter *c, int *order, llr_xsort **runs, llr_xsort_cfg *cfg, size_t *max_bytes, size_t *vocab_bytes,
+                                llr_strmap **vocab, llr_err *err)
+{
+	*max_bytes = c->max_bytes;
+	*vocab_bytes = c->vocab_bytes;
+	*cfg = c->xcfg;
+	LLR_ASSERT(c->xs);
+	int rc = merge(c, err);
+	if (rc == LLR_OK && c->n)
+		rc = spill_array(c, err);
+	free(c->buf);
+	c->buf = NULL;
+	c->bufcap = 0;
+	if (rc != LLR_OK)
+		return rc;
+	*order = c->order;
+	*runs = c->xs;
+	*vocab = c->vocab;
+	c->xs = NULL;
+	c->vocab = NULL;
+	return LLR_OK;
+}
+
 int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, uint64_t **counts, size_t *n, llr_strmap **vocab, llr_err *err)
 {
+	if (c->xs_runs)
+		return llr_err_set(err, LLR_EINVAL, "the n-gram counts are on disk: they are estimated into an ARPA file only");
 	int rc = merge(c, err);
 	if (rc != LLR_OK)
 		return rc;
@@ -280,4 +389,13 @@ int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, ui
 	c->vocab = NULL;
 	c->n = 0;
 	return LLR_OK;
+}
+
+static void add_counts(void *into, const void *from, size_t rec)
+{
+	uint64_t a, b;
+	memcpy(&a, (char *)into + rec - 8, 8);
+	memcpy(&b, (const char *)from + rec - 8, 8);
+	a += b;
+	memcpy((char *)into + rec - 8, &a, 8);
 }

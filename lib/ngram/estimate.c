@@ -228,6 +228,16 @@ static int64_t lev_find_from(const lev *l, const uint32_t *key, size_t from)
 	return lev_find_in(l, key, lo, hi < l->count ? hi + 1 : l->count);
 }
 
+int llr_kn_check(const llr_kn_opts *o, int N, llr_err *err)
+{
+	for (int n = 2; n <= N; n++)
+		if (o->prune[n - 1] < o->prune[n - 2])
+			return llr_err_set(err, LLR_EINVAL, "pruning thresholds must not decrease with the order (%d-grams %llu, %d-grams %llu)", n - 1, (unsigned long long)o->prune[n - 2], n, (unsigned long long)o->prune[n - 1]);
+	if (o->prune[0] > 0)
+		return llr_err_set(err, LLR_EINVAL, "unigrams cannot be pruned");
+	return LLR_OK;
+}
+
 void llr_kn_opts_init(llr_kn_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -293,12 +303,8 @@ static int add_suffixes(const lev *hi, lev *lo, uint32_t V)
 	return rc;
 }
 
-static int discounts_for(const lev *l, const llr_kn_opts *o, double D[4], llr_err *err)
+int llr_kn_discounts(const uint64_t t[5], int n, const llr_kn_opts *o, double D[4], llr_err *err)
 {
-	uint64_t t[5] = {0};
-	for (size_t i = 0; i < l->count; i++)
-		if (l->adj[i] >= 1 && l->adj[i] <= 4)
-			t[l->adj[i]]++;
 	D[0] = 0;
 	const char *why = NULL;
 	int k = 0;
@@ -319,17 +325,21 @@ static int discounts_for(const lev *l, const llr_kn_opts *o, double D[4], llr_er
 		return LLR_OK;
 	if (!o->discount_fallback) {
 		if (why[0] == 'n')
-			return llr_err_set(err, LLR_EINVAL, "cannot compute the Kneser-Ney discounts of the %d-grams: no %d-gram has adjusted count %d (too little or artificial data? a discount fallback overrides this)", l->n, l->n, k - 1);
-		return llr_err_set(err, LLR_EINVAL, "the Kneser-Ney discount D%d of the %d-grams is %g, outside [0, %d] (a discount fallback overrides this)", k, l->n, D[k], k);
+			return llr_err_set(err, LLR_EINVAL, "cannot compute the Kneser-Ney discounts of the %d-grams: no %d-gram has adjusted count %d (too little or artificial data? a discount fallback overrides this)", n, n, k - 1);
+		return llr_err_set(err, LLR_EINVAL, "the Kneser-Ney discount D%d of the %d-grams is %g, outside [0, %d] (a discount fallback overrides this)", k, n, D[k], k);
 	}
 	for (k = 1; k <= 3; k++)
 		D[k] = o->fallback[k - 1];
 	return LLR_OK;
 }
 
-static double disc(const double D[4], uint64_t a)
+static int discounts_for(const lev *l, const llr_kn_opts *o, double D[4], llr_err *err)
 {
-	return D[a < 3 ? a : 3];
+	uint64_t t[5] = {0};
+	for (size_t i = 0; i < l->count; i++)
+		if (l->adj[i] >= 1 && l->adj[i] <= 4)
+			t[l->adj[i]]++;
+	return llr_kn_discounts(t, l->n, o, D, err);
 }
 
 /* The trie's arrays of level n for k entries (backoffs 0 = log10 1 and
@@ -406,7 +416,7 @@ static int level_probs(llr_ngram *m, lev *l, lev *lo, const double D[4], const l
 			si = n == 2 ? (int64_t)suf[0] : si < 0 ? lev_find(lo, suf)
 			                                       : lev_find_from(lo, suf, (size_t)si + 1);
 			LLR_ASSERT(si >= 0);
-			double u = ((double)l->adj[e] - disc(D, l->adj[e])) / (double)denom;
+			double u = ((double)l->adj[e] - llr_kn_disc(D, l->adj[e])) / (double)denom;
 			double p = u + gamma * lo->p[si];
 			if (l->p)
 				l->p[e] = p;
@@ -430,24 +440,29 @@ static int level_probs(llr_ngram *m, lev *l, lev *lo, const double D[4], const l
 	return LLR_OK;
 }
 
+void llr_kn_unigrams(const uint64_t *adj, uint32_t V, const double D[4], double *p, float *logp)
+{
+	uint64_t denom = 0, nk[4] = {0};
+	for (uint32_t w = 0; w < V; w++) {
+		if (w == BOS_ID)
+			continue;
+		denom += adj[w];
+		if (adj[w])
+			nk[adj[w] < 3 ? adj[w] : 3]++;
+	}
+	double gamma = (D[1] * (double)nk[1] + D[2] * (double)nk[2] + D[3] * (double)nk[3]) / (double)denom;
+	for (uint32_t w = 0; w < V; w++) {
+		p[w] = w == BOS_ID ? 1.0 : ((double)adj[w] - llr_kn_disc(D, adj[w])) / (double)denom + gamma / (double)(V - 1);
+		logp[w] = w == BOS_ID ? 0.0f : fminf(0.0f, (float)log10(p[w]));
+	}
+}
+
 /* Unigrams: a dense level indexed by word id, into the trie. */
 static int unigram_probs(llr_ngram *m, lev *l, uint32_t V, const double D[4])
 {
 	if (!(l->p = llr_malloc(V * sizeof *l->p)) || trie_alloc(m, 1, V) != LLR_OK)
 		return LLR_ENOMEM;
-	uint64_t denom = 0, nk[4] = {0};
-	for (uint32_t w = 0; w < V; w++) {
-		if (w == BOS_ID)
-			continue;
-		denom += l->adj[w];
-		if (l->adj[w])
-			nk[l->adj[w] < 3 ? l->adj[w] : 3]++;
-	}
-	double gamma = (D[1] * (double)nk[1] + D[2] * (double)nk[2] + D[3] * (double)nk[3]) / (double)denom;
-	for (uint32_t w = 0; w < V; w++) {
-		l->p[w] = w == BOS_ID ? 1.0 : ((double)l->adj[w] - disc(D, l->adj[w])) / (double)denom + gamma / (double)(V - 1);
-		m->logp[0][w] = w == BOS_ID ? 0.0f : fminf(0.0f, (float)log10(l->p[w]));
-	}
+	llr_kn_unigrams(l->adj, V, D, l->p, m->logp[0]);
 	free(l->adj);
 	free(l->raw);
 	l->adj = l->raw = NULL;
@@ -497,17 +512,10 @@ int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **o
 	if (rc != LLR_OK)
 		return rc;
 	int pruning = 0;
-	for (int n = 2; n <= N; n++) {
+	for (int n = 2; n <= N; n++)
 		pruning |= o->prune[n - 1] > 0;
-		if (o->prune[n - 1] < o->prune[n - 2]) {
-			rc = llr_err_set(err, LLR_EINVAL, "pruning thresholds must not decrease with the order (%d-grams %llu, %d-grams %llu)", n - 1, (unsigned long long)o->prune[n - 2], n, (unsigned long long)o->prune[n - 1]);
-			goto done;
-		}
-	}
-	if (o->prune[0] > 0) {
-		rc = llr_err_set(err, LLR_EINVAL, "unigrams cannot be pruned");
+	if ((rc = llr_kn_check(o, N, err)) != LLR_OK)
 		goto done;
-	}
 	if (used == 0) {
 		rc = llr_err_set(err, LLR_EEMPTY, "no n-grams counted (empty corpus)");
 		goto done;

@@ -85,6 +85,27 @@ int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err);
 /* For tests: merge every `keys` keys instead of the usual rule. */
 void llr_ngram_counter_merge_at(llr_ngram_counter *c, size_t keys);
 int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, uint64_t **counts, size_t *n, llr_strmap **vocab, llr_err *err);
+/* count.c, for xestimate.c: after spilling, the runs (records of the
+ * N words, padded, and a 64-bit count, lexicographic, llr_xsort_finish
+ * not yet called), their set-up, the budget, the memory the vocabulary
+ * takes and the vocabulary; the counter is left empty. */
+struct llr_xsort;
+struct llr_xsort_cfg;
+int llr_ngram_counter_take_runs(llr_ngram_counter *c, int *order, struct llr_xsort **runs, struct llr_xsort_cfg *cfg, size_t *max_bytes,
+                                size_t *vocab_bytes, llr_strmap **vocab, llr_err *err);
+
+/* estimate.c, shared with xestimate.c: the checks of o's pruning
+ * thresholds for order N; the discounts D[1..3] of order n from its
+ * counts of adjusted counts t[1..4] (D[0] = 0); the unigrams' p and
+ * log10 p from their adjusted counts (V words, dense by id). */
+int llr_kn_check(const llr_kn_opts *o, int N, llr_err *err);
+int llr_kn_discounts(const uint64_t t[5], int n, const llr_kn_opts *o, double D[4], llr_err *err);
+void llr_kn_unigrams(const uint64_t *adj, uint32_t V, const double D[4], double *p, float *logp);
+/* The discount of an adjusted count a: D(0) = 0, D(a) = D[min(a, 3)]. */
+static inline double llr_kn_disc(const double D[4], uint64_t a)
+{
+	return D[a < 3 ? a : 3];
+}
 
 /* wordtab.c: the ARPA reader's table of the words of v (ids = their
  * index in v), the `hot` of highest logp (V values, no NaN; ties by id)
@@ -103,6 +124,16 @@ int llr_arpa_parse_float(const char *s, size_t n, float *out);
  * %.8g does not read back as x), NUL-terminated in buf; its length. */
 size_t llr_arpa_format_float(char *buf, float x);
 
+/* arpa.c: an ARPA file written a line at a time (the header with the
+ * counts of each order, then each order's section and its lines, words
+ * as ids of vocab), the same bytes as llr_ngram_write_arpa; to standard
+ * output (path NULL or "-") only once closed with ok set. */
+typedef struct llr_arpa_out llr_arpa_out;
+llr_arpa_out *llr_arpa_out_open(const char *path, const char *tmpdir, int order, const int64_t *counts, const llr_strmap *vocab, llr_err *err);
+int llr_arpa_out_section(llr_arpa_out *o, int n);
+int llr_arpa_out_line(llr_arpa_out *o, int n, const uint32_t *words, float logp, float backoff);
+int llr_arpa_out_close(llr_arpa_out *o, int ok, llr_err *err);
+
 /* probing.c: build m's probing form from its trie (in memory); free
  * it; drop the trie once the probing form answers every query. */
 int llr_ngram_probe_build(llr_ngram *m, llr_err *err);
@@ -116,5 +147,43 @@ float llr_ngram_probe_log10p(const llr_ngram *m, const int32_t *ctx, int n, int3
  * already read and checked), llrnn-tensor(5); verify checks every CRC
  * now.  On success m owns t. */
 int llr_ngram_probe_map(llr_tarmap *t, const llr_meta *meta, const char *path, int verify, llr_ngram **out, llr_err *err);
+
+/* Bytes of the first nwords 32-bit words of an external record, padded
+ * to 8 so that 64-bit fields follow aligned. */
+static inline size_t llr_xrec_key_bytes(int nwords)
+{
+	return (size_t)(nwords + 1) / 2 * 8;
+}
+
+/* xsort.c: external sorting of fixed-size records (rec bytes, a
+ * multiple of 4) that begin with nkey 32-bit word ids below V, ordered
+ * by the words cols[0..ncols) (most significant first); records with
+ * the same nkey words are folded by combine (NULL: kept apart).  Add
+ * records (or write sorted ones as a run: run_put, run_end), finish,
+ * then read them in order with next (1, 0 at the end, or an error; the
+ * record stays valid until the next call) and again after rewind.  The
+ * temporary files (in cfg->dir) are unlinked as soon as created. */
+typedef struct llr_xsort_cfg {
+	const char *dir;     /* the folder of the temporary files */
+	size_t mem;          /* the buffer, its sort scratch and counts */
+	size_t iobuf;        /* bytes of each run's read or write buffer */
+	int fanin;           /* the most runs merged at once (>= 2) */
+	size_t run_records;  /* if not 0: at most this many records a run */
+} llr_xsort_cfg;
+typedef struct llr_xsort llr_xsort;
+/* count.c: the sorting set-up of a budget of max_bytes (mem = max_bytes). */
+void llr_ngram_xcfg(const llr_ngram_disk *d, size_t max_bytes, llr_xsort_cfg *cfg);
+llr_xsort *llr_xsort_new(const llr_xsort_cfg *cfg, size_t rec, int nkey, const int *cols, int ncols, uint32_t V,
+                         void (*combine)(void *into, const void *from, size_t rec), llr_err *err);
+int llr_xsort_add(llr_xsort *s, const void *rec, llr_err *err);
+int llr_xsort_run_put(llr_xsort *s, const void *rec, llr_err *err);
+int llr_xsort_run_end(llr_xsort *s, llr_err *err);
+int llr_xsort_finish(llr_xsort *s, llr_err *err);
+int llr_xsort_rewind(llr_xsort *s, llr_err *err);
+int llr_xsort_next(llr_xsort *s, const void **rec, llr_err *err);
+uint64_t llr_xsort_runs(const llr_xsort *s);   /* runs written, merges included */
+uint64_t llr_xsort_passes(const llr_xsort *s); /* merge passes done */
+uint64_t llr_xsort_disk(const llr_xsort *s);   /* bytes in its files */
+void llr_xsort_free(llr_xsort *s);
 
 #endif

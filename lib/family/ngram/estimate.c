@@ -11,8 +11,11 @@
  */
 #include "family/family.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -22,16 +25,19 @@ static const llr_train_opt opts[] = {
 	{"ngram", 0, LLR_TOPT_INT, LLR_TOPT_SELECTS, 1, LLR_NGRAM_MAX_ORDER, .arg = "N",
 	 .help = "estimate a Kneser-Ney n-gram model of order N instead", .section = SECTION},
 	{"prune", 0, LLR_TOPT_TEXT, 0, .arg = "n,n,...", .help = "with --ngram: drop order k's n-grams counted at most n_k times",
-	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram", .section = SECTION},
+	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"discount-fallback", 0, LLR_TOPT_FLAG, 0, .help = "with --ngram: fixed discounts when the counts give none",
-	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram", .section = SECTION},
+	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"memory", 0, LLR_TOPT_SIZE, 0, 1 << 20, .dflt = "1G", .arg = "size",
 	 .help = "with --ngram: the most memory the counts may take (default 1G)",
 	 .bad = "'%s' is not a size of 1M or more (a number with K, M or G)",
-	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram", .section = SECTION},
+	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
+	{"temp-dir", 0, LLR_TOPT_PATH, 0, .arg = "dir",
+	 .help = "with --ngram: where counts beyond --memory go (default $TMPDIR, else /tmp)",
+	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"format", 0, LLR_TOPT_CHOICE, 0, .choices = "trie|probing", .arg = "trie|probing",
 	 .help = "with --ngram: the binary form written (default trie)", .bad = "must be trie or probing, not '%s'",
-	 .msg = "--prune, --memory, --discount-fallback and --format need --ngram", .section = SECTION},
+	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"convert", 0, LLR_TOPT_PATH, LLR_TOPT_SELECTS, .arg = "MODEL",
 	 .help = "rewrite the n-gram model MODEL (ARPA or trie) as -o says", .section = SECTION},
 	{"distributed", 0, LLR_TOPT_REFUSED,
@@ -105,30 +111,96 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void report(const llr_train_args *a, int order, const llr_ngram *m, const double *D, uint64_t tokens, size_t bytes, double secs)
+static int write_model(const llr_train_args *a, const llr_ngram *m, llr_err *err);
+
+static void report(const llr_train_args *a, int order, const int64_t *count, const double *D, uint64_t tokens, size_t bytes, double secs)
 {
 	llr_train_note(a, "%d-gram model from %llu tokens (words + </s>) in %.2fs, counts held in %.1f MiB", order,
 	               (unsigned long long)tokens, secs, (double)bytes / (1 << 20));
 	for (int n = 1; n <= order; n++)
-		llr_train_note(a, "  %d-grams %lld, discounts D1 %.4f D2 %.4f D3+ %.4f", n, (long long)llr_ngram_count(m, n),
+		llr_train_note(a, "  %d-grams %lld, discounts D1 %.4f D2 %.4f D3+ %.4f", n, (long long)count[n - 1],
 		               D[(n - 1) * 3], D[(n - 1) * 3 + 1], D[(n - 1) * 3 + 2]);
 }
 
-/* Count the token files (none: stdin) and estimate the model. */
-static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, int order, llr_ngram **m, double *D,
+/* The temporary folder (--temp-dir, else $TMPDIR, else /tmp) and the
+ * sorting knob LLRNN_NGRAM_SORT=RECORDS,FANIN (train(1), ENVIRONMENT). */
+static int disk_setup(const llr_train_args *a, llr_ngram_disk *d, llr_err *err)
+{
+	memset(d, 0, sizeof *d);
+	d->dir = llr_train_args_str(a, "temp-dir");
+	if (d->dir) {
+		struct stat sb;
+		if (stat(d->dir, &sb) != 0)
+			return llr_err_set(err, LLR_EIO, "%s: %s (--temp-dir)", d->dir, strerror(errno));
+		if (!S_ISDIR(sb.st_mode) || access(d->dir, W_OK | X_OK) != 0)
+			return llr_err_set(err, LLR_EIO, "%s: not a folder this process can write in (--temp-dir)", d->dir);
+	} else {
+		d->dir = getenv("TMPDIR");
+		if (!d->dir || !*d->dir)
+			d->dir = "/tmp";
+	}
+	const char *k = getenv("LLRNN_NGRAM_SORT");
+	if (k && *k) {
+		char *end;
+		unsigned long long run = strtoull(k, &end, 10), fan = 0;
+		if (*end == ',')
+			fan = strtoull(end + 1, &end, 10);
+		if (*end || run == 0 || fan == 1 || fan > 4096)
+			return llr_err_set(err, LLR_EINVAL, "LLRNN_NGRAM_SORT: '%s' is not RECORDS[,FANIN] (RECORDS >= 1, FANIN 2 to 4096)", k);
+		d->run_records = (size_t)run;
+		d->fanin = (int)fan;
+	}
+	return LLR_OK;
+}
+
+/* Estimate the counts of c, written to -o: in memory, or on disk (ARPA
+ * only) when they went there. */
+static int estimate_counts(const llr_train_args *a, llr_ngram_counter *c, const llr_kn_opts *kn, int64_t *count, double *D, llr_err *err)
+{
+	const char *out = llr_train_args_str(a, "o");
+	if (llr_ngram_counter_spilled(c)) {
+		if (out && strcmp(out, "-") && !is_arpa_name(out))
+			return llr_err_set(err, LLR_ERANGE,
+			                   "%s: the counts outgrew --memory and were sorted on disk, which writes ARPA only (-o FILE.arpa, then train --convert FILE.arpa -o %s)",
+			                   out, out);
+		llr_ngram_disk_stats st;
+		int rc = llr_ngram_estimate_arpa(c, kn, out, D, &st, err);
+		if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
+			llr_train_note(a, "counts beyond --memory sorted on disk: %llu runs, %llu merge passes, at most %.1f MiB of temporary files",
+			               (unsigned long long)st.runs, (unsigned long long)st.passes, (double)st.disk / (1 << 20));
+		memcpy(count, st.count, sizeof st.count);
+		return rc;
+	}
+	llr_ngram *m = NULL;
+	int rc = llr_ngram_estimate(c, kn, &m, D, err);
+	if (rc == LLR_OK)
+		rc = write_model(a, m, err);
+	for (int n = 1; rc == LLR_OK && n <= llr_ngram_order(m); n++)
+		count[n - 1] = llr_ngram_count(m, n);
+	llr_ngram_free(m);
+	return rc;
+}
+
+/* Count the token files (none: stdin), estimate the model and write it. */
+static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, int order, int64_t *count, double *D,
                               uint64_t *tokens, size_t *bytes, llr_err *err)
 {
+	llr_ngram_disk disk;
+	int rc = disk_setup(a, &disk, err);
+	if (rc != LLR_OK)
+		return rc;
 	llr_ngram_counter *c = llr_ngram_counter_new(order, (size_t)llr_train_args_int(a, "memory"), err);
 	if (!c)
 		return err->code ? err->code : LLR_ENOMEM;
-	int rc = LLR_OK, n = llr_train_args_noperands(a);
-	if (n == 0)
+	int n = llr_train_args_noperands(a);
+	rc = llr_ngram_counter_spill(c, &disk, err);
+	if (rc == LLR_OK && n == 0)
 		rc = count_file(c, "-", err);
 	for (int i = 0; rc == LLR_OK && i < n; i++)
 		rc = count_file(c, llr_train_args_operand(a, i), err);
 	*tokens = llr_ngram_counter_tokens(c);
 	if (rc == LLR_OK)
-		rc = llr_ngram_estimate(c, kn, m, D, err);
+		rc = estimate_counts(a, c, kn, count, D, err);
 	*bytes = llr_ngram_counter_bytes(c); /* its last merge is in the estimate */
 	llr_ngram_counter_free(c);
 	return rc;
@@ -152,8 +224,9 @@ static int convert(const llr_train_args *a, llr_err *err)
 	const char *in = llr_train_args_str(a, "convert"), *out = llr_train_args_str(a, "o");
 	if (llr_train_args_noperands(a))
 		return llr_train_usage_err(err, "--convert reads MODEL: no file operands");
-	if (llr_train_args_given(a, "prune") || llr_train_args_given(a, "memory") || llr_train_args_given(a, "discount-fallback"))
-		return llr_train_usage_err(err, "--convert: --prune, --memory and --discount-fallback are for estimation");
+	if (llr_train_args_given(a, "prune") || llr_train_args_given(a, "memory") || llr_train_args_given(a, "temp-dir") ||
+	    llr_train_args_given(a, "discount-fallback"))
+		return llr_train_usage_err(err, "--convert: --prune, --memory, --temp-dir and --discount-fallback are for estimation");
 	if (!out)
 		return llr_train_usage_err(err, "--convert: -o FILE is required");
 	double t0 = now();
@@ -190,26 +263,23 @@ static int estimate(llr_train_args *a, llr_err *err)
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
 	double t0 = now();
-	llr_ngram *m = NULL;
 	double D[LLR_NGRAM_MAX_ORDER * 3];
+	int64_t count[LLR_NGRAM_MAX_ORDER];
 	uint64_t tokens;
 	size_t bytes;
-	int rc = count_and_estimate(a, &kn, order, &m, D, &tokens, &bytes, err);
-	if (rc == LLR_OK)
-		rc = write_model(a, m, err);
+	int rc = count_and_estimate(a, &kn, order, count, D, &tokens, &bytes, err);
 	if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
-		report(a, order, m, D, tokens, bytes, now() - t0);
-	llr_ngram_free(m);
+		report(a, order, count, D, tokens, bytes, now() - t0);
 	return rc;
 }
 
 const llr_trainer llr_ngram_trainer = {
 	.opts = opts,
 	.synopsis = "train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
-	            "             [--memory SIZE] [--format trie|probing] [file ...]\n"
+	            "             [--memory SIZE] [--temp-dir DIR] [--format trie|probing] [file ...]\n"
 	            "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n",
 	.usage = "usage: train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
-	         "             [--memory SIZE] [--format trie|probing] [file ...]\n"
+	         "             [--memory SIZE] [--temp-dir DIR] [--format trie|probing] [file ...]\n"
 	         "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n",
 	.foreign = "not for n-gram estimation (--ngram)",
 	.estimate = estimate,
