@@ -2815,6 +2815,9 @@ typedef struct llr_ngram_disk_stats {
 	int64_t count[LLR_NGRAM_MAX_ORDER]; /* n-grams written per order */
 } llr_ngram_disk_stats;
 int llr_ngram_counter_spill(llr_ngram_counter *c, const llr_ngram_disk *d, llr_err *err);
+/* The last keys merged (which may spill them); then spilled says
+ * whether the counts are on disk. */
+int llr_ngram_counter_end(llr_ngram_counter *c, llr_err *err);
 int llr_ngram_counter_spilled(const llr_ngram_counter *c);
 /* Estimate the spilled counts of c and write the ARPA model to path
  * (NULL or "-": standard output, held in a temporary file until the end

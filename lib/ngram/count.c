@@ -54,14 +54,22 @@ static size_t key_bytes(const llr_ngram_counter *c)
 	return (size_t)c->order * sizeof(uint32_t);
 }
 
+/* Spilling: the least budget that counts with the vocabulary so far,
+ * the fixed part twice over (a buffer of 4096 keys and its merge). */
+static size_t least_bytes(const llr_ngram_counter *c)
+{
+	size_t V = llr_strmap_size(c->vocab);
+	return 2 * (4096 * (2 * key_bytes(c) + 2 * sizeof(uint32_t) + sizeof(uint64_t)) + (V + 1) * sizeof(uint32_t) + c->vocab_bytes + c->reserve);
+}
+
 /* LLR_OK if holding `extra` bytes besides the buffer (of bufcap keys),
  * the merged array and the vocabulary stays within the bound. */
 static int room(llr_ngram_counter *c, size_t bufcap, size_t extra, llr_err *err)
 {
 	size_t bytes = bufcap * key_bytes(c) + c->n * (key_bytes(c) + sizeof(uint64_t)) + c->vocab_bytes + c->reserve + extra;
 	if (bytes > c->max_bytes && c->xs)
-		return llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to count %d-grams on disk (the vocabulary alone takes %zu MiB)", c->max_bytes >> 20,
-		                   c->order, c->vocab_bytes >> 20);
+		return llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to count %d-grams on disk: give at least %zu MiB (--memory)", c->max_bytes >> 20,
+		                   c->order, (least_bytes(c) >> 20) + 1);
 	if (bytes > c->max_bytes)
 		return llr_err_set(err, LLR_ERANGE, "the n-gram counts need more than %zu MiB (%zu distinct %d-grams so far, %zu more to merge)", c->max_bytes >> 20, c->n,
 		                   c->order, c->nbuf);
@@ -240,13 +248,15 @@ uint64_t llr_ngram_counter_tokens(const llr_ngram_counter *c)
 }
 
 /* Spilling: a buffer of cap keys sorted and merged with the array
- * emptied stays within the bound. */
+ * emptied takes at most half of what the vocabulary leaves (the other
+ * half for the vocabulary to grow into). */
 static int fits_alone(const llr_ngram_counter *c, size_t cap)
 {
 	if (!c->xs)
 		return 1;
 	size_t V = llr_strmap_size(c->vocab);
-	return cap * (2 * key_bytes(c) + 2 * sizeof(uint32_t) + sizeof(uint64_t)) + (V + 1) * sizeof(uint32_t) + c->vocab_bytes + c->reserve <= c->max_bytes;
+	size_t fixed = (V + 1) * sizeof(uint32_t) + c->vocab_bytes + c->reserve;
+	return fixed < c->max_bytes && cap * (2 * key_bytes(c) + 2 * sizeof(uint32_t) + sizeof(uint64_t)) <= (c->max_bytes - fixed) / 2;
 }
 
 /* Append the key in c->gram, then shift the window left.  A full buffer
@@ -341,6 +351,11 @@ int llr_ngram_counter_spill(llr_ngram_counter *c, const llr_ngram_disk *d, llr_e
 	return LLR_OK;
 }
 
+int llr_ngram_counter_end(llr_ngram_counter *c, llr_err *err)
+{
+	return merge(c, err);
+}
+
 int llr_ngram_counter_spilled(const llr_ngram_counter *c)
 {
 	return c->xs_runs > 0;
@@ -371,11 +386,11 @@ int llr_ngram_counter_take_runs(llr_ngram_counter *c, int *order, llr_xsort **ru
 
 int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, uint64_t **counts, size_t *n, llr_strmap **vocab, llr_err *err)
 {
-	if (c->xs_runs)
-		return llr_err_set(err, LLR_EINVAL, "the n-gram counts are on disk: they are estimated into an ARPA file only");
 	int rc = merge(c, err);
 	if (rc != LLR_OK)
 		return rc;
+	if (c->xs_runs)
+		return llr_err_set(err, LLR_EINVAL, "the n-gram counts are on disk: they are estimated into an ARPA file only");
 	free(c->buf);
 	c->buf = NULL;
 	c->bufcap = 0;

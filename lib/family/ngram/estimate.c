@@ -200,6 +200,8 @@ static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, in
 		rc = count_file(c, llr_train_args_operand(a, i), err);
 	*tokens = llr_ngram_counter_tokens(c);
 	if (rc == LLR_OK)
+		rc = llr_ngram_counter_end(c, err);
+	if (rc == LLR_OK)
 		rc = estimate_counts(a, c, kn, count, D, err);
 	*bytes = llr_ngram_counter_bytes(c); /* its last merge is in the estimate */
 	llr_ngram_counter_free(c);
