@@ -183,7 +183,6 @@ arpa_field() {
 	printf 'a b a\n' >tiny.tok
 	run_err 1 'discounts' train --ngram 3 -o x.arpa tiny.tok
 	train -q --ngram 3 --discount-fallback -o x.arpa tiny.tok
-	run_err 1 'more than 1 MiB' train --ngram 5 --memory 1M -o x.arpa "$M/all.tok"
 	run_err 2 'must not decrease' train --ngram 3 --prune 0,2,1 "$M/train.tok"
 	run_err 2 'cannot be pruned' train --ngram 3 --prune 1 "$M/train.tok"
 	run_err 2 'need --ngram' train --prune 0,1 -o m.bin "$M/train.tok"

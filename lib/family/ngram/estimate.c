@@ -97,7 +97,8 @@ static int count_file(llr_ngram_counter *c, const char *path, llr_err *err)
 	int rc;
 	while ((rc = llr_lines_next(l, &line, &len, err)) > 0)
 		if ((rc = llr_ngram_count_line(c, line, len, err)) != LLR_OK) {
-			llr_err_prefix(err, "%s:%zu", llr_lines_name(l), llr_lines_lineno(l));
+			if (rc != LLR_EIO) /* a temporary file's error names its folder */
+				llr_err_prefix(err, "%s:%zu", llr_lines_name(l), llr_lines_lineno(l));
 			break;
 		}
 	llr_lines_close(l);

@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# n-gram estimation on disk (issue 49): train --ngram with counts beyond
+# --memory sorts them in runs in --temp-dir and estimates from sorted
+# streams.  The ARPA file must be byte for byte the in-memory one; the
+# knob LLRNN_NGRAM_SORT=RECORDS,FANIN (train(1), ENVIRONMENT) forces
+# small runs and a fan-in of 2, so a slice of Brown goes through several
+# runs and multi-pass merges at every stage.  Then the error paths: the
+# temporary folder missing, not a folder, unwritable or full, a budget
+# too small, a binary output past the budget.
+
+load test_helper
+
+setup_file() {
+	local m="$BATS_FILE_TMPDIR"
+	tok --from tagged -l "$BROWN" 2>/dev/null >"$m/all.tok"
+	head -n 800 "$m/all.tok" >"$m/c.tok"
+}
+
+setup() {
+	M="$BATS_FILE_TMPDIR"
+	cd "$BATS_TEST_TMPDIR"
+	mkdir tmp
+}
+
+# The folder of temporary files is empty.
+tmp_empty() {
+	[ -z "$(ls -A "${1:-tmp}")" ] || { ls -la "${1:-tmp}" >&2; return 1; }
+}
+
+@test "train --ngram on disk: the in-memory ARPA bytes, orders 2 to 5, with --prune and --discount-fallback, through multi-pass merges" {
+	export LLRNN_NGRAM_SORT=100,2
+	for n in 2 3 4 5; do
+		for extra in "" "--prune 0,1" "--prune 0,0,1,2" "--discount-fallback" "--prune 0,1,1 --discount-fallback"; do
+			LLRNN_NGRAM_SORT= train -q --ngram $n $extra -o mem.arpa "$M/c.tok"
+			train --ngram $n $extra --temp-dir tmp -o disk.arpa "$M/c.tok" 2>err
+			grep -Eq '^train: counts beyond --memory sorted on disk: [0-9]+ runs, [1-9][0-9]* merge passes' err || { cat err >&2; false; }
+			cmp mem.arpa disk.arpa
+		done
+	done
+	tmp_empty
+	# the fan-in bounds the merges: 2 takes more passes than 64
+	LLRNN_NGRAM_SORT=100,2 train --ngram 3 --temp-dir tmp -o two.arpa "$M/c.tok" 2>two.err
+	LLRNN_NGRAM_SORT=100,64 train --ngram 3 --temp-dir tmp -o wide.arpa "$M/c.tok" 2>wide.err
+	two=$(sed -n 's/.* runs, \([0-9]*\) merge passes.*/\1/p' two.err)
+	wide=$(sed -n 's/.* runs, \([0-9]*\) merge passes.*/\1/p' wide.err)
+	[ "$two" -gt "$wide" ] || { echo "passes: fan-in 2 $two, 64 $wide" >&2; false; }
+	# where the discounts need the fallback: the same model, the same error without it
+	printf 'a b a\nb a c\n' >tiny.tok
+	LLRNN_NGRAM_SORT= train -q --ngram 3 --discount-fallback -o mem.arpa tiny.tok
+	LLRNN_NGRAM_SORT=1,2 train -q --ngram 3 --discount-fallback --temp-dir tmp -o disk.arpa tiny.tok
+	cmp mem.arpa disk.arpa
+	LLRNN_NGRAM_SORT=1,2 run_err 1 '^train: cannot compute the Kneser-Ney discounts of the 1-grams: no 1-gram has adjusted count 3' train --ngram 3 --temp-dir tmp -o x.arpa tiny.tok
+	[ ! -e x.arpa ]
+	tmp_empty
+}
+
+@test "train --ngram on disk: the budget alone sends the counts to disk, with the same ARPA bytes" {
+	train -q --ngram 3 -o mem.arpa "$M/all.tok"
+	train --ngram 3 --memory 1M --temp-dir tmp -o disk.arpa "$M/all.tok" 2>err
+	grep -q 'sorted on disk' err
+	cmp mem.arpa disk.arpa
+	TMPDIR="$PWD/tmp" train -q --ngram 4 --memory 1M "$M/all.tok" >disk4.arpa
+	train -q --ngram 4 -o mem4.arpa "$M/all.tok"
+	cmp mem4.arpa disk4.arpa
+	tmp_empty
+}
+
+@test "train --ngram on disk: from a pipe, to standard output or a compressed file" {
+	export LLRNN_NGRAM_SORT=100,3
+	LLRNN_NGRAM_SORT= train -q --ngram 3 -o mem.arpa "$M/c.tok"
+	cat "$M/c.tok" | train -q --ngram 3 --temp-dir tmp >out.arpa
+	cmp mem.arpa out.arpa
+	cat "$M/c.tok" | train -q --ngram 3 --temp-dir tmp -o - - >dash.arpa
+	cmp mem.arpa dash.arpa
+	train -q --ngram 3 --temp-dir tmp -o lm.arpa.gz "$M/c.tok"
+	gzip -dc lm.arpa.gz | cmp - mem.arpa
+	tmp_empty
+}
+
+@test "train --ngram on disk: error paths (temporary folder missing, not a folder, unwritable, full; budget too small; binary output)" {
+	export LLRNN_NGRAM_SORT=100,2
+	run_err 1 '^train: nowhere: No such file or directory \(--temp-dir\)$' train --ngram 3 --temp-dir nowhere -o x.arpa "$M/c.tok"
+	touch afile
+	run_err 1 '^train: afile: not a folder this process can write in \(--temp-dir\)$' train --ngram 3 --temp-dir afile -o x.arpa "$M/c.tok"
+	# TMPDIR, the default, is only looked at when the counts spill
+	TMPDIR="$PWD/gone" run_err 1 "^train: $PWD/gone: cannot create a temporary file: No such file or directory$" train --ngram 3 -o x.arpa "$M/c.tok"
+	[ ! -e x.arpa ]
+	if [ "$(id -u)" != 0 ]; then
+		mkdir ro && chmod 555 ro
+		run_err 1 '^train: ro: not a folder' train --ngram 3 --temp-dir ro -o x.arpa "$M/c.tok"
+		TMPDIR="$PWD/ro" run_err 1 "^train: $PWD/ro: cannot create a temporary file: Permission denied$" train --ngram 3 -o x.arpa "$M/c.tok"
+		tmp_empty ro
+	fi
+	# a full disk, as a file size limit (SIGXFSZ ignored, so write fails
+	# with EFBIG): to a file and to standard output, nothing written
+	for o in "-o x.arpa" ""; do
+		set +e
+		(trap '' XFSZ; ulimit -f 32; exec train --ngram 4 --temp-dir tmp $o "$M/c.tok") >out 2>err
+		rc=$?
+		set -e
+		[ "$rc" -eq 1 ] || { echo "status $rc" >&2; cat err >&2; false; }
+		[ ! -s out ]
+		grep -q '^train: tmp: cannot write a temporary file: File too large$' err
+	done
+	[ ! -e x.arpa ]
+	tmp_empty
+	[ "$(ls)" = "$(printf 'afile\nerr\nerr.err\nerr.out\nout\ntmp')" ]
+	# a budget too small for the vocabulary: refused with the least that works
+	seq 1 40000 | awk '{ print "w" $1, "v" $1 }' >wide.tok
+	LLRNN_NGRAM_SORT= run_err 1 '^train: wide.tok:[0-9]+: a memory budget of 1 MiB is too small to count 3-grams on disk: give at least [0-9]+ MiB \(--memory\)$' train --ngram 3 --memory 1M --temp-dir tmp -o x.arpa wide.tok
+	[ ! -e x.arpa ]
+	# the binary forms need the model in memory
+	run_err 1 '^train: lm.bin: the counts outgrew --memory and were sorted on disk, which writes ARPA only' train --ngram 3 --temp-dir tmp -o lm.bin "$M/c.tok"
+	[ ! -e lm.bin ]
+	LLRNN_NGRAM_SORT=abc run_err 1 "^train: LLRNN_NGRAM_SORT: 'abc' is not RECORDS\[,FANIN\]" train --ngram 3 -o x.arpa "$M/c.tok"
+	tmp_empty
+}
