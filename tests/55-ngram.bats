@@ -156,6 +156,15 @@ arpa_field() {
 	train -q --convert lm.arpa --format probing -o lm.bin
 	score --verify -m lm.bin test.tok >test.scores.bin 2>/dev/null
 	score -m lm.arpa test.tok 2>/dev/null | cmp - test.scores.bin
+	# train(1): a corpus larger than memory, from a pipe (here forced to
+	# disk by its knob), then converted
+	xz -c train.tok >big.tok.xz
+	mkdir var
+	xzcat big.tok.xz | LLRNN_NGRAM_SORT=1000 train --ngram 5 --memory 1G --temp-dir var \
+		-o big.arpa.gz 2>big.err
+	grep -q 'sorted on disk' big.err
+	train --convert big.arpa.gz --format probing -o big.probing 2>/dev/null
+	[ "$(tar xOf big.probing meta | sed -n 's/^order=//p')" = 5 ] || tar xOf big.probing meta | head -20 >&2
 	mandoc -Tlint -W warning "$TOP/man/train.1" "$TOP/man/score.1" "$TOP/man/gen.1"
 }
 
