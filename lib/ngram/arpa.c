@@ -904,6 +904,7 @@ struct llr_arpa_out {
 	awriter w;
 	char *path;
 	FILE *spool; /* standard output's temporary file, or NULL */
+	const char *tmpdir;
 	int order;
 	const llr_strmap *vocab;
 };
@@ -918,6 +919,7 @@ llr_arpa_out *llr_arpa_out_open(const char *path, const char *tmpdir, int order,
 	}
 	o->order = order;
 	o->vocab = vocab;
+	o->tmpdir = tmpdir;
 	int rc = LLR_OK;
 	if (!path || !strcmp(path, "-")) {
 		memset(&o->w, 0, sizeof o->w);
@@ -983,6 +985,11 @@ int llr_arpa_out_line(llr_arpa_out *o, int n, const uint32_t *words, float logp,
 	if (o->w.buf.len >= 1 << 18)
 		aw_flush(&o->w);
 	return o->w.failed ? LLR_EIO : LLR_OK;
+}
+
+const char *llr_arpa_out_name(const llr_arpa_out *o)
+{
+	return o->path && strcmp(o->path, "-") ? o->path : o->tmpdir;
 }
 
 /* The end written and the file closed (ok) or dropped (!ok). */

@@ -133,6 +133,9 @@ llr_arpa_out *llr_arpa_out_open(const char *path, const char *tmpdir, int order,
 int llr_arpa_out_section(llr_arpa_out *o, int n);
 int llr_arpa_out_line(llr_arpa_out *o, int n, const uint32_t *words, float logp, float backoff);
 int llr_arpa_out_close(llr_arpa_out *o, int ok, llr_err *err);
+/* What a write error names: the file, or the folder standard output is
+ * held in. */
+const char *llr_arpa_out_name(const llr_arpa_out *o);
 
 /* probing.c: build m's probing form from its trie (in memory); free
  * it; drop the trie once the probing form answers every query. */
