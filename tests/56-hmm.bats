@@ -132,6 +132,41 @@ within() {
 	off=$(($(stat -c %s bad.hmm) - 2000))
 	printf '\x7f' | dd of=bad.hmm bs=1 seek=$off conv=notrunc 2>/dev/null
 	run_err 1 "^score: .*bad.hmm" score --tags -m bad.hmm "$M/test.tt"
+	# a well-checksummed file whose first word's tags run past the entries
+	# (read past the arrays before the check; found in review)
+	/usr/bin/python3 - "$M/fr.hmm" past.hmm <<'PY'
+import array, io, sys, tarfile
+def crc32c(data):
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = (crc >> 8) ^ t[(crc ^ b) & 0xFF]
+    return crc ^ 0xFFFFFFFF
+tin = tarfile.open(sys.argv[1])
+with tarfile.open(sys.argv[2], "w", format=tarfile.PAX_FORMAT) as tout:
+    for m in tin.getmembers():
+        data = tin.extractfile(m).read()
+        if m.name == "lex/indptr.npy":
+            hlen = data[8] | data[9] << 8
+            head, body = data[: 10 + hlen], data[10 + hlen:]
+            assert b"'<i8'" in head
+            v = array.array("q")
+            v.frombytes(body)
+            v[1] = 1 << 40
+            data = head + v.tobytes()
+        info = tarfile.TarInfo(m.name)
+        info.size = len(data)
+        info.mode = 0o644
+        info.pax_headers = dict(m.pax_headers)
+        info.pax_headers["SCHILY.xattr.user.llrnn.crc32c"] = "%08x" % crc32c(data)
+        tout.addfile(info, io.BytesIO(data))
+PY
+	run_err 1 "^score: .*past.hmm: .*lex/indptr: word 1 runs past the [0-9]+ entries" score --tags -m past.hmm "$M/test.tt"
 }
 
 @test "train --hmm: errors (a token without a tag, an empty corpus, no -o)" {

@@ -39,12 +39,21 @@ static void exit_now(int status, void *arg)
  * again with the same arguments, once: the variable is then set, as it is
  * when the user chose the kernels (OPENBLAS_CORETYPE=Prescott keeps the
  * generic ones).  Not under valgrind, whose tools would not follow the
- * new image.  glibc passes an executable's constructors main's argv. */
+ * new image.  glibc passes an executable's constructors main's argv
+ * (other C libraries do not: there the tools keep OpenBLAS's choice). */
+#ifdef __GLIBC__
 __attribute__((constructor)) static void cli_blas_core(int argc, char **argv, char **envp)
 {
 	(void)envp;
 	const char *set = getenv("OPENBLAS_CORETYPE"), *pre = getenv("LD_PRELOAD");
 	if (argc < 1 || !argv || (set && *set) || (pre && strstr(pre, "vgpreload")))
+		return;
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (len <= 0)
+		return;
+	self[len] = '\0';
+	if (strstr(self, "/ld-")) /* started by the dynamic loader: it would run again, not us */
 		return;
 	const char *core = llr_blas_better_core();
 	if (!core || setenv("OPENBLAS_CORETYPE", core, 1))
@@ -52,6 +61,7 @@ __attribute__((constructor)) static void cli_blas_core(int argc, char **argv, ch
 	execv("/proc/self/exe", argv);
 	unsetenv("OPENBLAS_CORETYPE"); /* no /proc: carry on with the generic kernels */
 }
+#endif
 
 void cli_init(const char *argv0, const char *name)
 {

@@ -435,6 +435,7 @@ int llr_blas_threads(void)
  * the tools set the variable and execute themselves again (cli.c). */
 const char *llr_blas_better_core(void)
 {
+#if defined(__x86_64__) || defined(__i386__)
 	const char *core = openblas_get_corename();
 	if (!core || strcmp(core, "Prescott"))
 		return NULL;
@@ -444,5 +445,6 @@ const char *llr_blas_better_core(void)
 		return "SkylakeX";
 	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 		return "Haswell";
-	return NULL;
+#endif
+	return NULL; /* elsewhere OpenBLAS's own choice stands */
 }

@@ -427,6 +427,8 @@ static int check_lex(const llr_hmm *h, int64_t nnz, llr_err *err)
 	for (size_t w = 0; w < x->rows; w++) {
 		if (x->ptr[w + 1] <= x->ptr[w])
 			return llr_err_set(err, LLR_EFORMAT, "member lex/indptr: word %zu has no tag", w + 1);
+		if (x->ptr[w + 1] > nnz)
+			return llr_err_set(err, LLR_EFORMAT, "member lex/indptr: word %zu runs past the %lld entries", w + 1, (long long)nnz);
 		for (int64_t e = x->ptr[w]; e < x->ptr[w + 1]; e++)
 			if (x->tag[e] < 0 || x->tag[e] >= h->T || (e > x->ptr[w] && x->tag[e] <= x->tag[e - 1]) || x->count[e] <= 0)
 				return llr_err_set(err, LLR_EFORMAT, "member lex: word %zu: a bad tag or count", w + 1);

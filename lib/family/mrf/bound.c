@@ -246,10 +246,12 @@ static double chain_perron(mrf_ws *w, double m, double m1, int64_t L, double mul
 	rho /= lr; /* l' G' r / l'r: the Perron root */
 	double e = mult * (double)(L - 1) / (rho * lr);
 	for (int32_t a = 0; a < V; a++) {
-		const double *g = w->G + (size_t)a * V;
-		double *E = w->E + (size_t)a * V;
-		for (int32_t b = 0; pairs && b < V; b++)
-			E[b] += e * r[a] * g[b] * l[b];
+		if (pairs) { /* w->E is NULL when only the dual's gradient is asked for */
+			const double *g = w->G + (size_t)a * V;
+			double *E = w->E + (size_t)a * V;
+			for (int32_t b = 0; b < V; b++)
+				E[b] += e * r[a] * g[b] * l[b];
+		}
 		w->nodes[a] += mult * ((double)(L - 1) * r[a] * l[a] / lr + l[a] * w->a1[a] / la);
 	}
 	return logz;
@@ -308,8 +310,10 @@ double mrf_bound(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, con
 	int grads = gpar || gdelta;
 	double B = 0;
 	if (gpar && !w->E) { /* the pair marginals' V x V, only when asked for */
-		if (!(w->acc = llr_calloc((size_t)V * V, sizeof(double))) || !(w->E = llr_calloc((size_t)V * V, sizeof(double))))
+		if (!w->acc && !(w->acc = llr_calloc((size_t)V * V, sizeof(double))))
 			return NAN;
+		if (!(w->E = llr_calloc((size_t)V * V, sizeof(double))))
+			return NAN; /* w->acc stays, and is reused by the next call */
 	}
 	for (int k = 1; k <= d->K; k++) {
 		double m, m1, zk = 0;

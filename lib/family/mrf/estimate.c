@@ -16,6 +16,7 @@
  */
 #include "family/mrf/mrf.h"
 
+#include <limits.h>
 #include <lbfgs.h>
 #include <math.h>
 #include <stdlib.h>
@@ -117,6 +118,8 @@ static const char *why(int ret, int cut)
 static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c, llr_err *err)
 {
 	size_t n = mrf_nparams(&m->d);
+	if (n > (size_t)INT_MAX) /* liblbfgs counts its variables in an int */
+		return llr_err_set(err, LLR_ERANGE, "%zu parameters: liblbfgs takes at most %d", n, INT_MAX);
 	fit F = {.a = a, .d = m->d, .c = c, .l2 = llr_train_args_num(a, "l2"), .t0 = now(),
 	         .dual = (int)llr_train_args_int(a, "dual-steps"), .quiet = (int)llr_train_args_int(a, "quiet")};
 	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
