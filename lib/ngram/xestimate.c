@@ -149,8 +149,10 @@ static int level_put(xest *x, int n, const void *rec, llr_err *err)
 static int split(xest *x, llr_xsort *counts, llr_err *err)
 {
 	const int N = x->N;
+	/* level N here; the lower levels are made by adjust() */
 	for (int n = 2; n <= N; n++)
-		if (!(x->lev[n] = x_new(x, 16, n, lex_cols, n, NULL, err)) || (n < N && !(x->bos[n] = x_new(x, 16, n, lex_cols, n, NULL, err))))
+		if ((n == N && !(x->lev[n] = x_new(x, 16, n, lex_cols, n, NULL, err))) ||
+		    (n < N && !(x->bos[n] = x_new(x, 16, n, lex_cols, n, NULL, err))))
 			return llr_err_code(err, LLR_ENOMEM);
 	const void *r;
 	int rc;
@@ -182,7 +184,7 @@ static int split(xest *x, llr_xsort *counts, llr_err *err)
 	if (total == 0)
 		return llr_err_set(err, LLR_EEMPTY, "no n-grams counted (empty corpus)");
 	for (int n = 2; n <= N; n++)
-		if ((rc = llr_xsort_finish(x->lev[n], err)) != LLR_OK || (n < N && (rc = llr_xsort_finish(x->bos[n], err)) != LLR_OK))
+		if ((n == N && (rc = llr_xsort_finish(x->lev[n], err)) != LLR_OK) || (n < N && (rc = llr_xsort_finish(x->bos[n], err)) != LLR_OK))
 			return rc;
 	return LLR_OK;
 }
