@@ -38,6 +38,13 @@ int llr_archive_header(struct archive *a, struct archive_entry **ent);
  * writer; LLR_OK or LLR_EIO. */
 int llr_compress_add_filter(struct archive *a, llr_compress c);
 
+/* lib/text/lines.c: each line of path ("-": standard input) to fn, in
+ * order; an error of fn is prefixed with "path:line", but for LLR_EIO,
+ * which is about another file (a temporary one).  LLR_OK, or the first
+ * error (of reading, or of fn). */
+int llr_lines_each(const char *path, int (*fn)(void *ctx, const char *line, size_t len, llr_err *err), void *ctx,
+                   llr_err *err);
+
 /* The one token rule (lib/text/tokens.c, tok(1) "Token lines"): the next
  * maximal run of bytes other than space and TAB from *pos on.  Inline so
  * the readers of large files (ARPA) split without a call per token;

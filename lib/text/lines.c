@@ -372,3 +372,22 @@ void llr_lines_close(llr_lines *l)
 	llr_buf_free(&l->fixed);
 	free(l);
 }
+
+int llr_lines_each(const char *path, int (*fn)(void *ctx, const char *line, size_t len, llr_err *err), void *ctx,
+                   llr_err *err)
+{
+	llr_lines *l = llr_lines_open(path, 0, err);
+	if (!l)
+		return err->code ? err->code : LLR_EIO;
+	const char *line;
+	size_t len;
+	int rc;
+	while ((rc = llr_lines_next(l, &line, &len, err)) > 0)
+		if ((rc = fn(ctx, line, len, err)) != LLR_OK) {
+			if (rc != LLR_EIO)
+				llr_err_prefix(err, "%s:%zu", llr_lines_name(l), llr_lines_lineno(l));
+			break;
+		}
+	llr_lines_close(l);
+	return rc < 0 ? rc : LLR_OK;
+}

@@ -83,21 +83,10 @@ int hmm_counter_line(hmm_counter *c, const char *line, size_t len, llr_err *err)
 	return n ? count_sentence(c, n, err) : LLR_OK;
 }
 
-static int count_file(counter *c, const char *path, llr_err *err)
+/* a line of tagged text to the counter (llr_lines_each) */
+static int count_line(void *c, const char *line, size_t len, llr_err *err)
 {
-	llr_lines *l = llr_lines_open(path, 0, err);
-	if (!l)
-		return err->code ? err->code : LLR_EIO;
-	const char *line;
-	size_t len;
-	int rc;
-	while ((rc = llr_lines_next(l, &line, &len, err)) > 0)
-		if ((rc = hmm_counter_line(c, line, len, err)) != LLR_OK) {
-			llr_err_prefix(err, "%s:%zu", llr_lines_name(l), llr_lines_lineno(l));
-			break;
-		}
-	llr_lines_close(l);
-	return rc < 0 ? rc : LLR_OK;
+	return hmm_counter_line(c, line, len, err);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -209,7 +198,7 @@ static int estimate(llr_train_args *a, llr_err *err)
 	int rc = c ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
 	int n = llr_train_args_noperands(a);
 	for (int i = 0; rc == LLR_OK && i < (n ? n : 1); i++)
-		rc = count_file(c, n ? llr_train_args_operand(a, i) : "-", err);
+		rc = llr_lines_each(n ? llr_train_args_operand(a, i) : "-", count_line, c, err);
 	llr_hmm *h = NULL;
 	if (rc == LLR_OK && (rc = hmm_counter_model(c, &h, err)) == LLR_EINVAL)
 		llr_err_prefix(err, "%s", n == 1 ? llr_train_args_operand(a, 0) : n ? "the input" : "<stdin>");

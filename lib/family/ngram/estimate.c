@@ -87,22 +87,10 @@ static int is_arpa_name(const char *path)
 	return 0;
 }
 
-static int count_file(llr_ngram_counter *c, const char *path, llr_err *err)
+/* a line of a training file to the counter (llr_lines_each) */
+static int count_line(void *c, const char *line, size_t len, llr_err *err)
 {
-	llr_lines *l = llr_lines_open(path, 0, err);
-	if (!l)
-		return err->code ? err->code : LLR_EIO;
-	const char *line;
-	size_t len;
-	int rc;
-	while ((rc = llr_lines_next(l, &line, &len, err)) > 0)
-		if ((rc = llr_ngram_count_line(c, line, len, err)) != LLR_OK) {
-			if (rc != LLR_EIO) /* a temporary file's error names its folder */
-				llr_err_prefix(err, "%s:%zu", llr_lines_name(l), llr_lines_lineno(l));
-			break;
-		}
-	llr_lines_close(l);
-	return rc < 0 ? rc : LLR_OK;
+	return llr_ngram_count_line(c, line, len, err);
 }
 
 static double now(void)
@@ -196,9 +184,9 @@ static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, in
 	int n = llr_train_args_noperands(a);
 	rc = llr_ngram_counter_spill(c, &disk, err);
 	if (rc == LLR_OK && n == 0)
-		rc = count_file(c, "-", err);
+		rc = llr_lines_each("-", count_line, c, err);
 	for (int i = 0; rc == LLR_OK && i < n; i++)
-		rc = count_file(c, llr_train_args_operand(a, i), err);
+		rc = llr_lines_each(llr_train_args_operand(a, i), count_line, c, err);
 	*tokens = llr_ngram_counter_tokens(c);
 	if (rc == LLR_OK)
 		rc = llr_ngram_counter_end(c, err);
