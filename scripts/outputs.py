@@ -13,14 +13,18 @@ A metric turns the columns of one file into one figure:
   logppl   -sum(col1) / sum(col2): log-perplexity per predicted token
   ratio    sum(col1) / sum(col2): an error rate over lengths (PER)
   mean     mean(col1): an accuracy or an error rate over items (WER)
-optionally followed by the two columns to read instead of 1 and 2,
-":3,4", and by a scale, "*100" (percent): "ratio:3,4*100" is
-g2p-eval --per-word's PER.  With NumPy only."""
+  match    the share of lines whose two columns are the same string
+           (default columns 2 and 3: score --task's gold and predicted,
+           so "match*100" is its accuracy in percent)
+optionally followed by the two columns to read instead of the default
+(1 and 2; for match, 2 and 3), ":3,4", and by a scale, "*100" (percent):
+"ratio:3,4*100" is g2p-eval --per-word's PER.  read_metric_runs reads the
+files as a metric needs them.  With NumPy only."""
 import bz2, gzip, lzma, subprocess
 
 import numpy as np
 
-METRICS = ('logppl', 'ratio', 'mean')
+METRICS = ('logppl', 'ratio', 'mean', 'match')
 
 
 def parse_metric(spec):
@@ -31,7 +35,7 @@ def parse_metric(spec):
     if name not in METRICS:
         raise ValueError('unknown metric %r (expected %s)' % (name, ', '.join(METRICS)))
     try:
-        pair = tuple(int(c) for c in cols.split(',')) if cols else (1, 2)
+        pair = tuple(int(c) for c in cols.split(',')) if cols else ((2, 3) if name == 'match' else (1, 2))
         if len(pair) != 2 or min(pair) < 1:
             raise ValueError
     except ValueError:
@@ -81,6 +85,25 @@ def read_columns(path, cols=(1, 2)):
     return np.array(c1), np.array(c2)
 
 
+def read_matches(path, cols=(2, 3)):
+    """Per line, 1.0 when columns cols hold the same string, else 0.0,
+    and an array of ones (one item a line).  ValueError names the file
+    and line of a line without them."""
+    a, b = cols[0] - 1, cols[1] - 1
+    lines = read_text(path).split('\n')
+    if lines and lines[-1] == '':
+        lines.pop()
+    hit = []
+    for k, line in enumerate(lines, 1):
+        f = line.split('\t')
+        if len(f) <= max(a, b):
+            raise ValueError('%s:%d: expected columns %d and %d' % (path, k, a + 1, b + 1))
+        hit.append(1.0 if f[a] == f[b] else 0.0)
+    if not hit:
+        raise ValueError('%s: no lines' % path)
+    return np.array(hit), np.ones(len(hit))
+
+
 def read_oovs(path):
     """The sum of column 3 (score's OOV count) over the file's lines."""
     return sum(int(l.split('\t', 3)[2]) for l in read_text(path).split('\n') if l)
@@ -97,6 +120,19 @@ def read_runs(paths, cols=(1, 2)):
     return np.stack([c[0] for c in cols]), np.stack([c[1] for c in cols])
 
 
+def read_metric_runs(paths, metric):
+    """read_runs for a parsed metric (parse_metric's triple): the string
+    comparison of match, the numbers of the others."""
+    if metric[0] == 'match':
+        cols = [read_matches(p, metric[2]) for p in paths]
+        n = {len(c[0]) for c in cols}
+        if len(n) != 1:
+            raise ValueError('runs over different numbers of items: %s' %
+                             ', '.join('%s %d' % (p, len(c[0])) for p, c in zip(paths, cols)))
+        return np.stack([c[0] for c in cols]), np.stack([c[1] for c in cols])
+    return read_runs(paths, metric[2])
+
+
 def from_sums(metric, s1, s2, n):
     """The metric from column sums s1, s2 over n items (arrays broadcast)."""
     name, scale = metric[:2]
@@ -104,7 +140,7 @@ def from_sums(metric, s1, s2, n):
         return -s1 / s2 * scale
     if name == 'ratio':
         return s1 / s2 * scale
-    return s1 / n * scale
+    return s1 / n * scale  # mean and match
 
 
 def figures(metric, c1, c2):

@@ -155,3 +155,32 @@ mk_results() {
 	assert_failure 1
 	assert_output --partial "the table says 21.0, the outputs give 20.000000"
 }
+
+@test "results-check and paired-bootstrap: match compares two columns as strings (score --task's gold and predicted)" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	# seed 1: 3 of 4 right, seed 2: 2 of 4 (labels are strings: "10" is not "10.0")
+	printf 'CONJ\tcontrast\tcontrast\nCONJ\ttime\tresult\nORDER\t1\t1\nORDER\t10\t10\n' >res/outputs/lm/t-s1.tsv
+	printf 'CONJ\tcontrast\tcontrast\nCONJ\ttime\tresult\nORDER\t1\t1\nORDER\t10\t10.0\n' | xz >res/outputs/lm/t-s2.tsv.xz
+	printf 'model\ttest\ttest_sd\tacc\tacc_sd\na\t2.100\t0.14\t62.50\t17.68\nb\t2.40\t\t\t\n' >res/lm.tsv
+	printf 'table\tstatus\ttest_columns\tnote\nlm\tchecked\ttest,test_sd,acc,acc_sd\t\n' >res/outputs/TABLES.tsv
+	printf 'model=a\tacc\tmean\tmatch*100\tt-s1.tsv t-s2.tsv.xz\n' >>res/outputs/lm/checks.tsv
+	printf 'model=a\tacc_sd\tsd\tmatch:2,3*100\tt-s1.tsv t-s2.tsv.xz\n' >>res/outputs/lm/checks.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_success
+	assert_line 'results-check: 5 figures checked, 0 tables pending'
+	sed -i 's/62.50/75.00/' res/lm.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure 1
+	assert_output --partial "the table says 75.00, the outputs give 62.500000"
+	# a line without the columns is named
+	printf 'CONJ\tcontrast\n' >res/outputs/lm/t-s1.tsv
+	run_err 1 'paired-bootstrap: res/outputs/lm/t-s1.tsv:1: expected columns 2 and 3' \
+		"$TOP/scripts/paired-bootstrap" --metric match -a res/outputs/lm/t-s1.tsv -b res/outputs/lm/t-s2.tsv.xz
+	# paired: A right where B is wrong on one item of four, 25 points
+	printf 'ORDER\t1\t1\nORDER\t1\t1\nORDER\t0\t0\nORDER\t0\t0\n' >a.tsv
+	printf 'ORDER\t1\t1\nORDER\t1\t0\nORDER\t0\t0\nORDER\t0\t0\n' >b.tsv
+	run "$TOP/scripts/paired-bootstrap" --metric 'match*100' -a a.tsv -b b.tsv
+	assert_success
+	assert_line --index 1 --regexp "$(printf '^match\\*100\t100.0000\t75.0000\t25.0000\t0.0000\t')"
+}
