@@ -2,6 +2,9 @@
 # objectives of disc-pairs (ORDER, NEXT, CONJ), as in Jernite's thesis ch. 5.
 #
 #   make -f pipelines/discourse.mk [VAR=value ...]   (tools built: make)
+#   make -f pipelines/discourse.mk seeds -j2         (every model over seeds,
+#                                     issue 47's rules: "Over seeds" below)
+#   make -f pipelines/discourse.mk seeds-resume      (continues its runs)
 #   make -f pipelines/discourse.mk clean             (removes $(W))
 #
 # Brown (tagged, npm's package as shipped), the Linux kernel's HTML
@@ -41,7 +44,8 @@
 # sentence, about 3 times the examples, overlapping) KDOC_EXCLUDE (the
 # kernel pages left out: its translations, 18,730 sentences in Chinese,
 # Italian, Korean and Japanese) LM_HIDDEN LM_MAX_TIME (the probe's
-# LL-RNN).  Each model trains at most MAX_TIME: run it under the CPU lock
+# LL-RNN), and for `make seeds` SEEDS SEEDS_ENCODERS SEEDS_TASKS SEEDS_EPOCHS
+# SEEDS_MAX_TIME.  Each model of the single-seed table trains at most MAX_TIME: run it under the CPU lock
 # (TEAM.md) on a shared machine.
 
 W ?= work/discourse
@@ -246,6 +250,106 @@ $(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.
 	$(BIN)/score --embed -q -m $(W)/lm.bin $(W)/genre.tok > $(W)/genre.lm.vec
 	$(SCRIPTS)/disc-probe $(W)/genre.tsv bigru-all=$(W)/genre.bigru.vec cbow-all=$(W)/genre.cbow.vec \
 	    lm-input-mean=$(W)/genre.lm.vec > $@
+
+# Over seeds (issue 47): `make -f pipelines/discourse.mk seeds` writes
+# $(RESULTS)/discourse-seeds.tsv and .md and keeps every test output,
+# xz-compressed, under $(RESULTS)/outputs/discourse-seeds/ (checks.tsv and
+# diffs.tsv beside them, for scripts/results-check).  The table above
+# stays as it was (one seed, unequal budgets).
+# - Rows: every encoder of SEEDS_ENCODERS and task set of SEEDS_TASKS
+#   over SEEDS, on the split and vocabulary above (the vocabulary from the
+#   training sentences only), with the options above (DROPOUT and the
+#   other per-encoder knobs included).
+# - One stopping rule for every model: early stopping on valid with
+#   PATIENCE, at most SEEDS_EPOCHS epochs.  SEEDS_MAX_TIME, one for every
+#   encoder (empty: none), only cuts one invocation: `make seeds-resume`
+#   continues every model it cut, or a signal or a crash stopped (meta
+#   stopped=max-time, interrupted, running), with the same options until
+#   patience, round after round; disc-seeds marks a row that did not stop
+#   on patience.
+# - Test: score --task all on test.pairs, its lines split by task (one
+#   file a task the model has a head for, TASK GOLD PREDICTED), so that
+#   results-check recomputes each accuracy (metric match*100).
+#   scripts/disc-seeds writes the table (mean and sd over seeds) and the
+#   paired bootstrap intervals between the encoders on each task.
+# Full size, from the table's run (discourse.md "Training", one thread a
+# model on the loaded machine): an epoch of ORDER takes about 18 s for
+# CBOW, 150 s for the GRU and 300 s for the BiGRU, of NEXT 6, 70 and 160,
+# of CONJ 1.5, 10 and 19, of the joint models 9, 85 and 180.  To patience
+# 3 (6 to 12 epochs, and the cut GRU and BiGRU ORDER runs longer) a seed
+# is about 0.1 CPU-hours of CBOW, 1.2 of GRU and 2.5 of BiGRU: some 12
+# CPU-hours for 3 seeds of the 12 models, 6-7 hours at -j2.  The split
+# and vocabulary are those of the table's run (W, SOURCES, HTML_UNIT,
+# NEXT_STRIDE, TASK_CAP as it had them).  A lane runs
+#   make -f pipelines/discourse.mk seeds -j2 W=... BROWN=... SOURCES="..." HTML_UNIT=run NEXT_STRIDE=1 \
+#       TASK_CAP=40000 EPOCHS=30 PATIENCE=3 SEEDS_EPOCHS=30 SEEDS_MAX_TIME=4h THREADS=1
+#   make -f pipelines/discourse.mk seeds-resume (the same variables; after a cut, then seeds again)
+SEEDS ?= 1 2 3
+SEEDS_ENCODERS ?= $(ENCODERS)
+SEEDS_TASKS ?= order next conj all
+SEEDS_EPOCHS ?= 30
+SEEDS_MAX_TIME ?=
+DS := $(W)/seeds
+DSO := $(RESULTS)/outputs/discourse-seeds
+DS_RUNS := $(foreach e,$(SEEDS_ENCODERS),$(foreach t,$(SEEDS_TASKS),$(foreach s,$(SEEDS),$(e)-$(t)-s$(s))))
+# ds_tasks(task set): the tasks it is tested on, as score names them
+ds_tasks = $(if $(filter all,$(1)),ORDER NEXT CONJ,$(shell echo $(1) | tr a-z A-Z))
+DS_OUTPUTS := $(foreach e,$(SEEDS_ENCODERS),$(foreach t,$(SEEDS_TASKS),$(foreach s,$(SEEDS),\
+	$(foreach k,$(call ds_tasks,$(t)),$(DSO)/$(e)-$(t)-s$(s).$(shell echo $(k) | tr A-Z a-z).test.tsv.xz))))
+seed_of = $(lastword $(subst -s, ,$(1)))
+base_of = $(patsubst %-s$(call seed_of,$(1)),%,$(1))
+DS_STOP = --epochs $(SEEDS_EPOCHS) --patience $(PATIENCE) $(if $(SEEDS_MAX_TIME),--max-time $(SEEDS_MAX_TIME)) \
+	--threads $(THREADS) --valid $(W)/valid.pairs
+
+.PHONY: seeds seeds-models seeds-resume
+seeds: $(RESULTS)/discourse-seeds.tsv
+seeds-models: $(DS_RUNS:%=$(DS)/%.bin)
+
+$(DS)/%.bin: $(W)/vocab.fz $(W)/train.pairs
+	@mkdir -p $(DS)
+	$(BIN)/train --task $(call task_of,$(call base_of,$*)) --encoder $(call enc_of,$*) \
+	    --features $(W)/vocab.fz --hidden $(HIDDEN) --embed $(EMBED) --batch $(BATCH) --optim $(OPTIM) --lr $(LR) \
+	    $(call flag,DROPOUT,$(call enc_of,$*),--dropout) $(call flag,WORD_DROPOUT,$(call enc_of,$*),--word-dropout) \
+	    $(if $(filter all,$(call task_of,$(call base_of,$*))),$(call flag,TASK_CAP,$(call enc_of,$*),--task-cap)) \
+	    $(if $(filter next all,$(call task_of,$(call base_of,$*))),--next-negatives $(NEXT_NEGATIVES)) \
+	    $(DS_STOP) -s $(call seed_of,$*) --log $(DS)/$*.log.tsv -o $@ $(W)/train.pairs 2> $(DS)/$*.train.log
+
+# a run that a signal stopped saved its state: make must not delete it
+.PRECIOUS: $(DS)/%.bin
+$(DS)/%.test: $(DS)/%.bin $(W)/train.pairs
+	$(BIN)/score --task all --threads $(THREADS) -m $< $(W)/test.pairs > $@.tmp 2> $(DS)/$*.test.log && mv $@.tmp $@
+
+# DS_KEEP(run, task): one task's lines of a run's test output
+define DS_KEEP
+$(DSO)/$(1).$(2).test.tsv.xz: $(DS)/$(1).test
+	@mkdir -p $(DSO)
+	grep '^$(shell echo $(2) | tr a-z A-Z)	' $$< > $$@.plain && xz -9e < $$@.plain > $$@.tmp && rm $$@.plain && mv $$@.tmp $$@
+endef
+$(foreach r,$(DS_RUNS),$(foreach k,$(call ds_tasks,$(call task_of,$(call base_of,$(r)))),\
+	$(eval $(call DS_KEEP,$(r),$(shell echo $(k) | tr A-Z a-z)))))
+
+seeds-resume: $(DS_RUNS:%=seeds-resume/%)
+seeds-resume/%:
+	@f=$(DS)/$*.bin; if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted|running)'; then \
+		echo "resuming $$f"; \
+		$(BIN)/train --resume $$f $(DS_STOP) --log $(DS)/$*.log.tsv -o $$f $(W)/train.pairs 2>> $(DS)/$*.train.log; \
+	fi
+
+DS_NOTES ?= $(RESULTS)/discourse-seeds-notes.md
+DS_CONFIG = SOURCES=$(SOURCES), HTML_UNIT=$(HTML_UNIT), NEXT_STRIDE=$(or $(NEXT_STRIDE),none), HIDDEN=$(HIDDEN), \
+	EMBED=$(EMBED), batch $(BATCH), $(OPTIM) $(LR), $(call setting,DROPOUT,0), $(call setting,WORD_DROPOUT,0), \
+	$(call setting,TASK_CAP,none), NEXT_NEGATIVES=$(NEXT_NEGATIVES), early stopping on valid with patience \
+	$(PATIENCE), at most $(SEEDS_EPOCHS) epochs$(if $(SEEDS_MAX_TIME), (in runs of at most $(SEEDS_MAX_TIME), each \
+	continued by make seeds-resume)), $(THREADS) thread(s) a model
+DS_ABOUT = The encoders of pipelines/discourse.mk (CBOW, GRU, BiGRU) trained on ORDER, NEXT and CONJ alone and \
+	jointly (all), each over the same seeds and stopped by the same rule; the split is by document, the \
+	vocabulary from the training sentences only.  Valid error: the validation error rate in points of the kept \
+	epoch (train --log; for a joint model the figure train gives over its tasks).
+$(RESULTS)/discourse-seeds.tsv: $(DS_OUTPUTS) $(DS_RUNS:%=$(DS)/%.bin) $(wildcard $(DS_NOTES)) \
+		$(SCRIPTS)/disc-seeds $(SCRIPTS)/paired-bootstrap | $(RESULTS)
+	$(SCRIPTS)/disc-seeds --name discourse-seeds --results $(RESULTS) --work $(DS) --seeds "$(SEEDS)" \
+	    --encoders "$(SEEDS_ENCODERS)" --tasks "$(SEEDS_TASKS)" --about '$(DS_ABOUT)' --config "$(DS_CONFIG)" \
+	    $(if $(wildcard $(DS_NOTES)),--notes $(DS_NOTES))
 
 clean:
 	rm -rf $(W)

@@ -350,3 +350,106 @@ train_line() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' <<<"$output" | grep -- "--t
 	assert_failure 2
 	[[ "$stderr" == *"usage: disc-plot TSV OUT.png [DATA]"* ]] || { echo "$stderr"; false; }
 }
+
+# The Brown slice's pairs (a NEXT window at every sentence) as W/brown.pairs,
+# split by example, every fifth to test and the next to valid: split by
+# document (disc-split), the slice's test part has ORDER examples only.
+# make takes the split as made (train.pairs newer than brown.pairs).
+split_pairs() {
+	local w=$1
+	mkdir -p "$w"
+	disc-pairs --format tagged --next-stride 1 --provenance "$BROWN" >"$w/brown.pairs" 2>/dev/null
+	touch -d '-1 minute' "$w/brown.pairs"
+	awk -v w="$w" '{ print >(w "/" (NR % 5 == 0 ? "test" : NR % 5 == 1 ? "valid" : "train") ".pairs") }' "$w/brown.pairs"
+	cat "$w/brown.pairs" >"$w/all.pairs"
+}
+
+@test "discourse.mk seeds: every model over seeds to one rule, outputs kept by task, the table checked" {
+	local w="$BATS_TEST_TMPDIR/w" R="$BATS_TEST_TMPDIR/res"
+	split_pairs "$w"
+	run make -C "$TOP" -f "$MK" W="$w" RESULTS="$R" BROWN="$BROWN" SOURCES=brown \
+		ENCODERS="cbow gru" SEEDS="1 2" SEEDS_TASKS="order conj all" SEEDS_EPOCHS=2 PATIENCE=1 HIDDEN=4 EMBED=4 TOP=500 seeds -j2
+	assert_success
+	local D="$w/seeds" O="$R/outputs/discourse-seeds"
+	# one rule: patience or the epoch cap, never max-time (none given)
+	for m in "$D"/*-s[12].bin; do
+		tar -xOf "$m" meta | grep -Eqx 'stopped=(patience|epochs)'
+	done
+	[ "$(ls "$D"/*-s[12].bin | wc -l)" -eq 12 ]
+	run sh -c "tar -xOf '$D/gru-conj-s2.bin' meta | grep -E '^seed=' "
+	assert_output 'seed=2'
+	run cmp -s "$D/gru-conj-s1.bin" "$D/gru-conj-s2.bin"
+	assert_failure
+	# a single-task model's output is its task's lines of score --task all;
+	# a joint model's, split by task
+	score --task all --threads 1 -m "$D/gru-all-s2.bin" "$w/test.pairs" >all.pred 2>/dev/null
+	for t in ORDER CONJ NEXT; do
+		k=$(echo $t | tr A-Z a-z)
+		cmp <(grep "^$t	" all.pred) <(xz -dc "$O/gru-all-s2.$k.test.tsv.xz")
+	done
+	[ "$(ls "$O" | grep -c '^gru-order-s[12]\.order\.test\.tsv\.xz$')" -eq 2 ]
+	[ -z "$(ls "$O" | grep '^gru-order-s.\.\(conj\|next\)')" ]
+	# the table: a line per encoder, task set and task; accuracies from the outputs
+	run cut -f1-4 "$R/discourse-seeds.tsv"
+	assert_output "$(printf 'encoder\ttasks\ttask\tseeds
+cbow\torder\torder\t1,2\ncbow\tconj\tconj\t1,2\ncbow\tall\torder\t1,2\ncbow\tall\tnext\t1,2\ncbow\tall\tconj\t1,2
+gru\torder\torder\t1,2\ngru\tconj\tconj\t1,2\ngru\tall\torder\t1,2\ngru\tall\tnext\t1,2\ngru\tall\tconj\t1,2')"
+	acc=$(for s in 1 2; do xz -dc "$O/cbow-order-s$s.order.test.tsv.xz" | awk -F '\t' '{ n++; c += ($2 == $3) } END { printf "%.10f\n", 100 * c / n }'; done |
+		awk '{ s += $1 } END { printf "%.2f", s / NR }')
+	[ "$(awk -F '\t' '$1 == "cbow" && $2 == "order" { print $9 }' "$R/discourse-seeds.tsv")" = "$acc" ]
+	# the intervals: gru against cbow on each task trained alone
+	run cut -f1-3 "$O/diffs.tsv"
+	assert_output "$(printf 'task\ta\tb\norder\tgru\tcbow\nconj\tgru\tcbow')"
+	grep -q '^| ORDER | gru − cbow | ' "$R/discourse-seeds.md"
+	grep -q '^Training: SOURCES=brown, .*early stopping on valid with patience 1, at most 2 epochs, 1 thread(s) a model\.$' "$R/discourse-seeds.md"
+	# results-check recomputes all 20 figures, and catches a changed one
+	printf 'table\tstatus\ttest_columns\tnote\ndiscourse-seeds\tchecked\ttest_mean,test_sd\t\n' >"$R/outputs/TABLES.tsv"
+	run "$TOP/scripts/results-check" --results "$R"
+	assert_success
+	assert_line 'results-check: 20 figures checked, 0 tables pending'
+	awk -F '\t' -v OFS='\t' '$1 == "gru" && $3 == "next" { $9 = sprintf("%.2f", $9 + 0.5) } { print }' "$R/discourse-seeds.tsv" >t
+	mv t "$R/discourse-seeds.tsv"
+	run "$TOP/scripts/results-check" --results "$R"
+	assert_failure 1
+	assert_output --partial "row 'encoder=gru,tasks=all,task=next', test_mean: the table says"
+	# a seed's output missing: named, nothing written
+	rm "$R/discourse-seeds.tsv" "$O/cbow-conj-s2.conj.test.tsv.xz"
+	run_err 1 '^disc-seeds: .*cbow-conj-s2.conj.test.tsv.xz' "$TOP/scripts/disc-seeds" --name discourse-seeds \
+		--results "$R" --work "$D" --seeds "1 2" --encoders "cbow gru" --tasks "order conj all"
+	[ ! -e "$R/discourse-seeds.tsv" ]
+}
+
+@test "discourse.mk seeds-resume: continues the models SEEDS_MAX_TIME cut, until none is left" {
+	local w="$BATS_TEST_TMPDIR/w"
+	split_pairs "$w"
+	local k=(-C "$TOP" -f "$MK" W="$w" RESULTS="$BATS_TEST_TMPDIR/res" BROWN="$BROWN" SOURCES=brown
+		ENCODERS=gru SEEDS=1 SEEDS_TASKS="order next" SEEDS_EPOCHS=2 PATIENCE=1 HIDDEN=4 EMBED=4 TOP=500)
+	run make "${k[@]}" SEEDS_MAX_TIME=0.001 seeds-models
+	assert_success
+	run tar -xOf "$w/seeds/gru-order-s1.bin" meta
+	assert_line 'stopped=max-time'
+	run make "${k[@]}" seeds-resume
+	assert_success
+	assert_line "resuming $w/seeds/gru-order-s1.bin"
+	assert_line "resuming $w/seeds/gru-next-s1.bin"
+	for t in order next; do
+		tar -xOf "$w/seeds/gru-$t-s1.bin" meta | grep -Eqx 'stopped=(patience|epochs)'
+	done
+	run make "${k[@]}" seeds-resume
+	assert_success
+	refute_output --partial resuming
+}
+
+@test "discourse.mk seeds: the full table's models by a dry run, one rule for every encoder" {
+	local w="$BATS_TEST_TMPDIR/w"
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb MAX_TIME=12m MAX_TIME_bigru=30m \
+		SEEDS_MAX_TIME=4h seeds-models
+	assert_success
+	# 3 encoders x 4 task sets x 3 seeds, each to patience 2 within 30 epochs, one max-time for all
+	[ "$(grep -c -- '--epochs 30 --patience 2 --max-time 4h --threads 1 --valid '"$w"'/valid.pairs -s [123] --log '"$w"'/seeds/' <<<"$output")" -eq 36 ]
+	refute_output --partial -- '--max-time 12m'
+	refute_output --partial -- '--max-time 30m'
+	[[ "$(train_line all bigru)" == *"-s 3 --log $w/seeds/bigru-all-s3.log.tsv -o $w/seeds/bigru-all-s3.bin"* ]]
+	run make -n -C "$TOP" -f "$MK" W="$w" BROWN=b.tgz DEB=x.deb PYDOC=p.deb seeds-models
+	refute_output --partial -- '--max-time'
+}
