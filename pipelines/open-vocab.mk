@@ -312,7 +312,8 @@ $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER) $(wildcard $(NOTES)
 #   (open-vocab.md, "Status" and the notes: the hunspell features, the
 #   `OOV:` features, and with them the suffix length, fixed at 3 without
 #   a comparison) are made again on validation only: every variant of
-#   SEL_HUNSPELL (1: --hunspell HUNSPELL_<corpus>, 0: none) x SEL_OOV
+#   SEL_HUNSPELL (1: --hunspell HUNSPELL_<corpus>, 0: none; only 0 where
+#   HUNSPELL_<corpus> is empty) x SEL_OOV
 #   (1: the OOV: features, 0: --no-oov-features) x SEL_SUFFIX (--suffix)
 #   is trained with seed SELECT_SEED to patience, and scripts/open-select
 #   takes the one with the lowest validation nats per token (train's
@@ -331,7 +332,7 @@ $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER) $(wildcard $(NOTES)
 #   row that did not stop on patience.
 # - Test: score --open --per-token (no norm check: the table above has
 #   it), kept with column 3 replaced by the sentence's OOV tokens and
-#   their log-probability inserted as column 4 (the per-token columns
+#   their log-probability inserted as column 4 (scripts/open-oov-columns; the per-token columns
 #   follow unchanged), so results-check recomputes nats per token
 #   (logppl) and per OOV token (logppl:4,3).  scripts/lm-seeds writes the
 #   table (mean and sd over seeds) and the paired bootstrap intervals of
@@ -358,9 +359,10 @@ SEL_SUFFIX ?= 2 3 4
 SEEDS_MODELS := ll-open rnn-spell
 S := $(W)/seeds
 SO := $(RESULTS)/outputs/open-vocab-seeds
-SEL_VARIANTS := $(foreach h,$(SEL_HUNSPELL),$(foreach o,$(SEL_OOV),$(foreach x,$(SEL_SUFFIX),hs$(h)-oov$(o)-suf$(x))))
+# sel_variants(corpus): hunspell on only where the corpus has a dictionary
+sel_variants = $(foreach h,$(if $(HUNSPELL_$(1)),$(SEL_HUNSPELL),0),$(foreach o,$(SEL_OOV),$(foreach x,$(SEL_SUFFIX),hs$(h)-oov$(o)-suf$(x))))
 S_RUNS := $(foreach c,$(CORPORA),$(foreach m,$(SEEDS_MODELS),$(foreach s,$(SEEDS),$(c)/$(m)-s$(s))))
-SEL_RUNS := $(foreach c,$(CORPORA),$(foreach v,$(SEL_VARIANTS),$(c)/sel/$(v)))
+SEL_RUNS := $(foreach c,$(CORPORA),$(foreach v,$(call sel_variants,$(c)),$(c)/sel/$(v)))
 S_OUTPUTS := $(foreach r,$(S_RUNS),$(SO)/$(subst /,-,$(r)).test.tsv.xz)
 
 .PHONY: seeds seeds-select seeds-models seeds-resume
@@ -373,25 +375,25 @@ S_OPTS = --embed $(EMBED) --hidden $(HIDDEN) --layers $(LAYERS) --batch $(BATCH)
 S_STOP = --epochs $(SEEDS_EPOCHS) --patience $(PATIENCE) $(if $(SEEDS_MAXTIME),--max-time $(SEEDS_MAXTIME)) \
 	--threads $(THREADS) --progress 0 --valid $(W)/$(1)/valid.tok
 # sel_opts(corpus, variant): featurize's options of a variant
-sel_opts = $(if $(findstring hs1-,$(2)),$(if $(HUNSPELL_$(1)),--hunspell $(HUNSPELL_$(1)),$(error SEL_HUNSPELL has 1 but HUNSPELL_$(1) is empty))) \
-	$(if $(findstring -oov0-,$(2)),--no-oov-features) --suffix $(lastword $(subst -suf, ,$(2)))
+sel_opts = $(if $(findstring hs1-,$(2)),--hunspell $(HUNSPELL_$(1))) $(if $(findstring -oov0-,$(2)),--no-oov-features) \
+	--suffix $(lastword $(subst -suf, ,$(2)))
 
 # SEL_RUN(corpus, variant): a variant's stream and its selection run
 define SEL_RUN
 $(S)/$(1)/sel/$(2).fz: $(W)/$(1)/train.tok $(W)/$(1)/vocab-$(MINCOUNT).tsv $(LEX_$(1)) $(BIN)/featurize
 	@mkdir -p $$(@D)
 	$(BIN)/featurize -l --vocab $(W)/$(1)/vocab-$(MINCOUNT).tsv --lexicon-scope vocab --top $(TOP) \
-		$(foreach f,$(LEX_$(1)),$(LEXOPT_$(1)) $(f)) --ortho $$(call sel_opts,$(1),$(2)) --spelling $(SPELL) \
+		$(foreach f,$(LEX_$(1)),$(LEXOPT_$(1)) $(f)) --ortho $(call sel_opts,$(1),$(2)) --spelling $(SPELL) \
 		$(if $(SIG_SAMPLES),--signature-samples $(SIG_SAMPLES)) -o $$@ $$< 2>$$@.log
 $(S)/$(1)/sel/$(2).model: $(S)/$(1)/sel/$(2).fz $(W)/$(1)/valid.tok $(BIN)/train
 	$(BIN)/train --output loglinear $(S_OPTS) $(call S_STOP,$(1)) -s $(SELECT_SEED) \
 		--log $(S)/$(1)/sel/$(2).log.tsv -o $$@ $$< 2>$(S)/$(1)/sel/$(2).train.err
 endef
-$(foreach c,$(CORPORA),$(foreach v,$(SEL_VARIANTS),$(eval $(call SEL_RUN,$(c),$(v)))))
+$(foreach c,$(CORPORA),$(foreach v,$(call sel_variants,$(c)),$(eval $(call SEL_RUN,$(c),$(v)))))
 
-$(S)/%/select.tsv: $$(foreach v,$$(SEL_VARIANTS),$(S)/$$*/sel/$$(v).model) $(SCRIPTS)/open-select
+$(S)/%/select.tsv: $$(foreach v,$$(call sel_variants,$$*),$(S)/$$*/sel/$$(v).model) $(SCRIPTS)/open-select
 	$(SCRIPTS)/open-select --corpus $* --out $@ --md $(S)/$*/select.md \
-		$(foreach v,$(SEL_VARIANTS),$(v)=$(S)/$*/sel/$(v))
+		$(foreach v,$(call sel_variants,$*),$(v)=$(S)/$*/sel/$(v))
 $(S)/%/select.md: $(S)/%/select.tsv
 	@test -f $@
 # the chosen variant's stream, and its selection run as seed SELECT_SEED
@@ -408,32 +410,25 @@ $(S)/$(1)/$(2)-s$(3).model: $(4) $(W)/$(1)/valid.tok $(BIN)/train
 	$(BIN)/train --output $(if $(filter ll-open,$(2)),loglinear,softmax) $(S_OPTS) $(call S_STOP,$(1)) -s $(3) \
 		--log $(S)/$(1)/$(2)-s$(3).log.tsv -o $$@ $$< 2>$(S)/$(1)/$(2)-s$(3).train.err
 endef
-# S_COPY(corpus, seed): ll-open's run of seed SELECT_SEED, the chosen
-# variant's selection run (its model, curve and messages)
-define S_COPY
-$(S)/$(1)/ll-open-s$(2).model: $(S)/$(1)/ll-open.fz
-	v=$$(call s_chosen,$(1)); for x in log.tsv train.err; do cp $(S)/$(1)/sel/$$$$v.$$$$x $(S)/$(1)/ll-open-s$(2).$$$$x; done; \
-		cp $(S)/$(1)/sel/$$$$v.model $$@
-endef
-# S_TEST(corpus, model, seed): its kept test output
+# ll-open's run of seed SELECT_SEED: the chosen variant's selection run
+# (its model, curve and messages)
+$(S)/%/ll-open-s$(SELECT_SEED).model: $(S)/%/ll-open.fz
+	v=$(call s_chosen,$*); for x in log.tsv train.err; do cp $(S)/$*/sel/$$v.$$x $(S)/$*/ll-open-s$(SELECT_SEED).$$x; done; \
+		cp $(S)/$*/sel/$$v.model $@
+# S_TEST(corpus, model, seed): its kept test output, with the OOV tokens
+# (types not in the training text) and their log-probability as columns
+# 3 and 4 (scripts/open-oov-columns)
 define S_TEST
-$(SO)/$(1)-$(2)-s$(3).test.tsv.xz: $(S)/$(1)/$(2)-s$(3).model $(W)/$(1)/test.tok $(W)/$(1)/train.types $(BIN)/score
+$(SO)/$(1)-$(2)-s$(3).test.tsv.xz: $(S)/$(1)/$(2)-s$(3).model $(W)/$(1)/test.tok $(W)/$(1)/train.types $(BIN)/score \
+		$(SCRIPTS)/open-oov-columns
 	@mkdir -p $$(@D)
 	$(BIN)/score -q -m $$< --open --per-token --batch 64 --threads $(THREADS) $(W)/$(1)/test.tok | \
-		awk -F '\t' $$(KEEP_AWK) $(W)/$(1)/train.types - | xz -9e >$$@.tmp && mv $$@.tmp $$@
+		$(SCRIPTS)/open-oov-columns $(W)/$(1)/train.types | xz -9e >$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach c,$(CORPORA),$(foreach s,$(SEEDS),\
 	$(eval $(call S_TRAIN,$(c),rnn-spell,$(s),$(W)/$(c)/rnn-spell.fz)) \
-	$(if $(filter $(s),$(SELECT_SEED)),$(eval $(call S_COPY,$(c),$(s))),$(eval $(call S_TRAIN,$(c),ll-open,$(s),$(S)/$(c)/ll-open.fz))) \
+	$(if $(filter $(s),$(SELECT_SEED)),,$(eval $(call S_TRAIN,$(c),ll-open,$(s),$(S)/$(c)/ll-open.fz))) \
 	$(foreach m,$(SEEDS_MODELS),$(eval $(call S_TEST,$(c),$(m),$(s))))))
-
-# score's line with column 3 the OOV tokens (types not in the training
-# text; </s>, the last column, is never one) and their log-probability
-# inserted as column 4
-KEEP_AWK = 'FNR == NR { seen[$$1] = 1; next } \
-	{ o = 0; lo = 0; for (i = 4; i < NF; i++) { t = $$i; sub(/=[^=]*$$/, "", t); \
-		if (!(t in seen)) { o++; lo += substr($$i, length(t) + 2) } } \
-	  printf "%s\t%s\t%d\t%.6f", $$1, $$2, o, lo; for (i = 4; i <= NF; i++) printf "\t%s", $$i; printf "\n" }'
 
 seeds-resume: $(SEL_RUNS:%=seeds-resume/%) $(S_RUNS:%=seeds-resume/%)
 seeds-resume/%:

@@ -139,7 +139,7 @@ knobs() {
 	refute_output --partial resuming
 }
 
-@test "open-vocab.mk seeds: Brown and the default grid by a dry run; a variant with hunspell but no dictionary stops" {
+@test "open-vocab.mk seeds: Brown and the default grid by a dry run; without a dictionary, no hunspell variant" {
 	# from the tree's top, as a lane runs it (make -n writes nothing)
 	cd "$TOP"
 	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res seeds
@@ -162,10 +162,26 @@ knobs() {
 	assert_output --partial '--diff ud-french/ll-open,ud-french/rnn-spell --diff brown/ll-open,brown/rnn-spell'
 	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res SEEDS_MAXTIME=3h seeds
 	[ "$(grep -c -- '--max-time 3h' <<<"$output")" -eq 34 ]
-	# SEL_HUNSPELL 1 without a dictionary for the corpus: refused when run
-	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res HUNSPELL_brown= w/seeds/brown/sel/hs1-oov1-suf3.fz
-	assert_failure
-	assert_output --partial 'SEL_HUNSPELL has 1 but HUNSPELL_brown is empty'
-	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res HUNSPELL_brown= w/seeds/brown/sel/hs0-oov1-suf3.fz
+	# a corpus without a dictionary has the variants without hunspell only
+	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res HUNSPELL_brown= seeds
 	assert_success
+	[ "$(grep -c '^bin/featurize .* -o w/seeds/brown/sel/hs0-oov[01]-suf[234].fz ' <<<"$output")" -eq 6 ]
+	[ "$(grep -c '^bin/featurize .* -o w/seeds/ud-french/sel/hs[01]-oov[01]-suf[234].fz ' <<<"$output")" -eq 12 ]
+	[ -z "$(grep 'sel/hs1-.* w/brown/train.tok' <<<"$output")" ]
+	[ -z "$(grep -- '--tagged .*--hunspell' <<<"$output")" ]
+}
+
+@test "open-oov-columns: the OOV tokens of each line and their log-probability as columns 3 and 4; usage" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'le\t12\nchat\t3\n' >types
+	printf -- '-9.5\t4\t0\tle=-1.5\tzorglub=-6\tchat=-1\t</s>=-1\n-4\t2\t0\tzz=a=-3\t</s>=-1\n' >lp
+	run "$TOP/scripts/open-oov-columns" types lp
+	assert_success
+	assert_output "$(printf -- '-9.5\t4\t1\t-6.000000\tle=-1.5\tzorglub=-6\tchat=-1\t</s>=-1\n-4\t2\t1\t-3.000000\tzz=a=-3\t</s>=-1')"
+	run "$TOP/scripts/open-oov-columns" types <lp
+	assert_line --index 1 "$(printf -- '-4\t2\t1\t-3.000000\tzz=a=-3\t</s>=-1')"
+	run_err 2 '^open-oov-columns: expected the types file and at most one file$' "$TOP/scripts/open-oov-columns"
+	grep -qx 'usage: open-oov-columns TYPES \[FILE\]' "$BATS_TEST_TMPDIR/err.err"
+	run_err 1 '^open-oov-columns: nosuch: cannot read it$' "$TOP/scripts/open-oov-columns" nosuch lp
+	run_err 1 '^open-oov-columns: nosuch: cannot read it$' "$TOP/scripts/open-oov-columns" types nosuch
 }
