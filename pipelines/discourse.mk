@@ -3,7 +3,8 @@
 #
 #   make -f pipelines/discourse.mk [VAR=value ...]   (tools built: make)
 #   make -f pipelines/discourse.mk seeds -j2         (every model over seeds,
-#                                     issue 47's rules: "Over seeds" below)
+#                                     issue 47's rules: "Over seeds" below;
+#                                     about 7.5 CPU-hours at full size)
 #   make -f pipelines/discourse.mk seeds-resume      (continues its runs)
 #   make -f pipelines/discourse.mk clean             (removes $(W))
 #
@@ -273,16 +274,20 @@ $(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.
 #   scripts/disc-seeds writes the table (mean and sd over seeds) and the
 #   paired bootstrap intervals between the encoders on each task.
 # Full size, from the table's run (discourse.md "Training", one thread a
-# model on the loaded machine): an epoch of ORDER takes about 18 s for
-# CBOW, 150 s for the GRU and 300 s for the BiGRU, of NEXT 6, 70 and 160,
+# model on the loaded machine): an epoch of ORDER takes about 23 s for
+# CBOW, 145 s for the GRU and 300 s for the BiGRU, of NEXT 6, 72 and 160,
 # of CONJ 1.5, 10 and 19, of the joint models 9, 85 and 180.  To patience
-# 3 (6 to 12 epochs, and the cut GRU and BiGRU ORDER runs longer) a seed
-# is about 0.1 CPU-hours of CBOW, 1.2 of GRU and 2.5 of BiGRU: some 12
-# CPU-hours for 3 seeds of the 12 models, 6-7 hours at -j2.  The split
-# and vocabulary are those of the table's run (W, SOURCES, HTML_UNIT,
-# NEXT_STRIDE, TASK_CAP as it had them).  A lane runs
-#   make -f pipelines/discourse.mk seeds -j2 W=... BROWN=... SOURCES="..." HTML_UNIT=run NEXT_STRIDE=1 \
-#       TASK_CAP=40000 EPOCHS=30 PATIENCE=3 SEEDS_EPOCHS=30 SEEDS_MAX_TIME=4h THREADS=1
+# 3, with the runs max-time cut there given half as many epochs again
+# (gru-order about 8, gru-next 15, bigru-order 9), a seed is about 0.05
+# CPU-hours of CBOW, 0.9 of GRU and 1.6 of BiGRU: some 7.5 CPU-hours for
+# the 36 models of 3 seeds (10 if the cut runs need twice their epochs),
+# 4-5 hours of wall clock at -j2; scoring is minutes.  The split and the
+# vocabulary are those of the table's run: the same W (its pairs and
+# vocab.fz; from scratch, make fetches the 23 sources with apt-get
+# download and runs disc-pairs on them, about half an hour more) and
+# SOURCES, HTML_UNIT, NEXT_STRIDE and TASK_CAP as it had them.  A lane runs
+#   make -f pipelines/discourse.mk seeds -j2 W=... BROWN=... HTML_UNIT=run NEXT_STRIDE=1 \
+#       TASK_CAP=40000 PATIENCE=3 SEEDS_EPOCHS=30 SEEDS_MAX_TIME=4h THREADS=1
 #   make -f pipelines/discourse.mk seeds-resume (the same variables; after a cut, then seeds again)
 SEEDS ?= 1 2 3
 SEEDS_ENCODERS ?= $(ENCODERS)

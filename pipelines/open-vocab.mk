@@ -4,7 +4,8 @@
 #
 #   make -f pipelines/open-vocab.mk [VAR=value ...]     (tools built)
 #   make -f pipelines/open-vocab.mk seeds -j2          (ll-open and rnn-spell over
-#                                        seeds, issue 47's rules: section 6)
+#                                        seeds, issue 47's rules: section 6;
+#                                        about 10 CPU-hours at full size)
 #   make -f pipelines/open-vocab.mk seeds-resume       (continues its runs)
 #   make -f pipelines/open-vocab.mk clean              (removes $(W))
 #
@@ -346,7 +347,8 @@ $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER) $(wildcard $(NOTES)
 # 12 variants a corpus) the selection is about 12 x 22 = 4.5 CPU-hours on
 # ud-french and 12 x 10 = 2 on brown, the two remaining seeds of ll-open
 # about 1 hour, rnn-spell's three seeds about 2.5: some 10 CPU-hours in
-# all, about 5-6 hours of wall clock at -j2.  A lane runs
+# all, about 5-6 hours of wall clock at -j2 (featurize peaks at about
+# 1.1 GB on ud-french, so two at once need 2.2 GB).  A lane runs
 #   make -f pipelines/open-vocab.mk seeds -j2 THREADS=1 SEEDS_MAXTIME=3h
 #   make -f pipelines/open-vocab.mk seeds-resume THREADS=1 SEEDS_MAXTIME=3h   (after a cut, then seeds again)
 SEEDS ?= 1 2 3

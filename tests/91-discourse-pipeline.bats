@@ -366,6 +366,7 @@ split_pairs() {
 
 @test "discourse.mk seeds: every model over seeds to one rule, outputs kept by task, the table checked" {
 	local w="$BATS_TEST_TMPDIR/w" R="$BATS_TEST_TMPDIR/res"
+	cd "$BATS_TEST_TMPDIR"
 	split_pairs "$w"
 	run make -C "$TOP" -f "$MK" W="$w" RESULTS="$R" BROWN="$BROWN" SOURCES=brown \
 		ENCODERS="cbow gru" SEEDS="1 2" SEEDS_TASKS="order conj all" SEEDS_EPOCHS=2 PATIENCE=1 HIDDEN=4 EMBED=4 TOP=500 seeds -j2
