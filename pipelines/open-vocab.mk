@@ -453,7 +453,11 @@ S_ABOUT = Open-vocabulary scoring (pipelines/open-vocab.mk, section 6): every te
 	features and the spelling model come from the training text (and hunspell), nothing from test.  ll-open: the \
 	LL-RNN through its features (train --output loglinear), its feature variant chosen on validation (below); \
 	rnn-spell: the softmax RNN on the same vocabulary, its `<unk>` spread by the spelling model.  Every model \
-	stops on validation by the same rule.
+	stops on validation by the same rule, on the loss train validates with: for ll-open the open one, every \
+	validation token through its features; for rnn-spell its softmax over the vocabulary, a word outside it \
+	counted as `<unk>`.  The open loss of rnn-spell differs from that by a constant (the spelling model'"'"'s \
+	share of each such word, which training does not change), so it stops at the same epoch; but its valid \
+	column is not comparable with ll-open'"'"'s, nor with its own test, which spreads `<unk>` over the spellings.
 $(RESULTS)/open-vocab-seeds.tsv: $(S_OUTPUTS) $(S_RUNS:%=$(S)/%.model) $(CORPORA:%=$(S)/%/select.md) \
 		$(wildcard $(S_NOTES)) $(SCRIPTS)/lm-seeds $(SCRIPTS)/paired-bootstrap
 	@mkdir -p $(@D)
