@@ -297,10 +297,12 @@ SEEDS_MAX_TIME ?=
 DS := $(W)/seeds
 DSO := $(RESULTS)/outputs/discourse-seeds
 DS_RUNS := $(foreach e,$(SEEDS_ENCODERS),$(foreach t,$(SEEDS_TASKS),$(foreach s,$(SEEDS),$(e)-$(t)-s$(s))))
-# ds_tasks(task set): the tasks it is tested on, as score names them
-ds_tasks = $(if $(filter all,$(1)),ORDER NEXT CONJ,$(shell echo $(1) | tr a-z A-Z))
+# ds_up(tasks): the tasks' names as score writes them; ds_tasks(task set):
+# the tasks it is tested on
+ds_up = $(subst order,ORDER,$(subst next,NEXT,$(subst conj,CONJ,$(1))))
+ds_tasks = $(if $(filter all,$(1)),order next conj,$(1))
 DS_OUTPUTS := $(foreach e,$(SEEDS_ENCODERS),$(foreach t,$(SEEDS_TASKS),$(foreach s,$(SEEDS),\
-	$(foreach k,$(call ds_tasks,$(t)),$(DSO)/$(e)-$(t)-s$(s).$(shell echo $(k) | tr A-Z a-z).test.tsv.xz))))
+	$(foreach k,$(call ds_tasks,$(t)),$(DSO)/$(e)-$(t)-s$(s).$(k).test.tsv.xz))))
 seed_of = $(lastword $(subst -s, ,$(1)))
 base_of = $(patsubst %-s$(call seed_of,$(1)),%,$(1))
 DS_STOP = --epochs $(SEEDS_EPOCHS) --patience $(PATIENCE) $(if $(SEEDS_MAX_TIME),--max-time $(SEEDS_MAX_TIME)) \
@@ -328,10 +330,10 @@ $(DS)/%.test: $(DS)/%.bin $(W)/train.pairs
 define DS_KEEP
 $(DSO)/$(1).$(2).test.tsv.xz: $(DS)/$(1).test
 	@mkdir -p $(DSO)
-	grep '^$(shell echo $(2) | tr a-z A-Z)	' $$< > $$@.plain && xz -9e < $$@.plain > $$@.tmp && rm $$@.plain && mv $$@.tmp $$@
+	grep '^$(call ds_up,$(2))	' $$< > $$@.plain && xz -9e < $$@.plain > $$@.tmp && rm $$@.plain && mv $$@.tmp $$@
 endef
 $(foreach r,$(DS_RUNS),$(foreach k,$(call ds_tasks,$(call task_of,$(call base_of,$(r)))),\
-	$(eval $(call DS_KEEP,$(r),$(shell echo $(k) | tr A-Z a-z)))))
+	$(eval $(call DS_KEEP,$(r),$(k)))))
 
 seeds-resume: $(DS_RUNS:%=seeds-resume/%)
 seeds-resume/%:
