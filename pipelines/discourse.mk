@@ -286,7 +286,7 @@ $(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.
 # vocab.fz; from scratch, make fetches the 23 sources with apt-get
 # download and runs disc-pairs on them, about half an hour more) and
 # SOURCES, HTML_UNIT, NEXT_STRIDE and TASK_CAP as it had them.  A lane runs
-#   make -f pipelines/discourse.mk seeds -j2 W=... BROWN=... HTML_UNIT=run NEXT_STRIDE=1 \
+#   make -k -f pipelines/discourse.mk seeds -j2 W=... BROWN=... HTML_UNIT=run NEXT_STRIDE=1 \
 #       TASK_CAP=40000 PATIENCE=3 SEEDS_EPOCHS=30 SEEDS_MAX_TIME=4h THREADS=1
 #   make -f pipelines/discourse.mk seeds-resume (the same variables; after a cut, then seeds again)
 SEEDS ?= 1 2 3

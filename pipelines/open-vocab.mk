@@ -349,8 +349,10 @@ $(RESULTS)/open-vocab.md: $(RESULTS)/open-vocab.tsv $(PAPER) $(wildcard $(NOTES)
 # about 1 hour, rnn-spell's three seeds about 2.5: some 10 CPU-hours in
 # all, about 5-6 hours of wall clock at -j2 (featurize peaks at about
 # 1.1 GB on ud-french, so two at once need 2.2 GB).  A lane runs
-#   make -f pipelines/open-vocab.mk seeds -j2 THREADS=1 SEEDS_MAXTIME=3h
+#   make -k -f pipelines/open-vocab.mk seeds -j2 THREADS=1 SEEDS_MAXTIME=3h
 #   make -f pipelines/open-vocab.mk seeds-resume THREADS=1 SEEDS_MAXTIME=3h   (after a cut, then seeds again)
+# (-k: a selection run cut by SEEDS_MAXTIME stops its corpus's choice, not
+# the other runs)
 SEEDS ?= 1 2 3
 SEEDS_EPOCHS ?= 30
 SEEDS_MAXTIME ?=
