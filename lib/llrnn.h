@@ -1535,6 +1535,12 @@ void llr_optim_set_lr(llr_optim *o, float lr);
 void llr_optim_set_eps(llr_optim *o, float eps);
 /* One update of params[n] from grads[n] (grads are not modified). */
 void llr_optim_step(llr_optim *o, float *params, const float *grads);
+/* The same update from the gradient (grads[i] * scale) * coef, each
+ * product rounded to float: the bits that llr_grad_scale_rows(grads,
+ * scale) then a clipping by coef (llr_clip_coef) would leave in grads,
+ * with the same result as those then llr_optim_step, in one pass and
+ * without writing grads. */
+void llr_optim_step_scaled(llr_optim *o, float *params, const float *grads, float scale, float coef);
 /* Updates done so far (Adam's t); settable when restoring a state. */
 int64_t llr_optim_steps(const llr_optim *o);
 void llr_optim_set_steps(llr_optim *o, int64_t t);
@@ -1550,6 +1556,16 @@ double llr_grad_norm(const float *g, size_t n);
  * alone.  Returns the norm before clipping (NaN/Inf if g is not finite,
  * and then g is left alone). */
 double llr_clip_grad_norm(float *g, size_t n, double max_norm);
+/* The factor llr_clip_grad_norm multiplies g by for a gradient of that
+ * norm: 1 when max_norm <= 0, norm is not finite or the factor is not
+ * below 1. */
+float llr_clip_coef(double norm, double max_norm);
+/* The norm of g[n] * scale (each product rounded to float, as
+ * llr_grad_scale_rows leaves g), without writing g.  The squares are
+ * summed in double in 8 interleaved partial sums (element i in sum i mod
+ * 8, the sums added last), which vectorises; so it may differ from
+ * llr_grad_norm in the last bits of the double. */
+double llr_grad_norm_scaled(const float *g, size_t n, float scale);
 
 /* The same for a gradient g[n] that is zero outside the listed rows of
  * the blocks b[0 .. nb) (llr_net_rows): only the rows listed and the

@@ -173,25 +173,33 @@ float *llr_optim_state(llr_optim *o, size_t i, const char **name)
  * optimize attribute does not apply. */
 #define OPTIM_VEC LLR_CLONES LLR_VECTORIZE
 
+/* In every step the gradient is (g[i] * s1) * s2, each product rounded
+ * to float: the bits llr_grad_scale_rows by s1 then clipping by s2 would
+ * leave in g, without writing them (x * 1.0f is x, so s1 = s2 = 1 is the
+ * plain step). */
+
 /* p[n] -= lr g[n] */
-static void sgd_step(float *restrict p, const float *restrict g, size_t n, float lr)
+OPTIM_VEC static void sgd_step(float *restrict p, const float *restrict g, size_t n, float lr, float s1, float s2)
 {
 	for (size_t i = 0; i < n; i++)
-		p[i] -= lr * g[i];
+		p[i] -= lr * (g[i] * s1 * s2);
 }
 
 /* s[n] = alpha s + (1 - alpha) g^2;  p -= lr g / (sqrt(s) + eps) */
-OPTIM_VEC static void rmsprop_step(float *restrict p, const float *restrict g, float *restrict s, size_t n, float lr, float alpha, float eps)
+OPTIM_VEC static void rmsprop_step(float *restrict p, const float *restrict g, float *restrict s, size_t n, float lr, float alpha, float eps,
+                                   float s1, float s2)
 {
 	const float beta = 1.0f - alpha;
 	for (size_t i = 0; i < n; i++) {
-		s[i] = alpha * s[i] + beta * g[i] * g[i];
-		p[i] -= lr * g[i] / (sqrtf(s[i]) + eps);
+		float gi = g[i] * s1 * s2;
+		s[i] = alpha * s[i] + beta * gi * gi;
+		p[i] -= lr * gi / (sqrtf(s[i]) + eps);
 	}
 }
 
 /* Adam with torch's bias correction, t the 1-based step. */
-OPTIM_VEC static void adam_step(float *restrict p, const float *restrict g, float *restrict m, float *restrict v, size_t n, const llr_optim_config *c, int64_t t)
+OPTIM_VEC static void adam_step(float *restrict p, const float *restrict g, float *restrict m, float *restrict v, size_t n, const llr_optim_config *c, int64_t t,
+                                float s1, float s2)
 {
 	double bc1 = 1.0 - pow(c->beta1, (double)t);
 	double bc2 = 1.0 - pow(c->beta2, (double)t);
@@ -199,27 +207,33 @@ OPTIM_VEC static void adam_step(float *restrict p, const float *restrict g, floa
 	float rbc2 = (float)(1.0 / sqrt(bc2));
 	float b1 = c->beta1, b2 = c->beta2, eps = c->eps;
 	for (size_t i = 0; i < n; i++) {
-		m[i] = b1 * m[i] + (1.0f - b1) * g[i];
-		v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+		float gi = g[i] * s1 * s2;
+		m[i] = b1 * m[i] + (1.0f - b1) * gi;
+		v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
 		p[i] -= step * m[i] / (sqrtf(v[i]) * rbc2 + eps);
 	}
 }
 
-void llr_optim_step(llr_optim *o, float *params, const float *grads)
+void llr_optim_step_scaled(llr_optim *o, float *params, const float *grads, float scale, float coef)
 {
 	catch_up(o);
 	o->t++;
 	switch (o->c.kind) {
 	case LLR_OPT_SGD:
-		sgd_step(params, grads, o->n, o->c.lr);
+		sgd_step(params, grads, o->n, o->c.lr, scale, coef);
 		break;
 	case LLR_OPT_RMSPROP:
-		rmsprop_step(params, grads, o->buf[0], o->n, o->c.lr, o->c.alpha, o->c.eps);
+		rmsprop_step(params, grads, o->buf[0], o->n, o->c.lr, o->c.alpha, o->c.eps, scale, coef);
 		break;
 	case LLR_OPT_ADAM:
-		adam_step(params, grads, o->buf[0], o->buf[1], o->n, &o->c, o->t);
+		adam_step(params, grads, o->buf[0], o->buf[1], o->n, &o->c, o->t, scale, coef);
 		break;
 	}
+}
+
+void llr_optim_step(llr_optim *o, float *params, const float *grads)
+{
+	llr_optim_step_scaled(o, params, grads, 1.0f, 1.0f);
 }
 
 double llr_grad_norm(const float *g, size_t n)
@@ -230,18 +244,49 @@ double llr_grad_norm(const float *g, size_t n)
 	return sqrt(s);
 }
 
+float llr_clip_coef(double norm, double max_norm)
+{
+	if (max_norm <= 0.0 || !isfinite(norm))
+		return 1.0f;
+	double coef = max_norm / (norm + 1e-6);
+	return coef < 1.0 ? (float)coef : 1.0f;
+}
+
 double llr_clip_grad_norm(float *g, size_t n, double max_norm)
 {
 	double norm = llr_grad_norm(g, n);
-	if (max_norm <= 0.0 || !isfinite(norm))
-		return norm;
-	double coef = max_norm / (norm + 1e-6);
-	if (coef < 1.0) {
-		float f = (float)coef;
+	float f = llr_clip_coef(norm, max_norm);
+	if (f != 1.0f)
 		for (size_t i = 0; i < n; i++)
 			g[i] *= f;
-	}
 	return norm;
+}
+
+#define LANES 8
+
+/* The squares of (g[i] * s) into acc[i % LANES], in double: independent
+ * sums the compiler can keep in one vector register. */
+OPTIM_VEC static void sq_lanes(const float *restrict g, size_t n, float s, double *restrict acc)
+{
+	size_t i = 0;
+	for (; i + LANES <= n; i += LANES)
+		for (int k = 0; k < LANES; k++) {
+			double x = (double)(g[i + k] * s);
+			acc[k] += x * x;
+		}
+	for (; i < n; i++) {
+		double x = (double)(g[i] * s);
+		acc[i % LANES] += x * x;
+	}
+}
+
+double llr_grad_norm_scaled(const float *g, size_t n, float scale)
+{
+	double acc[LANES] = {0}, sum = 0.0;
+	sq_lanes(g, n, scale, acc);
+	for (int k = 0; k < LANES; k++)
+		sum += acc[k];
+	return sqrt(sum);
 }
 
 /* ---------------------------------------------------- row-sparse steps */
@@ -351,7 +396,7 @@ static void step_span(size_t off, size_t len, int blk, int32_t row, void *ctx)
 	span_ctx *c = ctx;
 	llr_optim *o = c->o;
 	if (o->c.kind == LLR_OPT_SGD) {
-		sgd_step(c->p + off, c->cg + off, len, o->c.lr);
+		sgd_step(c->p + off, c->cg + off, len, o->c.lr, 1.0f, 1.0f);
 		return;
 	}
 	if (blk >= 0) { /* the decays it owes from the steps before this one */
@@ -359,7 +404,7 @@ static void step_span(size_t off, size_t len, int blk, int32_t row, void *ctx)
 		decay(o->buf[0] + off, len, o->t - 1 - *last, o->c.alpha);
 		*last = o->t;
 	}
-	rmsprop_step(c->p + off, c->cg + off, o->buf[0] + off, len, o->c.lr, o->c.alpha, o->c.eps);
+	rmsprop_step(c->p + off, c->cg + off, o->buf[0] + off, len, o->c.lr, o->c.alpha, o->c.eps, 1.0f, 1.0f);
 }
 
 /* The first call's blocks, with every row up to date. */

@@ -288,9 +288,55 @@ static void test_rows(void)
 	}
 }
 
+/* The fused step (llr_grad_norm_scaled, llr_clip_coef,
+ * llr_optim_step_scaled) against scaling, clipping and stepping in
+ * place: the same parameters and state to the bit, the gradient left as
+ * it was, the norm within double rounding. */
+static void test_scaled(void)
+{
+	enum { N = 203 }; /* not a multiple of the 8 partial sums */
+	int kinds[3] = {LLR_OPT_SGD, LLR_OPT_RMSPROP, LLR_OPT_ADAM};
+	for (int q = 0; q < 3; q++) {
+		llr_optim_config c;
+		llr_optim_defaults(&c, kinds[q]);
+		c.lr = 0.01f;
+		llr_optim *a = llr_optim_new(&c, N, NULL), *b = llr_optim_new(&c, N, NULL);
+		float pa[N], pb[N], ga[N], gb[N], keep[N];
+		for (int i = 0; i < N; i++)
+			pa[i] = pb[i] = (float)cos(0.3 * i);
+		int same = 1, kept = 1, clipped = 0, near = 1;
+		for (int t = 0; t < 40; t++) {
+			for (int i = 0; i < N; i++)
+				ga[i] = gb[i] = keep[i] = (float)sin(1.7 * i + 0.9 * t) * (t % 5 == 2 ? 300.0f : 3.0f) * (i % 13 == 4 ? 0.0f : 1.0f);
+			float s = 1.0f / (float)(t % 9 + 1) / 7.0f;
+			llr_grad_scale_rows(ga, N, NULL, 0, s);
+			double na = llr_grad_norm(ga, N);
+			CHECK_NEAR(llr_clip_grad_norm(ga, N, 5.0), na, 0.0);
+			double nb = llr_grad_norm_scaled(gb, N, s);
+			float coef = llr_clip_coef(nb, 5.0);
+			clipped += coef < 1.0f;
+			near &= fabs(na - nb) <= 1e-14 * na;
+			llr_optim_step(a, pa, ga);
+			llr_optim_step_scaled(b, pb, gb, s, coef);
+			same &= !memcmp(pa, pb, sizeof pa);
+			kept &= !memcmp(gb, keep, sizeof gb);
+		}
+		CHECK(same);
+		CHECK(kept);
+		CHECK(near);
+		CHECK(clipped > 0 && clipped < 40);
+		for (size_t k = 0; k < llr_optim_n_state(b); k++)
+			CHECK(!memcmp(llr_optim_state(a, k, NULL), llr_optim_state(b, k, NULL), N * sizeof(float)));
+		llr_optim_free(a);
+		llr_optim_free(b);
+	}
+	CHECK(llr_clip_coef(3.0, 5.0) == 1.0f && llr_clip_coef(10.0, 0.0) == 1.0f && llr_clip_coef(NAN, 5.0) == 1.0f);
+	CHECK(llr_clip_coef(10.0, 5.0) == (float)(5.0 / (10.0 + 1e-6)));
+}
+
 int main(void)
 {
-	PLAN(8);
+	PLAN(9);
 	RUN(test_names);
 	RUN(test_bad_config);
 	RUN(test_first_step);
@@ -299,5 +345,6 @@ int main(void)
 	RUN(test_state_restore);
 	RUN(test_clip);
 	RUN(test_rows);
+	RUN(test_scaled);
 	DONE();
 }

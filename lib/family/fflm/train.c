@@ -78,11 +78,12 @@ static int ff_apply(void *job, llr_train_state *ts, int64_t ntok, double clip, d
 {
 	ffjob *J = job;
 	float *w = llr_ffnet_params(J->m->net, NULL), *g = llr_ffnet_grads(J->m->net, NULL);
-	if (ntok > 0)
-		llr_grad_scale_rows(g, J->n, NULL, 0, (float)(1.0 / (double)ntok));
-	*norm = llr_clip_grad_norm(g, J->n, clip);
+	/* the mean over the batch's tokens, clipped: two passes over g, the
+	 * norm's and the step's, and g itself left as summed */
+	float scale = ntok > 0 ? (float)(1.0 / (double)ntok) : 1.0f;
+	*norm = llr_grad_norm_scaled(g, J->n, scale);
 	if (isfinite(*norm))
-		llr_optim_step(ts->optim, w, g);
+		llr_optim_step_scaled(ts->optim, w, g, scale, llr_clip_coef(*norm, clip));
 	return LLR_OK;
 }
 
