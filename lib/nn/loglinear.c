@@ -15,7 +15,7 @@
  * val * A[f][.], the logits logb[r] + s[r][.], the softmax over rows, then
  * dA[f][.] += val * (p - onehot)[r][.].  Training makes three passes over
  * the R x chunk block (scores + max; exp + sum; gradient + scatter) in
- * per-thread scratch; scoring makes one, over blocks of rows that stay in
+ * per-thread scratch (a softmax's in dA itself); scoring makes one, over blocks of rows that stay in
  * L1, with a running max (online softmax).  Chunks are independent (they
  * touch disjoint columns of dA), so they run on several threads without
  * locks; per-chunk sums are combined in chunk order, so the result does not
@@ -459,6 +459,52 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) int grad_factored(con
 	return 1;
 }
 
+/* A softmax's training chunk (phi = I, no background): the three passes
+ * of chunk_body with the same float operations in the same order, but
+ * reading the logits from A and keeping exp(l - max), then the gradient,
+ * in dA itself, so that no R x NC block of scratch (past L2 for a large
+ * vocabulary) is written and read again.  dA must not be A. */
+LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_softmax_grad(const job *jb, int n0, int nc, double *out_nll)
+{
+	int R = jb->R, lda = jb->lda;
+	float mx[NC], inv[NC];
+	double s[NC], logz[NC];
+	for (int j = 0; j < nc; j++) {
+		mx[j] = -INFINITY;
+		s[j] = 0.0;
+	}
+	for (int r = 0; r < R; r++) {
+		const float *a = jb->A + (size_t)r * lda + n0;
+		float lb = jb->rlogb[r];
+		for (int j = 0; j < nc; j++)
+			mx[j] = lb + a[j] > mx[j] ? lb + a[j] : mx[j];
+	}
+	for (int r = 0; r < R; r++) {
+		const float *a = jb->A + (size_t)r * lda + n0;
+		float *e = jb->dA + (size_t)r * lda + n0, lb = jb->rlogb[r];
+		for (int j = 0; j < nc; j++)
+			e[j] = lb + a[j] - mx[j];
+		for (int j = 0; j < nc; j++)
+			e[j] = vexp1(e[j]);
+		for (int j = 0; j < nc; j++)
+			s[j] += e[j];
+	}
+	for (int j = 0; j < nc; j++)
+		logz[j] = mx[j] + log(s[j]);
+	*out_nll = chunk_loss(jb, n0, nc, logz, NULL);
+	for (int j = 0; j < nc; j++) {
+		int y = jb->target[n0 + j];
+		inv[j] = y >= 0 ? (float)(1.0 / s[j]) : 0.0f;
+		if (y >= 0)
+			jb->dA[(size_t)y * lda + n0 + j] -= (float)s[j];
+	}
+	for (int r = 0; r < R; r++) {
+		float *g = jb->dA + (size_t)r * lda + n0;
+		for (int j = 0; j < nc; j++)
+			g[j] *= inv[j];
+	}
+}
+
 /* One chunk of nc <= NC positions starting at n0; L is R x NC scratch of
  * scores.  Inlined into a constant-nc and a variable-nc caller so the full
  * chunks get fixed-length inner loops. */
@@ -473,6 +519,10 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 	*out_norm = (llr_norm_stat){0};
 	if (jb->dA && jb->fac && grad_factored(jb, n0, nc, L, out_nll))
 		return;
+	if (jb->dA && o->identity && !o->bg && jb->dA != jb->A) {
+		chunk_softmax_grad(jb, n0, nc, out_nll);
+		return;
+	}
 	/* Pass 1: scores, and the max over rows of the logits logb + s. */
 	for (int j = 0; j < nc; j++)
 		mx[j] = -INFINITY;
