@@ -25,9 +25,12 @@ typedef struct llr_ngram_probe {
 	uint64_t nb[LLR_NGRAM_MAX_ORDER];                /* buckets of order n at n-1 */
 	int closed; /* every n-gram's suffix (its first word dropped) is listed */
 	/* The mapped form's lazy check: CRC-32C of each block of a table,
-	 * and a byte per block set once it matched (NULL when built here). */
+	 * and a byte per block set once it matched (NULL when built here).
+	 * A block that matched is copied from the mapping (src) into tab,
+	 * memory of huge pages (or tab is the mapping itself). */
 	const uint32_t *bcrc[LLR_NGRAM_MAX_ORDER];
 	unsigned char *checked[LLR_NGRAM_MAX_ORDER];
+	const llr_probe_entry *src[LLR_NGRAM_MAX_ORDER];
 	int bad; /* a block failed its check: answers are not to be used */
 	int bad_order;
 	uint64_t bad_block;
