@@ -22,6 +22,13 @@ setup() {
 	mkdir tmp
 }
 
+# A tmpfs mounted by a test (a full file system) is unmounted, pass or fail.
+teardown() {
+	if [ -n "${MOUNTED-}" ]; then
+		umount "$MOUNTED"
+	fi
+}
+
 # The folder of temporary files is empty.
 tmp_empty() {
 	[ -z "$(ls -A "${1:-tmp}")" ] || { ls -la "${1:-tmp}" >&2; return 1; }
@@ -114,4 +121,28 @@ tmp_empty() {
 	[ ! -e lm.bin ]
 	LLRNN_NGRAM_SORT=abc run_err 1 "^train: LLRNN_NGRAM_SORT: 'abc' is not RECORDS\[,FANIN\]" train --ngram 3 -o x.arpa "$M/c.tok"
 	tmp_empty
+}
+
+@test "train --ngram on disk: a file system that fills up (a tmpfs of 256 KiB) under the temporary files or the output: ENOSPC named, nothing left behind" {
+	mkdir fs
+	mount -t tmpfs -o size=256k tmpfs fs 2>/dev/null || skip "cannot mount a tmpfs here (root only)"
+	MOUNTED=$PWD/fs
+	export LLRNN_NGRAM_SORT=100,2
+	# the temporary files: to a file and to standard output
+	run_err 1 '^train: fs: cannot write a temporary file: No space left on device$' train --ngram 4 --temp-dir fs -o x.arpa "$M/c.tok"
+	[ ! -e x.arpa ]
+	run_err 1 '^train: fs: cannot write a temporary file: No space left on device$' train --ngram 4 --temp-dir fs "$M/c.tok"
+	tmp_empty fs
+	# the output, estimated on disk and in memory, plain and compressed:
+	# no half-written file (nor its temporary) stays
+	run_err 1 '^train: fs/x.arpa: No space left on device$' train --ngram 4 --temp-dir tmp -o fs/x.arpa "$M/c.tok"
+	tmp_empty fs
+	tmp_empty
+	LLRNN_NGRAM_SORT= run_err 1 '^train: fs/x.arpa: No space left on device$' train --ngram 4 -o fs/x.arpa "$M/c.tok"
+	LLRNN_NGRAM_SORT= run_err 1 '^train: fs/x.arpa.gz: No space left on device$' train --ngram 4 -o fs/x.arpa.gz "$M/c.tok"
+	LLRNN_NGRAM_SORT= run_err 1 '^train: fs/x.bin: .*No space left on device$' train --ngram 4 -o fs/x.bin "$M/c.tok"
+	tmp_empty fs
+	# the same runs fit on a larger disk: the failures were the space
+	train -q --ngram 4 --temp-dir tmp -o x.arpa "$M/c.tok"
+	[ "$(stat -c %s x.arpa)" -gt 262144 ]
 }

@@ -632,14 +632,17 @@ typedef struct awriter {
 	char *tmp;
 	llr_buf buf;
 	int failed;
+	int errnum; /* errno of the first failure, for the message (0: none known) */
 } awriter;
 
 static void aw_flush(awriter *w)
 {
 	if (w->failed || w->buf.len == 0)
 		return;
-	if (fwrite(w->buf.data, 1, w->buf.len, w->fp) != w->buf.len)
+	if (fwrite(w->buf.data, 1, w->buf.len, w->fp) != w->buf.len) {
 		w->failed = 1;
+		w->errnum = errno;
+	}
 	llr_buf_clear(&w->buf);
 }
 
@@ -683,13 +686,13 @@ static int aw_open(awriter *w, const char *path, llr_err *err)
 static int aw_close(awriter *w, const char *path, int ok, llr_err *err)
 {
 	aw_flush(w);
-	int failed = w->failed || !ok;
+	int failed = w->failed || !ok, e = w->errnum;
 	if (w->fp == stdout) {
 		if (fflush(stdout) != 0)
-			failed = 1;
+			failed = 1, e = e ? e : errno;
 	} else if (w->fp) {
 		if (fclose(w->fp) != 0)
-			failed = 1;
+			failed = 1, e = e ? e : errno;
 	} else if (w->fd >= 0) {
 		close(w->fd);
 	}
@@ -697,12 +700,14 @@ static int aw_close(awriter *w, const char *path, int ok, llr_err *err)
 	int rc = LLR_OK;
 	if (w->tmp) {
 		if (!failed && rename(w->tmp, path) < 0)
-			failed = 1;
+			failed = 1, e = errno;
 		if (failed)
 			unlink(w->tmp);
 		free(w->tmp);
 	}
-	if (failed && ok)
+	if (failed && ok && e)
+		rc = llr_err_set(err, LLR_EIO, "%s: %s", path ? path : "<stdout>", strerror(e));
+	else if (failed && ok)
 		rc = llr_err_set(err, LLR_EIO, "%s: write failed", path ? path : "<stdout>");
 	else if (failed)
 		rc = llr_err_code(err, LLR_EIO);
@@ -985,6 +990,11 @@ int llr_arpa_out_line(llr_arpa_out *o, int n, const uint32_t *words, float logp,
 	if (o->w.buf.len >= 1 << 18)
 		aw_flush(&o->w);
 	return o->w.failed ? LLR_EIO : LLR_OK;
+}
+
+int llr_arpa_out_errno(const llr_arpa_out *o)
+{
+	return o->w.errnum;
 }
 
 const char *llr_arpa_out_name(const llr_arpa_out *o)

@@ -139,6 +139,8 @@ int llr_arpa_out_close(llr_arpa_out *o, int ok, llr_err *err);
 /* What a write error names: the file, or the folder standard output is
  * held in. */
 const char *llr_arpa_out_name(const llr_arpa_out *o);
+/* The errno of its first failed write, 0 if none is known. */
+int llr_arpa_out_errno(const llr_arpa_out *o);
 
 /* probing.c: build m's probing form from its trie (in memory); free
  * it; drop the trie once the probing form answers every query. */

@@ -400,8 +400,11 @@ static int write_level(xest *x, llr_arpa_out *out, int n, llr_xsort *p, llr_xsor
 	}
 	if (rc == LLR_ENOMEM)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (rc == LLR_EIO)
-		return llr_err_set(err, LLR_EIO, "%s: write failed%s", llr_arpa_out_name(out), llr_arpa_out_name(out) == x->cfg.dir ? " (standard output is held there until the end)" : "");
+	if (rc == LLR_EIO) {
+		int e = llr_arpa_out_errno(out);
+		return llr_err_set(err, LLR_EIO, "%s: %s%s", llr_arpa_out_name(out), e ? strerror(e) : "write failed",
+		                   llr_arpa_out_name(out) == x->cfg.dir ? " (standard output is held there until the end)" : "");
+	}
 	return rc < 0 ? rc : LLR_OK;
 }
 
