@@ -2823,6 +2823,7 @@ typedef struct llr_ngram_disk {
 	const char *dir;    /* the folder of the temporary files */
 	int fanin;          /* the most runs merged at once; 0: 16 */
 	size_t run_records; /* tests: a run every so many records; 0: when memory is full */
+	int threads;        /* threads sorting each run (0 or 1: one); the output is the same */
 } llr_ngram_disk;
 typedef struct llr_ngram_disk_stats {
 	uint64_t runs;   /* sorted runs written, counting included */

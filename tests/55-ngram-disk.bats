@@ -146,3 +146,18 @@ tmp_empty() {
 	train -q --ngram 4 --temp-dir tmp -o x.arpa "$M/c.tok"
 	[ "$(stat -c %s x.arpa)" -gt 262144 ]
 }
+
+@test "train --ngram on disk: --threads 2 and 3 sort the runs into the bytes of one thread and of the in-memory path; --threads out of range refused" {
+	export LLRNN_NGRAM_SORT=500,3
+	train -q --ngram 4 --prune 0,0,1 --temp-dir tmp -o one.arpa "$M/c.tok"
+	for t in 2 3; do
+		train -q --ngram 4 --prune 0,0,1 --threads $t --temp-dir tmp -o t$t.arpa "$M/c.tok"
+		cmp one.arpa t$t.arpa
+	done
+	LLRNN_NGRAM_SORT= train -q --ngram 4 --prune 0,0,1 -o mem.arpa "$M/c.tok"
+	cmp one.arpa mem.arpa
+	tmp_empty
+	run_err 2 '^train: --threads' train --ngram 3 --threads 0 -o x.arpa "$M/c.tok"
+	run_err 2 '^train: --threads' train --ngram 3 --threads 65 -o x.arpa "$M/c.tok"
+	[ ! -e x.arpa ]
+}

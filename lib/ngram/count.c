@@ -333,6 +333,7 @@ void llr_ngram_xcfg(const llr_ngram_disk *d, size_t max_bytes, llr_xsort_cfg *cf
 	cfg->dir = d->dir;
 	cfg->fanin = d->fanin >= 2 ? d->fanin : 16;
 	cfg->run_records = d->run_records;
+	cfg->threads = d->threads;
 	cfg->iobuf = LLR_MIN(LLR_MAX(max_bytes / 256, (size_t)4 << 10), (size_t)256 << 10);
 	cfg->mem = max_bytes;
 }

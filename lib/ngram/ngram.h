@@ -177,6 +177,7 @@ typedef struct llr_xsort_cfg {
 	size_t iobuf;        /* bytes of each run's read or write buffer */
 	int fanin;           /* the most runs merged at once (>= 2) */
 	size_t run_records;  /* if not 0: at most this many records a run */
+	int threads;         /* threads sorting a run (< 2: this one) */
 } llr_xsort_cfg;
 typedef struct llr_xsort llr_xsort;
 /* count.c: the sorting set-up of a budget of max_bytes (mem = max_bytes). */

@@ -17,17 +17,23 @@
  * way the process ends; a merge pass reads at most cfg->fanin runs of
  * one file through buffers of cfg->iobuf bytes each and appends their
  * merge to the other file, then empties the first, until at most fanin
- * runs are left, which the reader merges as it goes.  Not here: what
- * the records mean.
+ * runs are left, which the reader merges as it goes.  With
+ * cfg->threads > 1 the sort of a run is split among threads (each
+ * with counts of its own, within cfg->mem), and its result is the
+ * one thread's to the byte.  Not here: what the records mean.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ngram.h"
+
+/* The most threads a run's sort is split among. */
+#define XSORT_MAX_THREADS 64
 
 typedef struct xrun {
 	uint64_t off, len; /* bytes in the file */
@@ -66,6 +72,12 @@ struct llr_xsort {
 	uint64_t records, passes, written;
 };
 
+/* The threads of a sort: cfg->threads within 1 .. XSORT_MAX_THREADS. */
+static int x_threads(const llr_xsort *s)
+{
+	return s->cfg.threads < 1 ? 1 : s->cfg.threads > XSORT_MAX_THREADS ? XSORT_MAX_THREADS : s->cfg.threads;
+}
+
 static int x_errno(llr_xsort *s, int e, const char *what, llr_err *err)
 {
 	return llr_err_set(err, LLR_EIO, "%s: %s a temporary file: %s", s->cfg.dir, what, strerror(e));
@@ -97,7 +109,7 @@ llr_xsort *llr_xsort_new(const llr_xsort_cfg *cfg, size_t rec, int nkey, const i
 	s->V = V;
 	s->combine = combine;
 	s->fd[0] = s->fd[1] = -1;
-	size_t cnt = ((size_t)V + 1) * sizeof(uint32_t);
+	size_t cnt = (size_t)x_threads(s) * ((size_t)V + 1) * sizeof(uint32_t);
 	s->most = cfg->mem > cnt ? (cfg->mem - cnt) / (2 * rec) : 0;
 	if (cfg->run_records && cfg->run_records < s->most)
 		s->most = cfg->run_records;
@@ -213,31 +225,88 @@ int llr_xsort_run_end(llr_xsort *s, llr_err *err)
 	return LLR_OK;
 }
 
+/* One thread's part of a counting pass of the radix sort: the records
+ * [lo, hi) of src, their counts by the word at column at into cnt[0..V)
+ * (phase 0), then moved to dst at the offsets cnt holds (phase 1). */
+typedef struct xpart {
+	const char *src;
+	char *dst;
+	size_t rec, at, lo, hi;
+	uint32_t V, *cnt;
+	int phase;
+} xpart;
+
+static void *x_part(void *arg)
+{
+	xpart *p = arg;
+	if (p->phase == 0) {
+		memset(p->cnt, 0, (size_t)p->V * sizeof *p->cnt);
+		for (size_t i = p->lo; i < p->hi; i++)
+			p->cnt[((const uint32_t *)(p->src + i * p->rec))[p->at]]++;
+	} else {
+		for (size_t i = p->lo; i < p->hi; i++) {
+			const char *r = p->src + i * p->rec;
+			memcpy(p->dst + (size_t)p->cnt[((const uint32_t *)r)[p->at]]++ * p->rec, r, p->rec);
+		}
+	}
+	return NULL;
+}
+
+/* Run x_part over the k parts, the first in this thread; a part whose
+ * thread cannot start is done here after the first (the result is the
+ * same). */
+static void x_parts(xpart *part, int k)
+{
+	pthread_t th[XSORT_MAX_THREADS];
+	int started[XSORT_MAX_THREADS] = {0};
+	for (int t = 1; t < k; t++)
+		started[t] = pthread_create(&th[t], NULL, x_part, &part[t]) == 0;
+	x_part(&part[0]);
+	for (int t = 1; t < k; t++) {
+		if (started[t])
+			pthread_join(th[t], NULL);
+		else
+			x_part(&part[t]);
+	}
+}
+
 /* The buffer sorted (into a scratch copy, which replaces it) and
- * written as a run; the buffer is freed. */
+ * written as a run; the buffer is freed.  The sort is stable, an LSD
+ * radix sort over the columns; with cfg->threads > 1 each counting pass
+ * is split among threads by ranges of records, each with its own counts,
+ * whose offsets are laid out range after range: the records land where
+ * one thread puts them. */
 static int spill(llr_xsort *s, llr_err *err)
 {
 	if (s->n == 0)
 		return LLR_OK;
+	int k = x_threads(s);
+	if ((size_t)k > s->n)
+		k = (int)s->n;
 	char *tmp = llr_malloc(s->n * s->rec);
-	uint32_t *cnt = llr_malloc(((size_t)s->V + 1) * sizeof *cnt);
-	if (!tmp || !cnt) {
+	uint32_t *cnt = llr_malloc((size_t)k * s->V * sizeof *cnt);
+	if (!tmp || (!cnt && s->V)) {
 		free(tmp);
 		free(cnt);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory sorting n-grams");
 	}
+	xpart part[XSORT_MAX_THREADS];
 	char *src = s->buf, *dst = tmp;
 	for (int c = s->ncols - 1; c >= 0; c--) {
-		const size_t at = (size_t)s->cols[c];
-		memset(cnt, 0, ((size_t)s->V + 1) * sizeof *cnt);
-		for (size_t i = 0; i < s->n; i++)
-			cnt[((const uint32_t *)(src + i * s->rec))[at] + 1]++;
+		for (int t = 0; t < k; t++)
+			part[t] = (xpart){src, dst, s->rec, (size_t)s->cols[c], s->n * (size_t)t / (size_t)k, s->n * (size_t)(t + 1) / (size_t)k,
+			                  s->V, cnt + (size_t)t * s->V, 0};
+		x_parts(part, k);
+		uint32_t run = 0;
 		for (uint32_t v = 0; v < s->V; v++)
-			cnt[v + 1] += cnt[v];
-		for (size_t i = 0; i < s->n; i++) {
-			const char *r = src + i * s->rec;
-			memcpy(dst + (size_t)cnt[((const uint32_t *)r)[at]]++ * s->rec, r, s->rec);
-		}
+			for (int t = 0; t < k; t++) {
+				uint32_t here = part[t].cnt[v];
+				part[t].cnt[v] = run;
+				run += here;
+			}
+		for (int t = 0; t < k; t++)
+			part[t].phase = 1;
+		x_parts(part, k);
 		char *t = src;
 		src = dst;
 		dst = t;

@@ -1,7 +1,8 @@
 /*
  * test_xsort.c - the external sort of lib/ngram/xsort.c (runs of a few
  * records, a fan-in of 2: several merge passes; folding of equal keys;
- * another column order; rewinding; a missing folder) and the counter's
+ * another column order; rewinding; a missing folder; runs sorted by
+ * several threads, the same records in the same order) and the counter's
  * spill to it, estimated on disk into the same ARPA bytes as in memory.
  */
 #include <stdint.h>
@@ -74,6 +75,49 @@ static void test_sort_fold(void)
 	llr_xsort_free(s);
 }
 
+/* The records of n pseudo-random pairs (payload: their index) sorted
+ * with threads threads and no folding, read back into out. */
+static void sort_with(int threads, int n, int V, rec *out)
+{
+	llr_err e = {0};
+	llr_xsort_cfg cfg = {.dir = "/tmp", .mem = 1 << 20, .iobuf = 4096, .fanin = 3, .run_records = 700, .threads = threads};
+	static const int suffix_first[2] = {1, 0};
+	llr_xsort *s = llr_xsort_new(&cfg, sizeof(rec), 2, suffix_first, 2, (uint32_t)V, NULL, &e);
+	CHECK(s != NULL);
+	uint64_t state = 777;
+	for (int i = 0; i < n; i++) {
+		state = state * 6364136223846793005ull + 1442695040888963407ull;
+		rec r = {{(uint32_t)(state >> 33) % (uint32_t)V, (uint32_t)(state >> 45) % (uint32_t)V}, (uint64_t)i};
+		CHECK(llr_xsort_add(s, &r, &e) == LLR_OK);
+	}
+	CHECK(llr_xsort_finish(s, &e) == LLR_OK);
+	const void *p;
+	int rc, k = 0;
+	while ((rc = llr_xsort_next(s, &p, &e)) == 1 && k < n)
+		out[k++] = *(const rec *)p;
+	CHECK(rc == 0 && k == n);
+	llr_xsort_free(s);
+}
+
+/* Runs sorted by 2, 3 and 7 threads: the records of one thread in the
+ * same order (the sort is stable: equal keys in the order added). */
+static void test_threads(void)
+{
+	enum { V = 50, NREC = 6000 };
+	static rec one[NREC], more[NREC];
+	sort_with(1, NREC, V, one);
+	int unstable = 0;
+	for (int i = 1; i < NREC; i++)
+		unstable += one[i].w[0] == one[i - 1].w[0] && one[i].w[1] == one[i - 1].w[1] && one[i].n < one[i - 1].n;
+	CHECK(unstable == 0);
+	static const int threads[3] = {2, 3, 7};
+	for (int t = 0; t < 3; t++) {
+		memset(more, 0, sizeof more);
+		sort_with(threads[t], NREC, V, more);
+		CHECK(memcmp(one, more, sizeof one) == 0);
+	}
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -142,8 +186,9 @@ static void test_counter_disk(void)
 
 int main(void)
 {
-	PLAN(2);
+	PLAN(3);
 	RUN(test_sort_fold);
+	RUN(test_threads);
 	RUN(test_counter_disk);
 	DONE();
 }

@@ -35,6 +35,8 @@ static const llr_train_opt opts[] = {
 	{"temp-dir", 0, LLR_TOPT_PATH, 0, .arg = "dir",
 	 .help = "with --ngram: where counts beyond --memory go (default $TMPDIR, else /tmp)",
 	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
+	{"threads", 0, LLR_TOPT_INT, 0, 1, 64, .dflt = "1", .arg = "n",
+	 .help = "with --ngram: threads sorting each run of counts on disk (default 1; the same output)", .section = SECTION},
 	{"format", 0, LLR_TOPT_CHOICE, 0, .choices = "trie|probing", .arg = "trie|probing",
 	 .help = "with --ngram: the binary form written (default trie)", .bad = "must be trie or probing, not '%s'",
 	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
@@ -128,6 +130,7 @@ static int disk_setup(const llr_train_args *a, llr_ngram_disk *d, llr_err *err)
 		if (!d->dir || !*d->dir)
 			d->dir = "/tmp";
 	}
+	d->threads = (int)llr_train_args_int(a, "threads");
 	const char *k = getenv("LLRNN_NGRAM_SORT");
 	if (k && *k) {
 		char *end;
@@ -267,10 +270,12 @@ static int estimate(llr_train_args *a, llr_err *err)
 const llr_trainer llr_ngram_trainer = {
 	.opts = opts,
 	.synopsis = "train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
-	            "             [--memory SIZE] [--temp-dir DIR] [--format trie|probing] [file ...]\n"
+	            "             [--memory SIZE] [--temp-dir DIR] [--threads N] [--format trie|probing]\n"
+	            "             [file ...]\n"
 	            "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n",
 	.usage = "usage: train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
-	         "             [--memory SIZE] [--temp-dir DIR] [--format trie|probing] [file ...]\n"
+	         "             [--memory SIZE] [--temp-dir DIR] [--threads N] [--format trie|probing]\n"
+	         "             [file ...]\n"
 	         "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n",
 	.foreign = "not for n-gram estimation (--ngram)",
 	.estimate = estimate,
