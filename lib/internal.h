@@ -587,6 +587,8 @@ llr_fsa *llr_fsa_regex(const char *pattern, const llr_strmap *vocab, llr_err *er
 void llr_fsa_free(llr_fsa *a);
 int32_t llr_fsa_states(const llr_fsa *a);
 int32_t llr_fsa_start(const llr_fsa *a);
+/* The id of </s> in its vocabulary (-1: none). */
+int32_t llr_fsa_eos(const llr_fsa *a);
 /* The state after token x in state q, -1 when x is not allowed there;
  * *logw (may be NULL) gets ln of the arc's factor of b. */
 int32_t llr_fsa_next(const llr_fsa *a, int32_t q, int32_t x, float *logw);
@@ -604,5 +606,19 @@ int32_t llr_fsa_dist(const llr_fsa *a, int32_t q);
 /* Run the automaton from its start over ids[0..n): the state reached,
  * or -1 - k when token k is the first it rejects. */
 int32_t llr_fsa_run(const llr_fsa *a, const int32_t *ids, size_t n);
+/* An automaton background's members in a tensor archive (fsaio.c): its
+ * meta keys (fsa.*) into m, its fsa/ members written; read back over
+ * vocab (the archive's vocabulary), checked (LLR_EFORMAT naming the
+ * member), the caller freeing it with llr_fsa_free. */
+int llr_fsa_meta(const llr_fsa *a, llr_meta *m);
+/* Make a (borrowed, NULL: none) a factor of the background of a
+ * log-linear net (lib/nn/net.c): each position's automaton state is
+ * that after the stream's inputs back to its <s> (a stream that does not
+ * start with <s>, or a rejected prefix, allows nothing), or after the
+ * inputs fed to a state since <s> (llr_net_step).  LLR_EINVAL with
+ * another output or an open vocabulary. */
+int llr_net_set_fsa_bg(llr_net *net, const llr_fsa *a, llr_err *err);
+int llr_fsa_write(llr_tensor_writer *w, const llr_fsa *a, llr_err *err);
+llr_fsa *llr_fsa_get_members(llr_tensor_reader *r, const llr_meta *m, const llr_strmap *vocab, llr_err *err);
 
 #endif

@@ -963,6 +963,7 @@ typedef struct llr_ngram_bg llr_ngram_bg;
 typedef struct llr_spelling llr_spelling;
 typedef struct llr_anyword llr_anyword;
 typedef struct llr_opensig llr_opensig;
+typedef struct llr_fsa llr_fsa;
 
 /* What featurize writes and train reads (kind "features"), also the word
  * model part of a model file.  See llrnn-tensor(5). */
@@ -997,6 +998,11 @@ typedef struct llr_lexicon {
 	 * vocabulary (llr_lexicon_estimate_sigs; lib/lexicon/opensig.c), owned,
 	 * written and read with the other members (sig/...) */
 	llr_opensig *sig;
+	/* NULL, or the automaton of an automaton background b_fsa(q; x)
+	 * (featurize --background fsa:FILE or regex:PATTERN) over vocab,
+	 * a factor of b: 0 outside the language; owned, written and read
+	 * with the other members (fsa/..., after sig/) */
+	llr_fsa *fsa;
 } llr_lexicon;
 
 /* Limits featurize and the readers enforce (LLR_ERANGE beyond them). */
@@ -1178,6 +1184,14 @@ typedef struct llr_featurize_opts {
 	void (*progress)(void *ctx, const llr_fz_progress *p);
 	void (*note)(void *ctx, const char *msg);
 	void *ctx;
+	/* --background fsa:FILE (bg_fsa the file) or regex:PATTERN
+	 * (bg_fsa_regex 1, bg_fsa the pattern): an automaton over the
+	 * vocabulary whose weights multiply the background (bg), NULL
+	 * none; skip_rejected: a corpus sentence it rejects is skipped and
+	 * counted (stats.rejected), not an error */
+	const char *bg_fsa;
+	int bg_fsa_regex;
+	int skip_rejected;
 } llr_featurize_opts;
 /* Everything off, the background unigram:0.5, tok unknown. */
 void llr_featurize_opts_init(llr_featurize_opts *o);
@@ -1191,6 +1205,7 @@ typedef struct llr_featurize_stats {
 	int64_t stream_tokens, stream_sentences, stream_unknown, stream_signatures, stream_covered;
 	int64_t source_lines, source_empty, source_tokens; /* --source */
 	size_t source_types;
+	int64_t rejected; /* sentences the automaton background rejected (skip_rejected) */
 } llr_featurize_stats;
 
 typedef struct llr_featurizer llr_featurizer;

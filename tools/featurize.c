@@ -18,7 +18,8 @@ static const char usage[] =
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
     "                 [--min-feature-count N] [--input-features LIST] [--lexicon-scope vocab|all]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
-    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--spelling N [--signature-samples N] [--no-oov-features]]\n"
+    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--background fsa:FILE|regex:PATTERN [--skip-rejected]]\n"
+    "                 [--spelling N [--signature-samples N] [--no-oov-features]]\n"
     "                 [--dump] [-o FILE] [FILE ...]\n"
     "       featurize [options] --source SRC [-o FILE] TARGET\n"
     "       featurize --version\n";
@@ -47,7 +48,9 @@ static const char help[] =
     "  --vocab FILE             fix the vocabulary to a vocab(1) file\n"
     "  --vocab-from corpus|corpus+lexicon  whether lexicon words join the vocabulary\n"
     "  --extra FILE             add the types of another token file (repeatable)\n"
-    "  --background B           uniform, unigram[:K] (default), ngram:LM or a FILE\n"
+    "  --background B           uniform, unigram[:K] (default), ngram:LM or a FILE; or an automaton\n"
+    "                           fsa:FILE (OpenFst text) or regex:PATTERN multiplying it (give both)\n"
+    "  --skip-rejected          skip the corpus sentences the automaton rejects (default: an error)\n"
     "  --spelling N             add a character N-gram spelling model (open vocabulary)\n"
     "  --no-oov-features        with --spelling, no OOV: features\n"
     "  --signature-samples N    draw N strings for the signature masses\n"
@@ -150,6 +153,23 @@ static void fz_parse_ngrams(const char *s, llr_extractors *x)
 	x->ngram_max = (int)b;
 }
 
+/* --background fsa:FILE or regex:PATTERN into o, once; any other
+ * background into *bg. */
+static void fz_background_opt(const char *s, llr_featurize_opts *o, const char **bg)
+{
+	int re = !strncmp(s, "regex:", 6);
+	if (!re && strncmp(s, "fsa:", 4)) {
+		*bg = s;
+		return;
+	}
+	if (o->bg_fsa)
+		cli_usage_error(usage, "--background %s: one automaton only", s);
+	o->bg_fsa = s + (re ? 6 : 4);
+	o->bg_fsa_regex = re;
+	if (!*o->bg_fsa)
+		cli_usage_error(usage, "--background %s needs a %s", s, re ? "pattern" : "file");
+}
+
 /* --background, parsed once: uniform, unigram[:K] (K defaults to 0.5),
  * ngram:LM or a file. */
 static void fz_parse_background(const char *s, llr_featurize_opts *o)
@@ -196,7 +216,8 @@ static void fz_parse_opts(int argc, char **argv, fz_cli *T)
 		O_LEXSCOPE,
 		O_NOOOV,
 		O_NFKC,
-		O_LANG
+		O_LANG,
+		O_SKIPREJ
 	};
 	static const struct option lopts[] = {
 	    {"top", required_argument, 0, O_TOP},
@@ -213,6 +234,7 @@ static void fz_parse_opts(int argc, char **argv, fz_cli *T)
 	    {"vocab-from", required_argument, 0, O_VOCABFROM},
 	    {"extra", required_argument, 0, O_EXTRA},
 	    {"background", required_argument, 0, O_BACKGROUND},
+	    {"skip-rejected", no_argument, 0, O_SKIPREJ},
 	    {"dump", no_argument, 0, O_DUMP},
 	    {"source", required_argument, 0, O_SOURCE},
 	    {"spelling", required_argument, 0, O_SPELLING},
@@ -251,7 +273,8 @@ static void fz_parse_opts(int argc, char **argv, fz_cli *T)
 		case O_VOCAB: o->vocab_file = optarg; break;
 		case O_VOCABFROM: o->vocab_lex = fz_parse_vocab_from(optarg); break;
 		case O_EXTRA: fz_add_str(&T->extra, &T->nextra, optarg); break;
-		case O_BACKGROUND: bg = optarg; break;
+		case O_BACKGROUND: fz_background_opt(optarg, o, &bg); break;
+		case O_SKIPREJ: o->skip_rejected = 1; break;
 		case O_DUMP: T->dump = o->dump = 1; break;
 		case O_SOURCE: o->source = optarg; break;
 		case O_SPELLING: o->spelling = (int)cli_parse_int(usage, "--spelling", optarg, 1, LLR_NGRAM_MAX_ORDER); break;
@@ -275,6 +298,8 @@ static void fz_parse_opts(int argc, char **argv, fz_cli *T)
 	o->sources = T->src;
 	o->nsources = T->nsrc;
 	fz_parse_background(bg, o);
+	if (o->skip_rejected && !o->bg_fsa)
+		cli_usage_error(usage, "--skip-rejected: goes with --background fsa:FILE or regex:PATTERN");
 	if (o->sig_samples && !o->spelling)
 		cli_usage_error(usage, "--signature-samples: goes with --spelling N");
 	if (o->no_oov && !o->spelling)
@@ -395,6 +420,8 @@ int main(int argc, char **argv)
 	}
 	if (!T.quiet)
 		fz_summary(&T, llr_featurizer_stats(f), llr_featurizer_lexicon(f));
+	if (llr_featurizer_stats(f)->rejected) /* even with -q: data were dropped */
+		fprintf(stderr, "%s: %lld sentences the automaton rejects skipped\n", cli_prog, (long long)llr_featurizer_stats(f)->rejected);
 	llr_featurizer_free(f);
 	free(T.src);
 	free(T.extra);

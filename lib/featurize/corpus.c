@@ -137,6 +137,8 @@ static int fz_corpus_read(fz_corpus *c, fz_tok_in *t, llr_err *err)
 		}
 		if ((rc = fz_corpus_push(c, -1, err)) < 0)
 			return rc;
+		if (t->o->bg_fsa && llr_fz_corpus_line(c, t->i - 1, (int64_t)llr_lines_lineno(t->l)) < 0)
+			return fz_nomem(err);
 		c->sentences++;
 	}
 	return rc;

@@ -86,6 +86,8 @@ int llr_featurizer_build(llr_featurizer *R, llr_err *err)
 		rc = llr_fz_spelling(R, err);
 	if (rc >= 0 && R->o.spelling)
 		rc = llr_fz_signatures(R, err);
+	if (rc >= 0 && R->o.bg_fsa)
+		rc = llr_fz_automaton(R, err);
 	if (rc < 0)
 		return rc;
 	R->st.types = R->V;
@@ -124,6 +126,8 @@ void llr_featurizer_free(llr_featurizer *R)
 	free(R->r.v);
 	free(R->r.rowptr);
 	free(R->cp.ids);
+	free(R->cp.line);
+	free(R->cp.file);
 	llr_vocab_free(R->cp.types);
 	llr_vocab_free(R->v);
 	llr_strmap_free(R->outside);

@@ -83,6 +83,11 @@ typedef struct fz_corpus {
 	int32_t *ids;
 	size_t nids, idcap;
 	int64_t sentences, tokens;
+	/* with an automaton background: each sentence's file (an index
+	 * into the corpus files) and line */
+	int64_t *line;
+	int32_t *file;
+	size_t lcap;
 } fz_corpus;
 
 /* parallel.c: the source side of --source. */
@@ -163,6 +168,12 @@ int llr_fz_matrices(llr_featurizer *R, llr_err *err);
 int llr_fz_any(llr_featurizer *R, llr_err *err);
 /* background.c */
 int llr_fz_meta(llr_featurizer *R, llr_err *err);
+/* automaton.c: sentence c->sentences is at file:line; the automaton
+ * background built and the corpus checked; a line (--vocab) checked: 1
+ * accepted, 0 skipped, < 0 an error. */
+int llr_fz_corpus_line(fz_corpus *c, int32_t file, int64_t line);
+int llr_fz_automaton(llr_featurizer *R, llr_err *err);
+int llr_fz_accept(llr_featurizer *R, const char *line, size_t len, const char *name, int64_t lineno, llr_err *err);
 /* spelling.c */
 int llr_fz_spelling(llr_featurizer *R, llr_err *err);
 int llr_fz_signatures(llr_featurizer *R, llr_err *err);

@@ -95,6 +95,11 @@ static int fz_ids_stream(llr_featurizer *R, fz_ids *d, llr_err *err)
 	size_t len = R->first_len;
 	int rc;
 	do {
+		if (R->lex.fsa && (rc = llr_fz_accept(R, line, len, llr_lines_name(R->tin.l), (int64_t)llr_lines_lineno(R->tin.l), err)) <= 0) {
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		if ((rc = fz_ids_sentence(d, llr_tokens_count(line, len) + 1, err)) < 0)
 			return rc;
 		size_t pos = 0, tl;

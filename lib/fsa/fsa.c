@@ -20,18 +20,6 @@
 
 #include "fsa.h"
 
-struct llr_fsa {
-	int32_t n, start;
-	int32_t *off;        /* n + 1 */
-	int32_t *lab, *dst;  /* off[n]: arcs of each state, sorted by label */
-	float *logw;
-	int32_t *def;        /* n: default arc's state, -1 none */
-	float *deflogw;
-	float *final;        /* n: ln final weight, -inf not final */
-	int32_t *dist;       /* n */
-	int32_t V, eos, bos; /* the vocabulary's size, </s> and <s> (-1 absent) */
-};
-
 /* ------------------------------------------------------------- the NFA */
 
 void fsa_nfa_init(fsa_nfa *a, const llr_strmap *vocab)
@@ -615,6 +603,11 @@ int32_t llr_fsa_states(const llr_fsa *d)
 int32_t llr_fsa_start(const llr_fsa *d)
 {
 	return d->start;
+}
+
+int32_t llr_fsa_eos(const llr_fsa *d)
+{
+	return d->eos;
 }
 
 int32_t llr_fsa_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)

@@ -10,6 +10,19 @@
 
 #include "internal.h"
 
+/* The deterministic automaton (fsa.c; fsaio.c reads and writes it). */
+struct llr_fsa {
+	int32_t n, start;
+	int32_t *off;        /* n + 1 */
+	int32_t *lab, *dst;  /* off[n]: arcs of each state, sorted by label */
+	float *logw;
+	int32_t *def;        /* n: default arc's state, -1 none */
+	float *deflogw;
+	float *final;        /* n: ln final weight, -inf not final */
+	int32_t *dist;       /* n */
+	int32_t V, eos, bos; /* the vocabulary's size, </s> and <s> (-1 absent) */
+};
+
 /* An arc's label: a vocabulary id (>= 0), epsilon, or a class of
  * tokens (FSA_CLASS(k), class k of the automaton). */
 #define FSA_EPS (-1)

@@ -10,7 +10,9 @@
  * With an n-gram background (x->ngram) its trie follows logb, under bg/;
  * with a spelling model (x->spell) its character n-gram follows, under
  * spell/; then, with x->any, the any/ members (anyword.c), with x->sig
- * the signature masses under sig/ (lib/lexicon/opensig.c).  Not here:
+ * the signature masses under sig/ (lib/lexicon/opensig.c), with x->fsa
+ * the automaton of an automaton background under fsa/ (lib/fsa/fsaio.c).
+ * Not here:
  * building a lexicon from sources (lib/featurize/), the string
  * extractors (extract.c), the rows of words outside the vocabulary
  * (anyword.c), the archive format (tensorio.c).
@@ -37,6 +39,7 @@ void llr_lexicon_free(llr_lexicon *x)
 	llr_spelling_free(x->spell);
 	llr_anyword_free(x->any);
 	llr_opensig_free(x->sig);
+	llr_fsa_free(x->fsa);
 	free(x);
 }
 
@@ -50,7 +53,8 @@ static int is_reserved_key(const char *k)
 		if (!strcmp(k, keys[i]))
 			return 1;
 	return !strncmp(k, "extract.", 8) || !strncmp(k, "bg.", 3) || !strcmp(k, "spell.order") || !strcmp(k, "spell.lambda") ||
-	       !strncmp(k, "spell.ngram.", 12) || !strncmp(k, "any.", 4) || !strncmp(k, "sig.", 4);
+	       !strncmp(k, "spell.ngram.", 12) || !strncmp(k, "any.", 4) || !strncmp(k, "sig.", 4) ||
+	       !strncmp(k, "fsa.", 4);
 }
 
 int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
@@ -75,6 +79,8 @@ int llr_lexicon_to_meta(const llr_lexicon *x, llr_meta *m)
 	if (x->any && (rc = llr_anyword_meta(x->any, m)) < 0)
 		return rc;
 	if (x->sig && (rc = llr_opensig_meta(x->sig, m)) < 0)
+		return rc;
+	if (x->fsa && (rc = llr_fsa_meta(x->fsa, m)) < 0)
 		return rc;
 	size_t n = x->meta ? llr_meta_count(x->meta) : 0;
 	for (size_t i = 0; i < n; i++) {
@@ -111,7 +117,9 @@ int llr_lexicon_write(llr_tensor_writer *w, const llr_lexicon *x, llr_err *err)
 		return rc;
 	if (x->any && (rc = llr_anyword_write(w, x->any, err)) < 0)
 		return rc;
-	return x->sig ? llr_opensig_write(w, x->sig, err) : LLR_OK;
+	if (x->sig && (rc = llr_opensig_write(w, x->sig, err)) < 0)
+		return rc;
+	return x->fsa ? llr_fsa_write(w, x->fsa, err) : LLR_OK;
 }
 
 /* ------------------------------------------------------------- reading */
@@ -243,6 +251,10 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 		goto fail;
 	if (llr_meta_get(m, "sig.count") && (rc = llr_opensig_read(r, m, (int32_t)F, &x->sig, err)) < 0)
 		goto fail;
+	if (llr_meta_get(m, "fsa.states") && !(x->fsa = llr_fsa_get_members(r, m, x->vocab, err))) {
+		rc = llr_err_code(err, LLR_EFORMAT);
+		goto fail;
+	}
 	*out = x;
 	return LLR_OK;
 fail:

@@ -239,10 +239,12 @@ llr_net *llr_rnnlm_net_new(const llr_lexicon *x, const llr_net_config *c, llr_er
 	if (cf.output == LLR_OUT_LOGLINEAR && !x->phi)
 		return llr_err_set(err, LLR_EINVAL, "network: log-linear output needs the lexicon's phi"), NULL;
 	lexicon_sizes(x, &cf);
+	if (cf.output != LLR_OUT_LOGLINEAR && x->fsa)
+		return llr_err_set(err, LLR_EINVAL, "network: an automaton background needs the log-linear output"), NULL;
 	if (cf.output != LLR_OUT_LOGLINEAR)
 		return llr_net_new(&cf, NULL, NULL, NULL, err);
 	llr_net *net = llr_net_new(&cf, x->phi, x->psi, x->logb, err);
-	if (net && x->bg && llr_net_set_ngram_bg(net, x->bg, err) < 0) {
+	if (net && ((x->bg && llr_net_set_ngram_bg(net, x->bg, err) < 0) || (x->fsa && llr_net_set_fsa_bg(net, x->fsa, err) < 0))) {
 		llr_net_free(net);
 		return NULL;
 	}

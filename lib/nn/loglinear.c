@@ -24,7 +24,13 @@
  * scaled by the context's backoff product C(K); the words listed after
  * the context and its suffixes then correct Z, log p and the gradient
  * one by one (bg_sum, bg_grad: background.c has the identity), so the
- * cost stays sparse.  When the classes carry factors (llfactor.c: an
+ * cost stays sparse.  An automaton background (o->fsa, lib/fsa/) is one
+ * more factor of the same kind: in state q the tokens off q's arcs take
+ * its default arc's factor (0 without one), so C(K) takes that factor
+ * and q's arcs and </s> (its final weight) join the listed words;
+ * b = 0 is a term exp(-inf) = 0, never a log of 0 in the sums, and a
+ * position where nothing is allowed gets log Z = +inf (every log p
+ * -inf, a loss that is not finite).  When the classes carry factors (llfactor.c: an
  * open vocabulary's signatures), the loss and its gradient take log Z
  * and E_p[phi] from them instead: one exponential per distinct part of a
  * row, one multiply-add a class (two with the gradient).
@@ -212,6 +218,16 @@ static double chunk_loss(const job *jb, int n0, int nc, const double *logz, cons
 
 /* ------------------------------------ context-dependent background */
 
+/* A context-dependent background: the n-gram's, the automaton's or both. */
+#define CTXBG(o) ((o)->bg || (o)->fsa)
+
+/* A position's context: the n-gram's ctxlen ids, then with an automaton
+ * its state. */
+static size_t ctx_stride(const llr_ll *o)
+{
+	return (size_t)o->ctxlen + (o->fsa != NULL);
+}
+
 /* A thread's scratch for the listed continuations, after its scores. */
 typedef struct bgscr {
 	double *lnb, *t;
@@ -237,6 +253,73 @@ static void row_axpy(const job *jb, int r, int n, float coef)
 		jb->dA[(size_t)phi->indices[k] * jb->lda + n] += coef * phi->data[k];
 }
 
+/* ln b_fsa(q; x): an arc's factor, the default arc's, q's final weight
+ * for </s>, -inf where x is not allowed. */
+static double fsa_factor(const llr_ll *o, int32_t q, int32_t x, int32_t eos)
+{
+	if (q < 0)
+		return -INFINITY;
+	if (x == eos)
+		return (double)llr_fsa_final(o->fsa, q);
+	float w;
+	return llr_fsa_next(o->fsa, q, x, &w) >= 0 ? (double)w : -INFINITY;
+}
+
+/* U(K) and ln b on it (sc->x, sc->lnb, their count returned) and ln C
+ * (*logc), b(K; x) = C exp(logb[x]) off U: the n-gram's expansion
+ * (background.c), or U empty and C 1, times the automaton's factors at
+ * the position's state: C by the default arc's, each listed word by its
+ * own, then q's arcs and </s> that the n-gram did not list. */
+static size_t bg_expand(const job *jb, int n, bgscr *sc, double *logc)
+{
+	const llr_ll *o = jb->o;
+	size_t cnt = 0;
+	*logc = 0.0;
+	if (o->bg)
+		cnt = llr_ngram_bg_expand(o->bg, jb->ctx + (size_t)n * ctx_stride(o), o->ctxlen, logc, sc->x, sc->lnb);
+	if (!o->fsa)
+		return cnt;
+	int32_t q = jb->ctx[(size_t)n * ctx_stride(o) + (size_t)o->ctxlen], eos = llr_fsa_eos(o->fsa);
+	const int32_t *lab = NULL, *dst = NULL;
+	const float *w = NULL;
+	int32_t na = q >= 0 ? llr_fsa_arcs(o->fsa, q, &lab, &dst, &w) : 0;
+	float dw = 0.0f;
+	int32_t def = q >= 0 ? llr_fsa_default(o->fsa, q, &dw) : -1;
+	/* seen[k]: arc k (k = na: </s>) is among the n-gram's words; the
+	 * bytes live in sc->t, which bg_sum fills only afterwards */
+	unsigned char *seen = (unsigned char *)sc->t;
+	memset(seen, 0, (size_t)na + 1);
+	for (size_t i = 0; i < cnt; i++) {
+		int32_t x = sc->x[i];
+		if (x == eos) {
+			seen[na] = 1;
+		} else {
+			int32_t lo = 0, hi = na;
+			while (lo < hi) {
+				int32_t mid = lo + (hi - lo) / 2;
+				if (lab[mid] < x)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < na && lab[lo] == x)
+				seen[lo] = 1;
+		}
+		sc->lnb[i] += fsa_factor(o, q, x, eos);
+	}
+	for (int32_t k = 0; k < na; k++)
+		if (!seen[k]) {
+			sc->x[cnt] = lab[k];
+			sc->lnb[cnt++] = *logc + (double)o->logb[lab[k]] + (dst[k] >= 0 ? (double)w[k] : -INFINITY);
+		}
+	if (eos >= 0 && !seen[na]) {
+		sc->x[cnt] = eos;
+		sc->lnb[cnt++] = *logc + (double)o->logb[eos] + fsa_factor(o, q, eos, eos);
+	}
+	*logc += def >= 0 ? (double)dw : -INFINITY;
+	return cnt;
+}
+
 /* Position n with the context-dependent background: from the sum over
  * the rows with the unigram level, s1 = sum_x p1(x) e^{s_x - mx}, the sum
  * S = Z(K) e^{-mx} = C s1 + sum_{x in U} (b(K; x) - C p1(x)) e^{s_x - mx}
@@ -245,7 +328,7 @@ static void row_axpy(const job *jb, int r, int n, float coef)
 static double bg_sum(const job *jb, int n, float mx, double s1, int32_t y, bgscr *sc, size_t *k, double *logc, double *lny)
 {
 	const llr_ll *o = jb->o;
-	size_t cnt = llr_ngram_bg_expand(o->bg, jb->ctx + (size_t)n * o->ctxlen, o->ctxlen, logc, sc->x, sc->lnb);
+	size_t cnt = bg_expand(jb, n, sc, logc);
 	double S = exp(*logc) * s1;
 	if (y >= 0)
 		*lny = *logc + (double)o->logb[y];
@@ -297,9 +380,16 @@ static double bg_dist(const job *jb, int n, int j, const float *L, double logz, 
 	if (!norm)
 		return 0.0;
 	double sum = 0.0;
-	const int32_t *ctx = jb->ctx + (size_t)n * o->ctxlen;
-	for (int v = 0; v < o->V; v++)
-		sum += exp(llr_ngram_bg_logp(o->bg, ctx, o->ctxlen, v) + (double)L[(size_t)(jb->row_of ? jb->row_of[v] : v) * NC + j] - logz);
+	const int32_t *ctx = jb->ctx + (size_t)n * ctx_stride(o);
+	if (o->fsa && ctx[o->ctxlen] < 0)
+		return 0.0; /* a prefix the automaton rejects: no distribution to check */
+	int32_t eos = o->fsa ? llr_fsa_eos(o->fsa) : -1;
+	for (int v = 0; v < o->V; v++) {
+		double lb = o->bg ? llr_ngram_bg_logp(o->bg, ctx, o->ctxlen, v) : (double)o->logb[v];
+		if (o->fsa)
+			lb += fsa_factor(o, ctx[o->ctxlen], v, eos);
+		sum += exp(lb + (double)L[(size_t)(jb->row_of ? jb->row_of[v] : v) * NC + j] - logz);
+	}
 	return sum - 1.0;
 }
 
@@ -550,21 +640,22 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 	}
 	double S[NC], lny[NC];
 	bgscr sc = {0};
-	if (o->bg)
+	if (CTXBG(o))
 		sc = bg_scratch(jb, L);
 	for (int j = 0; j < nc; j++) {
 		int32_t y = jb->target ? jb->target[n0 + j] : -1;
-		if (o->bg && (y >= 0 || !jb->target || jb->logp_all)) {
+		if (CTXBG(o) && (y >= 0 || !jb->target || jb->logp_all)) {
 			size_t k;
 			double lc;
 			S[j] = bg_sum(jb, n0 + j, mx[j], s[j], y, &sc, &k, &lc, &lny[j]);
-			logz[j] = mx[j] + log(S[j]);
-			inv[j] = (float)(exp(lc) / S[j]);
+			/* nothing allowed (S 0): every log p is -inf */
+			logz[j] = S[j] > 0.0 ? mx[j] + log(S[j]) : INFINITY;
+			inv[j] = S[j] > 0.0 ? (float)(exp(lc) / S[j]) : 0.0f;
 		} else {
 			logz[j] = mx[j] + log(s[j]);
 		}
 	}
-	*out_nll = chunk_loss(jb, n0, nc, logz, o->bg ? lny : NULL);
+	*out_nll = chunk_loss(jb, n0, nc, logz, CTXBG(o) ? lny : NULL);
 	*out_norm = (llr_norm_stat){0};
 
 	if (jb->dA) {
@@ -574,7 +665,7 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 		 * onehot is taken off in exp units first. */
 		for (int j = 0; j < nc; j++) {
 			int y = jb->target[n0 + j];
-			if (o->bg) {
+			if (CTXBG(o)) {
 				/* C / S from above; phi(y) comes off in bg_grad */
 				inv[j] = y >= 0 ? inv[j] : 0.0f;
 				continue;
@@ -601,10 +692,10 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 					d[j] += val * g[j];
 			}
 		}
-		for (int j = 0; o->bg && j < nc; j++)
+		for (int j = 0; CTXBG(o) && j < nc; j++)
 			if (jb->target[n0 + j] >= 0)
 				bg_grad(jb, n0 + j, mx[j], s[j], S[j], jb->target[n0 + j], &sc);
-	} else if (o->bg && (jb->logp_all || jb->want_norm)) {
+	} else if (CTXBG(o) && (jb->logp_all || jb->want_norm)) {
 		for (int j = 0; j < nc; j++) {
 			int counted = !jb->target || jb->target[n0 + j] >= 0;
 			if (!counted && !jb->logp_all)
@@ -728,19 +819,20 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_lse_body(c
 	}
 	double lny[NC];
 	bgscr sc = {0};
-	if (jb->o->bg)
+	if (CTXBG(jb->o))
 		sc = bg_scratch(jb, L);
 	for (int j = 0; j < nc; j++) {
 		int32_t y = jb->target[n0 + j];
-		if (jb->o->bg && y >= 0) {
+		if (CTXBG(jb->o) && y >= 0) {
 			size_t k;
 			double lc;
-			logz[j] = mx[j] + log(bg_sum(jb, n0 + j, mx[j], s[j], y, &sc, &k, &lc, &lny[j]));
+			double S = bg_sum(jb, n0 + j, mx[j], s[j], y, &sc, &k, &lc, &lny[j]);
+			logz[j] = S > 0.0 ? mx[j] + log(S) : INFINITY;
 		} else {
 			logz[j] = mx[j] + log(s[j]);
 		}
 	}
-	*out_nll = chunk_loss(jb, n0, nc, logz, jb->o->bg ? lny : NULL);
+	*out_nll = chunk_loss(jb, n0, nc, logz, CTXBG(jb->o) ? lny : NULL);
 }
 
 LLR_CLONES LLR_VECTORIZE static void chunk_lse_full(const job *jb, int n0, float *L, double *nll)
@@ -817,9 +909,10 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		.R = o->V, .rphi = o->phi, .rlogb = o->logb, .ctx = io->ctx,
 	};
 	LLR_ASSERT(!o->bg || o->ctxlen == 0 || io->ctx);
-	LLR_ASSERT(!io->xphi || (io->mode == LLR_LL_LOSS && !o->bg && io->xphi->cols == o->F && io->xlogb));
-	LLR_ASSERT(!o->nrm_phi || (!o->bg && o->nrm_phi->cols == o->F));
-	LLR_ASSERT(!o->X || (o->cls && !o->identity && !o->bg));
+	LLR_ASSERT(!o->fsa || io->ctx);
+	LLR_ASSERT(!io->xphi || (io->mode == LLR_LL_LOSS && !CTXBG(o) && io->xphi->cols == o->F && io->xlogb));
+	LLR_ASSERT(!o->nrm_phi || (!CTXBG(o) && o->nrm_phi->cols == o->F));
+	LLR_ASSERT(!o->X || (o->cls && !o->identity && !CTXBG(o)));
 	jb.xphi = io->xphi;
 	jb.xlogb = io->xlogb;
 	if (o->cls && !o->identity) {
@@ -827,7 +920,7 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		jb.rphi = o->cls->phi;
 		jb.rlogb = o->cls->logB;
 		jb.row_of = o->cls->of;
-		jb.fac = o->bg ? NULL : o->cls->fac;
+		jb.fac = CTXBG(o) ? NULL : o->cls->fac;
 	}
 	jb.stride = WSTRIDE(LLR_MAX(o->V, jb.R)); /* llr_ll_work_size's */
 	jb.nchunks = (N + NC - 1) / NC;
@@ -875,6 +968,10 @@ int llr_ll_run(const llr_ll *o, const llr_ll_io *io)
 		*io->norm_err = worst.err;
 	if (io->norm)
 		*io->norm = worst;
+	/* scoring under an automaton: a token it does not allow has
+	 * probability 0, log p -inf (score(1) counts a zeroprob) */
+	if (o->fsa && io->mode == LLR_LL_LOSS && tot == INFINITY)
+		return LLR_OK;
 	if (!isfinite(tot))
 		return LLR_ENAN;
 	return LLR_OK;

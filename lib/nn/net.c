@@ -120,6 +120,10 @@ struct llr_net {
 	const llr_ngram_bg *bg;
 	int32_t *ctx;
 	size_t ctx_cap; /* positions ctx holds */
+	/* an automaton background (llr_net_set_fsa_bg): then each
+	 * position's context ends with the automaton's state after the
+	 * prefix (-1: the prefix is rejected) */
+	const llr_fsa *fsa;
 
 	/* llr_net_rows: the row-sparse blocks of the last training batch */
 	llr_rows rblk[3];
@@ -154,7 +158,15 @@ struct llr_net_state {
 	int B, L, H;
 	float *h, *c;  /* L x B x H each */
 	int32_t *hist; /* B x HIST */
+	int32_t *fq;   /* B: the automaton's state (-1: none or rejected) */
 };
+
+/* The context of a position: the n-gram's ids, then the automaton's
+ * state; how many int32 (0: no context-dependent background). */
+static size_t ctx_width(const llr_net *net)
+{
+	return (net->bg ? (size_t)llr_ngram_bg_ctxlen(net->bg) : 0) + (net->fsa != NULL);
+}
 
 static void add_tensor(llr_net *net, const char *name, int ndim, int64_t d0, int64_t d1, size_t *off)
 {
@@ -622,8 +634,8 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 	}
 	if (net->vc_layer && llr_netvc_ensure(&net->vc, net->capN, B) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "network: out of memory for a batch of %zu positions", N);
-	if (net->bg && net->ctx_cap < N) {
-		size_t m = (size_t)llr_ngram_bg_ctxlen(net->bg);
+	if ((net->bg || net->fsa) && net->ctx_cap < N) {
+		size_t m = ctx_width(net);
 		free(net->ctx);
 		net->ctx_cap = 0;
 		if (!(net->ctx = llr_malloc(LLR_MAX(N, net->capN) * (m ? m : 1) * sizeof *net->ctx)))
@@ -662,11 +674,18 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
  * padding) is the n-gram's <unk>. */
 static void batch_contexts(llr_net *net, const llr_batch *bt)
 {
-	int m = llr_ngram_bg_ctxlen(net->bg), B = bt->B;
-	int32_t bos = llr_ngram_bos(llr_ngram_bg_model(net->bg));
-	for (size_t n = 0; n < (size_t)bt->T * B; n++) {
+	int m = net->bg ? llr_ngram_bg_ctxlen(net->bg) : 0, B = bt->B, w = (int)ctx_width(net);
+	int32_t bos = net->bg ? llr_ngram_bos(llr_ngram_bg_model(net->bg)) : -1;
+	for (size_t n = 0; net->fsa && n < (size_t)bt->T * B; n++) {
+		/* the automaton's state after the stream's inputs back to its
+		 * <s> (-1 when the stream does not start with one) */
+		int32_t x = bt->input[n], *q = net->ctx + n * (size_t)w + m;
+		int32_t prev = n < (size_t)B ? -1 : q[-(ptrdiff_t)B * w];
+		*q = x == LLR_BOS_ID ? llr_fsa_start(net->fsa) : prev >= 0 ? llr_fsa_next(net->fsa, prev, x, NULL) : -1;
+	}
+	for (size_t n = 0; m && n < (size_t)bt->T * B; n++) {
 		int t = (int)(n / B), b = (int)(n % B), stop = 0;
-		int32_t *c = net->ctx + n * (size_t)m;
+		int32_t *c = net->ctx + n * (size_t)w;
 		for (int k = 0; k < m; k++) {
 			int32_t v = -1;
 			if (!stop && t - k >= 0) {
@@ -706,7 +725,7 @@ static int load_batch(llr_net *net, const llr_batch *bt, const llr_csr *psi, int
 		net->in[n] = valid ? x : LLR_PAD_IN;
 		net->tg[n] = y;
 	}
-	if (net->bg && bt->T > 0 && bt->target)
+	if ((net->bg || net->fsa) && bt->T > 0 && bt->target)
 		batch_contexts(net, bt);
 	net->xphi = bt->xphi;
 	net->xlogb = bt->xlogb;
@@ -861,7 +880,7 @@ static int forward_out(llr_net *net, const float *Htop, size_t N, double *nll, f
 		    .work = net->llwork,
 		    .chunk = net->chunk,
 		    .threads = net->llthreads,
-		    .ctx = net->bg ? net->ctx + p0 * (size_t)llr_ngram_bg_ctxlen(net->bg) : NULL,
+		    .ctx = net->bg || net->fsa ? net->ctx + p0 * ctx_width(net) : NULL,
 		    .xphi = dhtop ? NULL : net->xphi,
 		    .xlogb = dhtop ? NULL : net->xlogb,
 		};
@@ -1089,7 +1108,7 @@ static int score_one(llr_net *net, const llr_csr *psi, const llr_batch *bt, floa
 	int *rows = malloc((size_t)T * sizeof *rows);
 	int32_t *in = malloc(N * sizeof *in), *tg = malloc(N * sizeof *tg);
 	float *lp = logp ? malloc(N * sizeof *lp) : NULL;
-	size_t m = net->bg ? (size_t)llr_ngram_bg_ctxlen(net->bg) : 0;
+	size_t m = ctx_width(net);
 	int32_t *cx = m ? malloc(N * m * sizeof *cx) : NULL;
 	if (!sl || !rows || !in || !tg || (logp && !lp) || (m && !cx)) {
 		rc = llr_err_set(err, LLR_ENOMEM, "network: out of memory");
@@ -1185,13 +1204,15 @@ static int sync_copy(llr_net *net, llr_net *c, llr_err *err)
 {
 	c->words = net->words;
 	c->cfg.vc_lambda = net->cfg.vc_lambda;
-	if (c->bg != net->bg) {
+	if (c->bg != net->bg || c->fsa != net->fsa) {
 		free(c->ctx);
 		c->ctx = NULL;
 		c->ctx_cap = 0;
 		c->bg = net->bg;
 		c->out.bg = net->out.bg;
 		c->out.ctxlen = net->out.ctxlen;
+		c->fsa = net->fsa;
+		c->out.fsa = net->out.fsa;
 	}
 	if (net->open) { /* net's open output, read-only: its classes and background */
 		if (!c->open || c->out_rows != net->out_rows) {
@@ -1404,7 +1425,10 @@ llr_net_state *llr_net_state_new(const llr_net *net, int B)
 	if (s->hist)
 		for (size_t k = 0; k < (size_t)B * HIST; k++)
 			s->hist[k] = -1;
-	if (!s->h || !s->c || !s->hist) {
+	s->fq = llr_malloc((size_t)B * sizeof *s->fq);
+	for (int b = 0; s->fq && b < B; b++)
+		s->fq[b] = -1;
+	if (!s->h || !s->c || !s->hist || !s->fq) {
 		llr_net_state_free(s);
 		return NULL;
 	}
@@ -1418,6 +1442,7 @@ void llr_net_state_free(llr_net_state *s)
 	free(s->h);
 	free(s->c);
 	free(s->hist);
+	free(s->fq);
 	free(s);
 }
 
@@ -1428,6 +1453,8 @@ void llr_net_state_reset(llr_net_state *s)
 	memset(s->c, 0, n * sizeof *s->c);
 	for (size_t k = 0; k < (size_t)s->B * HIST; k++)
 		s->hist[k] = -1;
+	for (int b = 0; b < s->B; b++)
+		s->fq[b] = -1;
 }
 
 void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, int sb)
@@ -1440,12 +1467,20 @@ void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, in
 		memmove(dst->c + ((size_t)l * dst->B + db) * H, src->c + ((size_t)l * src->B + sb) * H, H * sizeof(float));
 	}
 	memmove(dst->hist + (size_t)db * HIST, src->hist + (size_t)sb * HIST, HIST * sizeof *dst->hist);
+	dst->fq[db] = src->fq[sb];
 }
 
 /* A step's contexts from the streams' histories, after the input. */
 static void step_contexts(llr_net *net, llr_net_state *s, const int32_t *input)
 {
-	int m = llr_ngram_bg_ctxlen(net->bg);
+	int m = net->bg ? llr_ngram_bg_ctxlen(net->bg) : 0, w = (int)ctx_width(net);
+	for (int b = 0; net->fsa && b < s->B; b++) {
+		int32_t q = s->fq[b];
+		s->fq[b] = input[b] == LLR_BOS_ID ? llr_fsa_start(net->fsa) : q >= 0 ? llr_fsa_next(net->fsa, q, input[b], NULL) : -1;
+		net->ctx[(size_t)b * w + m] = s->fq[b];
+	}
+	if (!net->bg)
+		return;
 	int32_t bos = llr_ngram_bos(llr_ngram_bg_model(net->bg));
 	for (int b = 0; b < s->B; b++) {
 		int32_t *h = s->hist + (size_t)b * HIST;
@@ -1456,7 +1491,7 @@ static void step_contexts(llr_net *net, llr_net_state *s, const int32_t *input)
 			memmove(h, h + 1, (HIST - 1) * sizeof *h);
 		}
 		h[HIST - 1] = input[b] == LLR_BOS_ID ? bos : llr_ngram_bg_map(net->bg, input[b]);
-		memcpy(net->ctx + (size_t)b * m, h + HIST - m, (size_t)m * sizeof *h);
+		memcpy(net->ctx + (size_t)b * w, h + HIST - m, (size_t)m * sizeof *h);
 	}
 }
 
@@ -1477,7 +1512,7 @@ int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr
 		memcpy(s->h + l * BH, net->h[l], BH * sizeof(float));
 		memcpy(s->c + l * BH, net->c[l], BH * sizeof(float));
 	}
-	if (net->bg)
+	if (net->bg || net->fsa)
 		step_contexts(net, s, input);
 	rc = forward_out(net, net->h[cf->layers - 1], (size_t)B, NULL, NULL, NULL, logp, NULL);
 	if (rc < 0)
@@ -1564,11 +1599,25 @@ int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err)
 	return LLR_OK;
 }
 
+int llr_net_set_fsa_bg(llr_net *net, const llr_fsa *a, llr_err *err)
+{
+	if (a && net->cfg.output != LLR_OUT_LOGLINEAR)
+		return llr_err_set(err, LLR_EINVAL, "network: an automaton background needs the log-linear output");
+	if (a && net->open)
+		return llr_err_set(err, LLR_EINVAL, "network: an automaton background with an open vocabulary is not implemented");
+	free(net->ctx);
+	net->ctx = NULL;
+	net->ctx_cap = 0;
+	net->fsa = a;
+	net->out.fsa = a;
+	return LLR_OK;
+}
+
 int llr_net_set_open(llr_net *net, const float *logb_v, const llr_csr *sig_phi, const float *sig_logb, llr_err *err)
 {
 	const llr_net_config *cf = &net->cfg;
-	if (cf->output != LLR_OUT_LOGLINEAR || net->factored || net->bg)
-		return llr_err_set(err, LLR_EINVAL, "network: an open vocabulary needs the log-linear output and no n-gram background");
+	if (cf->output != LLR_OUT_LOGLINEAR || net->factored || net->bg || net->fsa)
+		return llr_err_set(err, LLR_EINVAL, "network: an open vocabulary needs the log-linear output and no n-gram or automaton background");
 	if (sig_phi->cols != cf->feat_out)
 		return llr_err_set(err, LLR_EINVAL, "network: signatures have %d features, the network %d", sig_phi->cols, cf->feat_out);
 	int32_t V = cf->vocab, S = sig_phi->rows;
@@ -1625,7 +1674,7 @@ fail:
 
 int llr_net_set_out_groups(llr_net *net, const int32_t *group_of, int G, llr_err *err)
 {
-	if (!net->out.cls || net->out.identity || net->bg)
+	if (!net->out.cls || net->out.identity || net->bg || net->fsa)
 		return 0;
 	if (G < 1 || G > LLR_LL_GROUPS)
 		return llr_err_set(err, LLR_EINVAL, "network: %d groups of output features (1 to %d)", G, LLR_LL_GROUPS);

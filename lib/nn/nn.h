@@ -273,6 +273,12 @@ typedef struct llr_ll {
 	int X;
 	/* nrm_phi's rows summed exactly (see nrm_phi) */
 	int32_t nrm_exact;
+	/* NULL, or an automaton background (lib/fsa/): b(K_n; x) is then
+	 * further multiplied by b_fsa(q_n; x), q_n the automaton's state
+	 * after the prefix (the last entry of each io->ctx), 0 for the tokens not allowed there and
+	 * for </s> outside final states; the sum runs over the allowed
+	 * tokens only (the arcs, the default arc's share of the rows) */
+	const llr_fsa *fsa;
 } llr_ll;
 
 /* One pass of the output over N positions, in one of three modes:
@@ -357,7 +363,9 @@ typedef struct llr_ll_io {
 	float *work;
 	double *chunk;
 	int threads;
-	const int32_t *ctx; /* N x ctxlen n-gram ids, oldest first (o->bg) */
+	const int32_t *ctx; /* N x ctxlen n-gram ids, oldest first (o->bg), then
+	                       with o->fsa the automaton's state (-1: the
+	                       prefix is rejected): N x (ctxlen + 1) */
 	const llr_csr *xphi; /* NULL, or the rows of targets >= V (F columns) */
 	const float *xlogb;
 } llr_ll_io;

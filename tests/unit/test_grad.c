@@ -286,7 +286,7 @@ static void ll_case(int identity)
 	/* columns N..lda of dA are not written: calloc keeps them 0 */
 	float *A = malloc((size_t)F * lda * sizeof *A), *dA = calloc((size_t)F * lda, sizeof *dA), *dA2 = calloc((size_t)F * lda, sizeof *dA);
 	fill(A, (size_t)F * lda, &r, 1.5);
-	ll_ctx c = {{V, F, phi, logb, identity, NULL, NULL, 0, NULL, NULL, 0, 0}, N, lda, A, tg, NULL, NULL};
+	ll_ctx c = {{V, F, phi, logb, identity, NULL, NULL, 0, NULL, NULL, 0, 0, NULL}, N, lda, A, tg, NULL, NULL};
 	c.work = malloc(llr_ll_work_size(V, 2) * sizeof(float));
 	c.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
 	double nll = 0, nll2 = 0;
@@ -409,8 +409,8 @@ static void test_loglinear_classes(void)
 	float *A = malloc((size_t)F * lda * sizeof *A), *dA = calloc((size_t)F * lda, sizeof *dA), *dAk = calloc((size_t)F * lda, sizeof *dA);
 	float lt[70], ltk[70], *all = malloc((size_t)N * V * sizeof *all), *allk = malloc((size_t)N * V * sizeof *all);
 	fill(A, (size_t)F * lda, &r, 1.5);
-	ll_ctx c = {{V, F, phi, logb, 0, NULL, NULL, 0, NULL, NULL, 0, 0}, N, lda, A, tg, NULL, NULL};
-	ll_ctx ck = {{V, F, phi, logb, 0, &k, NULL, 0, NULL, NULL, 0, 0}, N, lda, A, tg, NULL, NULL};
+	ll_ctx c = {{V, F, phi, logb, 0, NULL, NULL, 0, NULL, NULL, 0, 0, NULL}, N, lda, A, tg, NULL, NULL};
+	ll_ctx ck = {{V, F, phi, logb, 0, &k, NULL, 0, NULL, NULL, 0, 0, NULL}, N, lda, A, tg, NULL, NULL};
 	c.work = ck.work = malloc(llr_ll_work_size(V, 2) * sizeof(float));
 	c.chunk = ck.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
 	double nll = 0, nllk = 0, ne = 1, nek = 1, nls = 0, nlsk = 0;
@@ -479,7 +479,7 @@ static void test_loglinear_open(void)
 	float *A = malloc((size_t)F * lda * sizeof *A), *dA = calloc((size_t)F * lda, sizeof *dA);
 	float lt[70], lx[70];
 	fill(A, (size_t)F * lda, &r, 1.5);
-	ll_ctx c = {{V, F, all, logb, 0, &k, NULL, 0, NULL, NULL, S, 0}, N, lda, A, tg, NULL, NULL};
+	ll_ctx c = {{V, F, all, logb, 0, &k, NULL, 0, NULL, NULL, S, 0, NULL}, N, lda, A, tg, NULL, NULL};
 	c.work = malloc(llr_ll_work_size(R, 2) * sizeof(float));
 	c.chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
 	double nll = 0, nls = 0, nlx = 0;
@@ -571,7 +571,7 @@ static void test_loglinear_blocks(void)
 	fill(A, (size_t)F * lda, &r, 2.0);
 	float *work = malloc(llr_ll_work_size(V, 3) * sizeof(float));
 	double *chunk = malloc(llr_ll_chunk_size(N) * sizeof(double));
-	llr_ll o = {V, F, phi, logb, 0, NULL, NULL, 0, NULL, NULL, 0, 0}, ok = {V, F, phi, logb, 0, &k, NULL, 0, NULL, NULL, 0, 0};
+	llr_ll o = {V, F, phi, logb, 0, NULL, NULL, 0, NULL, NULL, 0, 0, NULL}, ok = {V, F, phi, logb, 0, &k, NULL, 0, NULL, NULL, 0, 0, NULL};
 	double train = 0, plain = 0, cls = 0, cls3 = 0;
 	CHECK(llr_ll_run(&o, &(llr_ll_io){.mode = LLR_LL_GRAD, .N = N, .lda = lda, .A = A, .target = tg, .nll = &train, .dA = dA, .work = work, .chunk = chunk, .threads = 1}) == LLR_OK);
 	CHECK(llr_ll_run(&o, &(llr_ll_io){.mode = LLR_LL_LOSS, .N = N, .lda = lda, .A = A, .target = tg, .nll = &plain, .work = work, .chunk = chunk, .threads = 1}) == LLR_OK);

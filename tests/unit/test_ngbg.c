@@ -130,7 +130,7 @@ static void fix_init(fix *x, int identity)
 	if (!identity)
 		for (int i = 0; i < FEAT * NPOS; i++)
 			A[i] = (float)(3.0 * (llr_rng_uniform(&r) - 0.5));
-	x->o = (llr_ll){x->V, x->F, x->phi, llr_ngram_bg_logb1(x->g), identity, NULL, x->g, CTX, NULL, NULL, 0, 0};
+	x->o = (llr_ll){x->V, x->F, x->phi, llr_ngram_bg_logb1(x->g), identity, NULL, x->g, CTX, NULL, NULL, 0, 0, NULL};
 	x->work = malloc(llr_ll_work_size(x->V, 3) * sizeof(float));
 	x->chunk = malloc(llr_ll_chunk_size(NPOS) * sizeof(double));
 }
