@@ -611,6 +611,11 @@ int32_t llr_fsa_run(const llr_fsa *a, const int32_t *ids, size_t n);
  * vocab (the archive's vocabulary), checked (LLR_EFORMAT naming the
  * member), the caller freeing it with llr_fsa_free. */
 int llr_fsa_meta(const llr_fsa *a, llr_meta *m);
+/* LLR_OK when a accepts the sentence ids[0..n) (no </s>), else
+ * LLR_EFORMAT saying why: the first token it rejects and the prefix
+ * before it, or a prefix that may not end (reject.c; the caller adds
+ * where the sentence is). */
+int llr_fsa_check(const llr_fsa *a, const llr_strmap *vocab, const int32_t *ids, size_t n, llr_err *err);
 /* Make a (borrowed, NULL: none) a factor of the background of a
  * log-linear net (lib/nn/net.c): each position's automaton state is
  * that after the stream's inputs back to its <s> (a stream that does not

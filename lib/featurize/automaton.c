@@ -11,7 +11,6 @@
  * itself (lib/fsa/), its members (fsaio.c), its use in the output layer
  * (lib/nn/loglinear.c).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,29 +46,14 @@ static const char *fz_file_name(const llr_featurize_opts *o, int32_t file)
  * LLR_EFORMAT naming name:line, the token and the prefix. */
 static int fz_check(llr_featurizer *R, const int32_t *ids, size_t n, const char *name, int64_t line, llr_err *err)
 {
-	const llr_fsa *a = R->lex.fsa;
-	int32_t q = llr_fsa_run(a, ids, n);
-	if (q >= 0 && llr_fsa_final(a, q) > -INFINITY)
+	llr_err e = {0};
+	if (llr_fsa_check(R->lex.fsa, R->lex.vocab, ids, n, &e) == LLR_OK)
 		return 1;
 	if (R->o.skip_rejected) {
 		R->st.rejected++;
 		return 0;
 	}
-	llr_buf b = {0};
-	size_t k = q >= 0 ? n : (size_t)(-1 - q);
-	for (size_t i = 0; i < k && i < 20; i++)
-		llr_buf_printf(&b, "%s%s", i ? " " : "", llr_vocab_token(R->v, ids[i]));
-	if (k > 20)
-		llr_buf_printf(&b, " ...");
-	if (q >= 0)
-		llr_err_set(err, LLR_EFORMAT, "%s:%lld: the automaton rejects the sentence: it may not end after '%s' (--skip-rejected skips it)",
-		            name, (long long)line, b.data ? b.data : "");
-	else
-		llr_err_set(err, LLR_EFORMAT, "%s:%lld: the automaton rejects token %zu '%s'%s%s%s (--skip-rejected skips the sentence)", name,
-		            (long long)line, k + 1, llr_vocab_token(R->v, ids[k]), k ? " after '" : " at the start", k ? b.data : "",
-		            k ? "'" : "");
-	llr_buf_free(&b);
-	return LLR_EFORMAT;
+	return llr_err_set(err, LLR_EFORMAT, "%s:%lld: %s (--skip-rejected skips it)", name, (long long)line, e.msg);
 }
 
 /* The corpus read whole: every sentence checked, the rejected ones

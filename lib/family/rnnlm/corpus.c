@@ -134,6 +134,24 @@ int llr_lm_corpus_read(llr_tensor_reader *r, const char *name, const llr_lexicon
 	return LLR_OK;
 }
 
+int lm_corpus_check_fsa(const llr_lm_corpus *c, const llr_lexicon *x, const char *name, int max_len, llr_err *err)
+{
+	for (size_t i = 0; i < c->npieces; i++)
+		if (c->pieces[i].start > 0)
+			return llr_err_set(err, LLR_ERANGE,
+			                   "%s: a sentence of more than %d tokens: with an automaton background sentences are not cut, "
+			                   "raise --max-len",
+			                   name, max_len);
+	for (size_t i = 0; i < c->npieces; i++) {
+		const llr_lm_piece *p = &c->pieces[i];
+		llr_err e = {0};
+		if (p->sent >= 0 && llr_fsa_check(x->fsa, x->vocab, c->ids + p->sent, (size_t)p->len - 1, &e) < 0)
+			return llr_err_set(err, LLR_EFORMAT, "%s: sentence %zu: %s (featurize --skip-rejected leaves such sentences out)", name,
+			                   i + 1, e.msg);
+	}
+	return LLR_OK;
+}
+
 int lm_batcher_init(lm_batcher *b, int maxB, int maxT)
 {
 	b->maxB = maxB;

@@ -20,6 +20,11 @@ void lm_batcher_free(lm_batcher *b);
  * words then </s>; padding has target -1. */
 llr_batch lm_make_batch(lm_batcher *bb, const llr_lm_corpus *c, const llr_lm_piece *const *p, int B);
 
+/* With an automaton background (x->fsa): every sentence of c accepted
+ * by it and none cut in pieces (max_len), else LLR_EFORMAT or
+ * LLR_ERANGE naming the stream name and the sentence. */
+int lm_corpus_check_fsa(const llr_lm_corpus *c, const llr_lexicon *x, const char *name, int max_len, llr_err *err);
+
 /* An epoch's batches: batch k is p[first[k] .. first[k+1]). */
 typedef struct lm_order {
 	const llr_lm_piece **p;

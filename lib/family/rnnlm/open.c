@@ -248,6 +248,12 @@ int llr_lm_corpus_read_text(const char *path, const llr_rnnlm *m, llr_lm_open *t
 		*skipped += rc;
 		if (rc || !n)
 			continue;
+		llr_err e = {0};
+		if (m->lex->fsa && llr_fsa_check(m->lex->fsa, m->lex->vocab, buf, n - 1, &e) < 0) {
+			rc = llr_err_set(err, LLR_EFORMAT, "%s:%zu: %s (a validation sentence must be in the language)", llr_lines_name(l),
+			                 llr_lines_lineno(l), e.msg);
+			break;
+		}
 		int64_t off = (int64_t)c->n;
 		if (llr_lm_corpus_push(c, buf, n) < 0 || llr_lm_corpus_sentence(c, off, (int32_t)n, max_len) < 0) {
 			rc = llr_err_set(err, LLR_ENOMEM, "out of memory for the corpus");

@@ -10,6 +10,7 @@
  * default family: train trains it when no other is asked for.
  */
 #include "family/family.h"
+#include "family/rnnlm/lmtrain.h"
 
 #include <errno.h>
 #include <math.h>
@@ -352,6 +353,8 @@ static int read_streams(const llr_train_args *a, const lmo *o, const char *sname
 			rc = llr_lm_corpus_read(r, name, *lex, o->max_len, comm, tc, err);
 		llr_tr_close(r);
 	}
+	if (rc == LLR_OK && (*lex)->fsa)
+		rc = lm_corpus_check_fsa(tc, *lex, sname, o->max_len, err);
 	return rc;
 }
 
@@ -418,6 +421,8 @@ static int read_valid(const llr_train_args *a, const lmo *o, lmrun *R, llr_err *
 {
 	int64_t skipped;
 	int rc = llr_lm_corpus_read_text(o->run.valid, R->model, R->op, o->max_len, &R->vc, &skipped, err);
+	if (rc >= 0 && R->model->lex->fsa)
+		rc = lm_corpus_check_fsa(&R->vc, R->model->lex, strcmp(o->run.valid, "-") ? o->run.valid : "<stdin>", o->max_len, err);
 	if (skipped)
 		llr_train_note(a, "%s: %lld sentences with unknown words skipped (the vocabulary has no <unk>)",
 		               strcmp(o->run.valid, "-") ? o->run.valid : "<stdin>", (long long)skipped);
