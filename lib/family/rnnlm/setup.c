@@ -30,7 +30,7 @@ int llr_rnnlm_fresh(llr_lexicon *x, const llr_rnnlm_setup *o, llr_rnnlm **out, l
 	*tsp = NULL;
 	llr_net_config c = o->net;
 	if (!c.output)
-		c.output = llr_csr_one_hot(x->phi) && llr_csr_one_hot(x->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
+		c.output = !x->fsa && llr_csr_one_hot(x->phi) && llr_csr_one_hot(x->psi) ? LLR_OUT_SOFTMAX : LLR_OUT_LOGLINEAR;
 	llr_rnnlm *m = llr_rnnlm_new(x, &c, err);
 	if (!m)
 		return llr_err_code(err, LLR_EINVAL);
