@@ -162,3 +162,20 @@ setup() {
 	run -2 featurize --background regex:a --background fsa:w.fst "$D/lang.tok"
 	run -2 featurize --background regex: "$D/lang.tok"
 }
+
+@test "featurize(1) and train(1) EXAMPLES of automaton backgrounds run" {
+	cp "$T" train.tok
+	featurize --top 10 --skip-rejected \
+		--background 'regex:(a|b)+ c (d c)*' -o c.feat train.tok 2>/dev/null
+	train --hidden 8 --embed 8 -o c.llrnn c.feat 2>/dev/null
+	gen -m c.llrnn -n 5 >out
+	[ "$(wc -l <out)" -eq 5 ]
+	run -1 grep -vxE "$ERE" out
+	cp "$D/lang.tok" lang.tok
+	featurize --top 10 --background 'regex:(a|b) (c|d)? e' \
+		-o lang.fz lang.tok 2>/dev/null
+	train --hidden 8 --embed 8 -o lang.llrnn lang.fz 2>/dev/null
+	run -0 --separate-stderr score -m lang.llrnn --check-norm lang.tok
+	[[ "$stderr" == *"score: norm check: max |sum p - 1| = "* ]]
+	[[ "$stderr" != *"failed"* ]]
+}
