@@ -179,3 +179,17 @@ setup() {
 	[[ "$stderr" == *"score: norm check: max |sum p - 1| = "* ]]
 	[[ "$stderr" != *"failed"* ]]
 }
+
+@test "train: shards must carry the same automaton" {
+	vocab "$D/lang.tok" >v.tsv
+	featurize -q --vocab v.tsv --top 10 --background 'regex:(a|b) (c|d)? e' -o s1.fz "$D/lang.tok"
+	featurize -q --vocab v.tsv --top 10 --background 'regex:(a|b) (c|d)? e' -o s2.fz "$D/lang.tok"
+	featurize -q --vocab v.tsv --top 10 --background 'regex:(a|b)+ (c|d)? e' -o s3.fz "$D/lang.tok"
+	featurize -q --vocab v.tsv --top 10 -o s4.fz "$D/lang.tok"
+	train -q $TINY --epochs 1 -s 1 -o ok.llrnn s1.fz s2.fz
+	run -1 --separate-stderr train -q $TINY --epochs 1 -s 1 -o m.llrnn s1.fz s3.fz
+	[ -z "$output" ]
+	[[ "$stderr" == "train: s3.fz: not a shard of s1.fz's corpus: automaton backgrounds differ"* ]]
+	run -1 --separate-stderr train -q $TINY --epochs 1 -s 1 -o m.llrnn s1.fz s4.fz
+	[[ "$stderr" == *"background differs (an automaton in s1.fz only)"* ]]
+}

@@ -309,6 +309,26 @@ static int same_ngram(const llr_ngram *a, const llr_ngram *b)
 	return 1;
 }
 
+/* The same automaton: states, start, arcs, defaults, final weights. */
+static int same_fsa(const llr_fsa *a, const llr_fsa *b)
+{
+	if (llr_fsa_states(a) != llr_fsa_states(b) || llr_fsa_start(a) != llr_fsa_start(b))
+		return 0;
+	for (int32_t q = 0; q < llr_fsa_states(a); q++) {
+		const int32_t *la, *lb, *da, *db;
+		const float *wa, *wb;
+		float fa, fb;
+		int32_t na = llr_fsa_arcs(a, q, &la, &da, &wa), nb = llr_fsa_arcs(b, q, &lb, &db, &wb);
+		if (na != nb || llr_fsa_default(a, q, &fa) != llr_fsa_default(b, q, &fb) || fa != fb ||
+		    llr_fsa_final(a, q) != llr_fsa_final(b, q))
+			return 0;
+		if (na && (memcmp(la, lb, (size_t)na * sizeof *la) || memcmp(da, db, (size_t)na * sizeof *da) ||
+		           memcmp(wa, wb, (size_t)na * sizeof *wa)))
+			return 0;
+	}
+	return 1;
+}
+
 int llr_lexicon_same(const llr_lexicon *y, const llr_lexicon *x, const char *yname, const char *xname, llr_err *err)
 {
 	int rc;
@@ -333,5 +353,9 @@ int llr_lexicon_same(const llr_lexicon *y, const llr_lexicon *x, const char *yna
 		return llr_err_set(err, LLR_EFORMAT, "background differs (an n-gram in %s only)", y->ngram ? yname : xname);
 	if (y->ngram && !same_ngram(y->ngram, x->ngram))
 		return llr_err_set(err, LLR_EFORMAT, "n-gram backgrounds differ");
+	if (!y->fsa != !x->fsa)
+		return llr_err_set(err, LLR_EFORMAT, "background differs (an automaton in %s only)", y->fsa ? yname : xname);
+	if (y->fsa && !same_fsa(y->fsa, x->fsa))
+		return llr_err_set(err, LLR_EFORMAT, "automaton backgrounds differ");
 	return LLR_OK;
 }
