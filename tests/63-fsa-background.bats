@@ -161,6 +161,9 @@ setup() {
 	[[ "$stderr" == "featurize: regex 'a (c': "* ]]
 	run -2 featurize --background regex:a --background fsa:w.fst "$D/lang.tok"
 	run -2 featurize --background regex: "$D/lang.tok"
+	run -1 --separate-stderr featurize --background $'regex:a\ne' "$D/lang.tok"
+	[ -z "$output" ]
+	[ "$stderr" = "featurize: --background regex: a newline in the pattern" ]
 }
 
 @test "featurize(1) and train(1) EXAMPLES of automaton backgrounds run" {

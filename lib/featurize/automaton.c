@@ -126,6 +126,9 @@ int llr_fz_automaton(llr_featurizer *R, llr_err *err)
 	if (o->spelling || o->source)
 		return llr_err_set(err, LLR_EINVAL, "--background %s: not with %s (not implemented)", o->bg_fsa_regex ? "regex:" : "fsa:",
 		                   o->spelling ? "--spelling" : "--source");
+	if (strpbrk(o->bg_fsa, "\n\r")) /* the meta records it on one line */
+		return llr_err_set(err, LLR_EINVAL, "--background %s a newline in the %s", o->bg_fsa_regex ? "regex:" : "fsa:",
+		                   o->bg_fsa_regex ? "pattern" : "file name");
 	lex->fsa = o->bg_fsa_regex ? llr_fsa_regex(o->bg_fsa, lex->vocab, &e) : llr_fsa_read(o->bg_fsa, lex->vocab, &e);
 	if (!lex->fsa) {
 		if (o->bg_fsa_regex)
