@@ -145,5 +145,6 @@ void llr_featurizer_free(llr_featurizer *R)
 	llr_spelling_free(R->lex.spell);
 	llr_opensig_free(R->lex.sig);
 	llr_anyword_free(R->lex.any);
+	llr_fsa_free(R->lex.fsa);
 	free(R);
 }
