@@ -170,6 +170,19 @@ static void fz_background_opt(const char *s, llr_featurize_opts *o, const char *
 		cli_usage_error(usage, "--background %s needs a %s", s, re ? "pattern" : "file");
 }
 
+/* The options that go with another one. */
+static void fz_check_pairs(const llr_featurize_opts *o, int dump)
+{
+	if (o->skip_rejected && !o->bg_fsa)
+		cli_usage_error(usage, "--skip-rejected: goes with --background fsa:FILE or regex:PATTERN");
+	if (o->sig_samples && !o->spelling)
+		cli_usage_error(usage, "--signature-samples: goes with --spelling N");
+	if (o->no_oov && !o->spelling)
+		cli_usage_error(usage, "--no-oov-features: goes with --spelling N");
+	if (o->spelling && dump)
+		cli_usage_error(usage, "--spelling: not with --dump (the dump holds the features only)");
+}
+
 /* --background, parsed once: uniform, unigram[:K] (K defaults to 0.5),
  * ngram:LM or a file. */
 static void fz_parse_background(const char *s, llr_featurize_opts *o)
@@ -298,18 +311,11 @@ static void fz_parse_opts(int argc, char **argv, fz_cli *T)
 	o->sources = T->src;
 	o->nsources = T->nsrc;
 	fz_parse_background(bg, o);
-	if (o->skip_rejected && !o->bg_fsa)
-		cli_usage_error(usage, "--skip-rejected: goes with --background fsa:FILE or regex:PATTERN");
-	if (o->sig_samples && !o->spelling)
-		cli_usage_error(usage, "--signature-samples: goes with --spelling N");
-	if (o->no_oov && !o->spelling)
-		cli_usage_error(usage, "--no-oov-features: goes with --spelling N");
+	fz_check_pairs(o, T->dump);
 	if (o->lex_vocab && o->vocab_lex)
 		cli_usage_error(usage, "--lexicon-scope vocab: not with --vocab-from corpus+lexicon (every lexicon word is then in the vocabulary)");
 	if (o->vocab_lex && !T->nsrc)
 		cli_usage_error(usage, "--vocab-from corpus+lexicon needs a lexicon source (--conllu, --lexicon, --tagged)");
-	if (o->spelling && T->dump)
-		cli_usage_error(usage, "--spelling: not with --dump (the dump holds the features only)");
 	if (o->source && T->dump)
 		cli_usage_error(usage, "--source: not with --dump (the lexicon is the target's)");
 	if (o->source && (argc - optind != 1 || !strcmp(o->files[0], "-")))
