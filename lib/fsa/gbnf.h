@@ -1,0 +1,76 @@
+/*
+ * gbnf.h - context-free grammars in llama.cpp's GBNF syntax over
+ * characters (issue 51, gen --grammar): the grammar compiled by gbnf.c
+ * and its pushdown recogniser (gbnfrec.c), first over characters, then
+ * over the tokens of a vocabulary.  Not API: lib/family/gen.c is its one
+ * user outside lib/fsa.  The syntax and the token-to-string mapping are
+ * gen(1)'s "Grammars".
+ */
+#ifndef LLR_GBNF_H
+#define LLR_GBNF_H
+
+#include "internal.h"
+
+/* A checked grammar: every rule defined, none left-recursive, root
+ * derives some string.  Repetitions, groups and optionals are rules of
+ * their own here (named after the rule they were written in).  An
+ * element of an alternative: GBNF_END ends it, GBNF_CLS(k) is character
+ * class k, GBNF_REF(r) rule r.  Alternative a of rule r begins at
+ * el[alt[alt_off[r] + a]]; class k is the ranges rng[2i], rng[2i + 1]
+ * (inclusive) for i in cls_off[k] .. cls_off[k + 1], negated with
+ * cls_neg[k]. */
+#define GBNF_END (-1)
+#define GBNF_CLS(k) (2 * (k))
+#define GBNF_REF(r) (2 * (r) + 1)
+#define GBNF_IS_REF(e) ((e) >= 0 && ((e)&1))
+#define GBNF_ARG(e) ((e) >> 1)
+
+typedef struct llr_gbnf {
+	int32_t *el, *alt, *alt_off;
+	int32_t nel, nrules, root;
+	int32_t *rng, *cls_off;
+	uint8_t *cls_neg;
+	int32_t ncls;
+} llr_gbnf;
+
+/* The grammar text[0..n) (name: for messages) or the file at path ("-":
+ * stdin).  Errors, with LLR_EFORMAT: "name:line: reason" for syntax, a
+ * rule used but not defined, defined twice or left-recursive (directly,
+ * through other rules, or after a prefix that can be empty; the rule
+ * named), "name: no rule 'root'", "name: the grammar accepts nothing";
+ * LLR_EIO, LLR_ENOMEM.  The caller frees with llr_gbnf_free. */
+llr_gbnf *llr_gbnf_parse(const char *text, size_t n, const char *name, llr_err *err);
+llr_gbnf *llr_gbnf_read(const char *path, llr_err *err);
+void llr_gbnf_free(llr_gbnf *g);
+/* Does class k hold code point c? */
+int llr_gbnf_class_has(const llr_gbnf *g, int32_t k, int32_t c);
+
+/* Does g derive the string s[0..n) (UTF-8)?  1 or 0; 0 for invalid
+ * UTF-8; LLR_ENOMEM. */
+int llr_gbnf_match(const llr_gbnf *g, const char *s, size_t n);
+
+/* The grammar over the tokens of a vocabulary: a sentence of tokens is
+ * the string of its tokens joined by single spaces (no space before the
+ * first or after the last), and it belongs to the language when g
+ * derives that string.  States are the sets of stacks of the pushdown
+ * recogniser after a prefix of tokens, numbered as they are first met
+ * (0: the start); there may be infinitely many, so they are made when
+ * reached.  </s>, <s> and <unk> are never tokens here.  g and vocab are
+ * borrowed (they must outlive it).  The caller frees with
+ * llr_gbnf_tok_free; NULL on LLR_ENOMEM. */
+typedef struct llr_gbnf_tok llr_gbnf_tok;
+llr_gbnf_tok *llr_gbnf_tok_new(const llr_gbnf *g, const llr_strmap *vocab, llr_err *err);
+void llr_gbnf_tok_free(llr_gbnf_tok *t);
+/* The tokens allowed in state q, ascending (*lab), with the states they
+ * lead to (*dst), valid until the next call on t: their count, or
+ * LLR_ENOMEM. */
+int32_t llr_gbnf_tok_arcs(llr_gbnf_tok *t, int32_t q, const int32_t **lab, const int32_t **dst, llr_err *err);
+/* The state after token x in state q into *to (-1: x not allowed). */
+int llr_gbnf_tok_next(llr_gbnf_tok *t, int32_t q, int32_t x, int32_t *to, llr_err *err);
+/* Does the sentence end well in q (may </s> come)? */
+int llr_gbnf_tok_final(const llr_gbnf_tok *t, int32_t q);
+/* The fewest tokens from q to a final state, or limit + 1 when more
+ * than limit (or none); LLR_ENOMEM. */
+int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *err);
+
+#endif

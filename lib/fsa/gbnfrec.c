@@ -1,0 +1,505 @@
+/*
+ * gbnfrec.c - the pushdown recogniser of a GBNF grammar (gbnf.h), as
+ * llama.cpp runs one: the state after a prefix of characters is the set
+ * of the stacks of every parse still alive, a stack the positions (in
+ * gbnf.h's elements) still to match, innermost on top, its top always a
+ * character class (the rule references above it expanded, which ends
+ * because no rule is left-recursive) or the stack empty (the root
+ * derived: the prefix is a sentence).  One character advances every
+ * stack whose top class holds it.  Then the same over tokens
+ * (llr_gbnf_tok): a state is a set of stacks, interned, whose allowed
+ * tokens come from one walk of the vocabulary's character trie.  Not a
+ * parser: no tree is kept.
+ */
+#include "fsa/gbnf.h"
+
+#include <stdlib.h>
+
+/* A set of stacks: each one its length, then its positions bottom to
+ * top, one after another. */
+typedef struct sset {
+	int32_t *v;
+	size_t n, cap;
+} sset;
+
+static int put(sset *a, int32_t x)
+{
+	if (a->n == a->cap) {
+		size_t c = a->cap ? 2 * a->cap : 16;
+		int32_t *v = llr_reallocarray(a->v, c, sizeof *v);
+		if (!v)
+			return LLR_ENOMEM;
+		a->v = v;
+		a->cap = c;
+	}
+	a->v[a->n++] = x;
+	return LLR_OK;
+}
+
+static int expand(const llr_gbnf *g, sset *out, int32_t *s, size_t len);
+
+/* The stacks base[0..m) with each alternative of rule r on top. */
+static int expand_rule(const llr_gbnf *g, sset *out, const int32_t *base, size_t m, int32_t r)
+{
+	int32_t *t = llr_malloc((m + 1) * sizeof *t);
+	if (!t)
+		return LLR_ENOMEM;
+	memcpy(t, base, m * sizeof *t);
+	int rc = LLR_OK;
+	for (int32_t a = g->alt_off[r]; rc >= 0 && a < g->alt_off[r + 1]; a++) {
+		int32_t start = g->alt[a];
+		t[m] = start;
+		rc = expand(g, out, t, m + (g->el[start] != GBNF_END));
+	}
+	free(t);
+	return rc;
+}
+
+/* Stack s[0..len) into out, its rule references on top expanded. */
+static int expand(const llr_gbnf *g, sset *out, int32_t *s, size_t len)
+{
+	if (len && GBNF_IS_REF(g->el[s[len - 1]])) {
+		int32_t top = s[len - 1], r = GBNF_ARG(g->el[top]);
+		size_t m = len - 1;
+		int32_t keep = s[m];
+		if (g->el[top + 1] != GBNF_END)
+			s[m++] = top + 1;
+		int rc = expand_rule(g, out, s, m, r);
+		s[len - 1] = keep;
+		return rc;
+	}
+	if (put(out, (int32_t)len) < 0)
+		return LLR_ENOMEM;
+	for (size_t i = 0; i < len; i++)
+		if (put(out, s[i]) < 0)
+			return LLR_ENOMEM;
+	return LLR_OK;
+}
+
+static int stack_cmp(const void *pa, const void *pb)
+{
+	const int32_t *a = *(const int32_t *const *)pa, *b = *(const int32_t *const *)pb;
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	for (int32_t i = 1; i <= a[0]; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* a in its one form: stacks sorted, each once. */
+static int canon(sset *a)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < a->n; i += (size_t)a->v[i] + 1)
+		k++;
+	if (k < 2)
+		return LLR_OK;
+	const int32_t **p = llr_malloc(k * sizeof *p);
+	int32_t *v = llr_malloc(a->n * sizeof *v);
+	if (!p || !v) {
+		free(p);
+		free(v);
+		return LLR_ENOMEM;
+	}
+	k = 0;
+	for (size_t i = 0; i < a->n; i += (size_t)a->v[i] + 1)
+		p[k++] = a->v + i;
+	qsort(p, k, sizeof *p, stack_cmp);
+	size_t n = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!i || stack_cmp(&p[i - 1], &p[i])) {
+			memcpy(v + n, p[i], ((size_t)p[i][0] + 1) * sizeof *v);
+			n += (size_t)p[i][0] + 1;
+		}
+	free(p);
+	free(a->v);
+	a->v = v;
+	a->n = n;
+	a->cap = a->n;
+	return LLR_OK;
+}
+
+/* The stacks of the start: root expanded. */
+static int start(const llr_gbnf *g, sset *out)
+{
+	out->n = 0;
+	int rc = expand_rule(g, out, NULL, 0, g->root);
+	return rc < 0 ? rc : canon(out);
+}
+
+/* The stacks of in after character c, into out (emptied first). */
+static int advance(const llr_gbnf *g, const sset *in, int32_t c, sset *out)
+{
+	out->n = 0;
+	int32_t *t = NULL;
+	size_t tcap = 0;
+	int rc = LLR_OK;
+	for (size_t i = 0; rc >= 0 && i < in->n; i += (size_t)in->v[i] + 1) {
+		size_t len = (size_t)in->v[i];
+		const int32_t *s = in->v + i + 1;
+		if (!len || !llr_gbnf_class_has(g, GBNF_ARG(g->el[s[len - 1]]), c))
+			continue;
+		if (len > tcap) {
+			free(t);
+			tcap = 2 * len;
+			if (!(t = llr_malloc(tcap * sizeof *t))) {
+				rc = LLR_ENOMEM;
+				break;
+			}
+		}
+		size_t m = len - 1;
+		memcpy(t, s, m * sizeof *t);
+		if (g->el[s[m] + 1] != GBNF_END)
+			t[m++] = s[len - 1] + 1;
+		rc = expand(g, out, t, m);
+	}
+	free(t);
+	return rc < 0 ? rc : canon(out);
+}
+
+static int accepting(const sset *a)
+{
+	for (size_t i = 0; i < a->n; i += (size_t)a->v[i] + 1)
+		if (!a->v[i])
+			return 1;
+	return 0;
+}
+
+int llr_gbnf_match(const llr_gbnf *g, const char *s, size_t n)
+{
+	sset a = {0}, b = {0};
+	int rc = start(g, &a);
+	for (size_t i = 0; rc >= 0 && i < n && a.n;) {
+		int32_t c;
+		int k = llr_utf8_decode(s + i, n - i, &c);
+		if (k <= 0) {
+			a.n = 0;
+			break;
+		}
+		i += (size_t)k;
+		rc = advance(g, &a, c, &b);
+		sset t = a;
+		a = b;
+		b = t;
+	}
+	if (rc >= 0)
+		rc = accepting(&a);
+	free(a.v);
+	free(b.v);
+	return rc;
+}
+
+/* ------------------------------------------------------------- tokens */
+
+typedef struct tstate {
+	int32_t *lab, *dst, narc;
+	int expanded, final;
+	int32_t dist; /* the fewest tokens to a final state; -1 unknown, INT32_MAX none */
+	int32_t lb;   /* known: more tokens than this */
+} tstate;
+
+/* The vocabulary's tokens as a trie over code points: node i's code
+ * point, first child, next sibling, and the token ending there (-1). */
+typedef struct trie {
+	int32_t *cp, *child, *sib, *tok;
+	size_t n, cap;
+} trie;
+
+struct llr_gbnf_tok {
+	const llr_gbnf *g;
+	llr_strmap *keys; /* a state's stacks as bytes, then its separator byte */
+	tstate *st;
+	size_t nst, cap;
+	trie tr;
+	uint32_t *mark, stamp;
+	size_t mcap;
+};
+
+static int32_t trie_node(trie *t, int32_t cp)
+{
+	if (t->n == t->cap) {
+		size_t c = t->cap ? 2 * t->cap : 256;
+		int32_t **f[4] = {&t->cp, &t->child, &t->sib, &t->tok};
+		for (int i = 0; i < 4; i++) {
+			int32_t *v = llr_reallocarray(*f[i], c, sizeof *v);
+			if (!v)
+				return LLR_ENOMEM;
+			*f[i] = v;
+		}
+		t->cap = c;
+	}
+	t->cp[t->n] = cp;
+	t->child[t->n] = t->sib[t->n] = t->tok[t->n] = -1;
+	return (int32_t)t->n++;
+}
+
+static int trie_add(trie *t, const char *w, size_t n, int32_t x)
+{
+	int32_t at = 0;
+	for (size_t i = 0; i < n;) {
+		int32_t c;
+		int k = llr_utf8_decode(w + i, n - i, &c);
+		if (k <= 0 || !c)
+			return LLR_OK; /* not text: never a token of the grammar */
+		i += (size_t)k;
+		int32_t ch = t->child[at];
+		while (ch >= 0 && t->cp[ch] != c)
+			ch = t->sib[ch];
+		if (ch < 0) {
+			if ((ch = trie_node(t, c)) < 0)
+				return LLR_ENOMEM;
+			t->sib[ch] = t->child[at];
+			t->child[at] = ch;
+		}
+		at = ch;
+	}
+	if (at > 0)
+		t->tok[at] = x;
+	return LLR_OK;
+}
+
+/* The state of the stacks a with separator flag sep: its id, made when
+ * new. */
+static int32_t intern(llr_gbnf_tok *t, const sset *a, int sep)
+{
+	size_t nb = a->n * sizeof *a->v;
+	char *key = llr_malloc(nb + 1);
+	if (!key)
+		return LLR_ENOMEM;
+	memcpy(key, a->v, nb);
+	key[nb] = (char)sep;
+	size_t before = llr_strmap_size(t->keys);
+	int32_t q = llr_strmap_add(t->keys, key, nb + 1);
+	free(key);
+	if (q < 0 || (size_t)q < before)
+		return q;
+	if (t->nst == t->cap) {
+		size_t c = t->cap ? 2 * t->cap : 64;
+		tstate *s = llr_reallocarray(t->st, c, sizeof *s);
+		if (!s)
+			return LLR_ENOMEM;
+		t->st = s;
+		t->cap = c;
+	}
+	tstate *s = &t->st[t->nst++];
+	memset(s, 0, sizeof *s);
+	s->final = accepting(a);
+	s->dist = -1;
+	s->lb = -1;
+	return q;
+}
+
+llr_gbnf_tok *llr_gbnf_tok_new(const llr_gbnf *g, const llr_strmap *vocab, llr_err *err)
+{
+	llr_gbnf_tok *t = llr_calloc(1, sizeof *t);
+	sset a = {0};
+	int rc = t && (t->keys = llr_strmap_new()) && trie_node(&t->tr, 0) >= 0 ? LLR_OK : LLR_ENOMEM;
+	if (t)
+		t->g = g;
+	int32_t V = (int32_t)llr_strmap_size(vocab);
+	for (int32_t x = 0; rc >= 0 && x < V; x++) {
+		const char *w = llr_strmap_str(vocab, x);
+		if (strcmp(w, LLR_EOS) && strcmp(w, LLR_BOS) && strcmp(w, LLR_UNK))
+			rc = trie_add(&t->tr, w, llr_strmap_len(vocab, x), x);
+	}
+	if (rc >= 0 && (rc = start(g, &a)) >= 0)
+		rc = intern(t, &a, 0);
+	free(a.v);
+	if (rc < 0) {
+		llr_gbnf_tok_free(t);
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	return t;
+}
+
+void llr_gbnf_tok_free(llr_gbnf_tok *t)
+{
+	if (!t)
+		return;
+	for (size_t q = 0; q < t->nst; q++) {
+		free(t->st[q].lab);
+		free(t->st[q].dst);
+	}
+	free(t->st);
+	llr_strmap_free(t->keys);
+	free(t->tr.cp);
+	free(t->tr.child);
+	free(t->tr.sib);
+	free(t->tr.tok);
+	free(t->mark);
+	free(t);
+}
+
+/* The tokens below trie node at that the stacks a (before the node's
+ * children) let through, as (token, state) pairs into arcs. */
+static int walk(llr_gbnf_tok *t, int32_t at, const sset *a, sset *arcs)
+{
+	sset b = {0};
+	int rc = LLR_OK;
+	for (int32_t ch = t->tr.child[at]; rc >= 0 && ch >= 0; ch = t->tr.sib[ch]) {
+		if ((rc = advance(t->g, a, t->tr.cp[ch], &b)) < 0 || !b.n)
+			continue;
+		if (t->tr.tok[ch] >= 0) {
+			int32_t q = intern(t, &b, 1);
+			if (q < 0 || put(arcs, t->tr.tok[ch]) < 0 || put(arcs, q) < 0)
+				rc = LLR_ENOMEM;
+		}
+		if (rc >= 0)
+			rc = walk(t, ch, &b, arcs);
+	}
+	free(b.v);
+	return rc;
+}
+
+static int pair_cmp(const void *pa, const void *pb)
+{
+	const int32_t *a = pa, *b = pb;
+	return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* q's allowed tokens, found once. */
+static int expand_state(llr_gbnf_tok *t, int32_t q)
+{
+	if (t->st[q].expanded)
+		return LLR_OK;
+	size_t len = llr_strmap_len(t->keys, q);
+	const char *key = llr_strmap_str(t->keys, q);
+	sset a = {0}, b = {0}, arcs = {0};
+	int rc = LLR_OK;
+	if (!(a.v = llr_malloc(len)))
+		return LLR_ENOMEM;
+	memcpy(a.v, key, len - 1);
+	a.n = a.cap = (len - 1) / sizeof *a.v;
+	const sset *from = &a;
+	if (key[len - 1]) {
+		rc = advance(t->g, &a, ' ', &b);
+		from = &b;
+	}
+	if (rc >= 0 && from->n)
+		rc = walk(t, 0, from, &arcs);
+	size_t n = arcs.n / 2;
+	int32_t *lab = llr_malloc((n + 1) * sizeof *lab), *dst = llr_malloc((n + 1) * sizeof *dst);
+	if (rc >= 0 && lab && dst) {
+		qsort(arcs.v, n, 2 * sizeof *arcs.v, pair_cmp);
+		for (size_t i = 0; i < n; i++) {
+			lab[i] = arcs.v[2 * i];
+			dst[i] = arcs.v[2 * i + 1];
+		}
+		tstate *s = &t->st[q];
+		s->lab = lab;
+		s->dst = dst;
+		s->narc = (int32_t)n;
+		s->expanded = 1;
+		lab = dst = NULL;
+	} else if (rc >= 0)
+		rc = LLR_ENOMEM;
+	free(lab);
+	free(dst);
+	free(a.v);
+	free(b.v);
+	free(arcs.v);
+	return rc;
+}
+
+int32_t llr_gbnf_tok_arcs(llr_gbnf_tok *t, int32_t q, const int32_t **lab, const int32_t **dst, llr_err *err)
+{
+	LLR_ASSERT(q >= 0 && (size_t)q < t->nst);
+	if (expand_state(t, q) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	*lab = t->st[q].lab;
+	*dst = t->st[q].dst;
+	return t->st[q].narc;
+}
+
+int llr_gbnf_tok_next(llr_gbnf_tok *t, int32_t q, int32_t x, int32_t *to, llr_err *err)
+{
+	const int32_t *lab, *dst;
+	int32_t n = llr_gbnf_tok_arcs(t, q, &lab, &dst, err), lo = 0, hi = n;
+	if (n < 0)
+		return n;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (lab[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*to = lo < n && lab[lo] == x ? dst[lo] : -1;
+	return LLR_OK;
+}
+
+int llr_gbnf_tok_final(const llr_gbnf_tok *t, int32_t q)
+{
+	return t->st[q].final;
+}
+
+/* Room to mark every state, each unmarked. */
+static int marks(llr_gbnf_tok *t)
+{
+	if (t->mcap < t->nst) {
+		size_t c = 2 * t->nst;
+		uint32_t *m = llr_reallocarray(t->mark, c, sizeof *m);
+		if (!m)
+			return LLR_ENOMEM;
+		memset(m + t->mcap, 0, (c - t->mcap) * sizeof *m);
+		t->mark = m;
+		t->mcap = c;
+	}
+	return LLR_OK;
+}
+
+/* Breadth-first from q, at most limit tokens deep: the depth of the
+ * first final state, limit + 1 when none that near, INT32_MAX when the
+ * search ran out of states. */
+static int32_t search(llr_gbnf_tok *t, int32_t q, int32_t limit)
+{
+	sset cur = {0}, next = {0};
+	int32_t d = 0, found = -1;
+	t->stamp++;
+	int rc = marks(t) < 0 || put(&cur, q) < 0 ? LLR_ENOMEM : LLR_OK;
+	if (rc >= 0)
+		t->mark[q] = t->stamp;
+	for (; rc >= 0 && found < 0; d++) {
+		for (size_t i = 0; i < cur.n && found < 0; i++)
+			if (t->st[cur.v[i]].final)
+				found = d;
+		if (found >= 0 || !cur.n || d == limit)
+			break;
+		next.n = 0;
+		for (size_t i = 0; rc >= 0 && i < cur.n; i++) {
+			if ((rc = expand_state(t, cur.v[i])) < 0 || (rc = marks(t)) < 0)
+				break;
+			const tstate *s = &t->st[cur.v[i]];
+			for (int32_t k = 0; rc >= 0 && k < s->narc; k++)
+				if (t->mark[s->dst[k]] != t->stamp) {
+					t->mark[s->dst[k]] = t->stamp;
+					rc = put(&next, s->dst[k]);
+				}
+		}
+		sset x = cur;
+		cur = next;
+		next = x;
+	}
+	int32_t r = rc < 0 ? rc : found >= 0 ? found : !cur.n ? INT32_MAX : limit + 1;
+	free(cur.v);
+	free(next.v);
+	return r;
+}
+
+int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *err)
+{
+	tstate *s = &t->st[q];
+	if (s->dist < 0 && s->lb < limit) {
+		int32_t d = search(t, q, limit);
+		if (d < 0)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		s = &t->st[q];
+		if (d <= limit || d == INT32_MAX)
+			s->dist = d;
+		else
+			s->lb = limit;
+	}
+	return s->dist >= 0 && s->dist <= limit ? s->dist : limit + 1;
+}

@@ -1,0 +1,211 @@
+/*
+ * test_gbnf.c - GBNF grammars (lib/fsa/gbnf.c, gbnfrec.c): the character
+ * recogniser on hand-picked strings (literals and escapes, classes and
+ * negated classes, alternation, groups, * + ? {m,n}, nested and
+ * recursive rules, UTF-8, comments and rules over several lines), every
+ * refusal with its file:line and rule, and the token-level recogniser
+ * (tokens joined by single spaces) against the character recogniser on
+ * every token string up to a length, with its distance to a final state
+ * against a breadth-first search.
+ */
+#include <stdint.h>
+
+#include "fsa/gbnf.h"
+#include "test.h"
+
+static llr_gbnf *gram(const char *text, llr_err *e)
+{
+	return llr_gbnf_parse(text, strlen(text), "g.gbnf", e);
+}
+
+static int match(const llr_gbnf *g, const char *s)
+{
+	return llr_gbnf_match(g, s, strlen(s));
+}
+
+/* Does grammar text accept each string of yes and reject each of no? */
+static void check_lang(const char *text, const char *const *yes, const char *const *no)
+{
+	llr_err e = {0};
+	llr_gbnf *g = gram(text, &e);
+	CHECK(g != NULL);
+	if (!g) {
+		printf("# %s: %s\n", text, e.msg);
+		return;
+	}
+	for (; *yes; yes++) {
+		int m = match(g, *yes);
+		CHECK(m == 1);
+		if (m != 1)
+			printf("# %s: should accept '%s'\n", text, *yes);
+	}
+	for (; *no; no++) {
+		int m = match(g, *no);
+		CHECK(m == 0);
+		if (m != 0)
+			printf("# %s: should reject '%s'\n", text, *no);
+	}
+	llr_gbnf_free(g);
+}
+
+#define S(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void test_accept(void)
+{
+	check_lang("root ::= \"ab\" | \"c\"", S("ab", "c"), S("", "a", "abc", "cc", "b"));
+	check_lang("root ::= [a-c]+ [^a-z]", S("a1", "abcA", "cc "), S("", "a", "ad1", "1"));
+	check_lang("root ::= \"x\"* \"y\"? \"z\"{2,3}", S("zz", "xyzz", "xxxzzz"), S("z", "zzzz", "yyzz", "xy"));
+	check_lang("root ::= (\"ab\" | \"c\"){2}", S("abab", "cab", "cc"), S("ab", "ccc", "abc "));
+	check_lang("root ::= [0-9]{3,}", S("123", "12345"), S("12", "12a"));
+	check_lang("root ::= [0-9]{,2}", S("", "1", "12"), S("123"));
+	check_lang("root ::= .+", S("a", "\xc3\xa9t\xc3\xa9", "\xf0\x9f\x98\x80"), S(""));
+	/* recursion: balanced parentheses, any depth (a language no automaton has) */
+	check_lang("root ::= ( \"(\" root \")\" )*", S("", "()", "(())()", "((()))"), S("(", ")(", "(()", "())"));
+	/* mutual recursion, expressions with precedence */
+	check_lang("root ::= expr\n"
+	           "expr ::= term (\"+\" term)*\n"
+	           "term ::= factor (\"*\" factor)*\n"
+	           "factor ::= [0-9]+ | \"(\" expr \")\"\n",
+	           S("1", "1+2*3", "(1+2)*3", "((4))", "12*(3+4)*5"), S("", "1+", "(1", "1)", "+1", "1**2"));
+	/* escapes and UTF-8 in literals and classes, comments, rules over lines */
+	check_lang("# a comment\n"
+	           "root ::= \"\\\"\" word   # another\n"
+	           "        \"\\x41\\u00e9\\t\"\n"
+	           "        | [\\]\\-]\n"
+	           "word ::= [a-z\\u00e0-\\u00ff]+\n",
+	           S("\"\xc3\xa9t\xc3\xa9" "A\xc3\xa9\t", "]", "-"), S("\"A\xc3\xa9\t", "\"\xc3\xa9t\xc3\xa9", "a"));
+	/* a rule used before its definition, names with dashes */
+	check_lang("root ::= a-b a-b\na-b ::= \"x\" | \"\"", S("", "x", "xx"), S("xxx"));
+	/* nullable prefixes are fine when they do not recurse */
+	check_lang("root ::= sp \"a\" sp\nsp ::= \" \"*", S("a", " a ", "   a"), S(" ", "a a"));
+}
+
+/* text is refused with a message holding want. */
+static void refused(const char *text, const char *want)
+{
+	llr_err e = {0};
+	llr_gbnf *g = gram(text, &e);
+	int ok = g == NULL && strstr(e.msg, want) != NULL;
+	CHECK(ok);
+	if (!ok)
+		printf("# %s: got '%s', want '%s'\n", text, e.msg, want);
+	CHECK(e.code == LLR_EFORMAT);
+	llr_gbnf_free(g);
+}
+
+static void test_errors(void)
+{
+	refused("root ::= b\n\nb ::= \"x\" undef", "g.gbnf:3: undefined rule 'undef'");
+	refused("root ::= a", "g.gbnf:1: undefined rule 'a'");
+	refused("a ::= \"x\"", "g.gbnf: no rule 'root'");
+	refused("", "g.gbnf: no rule 'root'");
+	refused("root ::= root \"x\" | \"y\"", "g.gbnf:1: rule 'root' is left-recursive (root -> root)");
+	refused("root ::= \"x\"\n\na ::= b \"x\"\nb ::= c\nc ::= a | \"y\"", "rule 'a' is left-recursive (a -> b -> c -> a)");
+	refused("root ::= e\ne ::= sp e \"+\" | \"1\"\nsp ::= \" \"?", "g.gbnf:2: rule 'e' is left-recursive (e -> e)");
+	refused("root ::= (\"a\"?)*", "g.gbnf:1: rule 'root' repeats something that can be empty");
+	refused("root ::= \"x\" root", "g.gbnf: the grammar accepts nothing");
+	refused("root ::= \"x\"\nroot ::= \"y\"", "g.gbnf:2: rule 'root' is defined twice (first at line 1)");
+	refused("root ::= \"abc", "g.gbnf:1: unterminated string");
+	refused("root ::= \"a\"\n  [a-", "g.gbnf:2: unterminated");
+	refused("root ::= [z-a]", "g.gbnf:1: a range runs backwards");
+	refused("root ::= []", "g.gbnf:1: empty character class");
+	refused("root ::= (\"a\"\nb ::= \"c\"", "g.gbnf:1: '(' without its ')'");
+	refused("root ::= \"a\" )", "g.gbnf:1: ')' without its '('");
+	refused("root ::= \"a\"{3,1}", "g.gbnf:1: {m,n} with n below m");
+	refused("root ::= \"a\"{2", "g.gbnf:1: expected '}'");
+	refused("root ::= \"\\q\"", "g.gbnf:1: unknown escape '\\q'");
+	refused("root ::= \"\\xZZ\"", "g.gbnf:1: bad hexadecimal escape");
+	refused("root ::= \"a\" @", "g.gbnf:1: unexpected character '@'");
+	refused("\n\nroot = \"a\"", "g.gbnf:3: expected '::=' after a rule name");
+	refused("::= \"a\"", "g.gbnf:1: expected a rule name");
+	refused("root ::= \"a\"{1001}", "g.gbnf:1: a repetition count above 1000");
+}
+
+/* tokens: </s>, <unk>, then words; the grammar sees them joined by spaces */
+static const char *TOKS[] = {"</s>", "<unk>", "1", "2", "12", "+", "(", ")", "(1", "x", "<s>"};
+enum { NT = 11 };
+
+static void test_tokens(void)
+{
+	llr_strmap *v = llr_strmap_new();
+	for (int i = 0; i < NT; i++)
+		llr_strmap_add(v, TOKS[i], strlen(TOKS[i]));
+	llr_err e = {0};
+	const char *text = "root ::= expr\n"
+	                   "expr ::= num (\" + \" num)* | \"(\" expr \")\"\n"
+	                   "num ::= [0-9]+ | \"(\" \" \"? expr \" \"? \")\"\n";
+	llr_gbnf *g = gram(text, &e);
+	llr_gbnf_tok *t = g ? llr_gbnf_tok_new(g, v, &e) : NULL;
+	CHECK(t != NULL);
+	if (!t) {
+		printf("# %s\n", e.msg);
+		llr_gbnf_free(g);
+		llr_strmap_free(v);
+		return;
+	}
+	/* every token string of up to 5 tokens: the token recogniser agrees with
+	 * the character recogniser on the joined string */
+	int ids[5], agree = 1, n_acc = 0;
+	for (int len = 0; len <= 5; len++) {
+		long total = 1;
+		for (int i = 0; i < len; i++)
+			total *= NT - 3;
+		for (long c = 0; c < total; c++) {
+			long r = c;
+			char s[64] = "";
+			for (int i = 0; i < len; i++, r /= NT - 3) {
+				ids[i] = 2 + (int)(r % (NT - 3));
+				if (i)
+					strcat(s, " ");
+				strcat(s, TOKS[ids[i]]);
+			}
+			int32_t q = 0;
+			for (int i = 0; i < len && q >= 0; i++)
+				CHECK_OK(llr_gbnf_tok_next(t, q, ids[i], &q, &e));
+			int tok = q >= 0 && llr_gbnf_tok_final(t, q), chr = match(g, s);
+			n_acc += chr;
+			if (tok != chr && agree) {
+				printf("# '%s': tokens %d, characters %d\n", s, tok, chr);
+				agree = 0;
+			}
+			/* the distance: 0 when final, else a continuation of that many tokens exists */
+			if (q >= 0) {
+				int32_t d = llr_gbnf_tok_dist(t, q, 6, &e);
+				CHECK(d >= 0 && (d == 0) == tok);
+			}
+		}
+	}
+	CHECK(agree);
+	CHECK(n_acc > 20);
+	/* "(1" is a token the grammar can use: "(1 + 2 )" */
+	int32_t q = 0, x;
+	const int32_t *lab, *dst;
+	int32_t n = llr_gbnf_tok_arcs(t, 0, &lab, &dst, &e);
+	CHECK(n == 5); /* 1 2 12 ( (1, not + ) x nor the specials */
+	for (int32_t k = 0; k < n; k++)
+		CHECK(lab[k] >= 2 && lab[k] != 5 && lab[k] != 7 && lab[k] != 9 && (k == 0 || lab[k] > lab[k - 1]));
+	CHECK_OK(llr_gbnf_tok_next(t, q, 8, &q, &e));
+	CHECK(q > 0 && !llr_gbnf_tok_final(t, q));
+	CHECK(llr_gbnf_tok_dist(t, q, 10, &e) == 1); /* ")" */
+	CHECK(llr_gbnf_tok_dist(t, q, 0, &e) == 1);  /* more than 0 */
+	CHECK_OK(llr_gbnf_tok_next(t, q, 9, &x, &e));
+	CHECK(x == -1);
+	/* nested: "( ( ( 1 ) ) )" needs 4 more tokens after "( ( (" */
+	q = 0;
+	for (int i = 0; i < 3; i++)
+		CHECK_OK(llr_gbnf_tok_next(t, q, 6, &q, &e));
+	CHECK(llr_gbnf_tok_dist(t, q, 3, &e) == 4);
+	CHECK(llr_gbnf_tok_dist(t, q, 10, &e) == 4);
+	llr_gbnf_tok_free(t);
+	llr_gbnf_free(g);
+	llr_strmap_free(v);
+}
+
+int main(void)
+{
+	PLAN(3);
+	RUN(test_accept);
+	RUN(test_errors);
+	RUN(test_tokens);
+	DONE();
+}
