@@ -344,10 +344,12 @@ typedef struct llr_gen_opts {
 	int64_t spell_tries; /* draws an unseen word's spelling may take */
 	double len_norm;     /* encoder-decoders: rank by log p / length^len_norm */
 	int attention;       /* encoder-decoders: keep the first model's attention */
-	/* An automaton the sentences must belong to (gen --fsa, --regex;
-	 * NULL: none), over the model's vocabulary: OpenFst text at fsa, or
-	 * a regular expression over tokens (gen(1), "Constrained
-	 * generation").  At each step the model's distribution is masked to
+	/* An automaton the sentences must belong to (gen --fsa, --regex,
+	 * --grammar; NULL: none; at most one of the three), over the
+	 * model's vocabulary: OpenFst text at fsa, a regular expression
+	 * over tokens, or a GBNF grammar file over the characters of the
+	 * tokens joined by single spaces (gen(1), "Constrained generation",
+	 * "Grammars").  At each step the model's distribution is masked to
 	 * the tokens the automaton allows, weighted by its arcs (</s> only
 	 * in a final state, by its final weight) and renormalised; a token
 	 * after which no final state is reachable within max_len is never
@@ -355,6 +357,7 @@ typedef struct llr_gen_opts {
 	 * closed (no unseen words). */
 	const char *fsa;
 	const char *regex;
+	const char *grammar;
 } llr_gen_opts;
 
 /* gen(1)'s defaults: llr_sample_opts_init, max_len 100, no beam, nbest

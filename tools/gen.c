@@ -23,7 +23,7 @@ static const char usage[] =
     "           [--max-len N] [--temperature T] [--top-k K] [--top-p P] [--greedy]\n"
     "           [--beam K] [--nbest K] [--no-unk] [--logprob] [--show-features]\n"
     "           [--threads N] [--closed] [--spell-tries N] [--strict]\n"
-    "           [--fsa FILE | --regex PATTERN]\n"
+    "           [--fsa FILE | --regex PATTERN | --grammar FILE]\n"
     "       gen --version\n";
 
 static const char help[] =
@@ -56,6 +56,7 @@ static const char help[] =
     "  --strict                 a prefix tokenised otherwise than the training text is an error\n"
     "  --fsa FILE               only sentences of the automaton in FILE (OpenFst text over tokens)\n"
     "  --regex PATTERN          only sentences that match PATTERN (a regular expression over tokens)\n"
+    "  --grammar FILE           only sentences of the GBNF grammar in FILE (over the tokens joined by spaces)\n"
     "  -q, --quiet              no progress line\n"
     "  -v, --verbose            notes on stderr\n"
     "  -h, --help               print this help and exit\n"
@@ -79,6 +80,7 @@ enum {
 	OPT_STRICT,
 	OPT_FSA,
 	OPT_REGEX,
+	OPT_GRAMMAR,
 };
 
 static const struct option longopts[] = {
@@ -106,6 +108,7 @@ static const struct option longopts[] = {
     {"strict", no_argument, NULL, OPT_STRICT},
     {"fsa", required_argument, NULL, OPT_FSA},
     {"regex", required_argument, NULL, OPT_REGEX},
+    {"grammar", required_argument, NULL, OPT_GRAMMAR},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -280,8 +283,8 @@ static void check_args(const generator *g, int nbest_given)
 		cli_usage_error(usage, "--greedy and --beam exclude each other");
 	if ((g->opt.go.sample.greedy || g->opt.go.beam) && g->opt.n_given)
 		cli_usage_error(usage, "-n applies to sampling; --greedy and --beam give one sentence (--nbest for more)");
-	if (g->opt.go.fsa && g->opt.go.regex)
-		cli_usage_error(usage, "--fsa and --regex exclude each other");
+	if (!!g->opt.go.fsa + !!g->opt.go.regex + !!g->opt.go.grammar > 1)
+		cli_usage_error(usage, "--fsa, --regex and --grammar exclude each other");
 	if (nbest_given && !g->opt.go.beam)
 		cli_usage_error(usage, "--nbest needs --beam");
 	if (g->opt.go.beam && g->opt.go.nbest > g->opt.go.beam)
@@ -378,6 +381,9 @@ static void parse_args(generator *g, int argc, char **argv)
 		case OPT_REGEX:
 			g->opt.go.regex = optarg;
 			break;
+		case OPT_GRAMMAR:
+			g->opt.go.grammar = optarg;
+			break;
 		}
 	}
 	if (optind < argc)
@@ -392,7 +398,7 @@ static void generator_init(generator *g)
 {
 	llr_err err = {0};
 	llr_model_opts mo = llr_model_opts_default();
-	mo.open = g->opt.go.closed || g->opt.go.fsa || g->opt.go.regex ? LLR_OPEN_OFF : LLR_OPEN_AUTO;
+	mo.open = g->opt.go.closed || g->opt.go.fsa || g->opt.go.regex || g->opt.go.grammar ? LLR_OPEN_OFF : LLR_OPEN_AUTO;
 	if (llr_model_open(g->opt.model, &mo, &g->m, &err) != LLR_OK)
 		cli_die_err(&err);
 	llr_model_info info;

@@ -6,6 +6,7 @@
  * family's (lib/family/<name>/gen.c).
  */
 #include "family/gen.h"
+#include "fsa/gbnf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,11 +34,34 @@ int llr_gen_reserve(llr_gen *g, size_t n, llr_err *err)
 	return LLR_OK;
 }
 
-/* gen.h's fsa: the automaton of o.fsa or o.regex over the model's
- * vocabulary, as the family names its words. */
+static int constrained(const llr_gen_opts *o)
+{
+	return (o->fsa != NULL) + (o->regex != NULL) + (o->grammar != NULL);
+}
+
+/* The grammar of o.grammar over the vocabulary fv, and the refusal of
+ * one that no token can begin. */
+static int grammar_init(llr_gen *g, llr_err *err)
+{
+	if (!(g->fsa.gr = llr_gbnf_read(g->o.grammar, err)) || !(g->fsa.gt = llr_gbnf_tok_new(g->fsa.gr, g->fsa.fv, err)))
+		return llr_err_code(err, LLR_EFORMAT);
+	const int32_t *lab, *dst;
+	int32_t n = llr_gbnf_tok_arcs(g->fsa.gt, 0, &lab, &dst, err);
+	if (n < 0)
+		return n;
+	if (!n)
+		return llr_err_set(err, LLR_EFORMAT, "%s: no token of the vocabulary of %s can start rule 'root'", g->o.grammar,
+		                   g->m->path);
+	g->fsa.q0 = 0;
+	return LLR_OK;
+}
+
+/* gen.h's fsa: the automaton of o.fsa or o.regex, or the grammar of
+ * o.grammar, over the model's vocabulary, as the family names its
+ * words. */
 static int fsa_init(llr_gen *g, llr_err *err)
 {
-	if (!g->o.fsa && !g->o.regex)
+	if (!constrained(&g->o))
 		return LLR_OK;
 	llr_model_info info;
 	llr_model_describe(g->m, &info);
@@ -56,6 +80,8 @@ static int fsa_init(llr_gen *g, llr_err *err)
 	g->fsa.eos = llr_strmap_get(g->fsa.fv, LLR_EOS, strlen(LLR_EOS));
 	if (g->fsa.eos < 0)
 		return llr_err_set(err, LLR_EINVAL, "%s: the vocabulary has no %s", g->m->path, LLR_EOS);
+	if (g->o.grammar)
+		return grammar_init(g, err);
 	g->fsa.a = g->o.fsa ? llr_fsa_read(g->o.fsa, g->fsa.fv, err) : llr_fsa_regex(g->o.regex, g->fsa.fv, err);
 	if (!g->fsa.a)
 		return llr_err_code(err, LLR_EFORMAT);
@@ -77,17 +103,18 @@ int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err
 	if (!(o->len_norm >= 0) || o->max_len < 1 || o->beam < 0 || o->nbest < 1 || (o->beam && o->nbest > o->beam) || o->spell_tries < 1)
 		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: max_len %d, beam %d, nbest %d, spell_tries %lld out of range",
 		                   o->max_len, o->beam, o->nbest, (long long)o->spell_tries);
-	if ((o->fsa || o->regex) && (ops->source || !ops->word))
-		return llr_err_set(err, LLR_EINVAL, "%s: --fsa and --regex constrain word-level language models, not %s", m->path, m->fam->what);
-	if (o->fsa && o->regex)
-		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: an automaton and a regular expression at once");
+	if (constrained(o) && (ops->source || !ops->word))
+		return llr_err_set(err, LLR_EINVAL, "%s: --fsa, --regex and --grammar constrain word-level language models, not %s",
+		                   m->path, m->fam->what);
+	if (constrained(o) > 1)
+		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: more than one of an automaton, a regular expression and a grammar");
 	llr_gen *g = llr_calloc(1, sizeof *g);
 	if (!g)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	g->ops = ops;
 	g->m = m;
 	g->o = *o;
-	if (o->fsa || o->regex) {
+	if (constrained(o)) {
 		g->o.closed = 1;
 		g->o.max_len = o->max_len + 1; /* room for the </s> the mask forces after max_len words */
 		g->fsa.max_len = o->max_len;
@@ -108,6 +135,8 @@ void llr_gen_free(llr_gen *g)
 	if (g->state)
 		g->ops->free(g->state);
 	llr_fsa_free(g->fsa.a);
+	llr_gbnf_tok_free(g->fsa.gt);
+	llr_gbnf_free(g->fsa.gr);
 	llr_strmap_free(g->fsa.fv);
 	free(g->fsa.to);
 	free(g->fsa.xs);
@@ -146,20 +175,48 @@ static int set_prefix(llr_gen *g, const llr_sentence *p, llr_err *err)
 	return LLR_OK;
 }
 
-/* The automaton's state after the prefix, in g->fsa.q0. */
+/* The state after token x in state q of the automaton or the grammar
+ * (-1: x not allowed) into *to. */
+static int fsa_next(llr_gen *g, int32_t q, int32_t x, int32_t *to, llr_err *err)
+{
+	if (g->fsa.gt)
+		return llr_gbnf_tok_next(g->fsa.gt, q, x, to, err);
+	*to = llr_fsa_next(g->fsa.a, q, x, NULL);
+	return LLR_OK;
+}
+
+/* The fewest tokens from q to a final state, more than limit when not
+ * within limit; or an error. */
+static int32_t fsa_dist(llr_gen *g, int32_t q, int32_t limit, llr_err *err)
+{
+	if (g->fsa.gt)
+		return llr_gbnf_tok_dist(g->fsa.gt, q, limit, err);
+	return llr_fsa_dist(g->fsa.a, q);
+}
+
+/* The state after the prefix, in g->fsa.q0. */
 static int fsa_prefix(llr_gen *g, llr_err *err)
 {
-	if (!g->fsa.a)
+	if (!g->fsa.a && !g->fsa.gt)
 		return LLR_OK;
-	int32_t q = llr_fsa_start(g->fsa.a);
+	const char *what = g->fsa.gt ? "grammar" : "automaton";
+	int32_t q = g->fsa.gt ? 0 : llr_fsa_start(g->fsa.a);
 	for (size_t k = 0; k < g->pre.n; k++) {
 		const char *w = llr_gen_pword(g, k);
 		int32_t x = llr_strmap_get(g->fsa.fv, w, strlen(w));
-		if ((q = x < 0 ? -1 : llr_fsa_next(g->fsa.a, q, x, NULL)) < 0)
-			return llr_err_set(err, LLR_EINVAL, "the prefix: the automaton rejects word %zu '%s'%s", k + 1, w,
+		int rc = x < 0 ? (q = -1, LLR_OK) : fsa_next(g, q, x, &q, err);
+		if (rc < 0)
+			return rc;
+		if (q < 0)
+			return llr_err_set(err, LLR_EINVAL, "the prefix: the %s rejects word %zu '%s'%s", what, k + 1, w,
 			                   x < 0 ? " (not in the vocabulary)" : "");
 	}
-	int32_t d = llr_fsa_dist(g->fsa.a, q);
+	int32_t d = fsa_dist(g, q, g->fsa.max_len, err);
+	if (d < 0)
+		return d;
+	if (d > g->fsa.max_len && g->fsa.gt)
+		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: every sentence of the grammar%s needs more words",
+		                   g->fsa.max_len, g->pre.n ? " after the prefix" : "");
 	if (d > g->fsa.max_len)
 		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: the shortest sentence of the automaton%s needs %d words",
 		                   g->fsa.max_len, g->pre.n ? " after the prefix" : "", d);
@@ -406,11 +463,35 @@ static int fsa_stuck(const llr_gen *g, const llr_gen_hyp *h, const char *why, ll
 	return LLR_EINVAL;
 }
 
+/* The tokens the grammar allows in state q (weight 1), as fsa_allowed. */
+static int32_t grammar_allowed(llr_gen *g, int32_t q, llr_err *err)
+{
+	int32_t n = 0;
+	if (llr_gbnf_tok_final(g->fsa.gt, q)) {
+		g->fsa.xs[n] = g->fsa.eos;
+		g->fsa.to[n] = q;
+		g->fsa.lw[n++] = 0;
+	}
+	const int32_t *lab, *dst;
+	int32_t m = llr_gbnf_tok_arcs(g->fsa.gt, q, &lab, &dst, err);
+	if (m < 0)
+		return m;
+	for (int32_t k = 0; k < m; k++)
+		if (lab[k] < g->fsa.V) {
+			g->fsa.xs[n] = lab[k];
+			g->fsa.to[n] = dst[k];
+			g->fsa.lw[n++] = 0;
+		}
+	return n;
+}
+
 /* The tokens the automaton allows in state q with their next states and
  * ln weights, into g->fsa.xs, to and lw; their count.  A state without
  * a default arc has only its arcs (and </s> when final): no pass over V. */
-static int32_t fsa_allowed(llr_gen *g, int32_t q)
+static int32_t fsa_allowed(llr_gen *g, int32_t q, llr_err *err)
 {
+	if (g->fsa.gt)
+		return grammar_allowed(g, q, err);
 	const llr_fsa *a = g->fsa.a;
 	int32_t n = 0;
 	float fw = llr_fsa_final(a, q);
@@ -445,16 +526,19 @@ static int32_t fsa_allowed(llr_gen *g, int32_t q)
 
 int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, llr_err *err)
 {
-	const llr_fsa *a = g->fsa.a;
-	if (!a)
+	if (!g->fsa.a && !g->fsa.gt)
 		return LLR_OK;
 	int32_t q = g->fsa.q0;
 	LLR_ASSERT(W >= g->fsa.V);
 	for (size_t k = 0; k < h->n; k++) {
-		q = h->ids[k] >= 0 ? llr_fsa_next(a, q, h->ids[k], NULL) : -1;
+		int rc = h->ids[k] >= 0 ? fsa_next(g, q, h->ids[k], &q, err) : (q = -1, LLR_OK);
+		if (rc < 0)
+			return rc;
 		LLR_ASSERT(q >= 0); /* the mask let only allowed words through */
 	}
-	int32_t n = fsa_allowed(g, q);
+	int32_t n = fsa_allowed(g, q, err);
+	if (n < 0)
+		return n;
 	/* log of sum over the allowed tokens of p(x) w(q, x), by a running max */
 	double mx = -INFINITY, sum = 0;
 	for (int32_t k = 0; k < n; k++) {
@@ -469,13 +553,18 @@ int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, l
 			sum += exp(v - mx);
 	}
 	if (!(mx > -INFINITY))
-		return fsa_stuck(g, h, "the model gives no token the automaton allows a finite probability", err);
+		return fsa_stuck(g, h, g->fsa.gt ? "the model gives no token the grammar allows a finite probability"
+		                                 : "the model gives no token the automaton allows a finite probability",
+		                 err);
 	double lz = mx + log(sum);
 	int live = 0;
 	int32_t room = g->fsa.max_len - (int32_t)h->n - 1; /* words left after this one */
 	for (int32_t k = 0; k < n; k++) {
 		int32_t x = g->fsa.xs[k];
-		int ok = row[x] > -INFINITY && (x == g->fsa.eos || llr_fsa_dist(a, g->fsa.to[k]) <= room);
+		int32_t d = row[x] > -INFINITY && x != g->fsa.eos && room >= 0 ? fsa_dist(g, g->fsa.to[k], room, err) : 0;
+		if (d < 0)
+			return d;
+		int ok = row[x] > -INFINITY && (x == g->fsa.eos || (room >= 0 && d <= room));
 		g->fsa.lw[k] = ok ? (float)((double)row[x] + (double)g->fsa.lw[k] - lz) : -INFINITY;
 		live += ok;
 	}

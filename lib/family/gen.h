@@ -65,13 +65,16 @@ struct llr_gen {
 	} pre;
 	const llr_gen_hyp **res; /* the results of the last sample or beam */
 	size_t nres, rescap;
-	/* With an automaton (o.fsa or o.regex; o.max_len is then one more
+	/* With an automaton (o.fsa or o.regex) or a grammar (o.grammar, gr
+	 * and its recogniser over the vocabulary gt; o.max_len is then one more
 	 * than asked, for the </s> after max_len words): the automaton over
 	 * the vocabulary fv (V words, </s> at eos), its state after the
 	 * prefix, the max_len asked, and scratch for a state's allowed
 	 * tokens (V each). */
 	struct {
 		llr_fsa *a;
+		struct llr_gbnf *gr;
+		struct llr_gbnf_tok *gt;
 		llr_strmap *fv;
 		int32_t V, eos, q0, max_len;
 		int32_t *xs, *to;

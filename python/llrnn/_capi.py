@@ -84,7 +84,8 @@ class GenOpts(ctypes.Structure):
     _fields_ = [("sample", SampleOpts), ("max_len", ctypes.c_int), ("beam", ctypes.c_int),
                 ("nbest", ctypes.c_int), ("no_unk", ctypes.c_int), ("closed", ctypes.c_int),
                 ("spell_tries", ctypes.c_int64), ("len_norm", ctypes.c_double),
-                ("attention", ctypes.c_int), ("fsa", ctypes.c_char_p), ("regex", ctypes.c_char_p)]
+                ("attention", ctypes.c_int), ("fsa", ctypes.c_char_p), ("regex", ctypes.c_char_p),
+                ("grammar", ctypes.c_char_p)]
 
 
 class GenOptsBuf(ctypes.Union):

@@ -33,6 +33,7 @@ int main(void)
 	F(llr_gen_opts, sample), F(llr_gen_opts, max_len), F(llr_gen_opts, beam), F(llr_gen_opts, nbest);
 	F(llr_gen_opts, no_unk), F(llr_gen_opts, closed), F(llr_gen_opts, spell_tries);
 	F(llr_gen_opts, len_norm), F(llr_gen_opts, attention), F(llr_gen_opts, fsa), F(llr_gen_opts, regex);
+	F(llr_gen_opts, grammar);
 	Z(llr_gen_opts);
 	F(llr_gen_result, n), F(llr_gen_result, logp), F(llr_gen_result, logp_total), F(llr_gen_result, ended);
 	F(llr_gen_result, eos_logp), F(llr_gen_result, score), Z(llr_gen_result);
