@@ -69,8 +69,13 @@ int32_t llr_gbnf_tok_arcs(llr_gbnf_tok *t, int32_t q, const int32_t **lab, const
 int llr_gbnf_tok_next(llr_gbnf_tok *t, int32_t q, int32_t x, int32_t *to, llr_err *err);
 /* Does the sentence end well in q (may </s> come)? */
 int llr_gbnf_tok_final(const llr_gbnf_tok *t, int32_t q);
-/* The fewest tokens from q to a final state, or limit + 1 when more
- * than limit (or none); LLR_ENOMEM. */
+/* A number of tokens, at most limit, that lead from q to a final state,
+ * or limit + 1 when none was found.  Exact (the fewest, or none within
+ * limit) when a breadth-first search settles it within its budget of
+ * states; else a search guided towards shallow stacks looks for some
+ * path within limit, and what it does not find is taken as absent.  The
+ * states on a path found remember it, so a generator that follows only
+ * tokens with a path always has one.  LLR_ENOMEM. */
 int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *err);
 
 #endif

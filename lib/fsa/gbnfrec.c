@@ -195,9 +195,14 @@ int llr_gbnf_match(const llr_gbnf *g, const char *s, size_t n)
 typedef struct tstate {
 	int32_t *lab, *dst, narc;
 	int expanded, final;
-	int32_t dist; /* the fewest tokens to a final state; -1 unknown, INT32_MAX none */
-	int32_t lb;   /* known: more tokens than this */
+	int32_t ub;    /* a final state is this many tokens away (INT32_MAX: not known) */
+	int32_t lb;    /* none is this many tokens away or fewer (-1: not known) */
+	int32_t depth; /* the fewest frames on one of its stacks (the search's guide) */
 } tstate;
+
+/* How many states the searches of llr_gbnf_tok_dist visit at most: the
+ * exhaustive one, breadth first, then the one guided to shallow stacks. */
+enum { BFS_BUDGET = 512, GUIDED_BUDGET = 8192 };
 
 /* The vocabulary's tokens as a trie over code points: node i's code
  * point, first child, next sibling, and the token ending there (-1). */
@@ -285,8 +290,11 @@ static int32_t intern(llr_gbnf_tok *t, const sset *a, int sep)
 	tstate *s = &t->st[t->nst++];
 	memset(s, 0, sizeof *s);
 	s->final = accepting(a);
-	s->dist = -1;
+	s->ub = s->final ? 0 : INT32_MAX;
 	s->lb = -1;
+	s->depth = INT32_MAX;
+	for (size_t i = 0; i < a->n; i += (size_t)a->v[i] + 1)
+		s->depth = LLR_MIN(s->depth, a->v[i]);
 	return q;
 }
 
@@ -450,56 +458,159 @@ static int marks(llr_gbnf_tok *t)
 	return LLR_OK;
 }
 
-/* Breadth-first from q, at most limit tokens deep: the depth of the
- * first final state, limit + 1 when none that near, INT32_MAX when the
- * search ran out of states. */
-static int32_t search(llr_gbnf_tok *t, int32_t q, int32_t limit)
+/* A state met by a search: the node it came from (-1: the first), its
+ * tokens from the first. */
+typedef struct node {
+	int32_t q, parent, d;
+} node;
+
+typedef struct search {
+	llr_gbnf_tok *t;
+	node *nd;
+	size_t n, cap;
+	int32_t *heap; /* the guided search's open nodes, a binary heap */
+	size_t nh;
+} search;
+
+static int visit(search *s, int32_t q, int32_t parent, int32_t d)
 {
-	sset cur = {0}, next = {0};
-	int32_t d = 0, found = -1;
-	t->stamp++;
-	int rc = marks(t) < 0 || put(&cur, q) < 0 ? LLR_ENOMEM : LLR_OK;
-	if (rc >= 0)
-		t->mark[q] = t->stamp;
-	for (; rc >= 0 && found < 0; d++) {
-		for (size_t i = 0; i < cur.n && found < 0; i++)
-			if (t->st[cur.v[i]].final)
-				found = d;
-		if (found >= 0 || !cur.n || d == limit)
-			break;
-		next.n = 0;
-		for (size_t i = 0; rc >= 0 && i < cur.n; i++) {
-			if ((rc = expand_state(t, cur.v[i])) < 0 || (rc = marks(t)) < 0)
-				break;
-			const tstate *s = &t->st[cur.v[i]];
-			for (int32_t k = 0; rc >= 0 && k < s->narc; k++)
-				if (t->mark[s->dst[k]] != t->stamp) {
-					t->mark[s->dst[k]] = t->stamp;
-					rc = put(&next, s->dst[k]);
-				}
-		}
-		sset x = cur;
-		cur = next;
-		next = x;
+	llr_gbnf_tok *t = s->t;
+	if (marks(t) < 0)
+		return LLR_ENOMEM;
+	if (t->mark[q] == t->stamp)
+		return 0;
+	t->mark[q] = t->stamp;
+	if (s->n == s->cap) {
+		size_t c = s->cap ? 2 * s->cap : 64;
+		node *nd = llr_reallocarray(s->nd, c, sizeof *nd);
+		int32_t *h = llr_reallocarray(s->heap, c, sizeof *h);
+		if (h)
+			s->heap = h;
+		if (nd)
+			s->nd = nd;
+		if (!nd || !h)
+			return LLR_ENOMEM;
+		s->cap = c;
 	}
-	int32_t r = rc < 0 ? rc : found >= 0 ? found : !cur.n ? INT32_MAX : limit + 1;
-	free(cur.v);
-	free(next.v);
-	return r;
+	s->nd[s->n++] = (node){q, parent, d};
+	return 1;
+}
+
+/* Node i is end tokens from a final state: every state on its path
+ * from the first learns how far one is. */
+static int32_t witness(search *s, int32_t i, int32_t end)
+{
+	int32_t total = s->nd[i].d + end;
+	for (; i >= 0; i = s->nd[i].parent) {
+		tstate *st = &s->t->st[s->nd[i].q];
+		st->ub = LLR_MIN(st->ub, total - s->nd[i].d);
+	}
+	return total;
+}
+
+/* Breadth first from q over at most BFS_BUDGET states: the fewest
+ * tokens to a final state, limit + 1 when there is none within limit,
+ * -2 when the budget ran out first. */
+static int32_t breadth(search *s, int32_t q, int32_t limit)
+{
+	s->n = 0;
+	s->t->stamp++;
+	int rc = visit(s, q, -1, 0);
+	for (size_t i = 0; rc >= 0 && i < s->n; i++) {
+		node x = s->nd[i];
+		if (s->t->st[x.q].final)
+			return witness(s, (int32_t)i, 0);
+		if (x.d == limit || s->t->st[x.q].lb >= limit - x.d)
+			continue;
+		if ((rc = expand_state(s->t, x.q)) < 0)
+			break;
+		const tstate *st = &s->t->st[x.q];
+		for (int32_t k = 0; rc >= 0 && k < st->narc; k++)
+			if ((rc = visit(s, st->dst[k], (int32_t)i, x.d + 1)) >= 0 && s->n > BFS_BUDGET)
+				return -2;
+	}
+	return rc < 0 ? rc : limit + 1;
+}
+
+/* Is open node a before b: the shallower stack, then fewer tokens. */
+static int before(const search *s, int32_t a, int32_t b)
+{
+	const tstate *x = &s->t->st[s->nd[a].q], *y = &s->t->st[s->nd[b].q];
+	if (x->depth != y->depth)
+		return x->depth < y->depth;
+	return s->nd[a].d < s->nd[b].d;
+}
+
+static void heap_push(search *s, int32_t i)
+{
+	size_t k = s->nh++;
+	for (; k && before(s, i, s->heap[(k - 1) / 2]); k = (k - 1) / 2)
+		s->heap[k] = s->heap[(k - 1) / 2];
+	s->heap[k] = i;
+}
+
+static int32_t heap_pop(search *s)
+{
+	int32_t top = s->heap[0], last = s->heap[--s->nh];
+	size_t k = 0;
+	for (;;) {
+		size_t c = 2 * k + 1;
+		if (c >= s->nh)
+			break;
+		if (c + 1 < s->nh && before(s, s->heap[c + 1], s->heap[c]))
+			c++;
+		if (!before(s, s->heap[c], last))
+			break;
+		s->heap[k] = s->heap[c];
+		k = c;
+	}
+	if (s->nh)
+		s->heap[k] = last;
+	return top;
+}
+
+/* Best first from q towards the shallowest stacks, over at most
+ * GUIDED_BUDGET states: a number of tokens within limit that reach a
+ * final state (not always the fewest), else limit + 1. */
+static int32_t guided(search *s, int32_t q, int32_t limit)
+{
+	s->n = s->nh = 0;
+	s->t->stamp++;
+	int rc = visit(s, q, -1, 0);
+	if (rc > 0)
+		heap_push(s, 0);
+	while (rc >= 0 && s->nh && s->n <= GUIDED_BUDGET) {
+		int32_t i = heap_pop(s);
+		node x = s->nd[i];
+		const tstate *st = &s->t->st[x.q];
+		if (st->ub <= limit - x.d)
+			return witness(s, i, st->ub);
+		if (x.d == limit || st->lb >= limit - x.d || (rc = expand_state(s->t, x.q)) < 0)
+			continue;
+		st = &s->t->st[x.q];
+		for (int32_t k = 0; rc >= 0 && k < st->narc; k++)
+			if ((rc = visit(s, st->dst[k], i, x.d + 1)) > 0)
+				heap_push(s, (int32_t)s->n - 1);
+	}
+	return rc < 0 ? rc : limit + 1;
 }
 
 int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *err)
 {
-	tstate *s = &t->st[q];
-	if (s->dist < 0 && s->lb < limit) {
-		int32_t d = search(t, q, limit);
-		if (d < 0)
-			return llr_err_set(err, LLR_ENOMEM, "out of memory");
-		s = &t->st[q];
-		if (d <= limit || d == INT32_MAX)
-			s->dist = d;
-		else
-			s->lb = limit;
-	}
-	return s->dist >= 0 && s->dist <= limit ? s->dist : limit + 1;
+	if (t->st[q].ub <= limit)
+		return t->st[q].ub;
+	if (t->st[q].lb >= limit)
+		return limit + 1;
+	search s = {t, NULL, 0, 0, NULL, 0};
+	int32_t d = breadth(&s, q, limit);
+	int exact = d != -2;
+	if (!exact)
+		d = guided(&s, q, limit);
+	free(s.nd);
+	free(s.heap);
+	if (d < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (d > limit)
+		t->st[q].lb = LLR_MAX(t->st[q].lb, limit); /* after a guided search: none found, taken as none */
+	return d;
 }
