@@ -283,8 +283,10 @@ static void check_args(const generator *g, int nbest_given)
 		cli_usage_error(usage, "--greedy and --beam exclude each other");
 	if ((g->opt.go.sample.greedy || g->opt.go.beam) && g->opt.n_given)
 		cli_usage_error(usage, "-n applies to sampling; --greedy and --beam give one sentence (--nbest for more)");
-	if (!!g->opt.go.fsa + !!g->opt.go.regex + !!g->opt.go.grammar > 1)
-		cli_usage_error(usage, "--fsa, --regex and --grammar exclude each other");
+	if (g->opt.go.fsa && g->opt.go.regex)
+		cli_usage_error(usage, "--fsa and --regex exclude each other");
+	if (g->opt.go.grammar && (g->opt.go.fsa || g->opt.go.regex))
+		cli_usage_error(usage, "--grammar excludes --fsa and --regex");
 	if (nbest_given && !g->opt.go.beam)
 		cli_usage_error(usage, "--nbest needs --beam");
 	if (g->opt.go.beam && g->opt.go.nbest > g->opt.go.beam)

@@ -202,7 +202,7 @@ typedef struct tstate {
 
 /* How many states the searches of llr_gbnf_tok_dist visit at most: the
  * exhaustive one, breadth first, then the one guided to shallow stacks. */
-enum { BFS_BUDGET = 512, GUIDED_BUDGET = 8192 };
+enum { BFS_BUDGET = 64, GUIDED_BUDGET = 4096 };
 
 /* The vocabulary's tokens as a trie over code points: node i's code
  * point, first child, next sibling, and the token ending there (-1). */
