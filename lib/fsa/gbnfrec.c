@@ -36,11 +36,25 @@ static int put(sset *a, int32_t x)
 	return LLR_OK;
 }
 
-static int expand(const llr_gbnf *g, sset *out, int32_t *s, size_t len);
+/* One closure: the stacks made, into out.  After PLAIN expansions of a
+ * rule reference the stacks expanded are remembered (seen) and not
+ * expanded again: a rule of many optional parts, such as ("a"?){0,50},
+ * reaches one stack along exponentially many paths. */
+typedef struct closure {
+	const llr_gbnf *g;
+	sset *out;
+	llr_strmap *seen;
+	size_t n;
+} closure;
+
+enum { PLAIN = 256 };
+
+static int expand(closure *c, int32_t *s, size_t len);
 
 /* The stacks base[0..m) with each alternative of rule r on top. */
-static int expand_rule(const llr_gbnf *g, sset *out, const int32_t *base, size_t m, int32_t r)
+static int expand_rule(closure *c, const int32_t *base, size_t m, int32_t r)
 {
+	const llr_gbnf *g = c->g;
 	int32_t *t = llr_malloc((m + 1) * sizeof *t);
 	if (!t)
 		return LLR_ENOMEM;
@@ -49,22 +63,34 @@ static int expand_rule(const llr_gbnf *g, sset *out, const int32_t *base, size_t
 	for (int32_t a = g->alt_off[r]; rc >= 0 && a < g->alt_off[r + 1]; a++) {
 		int32_t start = g->alt[a];
 		t[m] = start;
-		rc = expand(g, out, t, m + (g->el[start] != GBNF_END));
+		rc = expand(c, t, m + (g->el[start] != GBNF_END));
 	}
 	free(t);
 	return rc;
 }
 
 /* Stack s[0..len) into out, its rule references on top expanded. */
-static int expand(const llr_gbnf *g, sset *out, int32_t *s, size_t len)
+static int expand(closure *c, int32_t *s, size_t len)
 {
+	const llr_gbnf *g = c->g;
+	sset *out = c->out;
 	if (len && GBNF_IS_REF(g->el[s[len - 1]])) {
+		if (++c->n > PLAIN) {
+			if (!c->seen && !(c->seen = llr_strmap_new()))
+				return LLR_ENOMEM;
+			size_t before = llr_strmap_size(c->seen);
+			int32_t id = llr_strmap_add(c->seen, (const char *)s, len * sizeof *s);
+			if (id < 0)
+				return LLR_ENOMEM;
+			if ((size_t)id < before)
+				return LLR_OK;
+		}
 		int32_t top = s[len - 1], r = GBNF_ARG(g->el[top]);
 		size_t m = len - 1;
 		int32_t keep = s[m];
 		if (g->el[top + 1] != GBNF_END)
 			s[m++] = top + 1;
-		int rc = expand_rule(g, out, s, m, r);
+		int rc = expand_rule(c, s, m, r);
 		s[len - 1] = keep;
 		return rc;
 	}
@@ -124,7 +150,9 @@ static int canon(sset *a)
 static int start(const llr_gbnf *g, sset *out)
 {
 	out->n = 0;
-	int rc = expand_rule(g, out, NULL, 0, g->root);
+	closure c = {g, out, NULL, 0};
+	int rc = expand_rule(&c, NULL, 0, g->root);
+	llr_strmap_free(c.seen);
 	return rc < 0 ? rc : canon(out);
 }
 
@@ -132,6 +160,7 @@ static int start(const llr_gbnf *g, sset *out)
 static int advance(const llr_gbnf *g, const sset *in, int32_t c, sset *out)
 {
 	out->n = 0;
+	closure cl = {g, out, NULL, 0};
 	int32_t *t = NULL;
 	size_t tcap = 0;
 	int rc = LLR_OK;
@@ -152,8 +181,9 @@ static int advance(const llr_gbnf *g, const sset *in, int32_t c, sset *out)
 		memcpy(t, s, m * sizeof *t);
 		if (g->el[s[m] + 1] != GBNF_END)
 			t[m++] = s[len - 1] + 1;
-		rc = expand(g, out, t, m);
+		rc = expand(&cl, t, m);
 	}
+	llr_strmap_free(cl.seen);
 	free(t);
 	return rc < 0 ? rc : canon(out);
 }

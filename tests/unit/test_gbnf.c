@@ -76,6 +76,13 @@ static void test_accept(void)
 	           S("\"\xc3\xa9t\xc3\xa9" "A\xc3\xa9\t", "]", "-"), S("\"A\xc3\xa9\t", "\"\xc3\xa9t\xc3\xa9", "a"));
 	/* a rule used before its definition, names with dashes */
 	check_lang("root ::= a-b a-b\na-b ::= \"x\" | \"\"", S("", "x", "xx"), S("xxx"));
+	/* many optional parts: one stack reached along 2^60 paths, expanded once */
+	char a60[70], a61[70];
+	memset(a60, 'a', 60);
+	strcpy(a60 + 60, "b");
+	memset(a61, 'a', 61);
+	strcpy(a61 + 61, "b");
+	check_lang("root ::= (\"a\"?){0,60} \"b\"", S("b", "aab", a60), S("a", "", a61));
 	/* nullable prefixes are fine when they do not recurse */
 	check_lang("root ::= sp \"a\" sp\nsp ::= \" \"*", S("a", " a ", "   a"), S(" ", "a a"));
 }
