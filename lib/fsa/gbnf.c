@@ -636,7 +636,8 @@ static llr_gbnf *flatten(parser *p, int32_t root)
 		for (size_t a = 0; a < p->r[r].nalt; a++) {
 			const ivec *s = &p->r[r].alts[a];
 			g->alt[nalt++] = (int32_t)nel;
-			memcpy(g->el + nel, s->v, s->n * sizeof *s->v);
+			if (s->n)
+				memcpy(g->el + nel, s->v, s->n * sizeof *s->v);
 			nel += s->n;
 			g->el[nel++] = GBNF_END;
 		}

@@ -58,7 +58,8 @@ static int expand_rule(closure *c, const int32_t *base, size_t m, int32_t r)
 	int32_t *t = llr_malloc((m + 1) * sizeof *t);
 	if (!t)
 		return LLR_ENOMEM;
-	memcpy(t, base, m * sizeof *t);
+	if (m)
+		memcpy(t, base, m * sizeof *t);
 	int rc = LLR_OK;
 	for (int32_t a = g->alt_off[r]; rc >= 0 && a < g->alt_off[r + 1]; a++) {
 		int32_t start = g->alt[a];
@@ -420,7 +421,8 @@ static int expand_state(llr_gbnf_tok *t, int32_t q)
 	size_t n = arcs.n / 2;
 	int32_t *lab = llr_malloc((n + 1) * sizeof *lab), *dst = llr_malloc((n + 1) * sizeof *dst);
 	if (rc >= 0 && lab && dst) {
-		qsort(arcs.v, n, 2 * sizeof *arcs.v, pair_cmp);
+		if (n)
+			qsort(arcs.v, n, 2 * sizeof *arcs.v, pair_cmp);
 		for (size_t i = 0; i < n; i++) {
 			lab[i] = arcs.v[2 * i];
 			dst[i] = arcs.v[2 * i + 1];
