@@ -24,6 +24,7 @@ static const llr_family *const families[] = {
 	&llr_family_loglm,
 	&llr_family_hmm,
 	&llr_family_mrf,
+	&llr_family_mrftag,
 };
 #define NFAM (sizeof families / sizeof *families)
 

@@ -252,7 +252,7 @@ void llr_family_describe_vocab(const llr_lexicon *lex, llr_model_info *info);
 void llr_family_describe_lex(const llr_lexicon *lex, const llr_meta *meta, const char *layers_key, llr_model_info *info);
 
 extern const llr_family llr_family_rnnlm, llr_family_ngram, llr_family_encdec, llr_family_sentenc, llr_family_mixture, llr_family_fflm,
-    llr_family_loglm, llr_family_hmm, llr_family_mrf;
+    llr_family_loglm, llr_family_hmm, llr_family_mrf, llr_family_mrftag;
 /* families.c: the i-th family of the table (NULL after the last); the
  * family key of the model file at path, copied into buf (empty when
  * absent), 0 when path is not a model file that can be peeked at (stdin

@@ -11,10 +11,13 @@
  * by the dual steps (--dual-steps, from the dual of the evaluation
  * before), the schedule of the thesis: step 10^3 / 2^t, t the steps that
  * did not decrease it.  Not a gradient-step family of the training
- * driver: no job, no --resume; the model is written at the end.  The
- * only file that calls liblbfgs.
+ * driver: no job, no --resume; the model is written at the end.  With
+ * --tags, train --mrf trains the MRF tagger instead (tagfit.c, family
+ * mrf-tagger); the checks of the options of the two are here.  This
+ * file and tagfit.c are the two that call liblbfgs.
  */
 #include "family/mrf/mrf.h"
+#include "family/mrf/tagger.h"
 
 #include <limits.h>
 #include <lbfgs.h>
@@ -23,7 +26,7 @@
 #include <time.h>
 
 #define SECTION "Chain MRF language models (train --mrf):"
-#define NEED "--neighbours, --rank, --l2 and --dual-steps need --mrf"
+#define NEED "--neighbours, --rank, --l2, --dual-steps, --tags and --word-window need --mrf"
 static const llr_train_opt opts[] = {
 	{"mrf", 0, LLR_TOPT_FLAG, LLR_TOPT_SELECTS, .help = "train a chain MRF language model (lifted bound, L-BFGS) instead",
 	 .section = SECTION},
@@ -35,6 +38,10 @@ static const llr_train_opt opts[] = {
 	 .help = "L2 penalty per token on the parameters (default 0.0001)", .section = SECTION, .msg = NEED},
 	{"dual-steps", 0, LLR_TOPT_INT, 0, 0, 1 << 20, .dflt = "200", .arg = "n",
 	 .help = "dual steps tightening the bound at every evaluation (default 200)", .section = SECTION, .msg = NEED},
+	{"tags", 0, LLR_TOPT_FLAG, 0, .help = "with --mrf: train the MRF part-of-speech tagger from word/TAG text", .section = SECTION,
+	 .msg = NEED},
+	{"word-window", 0, LLR_TOPT_INT, 0, 0, MRFT_MAX_WINDOW, .dflt = "1", .arg = "M",
+	 .help = "with --tags: link each tag to the words within M positions (default 1)", .section = SECTION, .msg = NEED},
 	{"epochs", 0, LLR_TOPT_INT, 0, 1, 1 << 30, .dflt = "100", .arg = "n", .help = "with --mrf: at most n L-BFGS iterations",
 	 .section = SECTION},
 	{"max-time", 0, LLR_TOPT_DURATION, 0, .arg = "duration", .section = SECTION},
@@ -194,8 +201,25 @@ static int fresh(const llr_train_args *a, llr_lexicon *lex, const mrf_counts *c,
 	return LLR_OK;
 }
 
+/* The option combinations of the language model and the tagger. */
+static int check(const llr_train_args *a, llr_err *err)
+{
+	int tags = (int)llr_train_args_int(a, "tags");
+	if (!tags && llr_train_args_given(a, "word-window"))
+		return llr_train_usage_err(err, "--word-window: with --tags only (the tagger's tag-word links)");
+	if (tags && llr_train_args_given(a, "rank"))
+		return llr_train_usage_err(err, "--rank: not for the tagger (--tags), whose potentials are not low-rank");
+	if (tags && llr_train_args_given(a, "dual-steps"))
+		return llr_train_usage_err(err, "--dual-steps: not for the tagger (--tags), trained on its exact likelihood");
+	if (tags && llr_train_args_int(a, "neighbours") != 1 && llr_train_args_given(a, "neighbours"))
+		return llr_train_usage_err(err, "--neighbours: the tagger (--tags) links each tag to the next one only (K = 1)");
+	return LLR_OK;
+}
+
 static int estimate(llr_train_args *a, llr_err *err)
 {
+	if (llr_train_args_int(a, "tags"))
+		return mrft_estimate(a, err);
 	if (llr_train_args_noperands(a) > 1)
 		return llr_train_usage_err(err, "--mrf: at most one stream operand");
 	const char *path = llr_train_args_noperands(a) ? llr_train_args_operand(a, 0) : NULL;
@@ -229,9 +253,14 @@ static int estimate(llr_train_args *a, llr_err *err)
 const llr_trainer llr_mrf_trainer = {
 	.opts = opts,
 	.synopsis = "train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
-	            "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n",
+	            "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n"
+	            "train --mrf --tags -o model [-q] [--word-window M] [--l2 x] [--epochs n]\n"
+	            "             [--max-time duration] [file ...]\n",
 	.usage = "usage: train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
-	         "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n",
+	         "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n"
+	         "       train --mrf --tags -o model [-q] [--word-window M] [--l2 x] [--epochs n]\n"
+	         "             [--max-time duration] [file ...]\n",
+	.check = check,
 	.foreign = "not for the chain MRF (--mrf)",
 	.estimate = estimate,
 };
