@@ -76,7 +76,7 @@ int mrft_word_feature(llr_buf *b, const char *w, size_t len);
 
 /* The chain's work space for sentences of up to cap positions. */
 typedef struct mrft_ws {
-	double *e, *alpha, *beta, *scale, *E;
+	double *e, *alpha, *beta, *scale, *E, *acc, *v;
 	int32_t *back;
 	size_t cap;
 	int32_t T;
