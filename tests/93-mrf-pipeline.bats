@@ -1,0 +1,62 @@
+#!/usr/bin/env bats
+# 93-mrf-pipeline.bats - pipelines/mrf.mk's tagging experiment (issue 53)
+# end to end on the fixtures (the UD French slice, the Brown slice split
+# by word position), few L-BFGS iterations: every corpus and model's
+# per-token outputs, the table recomputed from them by results-check;
+# and scripts/brown-tags, the Brown tag reduction and universal mapping.
+# Guards the wiring, not the figures of the full run.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+mrfmk() {
+	make -s -C "$TOP" -f pipelines/mrf.mk W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/r" UD="$UD" \
+		ARCHIVE="$BROWN" TRAIN_WORDS=20000 VALID_WORDS=5000 EPOCHS=5 NICE= "$@"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "mrf.mk: tagging on the fixtures, per-token outputs for every corpus and model, the table checked from them" {
+	run mrfmk -j2 tagging
+	assert_success
+	run cut -f 1,2,3 r/mrf-tagging.tsv
+	assert_output "$(printf 'corpus\tmodel\ttags\nud-french\tmrf\t17\nud-french\thmm\t17\nbrown87\tmrf\t%s\nbrown87\thmm\t%s\nbrownu\tmrf\t12\nbrownu\thmm\t12' \
+		"$(tr ' ' '\n' <w/brown87.train.tt | sed 's/.*\///' | sort -u | wc -l)" "$(tr ' ' '\n' <w/brown87.train.tt | sed 's/.*\///' | sort -u | wc -l)")"
+	# the split by word position: train starts the archive, test is what follows valid
+	grep -q '^train: [0-9]* sentences, 2000[0-9] words$' w/brown-split.log
+	# every output: one line a test token, the words of the test set in order
+	for c in ud-french brown87 brownu; do
+		for m in mrf hmm; do
+			xz -dc "r/outputs/mrf-tagging/$c-$m.test.tsv.xz" | cut -f 5 >got
+			tr ' ' '\n' <"w/$c.test.tt" | sed 's/\/[^\/]*$//' | grep . | cmp - got
+		done
+	done
+	# the MRF stopped on its 5 iterations
+	awk -F'\t' '$2 == "mrf" && $10 != "epochs" { exit 1 }' r/mrf-tagging.tsv
+	printf 'table\tstatus\ttest_columns\tnote\nmrf-tagging\tchecked\taccuracy,unknown_accuracy\t\n' >r/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results r
+	assert_success
+	assert_line 'results-check: 12 figures checked, 0 tables pending'
+	# a figure that disagrees with its outputs fails the check
+	awk -F'\t' 'BEGIN { OFS = "\t" } NR == 2 { $7 = $7 + 1 } { print }' r/mrf-tagging.tsv >t && mv t r/mrf-tagging.tsv
+	run "$TOP/scripts/results-check" --results r
+	assert_failure
+}
+
+@test "brown-tags: the base set and the universal tags; a tag outside the map, a bad mode" {
+	printf 'The/at-tl It/pps+bez doesn'"'"'t/doz* not/* Fe/fw-nn-tl ./.\n' >in.tt
+	run "$TOP/scripts/brown-tags" 87 <in.tt
+	assert_success
+	assert_output "The/at It/pps doesn't/doz not/* Fe/nn ./."
+	run "$TOP/scripts/brown-tags" universal <in.tt
+	assert_success
+	assert_output "The/DET It/PRON doesn't/VERB not/ADV Fe/NOUN ./."
+	printf 'x/zz\n' >bad.tt
+	run_err 1 "^brown-tags: line 1: tag zz \(from x/zz\) is not in " "$TOP/scripts/brown-tags" universal <bad.tt
+	run --separate-stderr "$TOP/scripts/brown-tags" 86 <bad.tt
+	assert_failure 2
+	assert_output ""
+	[ "$stderr" = "usage: brown-tags 87|universal [MAP] < in.tt > out.tt" ]
+}
