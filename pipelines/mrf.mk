@@ -140,3 +140,35 @@ $(RESULTS)/mrf-tagging.tsv: $(OUTPUTS)
 	done; done
 	mv $@.tmp $@
 	cat $@
+
+# ----------------------------------------------------------------- bound
+# Synthetic corpora over three words (|V| = 4 with </s>), one a seed of
+# awk's generator: 400 sentences of 1 to 6 words, skewed draws; a chain
+# MRF (K = 2, rank 4) trained on each, and for N = 3 .. 14 the exact
+# log-partition against the bound on one line of N - 1 words and its
+# </s> (score --check-norm's total mass, exp(log Z - B), which depends on
+# N alone, not on the words).
+BOUND_SEEDS ?= 1 2 3
+BOUND_N := 3 4 5 6 7 8 9 10 11 12 13 14
+$(W)/syn-%.tok:
+	mkdir -p $(W)
+	awk -v s=$* 'BEGIN { srand(s); split("a b c", w); for (k = 0; k < 400; k++) { n = 1 + int(rand() * 6); l = ""; \
+		for (i = 0; i < n; i++) l = l (i ? " " : "") w[1 + int(rand() * rand() * 3)]; print l } }' >$@
+$(W)/syn-%.bin: $(W)/syn-%.tok
+	$(BIN)/vocab $< >$(W)/syn-$*.vocab
+	$(BIN)/featurize --vocab $(W)/syn-$*.vocab $< >$(W)/syn-$*.fz 2>/dev/null
+	$(BIN)/train -q --mrf --neighbours 2 --rank 4 --epochs 30 -o $@ $(W)/syn-$*.fz
+$(RESULTS)/mrf-bound.tsv: $(BOUND_SEEDS:%=$(W)/syn-%.bin)
+	mkdir -p $(RESULTS)
+	printf 'model\tN\tmass\tgap_per_token\n' >$@.tmp
+	for s in $(BOUND_SEEDS); do for n in $(BOUND_N); do \
+		line=$$(awk -v n=$$n 'BEGIN { for (i = 1; i < n; i++) printf "a " }'); \
+		mass=$$(echo "$$line" | { $(BIN)/score -v --check-norm -m $(W)/syn-$$s.bin 2>&1 >/dev/null || :; } | \
+			sed -n 's/^score: norm check: total mass \([0-9.e+-]*\) .*/\1/p'); \
+		[ -n "$$mass" ] || { echo "mrf.mk: no total mass for N = $$n" >&2; exit 1; }; \
+		awk -v s=$$s -v n=$$n -v m=$$mass 'BEGIN { printf "corpus %d\t%d\t%s\t%.9g\n", s, n, m, -log(m) / n }' >>$@.tmp; \
+	done; done
+	mv $@.tmp $@
+$(RESULTS)/mrf-bound.png: $(RESULTS)/mrf-bound.tsv $(SCRIPTS)/mrf-bound-plot
+	$(SCRIPTS)/mrf-bound-plot $< $@
+bound: $(RESULTS)/mrf-bound.png

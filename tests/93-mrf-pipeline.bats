@@ -60,3 +60,16 @@ setup() {
 	assert_output ""
 	[ "$stderr" = "usage: brown-tags 87|universal [MAP] < in.tt > out.tt" ]
 }
+
+@test "mrf.mk bound: the gap between the lifted bound and the exact log Z, per token, N = 3 .. 14, never negative; the plot" {
+	run mrfmk BOUND_SEEDS=1 bound
+	assert_success
+	[ "$(head -n 1 r/mrf-bound.tsv)" = "$(printf 'model\tN\tmass\tgap_per_token')" ]
+	[ "$(tail -n +2 r/mrf-bound.tsv | cut -f 2 | tr '\n' ' ')" = "3 4 5 6 7 8 9 10 11 12 13 14 " ]
+	awk -F'\t' 'NR > 1 && !($3 > 0 && $3 <= 1 && $4 >= 0) { exit 1 }' r/mrf-bound.tsv
+	[ "$(head -c 8 r/mrf-bound.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+	printf 'model\tN\tmass\tgap_per_token\nx\t3\t0.5\t0.9\n' >bad.tsv
+	run_err 1 "^mrf-bound-plot: bad.tsv: line 2: N >= 1, mass in \(0, 1\], gap_per_token = -ln\(mass\) / N" \
+		"$TOP/scripts/mrf-bound-plot" bad.tsv x.png
+	assert_file_not_exist x.png
+}
