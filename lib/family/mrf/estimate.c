@@ -26,6 +26,7 @@
 #include <time.h>
 
 #define SECTION "Chain MRF language models (train --mrf):"
+#define TAGGER "MRF taggers (train --mrf --tags):"
 #define NEED "--neighbours, --rank, --l2, --dual-steps, --tags and --word-window need --mrf"
 static const llr_train_opt opts[] = {
 	{"mrf", 0, LLR_TOPT_FLAG, LLR_TOPT_SELECTS, .help = "train a chain MRF language model (lifted bound, L-BFGS) instead",
@@ -38,10 +39,10 @@ static const llr_train_opt opts[] = {
 	 .help = "L2 penalty per token on the parameters (default 0.0001)", .section = SECTION, .msg = NEED},
 	{"dual-steps", 0, LLR_TOPT_INT, 0, 0, 1 << 20, .dflt = "200", .arg = "n",
 	 .help = "dual steps tightening the bound at every evaluation (default 200)", .section = SECTION, .msg = NEED},
-	{"tags", 0, LLR_TOPT_FLAG, 0, .help = "with --mrf: train the MRF part-of-speech tagger from word/TAG text", .section = SECTION,
+	{"tags", 0, LLR_TOPT_FLAG, 0, .help = "with --mrf: train the MRF part-of-speech tagger from word/TAG text", .section = TAGGER,
 	 .msg = NEED},
 	{"word-window", 0, LLR_TOPT_INT, 0, 0, MRFT_MAX_WINDOW, .dflt = "1", .arg = "M",
-	 .help = "with --tags: link each tag to the words within M positions (default 1)", .section = SECTION, .msg = NEED},
+	 .help = "with --tags: link each tag to the words within M positions (default 1)", .section = TAGGER, .msg = NEED},
 	{"epochs", 0, LLR_TOPT_INT, 0, 1, 1 << 30, .dflt = "100", .arg = "n", .help = "with --mrf: at most n L-BFGS iterations",
 	 .section = SECTION},
 	{"max-time", 0, LLR_TOPT_DURATION, 0, .arg = "duration", .section = SECTION},
