@@ -33,7 +33,10 @@
 # ended each MRF run).  Each test's per-token outputs go to
 # $(RESULTS)/outputs/mrf-tagging/CORPUS-MODEL.test.tsv.xz: correct (0/1),
 # 1, correct and unknown (0/1), unknown (0/1), word, gold tag, predicted
-# tag; checks.tsv there recomputes the table (scripts/results-check).
+# tag; checks.tsv there recomputes the table (scripts/results-check), and
+# diffs.tsv has MRF - HMM on each corpus with its 95% interval
+# (scripts/paired-bootstrap over the test tokens: accuracy, mean*100, and
+# unknown-word accuracy, ratio:3,4*100).
 #
 # Bound: $(RESULTS)/mrf-bound.png and .tsv, the thesis's figure 4.5 on
 # synthetic data: log Z per token, exact (dynamic programming) and the
@@ -74,7 +77,7 @@ all: tagging bound
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 outputs: $(OUTPUTS)
-tagging: $(RESULTS)/mrf-tagging.tsv
+tagging: $(RESULTS)/mrf-tagging.tsv $(OUT)/diffs.tsv
 
 # ------------------------------------------------------------------ data
 $(W)/ud-french.train.tt: $(UD_TRAIN)
@@ -140,6 +143,13 @@ $(RESULTS)/mrf-tagging.tsv: $(OUTPUTS)
 	done; done
 	mv $@.tmp $@
 	cat $@
+# MRF - HMM on each corpus, paired bootstrap over the test tokens.
+$(OUT)/diffs.tsv: $(OUTPUTS)
+	for c in $(CORPORA); do for k in 'mean*100' 'ratio:3,4*100'; do \
+		$(SCRIPTS)/paired-bootstrap --metric "$$k" -a $(OUT)/$$c-mrf.test.tsv.xz -b $(OUT)/$$c-hmm.test.tsv.xz | \
+			awk -v c=$$c 'NR == 1 && !h++ { print "corpus\t" $$0; next } NR > 1 { print c "\t" $$0 }'; \
+	done; done | awk 'NR == 1 || !/^corpus\tmetric/' >$@.tmp
+	mv $@.tmp $@
 
 # ----------------------------------------------------------------- bound
 # Synthetic corpora over three words (|V| = 4 with </s>), one a seed of

@@ -33,6 +33,9 @@ setup() {
 			tr ' ' '\n' <"w/$c.test.tt" | sed 's/\/[^\/]*$//' | grep . | cmp - got
 		done
 	done
+	# MRF - HMM with its interval, accuracy and unknown-word accuracy, each corpus
+	run cut -f 1,2 r/outputs/mrf-tagging/diffs.tsv
+	assert_output "$(printf 'corpus\tmetric\nud-french\tmean*100\nud-french\tratio:3,4*100\nbrown87\tmean*100\nbrown87\tratio:3,4*100\nbrownu\tmean*100\nbrownu\tratio:3,4*100')"
 	# the MRF stopped on its 5 iterations
 	awk -F'\t' '$2 == "mrf" && $10 != "epochs" { exit 1 }' r/mrf-tagging.tsv
 	printf 'table\tstatus\ttest_columns\tnote\nmrf-tagging\tchecked\taccuracy,unknown_accuracy\t\n' >r/outputs/TABLES.tsv
