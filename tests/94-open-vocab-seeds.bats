@@ -142,7 +142,7 @@ knobs() {
 @test "open-vocab.mk seeds: Brown and the default grid by a dry run; without a dictionary, no hunspell variant" {
 	# from the tree's top, as a lane runs it (make -n writes nothing)
 	cd "$TOP"
-	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res seeds
+	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res DATA="$UD" ARCHIVE="$BROWN" seeds
 	assert_success
 	# 12 variants a corpus, each featurized and trained with seed 1
 	[ "$(grep -c '^bin/featurize .* -o w/seeds/brown/sel/hs[01]-oov[01]-suf[234].fz ' <<<"$output")" -eq 12 ]
@@ -160,10 +160,10 @@ knobs() {
 	[ "$(grep -c '^bin/train --output loglinear .* -s [23] --log w/seeds/\(brown\|ud-french\)/ll-open-s[23].log.tsv' <<<"$output")" -eq 4 ]
 	[ "$(grep -c 'cp w/seeds/\(brown\|ud-french\)/sel/$v.model w/seeds/\(brown\|ud-french\)/ll-open-s1.model' <<<"$output")" -eq 2 ]
 	assert_output --partial '--diff ud-french/ll-open,ud-french/rnn-spell --diff brown/ll-open,brown/rnn-spell'
-	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res SEEDS_MAXTIME=3h seeds
+	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res DATA="$UD" ARCHIVE="$BROWN" SEEDS_MAXTIME=3h seeds
 	[ "$(grep -c -- '--max-time 3h' <<<"$output")" -eq 34 ]
 	# a corpus without a dictionary has the variants without hunspell only
-	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res HUNSPELL_brown= seeds
+	run make -n -f "$TOP/pipelines/open-vocab.mk" W=w RESULTS=res DATA="$UD" ARCHIVE="$BROWN" HUNSPELL_brown= seeds
 	assert_success
 	[ "$(grep -c '^bin/featurize .* -o w/seeds/brown/sel/hs0-oov[01]-suf[234].fz ' <<<"$output")" -eq 6 ]
 	[ "$(grep -c '^bin/featurize .* -o w/seeds/ud-french/sel/hs[01]-oov[01]-suf[234].fz ' <<<"$output")" -eq 12 ]
