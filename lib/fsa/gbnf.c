@@ -13,10 +13,7 @@
 
 enum { MAX_REPEAT = 1000, MAX_DEPTH = 200 };
 
-typedef struct ivec {
-	int32_t *v;
-	size_t n, cap;
-} ivec;
+typedef gbnf_ivec ivec;
 
 /* A rule while parsing: its name (a group or repetition: NULL, and
  * owner the named rule it was written in), the line of its definition
@@ -43,7 +40,7 @@ typedef struct parser {
 	int32_t cur; /* the named rule being defined */
 } parser;
 
-static int push(ivec *a, int32_t x)
+int gbnf_push(gbnf_ivec *a, int32_t x)
 {
 	if (a->n == a->cap) {
 		size_t c = a->cap ? 2 * a->cap : 8;
@@ -60,7 +57,7 @@ static int push(ivec *a, int32_t x)
 static int append(ivec *a, const ivec *b)
 {
 	for (size_t i = 0; i < b->n; i++)
-		if (push(a, b->v[i]) < 0)
+		if (gbnf_push(a, b->v[i]) < 0)
 			return LLR_ENOMEM;
 	return LLR_OK;
 }
@@ -122,7 +119,7 @@ static int32_t named(parser *p, const char *name, size_t len)
 	if (id >= 0)
 		return p->idx.v[id];
 	int32_t r = new_rule(p, name, len);
-	if (r < 0 || llr_strmap_add(p->names, name, len) < 0 || push(&p->idx, r) < 0)
+	if (r < 0 || llr_strmap_add(p->names, name, len) < 0 || gbnf_push(&p->idx, r) < 0)
 		return LLR_ENOMEM;
 	return r;
 }
@@ -131,11 +128,11 @@ static int32_t named(parser *p, const char *name, size_t len)
  * its element. */
 static int32_t new_class(parser *p, size_t from, int neg)
 {
-	if (!p->cls_off.n && push(&p->cls_off, 0) < 0)
+	if (!p->cls_off.n && gbnf_push(&p->cls_off, 0) < 0)
 		return LLR_ENOMEM;
 	int32_t k = (int32_t)p->cls_off.n - 1;
 	LLR_ASSERT(from == 2 * (size_t)p->cls_off.v[k]);
-	if (push(&p->cls_off, (int32_t)(p->rng.n / 2)) < 0 || push(&p->neg, neg) < 0)
+	if (gbnf_push(&p->cls_off, (int32_t)(p->rng.n / 2)) < 0 || gbnf_push(&p->neg, neg) < 0)
 		return LLR_ENOMEM;
 	return GBNF_CLS(k);
 }
@@ -236,7 +233,7 @@ static int literal(parser *p, ivec *seq)
 			return rc;
 		size_t from = p->rng.n;
 		int32_t e;
-		if (push(&p->rng, c) < 0 || push(&p->rng, c) < 0 || (e = new_class(p, from, 0)) < 0 || push(seq, e) < 0)
+		if (gbnf_push(&p->rng, c) < 0 || gbnf_push(&p->rng, c) < 0 || (e = new_class(p, from, 0)) < 0 || gbnf_push(seq, e) < 0)
 			return nomem(p);
 	}
 	if (p->s >= p->end)
@@ -264,7 +261,7 @@ static int char_class(parser *p, ivec *seq)
 			if (hi < lo)
 				return bad(p, "a range runs backwards in a character class", NULL);
 		}
-		if (push(&p->rng, lo) < 0 || push(&p->rng, hi) < 0)
+		if (gbnf_push(&p->rng, lo) < 0 || gbnf_push(&p->rng, hi) < 0)
 			return nomem(p);
 	}
 	if (p->s >= p->end)
@@ -273,7 +270,7 @@ static int char_class(parser *p, ivec *seq)
 	if (p->rng.n == from)
 		return bad(p, "empty character class", NULL);
 	int32_t e = new_class(p, from, neg);
-	return e < 0 || push(seq, e) < 0 ? nomem(p) : LLR_OK;
+	return e < 0 || gbnf_push(seq, e) < 0 ? nomem(p) : LLR_OK;
 }
 
 static int alternatives(parser *p, int32_t r, int nested);
@@ -293,7 +290,7 @@ static int primary(parser *p, ivec *seq)
 	if (c == '.') {
 		p->s++;
 		int32_t e = new_class(p, p->rng.n, 1);
-		return e < 0 || push(seq, e) < 0 ? nomem(p) : LLR_OK;
+		return e < 0 || gbnf_push(seq, e) < 0 ? nomem(p) : LLR_OK;
 	}
 	if (c == '(') {
 		size_t line = p->line;
@@ -301,7 +298,7 @@ static int primary(parser *p, ivec *seq)
 			return bad(p, "groups nested too deeply", NULL);
 		p->s++;
 		int32_t g = new_rule(p, NULL, 0);
-		if (g < 0 || push(seq, GBNF_REF(g)) < 0)
+		if (g < 0 || gbnf_push(seq, GBNF_REF(g)) < 0)
 			return nomem(p);
 		int rc = alternatives(p, g, 1);
 		if (rc < 0)
@@ -322,7 +319,7 @@ static int primary(parser *p, ivec *seq)
 		return bad(p, "unexpected character", s);
 	}
 	int32_t r = named(p, p->s, n);
-	if (r < 0 || push(seq, GBNF_REF(r)) < 0)
+	if (r < 0 || gbnf_push(seq, GBNF_REF(r)) < 0)
 		return nomem(p);
 	if (!p->r[r].used)
 		p->r[r].used = p->line;
@@ -349,7 +346,7 @@ static int32_t star(parser *p, int32_t x)
 {
 	int32_t r = new_rule(p, NULL, 0);
 	ivec a = {0}, e = {0};
-	if (r < 0 || push(&a, x) < 0 || push(&a, GBNF_REF(r)) < 0 || add_alt(p, r, &a) < 0 || add_alt(p, r, &e) < 0) {
+	if (r < 0 || gbnf_push(&a, x) < 0 || gbnf_push(&a, GBNF_REF(r)) < 0 || add_alt(p, r, &a) < 0 || add_alt(p, r, &e) < 0) {
 		free(a.v);
 		return LLR_ENOMEM;
 	}
@@ -410,20 +407,20 @@ static int repeat(parser *p, ivec *item, ivec *seq)
 		ivec out = {0};
 		int ok = x >= 0;
 		for (int i = 0; ok && i < lo; i++)
-			ok = push(&out, x) >= 0;
+			ok = gbnf_push(&out, x) >= 0;
 		if (ok && hi < 0) {
 			int32_t s = star(p, x);
-			ok = s >= 0 && push(&out, s) >= 0;
+			ok = s >= 0 && gbnf_push(&out, s) >= 0;
 		}
 		/* x{0,k}: o_k ::= x o_(k-1) | (empty), o_0 empty */
 		int32_t o = -1;
 		for (int k = 0; ok && hi >= 0 && k < hi - lo; k++) {
 			ivec a = {0}, e = {0};
-			ok = push(&a, x) >= 0 && (o < 0 || push(&a, o) >= 0) && (o = rule2(p, &a, &e)) >= 0;
+			ok = gbnf_push(&a, x) >= 0 && (o < 0 || gbnf_push(&a, o) >= 0) && (o = rule2(p, &a, &e)) >= 0;
 			free(a.v);
 		}
 		if (ok && o >= 0)
-			ok = push(&out, o) >= 0;
+			ok = gbnf_push(&out, o) >= 0;
 		free(item->v);
 		*item = out;
 		if (!ok)

@@ -25,6 +25,14 @@
 #define GBNF_IS_REF(e) ((e) >= 0 && ((e)&1))
 #define GBNF_ARG(e) ((e) >> 1)
 
+/* A growable list of int32_t (the parser's vectors, the recogniser's
+ * stack sets); gbnf_push appends x, LLR_ENOMEM when it cannot grow. */
+typedef struct gbnf_ivec {
+	int32_t *v;
+	size_t n, cap;
+} gbnf_ivec;
+int gbnf_push(gbnf_ivec *a, int32_t x);
+
 typedef struct llr_gbnf {
 	int32_t *el, *alt, *alt_off;
 	int32_t nel, nrules, root;

@@ -17,24 +17,7 @@
 
 /* A set of stacks: each one its length, then its positions bottom to
  * top, one after another. */
-typedef struct sset {
-	int32_t *v;
-	size_t n, cap;
-} sset;
-
-static int put(sset *a, int32_t x)
-{
-	if (a->n == a->cap) {
-		size_t c = a->cap ? 2 * a->cap : 16;
-		int32_t *v = llr_reallocarray(a->v, c, sizeof *v);
-		if (!v)
-			return LLR_ENOMEM;
-		a->v = v;
-		a->cap = c;
-	}
-	a->v[a->n++] = x;
-	return LLR_OK;
-}
+typedef gbnf_ivec sset;
 
 /* One closure: the stacks made, into out.  After PLAIN expansions of a
  * rule reference the stacks expanded are remembered (seen) and not
@@ -95,10 +78,10 @@ static int expand(closure *c, int32_t *s, size_t len)
 		s[len - 1] = keep;
 		return rc;
 	}
-	if (put(out, (int32_t)len) < 0)
+	if (gbnf_push(out, (int32_t)len) < 0)
 		return LLR_ENOMEM;
 	for (size_t i = 0; i < len; i++)
-		if (put(out, s[i]) < 0)
+		if (gbnf_push(out, s[i]) < 0)
 			return LLR_ENOMEM;
 	return LLR_OK;
 }
@@ -382,7 +365,7 @@ static int walk(llr_gbnf_tok *t, int32_t at, const sset *a, sset *arcs)
 			continue;
 		if (t->tr.tok[ch] >= 0) {
 			int32_t q = intern(t, &b, 1);
-			if (q < 0 || put(arcs, t->tr.tok[ch]) < 0 || put(arcs, q) < 0)
+			if (q < 0 || gbnf_push(arcs, t->tr.tok[ch]) < 0 || gbnf_push(arcs, q) < 0)
 				rc = LLR_ENOMEM;
 		}
 		if (rc >= 0)
