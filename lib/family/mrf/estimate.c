@@ -112,17 +112,6 @@ static int read_corpus(const llr_train_args *a, const char *path, const char *na
 	return LLR_OK;
 }
 
-static const char *why(int ret, int cut)
-{
-	if (cut || ret == LBFGSERR_CANCELED)
-		return "max-time";
-	if (ret == LBFGSERR_MAXIMUMITERATION)
-		return "epochs";
-	if (ret == LBFGS_SUCCESS || ret == LBFGS_STOP || ret == LBFGS_ALREADY_MINIMIZED)
-		return "converged";
-	return "line-search"; /* liblbfgs keeps the last point that decreased f */
-}
-
 static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c, llr_err *err)
 {
 	size_t n = mrf_nparams(&m->d);
@@ -147,7 +136,7 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 	p.max_iterations = (int)llr_train_args_int(a, "epochs");
 	lbfgsfloatval_t fx = 0;
 	int ret = lbfgs((int)n, x, &fx, evaluate, progress, &F, &p);
-	const char *stop = why(ret, F.cut);
+	const char *stop = mrf_lbfgs_stop(ret, F.cut);
 	memcpy(m->par, x, n * sizeof *x);
 	double B = mrf_tighten(F.ws, &m->d, m->par, c->N, F.delta, F.dual, 1e3, MRF_CHAIN_AUTO);
 	double S = mrf_score_counts(&m->d, m->par, c, NULL);

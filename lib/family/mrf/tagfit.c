@@ -156,7 +156,7 @@ static int progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t 
 	return 0;
 }
 
-static const char *why(int ret, int cut)
+const char *mrf_lbfgs_stop(int ret, int cut)
 {
 	if (cut || ret == LBFGSERR_CANCELED)
 		return "max-time";
@@ -191,7 +191,7 @@ static int fit_model(const llr_train_args *a, mrft_model *m, const corpus *c, ll
 	p.max_iterations = (int)llr_train_args_int(a, "epochs");
 	lbfgsfloatval_t fx = 0;
 	int ret = lbfgs((int)n, x, &fx, evaluate, progress, &F, &p);
-	const char *stop = why(ret, F.cut);
+	const char *stop = mrf_lbfgs_stop(ret, F.cut);
 	if (!isfinite(fx)) {
 		rc = llr_err_set(err, LLR_ENAN, "the objective is not finite after training (liblbfgs status %d)", ret);
 		goto out;

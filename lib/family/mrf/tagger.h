@@ -103,4 +103,9 @@ int mrft_estimate(llr_train_args *a, llr_err *err);
 int mrft_model_save(const char *path, const mrft_model *m, llr_err *err);
 int mrft_model_load(const char *path, mrft_model **out, llr_err *err);
 
+/* The stop reason a liblbfgs run ends with (ret its return, cut: the
+ * progress callback stopped it on max-time), as meta's stopped: max-time,
+ * epochs, converged or line-search; both MRF estimators' (tagfit.c). */
+const char *mrf_lbfgs_stop(int ret, int cut);
+
 #endif
