@@ -108,6 +108,10 @@ setup() {
 	run_err 1 "^gen: g: no rule 'root'$" gen -m "$M/brown.arpa" --grammar g
 	printf 'root ::= "zq" [0-9]\n' >g
 	run_err 1 "^gen: g: no token of the vocabulary of .*brown.arpa can start rule 'root'$" gen -m "$M/brown.arpa" --grammar g
+	# ambiguous: 2^k parses alive after k "(", refused once past the limit
+	printf 'root ::= "( " root " )" | "( " root " ]" | [0-9]+\n' >g
+	run_err 1 "^gen: the grammar is too ambiguous: more than 16384 parses alive at once$" \
+		gen -m "$M/brown.arpa" -p "$(printf '( %.0s' $(seq 16))" --grammar g
 	run_err 1 "^gen: nosuch.gbnf: " gen -m "$M/brown.arpa" --grammar nosuch.gbnf
 	run_err 2 "^gen: --grammar excludes --fsa and --regex$" gen -m "$M/brown.arpa" --grammar "$G" --regex a
 }

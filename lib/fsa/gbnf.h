@@ -54,7 +54,10 @@ void llr_gbnf_free(llr_gbnf *g);
 int llr_gbnf_class_has(const llr_gbnf *g, int32_t k, int32_t c);
 
 /* Does g derive the string s[0..n) (UTF-8)?  1 or 0; 0 for invalid
- * UTF-8; LLR_ENOMEM. */
+ * UTF-8; LLR_ENOMEM; LLR_ERANGE when more parses are alive at once than
+ * the recogniser follows (16384: an ambiguous grammar, such as root ::=
+ * "a" root "b" | "a" root "c" | "", has 2^n after n characters).  The
+ * functions over tokens below fail the same way, with err saying so. */
 int llr_gbnf_match(const llr_gbnf *g, const char *s, size_t n);
 
 /* The grammar over the tokens of a vocabulary: a sentence of tokens is

@@ -19,18 +19,24 @@
  * top, one after another. */
 typedef gbnf_ivec sset;
 
-/* One closure: the stacks made, into out.  After PLAIN expansions of a
- * rule reference the stacks expanded are remembered (seen) and not
- * expanded again: a rule of many optional parts, such as ("a"?){0,50},
- * reaches one stack along exponentially many paths. */
+/* One closure: the stacks made, into out (made: how many).  After PLAIN
+ * expansions of a rule reference the stacks expanded are remembered
+ * (seen) and not expanded again: a rule of many optional parts, such as
+ * ("a"?){0,50}, reaches one stack along exponentially many paths. */
 typedef struct closure {
 	const llr_gbnf *g;
 	sset *out;
 	llr_strmap *seen;
-	size_t n;
+	size_t n, made;
 } closure;
 
-enum { PLAIN = 256 };
+/* LIVE_MAX: the most stacks one closure may make (LLR_ERANGE beyond).
+ * A set of stacks holds one per parse alive, and an ambiguous grammar
+ * has exponentially many: after n a's, root ::= "a" root "b" | "a" root
+ * "c" | "" has 2^n, which no recogniser of this kind (llama.cpp's
+ * neither) can follow.  Beyond the limit the grammar is refused, not
+ * followed for hours. */
+enum { PLAIN = 256, LIVE_MAX = 1 << 14 };
 
 static int expand(closure *c, int32_t *s, size_t len);
 
@@ -59,6 +65,8 @@ static int expand(closure *c, int32_t *s, size_t len)
 	const llr_gbnf *g = c->g;
 	sset *out = c->out;
 	if (len && GBNF_IS_REF(g->el[s[len - 1]])) {
+		if (c->n >= (size_t)LIVE_MAX * 16)
+			return LLR_ERANGE;
 		if (++c->n > PLAIN) {
 			if (!c->seen && !(c->seen = llr_strmap_new()))
 				return LLR_ENOMEM;
@@ -78,6 +86,8 @@ static int expand(closure *c, int32_t *s, size_t len)
 		s[len - 1] = keep;
 		return rc;
 	}
+	if (++c->made > LIVE_MAX)
+		return LLR_ERANGE;
 	if (gbnf_push(out, (int32_t)len) < 0)
 		return LLR_ENOMEM;
 	for (size_t i = 0; i < len; i++)
@@ -134,7 +144,7 @@ static int canon(sset *a)
 static int start(const llr_gbnf *g, sset *out)
 {
 	out->n = 0;
-	closure c = {g, out, NULL, 0};
+	closure c = {g, out, NULL, 0, 0};
 	int rc = expand_rule(&c, NULL, 0, g->root);
 	llr_strmap_free(c.seen);
 	return rc < 0 ? rc : canon(out);
@@ -144,7 +154,7 @@ static int start(const llr_gbnf *g, sset *out)
 static int advance(const llr_gbnf *g, const sset *in, int32_t c, sset *out)
 {
 	out->n = 0;
-	closure cl = {g, out, NULL, 0};
+	closure cl = {g, out, NULL, 0, 0};
 	int32_t *t = NULL;
 	size_t tcap = 0;
 	int rc = LLR_OK;
@@ -178,6 +188,14 @@ static int accepting(const sset *a)
 		if (!a->v[i])
 			return 1;
 	return 0;
+}
+
+/* rc (LLR_ENOMEM or LLR_ERANGE) into err, with its reason. */
+static int fail(llr_err *err, int rc)
+{
+	if (rc == LLR_ERANGE)
+		return llr_err_set(err, rc, "the grammar is too ambiguous: more than %d parses alive at once", LIVE_MAX);
+	return llr_err_set(err, LLR_ENOMEM, "out of memory");
 }
 
 int llr_gbnf_match(const llr_gbnf *g, const char *s, size_t n)
@@ -330,7 +348,7 @@ llr_gbnf_tok *llr_gbnf_tok_new(const llr_gbnf *g, const llr_strmap *vocab, llr_e
 	free(a.v);
 	if (rc < 0) {
 		llr_gbnf_tok_free(t);
-		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		fail(err, rc);
 		return NULL;
 	}
 	return t;
@@ -429,8 +447,9 @@ static int expand_state(llr_gbnf_tok *t, int32_t q)
 int32_t llr_gbnf_tok_arcs(llr_gbnf_tok *t, int32_t q, const int32_t **lab, const int32_t **dst, llr_err *err)
 {
 	LLR_ASSERT(q >= 0 && (size_t)q < t->nst);
-	if (expand_state(t, q) < 0)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	int rc = expand_state(t, q);
+	if (rc < 0)
+		return fail(err, rc);
 	*lab = t->st[q].lab;
 	*dst = t->st[q].dst;
 	return t->st[q].narc;
@@ -624,7 +643,7 @@ int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *er
 	free(s.nd);
 	free(s.heap);
 	if (d < 0)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return fail(err, d);
 	if (d > limit)
 		t->st[q].lb = LLR_MAX(t->st[q].lb, limit); /* after a guided search: none found, taken as none */
 	return d;

@@ -6,7 +6,8 @@
  * refusal with its file:line and rule, and the token-level recogniser
  * (tokens joined by single spaces) against the character recogniser on
  * every token string up to a length, with its distance to a final state
- * against a breadth-first search.
+ * against a breadth-first search, and the limit on parses alive at once
+ * (an ambiguous grammar refused in milliseconds, not followed for hours).
  */
 #include <stdint.h>
 
@@ -208,11 +209,53 @@ static void test_tokens(void)
 	llr_strmap_free(v);
 }
 
+/* root ::= "a" root "b" | "a" root "c" | "" has 2^n parses alive after n
+ * a's: LLR_ERANGE past the limit (2^14), with the reason in err at the
+ * token level; an unambiguous grammar as deep (one parse) is followed. */
+static void test_ambiguous(void)
+{
+	llr_err e = {0};
+	llr_gbnf *g = gram("root ::= \"a\" root \"b\" | \"a\" root \"c\" | \"\"\n", &e);
+	llr_gbnf *u = gram("root ::= \"a\" root \"b\" | \"\"\n", &e);
+	CHECK(g && u);
+	if (!g || !u) {
+		llr_gbnf_free(g);
+		llr_gbnf_free(u);
+		return;
+	}
+	char s[201];
+	memset(s, 'a', 100);
+	memset(s + 100, 'b', 100);
+	s[200] = '\0';
+	CHECK(match(g, "aaabcb") == 1);
+	CHECK(match(g, "aaaaaaaaaaaabbbbbbbbbbbb") == 1); /* 12: 3 * 2^12 stacks alive */
+	CHECK(match(g, s) == LLR_ERANGE);
+	CHECK(match(u, s) == 1);
+	/* over tokens, joined by spaces: "a a z b c" */
+	llr_gbnf *w = gram("root ::= \"a \" root \" b\" | \"a \" root \" c\" | \"z\"\n", &e);
+	llr_strmap *v = llr_strmap_new();
+	for (const char *const *x = (const char *const[]){"a", "z", "b", "c", NULL}; *x; x++)
+		llr_strmap_add(v, *x, strlen(*x));
+	llr_gbnf_tok *t = w ? llr_gbnf_tok_new(w, v, &e) : NULL;
+	CHECK(t != NULL);
+	int32_t q = 0, rc = LLR_OK, steps = 0;
+	for (; t && steps < 30 && rc >= 0; steps++)
+		rc = llr_gbnf_tok_next(t, q, 0, &q, &e);
+	CHECK(rc == LLR_ERANGE && steps > 10 && steps < 30);
+	CHECK(e.code == LLR_ERANGE && strstr(e.msg, "too ambiguous"));
+	llr_gbnf_tok_free(t);
+	llr_strmap_free(v);
+	llr_gbnf_free(w);
+	llr_gbnf_free(g);
+	llr_gbnf_free(u);
+}
+
 int main(void)
 {
-	PLAN(3);
+	PLAN(4);
 	RUN(test_accept);
 	RUN(test_errors);
 	RUN(test_tokens);
+	RUN(test_ambiguous);
 	DONE();
 }
