@@ -233,8 +233,11 @@ typedef struct tstate {
 } tstate;
 
 /* How many states the searches of llr_gbnf_tok_dist visit at most: the
- * exhaustive one, breadth first, then the one guided to shallow stacks. */
-enum { BFS_BUDGET = 64, GUIDED_BUDGET = 4096 };
+ * exhaustive one, breadth first, then the one guided to shallow stacks;
+ * and how much work each may do, in stack entries read and made by the
+ * walks of the states it expands (a grammar of many parses alive makes
+ * each state dear: a fuzzed one took 16 s for 4096 states). */
+enum { BFS_BUDGET = 64, GUIDED_BUDGET = 4096, WORK_BUDGET = 1 << 20 };
 
 /* The vocabulary's tokens as a trie over code points: node i's code
  * point, first child, next sibling, and the token ending there (-1). */
@@ -251,6 +254,7 @@ struct llr_gbnf_tok {
 	trie tr;
 	uint32_t *mark, stamp;
 	size_t mcap;
+	size_t work; /* stack entries the walks have read and made */
 };
 
 static int32_t trie_node(trie *t, int32_t cp)
@@ -379,7 +383,9 @@ static int walk(llr_gbnf_tok *t, int32_t at, const sset *a, sset *arcs)
 	sset b = {0};
 	int rc = LLR_OK;
 	for (int32_t ch = t->tr.child[at]; rc >= 0 && ch >= 0; ch = t->tr.sib[ch]) {
-		if ((rc = advance(t->g, a, t->tr.cp[ch], &b)) < 0 || !b.n)
+		rc = advance(t->g, a, t->tr.cp[ch], &b);
+		t->work += a->n + b.n;
+		if (rc < 0 || !b.n)
 			continue;
 		if (t->tr.tok[ch] >= 0) {
 			int32_t q = intern(t, &b, 1);
@@ -544,13 +550,16 @@ static int32_t witness(search *s, int32_t i, int32_t end)
 
 /* Breadth first from q over at most BFS_BUDGET states: the fewest
  * tokens to a final state, limit + 1 when there is none within limit,
- * -2 when the budget ran out first. */
+ * -2 when a budget (states, work) ran out first. */
 static int32_t breadth(search *s, int32_t q, int32_t limit)
 {
 	s->n = 0;
 	s->t->stamp++;
+	size_t w0 = s->t->work;
 	int rc = visit(s, q, -1, 0);
 	for (size_t i = 0; rc >= 0 && i < s->n; i++) {
+		if (s->t->work - w0 > WORK_BUDGET)
+			return -2;
 		node x = s->nd[i];
 		if (s->t->st[x.q].final)
 			return witness(s, (int32_t)i, 0);
@@ -604,16 +613,18 @@ static int32_t heap_pop(search *s)
 }
 
 /* Best first from q towards the shallowest stacks, over at most
- * GUIDED_BUDGET states: a number of tokens within limit that reach a
- * final state (not always the fewest), else limit + 1. */
+ * GUIDED_BUDGET states and WORK_BUDGET work: a number of tokens within
+ * limit that reach a final state (not always the fewest), else limit +
+ * 1. */
 static int32_t guided(search *s, int32_t q, int32_t limit)
 {
 	s->n = s->nh = 0;
 	s->t->stamp++;
+	size_t w0 = s->t->work;
 	int rc = visit(s, q, -1, 0);
 	if (rc > 0)
 		heap_push(s, 0);
-	while (rc >= 0 && s->nh && s->n <= GUIDED_BUDGET) {
+	while (rc >= 0 && s->nh && s->n <= GUIDED_BUDGET && s->t->work - w0 <= WORK_BUDGET) {
 		int32_t i = heap_pop(s);
 		node x = s->nd[i];
 		const tstate *st = &s->t->st[x.q];
