@@ -2548,6 +2548,17 @@ typedef struct llr_encdec llr_encdec;
 llr_encdec *llr_encdec_new(const llr_encdec_config *c, const llr_csr *src_psi, const llr_csr *phi, const llr_csr *psi, const float *logb, const float *table, llr_err *err);
 void llr_encdec_free(llr_encdec *m);
 const llr_encdec_config *llr_encdec_cfg(const llr_encdec *m);
+/* Make a (borrowed, NULL: none) a factor of the output's background:
+ * b(C, y_<t; x) times b_fsa(q_t; x), q_t the automaton's state after the
+ * target prefix y_<t (from its start at <s>), so that training, forced
+ * scoring and every step normalise over the tokens allowed in q_t (</s>
+ * only in a final state) and a target the automaton rejects has log p
+ * -inf.  a must be over the target vocabulary (train --output-fsa; the
+ * model file keeps it as the lexicon's fsa/ members).  LLR_EINVAL when
+ * its vocabulary has no </s> among the targets. */
+int llr_encdec_set_fsa(llr_encdec *m, const llr_fsa *a, llr_err *err);
+/* The automaton of llr_encdec_set_fsa, NULL: none. */
+const llr_fsa *llr_encdec_fsa(const llr_encdec *m);
 /* Parameters and gradients: one flat array each, as llr_net.  The
  * tensors, in order: src/embed (Fs x E); per encoder layer L and
  * direction D (fw, bw) encL/D/wx (Din x 2H), encL/D/wh (H/2 x 2H),
@@ -2697,6 +2708,10 @@ typedef struct llr_encdec_pairs {
 	size_t n, ns, nt, cap_s, cap_t, cap_p;
 	int64_t tokens;  /* target tokens, </s> included */
 	int64_t skipped; /* longer than max_len on either side */
+	int64_t *line;   /* n: where pair k was read: its sentence number in
+	                    the stream (the line of featurize's target file),
+	                    or its line in the target text file */
+	int64_t rejected; /* left out by llr_encdec_pairs_constrain */
 } llr_encdec_pairs;
 /* The pairs of a featurize --source stream r (named name in messages;
  * its lexicon x and source s read), those within max_len. */
@@ -2707,6 +2722,14 @@ int llr_encdec_pairs_read(llr_tensor_reader *r, const char *name, const llr_lexi
 int llr_encdec_pairs_read_text(const char *spath, const char *tpath, const llr_lexicon *x, const llr_source *s, int max_len,
                                llr_encdec_pairs *p, llr_err *err);
 void llr_encdec_pairs_free(llr_encdec_pairs *p);
+/* Keep the pairs whose target the automaton a (over vocab) accepts: a
+ * rejected one is LLR_EFORMAT naming where it was read (name and its
+ * line; stream 1: a featurize --source stream, whose pair n is line n of
+ * the target file featurize read), the first token rejected and the
+ * prefix before it, or with skip it is left out and counted in
+ * p->rejected (p->tokens follows).  LLR_EEMPTY when skip leaves none. */
+int llr_encdec_pairs_constrain(llr_encdec_pairs *p, const llr_fsa *a, const llr_strmap *vocab, const char *name, int stream, int skip,
+                               llr_err *err);
 
 typedef struct llr_encdec_train_cfg {
 	int batch, max_len;

@@ -179,6 +179,10 @@ typedef struct llr_train_ops {
 
 /* The families' (lib/family/<name>/train.c). */
 extern const llr_train_ops llr_rnnlm_train_ops, llr_encdec_train_ops, llr_senc_train_ops;
+/* The target tokens the encoder-decoder's output automaton a never
+ * allows (no arc in any state; </s>: no final state), their count
+ * returned and the first 20 named in list (encdec/constrain.c). */
+size_t llr_encdec_fsa_unused(const llr_fsa *a, const llr_strmap *vocab, llr_buf *list);
 
 struct llr_train_job {
 	const llr_train_ops *ops;

@@ -2,7 +2,8 @@
  * encdec_model.c - encoder-decoder model files (kind "model", meta
  * family=encdec, llrnn-model(5)): the target lexicon, the source side,
  * the network's configuration (meta) and weights (params/), and the
- * training state (trainstate.c).  Saving is atomic and byte-for-byte
+ * training state (trainstate.c); an output automaton (train
+ * --output-fsa) is the lexicon's (fsa/ members, lib/fsa/fsaio.c).  Saving is atomic and byte-for-byte
  * reproducible as for language models (model.c); loading checks every
  * shape and weight.  Not here: training (lib/family/encdec/) or the
  * network (lib/nn/encdec.c).
@@ -78,7 +79,12 @@ llr_encdec *llr_encdec_model_net(const llr_encdec_config *c, const llr_lexicon *
 	int sm = c->output == LLR_OUT_SOFTMAX;
 	if (x->bg && !sm)
 		return llr_err_set(err, LLR_EINVAL, "an n-gram background (featurize --background ngram:) is for the LSTM language model; the encoder-decoder takes uniform, unigram or file backgrounds"), NULL;
-	return llr_encdec_new(c, s->psi, sm ? NULL : x->phi, sm ? NULL : x->psi, sm ? NULL : x->logb, c->primed ? s->table : NULL, err);
+	llr_encdec *net = llr_encdec_new(c, s->psi, sm ? NULL : x->phi, sm ? NULL : x->psi, sm ? NULL : x->logb, c->primed ? s->table : NULL, err);
+	if (net && x->fsa && llr_encdec_set_fsa(net, x->fsa, err) < 0) {
+		llr_encdec_free(net);
+		return NULL;
+	}
+	return net;
 }
 
 /* ------------------------------------------------------------- fitting */

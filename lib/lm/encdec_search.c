@@ -5,7 +5,11 @@
  * Greedy search is the beam of 1.  The models run step by step through
  * llr_encdec_step on the hypotheses alive; each step ranks every
  * expansion of them, sets aside those ending in eos, keeps the best
- * others, and reorders the models' slots to follow them.  Not here: the
+ * others, and reorders the models' slots to follow them.  Under the first
+ * model's output automaton (llr_encdec_set_fsa) an expansion is kept only
+ * when a final state stays reachable within max_len (its state's
+ * distance to one, then </s>), so every hypothesis can end in the
+ * language; the others' automata mask through their log p.  Not here: the
  * network (lib/nn/encdec.c), sampling, reading or printing.
  */
 #include <math.h>
@@ -35,6 +39,7 @@ typedef struct work {
 	int32_t *ids;
 	float *attn;
 	int len, finished;
+	int32_t q; /* the first model's automaton state after ids */
 	double logp, score;
 } work;
 
@@ -57,6 +62,18 @@ static void extend(work *dst, const work *src, int32_t x, double lp, const float
 	}
 	dst->len = src->len + 1;
 	dst->logp = lp;
+}
+
+/* Token x as the step-th token after state q leaves room for a final
+ * state and </s> within L tokens (</s> itself: q final). */
+static int reachable(const llr_fsa *a, int32_t q, int32_t x, int32_t eos, int step, int L)
+{
+	if (q < 0)
+		return 0;
+	if (x == eos)
+		return llr_fsa_final(a, q) > -INFINITY;
+	int32_t r = llr_fsa_next(a, q, x, NULL);
+	return r >= 0 && step + llr_fsa_dist(a, r) + 1 <= L;
 }
 
 static int by_score(const void *pa, const void *pb)
@@ -108,6 +125,10 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 	for (int m = 1; m < M; m++)
 		if (llr_encdec_cfg(models[m])->vocab != V)
 			return llr_err_set(err, LLR_EINVAL, "search: model %d has %d target words, model 1 has %d", m + 1, llr_encdec_cfg(models[m])->vocab, V);
+	const llr_fsa *fsa = llr_encdec_fsa(models[0]);
+	if (fsa && llr_fsa_dist(fsa, llr_fsa_start(fsa)) + 1 > L)
+		return llr_err_set(err, LLR_ERANGE, "no accepting state is reachable within --max-len %d: the shortest output of the automaton needs %d token%s and </s>",
+		                   L, (int)llr_fsa_dist(fsa, llr_fsa_start(fsa)), llr_fsa_dist(fsa, llr_fsa_start(fsa)) == 1 ? "" : "s");
 	int keep_attn = o->attention && S > 0;
 	size_t nw = (size_t)4 * K;
 	work *w = llr_calloc(nw, sizeof *w);
@@ -138,6 +159,7 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 		live[0] = &w[0];
 		w[0].len = 0;
 		w[0].logp = 0.0;
+		w[0].q = fsa ? llr_fsa_start(fsa) : -1;
 		in[0] = LLR_BOS_ID;
 	}
 	for (int step = 1; rc >= 0; step++) {
@@ -147,7 +169,7 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 		for (int k = 0; k < nlive; k++)
 			for (int x = 0; x < V; x++) {
 				double v = live[k]->logp + lp[(size_t)k * V + x];
-				if (v > -INFINITY)
+				if (v > -INFINITY && (!fsa || reachable(fsa, live[k]->q, x, eos, step, L)))
 					c[nc++] = (cand){k, x, v};
 			}
 		qsort(c, nc, sizeof *c, cmp_cand);
@@ -166,6 +188,7 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 			work *h = pool[--nfree];
 			extend(h, live[c[r].k], c[r].x, c[r].lp, arow, S);
 			h->finished = 0;
+			h->q = fsa ? llr_fsa_next(fsa, live[c[r].k]->q, c[r].x, NULL) : -1;
 			from[nnext] = c[r].k;
 			in[nnext] = c[r].x;
 			next[nnext++] = h;

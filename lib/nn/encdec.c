@@ -19,6 +19,13 @@
  *            a' = [a; beta log tbar(. | C)], so loglinear.c computes the
  *            exact distribution and the gradient of those rows gives
  *            beta's: d beta = sum_n sum_x (p - onehot)_x log tbar(x | C_n)
+ *   automaton an output automaton (llr_encdec_set_fsa, train --output-fsa)
+ *            is one more factor of b: b_fsa(q_t; x), q_t its state after
+ *            the target prefix, 0 outside the tokens allowed in q_t
+ *            (</s> only in a final state), the arc's weight inside; the
+ *            output layer normalises over the allowed tokens exactly
+ *            (loglinear.c), so the loss is the cross-entropy over the
+ *            constrained language
  *
  * The decoder runs step by step (the context feeds the next step), but
  * its input projection x_t Wx, its weight gradients, the attention keys
@@ -68,6 +75,7 @@ struct llr_encdec {
 	llr_csr *own_phi, *own_eye;
 	float *own_logb;
 	int Fo; /* rows of the output block: F, or F + V when primed */
+	const llr_fsa *fsa; /* NULL, or the output automaton (borrowed) */
 
 	float *params, *grads;
 	size_t nparams;
@@ -77,7 +85,7 @@ struct llr_encdec {
 	size_t o_emb, o_bos, o_dwx, o_dwr, o_db, o_aw, o_awk, o_ab, o_av, o_ow, o_ob, o_beta;
 
 	/* workspace */
-	ibuf sid, len, in, tg;
+	ibuf sid, len, in, tg, fq; /* fq: each position's automaton state */
 	fbuf xs, xr[MAX_ENC], Y[MAX_ENC], Yd[MAX_ENC], ymask[MAX_ENC];
 	encdir ed[MAX_ENC][2];
 	fbuf K, dK, dY, dM, ehd, ez, edc, edx, edxr;
@@ -93,6 +101,7 @@ struct llr_encdec_state {
 	int K, S, Scap, H;
 	float *M, *Kk, *O, *c, *O2, *c2, *LT;
 	int32_t *sid;
+	int32_t *fq, *fq2; /* K: each slot's automaton state (-1: rejected) */
 };
 
 /* ------------------------------------------------------------ names */
@@ -330,6 +339,7 @@ void llr_encdec_free(llr_encdec *m)
 	free(m->len.p);
 	free(m->in.p);
 	free(m->tg.p);
+	free(m->fq.p);
 	free(m->chunk);
 	free(m->params);
 	free(m->grads);
@@ -337,6 +347,20 @@ void llr_encdec_free(llr_encdec *m)
 	llr_csr_free(m->own_eye);
 	free(m->own_logb);
 	free(m);
+}
+
+int llr_encdec_set_fsa(llr_encdec *m, const llr_fsa *a, llr_err *err)
+{
+	if (a && (llr_fsa_eos(a) < 0 || llr_fsa_eos(a) >= m->out.V))
+		return llr_err_set(err, LLR_EINVAL, "encoder-decoder: the automaton's vocabulary has no </s> among the %d targets", m->out.V);
+	m->fsa = a;
+	m->out.fsa = a;
+	return LLR_OK;
+}
+
+const llr_fsa *llr_encdec_fsa(const llr_encdec *m)
+{
+	return m->fsa;
 }
 
 const llr_encdec_config *llr_encdec_cfg(const llr_encdec *m)
@@ -438,7 +462,7 @@ static int ensure(llr_encdec *m, int B, int S, int T, int train, llr_err *err)
 	size_t NS = (size_t)S * B, NT = (size_t)T * B, KW = (size_t)key_width(m), V = (size_t)c->vocab;
 	size_t D = LLR_MAX(E, H);
 	int drop = train && c->dropout > 0.0f;
-	int bad = grow_i(&m->sid, NS) | grow_i(&m->len, (size_t)B) | grow_i(&m->in, NT) | grow_i(&m->tg, NT);
+	int bad = grow_i(&m->sid, NS) | grow_i(&m->len, (size_t)B) | grow_i(&m->in, NT) | grow_i(&m->tg, NT) | grow_i(&m->fq, NT);
 	bad |= grow(&m->xs, NS * E) | grow(&m->K, NS * KW);
 	for (int l = 0; l < c->enc_layers; l++) {
 		bad |= grow(&m->xr[l], NS * (l ? H : E)) | grow(&m->Y[l], NS * H);
@@ -522,6 +546,11 @@ static int load_batch(llr_encdec *m, const llr_encdec_batch *bt, llr_err *err)
 			return llr_err_set(err, LLR_EINVAL, "batch: step %d, stream %d: input %d out of range [0, %d)", (int)(n / B), (int)(n % B), x, m->tpsi->rows);
 		m->in.p[n] = valid ? x : LLR_PAD_IN;
 		m->tg.p[n] = y;
+		/* the automaton's state after the inputs since <s> (-1 once
+		 * one is rejected; padding steps keep a state, unused) */
+		int32_t prev = n >= (size_t)B ? m->fq.p[n - B] : -1;
+		if (m->fsa)
+			m->fq.p[n] = x == LLR_BOS_ID ? llr_fsa_start(m->fsa) : y < 0 ? prev : prev >= 0 ? llr_fsa_next(m->fsa, prev, x, NULL) : -1;
 	}
 	return LLR_OK;
 }
@@ -755,7 +784,7 @@ static void dec_forward(llr_encdec *m, const llr_attn *a, int B, int T)
  * adaptor, the background rows when primed (position n is stream n % B,
  * whose log tbar is lt + (n % B) * lt_stride), the log-linear pass; when
  * training (dX not NULL) dX (N x 2H) and the gradients of out/ and beta. */
-static int out_pass(llr_encdec *m, int B, size_t N, const float *X, const int32_t *tg, const float *lt, size_t lt_stride, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dX)
+static int out_pass(llr_encdec *m, int B, size_t N, const float *X, const int32_t *tg, const int32_t *fq, const float *lt, size_t lt_stride, double *nll, float *logp_t, double *norm_err, float *logp_all, float *dX)
 {
 	const llr_encdec_config *c = &m->cfg;
 	int D2 = 2 * c->hidden, F = c->feat_out, V = c->vocab;
@@ -779,6 +808,7 @@ static int out_pass(llr_encdec *m, int B, size_t N, const float *X, const int32_
 			.nll = &s, .logp_t = logp_t ? logp_t + p0 : NULL, .norm_err = norm_err ? &ne : NULL,
 			.logp_all = logp_all ? logp_all + p0 * (size_t)V : NULL, .dA = dX ? m->dAout.p : NULL,
 			.work = m->llwork.p, .chunk = m->chunk, .threads = m->llthreads,
+			.ctx = m->fsa ? fq + p0 : NULL,
 		};
 		int r = llr_ll_run(&m->out, &io);
 		if (r < 0)
@@ -936,7 +966,7 @@ int llr_encdec_train_step(llr_encdec *m, const llr_encdec_batch *bt, llr_rng *rn
 	const float *X = forward(m, bt, drop, rng, &a);
 	double s = 0.0;
 	float *dX = m->dO.p + (size_t)B * D2;
-	rc = out_pass(m, B, NT, X, m->tg.p, m->LT.p, (size_t)c->vocab, &s, NULL, NULL, NULL, dX);
+	rc = out_pass(m, B, NT, X, m->tg.p, m->fq.p, m->LT.p, (size_t)c->vocab, &s, NULL, NULL, NULL, dX);
 	if (nll)
 		*nll = s;
 	if (ntok)
@@ -961,7 +991,7 @@ int llr_encdec_score(llr_encdec *m, const llr_encdec_batch *bt, float *logp, dou
 		return rc;
 	llr_attn a;
 	const float *X = forward(m, bt, 0, NULL, &a);
-	rc = out_pass(m, bt->B, (size_t)bt->T * bt->B, X, m->tg.p, m->LT.p, (size_t)m->cfg.vocab, NULL, logp, norm_err, NULL, NULL);
+	rc = out_pass(m, bt->B, (size_t)bt->T * bt->B, X, m->tg.p, m->fq.p, m->LT.p, (size_t)m->cfg.vocab, NULL, logp, norm_err, NULL, NULL);
 	if (rc < 0)
 		return llr_err_set(err, rc, "encoder-decoder: log-probability is not finite");
 	return LLR_OK;
@@ -984,7 +1014,9 @@ llr_encdec_state *llr_encdec_state_new(const llr_encdec *m, int K)
 	s->c = llr_calloc((size_t)K * H, sizeof(float));
 	s->c2 = llr_calloc((size_t)K * H, sizeof(float));
 	s->LT = llr_calloc((size_t)m->cfg.vocab, sizeof(float));
-	if (!s->O || !s->O2 || !s->c || !s->c2 || !s->LT) {
+	s->fq = llr_calloc((size_t)K, sizeof *s->fq);
+	s->fq2 = llr_calloc((size_t)K, sizeof *s->fq2);
+	if (!s->O || !s->O2 || !s->c || !s->c2 || !s->LT || !s->fq || !s->fq2) {
 		llr_encdec_state_free(s);
 		return NULL;
 	}
@@ -1003,6 +1035,8 @@ void llr_encdec_state_free(llr_encdec_state *s)
 	free(s->c2);
 	free(s->LT);
 	free(s->sid);
+	free(s->fq);
+	free(s->fq2);
 	free(s);
 }
 
@@ -1063,6 +1097,8 @@ int llr_encdec_step(llr_encdec *m, llr_encdec_state *s, int n, const int32_t *in
 		if (x != LLR_BOS_ID && (x < 0 || x >= m->tpsi->rows))
 			return llr_err_set(err, LLR_EINVAL, "decoder input %d out of range [0, %d)", x, m->tpsi->rows);
 		m->in.p[k] = x;
+		if (m->fsa)
+			s->fq[k] = x == LLR_BOS_ID ? llr_fsa_start(m->fsa) : s->fq[k] >= 0 ? llr_fsa_next(m->fsa, s->fq[k], x, NULL) : -1;
 	}
 	float *o = m->O.p, *z = m->act.p;
 	llr_embed_forward(m->tpsi, P + m->o_emb, P + m->o_bos, E, m->in.p, (size_t)n, m->xe.p);
@@ -1071,7 +1107,7 @@ int llr_encdec_step(llr_encdec *m, llr_encdec_state *s, int n, const int32_t *in
 	cell_forward(z, P + m->o_db, s->c, m->cell.p, m->tc.p, o, D2, n, H);
 	llr_attn a = attn_of(m, n, s->S, NULL, s->M, s->Kk, 1);
 	llr_attn_forward(&a, o, D2, m->alpha.p, o + H, D2, m->Q.p, m->U.p);
-	rc = out_pass(m, n, (size_t)n, o, NULL, s->LT, 0, NULL, NULL, NULL, logp, NULL);
+	rc = out_pass(m, n, (size_t)n, o, NULL, s->fq, s->LT, 0, NULL, NULL, NULL, logp, NULL);
 	if (rc < 0)
 		return llr_err_set(err, rc, "encoder-decoder: log-probability is not finite");
 	for (size_t k = 0; k < (size_t)n * c->vocab; k++)
@@ -1097,7 +1133,9 @@ void llr_encdec_state_select(llr_encdec_state *s, const int *from, int n)
 		LLR_ASSERT(from[k] >= 0 && from[k] < s->K);
 		memcpy(s->O2 + (size_t)k * 2 * H, s->O + (size_t)from[k] * 2 * H, 2 * H * sizeof(float));
 		memcpy(s->c2 + (size_t)k * H, s->c + (size_t)from[k] * H, H * sizeof(float));
+		s->fq2[k] = s->fq[from[k]];
 	}
+	memcpy(s->fq, s->fq2, (size_t)n * sizeof *s->fq);
 	memcpy(s->O, s->O2, (size_t)n * 2 * H * sizeof(float));
 	memcpy(s->c, s->c2, (size_t)n * H * sizeof(float));
 }

@@ -609,7 +609,7 @@ LLR_VECTORIZE static inline __attribute__((always_inline)) void chunk_body(const
 	*out_norm = (llr_norm_stat){0};
 	if (jb->dA && jb->fac && grad_factored(jb, n0, nc, L, out_nll))
 		return;
-	if (jb->dA && o->identity && !o->bg && jb->dA != jb->A) {
+	if (jb->dA && o->identity && !CTXBG(o) && jb->dA != jb->A) {
 		chunk_softmax_grad(jb, n0, nc, out_nll);
 		return;
 	}

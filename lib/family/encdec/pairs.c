@@ -3,7 +3,8 @@
  * (llr_encdec_pairs, lib/llrnn.h): from a featurize --source stream (its
  * ids/ chunks, then its source/ids/ chunks, sentence for sentence), or
  * from two aligned text files; pairs longer than max_len on either side
- * are counted and left out.
+ * are counted and left out.  Each pair keeps where it was read (for
+ * the messages of constrain.c).
  */
 #include "family/family.h"
 
@@ -23,8 +24,9 @@ static int push_id(int32_t **a, size_t *n, size_t *cap, int32_t x)
 	return LLR_OK;
 }
 
-/* The pair just pushed (its ids from ns0, nt0 on) closed as pair n. */
-static int close_pair(llr_encdec_pairs *p, size_t nt0)
+/* The pair just pushed (its ids from ns0, nt0 on), read at line, closed
+ * as pair n. */
+static int close_pair(llr_encdec_pairs *p, size_t nt0, int64_t line)
 {
 	if (p->n + 2 > p->cap_p) {
 		size_t cap = p->cap_p ? 2 * p->cap_p : 1024;
@@ -32,11 +34,15 @@ static int close_pair(llr_encdec_pairs *p, size_t nt0)
 		if (so)
 			p->soff = so;
 		size_t *to = so ? llr_reallocarray(p->toff, cap, sizeof *to) : NULL;
-		if (!to)
+		if (to)
+			p->toff = to;
+		int64_t *ln = to ? llr_reallocarray(p->line, cap, sizeof *ln) : NULL;
+		if (!ln)
 			return LLR_ENOMEM;
-		p->toff = to;
+		p->line = ln;
 		p->cap_p = cap;
 	}
+	p->line[p->n] = line;
 	p->soff[0] = p->toff[0] = 0;
 	p->n++;
 	p->soff[p->n] = p->ns;
@@ -106,7 +112,7 @@ static int keep_pairs(llr_encdec_pairs *p, const int32_t *tid, const size_t *tof
 			rc = push_id(&p->src, &p->ns, &p->cap_s, sid[soff[k] + i]);
 		for (size_t i = 0; rc == LLR_OK && i < tl; i++)
 			rc = push_id(&p->tgt, &p->nt, &p->cap_t, tid[toff[k] + i]);
-		if (rc < 0 || close_pair(p, nt0) < 0)
+		if (rc < 0 || close_pair(p, nt0, (int64_t)k + 1) < 0)
 			return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	}
 	return LLR_OK;
@@ -205,7 +211,7 @@ static int text_pair(llr_lines *ls, llr_lines *lt, const char *spath, const char
 		p->skipped++;
 		return 1;
 	}
-	return close_pair(p, t0) < 0 ? llr_err_set(err, LLR_ENOMEM, "out of memory") : 1;
+	return close_pair(p, t0, (int64_t)llr_lines_lineno(lt)) < 0 ? llr_err_set(err, LLR_ENOMEM, "out of memory") : 1;
 }
 
 int llr_encdec_pairs_read_text(const char *spath, const char *tpath, const llr_lexicon *x, const llr_source *s, int max_len,
@@ -228,4 +234,5 @@ void llr_encdec_pairs_free(llr_encdec_pairs *p)
 	free(p->tgt);
 	free(p->soff);
 	free(p->toff);
+	free(p->line);
 }

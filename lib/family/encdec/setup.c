@@ -204,7 +204,12 @@ int llr_encdec_resume_sides(llr_encdec_model *m, const char *path, llr_lexicon *
 {
 	/* the same table from the same pairs */
 	int rc = m->src->table ? prime(s, x, tp, m->src->prime_iters, m->src->prime_k, err) : LLR_OK;
-	if (rc == LLR_OK && (rc = llr_encdec_model_fits(m, x, s, err)) < 0)
+	/* the automaton is the model's own (train --output-fsa), not the stream's */
+	llr_lexicon bare = *m->lex;
+	bare.fsa = x->fsa ? m->lex->fsa : NULL;
+	llr_encdec_model own = *m;
+	own.lex = &bare;
+	if (rc == LLR_OK && (rc = llr_encdec_model_fits(&own, x, s, err)) < 0)
 		llr_err_prefix(err, "%s: does not fit %s", path, name);
 	llr_lexicon_free(x);
 	llr_source_free(s);

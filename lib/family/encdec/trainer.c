@@ -4,7 +4,8 @@
  * stream made by featurize --source chooses it), their checks, and the
  * setup of a run: the stream's pairs, the new model (setup.c) or the
  * resumed one with the options it fixes, the validation pairs, the meta,
- * and the job for the training driver.
+ * the output automaton (--output-fsa) and the pairs it rejects, and the
+ * job for the training driver.
  */
 #include "family/family.h"
 
@@ -25,6 +26,10 @@ static const llr_train_opt opts[] = {
 	{"prime-smoothing", 0, LLR_TOPT_DOUBLE, LLR_TOPT_SELECTS, .lo = 1e-9, .hi = 1e9, .dflt = "1", .arg = "k",
 	 .help = "the priming table's smoothing weight (default 1)", .section = SECTION},
 	{"valid-source", 0, LLR_TOPT_PATH, LLR_TOPT_SELECTS, .arg = "file", .help = "validation sources, aligned with --valid's targets",
+	 .section = SECTION},
+	{"output-fsa", 0, LLR_TOPT_PATH, LLR_TOPT_SELECTS, .arg = "file",
+	 .help = "an automaton (OpenFst text) the outputs must belong to, kept in the model", .section = SECTION},
+	{"skip-rejected", 0, LLR_TOPT_FLAG, LLR_TOPT_SELECTS, .help = "leave out the pairs whose target the automaton rejects",
 	 .section = SECTION},
 	{"output", 0, LLR_TOPT_CHOICE, 0, .choices = "loglinear|softmax", .arg = "loglinear|softmax", .help = "the output layer",
 	 .section = SECTION, .bad = "'%s' is neither loglinear nor softmax"},
@@ -49,6 +54,8 @@ static const char *const fixed_opt[LLR_EDS_NFIXED] = {"output",  "attention", "e
 typedef struct edo {
 	llr_train_common run;
 	const char *valid_src;
+	const char *fsa; /* --output-fsa */
+	int skip;        /* --skip-rejected */
 	llr_encdec_setup su; /* the model's choices */
 	unsigned given; /* LLR_EDS_*: the options a resumed model fixes, given */
 } edo;
@@ -62,6 +69,10 @@ static int check(const llr_train_args *a, llr_err *err)
 	if (llr_train_args_int(a, "hidden") % 2)
 		return llr_train_usage_err(err, "--hidden: must be even (the encoder has hidden/2 per direction), got %d",
 		                           (int)llr_train_args_int(a, "hidden"));
+	if (llr_train_args_given(a, "output-fsa") && llr_train_args_given(a, "resume"))
+		return llr_train_usage_err(err, "--output-fsa: not with --resume (the resumed model keeps the automaton it was trained with)");
+	if (llr_train_args_given(a, "skip-rejected") && !llr_train_args_given(a, "output-fsa") && !llr_train_args_given(a, "resume"))
+		return llr_train_usage_err(err, "--skip-rejected: only with --output-fsa (or --resume of a model that has an automaton)");
 	if (!llr_train_args_given(a, "resume") && llr_train_args_int(a, "prime") == 1 && llr_train_args_given(a, "output") &&
 	    llr_train_args_int(a, "output") == 1)
 		return llr_train_usage_err(err, "--prime table: the background of a softmax output is uniform; use --output loglinear");
@@ -92,6 +103,8 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, edo *
 	o->given = llr_train_args_mask(a, fixed_opt, LLR_EDS_NFIXED);
 	llr_train_args_common(a, comm, &o->run);
 	o->valid_src = llr_train_args_str(a, "valid-source");
+	o->fsa = llr_train_args_str(a, "output-fsa");
+	o->skip = llr_train_args_given(a, "skip-rejected");
 }
 
 typedef struct edrun {
@@ -127,8 +140,9 @@ static void say_start(const llr_train_args *a, const edo *o, const llr_train_com
 	size_t n;
 	llr_encdec_params(R->model->net, &n);
 	const llr_encdec_config *c = llr_encdec_cfg(R->model->net);
-	llr_train_note(a, "%s: %zu pairs (%lld over --max-len skipped), %lld target tokens, Vs %zu, V %zu, %s output, %s attention%s, %zu parameters",
-	               o->run.stream ? o->run.stream : "<stdin>", R->tp.n, (long long)R->tp.skipped, (long long)R->tp.tokens,
+	llr_train_note(a, "%s: %zu pairs (%lld over --max-len skipped%s), %lld target tokens, Vs %zu, V %zu, %s output, %s attention%s, %zu parameters",
+	               o->run.stream ? o->run.stream : "<stdin>", R->tp.n, (long long)R->tp.skipped,
+	               R->model->lex->fsa ? ", those the automaton rejects skipped as said" : "", (long long)R->tp.tokens,
 	               llr_strmap_size(R->model->src->vocab), llr_strmap_size(R->model->lex->vocab),
 	               c->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear", llr_attention_name(c->attention),
 	               c->primed ? ", primed background" : "", n);
@@ -137,7 +151,33 @@ static void say_start(const llr_train_args *a, const edo *o, const llr_train_com
 		               comm->size, comm->size, llr_train_step_bytes(n));
 }
 
-/* The model to train: o->run.resume's, or a new one over the stream's sides. */
+/* --output-fsa read over the stream's target vocabulary into x. */
+static int read_fsa(const edo *o, llr_lexicon *x, llr_err *err)
+{
+	llr_err e = {0};
+	if (strpbrk(o->fsa, "\n\r")) /* the meta records it on one line */
+		return llr_err_set(err, LLR_EINVAL, "--output-fsa: a newline in the file name");
+	if (!(x->fsa = llr_fsa_read(o->fsa, x->vocab, &e)))
+		return llr_err_set(err, llr_err_code(&e, LLR_EFORMAT), "--output-fsa: %s", e.msg);
+	return llr_meta_set(x->meta, "output_fsa", o->fsa) < 0 ? llr_err_set(err, LLR_ENOMEM, "out of memory") : LLR_OK;
+}
+
+/* The training pairs under the automaton a (NULL: none); what was
+ * skipped said even with -q. */
+static int constrain(const llr_train_args *a, const edo *o, const llr_fsa *fsa, const llr_strmap *vocab, llr_encdec_pairs *p,
+                     const char *name, int stream, llr_err *err)
+{
+	if (!fsa)
+		return LLR_OK;
+	int rc = llr_encdec_pairs_constrain(p, fsa, vocab, name, stream, o->skip, err);
+	if (rc >= 0 && p->rejected)
+		llr_train_note(a, "%s: %lld pair%s whose target the automaton rejects skipped (--skip-rejected)", name, (long long)p->rejected,
+		               p->rejected == 1 ? "" : "s");
+	return rc;
+}
+
+/* The model to train: o->run.resume's, or a new one over the stream's
+ * sides (with --output-fsa, its automaton over the targets). */
 static int setup(const llr_train_args *a, edo *o, edrun *R, llr_err *err)
 {
 	const char *sname = o->run.stream ? o->run.stream : "<stdin>";
@@ -148,8 +188,29 @@ static int setup(const llr_train_args *a, edo *o, edrun *R, llr_err *err)
 	llr_source *s;
 	if ((rc = llr_encdec_stream_read(o->run.stream, sname, o->su.max_len, &x, &s, &R->tp, err)) < 0)
 		return rc;
-	return R->model ? llr_encdec_resume_sides(R->model, o->run.resume, x, s, sname, &R->tp, err)
-	                : llr_encdec_fresh(&o->su, x, s, &R->tp, &R->model, &R->ts, err);
+	if (!R->model && o->fsa)
+		rc = read_fsa(o, x, err);
+	const llr_fsa *fsa = R->model ? R->model->lex->fsa : x->fsa;
+	if (rc >= 0 && (rc = constrain(a, o, fsa, x->vocab, &R->tp, sname, 1, err)) >= 0)
+		return R->model ? llr_encdec_resume_sides(R->model, o->run.resume, x, s, sname, &R->tp, err)
+		                : llr_encdec_fresh(&o->su, x, s, &R->tp, &R->model, &R->ts, err);
+	llr_lexicon_free(x);
+	llr_source_free(s);
+	return rc;
+}
+
+/* The automaton's opening note: the target tokens it never allows. */
+static void say_fsa(const llr_train_args *a, const llr_encdec_model *m)
+{
+	llr_buf b = {0};
+	size_t n = llr_encdec_fsa_unused(m->lex->fsa, m->lex->vocab, &b);
+	const char *path = m->lex->meta ? llr_meta_get(m->lex->meta, "output_fsa") : NULL;
+	if (!path)
+		path = llr_meta_get(m->meta, "output_fsa");
+	if (n)
+		llr_train_note(a, "--output-fsa %s: %zu target token%s it never allows (probability 0): %s", path ? path : "", n, n == 1 ? "" : "s",
+		               b.data ? b.data : "");
+	llr_buf_free(&b);
 }
 
 static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup *s, llr_err *err)
@@ -166,10 +227,13 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 	    llr_train_schedule_meta(&o.run.lim, R->model->meta) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	if (o.run.valid &&
-	    (rc = llr_encdec_pairs_read_text(o.valid_src, o.run.valid, R->model->lex, R->model->src, o.su.max_len, &R->vp, err)) < 0)
+	    ((rc = llr_encdec_pairs_read_text(o.valid_src, o.run.valid, R->model->lex, R->model->src, o.su.max_len, &R->vp, err)) < 0 ||
+	     (rc = constrain(a, &o, R->model->lex->fsa, R->model->lex->vocab, &R->vp, o.run.valid, 0, err)) < 0))
 		return rc;
 	if (!o.run.quiet)
 		say_start(a, &o, comm, R);
+	if (!o.run.quiet && R->model->lex->fsa)
+		say_fsa(a, R->model);
 	llr_encdec_train_cfg cfg = {.batch = o.su.batch, .max_len = o.su.max_len, .dropout = o.su.dropout > 0};
 	if ((rc = llr_encdec_train_job(R->model, &R->tp, &R->vp, &cfg, comm, &s->job, err)) < 0)
 		return rc;
@@ -190,6 +254,7 @@ const llr_trainer llr_encdec_trainer = {
 	.usage = "usage: train [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
 	         "             [--attention dot|bilinear|mlp] [--prime none|table]\n"
 	         "             [--prime-iters n] [--prime-smoothing k]\n"
+	         "             [--output-fsa file [--skip-rejected]]\n"
 	         "             [--enc-layers n] [--hidden n] [--embed n] [--attn-hidden n]\n"
 	         "             [--dropout p] [--batch n] [--max-len n] [--optim rmsprop|adam|sgd]\n"
 	         "             [--lr x] [--eps x] [--clip x] [--min-improvement x]\n"
