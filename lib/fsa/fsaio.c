@@ -65,8 +65,8 @@ static int member(llr_tensor_reader *r, const char *name, llr_dtype dt, int64_t 
 {
 	int rc = llr_lex_next_member(r, name, err);
 	int64_t shape[2] = {rows, cols};
-	if (rc >= 0 && (rc = llr_tr_tensor_expect(r, dt, cols ? 2 : 1, shape, t, err)) < 0)
-		llr_err_prefix(err, name);
+	if (rc >= 0 && (rc = llr_tr_tensor_expect(r, dt, cols ? 2 : 1, shape, t, err)) < 0 && !strstr(err->msg, name))
+		llr_err_prefix(err, name); /* a checksum error names the member already */
 	return rc;
 }
 

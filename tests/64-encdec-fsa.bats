@@ -1,0 +1,188 @@
+#!/usr/bin/env bats
+# 64-encdec-fsa.bats - the encoder-decoder's output automaton (train
+# --output-fsa, issue 51) on the CMUdict slice (tests/fixtures/g2p, split
+# by scripts/g2p-prep): the two shipped automata are scripts/stress-fsa's
+# output; training under one-primary-stress.fst refuses the references
+# it rejects (stream pair, file:line) or skips and counts them, as many
+# as an awk recogniser finds; greedy and beam outputs are checked by that
+# independent recogniser; over a finite language the model's
+# probabilities sum to 1 (enumerated with score); the model keeps the
+# automaton (fsa/ members under the CRC, --resume); and the bad-input
+# paths.  The normaliser itself is checked by hand and by finite
+# differences in tests/unit/test_encdec_fsa.c.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+G2P="$FIXTURES/g2p/cmudict-slice.tgz"
+LEX="$TOP/lexicons/arpabet-phonology.lex"
+ONE="$TOP/lexicons/one-primary-stress.fst"
+INV="$TOP/lexicons/arpabet-inventory.fst"
+TINY="--hidden 32 --embed 16 --attn-hidden 16 --threads 1"
+
+# AWK programs: the lines of the target files that break the rule, by
+# number ('bad') or the outputs that do ('check'); the inventory is the
+# lexicon's first column, read first.
+ONE_AWK='FNR == NR { inv[$1] = 1; next }
+{ n = 0; ok = NF > 0; for (i = 1; i <= NF; i++) { if (!($i in inv)) ok = 0; if ($i ~ /^[A-Z]+1$/) n++ } if (!ok || n != 1) print FNR }'
+INV_AWK='FNR == NR { inv[$1] = 1; next }
+{ ok = NF > 0; for (i = 1; i <= NF; i++) { if (!($i in inv)) ok = 0; v = $i ~ /^(AA|AE|AH|AO|AW|AY|EH|ER|EY|IH|IY|OW|OY|UH|UW)/; d = $i ~ /[012]$/; if (v != d) ok = 0 } if (!ok) print FNR }'
+
+setup_file() {
+	export D="$BATS_FILE_TMPDIR/g2p"
+	mkdir -p "$D"
+	python3 "$TOP/scripts/g2p-prep" "$G2P" "$D" 2>/dev/null
+	featurize --top 100 --lexicon "$LEX" --source "$D/train.src" -o "$D/ll.fz" "$D/train.tgt" 2>/dev/null
+	train $TINY --epochs 2 -s 1 --output-fsa "$ONE" --skip-rejected --valid-source "$D/valid.src" --valid "$D/valid.tgt" \
+		-o "$D/one.bin" "$D/ll.fz" 2>"$D/one.err"
+	train $TINY -q --epochs 1 -s 1 --output-fsa "$INV" -o "$D/inv.bin" "$D/ll.fz"
+	head -40 "$D/test.src" >"$D/t40.src"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "stress-fsa: the shipped automata are its output from the phoneme inventory; bad input is refused" {
+	"$TOP/scripts/stress-fsa" primary | cmp - "$ONE"
+	"$TOP/scripts/stress-fsa" inventory | cmp - "$INV"
+	# 69 phonemes: 15 vowels with 3 digits, 24 consonants
+	[ "$(grep -v '^#' "$INV" | awk 'NF == 3 && $1 == 0' | wc -l)" -eq 69 ]
+	[ "$(grep -v '^#' "$ONE" | awk 'NF == 3 && $1 == 0 && $2 == 1' | wc -l)" -eq 15 ]
+	printf 'AA\tCLASS:vowel\n' >bad.lex
+	run -1 "$TOP/scripts/stress-fsa" inventory bad.lex
+	[[ "$output" == *"bad.lex:1: AA: a vowel needs one stress digit"* ]]
+	run -2 "$TOP/scripts/stress-fsa" both
+}
+
+@test "train --output-fsa: a reference the automaton rejects is an error naming its pair and line, as the awk recogniser finds" {
+	first=$(awk "$ONE_AWK" "$LEX" "$D/train.tgt" | head -1)
+	[ "$first" -gt 0 ]
+	run_err 1 "^train: .*ll.fz: pair $first \(line $first of the target file featurize read\): the automaton rejects token [0-9]+ '[A-Z]+1' after '.*' \(--skip-rejected skips it\)$" \
+		train $TINY --epochs 1 --output-fsa "$ONE" -o m.bin "$D/ll.fz"
+	[ ! -e m.bin ]
+	# a validation pair is named by its file and line (the inventory
+	# accepts every training target; XX is <unk>, which it never allows)
+	[ -z "$(awk "$INV_AWK" "$LEX" "$D/train.tgt")" ]
+	printf 'c a t\nk x t\n' >v.src
+	printf 'K AE1 T\nK XX T\n' >v.tgt
+	run_err 1 "^train: v.tgt:2: the automaton rejects token 2 '<unk>' after 'K' \(--skip-rejected skips it\)$" \
+		train $TINY --epochs 1 --output-fsa "$INV" --valid-source v.src --valid v.tgt -o m.bin "$D/ll.fz"
+	[ ! -e m.bin ]
+}
+
+@test "train --skip-rejected: the rejected pairs are counted, as many as awk finds; the automaton's unused targets are listed" {
+	nt=$(awk "$ONE_AWK" "$LEX" "$D/train.tgt" | wc -l)
+	nv=$(awk "$ONE_AWK" "$LEX" "$D/valid.tgt" | wc -l)
+	grep -qx "train: .*ll.fz: $nt pairs whose target the automaton rejects skipped (--skip-rejected)" "$D/one.err"
+	grep -qx "train: .*valid.tgt: $nv pairs\{0,1\} whose target the automaton rejects skipped (--skip-rejected)" "$D/one.err"
+	total=$(wc -l <"$D/train.tgt")
+	grep -q "ll.fz: $((total - nt)) pairs" "$D/one.err"
+	grep -q "target token it never allows (probability 0): <unk>$" "$D/one.err"
+	[ "$(meta "$D/one.bin" output_fsa)" = "$ONE" ]
+	[ "$(meta "$D/one.bin" fsa.states)" -eq 2 ]
+}
+
+@test "gen: greedy and beam outputs of the constrained models are in their languages (awk recogniser)" {
+	gen -m "$D/one.bin" "$D/t40.src" >greedy
+	gen -m "$D/one.bin" --beam 4 "$D/t40.src" >beam
+	gen -m "$D/one.bin" --beam 4 --nbest 4 "$D/t40.src" >nbest
+	[ "$(wc -l <greedy)" -eq 40 ] && [ "$(wc -l <beam)" -eq 40 ]
+	for f in greedy beam; do
+		run -0 awk "$ONE_AWK" "$LEX" "$f"
+		[ -z "$output" ]
+	done
+	[ "$(wc -l <nbest)" -eq 160 ]
+	cut -f4 nbest | awk "$ONE_AWK" "$LEX" - >bad
+	[ ! -s bad ]
+	# control: the same tiny model trained without the automaton breaks the rule
+	train $TINY -q --epochs 2 -s 1 -o free.bin "$D/ll.fz"
+	gen -m free.bin "$D/t40.src" | awk "$ONE_AWK" "$LEX" - >bad
+	[ -s bad ]
+	gen -m "$D/inv.bin" --beam 3 "$D/t40.src" >inv
+	run -0 awk "$INV_AWK" "$LEX" inv
+	[ -z "$output" ]
+	# a short --max-len still ends in the language, or says none fits
+	gen -m "$D/one.bin" --max-len 2 "$D/t40.src" >short
+	run -0 awk "$ONE_AWK" "$LEX" short
+	[ -z "$output" ]
+	[ "$(awk 'NF != 1' short | wc -l)" -eq 0 ]
+	run_err 1 "^gen: .*no accepting state is reachable within --max-len 1: the shortest output of the automaton needs 1 token and </s>" \
+		gen -m "$D/one.bin" --max-len 1 "$D/t40.src"
+}
+
+@test "score: a reference outside the language has probability 0 (-inf), the others are scored" {
+	printf 'c a t\nc a t\nc a t\n' >s.src
+	printf 'K AE1 T\nK AE1 T AH1\nK AE0 T\n' >s.tgt
+	run -0 --separate-stderr score -m "$D/one.bin" --source s.src s.tgt
+	[ "${lines[0]%%$'\t'*}" != -inf ]
+	[ "${lines[1]%%$'\t'*}" = -inf ]
+	[ "${lines[2]%%$'\t'*}" = -inf ]
+}
+
+@test "over a finite language the model's probabilities of its strings sum to 1 (enumerated); without it they do not" {
+	printf '0 1 K\n0 2 AE1\n0 3 T\n1 2 AE1\n2 4 T\n3 5 AH1\n2\n4\n5\n' >fin.fst
+	for i in $(seq 1 12); do
+		printf 'k a t\ncat\na t\nt\nt u\n'
+	done >p.src
+	for i in $(seq 1 12); do
+		printf 'K AE1 T\nK AE1\nAE1 T\nAE1\nT AH1\n'
+	done >p.tgt
+	featurize -q --source p.src -o p.fz p.tgt
+	train -q --hidden 8 --embed 8 --attn-hidden 8 --threads 1 --batch 8 --epochs 3 -s 1 --output-fsa fin.fst -o fin.bin p.fz
+	yes 'k a t' | head -5 >all.src
+	printf 'K AE1 T\nK AE1\nAE1 T\nAE1\nT AH1\n' >all.tgt
+	score -m fin.bin --source all.src all.tgt 2>/dev/null | awk '{ s += exp($1) } END { printf "%.6f\n", s; exit !(s > 0.999 && s < 1.001) }'
+	train -q --hidden 8 --embed 8 --attn-hidden 8 --threads 1 --batch 8 --epochs 3 -s 1 -o free.bin p.fz
+	score -m free.bin --source all.src all.tgt 2>/dev/null | awk '{ s += exp($1) } END { printf "%.6f\n", s; exit !(s < 0.99) }'
+}
+
+@test "the model keeps the automaton: fsa/ members under the CRC, --resume continues under it" {
+	for m in fsa/arcs.npy fsa/arcw.npy fsa/states.npy fsa/statew.npy; do
+		tar tf "$D/one.bin" | grep -qx "$m"
+	done
+	cp "$D/one.bin" m.bin
+	/usr/bin/python3 - <<'PY'
+import tarfile
+m = [x for x in tarfile.open("m.bin").getmembers() if x.name == "fsa/arcs.npy"][0]
+b = bytearray(open("m.bin", "rb").read())
+b[m.offset_data + m.size - 3] ^= 4
+open("bad.bin", "wb").write(b)
+PY
+	run_err 1 "^gen: bad.bin: member fsa/arcs.npy: checksum mismatch \(corrupted file\)$" gen -m bad.bin "$D/t40.src"
+	run_err 1 "^score: bad.bin: member fsa/arcs.npy: checksum mismatch \(corrupted file\)$" score -m bad.bin --source "$D/t40.src" "$D/t40.src"
+	train -q --resume m.bin --epochs 3 --skip-rejected "$D/ll.fz"
+	[ "$(meta m.bin fsa.states)" -eq 2 ]
+	gen -m m.bin "$D/t40.src" | awk "$ONE_AWK" "$LEX" - >bad
+	[ ! -s bad ]
+	run_err 1 "pair [0-9]+ .*the automaton rejects" train -q --resume m.bin --epochs 4 "$D/ll.fz"
+	run_err 2 "^train: --output-fsa: not with --resume" train -q --resume m.bin --epochs 4 --output-fsa "$ONE" "$D/ll.fz"
+}
+
+@test "train --output-fsa: bad automata and usage fail with a clear message and no model" {
+	printf '0 1 K\n0 x AE1\n1\n' >bad.fst
+	run_err 1 "^train: --output-fsa: .*bad.fst:2: bad state 'x'" train $TINY --epochs 1 --output-fsa bad.fst -o m.bin "$D/ll.fz"
+	printf '0 1 K\n0 1 XX1\n1 2 QQ\n2\n' >alpha.fst
+	run_err 1 "^train: --output-fsa: .*alpha.fst: 2 tokens the model cannot produce \(not in the vocabulary\): XX1 \(line 2\), QQ \(line 3\)$" \
+		train $TINY --epochs 1 --output-fsa alpha.fst -o m.bin "$D/ll.fz"
+	printf '0 1 K\n1 2 T\n' >none.fst
+	run_err 1 "^train: --output-fsa: .*accepts nothing" train $TINY --epochs 1 --output-fsa none.fst -o m.bin "$D/ll.fz"
+	printf '0 1 ZH\n1\n' >zh.fst
+	run_err 1 "^train: .*ll.fz: the automaton rejects the target of every pair$" \
+		train $TINY --epochs 1 --output-fsa zh.fst --skip-rejected -o m.bin "$D/ll.fz"
+	run_err 1 "nosuch.fst" train $TINY --epochs 1 --output-fsa nosuch.fst -o m.bin "$D/ll.fz"
+	run_err 2 "^train: --skip-rejected: only with --output-fsa" train $TINY --epochs 1 --skip-rejected -o m.bin "$D/ll.fz"
+	[ ! -e m.bin ]
+}
+
+@test "train(1) EXAMPLES: a g2p model under the one-primary-stress automaton" {
+	cp "$D/train.src" "$D/train.tgt" "$LEX" .
+	ln -s "$TOP/lexicons" lexicons
+	featurize --top 100 --lexicon arpabet-phonology.lex \
+		--source train.src -o g2p.fz train.tgt 2>/dev/null
+	train --hidden 32 --embed 16 --epochs 1 \
+		--output-fsa lexicons/one-primary-stress.fst --skip-rejected \
+		-o g2p-stress.llrnn g2p.fz 2>/dev/null
+	echo 'c a t' | gen -m g2p-stress.llrnn | awk "$ONE_AWK" "$LEX" - >bad
+	[ ! -s bad ]
+}
