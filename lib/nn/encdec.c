@@ -548,9 +548,10 @@ static int load_batch(llr_encdec *m, const llr_encdec_batch *bt, llr_err *err)
 		m->tg.p[n] = y;
 		/* the automaton's state after the inputs since <s> (-1 once
 		 * one is rejected; padding steps keep a state, unused) */
-		int32_t prev = n >= (size_t)B ? m->fq.p[n - B] : -1;
-		if (m->fsa)
+		if (m->fsa) {
+			int32_t prev = n >= (size_t)B ? m->fq.p[n - B] : -1;
 			m->fq.p[n] = x == LLR_BOS_ID ? llr_fsa_start(m->fsa) : y < 0 ? prev : prev >= 0 ? llr_fsa_next(m->fsa, prev, x, NULL) : -1;
+		}
 	}
 	return LLR_OK;
 }

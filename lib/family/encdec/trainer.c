@@ -140,9 +140,11 @@ static void say_start(const llr_train_args *a, const edo *o, const llr_train_com
 	size_t n;
 	llr_encdec_params(R->model->net, &n);
 	const llr_encdec_config *c = llr_encdec_cfg(R->model->net);
+	char rej[64] = "";
+	if (R->model->lex->fsa)
+		snprintf(rej, sizeof rej, ", %lld the automaton rejects skipped", (long long)R->tp.rejected);
 	llr_train_note(a, "%s: %zu pairs (%lld over --max-len skipped%s), %lld target tokens, Vs %zu, V %zu, %s output, %s attention%s, %zu parameters",
-	               o->run.stream ? o->run.stream : "<stdin>", R->tp.n, (long long)R->tp.skipped,
-	               R->model->lex->fsa ? ", those the automaton rejects skipped as said" : "", (long long)R->tp.tokens,
+	               o->run.stream ? o->run.stream : "<stdin>", R->tp.n, (long long)R->tp.skipped, rej, (long long)R->tp.tokens,
 	               llr_strmap_size(R->model->src->vocab), llr_strmap_size(R->model->lex->vocab),
 	               c->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear", llr_attention_name(c->attention),
 	               c->primed ? ", primed background" : "", n);
