@@ -620,9 +620,12 @@ int llr_fsa_check(const llr_fsa *a, const llr_strmap *vocab, const int32_t *ids,
  * log-linear net (lib/nn/net.c): each position's automaton state is
  * that after the stream's inputs back to its <s> (a stream that does not
  * start with <s>, or a rejected prefix, allows nothing), or after the
- * inputs fed to a state since <s> (llr_net_step).  LLR_EINVAL with
- * another output or an open vocabulary. */
-int llr_net_set_fsa_bg(llr_net *net, const llr_fsa *a, llr_err *err);
+ * inputs fed to a state since <s> (llr_net_step).  An input that is not
+ * a vocabulary word (an unseen word's row, id >= V) is read as unk (the
+ * vocabulary's <unk>; -1: none, then rejected), as featurize reads a
+ * corpus word outside the vocabulary.  LLR_EINVAL with another output
+ * or an open vocabulary. */
+int llr_net_set_fsa_bg(llr_net *net, const llr_fsa *a, int32_t unk, llr_err *err);
 int llr_fsa_write(llr_tensor_writer *w, const llr_fsa *a, llr_err *err);
 llr_fsa *llr_fsa_get_members(llr_tensor_reader *r, const llr_meta *m, const llr_strmap *vocab, llr_err *err);
 

@@ -354,7 +354,10 @@ typedef struct llr_gen_opts {
 	 * in a final state, by its final weight) and renormalised; a token
 	 * after which no final state is reachable within max_len is never
 	 * drawn.  Word-level language models only; generation is then
-	 * closed (no unseen words). */
+	 * closed (no unseen words).  A model trained under an automaton
+	 * background is held to its own automaton so without these (not
+	 * reweighted: its distribution holds the weights), and refuses
+	 * them (LLR_EINVAL from llr_gen_new). */
 	const char *fsa;
 	const char *regex;
 	const char *grammar;

@@ -56,12 +56,20 @@ static int grammar_init(llr_gen *g, llr_err *err)
 	return LLR_OK;
 }
 
-/* gen.h's fsa: the automaton of o.fsa or o.regex, or the grammar of
- * o.grammar, over the model's vocabulary, as the family names its
- * words. */
+/* gen.h's fsa: the automaton of o.fsa or o.regex, the grammar of
+ * o.grammar, or the automaton background the model was trained under,
+ * over the model's vocabulary, as the family names its words.  The
+ * model's own automaton is not intersected with another: refused. */
 static int fsa_init(llr_gen *g, llr_err *err)
 {
-	if (!constrained(&g->o))
+	const llr_fsa *own = g->ops->automaton ? g->ops->automaton(g) : NULL;
+	if (own && constrained(&g->o))
+		return llr_err_set(err, LLR_EINVAL,
+		                   "%s: the model was trained under an automaton background, which gen follows without being told; "
+		                   "--fsa, --regex and --grammar do not combine with it (intersect the two languages into one automaton "
+		                   "and train under it)",
+		                   g->m->path);
+	if (!constrained(&g->o) && !own)
 		return LLR_OK;
 	llr_model_info info;
 	llr_model_describe(g->m, &info);
@@ -80,11 +88,19 @@ static int fsa_init(llr_gen *g, llr_err *err)
 	g->fsa.eos = llr_strmap_get(g->fsa.fv, LLR_EOS, strlen(LLR_EOS));
 	if (g->fsa.eos < 0)
 		return llr_err_set(err, LLR_EINVAL, "%s: the vocabulary has no %s", g->m->path, LLR_EOS);
-	if (g->o.grammar)
+	g->fsa.unk = llr_strmap_get(g->fsa.fv, LLR_UNK, strlen(LLR_UNK));
+	if (own) {
+		g->fsa.a = own;
+		g->fsa.own = 1;
+		g->o.max_len = g->fsa.max_len + 1; /* as llr_gen_new does for --fsa */
+	} else if (g->o.grammar) {
 		return grammar_init(g, err);
-	g->fsa.a = g->o.fsa ? llr_fsa_read(g->o.fsa, g->fsa.fv, err) : llr_fsa_regex(g->o.regex, g->fsa.fv, err);
-	if (!g->fsa.a)
-		return llr_err_code(err, LLR_EFORMAT);
+	} else {
+		g->fsa.a = g->fsa.mine =
+		    g->o.fsa ? llr_fsa_read(g->o.fsa, g->fsa.fv, err) : llr_fsa_regex(g->o.regex, g->fsa.fv, err);
+		if (!g->fsa.a)
+			return llr_err_code(err, LLR_EFORMAT);
+	}
 	g->fsa.q0 = llr_fsa_start(g->fsa.a);
 	return LLR_OK;
 }
@@ -114,10 +130,10 @@ int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err
 	g->ops = ops;
 	g->m = m;
 	g->o = *o;
+	g->fsa.max_len = o->max_len;
 	if (constrained(o)) {
 		g->o.closed = 1;
 		g->o.max_len = o->max_len + 1; /* room for the </s> the mask forces after max_len words */
-		g->fsa.max_len = o->max_len;
 	}
 	if ((rc = llr_gen_reserve(g, LLR_MAX((size_t)LLR_GEN_BATCH, (size_t)o->nbest), err)) < 0 ||
 	    (rc = ops->init(g, err)) < 0 || (rc = fsa_init(g, err)) < 0) {
@@ -134,7 +150,7 @@ void llr_gen_free(llr_gen *g)
 		return;
 	if (g->state)
 		g->ops->free(g->state);
-	llr_fsa_free(g->fsa.a);
+	llr_fsa_free(g->fsa.mine);
 	llr_gbnf_tok_free(g->fsa.gt);
 	llr_gbnf_free(g->fsa.gr);
 	llr_strmap_free(g->fsa.fv);
@@ -194,22 +210,25 @@ static int32_t fsa_dist(llr_gen *g, int32_t q, int32_t limit, llr_err *err)
 	return llr_fsa_dist(g->fsa.a, q);
 }
 
-/* The state after the prefix, in g->fsa.q0. */
+/* The state after the prefix, in g->fsa.q0.  The model's own automaton
+ * reads a word outside the vocabulary as <unk>, as the model does. */
 static int fsa_prefix(llr_gen *g, llr_err *err)
 {
 	if (!g->fsa.a && !g->fsa.gt)
 		return LLR_OK;
-	const char *what = g->fsa.gt ? "grammar" : "automaton";
+	const char *what = g->fsa.gt ? "grammar" : g->fsa.own ? "model's automaton" : "automaton";
 	int32_t q = g->fsa.gt ? 0 : llr_fsa_start(g->fsa.a);
 	for (size_t k = 0; k < g->pre.n; k++) {
 		const char *w = llr_gen_pword(g, k);
 		int32_t x = llr_strmap_get(g->fsa.fv, w, strlen(w));
+		if (x < 0 && g->fsa.own)
+			x = g->fsa.unk;
 		int rc = x < 0 ? (q = -1, LLR_OK) : fsa_next(g, q, x, &q, err);
 		if (rc < 0)
 			return rc;
 		if (q < 0)
 			return llr_err_set(err, LLR_EINVAL, "the prefix: the %s rejects word %zu '%s'%s", what, k + 1, w,
-			                   x < 0 ? " (not in the vocabulary)" : "");
+			                   x < 0 ? " (not in the vocabulary)" : x == g->fsa.unk && g->fsa.own ? " (read as <unk>)" : "");
 	}
 	int32_t d = fsa_dist(g, q, g->fsa.max_len, err);
 	if (d < 0)
@@ -218,8 +237,8 @@ static int fsa_prefix(llr_gen *g, llr_err *err)
 		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: every sentence of the grammar%s needs more words",
 		                   g->fsa.max_len, g->pre.n ? " after the prefix" : "");
 	if (d > g->fsa.max_len)
-		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: the shortest sentence of the automaton%s needs %d words",
-		                   g->fsa.max_len, g->pre.n ? " after the prefix" : "", d);
+		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: the shortest sentence of the %s%s needs %d words",
+		                   g->fsa.max_len, what, g->pre.n ? " after the prefix" : "", d);
 	g->fsa.q0 = q;
 	return LLR_OK;
 }
@@ -485,6 +504,14 @@ static int32_t grammar_allowed(llr_gen *g, int32_t q, llr_err *err)
 	return n;
 }
 
+/* An arc's or final state's ln weight w in the mask: 0 for the model's
+ * own automaton, whose weights its distribution holds already (b_fsa is
+ * a factor of its background). */
+static float weight(const llr_gen *g, float w)
+{
+	return g->fsa.own ? 0.0f : w;
+}
+
 /* The tokens the automaton allows in state q with their next states and
  * ln weights, into g->fsa.xs, to and lw; their count.  A state without
  * a default arc has only its arcs (and </s> when final): no pass over V. */
@@ -498,7 +525,7 @@ static int32_t fsa_allowed(llr_gen *g, int32_t q, llr_err *err)
 	if (fw != -INFINITY) {
 		g->fsa.xs[n] = g->fsa.eos;
 		g->fsa.to[n] = q;
-		g->fsa.lw[n++] = fw;
+		g->fsa.lw[n++] = weight(g, fw);
 	}
 	if (llr_fsa_default(a, q, NULL) < 0) {
 		const int32_t *lab, *dst;
@@ -508,7 +535,7 @@ static int32_t fsa_allowed(llr_gen *g, int32_t q, llr_err *err)
 			if (dst[k] >= 0 && lab[k] < g->fsa.V) {
 				g->fsa.xs[n] = lab[k];
 				g->fsa.to[n] = dst[k];
-				g->fsa.lw[n++] = lw[k];
+				g->fsa.lw[n++] = weight(g, lw[k]);
 			}
 		return n;
 	}
@@ -518,7 +545,7 @@ static int32_t fsa_allowed(llr_gen *g, int32_t q, llr_err *err)
 		if (to >= 0) {
 			g->fsa.xs[n] = x;
 			g->fsa.to[n] = to;
-			g->fsa.lw[n++] = w;
+			g->fsa.lw[n++] = weight(g, w);
 		}
 	}
 	return n;

@@ -35,8 +35,10 @@ typedef struct llr_gen_hyp {
  * search; both point g->res at the results and set g->nres.  word is
  * a vocabulary id's string.  ensemble adds another model of the family
  * (a source family's; source: start's sentence is a source, and the
- * results have no per-token log p).  sample, beam, features, note and
- * ensemble may be NULL. */
+ * results have no per-token log p).  automaton is the automaton
+ * background the model was trained under (featurize --background fsa:
+ * or regex:), over the ids of word, owned by the model; NULL: none.
+ * sample, beam, features, note, ensemble and automaton may be NULL. */
 typedef struct llr_gen_ops {
 	int (*init)(llr_gen *g, llr_err *err);
 	void (*free)(void *state);
@@ -48,6 +50,7 @@ typedef struct llr_gen_ops {
 	int (*features)(llr_gen *g, const llr_gen_hyp *h, size_t k, llr_buf *out, llr_err *err);
 	int (*note)(const llr_gen *g, llr_buf *out);
 	int (*ensemble)(llr_gen *g, llr_model *other, llr_err *err);
+	const llr_fsa *(*automaton)(const llr_gen *g);
 	int source;
 } llr_gen_ops;
 
@@ -65,18 +68,22 @@ struct llr_gen {
 	} pre;
 	const llr_gen_hyp **res; /* the results of the last sample or beam */
 	size_t nres, rescap;
-	/* With an automaton (o.fsa or o.regex) or a grammar (o.grammar, gr
-	 * and its recogniser over the vocabulary gt; o.max_len is then one more
-	 * than asked, for the </s> after max_len words): the automaton over
-	 * the vocabulary fv (V words, </s> at eos), its state after the
-	 * prefix, the max_len asked, and scratch for a state's allowed
-	 * tokens (V each). */
+	/* With an automaton (o.fsa or o.regex, read into mine; or own, the
+	 * model's automaton background, whose weights are already in the
+	 * model's distribution) or a grammar (o.grammar, gr and its
+	 * recogniser over the vocabulary gt; o.max_len is then one more
+	 * than asked, for the </s> after max_len words): the automaton a
+	 * over the vocabulary fv (V words, </s> at eos, <unk> at unk or
+	 * -1), its state after the prefix, the max_len asked, and scratch
+	 * for a state's allowed tokens (V each). */
 	struct {
-		llr_fsa *a;
+		const llr_fsa *a;
+		llr_fsa *mine;
+		int own;
 		struct llr_gbnf *gr;
 		struct llr_gbnf_tok *gt;
 		llr_strmap *fv;
-		int32_t V, eos, q0, max_len;
+		int32_t V, eos, unk, q0, max_len;
 		int32_t *xs, *to;
 		float *lw;
 	} fsa;
@@ -111,7 +118,8 @@ int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int
 
 /* With an automaton (gen.h's fsa), row (W >= V entries: the log p of
  * the next token after hypothesis h's words) masked to the tokens it
- * allows after them, weighted and renormalised over those; a token
+ * allows after them, weighted (not by the model's own automaton, whose
+ * weights the row holds) and renormalised over those; a token
  * from which no final state is reachable within max_len words is -inf
  * (not in the renormalisation: the probabilities stay the masked
  * model's), and so is every entry from V on (unseen words).  A no-op

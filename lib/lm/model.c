@@ -244,7 +244,7 @@ llr_net *llr_rnnlm_net_new(const llr_lexicon *x, const llr_net_config *c, llr_er
 	if (cf.output != LLR_OUT_LOGLINEAR)
 		return llr_net_new(&cf, NULL, NULL, NULL, err);
 	llr_net *net = llr_net_new(&cf, x->phi, x->psi, x->logb, err);
-	if (net && ((x->bg && llr_net_set_ngram_bg(net, x->bg, err) < 0) || (x->fsa && llr_net_set_fsa_bg(net, x->fsa, err) < 0))) {
+	if (net && ((x->bg && llr_net_set_ngram_bg(net, x->bg, err) < 0) || (x->fsa && llr_net_set_fsa_bg(net, x->fsa, x->unk_id, err) < 0))) {
 		llr_net_free(net);
 		return NULL;
 	}

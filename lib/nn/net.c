@@ -122,8 +122,10 @@ struct llr_net {
 	size_t ctx_cap; /* positions ctx holds */
 	/* an automaton background (llr_net_set_fsa_bg): then each
 	 * position's context ends with the automaton's state after the
-	 * prefix (-1: the prefix is rejected) */
+	 * prefix (-1: the prefix is rejected); an unseen word's input is
+	 * read as fsa_unk */
 	const llr_fsa *fsa;
+	int32_t fsa_unk;
 
 	/* llr_net_rows: the row-sparse blocks of the last training batch */
 	llr_rows rblk[3];
@@ -666,6 +668,20 @@ static int ensure_ws(llr_net *net, size_t N, int B, int train, llr_err *err)
 	return LLR_OK;
 }
 
+/* The automaton background's state after input x from state q (-1:
+ * rejected): <s> starts it; an unseen word's row (an input id past the
+ * vocabulary) is read as <unk>; padding is rejected. */
+static int32_t fsa_step(const llr_net *net, int32_t q, int32_t x)
+{
+	if (x == LLR_BOS_ID)
+		return llr_fsa_start(net->fsa);
+	if (q < 0)
+		return -1;
+	if (x >= net->cfg.vocab)
+		x = net->fsa_unk;
+	return x >= 0 ? llr_fsa_next(net->fsa, q, x, NULL) : -1;
+}
+
 /* The n-gram context of every position of a batch (a context-dependent
  * background): the inputs read so far in the stream back to its <s>,
  * the last ctxlen of them as n-gram ids, oldest first, -1 before <s>
@@ -679,9 +695,8 @@ static void batch_contexts(llr_net *net, const llr_batch *bt)
 	for (size_t n = 0; net->fsa && n < (size_t)bt->T * B; n++) {
 		/* the automaton's state after the stream's inputs back to its
 		 * <s> (-1 when the stream does not start with one) */
-		int32_t x = bt->input[n], *q = net->ctx + n * (size_t)w + m;
-		int32_t prev = n < (size_t)B ? -1 : q[-(ptrdiff_t)B * w];
-		*q = x == LLR_BOS_ID ? llr_fsa_start(net->fsa) : prev >= 0 ? llr_fsa_next(net->fsa, prev, x, NULL) : -1;
+		int32_t *q = net->ctx + n * (size_t)w + m;
+		*q = fsa_step(net, n < (size_t)B ? -1 : q[-(ptrdiff_t)B * w], bt->input[n]);
 	}
 	for (size_t n = 0; m && n < (size_t)bt->T * B; n++) {
 		int t = (int)(n / B), b = (int)(n % B), stop = 0;
@@ -1475,8 +1490,7 @@ static void step_contexts(llr_net *net, llr_net_state *s, const int32_t *input)
 {
 	int m = net->bg ? llr_ngram_bg_ctxlen(net->bg) : 0, w = (int)ctx_width(net);
 	for (int b = 0; net->fsa && b < s->B; b++) {
-		int32_t q = s->fq[b];
-		s->fq[b] = input[b] == LLR_BOS_ID ? llr_fsa_start(net->fsa) : q >= 0 ? llr_fsa_next(net->fsa, q, input[b], NULL) : -1;
+		s->fq[b] = fsa_step(net, s->fq[b], input[b]);
 		net->ctx[(size_t)b * w + m] = s->fq[b];
 	}
 	if (!net->bg)
@@ -1599,7 +1613,7 @@ int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err)
 	return LLR_OK;
 }
 
-int llr_net_set_fsa_bg(llr_net *net, const llr_fsa *a, llr_err *err)
+int llr_net_set_fsa_bg(llr_net *net, const llr_fsa *a, int32_t unk, llr_err *err)
 {
 	if (a && net->cfg.output != LLR_OUT_LOGLINEAR)
 		return llr_err_set(err, LLR_EINVAL, "network: an automaton background needs the log-linear output");
@@ -1609,6 +1623,7 @@ int llr_net_set_fsa_bg(llr_net *net, const llr_fsa *a, llr_err *err)
 	net->ctx = NULL;
 	net->ctx_cap = 0;
 	net->fsa = a;
+	net->fsa_unk = unk;
 	net->out.fsa = a;
 	return LLR_OK;
 }

@@ -247,6 +247,12 @@ static int rgen_features(llr_gen *g, const llr_gen_hyp *h, size_t k, llr_buf *ou
 	return rnnlm_word_features(q->lex, &q->row, h->oov.data + (-1 - (int64_t)id), -1, rnnlm_put_feature, out, err);
 }
 
+static const llr_fsa *rgen_automaton(const llr_gen *g)
+{
+	const rgen *q = g->state;
+	return q->lex->fsa;
+}
+
 const llr_gen_ops llr_rnnlm_gen_ops = {
 	.init = rgen_init,
 	.free = rgen_free,
@@ -256,4 +262,5 @@ const llr_gen_ops llr_rnnlm_gen_ops = {
 	.word = rgen_word,
 	.features = rgen_features,
 	.note = rgen_open_note,
+	.automaton = rgen_automaton,
 };
