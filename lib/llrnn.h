@@ -718,7 +718,10 @@ int llr_tw_put_text(llr_tensor_writer *w, const char *name, const char *text, si
 int llr_tw_put_csr(llr_tensor_writer *w, const char *name, const llr_csr *m, llr_err *err);
 /* Finish: flush, close, rename into place.  Frees w even on error. */
 int llr_tw_close(llr_tensor_writer *w, llr_err *err);
-/* Give up: remove the temporary file.  Frees w. */
+/* Give up: remove the temporary file; on standard output (or a special
+ * file) leave what was written cut, without the end of the archive, so
+ * that no reader takes it for a whole one (llr_tr_next says it is
+ * truncated).  Frees w. */
 void llr_tw_abort(llr_tensor_writer *w);
 
 typedef struct llr_tensor_reader llr_tensor_reader;

@@ -76,6 +76,41 @@ setup() {
 	run -2 featurize --skip-rejected "$T"
 }
 
+@test "featurize --vocab: a sentence rejected late leaves no -o file, and on stdout a cut stream that train refuses" {
+	vocab "$D/lang.tok" >v.tsv
+	# early: the stream's first blocks are out, the ids still buffered
+	{ cat "$D/lang.tok"; echo 'a a e'; } >late.tok
+	# late: a million ids and more, the first ids/ member partly out
+	for i in $(seq 1200); do cat "$D/lang.tok"; done >big.tok
+	echo 'b e a' >>big.tok
+	n=$(wc -l <big.tok)
+	for t in late.tok big.tok; do
+		line=$([ $t = late.tok ] && echo 241 || echo "$n")
+		run -1 --separate-stderr featurize --vocab v.tsv --top 10 --background 'regex:(a|b) (c|d)? e' -o out.fz $t
+		[ -z "$output" ]
+		[ ! -e out.fz ]
+		[ -z "$(ls -A | grep '^out\.fz')" ] # no temporary left either
+		[[ "$stderr" == "featurize: $t:$line: the automaton rejects "* ]]
+		rc=0
+		featurize --vocab v.tsv --top 10 --background 'regex:(a|b) (c|d)? e' $t >cut.fz 2>err || rc=$?
+		[ "$rc" -eq 1 ]
+		[[ "$(cat err)" == "featurize: $t:$line: the automaton rejects "* ]]
+		[ -s cut.fz ]
+		run -1 --separate-stderr train -q $TINY --epochs 1 -s 1 -o m.llrnn cut.fz
+		[ -z "$output" ]
+		[ ! -e m.llrnn ]
+		case $t in
+		late.tok) [[ "$stderr" == "train: cut.fz: truncated stream (ends after member "*" without the end-of-archive blocks)" ]] ;;
+		*) [ "$stderr" = "train: cut.fz: member ids/000000.npy: Truncated tar archive" ] ;;
+		esac
+		# through a pipe too
+		run -1 --separate-stderr sh -c "featurize --vocab v.tsv --top 10 --background 'regex:(a|b) (c|d)? e' $t 2>/dev/null | train -q $TINY --epochs 1 -s 1 -o m.llrnn"
+		[ -z "$output" ]
+		[ ! -e m.llrnn ]
+		[[ "$stderr" == "train: <stdin>: "*"runcated"* ]]
+	done
+}
+
 @test "train under the constraint: the probabilities of the six strings of the language sum to 1 (enumerated)" {
 	score -m "$D/c.llrnn" --check-norm "$D/all.tok" >s.txt 2>s.err
 	grep -q '^score: norm check: max |sum p - 1| = ' s.err

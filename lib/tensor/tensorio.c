@@ -606,10 +606,18 @@ int llr_tw_close(llr_tensor_writer *w, llr_err *err)
 	return rc;
 }
 
+/* archive_write_fail first, so that archive_write_free does not close
+ * the archive cleanly: on standard output or a pipe what was written
+ * stays a cut stream, without its last buffered block and without the
+ * end-of-archive blocks, which every reader refuses as truncated
+ * (tr_advance), never a shorter archive that looks whole. */
 void llr_tw_abort(llr_tensor_writer *w)
 {
-	if (w)
-		tw_free(w);
+	if (!w)
+		return;
+	if (w->a)
+		archive_write_fail(w->a);
+	tw_free(w);
 }
 
 /* ---------------------------------------------------------------- reader */
