@@ -218,6 +218,14 @@ setup() {
 	[[ "$stderr" != *"failed"* ]]
 }
 
+@test "train --feedforward, --context, --mrf: a stream with an automaton background is refused (their outputs would ignore it)" {
+	for fam in "--feedforward 3" "--context 3" "--mrf"; do
+		run_err 1 "^train: $D/c.fz: ${fam%% *} does not take an automaton background \\(featurize --background fsa: or regex:\\): its output would ignore it" \
+			train -q $fam -o m "$D/c.fz"
+		[ ! -e m ]
+	done
+}
+
 @test "train: shards must carry the same automaton" {
 	vocab "$D/lang.tok" >v.tsv
 	featurize -q --vocab v.tsv --top 10 --background 'regex:(a|b) (c|d)? e' -o s1.fz "$D/lang.tok"

@@ -274,8 +274,10 @@ int llr_bucket_batches(size_t n, int B, llr_rng *rng, uint32_t (*key)(const void
                        int32_t *idx, size_t *first, size_t *nbatches);
 
 /* lmpos.c: for the language models that predict every token from its
- * own context (fflm, loglm).  The features stream at path (name in
- * messages) and its sentences, with a context of order - 1 words no
+ * own context (fflm, loglm; mrf reads its stream here too).  The
+ * features stream at path (name in messages) and its sentences (one
+ * with an automaton background refused, LLR_EINVAL: these families
+ * would ignore it), with a context of order - 1 words no
  * longer than the longest one (opt: the option that gave order, as
  * messages spell it); a predicted position (the sentence's offset in
  * the corpus ids, -1 another rank's; the token's place in it), every one
