@@ -572,8 +572,10 @@ int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *log
  * one of them on a path to a final state (trimmed); tokens are ids of
  * the vocabulary it was made for (borrowed: it must outlive the
  * automaton).  </s> and <s> are never arc labels: a sentence ends in a
- * final state, with its final weight.  A pushdown recogniser would
- * offer the same four queries over its own states.
+ * final state, with its final weight.  A GBNF grammar is the same
+ * queries over the states of its pushdown recogniser (gbnffsa.c): made
+ * when first reached, so llr_fsa_states counts those made so far, every
+ * arc weighs 1, there is no default arc; its queries are thread-safe.
  *
  * llr_fsa_read reads OpenFst's text format (fstcompile's input) over
  * tokens; llr_fsa_regex compiles a regular expression over tokens
@@ -585,6 +587,20 @@ typedef struct llr_fsa llr_fsa;
 llr_fsa *llr_fsa_read(const char *path, const llr_strmap *vocab, llr_err *err);
 llr_fsa *llr_fsa_regex(const char *pattern, const llr_strmap *vocab, llr_err *err);
 void llr_fsa_free(llr_fsa *a);
+/* A GBNF grammar over the tokens of vocab, as gen(1)'s "Grammars" says,
+ * from the file at path ("-": stdin) or from text[0..len) (name: for
+ * messages).  Errors as llr_gbnf_parse's, LLR_ERANGE for a grammar too
+ * ambiguous at its start, LLR_EFORMAT for one no token can start.
+ * llr_fsa_grammar_source: its text (*len bytes), NULL for an automaton
+ * that is not a grammar. */
+llr_fsa *llr_fsa_grammar(const char *path, const llr_strmap *vocab, llr_err *err);
+llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, const llr_strmap *vocab, llr_err *err);
+const char *llr_fsa_grammar_source(const llr_fsa *a, size_t *len);
+/* Make state q's allowed set ready: after LLR_OK the queries on q do
+ * not fail.  Always LLR_OK for an automaton; a grammar's state is
+ * expanded here, which may fail (LLR_ENOMEM, LLR_ERANGE: too ambiguous),
+ * and a query on a state that failed allows nothing. */
+int llr_fsa_ready(const llr_fsa *a, int32_t q, llr_err *err);
 int32_t llr_fsa_states(const llr_fsa *a);
 int32_t llr_fsa_start(const llr_fsa *a);
 /* The id of </s> in its vocabulary (-1: none). */
@@ -611,10 +627,13 @@ int32_t llr_fsa_run(const llr_fsa *a, const int32_t *ids, size_t n);
  * vocab (the archive's vocabulary), checked (LLR_EFORMAT naming the
  * member), the caller freeing it with llr_fsa_free. */
 int llr_fsa_meta(const llr_fsa *a, llr_meta *m);
+/* Does meta m announce an automaton's members (fsa.*)? */
+int llr_fsa_in_meta(const llr_meta *m);
 /* LLR_OK when a accepts the sentence ids[0..n) (no </s>), else
  * LLR_EFORMAT saying why: the first token it rejects and the prefix
  * before it, or a prefix that may not end (reject.c; the caller adds
- * where the sentence is). */
+ * where the sentence is); or the error of llr_fsa_ready on a state met
+ * (LLR_ERANGE, LLR_ENOMEM). */
 int llr_fsa_check(const llr_fsa *a, const llr_strmap *vocab, const int32_t *ids, size_t n, llr_err *err);
 /* Make a (borrowed, NULL: none) a factor of the background of a
  * log-linear net (lib/nn/net.c): each position's automaton state is

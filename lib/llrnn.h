@@ -1163,6 +1163,10 @@ typedef struct llr_fz_progress {
 	long long n, tokens;
 } llr_fz_progress;
 
+/* The kinds of featurize's automaton background (--background fsa:,
+ * regex:, grammar:). */
+typedef enum { LLR_FZ_BG_FSA, LLR_FZ_BG_REGEX, LLR_FZ_BG_GRAMMAR } llr_fz_automaton_kind;
+
 typedef struct llr_featurize_opts {
 	char *const *files; /* the corpus: token files ("-" standard input), at least one */
 	int nfiles;
@@ -1193,13 +1197,13 @@ typedef struct llr_featurize_opts {
 	void (*progress)(void *ctx, const llr_fz_progress *p);
 	void (*note)(void *ctx, const char *msg);
 	void *ctx;
-	/* --background fsa:FILE (bg_fsa the file) or regex:PATTERN
-	 * (bg_fsa_regex 1, bg_fsa the pattern): an automaton over the
-	 * vocabulary whose weights multiply the background (bg), NULL
-	 * none; skip_rejected: a corpus sentence it rejects is skipped and
-	 * counted (stats.rejected), not an error */
+	/* --background fsa:FILE, regex:PATTERN or grammar:FILE (bg_fsa the
+	 * file or the pattern, bg_fsa_kind which): an automaton or a GBNF
+	 * grammar over the vocabulary whose weights multiply the background
+	 * (bg), NULL none; skip_rejected: a corpus sentence it rejects is
+	 * skipped and counted (stats.rejected), not an error */
 	const char *bg_fsa;
-	int bg_fsa_regex;
+	llr_fz_automaton_kind bg_fsa_kind;
 	int skip_rejected;
 } llr_featurize_opts;
 /* Everything off, the background unigram:0.5, tok unknown. */

@@ -18,7 +18,7 @@ static const char usage[] =
     "                 [--ortho] [--suffix N] [--char-ngrams A-B] [--hunspell PATH]\n"
     "                 [--min-feature-count N] [--input-features LIST] [--lexicon-scope vocab|all]\n"
     "                 [--vocab FILE | --vocab-from corpus|corpus+lexicon] [--extra FILE]\n"
-    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--background fsa:FILE|regex:PATTERN [--skip-rejected]]\n"
+    "                 [--background uniform|unigram[:K]|ngram:LM|FILE] [--background fsa:FILE|regex:PATTERN|grammar:FILE [--skip-rejected]]\n"
     "                 [--spelling N [--signature-samples N] [--no-oov-features]]\n"
     "                 [--dump] [-o FILE] [FILE ...]\n"
     "       featurize [options] --source SRC [-o FILE] TARGET\n"
@@ -49,7 +49,8 @@ static const char help[] =
     "  --vocab-from corpus|corpus+lexicon  whether lexicon words join the vocabulary\n"
     "  --extra FILE             add the types of another token file (repeatable)\n"
     "  --background B           uniform, unigram[:K] (default), ngram:LM or a FILE; or an automaton\n"
-    "                           fsa:FILE (OpenFst text) or regex:PATTERN multiplying it (give both)\n"
+    "                           fsa:FILE (OpenFst text), regex:PATTERN or grammar:FILE (GBNF)\n"
+    "                           multiplying it (give both)\n"
     "  --skip-rejected          skip the corpus sentences the automaton rejects (default: an error)\n"
     "  --spelling N             add a character N-gram spelling model (open vocabulary)\n"
     "  --no-oov-features        with --spelling, no OOV: features\n"
@@ -153,28 +154,34 @@ static void fz_parse_ngrams(const char *s, llr_extractors *x)
 	x->ngram_max = (int)b;
 }
 
-/* --background fsa:FILE or regex:PATTERN into o, once; any other
- * background into *bg. */
+/* --background fsa:FILE, regex:PATTERN or grammar:FILE into o, once;
+ * any other background into *bg. */
 static void fz_background_opt(const char *s, llr_featurize_opts *o, const char **bg)
 {
-	int re = !strncmp(s, "regex:", 6);
-	if (!re && strncmp(s, "fsa:", 4)) {
+	static const struct {
+		const char *prefix, *what;
+		llr_fz_automaton_kind kind;
+	} kinds[] = {{"fsa:", "file", LLR_FZ_BG_FSA}, {"regex:", "pattern", LLR_FZ_BG_REGEX}, {"grammar:", "file", LLR_FZ_BG_GRAMMAR}};
+	size_t k = 0;
+	while (k < sizeof kinds / sizeof *kinds && strncmp(s, kinds[k].prefix, strlen(kinds[k].prefix)))
+		k++;
+	if (k == sizeof kinds / sizeof *kinds) {
 		*bg = s;
 		return;
 	}
 	if (o->bg_fsa)
-		cli_usage_error(usage, "--background %s: one automaton only", s);
-	o->bg_fsa = s + (re ? 6 : 4);
-	o->bg_fsa_regex = re;
+		cli_usage_error(usage, "--background %s: one automaton or grammar only", s);
+	o->bg_fsa = s + strlen(kinds[k].prefix);
+	o->bg_fsa_kind = kinds[k].kind;
 	if (!*o->bg_fsa)
-		cli_usage_error(usage, "--background %s needs a %s", s, re ? "pattern" : "file");
+		cli_usage_error(usage, "--background %s needs a %s", s, kinds[k].what);
 }
 
 /* The options that go with another one. */
 static void fz_check_pairs(const llr_featurize_opts *o, int dump)
 {
 	if (o->skip_rejected && !o->bg_fsa)
-		cli_usage_error(usage, "--skip-rejected: goes with --background fsa:FILE or regex:PATTERN");
+		cli_usage_error(usage, "--skip-rejected: goes with --background fsa:FILE, regex:PATTERN or grammar:FILE");
 	if (o->sig_samples && !o->spelling)
 		cli_usage_error(usage, "--signature-samples: goes with --spelling N");
 	if (o->no_oov && !o->spelling)
@@ -427,7 +434,8 @@ int main(int argc, char **argv)
 	if (!T.quiet)
 		fz_summary(&T, llr_featurizer_stats(f), llr_featurizer_lexicon(f));
 	if (llr_featurizer_stats(f)->rejected) /* even with -q: data were dropped */
-		fprintf(stderr, "%s: %lld sentences the automaton rejects skipped\n", cli_prog, (long long)llr_featurizer_stats(f)->rejected);
+		fprintf(stderr, "%s: %lld sentences the %s rejects skipped\n", cli_prog, (long long)llr_featurizer_stats(f)->rejected,
+		        T.o.bg_fsa_kind == LLR_FZ_BG_GRAMMAR ? "grammar" : "automaton");
 	llr_featurizer_free(f);
 	free(T.src);
 	free(T.extra);

@@ -1,7 +1,7 @@
 /*
  * automaton.c - featurize's automaton background (lib/featurize/fz.h):
- * --background fsa:FILE or regex:PATTERN compiled over the vocabulary
- * into the lexicon (lex->fsa), a factor of b next to the other
+ * --background fsa:FILE, regex:PATTERN or grammar:FILE (GBNF) compiled
+ * over the vocabulary into the lexicon (lex->fsa), a factor of b next to the other
  * background, and the corpus checked against it: a sentence the
  * automaton rejects is an error naming file:line, the first rejected
  * token and the prefix before it, or with skip_rejected it is left out
@@ -47,8 +47,11 @@ static const char *fz_file_name(const llr_featurize_opts *o, int32_t file)
 static int fz_check(llr_featurizer *R, const int32_t *ids, size_t n, const char *name, int64_t line, llr_err *err)
 {
 	llr_err e = {0};
-	if (llr_fsa_check(R->lex.fsa, R->lex.vocab, ids, n, &e) == LLR_OK)
+	int rc = llr_fsa_check(R->lex.fsa, R->lex.vocab, ids, n, &e);
+	if (rc == LLR_OK)
 		return 1;
+	if (rc != LLR_EFORMAT) /* not a rejection: the grammar could not be followed */
+		return llr_err_set(err, rc, "%s:%lld: %s", name, (long long)line, e.msg);
 	if (R->o.skip_rejected) {
 		R->st.rejected++;
 		return 0;
@@ -98,7 +101,8 @@ static int fz_check_corpus(llr_featurizer *R, llr_err *err)
 	cp->nids = out;
 	cp->sentences = kept;
 	if (!kept)
-		return llr_err_set(err, LLR_EEMPTY, "%s: the automaton rejects every sentence of the corpus", llr_fz_corpus_name(R));
+		return llr_err_set(err, LLR_EEMPTY, "%s: the %s rejects every sentence of the corpus", llr_fz_corpus_name(R),
+		                   R->o.bg_fsa_kind == LLR_FZ_BG_GRAMMAR ? "grammar" : "automaton");
 	return LLR_OK;
 }
 
@@ -120,22 +124,27 @@ int llr_fz_accept(llr_featurizer *R, const char *line, size_t len, const char *n
 
 int llr_fz_automaton(llr_featurizer *R, llr_err *err)
 {
+	static const char *const prefix[] = {"fsa", "regex", "grammar"};
 	const llr_featurize_opts *o = &R->o;
+	const char *kind = prefix[o->bg_fsa_kind];
 	llr_lexicon *lex = &R->lex;
 	llr_err e = {0};
 	if (o->spelling || o->source)
-		return llr_err_set(err, LLR_EINVAL, "--background %s: not with %s (not implemented)", o->bg_fsa_regex ? "regex:" : "fsa:",
-		                   o->spelling ? "--spelling" : "--source");
+		return llr_err_set(err, LLR_EINVAL, "--background %s: not with %s (not implemented)", kind, o->spelling ? "--spelling" : "--source");
 	if (strpbrk(o->bg_fsa, "\n\r")) /* the meta records it on one line */
-		return llr_err_set(err, LLR_EINVAL, "--background %s a newline in the %s", o->bg_fsa_regex ? "regex:" : "fsa:",
-		                   o->bg_fsa_regex ? "pattern" : "file name");
-	lex->fsa = o->bg_fsa_regex ? llr_fsa_regex(o->bg_fsa, lex->vocab, &e) : llr_fsa_read(o->bg_fsa, lex->vocab, &e);
+		return llr_err_set(err, LLR_EINVAL, "--background %s: a newline in the %s", kind,
+		                   o->bg_fsa_kind == LLR_FZ_BG_REGEX ? "pattern" : "file name");
+	switch (o->bg_fsa_kind) {
+	case LLR_FZ_BG_REGEX: lex->fsa = llr_fsa_regex(o->bg_fsa, lex->vocab, &e); break;
+	case LLR_FZ_BG_GRAMMAR: lex->fsa = llr_fsa_grammar(o->bg_fsa, lex->vocab, &e); break;
+	default: lex->fsa = llr_fsa_read(o->bg_fsa, lex->vocab, &e); break;
+	}
 	if (!lex->fsa) {
-		if (o->bg_fsa_regex)
+		if (o->bg_fsa_kind == LLR_FZ_BG_REGEX)
 			return llr_err_set(err, llr_err_code(&e, LLR_EFORMAT), "regex '%s': %s", o->bg_fsa, e.msg);
 		return llr_err_set(err, llr_err_code(&e, LLR_EFORMAT), "%s", e.msg);
 	}
-	if (llr_meta_setf(lex->meta, "background_fsa", "%s:%s", o->bg_fsa_regex ? "regex" : "fsa", o->bg_fsa) < 0)
+	if (llr_meta_setf(lex->meta, "background_fsa", "%s:%s", kind, o->bg_fsa) < 0)
 		return fz_nomem(err);
 	if (R->streaming || o->dump)
 		return LLR_OK;

@@ -12,7 +12,8 @@
  * its token), and at most one default arc that every other producible
  * token takes (what "." and "[^ ...]" of a
  * regular expression leave after the subset construction), so "any
- * token" costs one arc and not V.  Not here: the file and pattern
+ * token" costs one arc and not V.  The queries hand an automaton that
+ * carries a grammar to gbnffsa.c.  Not here: the file and pattern
  * readers (fstext.c, regex.c).
  */
 #include <math.h>
@@ -156,6 +157,7 @@ void llr_fsa_free(llr_fsa *d)
 	free(d->deflogw);
 	free(d->final);
 	free(d->dist);
+	fsa_gram_free(d->gram);
 	free(d);
 }
 
@@ -597,6 +599,8 @@ llr_fsa *fsa_build(fsa_nfa *a, const char *name, llr_err *err)
 
 int32_t llr_fsa_states(const llr_fsa *d)
 {
+	if (d->gram)
+		return fsa_gram_states(d);
 	return d->n;
 }
 
@@ -612,9 +616,11 @@ int32_t llr_fsa_eos(const llr_fsa *d)
 
 int32_t llr_fsa_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 {
-	LLR_ASSERT(q >= 0 && q < d->n);
 	if (x < 0 || x >= d->V || x == d->eos || x == d->bos)
 		return -1;
+	if (d->gram)
+		return fsa_gram_next(d, q, x, logw);
+	LLR_ASSERT(q >= 0 && q < d->n);
 	int32_t lo = d->off[q], hi = d->off[q + 1];
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
@@ -635,6 +641,8 @@ int32_t llr_fsa_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 
 int32_t llr_fsa_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw)
 {
+	if (d->gram)
+		return fsa_gram_arcs(d, q, lab, dst, logw);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	*lab = d->lab + d->off[q];
 	*dst = d->dst + d->off[q];
@@ -644,6 +652,11 @@ int32_t llr_fsa_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int
 
 int32_t llr_fsa_default(const llr_fsa *d, int32_t q, float *logw)
 {
+	if (d->gram) {
+		if (logw)
+			*logw = 0.0f;
+		return -1;
+	}
 	LLR_ASSERT(q >= 0 && q < d->n);
 	if (logw)
 		*logw = d->deflogw[q];
@@ -652,12 +665,16 @@ int32_t llr_fsa_default(const llr_fsa *d, int32_t q, float *logw)
 
 float llr_fsa_final(const llr_fsa *d, int32_t q)
 {
+	if (d->gram)
+		return fsa_gram_final(d, q);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	return d->final[q];
 }
 
 int32_t llr_fsa_dist(const llr_fsa *d, int32_t q)
 {
+	if (d->gram)
+		return fsa_gram_dist(d, q);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	return d->dist[q];
 }

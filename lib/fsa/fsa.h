@@ -2,7 +2,7 @@
  * fsa.h - private to lib/fsa: the nondeterministic automaton over
  * vocabulary ids that the OpenFst text reader (fstext.c) and the regular
  * expression compiler (regex.c) build, and its determinisation into an
- * llr_fsa (fsa.c).  Not API: the rest of the library sees llr_fsa
+ * llr_fsa (fsa.c), and the grammar kind of llr_fsa (gbnffsa.c).  Not API: the rest of the library sees llr_fsa
  * (lib/internal.h).
  */
 #ifndef LLR_FSA_PRIV_H
@@ -21,7 +21,22 @@ struct llr_fsa {
 	float *final;        /* n: ln final weight, -inf not final */
 	int32_t *dist;       /* n */
 	int32_t V, eos, bos; /* the vocabulary's size, </s> and <s> (-1 absent) */
+	/* NULL, or a grammar (gbnffsa.c): then the fields above but V, eos
+	 * and bos are unused, and the queries are the grammar's */
+	struct fsa_gram *gram;
 };
+
+/* The grammar kind (gbnffsa.c): fsa.c's queries when d->gram is set.
+ * fsa_gram_dist looks no further than FSA_GRAM_DIST_MAX tokens
+ * (INT32_MAX beyond). */
+typedef struct fsa_gram fsa_gram;
+#define FSA_GRAM_DIST_MAX 4096
+void fsa_gram_free(fsa_gram *gm);
+int32_t fsa_gram_states(const llr_fsa *d);
+int32_t fsa_gram_next(const llr_fsa *d, int32_t q, int32_t x, float *logw);
+int32_t fsa_gram_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw);
+float fsa_gram_final(const llr_fsa *d, int32_t q);
+int32_t fsa_gram_dist(const llr_fsa *d, int32_t q);
 
 /* An arc's label: a vocabulary id (>= 0), epsilon, or a class of
  * tokens (FSA_CLASS(k), class k of the automaton). */

@@ -14,8 +14,14 @@
  *                        final weight (-inf: not final)
  * and the meta keys fsa.states, fsa.arcs and fsa.start.  The reader
  * checks every index and that the distances are those of the automaton
- * (so every state reaches a final one: it accepts something).  Not
- * here: making an automaton (fstext.c, regex.c, fsa.c).
+ * (so every state reaches a final one: it accepts something).  A
+ * grammar (gbnffsa.c) is stored as its text instead, whose states are
+ * made only as they are reached:
+ *   grammar              text, the GBNF grammar as featurize read it
+ * with the meta key fsa.grammar (its length in bytes); the reader
+ * parses it again and rebuilds the recogniser over the archive's
+ * vocabulary.  Not here: making an automaton (fstext.c, regex.c,
+ * fsa.c, gbnffsa.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -25,6 +31,9 @@
 int llr_fsa_meta(const llr_fsa *d, llr_meta *m)
 {
 	int rc;
+	size_t len;
+	if (llr_fsa_grammar_source(d, &len))
+		return llr_meta_setf(m, "fsa.grammar", "%zu", len);
 	if ((rc = llr_meta_setf(m, "fsa.states", "%d", d->n)) < 0 || (rc = llr_meta_setf(m, "fsa.arcs", "%d", d->off[d->n])) < 0)
 		return rc;
 	return llr_meta_setf(m, "fsa.start", "%d", d->start);
@@ -32,6 +41,10 @@ int llr_fsa_meta(const llr_fsa *d, llr_meta *m)
 
 int llr_fsa_write(llr_tensor_writer *w, const llr_fsa *d, llr_err *err)
 {
+	size_t len;
+	const char *text = llr_fsa_grammar_source(d, &len);
+	if (text)
+		return llr_tw_put_text(w, "fsa/grammar", text, len, err);
 	int64_t M = d->off[d->n], N = d->n;
 	int32_t *arcs = llr_malloc((size_t)LLR_MAX(M, 1) * 2 * sizeof *arcs);
 	int32_t *st = llr_malloc((size_t)N * 3 * sizeof *st);
@@ -116,8 +129,35 @@ static int meta_i32(const llr_meta *m, const char *key, int64_t lo, int64_t hi, 
 	return LLR_OK;
 }
 
+int llr_fsa_in_meta(const llr_meta *m)
+{
+	return llr_meta_get(m, "fsa.states") || llr_meta_get(m, "fsa.grammar");
+}
+
+/* The grammar of fsa.grammar: its text member, of that length. */
+static llr_fsa *get_grammar(llr_tensor_reader *r, const llr_meta *m, const llr_strmap *vocab, llr_err *err)
+{
+	int64_t want;
+	char *text = NULL;
+	size_t len = 0;
+	if (llr_meta_get_i64(m, "fsa.grammar", &want, err) < 0 || want < 0) {
+		llr_err_set(err, LLR_EFORMAT, "meta: fsa.grammar: missing or negative");
+		return NULL;
+	}
+	int rc = llr_lex_next_member(r, "fsa/grammar", err);
+	if (rc >= 0 && (rc = llr_tr_text(r, &text, &len, err)) >= 0 && len != (uint64_t)want)
+		rc = llr_err_set(err, LLR_EFORMAT, "fsa/grammar: %zu bytes, the meta says %lld", len, (long long)want);
+	llr_fsa *d = NULL;
+	if (rc >= 0)
+		d = llr_fsa_grammar_text(text, len, "fsa/grammar", vocab, err);
+	free(text);
+	return d;
+}
+
 llr_fsa *llr_fsa_get_members(llr_tensor_reader *r, const llr_meta *m, const llr_strmap *vocab, llr_err *err)
 {
+	if (llr_meta_get(m, "fsa.grammar"))
+		return get_grammar(r, m, vocab, err);
 	int32_t N = 0, M = 0, start = 0;
 	if (meta_i32(m, "fsa.states", 1, INT32_MAX - 1, &N, err) < 0 || meta_i32(m, "fsa.arcs", 0, INT32_MAX - 1, &M, err) < 0 ||
 	    meta_i32(m, "fsa.start", 0, N - 1, &start, err) < 0)

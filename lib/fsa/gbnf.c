@@ -690,11 +690,17 @@ static int gather(void *ctx, const char *line, size_t len, llr_err *err)
 	return LLR_OK;
 }
 
+int llr_gbnf_read_text(const char *path, llr_buf *b, llr_err *err)
+{
+	int rc = llr_lines_each(path, gather, b, err);
+	return rc < 0 ? rc : LLR_OK;
+}
+
 llr_gbnf *llr_gbnf_read(const char *path, llr_err *err)
 {
 	llr_buf b = {0};
 	llr_gbnf *g = NULL;
-	if (llr_lines_each(path, gather, &b, err) >= 0) {
+	if (llr_gbnf_read_text(path, &b, err) >= 0) {
 		const char *name = !path || !strcmp(path, "-") ? "<stdin>" : path;
 		g = llr_gbnf_parse(b.data ? b.data : "", b.len, name, err);
 	}

@@ -49,6 +49,9 @@ typedef struct llr_gbnf {
  * LLR_EIO, LLR_ENOMEM.  The caller frees with llr_gbnf_free. */
 llr_gbnf *llr_gbnf_parse(const char *text, size_t n, const char *name, llr_err *err);
 llr_gbnf *llr_gbnf_read(const char *path, llr_err *err);
+/* The text llr_gbnf_read parses: the file's lines, each ended by a
+ * newline, appended to b; LLR_EIO, LLR_ENOMEM. */
+int llr_gbnf_read_text(const char *path, llr_buf *b, llr_err *err);
 void llr_gbnf_free(llr_gbnf *g);
 /* Does class k hold code point c? */
 int llr_gbnf_class_has(const llr_gbnf *g, int32_t k, int32_t c);
@@ -73,11 +76,14 @@ typedef struct llr_gbnf_tok llr_gbnf_tok;
 llr_gbnf_tok *llr_gbnf_tok_new(const llr_gbnf *g, const llr_strmap *vocab, llr_err *err);
 void llr_gbnf_tok_free(llr_gbnf_tok *t);
 /* The tokens allowed in state q, ascending (*lab), with the states they
- * lead to (*dst), valid until the next call on t: their count, or
- * LLR_ENOMEM. */
+ * lead to (*dst): their count, or LLR_ENOMEM.  The arrays are q's own,
+ * made when q is first expanded and valid until llr_gbnf_tok_free (the
+ * grammar background keeps them past its lock, lib/fsa/gbnffsa.c). */
 int32_t llr_gbnf_tok_arcs(llr_gbnf_tok *t, int32_t q, const int32_t **lab, const int32_t **dst, llr_err *err);
 /* The state after token x in state q into *to (-1: x not allowed). */
 int llr_gbnf_tok_next(llr_gbnf_tok *t, int32_t q, int32_t x, int32_t *to, llr_err *err);
+/* How many states have been made so far. */
+int32_t llr_gbnf_tok_states(const llr_gbnf_tok *t);
 /* Does the sentence end well in q (may </s> come)? */
 int llr_gbnf_tok_final(const llr_gbnf_tok *t, int32_t q);
 /* A number of tokens, at most limit, that lead from q to a final state,

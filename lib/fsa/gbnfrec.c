@@ -478,6 +478,11 @@ int llr_gbnf_tok_next(llr_gbnf_tok *t, int32_t q, int32_t x, int32_t *to, llr_er
 	return LLR_OK;
 }
 
+int32_t llr_gbnf_tok_states(const llr_gbnf_tok *t)
+{
+	return (int32_t)t->nst;
+}
+
 int llr_gbnf_tok_final(const llr_gbnf_tok *t, int32_t q)
 {
 	return t->st[q].final;

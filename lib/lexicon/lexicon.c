@@ -251,7 +251,7 @@ int llr_lexicon_read(llr_tensor_reader *r, llr_lexicon **out, llr_err *err)
 		goto fail;
 	if (llr_meta_get(m, "sig.count") && (rc = llr_opensig_read(r, m, (int32_t)F, &x->sig, err)) < 0)
 		goto fail;
-	if (llr_meta_get(m, "fsa.states") && !(x->fsa = llr_fsa_get_members(r, m, x->vocab, err))) {
+	if (llr_fsa_in_meta(m) && !(x->fsa = llr_fsa_get_members(r, m, x->vocab, err))) {
 		rc = llr_err_code(err, LLR_EFORMAT);
 		goto fail;
 	}
@@ -309,9 +309,14 @@ static int same_ngram(const llr_ngram *a, const llr_ngram *b)
 	return 1;
 }
 
-/* The same automaton: states, start, arcs, defaults, final weights. */
+/* The same automaton: states, start, arcs, defaults, final weights; or
+ * the same grammar text. */
 static int same_fsa(const llr_fsa *a, const llr_fsa *b)
 {
+	size_t na, nb;
+	const char *ga = llr_fsa_grammar_source(a, &na), *gb = llr_fsa_grammar_source(b, &nb);
+	if (ga || gb)
+		return ga && gb && na == nb && !memcmp(ga, gb, na);
 	if (llr_fsa_states(a) != llr_fsa_states(b) || llr_fsa_start(a) != llr_fsa_start(b))
 		return 0;
 	for (int32_t q = 0; q < llr_fsa_states(a); q++) {

@@ -687,8 +687,10 @@ static int32_t fsa_step(const llr_net *net, int32_t q, int32_t x)
  * the last ctxlen of them as n-gram ids, oldest first, -1 before <s>
  * (or before the batch's first step when a stream does not start with
  * <s>).  An input that is not a lexicon word (an unseen word's row,
- * padding) is the n-gram's <unk>. */
-static void batch_contexts(llr_net *net, const llr_batch *bt)
+ * padding) is the n-gram's <unk>.  Each automaton state is made ready
+ * here (llr_fsa_ready: a grammar's may fail), so the output layer's
+ * threads only read them. */
+static int batch_contexts(llr_net *net, const llr_batch *bt, llr_err *err)
 {
 	int m = net->bg ? llr_ngram_bg_ctxlen(net->bg) : 0, B = bt->B, w = (int)ctx_width(net);
 	int32_t bos = net->bg ? llr_ngram_bos(llr_ngram_bg_model(net->bg)) : -1;
@@ -697,6 +699,8 @@ static void batch_contexts(llr_net *net, const llr_batch *bt)
 		 * <s> (-1 when the stream does not start with one) */
 		int32_t *q = net->ctx + n * (size_t)w + m;
 		*q = fsa_step(net, n < (size_t)B ? -1 : q[-(ptrdiff_t)B * w], bt->input[n]);
+		if (*q >= 0 && llr_fsa_ready(net->fsa, *q, err) < 0)
+			return llr_err_code(err, LLR_ENOMEM);
 	}
 	for (size_t n = 0; m && n < (size_t)bt->T * B; n++) {
 		int t = (int)(n / B), b = (int)(n % B), stop = 0;
@@ -713,6 +717,7 @@ static void batch_contexts(llr_net *net, const llr_batch *bt)
 			c[m - 1 - k] = v;
 		}
 	}
+	return LLR_OK;
 }
 
 /* Validate a batch and fill net->in (input ids, LLR_PAD_IN for padding
@@ -740,8 +745,11 @@ static int load_batch(llr_net *net, const llr_batch *bt, const llr_csr *psi, int
 		net->in[n] = valid ? x : LLR_PAD_IN;
 		net->tg[n] = y;
 	}
-	if ((net->bg || net->fsa) && bt->T > 0 && bt->target)
-		batch_contexts(net, bt);
+	if ((net->bg || net->fsa) && bt->T > 0 && bt->target) {
+		int rc = batch_contexts(net, bt, err);
+		if (rc < 0)
+			return rc;
+	}
 	net->xphi = bt->xphi;
 	net->xlogb = bt->xlogb;
 	return LLR_OK;
@@ -1485,16 +1493,19 @@ void llr_net_state_copy(llr_net_state *dst, int db, const llr_net_state *src, in
 	dst->fq[db] = src->fq[sb];
 }
 
-/* A step's contexts from the streams' histories, after the input. */
-static void step_contexts(llr_net *net, llr_net_state *s, const int32_t *input)
+/* A step's contexts from the streams' histories, after the input; the
+ * automaton's states made ready (as in batch_contexts). */
+static int step_contexts(llr_net *net, llr_net_state *s, const int32_t *input, llr_err *err)
 {
 	int m = net->bg ? llr_ngram_bg_ctxlen(net->bg) : 0, w = (int)ctx_width(net);
 	for (int b = 0; net->fsa && b < s->B; b++) {
 		s->fq[b] = fsa_step(net, s->fq[b], input[b]);
 		net->ctx[(size_t)b * w + m] = s->fq[b];
+		if (s->fq[b] >= 0 && llr_fsa_ready(net->fsa, s->fq[b], err) < 0)
+			return llr_err_code(err, LLR_ENOMEM);
 	}
 	if (!net->bg)
-		return;
+		return LLR_OK;
 	int32_t bos = llr_ngram_bos(llr_ngram_bg_model(net->bg));
 	for (int b = 0; b < s->B; b++) {
 		int32_t *h = s->hist + (size_t)b * HIST;
@@ -1507,6 +1518,7 @@ static void step_contexts(llr_net *net, llr_net_state *s, const int32_t *input)
 		h[HIST - 1] = input[b] == LLR_BOS_ID ? bos : llr_ngram_bg_map(net->bg, input[b]);
 		memcpy(net->ctx + (size_t)b * w, h + HIST - m, (size_t)m * sizeof *h);
 	}
+	return LLR_OK;
 }
 
 int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr_csr *psi, float *logp, llr_err *err)
@@ -1526,8 +1538,8 @@ int llr_net_step(llr_net *net, llr_net_state *s, const int32_t *input, const llr
 		memcpy(s->h + l * BH, net->h[l], BH * sizeof(float));
 		memcpy(s->c + l * BH, net->c[l], BH * sizeof(float));
 	}
-	if (net->bg || net->fsa)
-		step_contexts(net, s, input);
+	if ((net->bg || net->fsa) && (rc = step_contexts(net, s, input, err)) < 0)
+		return rc;
 	rc = forward_out(net, net->h[cf->layers - 1], (size_t)B, NULL, NULL, NULL, logp, NULL);
 	if (rc < 0)
 		return llr_err_set(err, rc, "network: log-probability is not finite");

@@ -145,9 +145,12 @@ int lm_corpus_check_fsa(const llr_lm_corpus *c, const llr_lexicon *x, const char
 	for (size_t i = 0; i < c->npieces; i++) {
 		const llr_lm_piece *p = &c->pieces[i];
 		llr_err e = {0};
-		if (p->sent >= 0 && llr_fsa_check(x->fsa, x->vocab, c->ids + p->sent, (size_t)p->len - 1, &e) < 0)
+		int rc = p->sent >= 0 ? llr_fsa_check(x->fsa, x->vocab, c->ids + p->sent, (size_t)p->len - 1, &e) : LLR_OK;
+		if (rc == LLR_EFORMAT)
 			return llr_err_set(err, LLR_EFORMAT, "%s: sentence %zu: %s (featurize --skip-rejected leaves such sentences out)", name,
 			                   i + 1, e.msg);
+		if (rc < 0)
+			return llr_err_set(err, rc, "%s: sentence %zu: %s", name, i + 1, e.msg);
 	}
 	return LLR_OK;
 }

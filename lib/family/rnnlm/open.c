@@ -249,9 +249,9 @@ int llr_lm_corpus_read_text(const char *path, const llr_rnnlm *m, llr_lm_open *t
 		if (rc || !n)
 			continue;
 		llr_err e = {0};
-		if (m->lex->fsa && llr_fsa_check(m->lex->fsa, m->lex->vocab, buf, n - 1, &e) < 0) {
-			rc = llr_err_set(err, LLR_EFORMAT, "%s:%zu: %s (a validation sentence must be in the language)", llr_lines_name(l),
-			                 llr_lines_lineno(l), e.msg);
+		if (m->lex->fsa && (rc = llr_fsa_check(m->lex->fsa, m->lex->vocab, buf, n - 1, &e)) < 0) {
+			rc = llr_err_set(err, rc, "%s:%zu: %s%s", llr_lines_name(l), llr_lines_lineno(l), e.msg,
+			                 rc == LLR_EFORMAT ? " (a validation sentence must be in the language)" : "");
 			break;
 		}
 		int64_t off = (int64_t)c->n;

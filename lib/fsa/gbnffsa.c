@@ -1,0 +1,179 @@
+/*
+ * gbnffsa.c - a GBNF grammar as the third kind of llr_fsa (issue 51,
+ * featurize --background grammar:FILE), next to the OpenFst automaton
+ * and the regular expression: fsa.c's queries dispatch here when the
+ * automaton carries a grammar (d->gram), and answer them from the
+ * states of the grammar's token recogniser (gbnfrec.c), which are made
+ * as they are reached.  Every arc weighs 1 (ln 0), there is no default
+ * arc, and a state is final when the tokens read are a sentence of the
+ * grammar.  The grammar's text is kept so that fsaio.c can store it and
+ * a reader rebuild the recogniser from it.
+ *
+ * Threads: the recogniser grows its table of states when a query meets
+ * a new one, and train's and score's threads query one automaton at
+ * once, so every query here holds the grammar's mutex (a guard, not a
+ * table computed in advance: the states of the texts scored later are
+ * not known at load).  The arc arrays a query returns stay valid after
+ * it: each state's are allocated once, when it is expanded, and freed
+ * with the recogniser.  Expanding a state can fail (LLR_ENOMEM, or
+ * LLR_ERANGE for a grammar too ambiguous to follow): llr_fsa_ready
+ * expands a state where the caller can report that, and the queries
+ * that cannot report take a state that failed as allowing nothing.
+ * Not here: the grammar (gbnf.c) and its recogniser (gbnfrec.c).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "fsa.h"
+#include "fsa/gbnf.h"
+
+struct fsa_gram {
+	char *text; /* the grammar as read, text[len] = 0 */
+	size_t len;
+	llr_gbnf *g;
+	llr_gbnf_tok *t;
+	float *zero; /* V zeros: the ln weight of every arc */
+	pthread_mutex_t mu;
+};
+
+void fsa_gram_free(fsa_gram *gm)
+{
+	if (!gm)
+		return;
+	llr_gbnf_tok_free(gm->t);
+	llr_gbnf_free(gm->g);
+	free(gm->text);
+	free(gm->zero);
+	pthread_mutex_destroy(&gm->mu);
+	free(gm);
+}
+
+llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, const llr_strmap *vocab, llr_err *err)
+{
+	llr_fsa *d = llr_calloc(1, sizeof *d);
+	fsa_gram *gm = llr_calloc(1, sizeof *gm);
+	int32_t V = (int32_t)llr_strmap_size(vocab);
+	if (!d || !gm || !(gm->text = llr_malloc(len + 1)) || !(gm->zero = llr_calloc((size_t)LLR_MAX(V, 1), sizeof *gm->zero))) {
+		free(d);
+		if (gm) {
+			free(gm->text);
+			free(gm);
+		}
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (len)
+		memcpy(gm->text, text, len);
+	gm->text[len] = 0;
+	gm->len = len;
+	pthread_mutex_init(&gm->mu, NULL);
+	d->gram = gm;
+	d->V = V;
+	d->eos = llr_strmap_get(vocab, LLR_EOS, strlen(LLR_EOS));
+	d->bos = llr_strmap_get(vocab, LLR_BOS, strlen(LLR_BOS));
+	const int32_t *lab, *dst;
+	int32_t n = 0;
+	if ((gm->g = llr_gbnf_parse(gm->text, len, name, err)) && (gm->t = llr_gbnf_tok_new(gm->g, vocab, err)) &&
+	    (n = llr_gbnf_tok_arcs(gm->t, 0, &lab, &dst, err)) >= 0 && !n && !llr_gbnf_tok_final(gm->t, 0))
+		llr_err_set(err, LLR_EFORMAT, "%s: the grammar accepts no sentence of the vocabulary (no token can start rule 'root')", name);
+	else if (gm->g && (!gm->t || n < 0))
+		llr_err_prefix(err, name);
+	else if (gm->g)
+		return d;
+	llr_fsa_free(d);
+	return NULL;
+}
+
+llr_fsa *llr_fsa_grammar(const char *path, const llr_strmap *vocab, llr_err *err)
+{
+	llr_buf b = {0};
+	llr_fsa *d = NULL;
+	if (llr_gbnf_read_text(path, &b, err) >= 0)
+		d = llr_fsa_grammar_text(b.data ? b.data : "", b.len, !path || !strcmp(path, "-") ? "<stdin>" : path, vocab, err);
+	llr_buf_free(&b);
+	return d;
+}
+
+const char *llr_fsa_grammar_source(const llr_fsa *d, size_t *len)
+{
+	if (!d->gram)
+		return NULL;
+	*len = d->gram->len;
+	return d->gram->text;
+}
+
+/* The recogniser's failure rc into err, named. */
+static int gram_fail(int rc, const llr_err *e, llr_err *err)
+{
+	return llr_err_set(err, rc, "grammar background: %s", e->msg);
+}
+
+int llr_fsa_ready(const llr_fsa *d, int32_t q, llr_err *err)
+{
+	if (!d->gram)
+		return LLR_OK;
+	fsa_gram *gm = d->gram;
+	const int32_t *lab, *dst;
+	llr_err e = {0};
+	pthread_mutex_lock(&gm->mu);
+	int32_t n = llr_gbnf_tok_arcs(gm->t, q, &lab, &dst, &e);
+	pthread_mutex_unlock(&gm->mu);
+	return n < 0 ? gram_fail(n, &e, err) : LLR_OK;
+}
+
+int32_t fsa_gram_states(const llr_fsa *d)
+{
+	pthread_mutex_lock(&d->gram->mu);
+	int32_t n = llr_gbnf_tok_states(d->gram->t);
+	pthread_mutex_unlock(&d->gram->mu);
+	return n;
+}
+
+int32_t fsa_gram_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
+{
+	fsa_gram *gm = d->gram;
+	llr_err e = {0};
+	int32_t to = -1;
+	pthread_mutex_lock(&gm->mu);
+	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
+	if (llr_gbnf_tok_next(gm->t, q, x, &to, &e) < 0)
+		to = -1;
+	pthread_mutex_unlock(&gm->mu);
+	if (logw)
+		*logw = 0.0f;
+	return to;
+}
+
+int32_t fsa_gram_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw)
+{
+	fsa_gram *gm = d->gram;
+	llr_err e = {0};
+	pthread_mutex_lock(&gm->mu);
+	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
+	int32_t n = llr_gbnf_tok_arcs(gm->t, q, lab, dst, &e);
+	pthread_mutex_unlock(&gm->mu);
+	*logw = gm->zero;
+	return LLR_MAX(n, 0);
+}
+
+float fsa_gram_final(const llr_fsa *d, int32_t q)
+{
+	fsa_gram *gm = d->gram;
+	pthread_mutex_lock(&gm->mu);
+	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
+	int f = llr_gbnf_tok_final(gm->t, q);
+	pthread_mutex_unlock(&gm->mu);
+	return f ? 0.0f : -INFINITY;
+}
+
+int32_t fsa_gram_dist(const llr_fsa *d, int32_t q)
+{
+	fsa_gram *gm = d->gram;
+	llr_err e = {0};
+	pthread_mutex_lock(&gm->mu);
+	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
+	int32_t n = llr_gbnf_tok_dist(gm->t, q, FSA_GRAM_DIST_MAX, &e);
+	pthread_mutex_unlock(&gm->mu);
+	return n < 0 || n > FSA_GRAM_DIST_MAX ? INT32_MAX : n;
+}
