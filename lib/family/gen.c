@@ -216,7 +216,9 @@ static int fsa_prefix(llr_gen *g, llr_err *err)
 {
 	if (!g->fsa.a && !g->fsa.gt)
 		return LLR_OK;
-	const char *what = g->fsa.gt ? "grammar" : g->fsa.own ? "model's automaton" : "automaton";
+	size_t len;
+	int gram = llr_fsa_grammar_source(g->fsa.a, &len) != NULL; /* a grammar background */
+	const char *what = g->fsa.gt ? "grammar" : g->fsa.own ? (gram ? "model's grammar" : "model's automaton") : "automaton";
 	int32_t q = g->fsa.gt ? 0 : llr_fsa_start(g->fsa.a);
 	for (size_t k = 0; k < g->pre.n; k++) {
 		const char *w = llr_gen_pword(g, k);
@@ -233,7 +235,7 @@ static int fsa_prefix(llr_gen *g, llr_err *err)
 	int32_t d = fsa_dist(g, q, g->fsa.max_len, err);
 	if (d < 0)
 		return d;
-	if (d > g->fsa.max_len && g->fsa.gt)
+	if (d > g->fsa.max_len && gram)
 		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: every sentence of the grammar%s needs more words",
 		                   g->fsa.max_len, g->pre.n ? " after the prefix" : "");
 	if (d > g->fsa.max_len)
