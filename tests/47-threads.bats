@@ -53,3 +53,14 @@ setup() {
 	gen --threads 2 -m m.bin -n 20 -s 5 >g.txt
 	[ "$(wc -l <g.txt)" -eq 20 ]
 }
+
+@test "threads: a grammar background (states made as they are reached, behind a mutex) under train, score and gen --threads 2" {
+	printf '%s\n' 'root ::= item (" " item)*' 'item ::= [^ ()]+ | "(" (" " item)* " )"' >g.gbnf
+	featurize -q --top 30 -l --skip-rejected --background grammar:g.gbnf -o g.fz "$D/in.tok" 2>/dev/null
+	train -q --threads 2 --hidden 16 --embed 16 --layers 1 --epochs 1 -s 3 -o g.bin g.fz
+	score -q --threads 1 -m g.bin --per-token "$D/in.tok" >one
+	[ "$(wc -l <one)" -eq 80 ]
+	score -q --threads 2 --batch 8 -m g.bin --per-token "$D/in.tok" | cmp - one
+	gen --threads 2 -m g.bin -n 20 -s 5 --max-len 20 >g.txt
+	[ "$(wc -l <g.txt)" -eq 20 ]
+}
