@@ -194,13 +194,20 @@ setup() {
 	[[ "$output" == *"one automaton or grammar only"* ]]
 }
 
-@test "featurize(1) EXAMPLES: a grammar background" {
-	cp "$G" parens.gbnf
+@test "featurize(1) EXAMPLES: a grammar background runs, and score gives the rejected sentences -inf" {
+	cat >parens.gbnf <<'EOF'
+root  ::= item (" " item)* " " end
+end   ::= "." | "?" | "!"
+item  ::= plain | "(" (" " item)* " )"
+plain ::= [^ ()]+
+EOF
 	cp "$D/brown.tok" train.tok
 	featurize --top 50 --skip-rejected \
 		--background grammar:parens.gbnf -o p.feat train.tok 2>/dev/null
 	train --hidden 8 --embed 8 --epochs 1 -o p.llrnn p.feat 2>/dev/null
 	run -0 --separate-stderr score -m p.llrnn --check-norm train.tok
-	[[ "$stderr" == *"zeroprobs"* ]]
+	rejected=$(in_language <train.tok | grep -c '^0$')
+	[[ "$stderr" == *", $rejected zeroprobs"* ]]
+	[[ "$stderr" == *"score: norm check: max |sum p - 1| = "* ]]
 	[[ "$stderr" != *"failed"* ]]
 }
