@@ -575,7 +575,8 @@ int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *log
  * final state, with its final weight.  A GBNF grammar is the same
  * queries over the states of its pushdown recogniser (gbnffsa.c): made
  * when first reached, so llr_fsa_states counts those made so far, every
- * arc weighs 1, there is no default arc; its queries are thread-safe.
+ * arc weighs 1, and it is not trimmed (gbnf.h); its queries are
+ * thread-safe.
  *
  * llr_fsa_read reads OpenFst's text format (fstcompile's input) over
  * tokens; llr_fsa_regex compiles a regular expression over tokens

@@ -652,11 +652,8 @@ int32_t llr_fsa_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int
 
 int32_t llr_fsa_default(const llr_fsa *d, int32_t q, float *logw)
 {
-	if (d->gram) {
-		if (logw)
-			*logw = 0.0f;
-		return -1;
-	}
+	if (d->gram)
+		return fsa_gram_default(d, q, logw);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	if (logw)
 		*logw = d->deflogw[q];

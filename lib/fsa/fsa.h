@@ -35,6 +35,7 @@ void fsa_gram_free(fsa_gram *gm);
 int32_t fsa_gram_states(const llr_fsa *d);
 int32_t fsa_gram_next(const llr_fsa *d, int32_t q, int32_t x, float *logw);
 int32_t fsa_gram_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw);
+int32_t fsa_gram_default(const llr_fsa *d, int32_t q, float *logw);
 float fsa_gram_final(const llr_fsa *d, int32_t q);
 int32_t fsa_gram_dist(const llr_fsa *d, int32_t q);
 

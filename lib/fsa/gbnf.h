@@ -66,7 +66,9 @@ int llr_gbnf_match(const llr_gbnf *g, const char *s, size_t n);
 /* The grammar over the tokens of a vocabulary: a sentence of tokens is
  * the string of its tokens joined by single spaces (no space before the
  * first or after the last), and it belongs to the language when g
- * derives that string.  States are the sets of stacks of the pushdown
+ * derives that string.  A token is allowed only where the string may end
+ * after it or a space may follow it (not deeper: a state may still lead
+ * nowhere some tokens later).  States are the sets of stacks of the pushdown
  * recogniser after a prefix of tokens, numbered as they are first met
  * (0: the start); there may be infinitely many, so they are made when
  * reached.  </s>, <s> and <unk> are never tokens here.  g and vocab are

@@ -4,9 +4,10 @@
  * and the regular expression: fsa.c's queries dispatch here when the
  * automaton carries a grammar (d->gram), and answer them from the
  * states of the grammar's token recogniser (gbnfrec.c), which are made
- * as they are reached.  Every arc weighs 1 (ln 0), there is no default
- * arc, and a state is final when the tokens read are a sentence of the
- * grammar.  The grammar's text is kept so that fsaio.c can store it and
+ * as they are reached.  Every arc weighs 1 (ln 0), a state is final when
+ * the tokens read are a sentence of the grammar, and a state whose
+ * allowed tokens mostly lead to one state takes it as its default arc
+ * (gram_set), as a DFA of "." does.  The grammar's text is kept so that fsaio.c can store it and
  * a reader rebuild the recogniser from it.
  *
  * Threads: the recogniser grows its table of states when a query meets
@@ -28,12 +29,25 @@
 #include "fsa.h"
 #include "fsa/gbnf.h"
 
+/* A state's allowed set as fsa.c lays one out: when most allowed tokens
+ * lead to one state, that state is the default arc and the arcs list
+ * only the other tokens (to their states, or to -1 for a token not
+ * allowed), so a state that allows most of the vocabulary costs the
+ * normaliser the few tokens it treats apart, not all it allows. */
+typedef struct gram_set {
+	int done;
+	int32_t def, n; /* the default arc's state (-1 none), the arcs */
+	int32_t *lab, *dst;
+} gram_set;
+
 struct fsa_gram {
 	char *text; /* the grammar as read, text[len] = 0 */
 	size_t len;
 	llr_gbnf *g;
 	llr_gbnf_tok *t;
-	float *zero; /* V zeros: the ln weight of every arc */
+	float *zero;   /* V zeros: the ln weight of every arc */
+	gram_set *set; /* nset: each state's, made with it */
+	size_t nset;
 	pthread_mutex_t mu;
 };
 
@@ -41,6 +55,12 @@ void fsa_gram_free(fsa_gram *gm)
 {
 	if (!gm)
 		return;
+	for (size_t q = 0; q < gm->nset; q++)
+		if (gm->set[q].def >= 0) {
+			free(gm->set[q].lab);
+			free(gm->set[q].dst);
+		}
+	free(gm->set);
 	llr_gbnf_tok_free(gm->t);
 	llr_gbnf_free(gm->g);
 	free(gm->text);
@@ -109,17 +129,100 @@ static int gram_fail(int rc, const llr_err *e, llr_err *err)
 	return llr_err_set(err, rc, "grammar background: %s", e->msg);
 }
 
+static int cmp_i32(const void *pa, const void *pb)
+{
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The most frequent of the states dst[0..n), into *mode (-1: n = 0);
+ * how often. */
+static int32_t mode_of(const int32_t *dst, int32_t n, int32_t *scratch, int32_t *mode)
+{
+	memcpy(scratch, dst, (size_t)n * sizeof *scratch);
+	qsort(scratch, (size_t)n, sizeof *scratch, cmp_i32);
+	int32_t best = 0;
+	*mode = -1;
+	for (int32_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && scratch[j] == scratch[i]; j++)
+			;
+		if (j - i > best) {
+			best = j - i;
+			*mode = scratch[i];
+		}
+	}
+	return best;
+}
+
+/* State q's set (gm->set[q]), made once; with the mutex held.  The
+ * default form when it lists fewer tokens than the plain one: V - 1 -
+ * (tokens to the most frequent state), </s> never listed. */
+static int gram_set_make(const llr_fsa *d, int32_t q, llr_err *err)
+{
+	fsa_gram *gm = d->gram;
+	if ((size_t)q < gm->nset && gm->set[q].done)
+		return LLR_OK;
+	const int32_t *lab, *dst;
+	int32_t n = llr_gbnf_tok_arcs(gm->t, q, &lab, &dst, err);
+	if (n < 0)
+		return n;
+	if ((size_t)q >= gm->nset) {
+		size_t c = LLR_MAX((size_t)q + 1, 2 * gm->nset);
+		gram_set *v = llr_reallocarray(gm->set, c, sizeof *v);
+		if (!v)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		memset(v + gm->nset, 0, (c - gm->nset) * sizeof *v);
+		gm->set = v;
+		gm->nset = c;
+	}
+	gram_set *st = &gm->set[q];
+	int32_t *scratch = llr_malloc((size_t)LLR_MAX(n, 1) * sizeof *scratch), mode;
+	if (!scratch)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	int32_t m = mode_of(dst, n, scratch, &mode), listed = d->V - (d->eos >= 0) - m;
+	free(scratch);
+	st->def = -1;
+	st->lab = (int32_t *)lab; /* the recogniser's own arrays */
+	st->dst = (int32_t *)dst;
+	st->n = n;
+	if (m > 0 && listed < n) {
+		int32_t *l = llr_malloc((size_t)LLR_MAX(listed, 1) * sizeof *l), *t = llr_malloc((size_t)LLR_MAX(listed, 1) * sizeof *t);
+		if (!l || !t) {
+			free(l);
+			free(t);
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		}
+		int32_t k = 0, j = 0;
+		for (int32_t x = 0; x < d->V; x++) {
+			while (j < n && lab[j] < x)
+				j++;
+			int32_t to = j < n && lab[j] == x ? dst[j] : -1;
+			if (x != d->eos && to != mode) {
+				l[k] = x;
+				t[k++] = to;
+			}
+		}
+		LLR_ASSERT(k == listed);
+		st->lab = l;
+		st->dst = t;
+		st->n = listed;
+		st->def = mode;
+	}
+	st->done = 1;
+	return LLR_OK;
+}
+
 int llr_fsa_ready(const llr_fsa *d, int32_t q, llr_err *err)
 {
 	if (!d->gram)
 		return LLR_OK;
 	fsa_gram *gm = d->gram;
-	const int32_t *lab, *dst;
 	llr_err e = {0};
 	pthread_mutex_lock(&gm->mu);
-	int32_t n = llr_gbnf_tok_arcs(gm->t, q, &lab, &dst, &e);
+	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
+	int rc = gram_set_make(d, q, &e);
 	pthread_mutex_unlock(&gm->mu);
-	return n < 0 ? gram_fail(n, &e, err) : LLR_OK;
+	return rc < 0 ? gram_fail(rc, &e, err) : LLR_OK;
 }
 
 int32_t fsa_gram_states(const llr_fsa *d)
@@ -145,16 +248,39 @@ int32_t fsa_gram_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 	return to;
 }
 
-int32_t fsa_gram_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw)
+/* State q's set, made if need be, copied out under the mutex (gm->set
+ * may move when another thread adds a state; the arrays it points to do
+ * not): 0, or -1 when making it failed (nothing allowed). */
+static int gram_set_of(const llr_fsa *d, int32_t q, gram_set *out)
 {
 	fsa_gram *gm = d->gram;
 	llr_err e = {0};
 	pthread_mutex_lock(&gm->mu);
 	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
-	int32_t n = llr_gbnf_tok_arcs(gm->t, q, lab, dst, &e);
+	int rc = gram_set_make(d, q, &e);
+	if (rc >= 0)
+		*out = gm->set[q];
 	pthread_mutex_unlock(&gm->mu);
-	*logw = gm->zero;
-	return LLR_MAX(n, 0);
+	return rc < 0 ? -1 : 0;
+}
+
+int32_t fsa_gram_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw)
+{
+	gram_set st;
+	*logw = d->gram->zero;
+	if (gram_set_of(d, q, &st) < 0)
+		return 0;
+	*lab = st.lab;
+	*dst = st.dst;
+	return st.n;
+}
+
+int32_t fsa_gram_default(const llr_fsa *d, int32_t q, float *logw)
+{
+	gram_set st;
+	if (logw)
+		*logw = 0.0f;
+	return gram_set_of(d, q, &st) < 0 ? -1 : st.def;
 }
 
 float fsa_gram_final(const llr_fsa *d, int32_t q)

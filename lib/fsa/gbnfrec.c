@@ -376,6 +376,20 @@ void llr_gbnf_tok_free(llr_gbnf_tok *t)
 	free(t);
 }
 
+/* Can a token end where the stacks a are: is a the end of a sentence,
+ * or can a space (before the next token) come next?  A token after
+ * which neither holds leads nowhere (such as "w1" in a grammar that has
+ * only "w1" [01]), and is not allowed. */
+static int may_end_token(const llr_gbnf *g, const sset *a)
+{
+	for (size_t i = 0; i < a->n; i += (size_t)a->v[i] + 1) {
+		size_t len = (size_t)a->v[i];
+		if (!len || llr_gbnf_class_has(g, GBNF_ARG(g->el[a->v[i + len]]), ' '))
+			return 1;
+	}
+	return 0;
+}
+
 /* The tokens below trie node at that the stacks a (before the node's
  * children) let through, as (token, state) pairs into arcs. */
 static int walk(llr_gbnf_tok *t, int32_t at, const sset *a, sset *arcs)
@@ -387,7 +401,7 @@ static int walk(llr_gbnf_tok *t, int32_t at, const sset *a, sset *arcs)
 		t->work += a->n + b.n;
 		if (rc < 0 || !b.n)
 			continue;
-		if (t->tr.tok[ch] >= 0) {
+		if (t->tr.tok[ch] >= 0 && may_end_token(t->g, &b)) {
 			int32_t q = intern(t, &b, 1);
 			if (q < 0 || gbnf_push(arcs, t->tr.tok[ch]) < 0 || gbnf_push(arcs, q) < 0)
 				rc = LLR_ENOMEM;
