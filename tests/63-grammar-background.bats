@@ -186,6 +186,13 @@ setup() {
 	[ -z "$output" ]
 	[ ! -e o.fz ]
 	[[ "$stderr" == "featurize: amb.tok:2: grammar background: the grammar is too ambiguous: more than 16384 parses alive at once"* ]]
+	# a model of that grammar scores what it can follow and stops at what it cannot
+	for i in $(seq 1 30); do echo 'a x b'; echo 'a a x c b'; done >amb-ok.tok
+	featurize -q --top 5 --background grammar:amb.gbnf -o amb.fz amb-ok.tok
+	train -q $TINY --epochs 1 -s 1 -o amb.llrnn amb.fz
+	run -1 --separate-stderr score -m amb.llrnn amb.tok
+	[ "${#lines[@]}" -le 1 ]
+	[[ "$stderr" == *"score: grammar background: the grammar is too ambiguous: more than 16384 parses alive at once"* ]]
 	run -1 --separate-stderr featurize --background grammar:missing.gbnf -o o.fz "$D/brown.tok"
 	[ -z "$output" ]
 	[[ "$stderr" == "featurize: missing.gbnf: "* ]]
