@@ -56,7 +56,7 @@ void fsa_gram_free(fsa_gram *gm)
 	if (!gm)
 		return;
 	for (size_t q = 0; q < gm->nset; q++)
-		if (gm->set[q].def >= 0) {
+		if (gm->set[q].done && gm->set[q].def >= 0) { /* its own arrays, not the recogniser's */
 			free(gm->set[q].lab);
 			free(gm->set[q].dst);
 		}
