@@ -218,3 +218,20 @@ EOF
 	[[ "$stderr" == *"score: norm check: max |sum p - 1| = "* ]]
 	[[ "$stderr" != *"failed"* ]]
 }
+
+@test "train: shards must carry the same grammar (its text compared)" {
+	vocab "$D/brown.tok" >v.tsv
+	cp "$G" same.gbnf
+	{ cat "$G"; echo '# another comment'; } >other.gbnf
+	featurize -q --vocab v.tsv --top 20 --skip-rejected --background "grammar:$G" -o s1.fz "$D/brown.tok" 2>/dev/null
+	featurize -q --vocab v.tsv --top 20 --skip-rejected --background grammar:same.gbnf -o s2.fz "$D/brown.tok" 2>/dev/null
+	featurize -q --vocab v.tsv --top 20 --skip-rejected --background grammar:other.gbnf -o s3.fz "$D/brown.tok" 2>/dev/null
+	featurize -q --vocab v.tsv --top 20 --skip-rejected --background 'regex:.+' -o s4.fz "$D/brown.tok" 2>/dev/null
+	train -q $TINY --epochs 1 -s 1 -o ok.llrnn s1.fz s2.fz
+	run -1 --separate-stderr train -q $TINY --epochs 1 -s 1 -o m.llrnn s1.fz s3.fz
+	[ -z "$output" ]
+	[ ! -e m.llrnn ]
+	[[ "$stderr" == "train: s3.fz: not a shard of s1.fz's corpus: automaton backgrounds differ"* ]]
+	run -1 --separate-stderr train -q $TINY --epochs 1 -s 1 -o m.llrnn s1.fz s4.fz
+	[[ "$stderr" == *"automaton backgrounds differ"* ]]
+}
