@@ -139,7 +139,7 @@ setup() {
 	# a prefix outside the language is refused, as with --grammar
 	run -1 --separate-stderr gen -m "$D/g.llrnn" -n 1 --prefix ')'
 	[ -z "$output" ]
-	[[ "$stderr" == *"the grammar rejects word 1 ')'"* ]]
+	[[ "$stderr" == *"the prefix: the model's grammar rejects word 1 ')'"* ]]
 }
 
 @test "featurize --background ngram:LM --background grammar: the product, normalised by the output (score --check-norm)" {

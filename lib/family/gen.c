@@ -217,7 +217,7 @@ static int fsa_prefix(llr_gen *g, llr_err *err)
 	if (!g->fsa.a && !g->fsa.gt)
 		return LLR_OK;
 	size_t len;
-	int gram = llr_fsa_grammar_source(g->fsa.a, &len) != NULL; /* a grammar background */
+	int gram = g->fsa.a && llr_fsa_grammar_source(g->fsa.a, &len); /* a grammar background */
 	const char *what = g->fsa.gt ? "grammar" : g->fsa.own ? (gram ? "model's grammar" : "model's automaton") : "automaton";
 	int32_t q = g->fsa.gt ? 0 : llr_fsa_start(g->fsa.a);
 	for (size_t k = 0; k < g->pre.n; k++) {
