@@ -84,7 +84,7 @@ setup() {
 	gen -m "$M/brown.arpa" -s 6 -n 20 -p "( ( (" --max-len 7 --grammar paren.gbnf >out
 	awk '$1 != "(" || $2 != "(" || $3 != "(" || $NF != ")" || NF != 7 { bad = 1 } END { exit bad }' out
 	run_err 1 "gen: the prefix: the grammar rejects word 2 '\\)'" gen -m "$M/brown.arpa" -p "( )" --grammar paren.gbnf
-	run_err 1 "gen: no accepting state is reachable within --max-len 3: the shortest sentence of the grammar after the prefix needs 4 words" \
+	run_err 1 "gen: no accepting state is reachable within --max-len 3: every sentence of the grammar after the prefix needs more words" \
 		gen -m "$M/brown.arpa" -p "( ( (" --max-len 3 --grammar paren.gbnf
 	run_err 1 "gen: no accepting state is reachable within --max-len 1" gen -m "$M/brown.arpa" --max-len 1 --grammar "$G"
 }

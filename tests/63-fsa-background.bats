@@ -220,7 +220,7 @@ setup() {
 
 @test "train --feedforward, --context, --mrf: a stream with an automaton background is refused (their outputs would ignore it)" {
 	for fam in "--feedforward 3" "--context 3" "--mrf"; do
-		run_err 1 "^train: $D/c.fz: ${fam%% *} does not take an automaton background \\(featurize --background fsa: or regex:\\): its output would ignore it" \
+		run_err 1 "^train: $D/c.fz: ${fam%% *} does not take an automaton background \\(featurize --background fsa:, regex: or grammar:\\): its output would ignore it" \
 			train -q $fam -o m "$D/c.fz"
 		[ ! -e m ]
 	done

@@ -210,15 +210,29 @@ static int32_t fsa_dist(llr_gen *g, int32_t q, int32_t limit, llr_err *err)
 	return llr_fsa_dist(g->fsa.a, q);
 }
 
+/* Is the constraint a grammar (--grammar, or a model's grammar
+ * background)? */
+static int fsa_is_grammar(const llr_gen *g)
+{
+	size_t len;
+	return g->fsa.gt || (g->fsa.a && llr_fsa_grammar_source(g->fsa.a, &len));
+}
+
+/* The constraint as messages name it. */
+static const char *fsa_what(const llr_gen *g)
+{
+	if (g->fsa.own)
+		return fsa_is_grammar(g) ? "model's grammar" : "model's automaton";
+	return g->fsa.gt ? "grammar" : "automaton";
+}
+
 /* The state after the prefix, in g->fsa.q0.  The model's own automaton
  * reads a word outside the vocabulary as <unk>, as the model does. */
 static int fsa_prefix(llr_gen *g, llr_err *err)
 {
 	if (!g->fsa.a && !g->fsa.gt)
 		return LLR_OK;
-	size_t len;
-	int gram = g->fsa.a && llr_fsa_grammar_source(g->fsa.a, &len); /* a grammar background */
-	const char *what = g->fsa.gt ? "grammar" : g->fsa.own ? (gram ? "model's grammar" : "model's automaton") : "automaton";
+	const char *what = fsa_what(g);
 	int32_t q = g->fsa.gt ? 0 : llr_fsa_start(g->fsa.a);
 	for (size_t k = 0; k < g->pre.n; k++) {
 		const char *w = llr_gen_pword(g, k);
@@ -235,9 +249,9 @@ static int fsa_prefix(llr_gen *g, llr_err *err)
 	int32_t d = fsa_dist(g, q, g->fsa.max_len, err);
 	if (d < 0)
 		return d;
-	if (d > g->fsa.max_len && gram)
-		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: every sentence of the grammar%s needs more words",
-		                   g->fsa.max_len, g->pre.n ? " after the prefix" : "");
+	if (d > g->fsa.max_len && fsa_is_grammar(g)) /* a grammar's search gives no length beyond max_len */
+		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: every sentence of the %s%s needs more words",
+		                   g->fsa.max_len, what, g->pre.n ? " after the prefix" : "");
 	if (d > g->fsa.max_len)
 		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: the shortest sentence of the %s%s needs %d words",
 		                   g->fsa.max_len, what, g->pre.n ? " after the prefix" : "", d);
@@ -582,8 +596,8 @@ int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, l
 			sum += exp(v - mx);
 	}
 	if (!(mx > -INFINITY))
-		return fsa_stuck(g, h, g->fsa.gt ? "the model gives no token the grammar allows a finite probability"
-		                                 : "the model gives no token the automaton allows a finite probability",
+		return fsa_stuck(g, h, fsa_is_grammar(g) ? "the model gives no token the grammar allows a finite probability"
+		                                         : "the model gives no token the automaton allows a finite probability",
 		                 err);
 	double lz = mx + log(sum);
 	int live = 0;

@@ -36,8 +36,9 @@ typedef struct llr_gen_hyp {
  * a vocabulary id's string.  ensemble adds another model of the family
  * (a source family's; source: start's sentence is a source, and the
  * results have no per-token log p).  automaton is the automaton
- * background the model was trained under (featurize --background fsa:
- * or regex:), over the ids of word, owned by the model; NULL: none.
+ * background the model was trained under (featurize --background fsa:,
+ * regex: or grammar:), over the ids of word, owned by the model; NULL:
+ * none.
  * sample, beam, features, note, ensemble and automaton may be NULL. */
 typedef struct llr_gen_ops {
 	int (*init)(llr_gen *g, llr_err *err);

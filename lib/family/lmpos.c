@@ -23,7 +23,7 @@ int llr_lm_stream_read(const char *path, const char *name, const char *opt, int 
 		rc = llr_lm_corpus_read(r, name, *x, 1 << 30, comm, c, err);
 	llr_tr_close(r);
 	if (rc == LLR_OK && (*x)->fsa)
-		rc = llr_err_set(err, LLR_EINVAL, "%s: %s does not take an automaton background (featurize --background fsa: or regex:): "
+		rc = llr_err_set(err, LLR_EINVAL, "%s: %s does not take an automaton background (featurize --background fsa:, regex: or grammar:): "
 		                 "its output would ignore it; train an LL-RNN on this stream, or featurize it without the automaton",
 		                 name, opt);
 	if (rc < 0) {
