@@ -618,8 +618,13 @@ int32_t llr_fsa_arcs(const llr_fsa *a, int32_t q, const int32_t **lab, const int
 int32_t llr_fsa_default(const llr_fsa *a, int32_t q, float *logw);
 /* ln of q's final weight, -inf when q is not final. */
 float llr_fsa_final(const llr_fsa *a, int32_t q);
-/* The fewest tokens that lead from q to a final state (0: q is final). */
+/* The fewest tokens that lead from q to a final state (0: q is final);
+ * a grammar looks no further than 4096 (INT32_MAX beyond, or on an
+ * error).  llr_fsa_dist_within: the same within limit, more than limit
+ * when none was found there, a grammar's errors (LLR_ERANGE: too
+ * ambiguous; LLR_ENOMEM) returned with err set. */
 int32_t llr_fsa_dist(const llr_fsa *a, int32_t q);
+int32_t llr_fsa_dist_within(const llr_fsa *a, int32_t q, int32_t limit, llr_err *err);
 /* Run the automaton from its start over ids[0..n): the state reached,
  * or -1 - k when token k is the first it rejects. */
 int32_t llr_fsa_run(const llr_fsa *a, const int32_t *ids, size_t n);

@@ -207,7 +207,7 @@ static int32_t fsa_dist(llr_gen *g, int32_t q, int32_t limit, llr_err *err)
 {
 	if (g->fsa.gt)
 		return llr_gbnf_tok_dist(g->fsa.gt, q, limit, err);
-	return llr_fsa_dist(g->fsa.a, q);
+	return llr_fsa_dist_within(g->fsa.a, q, limit, err);
 }
 
 /* Is the constraint a grammar (--grammar, or a model's grammar

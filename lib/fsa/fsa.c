@@ -676,6 +676,14 @@ int32_t llr_fsa_dist(const llr_fsa *d, int32_t q)
 	return d->dist[q];
 }
 
+int32_t llr_fsa_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err)
+{
+	if (d->gram)
+		return fsa_gram_dist_within(d, q, limit, err);
+	LLR_ASSERT(q >= 0 && q < d->n);
+	return d->dist[q];
+}
+
 int32_t llr_fsa_run(const llr_fsa *d, const int32_t *ids, size_t n)
 {
 	int32_t q = d->start;

@@ -38,6 +38,7 @@ int32_t fsa_gram_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const in
 int32_t fsa_gram_default(const llr_fsa *d, int32_t q, float *logw);
 float fsa_gram_final(const llr_fsa *d, int32_t q);
 int32_t fsa_gram_dist(const llr_fsa *d, int32_t q);
+int32_t fsa_gram_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err);
 
 /* An arc's label: a vocabulary id (>= 0), epsilon, or a class of
  * tokens (FSA_CLASS(k), class k of the automaton). */

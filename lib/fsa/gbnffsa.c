@@ -293,13 +293,19 @@ float fsa_gram_final(const llr_fsa *d, int32_t q)
 	return f ? 0.0f : -INFINITY;
 }
 
-int32_t fsa_gram_dist(const llr_fsa *d, int32_t q)
+int32_t fsa_gram_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err)
 {
 	fsa_gram *gm = d->gram;
-	llr_err e = {0};
 	pthread_mutex_lock(&gm->mu);
 	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
-	int32_t n = llr_gbnf_tok_dist(gm->t, q, FSA_GRAM_DIST_MAX, &e);
+	int32_t n = llr_gbnf_tok_dist(gm->t, q, limit, err);
 	pthread_mutex_unlock(&gm->mu);
+	return n;
+}
+
+int32_t fsa_gram_dist(const llr_fsa *d, int32_t q)
+{
+	llr_err e = {0};
+	int32_t n = fsa_gram_dist_within(d, q, FSA_GRAM_DIST_MAX, &e);
 	return n < 0 || n > FSA_GRAM_DIST_MAX ? INT32_MAX : n;
 }
