@@ -2637,6 +2637,15 @@ typedef struct llr_search_opts {
 	int max_len;     /* tokens at most, eos included */
 	double len_norm; /* >= 0; 0 ranks by logp */
 	int attention;   /* keep each hypothesis' attention (first model) */
+	/* NULL, or an automaton over the target vocabulary that masks models
+	 * trained without one (gen --fsa on an encoder-decoder: the
+	 * mask-only mode).  Each step's log p is then masked to the tokens
+	 * it allows in the hypothesis' state (</s> in a final state),
+	 * weighted by their arcs and renormalised over them; an expansion
+	 * is kept only when a final state stays reachable within max_len,
+	 * as under a model's own automaton.  LLR_EINVAL when a model has
+	 * its own automaton (llr_encdec_set_fsa). */
+	const llr_fsa *mask;
 } llr_search_opts;
 
 typedef struct llr_hyp {

@@ -111,6 +111,62 @@ setup() {
 		gen -m "$D/one.bin" --max-len 1 "$D/t40.src"
 }
 
+@test "gen --fsa: a model trained without the automaton decoded inside it (mask-only): greedy, beam and n-best outputs in the language" {
+	train $TINY -q --epochs 2 -s 1 -o free.bin "$D/ll.fz"
+	gen -m free.bin "$D/t40.src" | awk "$ONE_AWK" "$LEX" - >bad
+	[ -s bad ] # the control breaks the rule
+	gen -m free.bin --fsa "$ONE" "$D/t40.src" >greedy
+	gen -m free.bin --fsa "$ONE" --beam 4 "$D/t40.src" >beam
+	gen -m free.bin --fsa "$ONE" --beam 4 --nbest 4 "$D/t40.src" >nbest
+	[ "$(wc -l <greedy)" -eq 40 ] && [ "$(wc -l <beam)" -eq 40 ] && [ "$(wc -l <nbest)" -eq 160 ]
+	for f in greedy beam; do
+		run -0 awk "$ONE_AWK" "$LEX" "$f"
+		[ -z "$output" ]
+	done
+	cut -f4 nbest | awk "$ONE_AWK" "$LEX" - >bad
+	[ ! -s bad ]
+	# an ensemble of unconstrained models is masked too
+	train $TINY -q --epochs 2 -s 2 -o free2.bin "$D/ll.fz"
+	gen -m free.bin -m free2.bin --fsa "$ONE" --beam 3 "$D/t40.src" | awk "$ONE_AWK" "$LEX" - >bad
+	[ ! -s bad ]
+	gen -m free.bin --fsa "$ONE" --max-len 2 "$D/t40.src" >short
+	run -0 awk "$ONE_AWK" "$LEX" short
+	[ -z "$output" ]
+	run_err 1 "^gen: .*no accepting state is reachable within --max-len 1" gen -m free.bin --fsa "$ONE" --max-len 1 "$D/t40.src"
+}
+
+@test "gen --fsa on an encoder-decoder: the masked distribution is renormalised over the language (a finite one sums to 1)" {
+	printf '0 1 K\n0 2 AE1\n0 3 T\n1 2 AE1\n2 4 T\n3 5 AH1\n2\n4\n5\n' >fin.fst
+	for i in $(seq 1 12); do
+		printf 'k a t\ncat\na t\nt\nt u\nk a t t\n'
+	done >p.src
+	for i in $(seq 1 12); do
+		printf 'K AE1 T\nK AE1\nAE1 T\nAE1\nT AH1\nK AE1 T T\n'
+	done >p.tgt
+	featurize -q --source p.src -o p.fz p.tgt
+	train -q --hidden 8 --embed 8 --attn-hidden 8 --threads 1 --batch 8 --epochs 3 -s 1 -o free.bin p.fz
+	# beam 5 finds the language's five strings; their masked
+	# probabilities sum to 1, the unmasked ones to less
+	echo 'k a t' | gen -m free.bin --fsa fin.fst --beam 5 --nbest 5 --logprob >masked
+	[ "$(cut -f4 masked | sort | tr '\n' ,)" = "AE1,AE1 T,K AE1,K AE1 T,T AH1," ]
+	awk -F '\t' '{ s += exp($5) } END { printf "%.6f\n", s; exit !(s > 0.9999 && s < 1.0001) }' masked
+	echo 'k a t' | gen -m free.bin --beam 5 --nbest 5 --logprob >plain
+	awk -F '\t' '{ s += exp($5) } END { exit !(s < 0.99) }' plain
+}
+
+@test "gen --fsa on an encoder-decoder: refused with a model trained under an automaton, foreign tokens listed, no --regex" {
+	run_err 1 "^gen: .*one.bin: the model was trained under an output automaton, which gen follows without being told; --fsa does not combine with it" \
+		gen -m "$D/one.bin" --fsa "$ONE" "$D/t40.src"
+	train $TINY -q --epochs 1 -s 1 -o free.bin "$D/ll.fz"
+	run_err 1 "^gen: .*one.bin: the model was trained under an output automaton" \
+		gen -m free.bin -m "$D/one.bin" --fsa "$ONE" "$D/t40.src"
+	printf '0 1 K\n0 1 XX1\n1\n' >alpha.fst
+	run_err 1 "^gen: .*alpha.fst: 1 token the model cannot produce \(not in the vocabulary\): XX1 \(line 2\)" \
+		gen -m free.bin --fsa alpha.fst "$D/t40.src"
+	run_err 1 "^gen: .*nosuch.fst" gen -m free.bin --fsa nosuch.fst "$D/t40.src"
+	run_err 2 "^gen: " gen -m free.bin --regex 'K AE1' "$D/t40.src"
+}
+
 @test "score: a reference outside the language has probability 0 (-inf), the others are scored" {
 	printf 'c a t\nc a t\nc a t\n' >s.src
 	printf 'K AE1 T\nK AE1 T AH1\nK AE0 T\n' >s.tgt

@@ -32,6 +32,7 @@ static const char help[] =
     "  --nbest N                write the N best hypotheses with their rank and score\n"
     "  --logprob                add each hypothesis' log-probability\n"
     "  --show-attention         write the attention weights after each line\n"
+    "  --fsa FILE               outputs of the automaton in FILE only (a model trained without one)\n"
     "\n"
     "Options:\n"
     "  -m, --model MODEL        the model (required; repeat for an encoder-decoder ensemble)\n"
@@ -475,10 +476,10 @@ static void run(generator *g)
 static const char src_usage[] =
     "usage: gen [-q] -m MODEL [-m MODEL ...] [-o FILE] [--greedy | --beam K [--nbest N]]\n"
     "           [--len-norm A] [--max-len N] [--logprob] [--show-attention]\n"
-    "           [--threads N] [FILE ...]\n"
+    "           [--threads N] [--fsa FILE] [FILE ...]\n"
     "       (an encoder-decoder model: one source a line in, its output out)\n";
 
-enum { S_BEAM = 256, S_NBEST, S_GREEDY, S_LENNORM, S_MAXLEN, S_LOGPROB, S_ATT, S_THREADS };
+enum { S_BEAM = 256, S_NBEST, S_GREEDY, S_LENNORM, S_MAXLEN, S_LOGPROB, S_ATT, S_THREADS, S_FSA };
 
 static const struct option src_opts[] = {
     {"model", required_argument, NULL, 'm'},
@@ -492,6 +493,7 @@ static const struct option src_opts[] = {
     {"logprob", no_argument, NULL, S_LOGPROB},
     {"show-attention", no_argument, NULL, S_ATT},
     {"threads", required_argument, NULL, S_THREADS},
+    {"fsa", required_argument, NULL, S_FSA}, /* the mask-only mode */
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -539,6 +541,7 @@ static void src_parse(srcgen *g, int argc, char **argv)
 		case S_LOGPROB: g->logprob = 1; break;
 		case S_ATT: g->go.attention = 1; break;
 		case S_THREADS: g->threads = (int)cli_parse_int(src_usage, "--threads", optarg, 0, 1024); break;
+		case S_FSA: g->go.fsa = optarg; break;
 		}
 	}
 	if (!g->M)

@@ -119,8 +119,11 @@ int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err
 	if (!(o->len_norm >= 0) || o->max_len < 1 || o->beam < 0 || o->nbest < 1 || (o->beam && o->nbest > o->beam) || o->spell_tries < 1)
 		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: max_len %d, beam %d, nbest %d, spell_tries %lld out of range",
 		                   o->max_len, o->beam, o->nbest, (long long)o->spell_tries);
-	if (constrained(o) && (ops->source || !ops->word))
+	if (constrained(o) && !ops->word)
 		return llr_err_set(err, LLR_EINVAL, "%s: --fsa, --regex and --grammar constrain word-level language models, not %s",
+		                   m->path, m->fam->what);
+	if (ops->source && (o->regex || o->grammar))
+		return llr_err_set(err, LLR_EINVAL, "%s: %s take --fsa (an automaton over the target tokens), not --regex or --grammar",
 		                   m->path, m->fam->what);
 	if (constrained(o) > 1)
 		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: more than one of an automaton, a regular expression and a grammar");
@@ -131,7 +134,7 @@ int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err
 	g->m = m;
 	g->o = *o;
 	g->fsa.max_len = o->max_len;
-	if (constrained(o)) {
+	if (constrained(o) && !ops->source) { /* a source family's search masks and looks ahead itself */
 		g->o.closed = 1;
 		g->o.max_len = o->max_len + 1; /* room for the </s> the mask forces after max_len words */
 	}
@@ -230,7 +233,7 @@ static const char *fsa_what(const llr_gen *g)
  * reads a word outside the vocabulary as <unk>, as the model does. */
 static int fsa_prefix(llr_gen *g, llr_err *err)
 {
-	if (!g->fsa.a && !g->fsa.gt)
+	if ((!g->fsa.a && !g->fsa.gt) || g->ops->source) /* a source is not read by the automaton */
 		return LLR_OK;
 	const char *what = fsa_what(g);
 	int32_t q = g->fsa.gt ? 0 : llr_fsa_start(g->fsa.a);
@@ -569,7 +572,7 @@ static int32_t fsa_allowed(llr_gen *g, int32_t q, llr_err *err)
 
 int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, llr_err *err)
 {
-	if (!g->fsa.a && !g->fsa.gt)
+	if ((!g->fsa.a && !g->fsa.gt) || g->ops->source) /* a source is not read by the automaton */
 		return LLR_OK;
 	int32_t q = g->fsa.q0;
 	LLR_ASSERT(W >= g->fsa.V);

@@ -9,7 +9,10 @@
  * model's output automaton (llr_encdec_set_fsa) an expansion is kept only
  * when a final state stays reachable within max_len (its state's
  * distance to one, then </s>), so every hypothesis can end in the
- * language; the others' automata mask through their log p.  Not here: the
+ * language; the others' automata mask through their log p.  A mask
+ * (llr_search_opts.mask, the mask-only mode for models trained without
+ * an automaton) takes the place of that automaton in the look-ahead, and
+ * each step's log p is renormalised over the tokens it allows.  Not here: the
  * network (lib/nn/encdec.c), sampling, reading or printing.
  */
 #include <math.h>
@@ -115,6 +118,30 @@ static int ensemble_step(llr_encdec *const *models, llr_encdec_state *const *sta
 	return LLR_OK;
 }
 
+/* Mask-only decoding: row (V log p after a hypothesis in state q of
+ * mask a) times the weights of the tokens q allows (</s>: its final
+ * weight), -inf elsewhere, renormalised over those. */
+static void mask_row(const llr_fsa *a, int32_t q, int32_t eos, double *row, int V)
+{
+	double mx = -INFINITY, z = 0.0;
+	for (int x = 0; x < V; x++) {
+		float lw = -INFINITY;
+		if (x == eos)
+			lw = llr_fsa_final(a, q);
+		else if (llr_fsa_next(a, q, x, &lw) < 0)
+			lw = -INFINITY;
+		row[x] = lw > -INFINITY ? row[x] + lw : -INFINITY;
+		mx = row[x] > mx ? row[x] : mx;
+	}
+	if (mx == -INFINITY)
+		return;
+	for (int x = 0; x < V; x++)
+		z += exp(row[x] - mx);
+	double lz = mx + log(z);
+	for (int x = 0; x < V; x++)
+		row[x] -= lz;
+}
+
 int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states, int M, int32_t eos, const llr_search_opts *o, llr_hyp *out, int *nout, llr_err *err)
 {
 	if (M < 1 || o->beam < 1 || o->nbest < 1 || o->nbest > o->beam || o->max_len < 1 || !(o->len_norm >= 0.0) || !isfinite(o->len_norm))
@@ -125,7 +152,10 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 	for (int m = 1; m < M; m++)
 		if (llr_encdec_cfg(models[m])->vocab != V)
 			return llr_err_set(err, LLR_EINVAL, "search: model %d has %d target words, model 1 has %d", m + 1, llr_encdec_cfg(models[m])->vocab, V);
-	const llr_fsa *fsa = llr_encdec_fsa(models[0]);
+	for (int m = 0; o->mask && m < M; m++)
+		if (llr_encdec_fsa(models[m]))
+			return llr_err_set(err, LLR_EINVAL, "search: model %d has its own output automaton: a mask does not combine with it", m + 1);
+	const llr_fsa *fsa = o->mask ? o->mask : llr_encdec_fsa(models[0]);
 	if (fsa && llr_fsa_dist(fsa, llr_fsa_start(fsa)) + 1 > L)
 		return llr_err_set(err, LLR_ERANGE, "no accepting state is reachable within --max-len %d: the shortest output of the automaton needs %d token%s and </s>",
 		                   L, (int)llr_fsa_dist(fsa, llr_fsa_start(fsa)), llr_fsa_dist(fsa, llr_fsa_start(fsa)) == 1 ? "" : "s");
@@ -165,6 +195,8 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 	for (int step = 1; rc >= 0; step++) {
 		if ((rc = ensemble_step(models, states, M, nlive, in, V, tmp, lp, keep_attn ? at : NULL, err)) < 0)
 			break;
+		for (int k = 0; o->mask && k < nlive; k++)
+			mask_row(o->mask, live[k]->q, eos, lp + (size_t)k * V, V);
 		size_t nc = 0;
 		for (int k = 0; k < nlive; k++)
 			for (int x = 0; x < V; x++) {

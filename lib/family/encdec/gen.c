@@ -6,7 +6,10 @@
  * target vocabulary, their log-probabilities averaged, Neubig's tutorial
  * 7.4); llr_gen_beam is greedy search (1 beam) or beam search with
  * length normalisation and n-best lists (llr_encdec_search, 7.2),
- * optionally with the first model's attention.  No sampling.  The
+ * optionally with the first model's attention, and under gen --fsa
+ * (llr_gen_opts.fsa, read by llr_gen_new into g->fsa.a) the mask-only
+ * mode of models trained without an automaton (llr_search_opts.mask).
+ * No sampling.  The
  * models are those of the family's state (encdec.h).
  */
 #include "family/encdec/encdec.h"
@@ -51,9 +54,15 @@ static void egen_free(void *state)
 	free(q);
 }
 
-/* Model e joins the ensemble. */
-static int add(egen *q, llr_encdec_model *e, llr_err *err)
+/* Model e joins the ensemble; under --fsa, not one trained under an
+ * automaton. */
+static int add(egen *q, const llr_gen *g, llr_encdec_model *e, const char *path, llr_err *err)
 {
+	if (g->o.fsa && llr_encdec_fsa(e->net))
+		return llr_err_set(err, LLR_EINVAL,
+		                   "%s: the model was trained under an output automaton, which gen follows without being told; "
+		                   "--fsa does not combine with it (intersect the two automata into one and train under it)",
+		                   path);
 	llr_encdec_model **ms = llr_reallocarray(q->models, (size_t)q->M + 1, sizeof *ms);
 	if (ms)
 		q->models = ms;
@@ -78,12 +87,12 @@ static int egen_init(llr_gen *g, llr_err *err)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	g->state = q;
 	const llr_gen_opts *o = &g->o;
-	q->so = (llr_search_opts){LLR_MAX(o->beam, 1), o->nbest, o->max_len, o->len_norm, o->attention};
+	q->so = (llr_search_opts){.beam = LLR_MAX(o->beam, 1), .nbest = o->nbest, .max_len = o->max_len, .len_norm = o->len_norm, .attention = o->attention};
 	q->hyps = llr_calloc((size_t)q->so.nbest, sizeof *q->hyps);
 	q->res = llr_calloc((size_t)q->so.nbest, sizeof *q->res);
 	if (!q->hyps || !q->res)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	return add(q, llr_encdec_of(g->m), err);
+	return add(q, g, llr_encdec_of(g->m), g->m->path, err);
 }
 
 static int egen_ensemble(llr_gen *g, llr_model *other, llr_err *err)
@@ -98,7 +107,7 @@ static int egen_ensemble(llr_gen *g, llr_model *other, llr_err *err)
 		return llr_err_set(err, LLR_EINVAL,
 		                   "%s: its target vocabulary differs from the first model's: an ensemble needs one target vocabulary",
 		                   other->path);
-	return add(q, e, err);
+	return add(q, g, e, other->path, err);
 }
 
 /* The source's ids in model k's source vocabulary, then its </s>. */
@@ -137,6 +146,7 @@ static int egen_beam(llr_gen *g, llr_err *err)
 {
 	egen *q = g->state;
 	clear_hyps(q);
+	q->so.mask = g->fsa.a; /* --fsa's automaton (llr_gen_new), or NULL */
 	int32_t eos = q->models[0]->lex->eos_id;
 	int rc = llr_encdec_search(q->nets, q->states, q->M, eos, &q->so, q->hyps, &q->nout, err);
 	if (rc < 0)
