@@ -32,7 +32,6 @@ static const char help[] =
     "  --nbest N                write the N best hypotheses with their rank and score\n"
     "  --logprob                add each hypothesis' log-probability\n"
     "  --show-attention         write the attention weights after each line\n"
-    "  --fsa FILE               outputs of the automaton in FILE only (a model trained without one)\n"
     "\n"
     "Options:\n"
     "  -m, --model MODEL        the model (required; repeat for an encoder-decoder ensemble)\n"
