@@ -7,6 +7,7 @@
 #   make -f pipelines/g2p.mk ROWS='ll-mlp-100'   # one row
 #   make -f pipelines/g2p.mk resume MAXTIME=30m  # continue runs MAXTIME cut
 #   make -f pipelines/g2p.mk seeds -j2           # SEED_ROWS over SEEDS
+#   make -f pipelines/g2p.mk constrained -j2     # issue 51: under the stress automaton
 #   make -f pipelines/g2p.mk help
 #
 # Data: CMUdict as npm ships it (scripts/fetch-cmudict: ../shared when it
@@ -44,9 +45,34 @@
 # scripts/results-check recomputes them by, and the paired bootstrap
 # intervals of each row against the one before it.
 #
+# `make constrained` (issue 51, experiment 1) compares, at each fraction
+# of CON_FRACS, three rows: none (ll-mlp, the log-linear model with mlp
+# attention, trained and decoded without a constraint: the models of
+# `make seeds`' ll-mlp-10 when SEEDS agree), mask (the same models
+# decoded by gen --fsa $(STRESS_FSA), the mask-only mode) and trained
+# (ll-fsa-mlp: the same options plus train --output-fsa $(STRESS_FSA)
+# --skip-rejected, decoded under its automaton).  Every model stops by
+# the same rule, the rate schedule on validation (the trained rows'
+# validation leaves out, as their training does, the pairs whose
+# reference breaks the rule; train's log counts them).  Seeds:
+# CON_SEEDS_10 at 10% and CON_SEEDS_100 at 100%.  Each run's per-word
+# test evaluation, with whether the output breaks the rule and the
+# log-likelihood (score) of the word's references the rule accepts, is
+# kept xz-compressed under $(RESULTS)/outputs/g2p-constrained/, and
+# scripts/g2p-constrained writes g2p-constrained.tsv and .md, the
+# checks.tsv scripts/results-check recomputes them by, and the paired
+# bootstrap intervals trained - mask and mask - none (WER, PER, breaks)
+# and trained - none (references' log-likelihood).  Nothing from test
+# reaches training or selection: the models depend on train and valid
+# only.  Cost at the defaults (from g2p.md's and g2p-seeds.md's CPU
+# seconds: about 0.3 CPU-hour a model at 10%, 0.5 to 0.9 at 100%):
+# 6 models at 10% (3 of them `make seeds`' ll-mlp-10) and 6 at 100%,
+# about 1.8 + 5.4, some 7 CPU-hours (3.5 to 4 hours on 2 cores with -j2);
+# CON_SEEDS_100=1 cuts the 100% part to 1.8.
+#
 # Knobs: ARCHIVE WORK RESULTS BIN ROWS SEED_ROWS SEEDS BEAM EMBED HIDDEN ATTN_HIDDEN BATCH
 # DROPOUT LR LR_DECAY LR_PATIENCE LR_DECAYS EPOCHS MAXTIME PATIENCE THREADS
-# PYTHON PLOT_WORD, and NOTE, a paragraph added to g2p.md (how a partial run
+# PYTHON PLOT_WORD STRESS_FSA CON_FRACS CON_SEEDS_10 CON_SEEDS_100, and NOTE, a paragraph added to g2p.md (how a partial run
 # was made).  MAXTIME caps each model's training (issue 15: an hour on 2
 # cores; 55m leaves the start-up and last validation inside it).
 #
@@ -83,6 +109,10 @@ THREADS ?= 1
 PLOT_WORD ?= p h o t o g r a p h
 SEED_ROWS ?= softmax-mlp-10 ll-mlp-10 ll-primed-mlp-10
 SEEDS ?= 1 2 3
+STRESS_FSA ?= lexicons/one-primary-stress.fst
+CON_FRACS ?= 10 100
+CON_SEEDS_10 ?= $(SEEDS)
+CON_SEEDS_100 ?= 1 2 3
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -91,7 +121,7 @@ SHELL := /bin/bash
 
 D := $(WORK)/data
 CONFIG_TEXT = embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR)$(if $(filter-out 0,$(LR_DECAY)), with --lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads
-.PHONY: all help resume seeds
+.PHONY: all help resume seeds constrained
 all: $(RESULTS)/g2p.tsv $(RESULTS)/g2p.md $(RESULTS)/g2p-attention.png
 
 help:
@@ -115,7 +145,8 @@ $(WORK)/fz-10.fz: $(D)/train.src
 # Models: $(WORK)/OUTPUT-ATTENTION-FRACTION-sSEED.bin; .secs holds the
 # training wall-clock seconds, .time the wall-clock, user and system
 # seconds (bash's time) and /proc/loadavg when training ended.
-out_opt = $(if $(filter softmax,$(1)),--output softmax,--output loglinear$(if $(filter ll-primed,$(1)), --prime table))
+out_opt = $(if $(filter softmax,$(1)),--output softmax,--output loglinear$(if $(filter ll-primed,$(1)), --prime table)$(if \
+	$(filter ll-fsa,$(1)), --output-fsa $(STRESS_FSA) --skip-rejected))
 # $(call model_rule,OUTPUT,ATTENTION,FRACTION,SEED)
 define model_rule
 $(WORK)/$(1)-$(2)-$(3)-s$(4).bin: $(WORK)/fz-$(3).fz
@@ -130,7 +161,7 @@ $(WORK)/$(1)-$(2)-$(3)-s$(4).bin: $(WORK)/fz-$(3).fz
 	cat /proc/loadavg >>$(WORK)/$(1)-$(2)-$(3)-s$(4).time; \
 	awk -v s=$$$$start -v e=$$$$(date +%s.%N) 'BEGIN { printf "%.0f\n", e - s }' >$(WORK)/$(1)-$(2)-$(3)-s$(4).secs
 endef
-OUTPUTS := softmax ll ll-primed
+OUTPUTS := softmax ll ll-primed ll-fsa
 ATTS := dot bilinear mlp
 $(foreach o,$(OUTPUTS),$(foreach a,$(ATTS),$(foreach f,100 10,$(foreach s,1 2 3,$(eval $(call model_rule,$(o),$(a),$(f),$(s)))))))
 
@@ -197,6 +228,42 @@ $(RESULTS)/g2p-seeds.tsv: $(SEED_RUNS:%=$(SEEDS_OUT)/%.test.tsv.xz) $(SCRIPTS)/g
 		--rows "$(SEED_ROWS)" --seeds "$(SEEDS)" \
 		--config '$(CONFIG_TEXT); test beam $(BEAM)'
 
+# Issue 51: none, mask and trained over CON_FRACS and their seeds.
+CON_OUT := $(RESULTS)/outputs/g2p-constrained
+comma := ,
+space := $(subst ,, )
+CON_ROWS := none mask trained
+CON_RUNS := $(foreach f,$(CON_FRACS),$(foreach r,$(CON_ROWS),$(foreach s,$(CON_SEEDS_$(f)),$(r)-$(f)-s$(s))))
+con_model = $(WORK)/$(if $(filter trained,$(1)),ll-fsa,ll)-mlp-$(2)-s$(3).bin
+con_models = $(sort $(foreach f,$(CON_FRACS),$(foreach r,$(CON_ROWS),$(foreach s,$(CON_SEEDS_$(f)),$(call con_model,$(r),$(f),$(s))))))
+# (g2p-prep writes the test files with train.src; once they exist, a
+# change to them remakes the outputs, never the models)
+$(WORK)/con/refs.tgt: $(D)/train.src $(wildcard $(D)/test.src $(D)/test.ref)
+	mkdir -p $(WORK)/con
+	$(PYTHON) $(SCRIPTS)/g2p-constrained refs $(D)/test.src $(D)/test.ref $(WORK)/con
+# $(call con_rule,ROW,FRACTION,SEED); the mask row's references are not
+# scored (score cannot mask).
+define con_rule
+$(CON_OUT)/$(1)-$(2)-s$(3).test.tsv.xz: $(call con_model,$(1),$(2),$(3)) $(WORK)/con/refs.tgt $(STRESS_FSA)
+	mkdir -p $(CON_OUT)
+	$(BIN)/gen -q -m $$< $(if $(filter mask,$(1)),--fsa $(STRESS_FSA)) --beam $(BEAM) --threads $(THREADS) \
+		$(D)/test.src >$(WORK)/con/$(1)-$(2)-s$(3).hyp
+	$(PYTHON) $(SCRIPTS)/g2p-eval --per-word $(WORK)/con/$(1)-$(2)-s$(3).eval $(D)/test.ref $(WORK)/con/$(1)-$(2)-s$(3).hyp
+	$(if $(filter mask,$(1)),,$(BIN)/score -q -m $$< --threads $(THREADS) --source $(WORK)/con/refs.src \
+		$(WORK)/con/refs.tgt >$(WORK)/con/$(1)-$(2)-s$(3).scores)
+	$(PYTHON) $(SCRIPTS)/g2p-constrained words --lexicon $(LEXICON) --eval $(WORK)/con/$(1)-$(2)-s$(3).eval \
+		--refs $(WORK)/con $(if $(filter mask,$(1)),,--scores $(WORK)/con/$(1)-$(2)-s$(3).scores) \
+		$(if $(filter trained,$(1)),--constrained) -o $(WORK)/con/$(1)-$(2)-s$(3).words
+	xz -9e -c $(WORK)/con/$(1)-$(2)-s$(3).words >$$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach f,$(CON_FRACS),$(foreach r,$(CON_ROWS),$(foreach s,$(CON_SEEDS_$(f)),$(eval $(call con_rule,$(r),$(f),$(s))))))
+
+constrained: $(RESULTS)/g2p-constrained.tsv
+$(RESULTS)/g2p-constrained.tsv: $(CON_RUNS:%=$(CON_OUT)/%.test.tsv.xz) $(SCRIPTS)/g2p-constrained $(SCRIPTS)/paired-bootstrap
+	$(PYTHON) $(SCRIPTS)/g2p-constrained table --work $(WORK) --outputs $(CON_OUT) --results $(RESULTS) \
+		--fracs "$(CON_FRACS)" --seeds "$(foreach f,$(CON_FRACS),$(f):$(subst $(space),$(comma),$(strip $(CON_SEEDS_$(f)))))" \
+		--config '$(CONFIG_TEXT); test beam $(BEAM); automaton $(STRESS_FSA)'
+
 # Continue the models of ROWS and of the seeds that MAXTIME stopped, or
 # a signal interrupted (train saves on SIGINT and SIGTERM), or a crash
 # left at their last checkpoint (train --resume, for MAXTIME more); their
@@ -204,12 +271,13 @@ $(RESULTS)/g2p-seeds.tsv: $(SEED_RUNS:%=$(SEEDS_OUT)/%.test.tsv.xz) $(SCRIPTS)/g
 # run wrote .secs starts from the time its curve holds (the seconds
 # column restarts with each run).
 resume:
-	for m in $(sort $(foreach r,$(ROWS),$(call row_models,$(r))) $(SEED_RUNS:%=$(WORK)/%.bin)); do \
+	for m in $(sort $(foreach r,$(ROWS),$(call row_models,$(r))) $(SEED_RUNS:%=$(WORK)/%.bin) $(con_models)); do \
 	  [ -e $$m ] && tar xOf $$m meta | grep -Eqx 'stopped=(max-time|interrupted|running)' || continue; \
 	  f=$${m%-s*.bin}; f=$${f##*-}; b=$${m%.bin}; start=$$(date +%s.%N); \
 	  echo "resume $$m"; \
 	  [ -e $$b.secs ] || awk 'NR > 1 { if ($$3 < t) s += t; t = $$3 } END { printf "%.0f\n", s + t }' $$b.curve.tsv >$$b.secs; \
 	  $(BIN)/train --resume $$m $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) --progress 0 \
+	    $$(tar xOf $$m meta | grep -q '^output_fsa=' && echo --skip-rejected) \
 	    --valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $$b.curve.tsv $(WORK)/fz-$$f.fz 2>>$$b.log; \
 	  awk -v s=$$start -v e=$$(date +%s.%N) '{ printf "%.0f\n", $$1 + e - s }' $$b.secs >$$b.secs.new; \
 	  mv $$b.secs.new $$b.secs; \

@@ -13,6 +13,7 @@ A metric turns the columns of one file into one figure:
   logppl   -sum(col1) / sum(col2): log-perplexity per predicted token
   ratio    sum(col1) / sum(col2): an error rate over lengths (PER)
   mean     mean(col1): an accuracy or an error rate over items (WER)
+  sum      sum(col1): a count over items (test references a rule rejects)
   match    the share of lines whose two columns are the same string
            (default columns 2 and 3: score --task's gold and predicted,
            so "match*100" is its accuracy in percent)
@@ -24,7 +25,7 @@ import bz2, gzip, lzma, subprocess
 
 import numpy as np
 
-METRICS = ('logppl', 'ratio', 'mean', 'match')
+METRICS = ('logppl', 'ratio', 'mean', 'sum', 'match')
 
 
 def parse_metric(spec):
@@ -140,6 +141,8 @@ def from_sums(metric, s1, s2, n):
         return -s1 / s2 * scale
     if name == 'ratio':
         return s1 / s2 * scale
+    if name == 'sum':
+        return s1 * scale
     return s1 / n * scale  # mean and match
 
 

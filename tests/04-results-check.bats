@@ -90,6 +90,21 @@ mk_results() {
 	assert_line 'results-check: 0 figures checked, 1 tables pending'
 }
 
+@test "results-check: a pending table may have no .tsv yet (not run); a checked one may not" {
+	cd "$BATS_TEST_TMPDIR"
+	mk_results
+	printf 'table\tstatus\ttest_columns\tnote\nlm\tpending\ttest\tnot regenerated yet\nnew\tpending\ttest\tready, not run\n' \
+		>res/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_success
+	assert_line --regexp '^new +pending, not run: ready, not run$'
+	assert_line 'results-check: 0 figures checked, 2 tables pending'
+	sed -i 's/^new\tpending/new\tchecked/' res/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results res
+	assert_failure
+	assert_line --partial 'outputs/TABLES.tsv: new: no new.tsv'
+}
+
 @test "paired-bootstrap: a constant per-sentence shift gives that difference and a degenerate interval" {
 	cd "$BATS_TEST_TMPDIR"
 	mk_results
