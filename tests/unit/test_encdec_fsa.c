@@ -391,9 +391,75 @@ static void test_search(void)
 	free_fix(&f);
 }
 
+/* The mask-only mode (llr_search_opts.mask): a model trained without
+ * the automaton searched under it finds outputs in the language, with
+ * the log p of the masked, renormalised steps (recomputed here from
+ * llr_encdec_step's rows); refused with a model that has its own. */
+static void test_search_mask(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 17);
+	fix f;
+	make_fix(&f, &r, good);
+	llr_encdec *m = make_net(&f, LLR_OUT_LOGLINEAR, 0, &r);
+	if (!m || !f.a) {
+		free_fix(&f);
+		return;
+	}
+	llr_err e = {0};
+	llr_encdec_state *st = llr_encdec_state_new(m, 4), *one = llr_encdec_state_new(m, 1);
+	int32_t src[3] = {1, 2, 3};
+	for (int beam = 1; beam <= 4; beam += 3) {
+		CHECK(llr_encdec_start(m, st, src, 3, &e) == LLR_OK);
+		llr_search_opts o = {.beam = beam, .nbest = beam, .max_len = 8, .len_norm = 1.0, .mask = f.a};
+		llr_hyp h[4];
+		int n = 0;
+		CHECK(llr_encdec_search(&m, &st, 1, 0, &o, h, &n, &e) == LLR_OK);
+		CHECK(n >= 1);
+		for (int k = 0; k < n; k++) {
+			CHECK(h[k].finished && h[k].ids[h[k].len - 1] == 0);
+			CHECK(llr_encdec_start(m, one, src, 3, &e) == LLR_OK);
+			int32_t in = LLR_BOS_ID, q = llr_fsa_start(f.a);
+			double lp = 0.0;
+			for (int i = 0; i < h[k].len && q >= 0; i++) {
+				float row[V];
+				CHECK(llr_encdec_step(m, one, 1, &in, row, NULL, &e) == LLR_OK);
+				double z = 0.0, w[V];
+				for (int x = 0; x < V; x++) {
+					float lw = -INFINITY;
+					if (x == 0)
+						lw = llr_fsa_final(f.a, q);
+					else if (llr_fsa_next(f.a, q, x, &lw) < 0)
+						lw = -INFINITY;
+					w[x] = lw > -INFINITY ? exp(row[x] + lw) : 0.0;
+					z += w[x];
+				}
+				int32_t x = h[k].ids[i];
+				lp += log(w[x] / z);
+				q = x == 0 ? q : llr_fsa_next(f.a, q, x, NULL);
+				in = x;
+			}
+			CHECK(q >= 0);
+			CHECK(fabs(lp - h[k].logp) < 1e-4);
+			llr_hyp_clear(&h[k]);
+		}
+	}
+	CHECK(llr_encdec_set_fsa(m, f.a, &e) == LLR_OK);
+	CHECK(llr_encdec_start(m, st, src, 3, &e) == LLR_OK);
+	llr_search_opts o = {.beam = 2, .nbest = 1, .max_len = 8, .len_norm = 1.0, .mask = f.a};
+	llr_hyp h[2];
+	int n = 0;
+	CHECK(llr_encdec_search(&m, &st, 1, 0, &o, h, &n, &e) == LLR_EINVAL);
+	CHECK(strstr(e.msg, "own output automaton") != NULL);
+	llr_encdec_state_free(one);
+	llr_encdec_state_free(st);
+	llr_encdec_free(m);
+	free_fix(&f);
+}
+
 int main(void)
 {
-	PLAN(7);
+	PLAN(8);
 	RUN(test_constrained_loglinear);
 	RUN(test_constrained_softmax);
 	RUN(test_constrained_primed);
@@ -401,5 +467,6 @@ int main(void)
 	RUN(test_grad_softmax);
 	RUN(test_rejected);
 	RUN(test_search);
+	RUN(test_search_mask);
 	DONE();
 }
