@@ -236,6 +236,15 @@ int llr_model_tune_mixture(llr_model *m, const llr_sentence *s, size_t B, llr_mi
  * operation (B = 0 checks only that). */
 int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
                           unsigned char *oov, llr_err *err);
+/* From now on llr_model_score_pairs scores under the automaton at path
+ * (OpenFst text over the target tokens) as a decode-time mask: each
+ * step's distribution masked to the tokens it allows, weighted and
+ * renormalised over them, the probability gen --fsa's mask-only mode
+ * gives (score --fsa); a target it rejects gets -inf from the rejected
+ * token on.  Encoder-decoders trained without an automaton only
+ * (LLR_EINVAL otherwise); the automaton's errors (LLR_EFORMAT, LLR_EIO)
+ * name the file. */
+int llr_model_mask_pairs(llr_model *m, const char *path, llr_err *err);
 /* Embed B sentences into vec (B x info.dim, sentence b's vector at
  * vec[b * dim]; an empty sentence's is 0): a sentence encoder's
  * encoding, or for an LSTM LM with word input the mean of its words'
@@ -2663,6 +2672,15 @@ typedef struct llr_hyp {
  * least 1), best first; free each with llr_hyp_clear. */
 int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states, int M, int32_t eos, const llr_search_opts *o, llr_hyp *out, int *nout, llr_err *err);
 void llr_hyp_clear(llr_hyp *h);
+/* Forced decoding of one target step by step, on slot 0 of a state
+ * started on the source: logp[t] gets log p of tgt[t] for t < n, then
+ * of eos at t = n (n + 1 entries).  With mask (an automaton over the
+ * target vocabulary, for a model without its own) each step is masked
+ * and renormalised as llr_encdec_search's mask does (score --fsa: the
+ * probability the mask-only mode gives a reference); a token the mask
+ * rejects, and every later one, gets -inf.  LLR_EINVAL on a token out
+ * of range or a model with its own automaton. */
+int llr_encdec_force(llr_encdec *m, llr_encdec_state *s, const int32_t *tgt, int n, int32_t eos, const llr_fsa *mask, double *logp, llr_err *err);
 
 /* The source side of parallel data (featurize --source) and of an
  * encoder-decoder model file: the source vocabulary (with </s>, added to

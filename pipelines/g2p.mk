@@ -57,7 +57,8 @@
 # reference breaks the rule; train's log counts them).  Seeds:
 # CON_SEEDS_10 at 10% and CON_SEEDS_100 at 100%.  Each run's per-word
 # test evaluation, with whether the output breaks the rule and the
-# log-likelihood (score) of the word's references the rule accepts, is
+# log-likelihood of the word's references the rule accepts (score; the
+# mask row's under the automaton as a mask, score --fsa), is
 # kept xz-compressed under $(RESULTS)/outputs/g2p-constrained/, and
 # scripts/g2p-constrained writes g2p-constrained.tsv and .md, the
 # checks.tsv scripts/results-check recomputes them by, and the paired
@@ -241,19 +242,19 @@ con_models = $(sort $(foreach f,$(CON_FRACS),$(foreach r,$(CON_ROWS),$(foreach s
 $(WORK)/con/refs.tgt: $(D)/train.src $(wildcard $(D)/test.src $(D)/test.ref)
 	mkdir -p $(WORK)/con
 	$(PYTHON) $(SCRIPTS)/g2p-constrained refs $(D)/test.src $(D)/test.ref $(WORK)/con
-# $(call con_rule,ROW,FRACTION,SEED); the mask row's references are not
-# scored (score cannot mask).
+# $(call con_rule,ROW,FRACTION,SEED); the mask row's references are
+# scored as it decodes, under the automaton as a mask (score --fsa).
 define con_rule
 $(CON_OUT)/$(1)-$(2)-s$(3).test.tsv.xz: $(call con_model,$(1),$(2),$(3)) $(WORK)/con/refs.tgt $(STRESS_FSA)
 	mkdir -p $(CON_OUT)
 	$(BIN)/gen -q -m $$< $(if $(filter mask,$(1)),--fsa $(STRESS_FSA)) --beam $(BEAM) --threads $(THREADS) \
 		$(D)/test.src >$(WORK)/con/$(1)-$(2)-s$(3).hyp
 	$(PYTHON) $(SCRIPTS)/g2p-eval --per-word $(WORK)/con/$(1)-$(2)-s$(3).eval $(D)/test.ref $(WORK)/con/$(1)-$(2)-s$(3).hyp
-	$(if $(filter mask,$(1)),,$(BIN)/score -q -m $$< --threads $(THREADS) --source $(WORK)/con/refs.src \
-		$(WORK)/con/refs.tgt >$(WORK)/con/$(1)-$(2)-s$(3).scores)
+	$(BIN)/score -q -m $$< $(if $(filter mask,$(1)),--fsa $(STRESS_FSA)) --threads $(THREADS) --source $(WORK)/con/refs.src \
+		$(WORK)/con/refs.tgt >$(WORK)/con/$(1)-$(2)-s$(3).scores
 	$(PYTHON) $(SCRIPTS)/g2p-constrained words --lexicon $(LEXICON) --eval $(WORK)/con/$(1)-$(2)-s$(3).eval \
-		--refs $(WORK)/con $(if $(filter mask,$(1)),,--scores $(WORK)/con/$(1)-$(2)-s$(3).scores) \
-		$(if $(filter trained,$(1)),--constrained) -o $(WORK)/con/$(1)-$(2)-s$(3).words
+		--refs $(WORK)/con --scores $(WORK)/con/$(1)-$(2)-s$(3).scores \
+		$(if $(filter none,$(1)),,--constrained) -o $(WORK)/con/$(1)-$(2)-s$(3).words
 	xz -9e -c $(WORK)/con/$(1)-$(2)-s$(3).words >$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach f,$(CON_FRACS),$(foreach r,$(CON_ROWS),$(foreach s,$(CON_SEEDS_$(f)),$(eval $(call con_rule,$(r),$(f),$(s))))))

@@ -135,7 +135,7 @@ setup() {
 	run_err 1 "^gen: .*no accepting state is reachable within --max-len 1" gen -m free.bin --fsa "$ONE" --max-len 1 "$D/t40.src"
 }
 
-@test "gen --fsa on an encoder-decoder: the masked distribution is renormalised over the language (a finite one sums to 1)" {
+@test "gen --fsa and score --fsa on an encoder-decoder: the masked distribution is renormalised over the language (a finite one sums to 1)" {
 	printf '0 1 K\n0 2 AE1\n0 3 T\n1 2 AE1\n2 4 T\n3 5 AH1\n2\n4\n5\n' >fin.fst
 	for i in $(seq 1 12); do
 		printf 'k a t\ncat\na t\nt\nt u\nk a t t\n'
@@ -152,9 +152,23 @@ setup() {
 	awk -F '\t' '{ s += exp($5) } END { printf "%.6f\n", s; exit !(s > 0.9999 && s < 1.0001) }' masked
 	echo 'k a t' | gen -m free.bin --beam 5 --nbest 5 --logprob >plain
 	awk -F '\t' '{ s += exp($5) } END { exit !(s < 0.99) }' plain
+	# score --fsa gives each string gen's masked log p; a string outside
+	# the language -inf, from its first rejected token on
+	cut -f4 masked >m.tgt
+	yes 'k a t' | head -5 >m.src
+	score -m free.bin --fsa fin.fst --source m.src m.tgt 2>/dev/null | cut -f1 >got
+	cmp got <(cut -f5 masked)
+	[ "$(score -m free.bin --source m.src m.tgt 2>/dev/null | cut -f1 | paste -d ' ' - got | awk '$1 == $2' | wc -l)" -eq 0 ]
+	printf 'K AE1 T T\nK AE1 T\n' >out.tgt
+	printf 'k a t\nk a t\n' >out.src
+	score -m free.bin --fsa fin.fst --per-token --source out.src out.tgt 2>/dev/null >pt
+	# the prefix's steps as in the accepted string, then -inf on
+	[ "$(sed -n 1p pt | cut -f 1-3,7,8)" = "$(printf -- '-inf\t5\t0\tT=-inf\t</s>=-inf')" ]
+	[ "$(sed -n 1p pt | cut -f 4-6)" = "$(sed -n 2p pt | cut -f 4-6)" ]
+	[ "$(sed -n 2p pt | cut -f 1)" != -inf ]
 }
 
-@test "gen --fsa on an encoder-decoder: refused with a model trained under an automaton, foreign tokens listed, no --regex" {
+@test "gen --fsa and score --fsa on an encoder-decoder: refused with a model trained under an automaton, foreign tokens listed; gen has no --regex there" {
 	run_err 1 "^gen: .*one.bin: the model was trained under an output automaton, which gen follows without being told; --fsa does not combine with it" \
 		gen -m "$D/one.bin" --fsa "$ONE" "$D/t40.src"
 	train $TINY -q --epochs 1 -s 1 -o free.bin "$D/ll.fz"
@@ -165,6 +179,14 @@ setup() {
 		gen -m free.bin --fsa alpha.fst "$D/t40.src"
 	run_err 1 "^gen: .*nosuch.fst" gen -m free.bin --fsa nosuch.fst "$D/t40.src"
 	run_err 2 "^gen: " gen -m free.bin --regex 'K AE1' "$D/t40.src"
+	# score --fsa likewise
+	head -3 "$D/test.src" >s3.src
+	head -3 "$D/test.ref" | cut -f1 >s3.tgt
+	run_err 1 "^score: .*one.bin: the model was trained under an output automaton, which score follows without being told; --fsa does not combine with it" \
+		score -m "$D/one.bin" --fsa "$ONE" --source s3.src s3.tgt
+	run_err 1 "^score: .*alpha.fst: 1 token the model cannot produce \(not in the vocabulary\): XX1 \(line 2\)" \
+		score -m free.bin --fsa alpha.fst --source s3.src s3.tgt
+	run_err 1 "^score: .*nosuch.fst" score -m free.bin --fsa nosuch.fst --source s3.src s3.tgt
 }
 
 @test "score: a reference outside the language has probability 0 (-inf), the others are scored" {

@@ -34,7 +34,7 @@ setup() {
 	cd "$P"
 }
 
-@test "g2p.mk constrained: a row per constraint, every figure filled (the mask row has no reference log-likelihood)" {
+@test "g2p.mk constrained: a row per constraint, every figure filled" {
 	run head -n 1 r/g2p-constrained.tsv
 	assert_output "$(printf 'constraint\ttrain_fraction\tseeds\tepochs\tstopped\twer_mean\twer_sd\tper_mean\tper_sd\tbreaks_mean\tbreaks_sd\tref_ll_mean\tref_ll_sd\trefs_accepted\trefs_rejected')"
 	[ "$(wc -l <r/g2p-constrained.tsv)" -eq 4 ]
@@ -42,9 +42,9 @@ setup() {
 		"none 1 1,2 2(2),2(2) epochs,epochs;mask 1 1,2 2(2),2(2) epochs,epochs;trained 1 1,2 2(2),2(2) epochs,epochs;" ]
 	n=$(awk -F '\t' '{ n += NF } END { print n }' w/data/test.ref)
 	num='-?[0-9]+\.[0-9]+'
-	grep -Eq "^none	1	1,2	[^	]*	[^	]*	($num	){8}[0-9]+	[0-9]+$" r/g2p-constrained.tsv
-	grep -Eq "^trained	1	1,2	[^	]*	[^	]*	($num	){8}[0-9]+	[0-9]+$" r/g2p-constrained.tsv
-	grep -Eq "^mask	1	1,2	[^	]*	[^	]*	($num	){6}		[0-9]+	[0-9]+$" r/g2p-constrained.tsv
+	for row in none mask trained; do
+		grep -Eq "^$row	1	1,2	[^	]*	[^	]*	($num	){8}[0-9]+	[0-9]+$" r/g2p-constrained.tsv
+	done
 	# accepted + rejected references: every reference of the test words
 	awk -F '\t' -v n="$n" 'NR > 1 && $14 + $15 != n { exit 1 }' r/g2p-constrained.tsv
 	# decoded under the automaton, no output breaks the rule
@@ -64,12 +64,9 @@ setup() {
 		"$TOP/scripts/g2p-eval" --per-word pw w/data/test.ref hyp >/dev/null
 		cmp <(cut -f 1-6 words) pw
 		cmp <(cut -f 7 words) <(awk "$ONE_AWK" "$LEX" hyp)
-		if [ "$row" = mask ]; then
-			[ "$(cut -f 8 words | sort -u)" = - ]
-			continue
-		fi
 		# column 8: the summed log p of each word's accepted references
-		score -q -m "w/$model.bin" --source w/con/refs.src w/con/refs.tgt | cut -f 1 |
+		# (the mask row's under the automaton as a mask)
+		score -q -m "w/$model.bin" ${opt:+$opt "$ONE"} --source w/con/refs.src w/con/refs.tgt | cut -f 1 |
 			paste - w/con/refs.word <(awk "$ONE_AWK" "$LEX" w/con/refs.tgt) |
 			awk -F '\t' '$3 == 0 { s[$2] += $1 } END { for (w in s) printf "%d\t%.4f\n", w, s[w] }' | sort -n >want
 		awk -F '\t' '$9 > 0 { printf "%d\t%.4f\n", NR, $8 }' words >got
@@ -83,8 +80,8 @@ setup() {
 		>rc/outputs/TABLES.tsv
 	run "$TOP/scripts/results-check" --results rc
 	assert_success
-	# none and trained: 4 figures x mean and sd + 2 counts; mask: 3 x 2 + 2
-	assert_line 'results-check: 28 figures checked, 0 tables pending'
+	# each row: 4 figures x mean and sd + 2 counts
+	assert_line 'results-check: 30 figures checked, 0 tables pending'
 	awk 'BEGIN { FS = OFS = "\t" } $1 == "trained" { $12 = sprintf("%.4f", $12 - 0.01) } { print }' \
 		r/g2p-constrained.tsv >rc/g2p-constrained.tsv
 	run "$TOP/scripts/results-check" --results rc
@@ -92,19 +89,20 @@ setup() {
 	assert_line --partial "row 'constraint=trained,train_fraction=1', ref_ll_mean"
 }
 
-@test "g2p.mk constrained: paired intervals trained - mask and mask - none (WER, PER, breaks), trained - none (ref LL)" {
+@test "g2p.mk constrained: paired intervals trained - mask and mask - none (WER, PER, breaks, ref LL)" {
 	run cut -f 1-3,9-12 r/outputs/g2p-constrained/diffs.tsv
 	assert_output "$(printf 'figure\ta\tb\tsamples\truns_a\truns_b\titems
 wer\ttrained-100\tmask-100\t10000\t2\t2\t58
 per\ttrained-100\tmask-100\t10000\t2\t2\t58
 breaks\ttrained-100\tmask-100\t10000\t2\t2\t58
+ref_ll\ttrained-100\tmask-100\t10000\t2\t2\t58
 wer\tmask-100\tnone-100\t10000\t2\t2\t58
 per\tmask-100\tnone-100\t10000\t2\t2\t58
 breaks\tmask-100\tnone-100\t10000\t2\t2\t58
-ref_ll\ttrained-100\tnone-100\t10000\t2\t2\t58')"
+ref_ll\tmask-100\tnone-100\t10000\t2\t2\t58')"
 	# the ref LL interval is paired-bootstrap's over the same files
 	run "$TOP/scripts/paired-bootstrap" --metric ratio:8,9 \
-		-a r/outputs/g2p-constrained/trained-100-s1.test.tsv.xz -a r/outputs/g2p-constrained/trained-100-s2.test.tsv.xz \
+		-a r/outputs/g2p-constrained/mask-100-s1.test.tsv.xz -a r/outputs/g2p-constrained/mask-100-s2.test.tsv.xz \
 		-b r/outputs/g2p-constrained/none-100-s1.test.tsv.xz -b r/outputs/g2p-constrained/none-100-s2.test.tsv.xz
 	assert_success
 	[ "$(echo "${lines[1]}" | cut -f 2-6)" = "$(tail -n 1 r/outputs/g2p-constrained/diffs.tsv | cut -f 4-8)" ]

@@ -47,6 +47,7 @@ static const char help[] =
     "\n"
     "Encoder-decoder:\n"
     "  --source SRC             the sources, line by line, of the target lines\n"
+    "  --fsa FILE               score under the automaton in FILE as a decode-time mask\n"
     "\n"
     "Options:\n"
     "  -m, --model MODEL        the model (required); several: their mixture\n"

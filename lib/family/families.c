@@ -220,6 +220,13 @@ int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sente
 	return m->fam->score_pairs(m, src, tgt, B, logp, oov, err);
 }
 
+int llr_model_mask_pairs(llr_model *m, const char *path, llr_err *err)
+{
+	if (!m->fam->mask_pairs)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s take no decode-time mask when scoring pairs", m->path, m->fam->what);
+	return m->fam->mask_pairs(m, path, err);
+}
+
 int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err)
 {
 	if (!m->fam->embed)

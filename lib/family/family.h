@@ -41,6 +41,9 @@ typedef struct llr_family {
 	int (*score_pairs)(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
 	                   unsigned char *oov, llr_err *err);
 	const char *no_pairs;
+	/* llr_model_mask_pairs: score_pairs under a decode-time mask from
+	 * then on (NULL: the family cannot). */
+	int (*mask_pairs)(llr_model *m, const char *path, llr_err *err);
 	int (*embed)(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
 	/* Predict the labels of labelled examples (score --task). */
 	int (*predict)(llr_model *m, unsigned tasks, const char *path, size_t batch,

@@ -281,3 +281,42 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 	free(from);
 	return rc;
 }
+
+int llr_encdec_force(llr_encdec *m, llr_encdec_state *s, const int32_t *tgt, int n, int32_t eos, const llr_fsa *mask, double *logp, llr_err *err)
+{
+	int V = llr_encdec_cfg(m)->vocab;
+	if (n < 0 || eos < 0 || eos >= V)
+		return llr_err_set(err, LLR_EINVAL, "force: %d tokens, end symbol %d, %d target words", n, eos, V);
+	if (mask && llr_encdec_fsa(m))
+		return llr_err_set(err, LLR_EINVAL, "force: the model has its own output automaton: a mask does not combine with it");
+	float *row = llr_malloc((size_t)V * sizeof *row);
+	double *lp = llr_malloc((size_t)V * sizeof *lp);
+	int rc = row && lp ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "force: out of memory");
+	int32_t in = LLR_BOS_ID, q = mask ? llr_fsa_start(mask) : -1;
+	for (int t = 0; rc >= 0 && t <= n; t++) {
+		int32_t x = t < n ? tgt[t] : eos;
+		if (x < 0 || x >= V) {
+			rc = llr_err_set(err, LLR_EINVAL, "force: token %d out of range [0, %d)", x, V);
+			break;
+		}
+		if (mask && q < 0) { /* past a token the mask rejects */
+			logp[t] = -INFINITY;
+			continue;
+		}
+		if ((rc = llr_encdec_step(m, s, 1, &in, row, NULL, err)) < 0)
+			break;
+		for (int y = 0; y < V; y++)
+			lp[y] = row[y];
+		if (mask)
+			mask_row(mask, q, eos, lp, V);
+		logp[t] = lp[x];
+		if (mask)
+			q = x == eos ? q : llr_fsa_next(mask, q, x, NULL);
+		if (mask && logp[t] == -INFINITY)
+			q = -1;
+		in = x;
+	}
+	free(row);
+	free(lp);
+	return rc;
+}

@@ -4,7 +4,8 @@
  * pairs and writes, one line per pair, the forced-decoding
  * log-probability of the target (its </s> included) given the source
  * (llr_model_score_pairs), the predicted tokens and the target OOVs, as
- * score does for a language model.
+ * score does for a language model; with --fsa, under that automaton as
+ * a decode-time mask (llr_model_mask_pairs).
  */
 #include <getopt.h>
 #include <math.h>
@@ -17,14 +18,15 @@
 
 static const char usage[] =
     "usage: score [-q] -m MODEL --source SRC [-o FILE] [--base e|2|10] [--per-token]\n"
-    "             [--batch N] [--threads N] [TARGET]\n"
+    "             [--batch N] [--threads N] [--fsa FILE] [TARGET]\n"
     "       (an encoder-decoder model: one source and one target a line)\n";
 
 enum { S_SOURCE = 256,
        S_BASE,
        S_PERTOK,
        S_BATCH,
-       S_THREADS };
+       S_THREADS,
+       S_FSA };
 
 static const struct option score_opts[] = {
     {"model", required_argument, NULL, 'm'},
@@ -35,6 +37,7 @@ static const struct option score_opts[] = {
     {"per-token", no_argument, NULL, S_PERTOK},
     {"batch", required_argument, NULL, S_BATCH},
     {"threads", required_argument, NULL, S_THREADS},
+    {"fsa", required_argument, NULL, S_FSA},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -47,7 +50,7 @@ typedef struct pline {
 } pline;
 
 typedef struct score_ctx {
-	const char *model, *output, *source, *target;
+	const char *model, *output, *source, *target, *fsa;
 	double scale; /* 1 / log(base) */
 	int per_token, batch, threads, quiet;
 	llr_model *m;
@@ -88,6 +91,7 @@ static void score_parse(score_ctx *c, int argc, char **argv)
 		case S_PERTOK: c->per_token = 1; break;
 		case S_BATCH: c->batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 4096); break;
 		case S_THREADS: c->threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024); break;
+		case S_FSA: c->fsa = optarg; break;
 		}
 	}
 	if (!c->model)
@@ -221,7 +225,8 @@ int score_pairs_main(int argc, char **argv)
 	llr_model_opts mo = llr_model_opts_default();
 	mo.open = LLR_OPEN_OFF; /* the targets' OOVs are <unk> */
 	llr_err e = {0};
-	if (llr_model_open(c.model, &mo, &c.m, &e) < 0 || llr_model_score_pairs(c.m, NULL, NULL, 0, NULL, NULL, &e) < 0)
+	if (llr_model_open(c.model, &mo, &c.m, &e) < 0 || llr_model_score_pairs(c.m, NULL, NULL, 0, NULL, NULL, &e) < 0 ||
+	    (c.fsa && llr_model_mask_pairs(c.m, c.fsa, &e) < 0))
 		cli_die_err(&e);
 	c.src = ecalloc((size_t)c.batch, sizeof *c.src);
 	c.tgt = ecalloc((size_t)c.batch, sizeof *c.tgt);

@@ -6,8 +6,10 @@
  * source </s> (S x B, padding 0), the decoder's input <s> then the
  * target words (T x B, padding </s>), its target the words then </s>
  * (padding -1); a word outside a vocabulary is that vocabulary's <unk>.
- * Generation from a source (llr_gen, gen(1)) is gen.c's, over the same
- * state (encdec.h).
+ * Under a decode-time mask (llr_model_mask_pairs, score --fsa) the pairs
+ * are scored one by one, step by step (llr_encdec_force).  Generation
+ * from a source (llr_gen, gen(1)) is gen.c's, over the same state
+ * (encdec.h).
  */
 #include "family/encdec/encdec.h"
 
@@ -22,6 +24,9 @@ static void encdec_close(void *state)
 	free(d->in);
 	free(d->tgt);
 	free(d->lp);
+	llr_fsa_free(d->mask);
+	llr_encdec_state_free(d->one);
+	free(d->ids);
 	free(d);
 }
 
@@ -96,10 +101,70 @@ static void fill_pair(encdec *d, const llr_sentence *src, const llr_sentence *tg
 	}
 }
 
+static int encdec_mask_pairs(llr_model *m, const char *path, llr_err *err)
+{
+	encdec *d = m->state;
+	if (llr_encdec_fsa(d->e->net))
+		return llr_err_set(err, LLR_EINVAL, "%s: the model was trained under an output automaton, which score follows without being told; "
+		                   "--fsa does not combine with it", m->path);
+	llr_fsa *a = llr_fsa_read(path, d->e->lex->vocab, err);
+	if (!a)
+		return llr_err_code(err, LLR_EFORMAT);
+	if (!d->one && !(d->one = llr_encdec_state_new(d->e->net, 1))) {
+		llr_fsa_free(a);
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	}
+	llr_fsa_free(d->mask);
+	d->mask = a;
+	return LLR_OK;
+}
+
+/* Room for n ids in d->ids. */
+static int ids_room(encdec *d, size_t n)
+{
+	if (n <= d->cap_ids)
+		return LLR_OK;
+	int32_t *p = llr_reallocarray(d->ids, n, sizeof *p);
+	if (!p)
+		return LLR_ENOMEM;
+	d->ids = p;
+	d->cap_ids = n;
+	return LLR_OK;
+}
+
+/* The pairs one by one under d->mask (llr_encdec_force). */
+static int score_masked(encdec *d, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp, unsigned char *oov,
+                        llr_err *err)
+{
+	const llr_source *sv = d->e->src;
+	const llr_lexicon *x = d->e->lex;
+	for (size_t b = 0, o = 0; b < B; o += tgt[b].n + 1, b++) {
+		if (ids_room(d, LLR_MAX(src[b].n, tgt[b].n) + 1) < 0)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory for a pair of %zu and %zu tokens", src[b].n, tgt[b].n);
+		for (size_t j = 0; j < src[b].n; j++)
+			d->ids[j] = llr_source_id(sv, src[b].words[j], strlen(src[b].words[j]));
+		d->ids[src[b].n] = sv->eos_id;
+		int rc = llr_encdec_start(d->e->net, d->one, d->ids, (int)src[b].n + 1, err);
+		if (rc < 0)
+			return rc;
+		for (size_t t = 0; t < tgt[b].n; t++) {
+			int32_t id = llr_strmap_get(x->vocab, tgt[b].words[t], strlen(tgt[b].words[t]));
+			oov[o + t] = id < 0;
+			d->ids[t] = id < 0 ? x->unk_id : id;
+		}
+		oov[o + tgt[b].n] = 0;
+		if ((rc = llr_encdec_force(d->e->net, d->one, d->ids, (int)tgt[b].n, x->eos_id, d->mask, logp + o, err)) < 0)
+			return rc;
+	}
+	return LLR_OK;
+}
+
 static int encdec_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
                               unsigned char *oov, llr_err *err)
 {
 	encdec *d = m->state;
+	if (d->mask)
+		return score_masked(d, src, tgt, B, logp, oov, err);
 	size_t S = 0, T = 0;
 	for (size_t b = 0; b < B; b++) {
 		S = LLR_MAX(S, src[b].n + 1);
@@ -129,6 +194,7 @@ const llr_family llr_family_encdec = {
 	.describe = encdec_describe,
 	.meta = encdec_meta,
 	.score_pairs = encdec_score_pairs,
+	.mask_pairs = encdec_mask_pairs,
 	.gen = &llr_encdec_gen_ops,
 	.train = &llr_encdec_train_ops,
 	.trainer = &llr_encdec_trainer,

@@ -15,6 +15,11 @@ typedef struct encdec {
 	int32_t *in, *tgt;   /* T x B */
 	float *lp;           /* T x B */
 	size_t cap_s, cap_t, cap_b;
+	/* llr_model_mask_pairs: the mask, a one-slot state, a pair's ids */
+	llr_fsa *mask;
+	llr_encdec_state *one;
+	int32_t *ids;
+	size_t cap_ids;
 } encdec;
 
 /* The encoder-decoder model behind m, a model of this family. */
