@@ -288,9 +288,33 @@ struct llr_tensor_writer {
 	char *path;   /* final path, NULL for stdout */
 	char *tmp;    /* temporary beside it */
 	int fd;
+	int out;      /* the descriptor written: fd, or 1 for stdout */
 	int failed;
+	int cut;      /* given up (llr_tw_abort): nothing more reaches out */
 	llr_strmap *members;
 };
+
+/* libarchive's write callback: the bytes to out, as
+ * archive_write_open_fd's would (a short write returned as such, EINTR
+ * retried, the reason in errno under "Write error"); after llr_tw_abort
+ * dropped, so the close that frees the archive (its last block, the
+ * end-of-archive blocks) leaves the output cut, and libarchive frees
+ * everything (archive_write_fail would leak its buffers). */
+static la_ssize_t tw_write(struct archive *a, void *data, const void *buf, size_t n)
+{
+	llr_tensor_writer *w = data;
+	if (w->cut)
+		return (la_ssize_t)n;
+	for (;;) {
+		ssize_t k = write(w->out, buf, n);
+		if (k > 0)
+			return (la_ssize_t)k;
+		if (k < 0 && errno == EINTR)
+			continue;
+		archive_set_error(a, k < 0 ? errno : EIO, "Write error");
+		return -1;
+	}
+}
 
 static int tw_fail(llr_tensor_writer *w, llr_err *err, const char *member)
 {
@@ -473,7 +497,7 @@ llr_tensor_writer *llr_tw_open(const char *path, const char *kind, const llr_met
 	    /* the checksum once, as SCHILY.xattr.*, which GNU tar knows */
 	    archive_write_set_format_option(w->a, "pax", "xattrheader", "SCHILY") < ARCHIVE_WARN ||
 	    archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
-	    archive_write_open_fd(w->a, to_stdout ? 1 : w->fd) != ARCHIVE_OK) {
+	    (w->out = to_stdout ? 1 : w->fd, archive_write_open2(w->a, w, NULL, tw_write, NULL, NULL)) != ARCHIVE_OK) {
 		tw_fail(w, err, NULL);
 		tw_free(w);
 		return NULL;
@@ -615,8 +639,7 @@ void llr_tw_abort(llr_tensor_writer *w)
 {
 	if (!w)
 		return;
-	if (w->a)
-		archive_write_fail(w->a);
+	w->cut = 1;
 	tw_free(w);
 }
 
