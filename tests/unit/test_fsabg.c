@@ -17,6 +17,7 @@
 
 #include "llrnn.h"
 #include "nn.h"
+#include "fsa_vocab.h"
 #include "test.h"
 #include "gradcheck.h"
 
@@ -50,18 +51,6 @@ static llr_ngram *markov_ngram(void)
 	CHECK(llr_ngram_estimate(c, &o, &m, NULL, &e) == LLR_OK);
 	llr_ngram_counter_free(c);
 	return m;
-}
-
-/* </s>, <unk>, w0 .. w11 */
-static llr_strmap *make_vocab(void)
-{
-	llr_strmap *v = llr_strmap_new();
-	llr_strmap_add(v, "</s>", 4);
-	llr_strmap_add(v, "<unk>", 5);
-	char w[8];
-	for (int i = 0; i < NW; i++)
-		llr_strmap_add(v, w, (size_t)snprintf(w, sizeof w, "w%d", i));
-	return v;
 }
 
 static llr_csr *make_phi(int V, llr_rng *r)
@@ -116,7 +105,7 @@ static void fix_init(fix *x, int ngram, int weighted)
 	llr_rng_seed(&r, 11 + ngram + 2 * weighted);
 	llr_err e = {0};
 	memset(x, 0, sizeof *x);
-	x->vocab = make_vocab();
+	x->vocab = fsa_test_vocab(NW);
 	x->V = (int)llr_strmap_size(x->vocab);
 	x->m = markov_ngram();
 	x->g = llr_ngram_bg_new(x->m, x->vocab, &e);

@@ -17,6 +17,7 @@
 
 #include "llrnn.h"
 #include "nn.h"
+#include "fsa_vocab.h"
 #include "test.h"
 
 enum { NW = 12,
@@ -37,18 +38,6 @@ static const char grammar[] = "# the regular expression's language\n"
 static const char regex2[] = "w0 [^ w1 w2 <unk>]* (w3|w4) w5?";
 static const char grammar2[] = "root ::= \"w0\" (\" \" any)* \" \" (\"w3\" | \"w4\") (\" w5\")?\n"
                                "any  ::= \"w0\" | \"w\" [3-9] | \"w1\" [01]\n";
-
-/* </s>, <unk>, w0 .. w11 */
-static llr_strmap *make_vocab(void)
-{
-	llr_strmap *v = llr_strmap_new();
-	llr_strmap_add(v, "</s>", 4);
-	llr_strmap_add(v, "<unk>", 5);
-	char w[8];
-	for (int i = 0; i < NW; i++)
-		llr_strmap_add(v, w, (size_t)snprintf(w, sizeof w, "w%d", i));
-	return v;
-}
 
 static llr_csr *make_phi(int V, llr_rng *r)
 {
@@ -130,7 +119,7 @@ static void same_case(const char *regex, const char *grammar, int threads)
 	llr_rng r;
 	llr_rng_seed(&r, 51);
 	llr_err e = {0};
-	llr_strmap *vocab = make_vocab();
+	llr_strmap *vocab = fsa_test_vocab(NW);
 	int V = (int)llr_strmap_size(vocab);
 	llr_fsa *re = llr_fsa_regex(regex, vocab, &e), *gr = make_grammar(grammar, vocab, &e);
 	CHECK(re != NULL && gr != NULL);
@@ -225,7 +214,7 @@ static void *walk_thread(void *p)
 static void test_threads(void)
 {
 	llr_err e = {0};
-	llr_strmap *vocab = make_vocab();
+	llr_strmap *vocab = fsa_test_vocab(NW);
 	/* nesting: infinitely many states, each made when first reached */
 	const char *nest = "root ::= item (\" \" item)*\nitem ::= \"w0\" | \"w1 \" root \" w2\" | \"w3\"\n";
 	llr_fsa *shared = make_grammar(nest, vocab, &e);
@@ -262,7 +251,7 @@ static void test_threads(void)
 static void test_members(void)
 {
 	llr_err e = {0};
-	llr_strmap *vocab = make_vocab();
+	llr_strmap *vocab = fsa_test_vocab(NW);
 	llr_fsa *g = make_grammar(grammar, vocab, &e);
 	CHECK(g != NULL);
 	char path[] = "/tmp/test_gbnfbg_tar.XXXXXX";
@@ -302,7 +291,7 @@ static void test_members(void)
 static void test_bad(void)
 {
 	llr_err e = {0};
-	llr_strmap *vocab = make_vocab();
+	llr_strmap *vocab = fsa_test_vocab(NW);
 	CHECK(make_grammar("root ::= \"w0\"\nx ::= (\n", vocab, &e) == NULL);
 	CHECK(e.code == LLR_EFORMAT && !strncmp(e.msg, "test.gbnf:2: ", 13));
 	CHECK(make_grammar("root ::= \"zz\" | \"x\" \"w0\"\n", vocab, &e) == NULL);
