@@ -168,16 +168,27 @@ $(W)/syn-%.bin: $(W)/syn-%.tok
 	$(BIN)/vocab $< >$(W)/syn-$*.vocab
 	$(BIN)/featurize --vocab $(W)/syn-$*.vocab $< >$(W)/syn-$*.fz 2>/dev/null
 	$(BIN)/train -q --mrf --neighbours 2 --rank 4 --epochs 30 -o $@ $(W)/syn-$*.fz
+# Each (corpus, N) also leaves its output, BOUND_OUT/syn-S-N.tsv: ln(mass),
+# N and score's line; checks.tsv there recomputes the gap column from them
+# (scripts/results-check, metric logppl: -ln(mass) / N).
+BOUND_OUT := $(RESULTS)/outputs/mrf-bound
 $(RESULTS)/mrf-bound.tsv: $(BOUND_SEEDS:%=$(W)/syn-%.bin)
-	mkdir -p $(RESULTS)
+	mkdir -p $(RESULTS) $(BOUND_OUT)
 	printf 'model\tN\tmass\tgap_per_token\n' >$@.tmp
+	printf 'row\tcolumn\tstat\tmetric\tfiles\n' >$(BOUND_OUT)/checks.tsv.tmp
 	for s in $(BOUND_SEEDS); do for n in $(BOUND_N); do \
 		line=$$(awk -v n=$$n 'BEGIN { for (i = 1; i < n; i++) printf "a " }'); \
-		mass=$$(echo "$$line" | { $(BIN)/score -v --check-norm -m $(W)/syn-$$s.bin 2>&1 >/dev/null || :; } | \
-			sed -n 's/^score: norm check: total mass \([0-9.e+-]*\) .*/\1/p'); \
+		said=$$(echo "$$line" | { $(BIN)/score -v --check-norm -m $(W)/syn-$$s.bin 2>&1 >/dev/null || :; } | \
+			grep '^score: norm check: total mass ' || :); \
+		mass=$$(echo "$$said" | sed -n 's/^score: norm check: total mass \([0-9.e+-]*\) .*/\1/p'); \
 		[ -n "$$mass" ] || { echo "mrf.mk: no total mass for N = $$n" >&2; exit 1; }; \
 		awk -v s=$$s -v n=$$n -v m=$$mass 'BEGIN { printf "corpus %d\t%d\t%s\t%.9g\n", s, n, m, -log(m) / n }' >>$@.tmp; \
+		awk -v n=$$n -v m=$$mass -v said="$$said" 'BEGIN { printf "%.17g\t%d\t%s\n", log(m), n, said }' \
+			>$(BOUND_OUT)/syn-$$s-$$n.tsv; \
+		printf 'model=corpus %d,N=%d\tgap_per_token\tvalue\tlogppl\tsyn-%d-%d.tsv\n' $$s $$n $$s $$n \
+			>>$(BOUND_OUT)/checks.tsv.tmp; \
 	done; done
+	mv $(BOUND_OUT)/checks.tsv.tmp $(BOUND_OUT)/checks.tsv
 	mv $@.tmp $@
 $(RESULTS)/mrf-bound.png: $(RESULTS)/mrf-bound.tsv $(SCRIPTS)/mrf-bound-plot
 	$(SCRIPTS)/mrf-bound-plot $< $@

@@ -3,6 +3,7 @@
 # end to end on the fixtures (the UD French slice, the Brown slice split
 # by word position), few L-BFGS iterations: every corpus and model's
 # per-token outputs, the table recomputed from them by results-check;
+# the bound experiment's gaps, recomputed likewise from their outputs;
 # and scripts/brown-tags, the Brown tag reduction and universal mapping.
 # Guards the wiring, not the figures of the full run.
 
@@ -75,4 +76,20 @@ setup() {
 	run_err 1 "^mrf-bound-plot: bad.tsv: line 2: N >= 1, mass in \(0, 1\], gap_per_token = -ln\(mass\) / N" \
 		"$TOP/scripts/mrf-bound-plot" bad.tsv x.png
 	assert_file_not_exist x.png
+}
+
+@test "mrf.mk bound: each gap recomputed by results-check from its output (ln mass, N, score's line)" {
+	run mrfmk BOUND_SEEDS=1 bound
+	assert_success
+	[ "$(ls r/outputs/mrf-bound | grep -c '^syn-1-[0-9]*\.tsv$')" -eq 12 ]
+	grep -q $'^-[0-9.e-]*\t7\tscore: norm check: total mass ' r/outputs/mrf-bound/syn-1-7.tsv
+	printf 'table\tstatus\ttest_columns\tnote\nmrf-bound\tchecked\tgap_per_token\t\n' >r/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results r
+	assert_success
+	assert_line 'results-check: 12 figures checked, 0 tables pending'
+	# a gap that disagrees with its output fails the check
+	awk -F'\t' 'BEGIN { OFS = "\t" } NR == 5 { $4 = $4 + 0.001 } { print }' r/mrf-bound.tsv >t && mv t r/mrf-bound.tsv
+	run "$TOP/scripts/results-check" --results r
+	assert_failure
+	assert_output --partial 'model=corpus 1,N=6'
 }
