@@ -1454,10 +1454,13 @@ int32_t llr_net_out_width(const llr_net *net);
  * its nll: that stays the language model's).  No effect on other cells. */
 void llr_net_set_vc(llr_net *net, float lambda, float target, float weight);
 /* The multiply-adds the recurrent layer's forward passes counted since
- * the net was made (*macs), over *positions positions, and the dense
- * cell's per position (*dense: the same cell with every dimension
- * updated).  0 for a cell that is not variable-computation. */
-void llr_net_vc_macs(const llr_net *net, uint64_t *macs, uint64_t *positions, double *dense);
+ * the net was made (*macs: those the masks keep, the thesis's count),
+ * those they also did past the masks (*padded: the rows a step computes
+ * with the wider rows above them, for fewer and larger products), over
+ * *positions positions, and the dense cell's per position (*dense: the
+ * same cell with every dimension updated).  0 for a cell that is not
+ * variable-computation. */
+void llr_net_vc_macs(const llr_net *net, uint64_t *macs, uint64_t *padded, uint64_t *positions, double *dense);
 /* After llr_net_set_open: rows (K x F, borrowed) that llr_net_score's
  * norm check adds to its exact sum over V: importance samples of the mass
  * outside V, row k standing for count[k] of the draws, each of weight

@@ -1564,11 +1564,12 @@ void llr_net_set_vc(llr_net *net, float lambda, float target, float weight)
 	net->vc.weight = weight;
 }
 
-void llr_net_vc_macs(const llr_net *net, uint64_t *macs, uint64_t *positions, double *dense)
+void llr_net_vc_macs(const llr_net *net, uint64_t *macs, uint64_t *padded, uint64_t *positions, double *dense)
 {
 	const llr_netvc *v = &net->vc;
 	int vc = net->vc_layer && v->sched;
 	*macs = vc ? v->macs : 0;
+	*padded = vc ? v->pad : 0;
 	*positions = vc ? v->pos : 0;
 	*dense = vc ? (double)(v->Din + v->H) * (1.0 + (double)v->G * v->H) : 0.0;
 }

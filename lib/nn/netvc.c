@@ -91,7 +91,7 @@ int llr_netvc_ensure(llr_netvc *v, size_t N, int B)
 		free(v->work);
 		free(v->order);
 		v->capB = 0;
-		if (!(v->work = llr_malloc(llr_vc_work_size(&io) * sizeof *v->work)) || !(v->order = llr_malloc(2 * (size_t)B * sizeof *v->order)))
+		if (!(v->work = llr_malloc(llr_vc_work_size(&io) * sizeof *v->work)) || !(v->order = llr_malloc(3 * (size_t)B * sizeof *v->order)))
 			return LLR_ENOMEM;
 		v->capB = B;
 	}
@@ -110,6 +110,7 @@ void llr_netvc_forward(llr_netvc *v, const float *P, float lambda, int T, int B,
 	io.h = h;
 	llr_vc_forward(&io, X);
 	v->macs += io.macs;
+	v->pad += io.pad;
 	for (int t = 0; t < T; t++)
 		v->pos += (uint64_t)(rows ? rows[t] : B);
 }

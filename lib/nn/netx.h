@@ -101,6 +101,7 @@ typedef struct llr_netvc {
 	size_t capN;
 	int capB;
 	uint64_t macs, pos; /* forward multiply-adds, over pos positions */
+	uint64_t pad;       /* forward multiply-adds done past the mask (vc.c) */
 } llr_netvc;
 
 /* The layer of cell (LLR_CELL_VCRNN, VCGRU, GRU or RNN) over Din inputs

@@ -134,8 +134,9 @@ typedef struct llr_vc_io {
 	int *k;
 	float *e, *act, *cn, *g, *h;
 	float *work;   /* llr_vc_work_size floats of scratch */
-	int *order;    /* 2 B ints of scratch */
+	int *order;    /* 3 B ints of scratch */
 	uint64_t macs; /* multiply-adds of the products, added by each pass */
+	uint64_t pad;  /* forward: those done past k on merged stairs (vc.c) */
 } llr_vc_io;
 
 /* The parameter gradients backward accumulates (shapes as llr_vc_io's). */
@@ -160,7 +161,7 @@ size_t llr_vc_work_size(const llr_vc_io *io);
  * h_{t-1} (forward) or their gradients (backward). */
 typedef struct llr_vc_step {
 	int R;
-	const int *row, *k;
+	const int *row, *k, *kp; /* kp: the k its products are computed to */
 	const float *x, *hp; /* R x Din, R x H */
 	float *a, *c;        /* R x G H each */
 	float *dx, *dhp;     /* backward: R x Din, R x H, accumulated */

@@ -18,8 +18,10 @@
  * descending and gathered, so the rows that keep a dimension are a
  * prefix: each product is one GEMM per distinct k on a leading block of
  * the weights (the staircase, stair()), forward and backward, and
- * every weight column a step needs is read once for all its rows.
- * io->macs counts the multiply-adds done (the scheduler's included).
+ * every weight column a step needs is read once for all its rows;
+ * pad_stairs() merges the stairs that are too narrow to pay for a GEMM.
+ * io->macs counts the multiply-adds the masks keep (the scheduler's
+ * included), io->pad those the merged stairs do past them.
  * With no scheduler (io->u NULL) m_t = 1 and e_t = 1 at every dimension:
  * h_t = g_t, the dense GRU or Elman RNN, on one GEMM per product.
  * dLoss/dm_t from above (the L1 penalty on m_t) comes in through dm.
@@ -40,7 +42,15 @@ static int vc_mask(const llr_vc_io *io, float m, float *e)
 	int H = io->H;
 	float lam = io->lambda, eps = io->eps, mD = m * (float)H;
 	for (int j = 0; j < H; j++) {
-		float s = sigm(lam * (mD - (float)(j + 1)));
+		/* sigmoid(z) >= sigmoid(10) > 1 - eps for z > 10 when eps >=
+		 * 1e-4: e = 1 without the exponential (its slow path underflows
+		 * further on) */
+		float z = lam * (mD - (float)(j + 1));
+		if (z > 10.0f && eps >= 1e-4f) {
+			e[j] = 1.0f;
+			continue;
+		}
+		float s = sigm(z);
 		if (s < eps || s <= 0.0f)
 			return j;
 		e[j] = s > 1.0f - eps ? 1.0f : s;
@@ -79,6 +89,36 @@ static const float *prev_row(const llr_vc_io *io, const vc_pos *p, int b)
 	return io->h0 ? io->h0 + (size_t)b * io->H : NULL;
 }
 
+/* The staircase's stairs, merged (kp): a stair is a GEMM per product
+ * (two forward, four backward), OpenBLAS does a narrow one at a fraction
+ * of its speed and packs the stair's rows of the input again for each;
+ * so a run of rows whose k is a little below that of the run above is
+ * computed up to the run above's (kp[r] >= k[r], non-increasing, one
+ * stair per distinct kp).  A run of c rows joins when the multiply-adds
+ * it pads, c G (K - k) (Din + H), cost less than the stair it saves:
+ * VC_CALL per product and VC_ROW per input element of the r rows above
+ * it (set by timing training on the Brown characters, bench/vc-speed).
+ * The padded columns hold products the cell never reads forward and
+ * zero gradients backward (step_backward), so only the GEMMs' rounding
+ * can change; io->pad counts their multiply-adds, apart from io->macs. */
+#define VC_CALL 16384.0
+#define VC_ROW 8.0
+static void pad_stairs(const llr_vc_io *io, int R, const int *k, int *kp)
+{
+	double n = (double)io->Din + io->H, G = io->cell;
+	int top = 0;
+	for (int r = 0; r < R;) {
+		int e = r;
+		while (e < R && k[e] == k[r])
+			e++;
+		if (!r || (double)(e - r) * G * (k[top] - k[r]) * n > 2.0 * VC_CALL + VC_ROW * n * r)
+			top = r;
+		for (int q = r; q < e; q++)
+			kp[q] = k[top];
+		r = e;
+	}
+}
+
 /* Step t's rows by k descending (io->k set), gathered into the step's
  * blocks of io->work; dg (B x H) after them. */
 static llr_vc_step step_of(llr_vc_io *io, const vc_pos *p, const float *X, float **dg)
@@ -92,8 +132,10 @@ static llr_vc_step step_of(llr_vc_io *io, const vc_pos *p, const float *X, float
 			row[r] = row[r - 1], k[r] = k[r - 1];
 		row[r] = (int)base + b, k[r] = kb;
 	}
+	int *kp = k + io->B;
+	pad_stairs(io, B, k, kp);
 	float *w = io->work;
-	llr_vc_step s = {.R = B, .row = row, .k = k};
+	llr_vc_step s = {.R = B, .row = row, .k = k, .kp = kp};
 	float *x = w, *hp = x + (size_t)B * Din;
 	s.a = hp + (size_t)B * H;
 	s.c = s.a + (size_t)B * G * H;
@@ -120,7 +162,7 @@ static void stair(const llr_vc_io *io, const llr_vc_step *s, int n, const float 
 {
 	int G = io->cell, GH = G * io->H;
 	for (int r = s->R - 1; r >= 0; r--) {
-		int c0 = r + 1 < s->R ? G * s->k[r + 1] : 0, c1 = G * s->k[r];
+		int c0 = r + 1 < s->R ? G * s->kp[r + 1] : 0, c1 = G * s->kp[r];
 		if (c1 > c0)
 			llr_gemm(0, 0, r + 1, c1 - c0, n, 1.0f, in, n, w + c0, GH, 0.0f, out + c0, GH);
 	}
@@ -130,7 +172,7 @@ static void stair_backward(const llr_vc_io *io, const llr_vc_step *s, int n, con
 {
 	int G = io->cell, GH = G * io->H;
 	for (int r = s->R - 1; r >= 0; r--) {
-		int c0 = r + 1 < s->R ? G * s->k[r + 1] : 0, c1 = G * s->k[r];
+		int c0 = r + 1 < s->R ? G * s->kp[r + 1] : 0, c1 = G * s->kp[r];
 		if (c1 <= c0)
 			continue;
 		llr_gemm(1, 0, n, c1 - c0, r + 1, 1.0f, in, n, dout + c0, GH, 1.0f, dw + c0, GH);
@@ -175,6 +217,7 @@ static void step_forward(llr_vc_io *io, const vc_pos *p, const float *X)
 		else
 			memset(h + k, 0, (size_t)(H - k) * sizeof *h);
 		io->macs += (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)((io->u ? 1 : 0) + G * k);
+		io->pad += (uint64_t)(Din + (hp ? H : 0)) * (uint64_t)(G * (s.kp[r] - k));
 	}
 }
 
@@ -248,6 +291,12 @@ static void step_backward(llr_vc_io *io, const vc_pos *p, const float *X, float 
 		llr_vcgru_step_backward(io, &s, dg, gr);
 	else
 		llr_vcrnn_step_backward(io, &s, dg, gr);
+	for (int r = 0, GH = io->cell * H; r < B; r++) {
+		size_t c0 = (size_t)io->cell * s.k[r], c1 = (size_t)io->cell * s.kp[r];
+		memset(s.a + (size_t)r * GH + c0, 0, (c1 - c0) * sizeof *s.a);
+		if (s.hp)
+			memset(s.c + (size_t)r * GH + c0, 0, (c1 - c0) * sizeof *s.c);
+	}
 	stair_backward(io, &s, Din, s.x, io->wx, s.a, gr->wx, s.dx);
 	if (s.hp)
 		stair_backward(io, &s, H, s.hp, io->wh, s.c, gr->wh, s.dhp);

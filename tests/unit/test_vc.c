@@ -29,7 +29,7 @@ typedef struct vc_ctx {
 	float u[DIN + H], ub[1], h0[B * H], X[N * DIN], R[N * H], Q[N];
 	float m[N], e[N * H], act[N * GMAX * H], cn[N * H], g[N * H], h[N * H];
 	float work[B * (2 * DIN + 3 * H + 2 * GMAX * H)];
-	int k[N], order[2 * B];
+	int k[N], order[3 * B];
 } vc_ctx;
 
 static void vc_setup(vc_ctx *c, int cell, float lambda, float eps, unsigned seed)

@@ -491,19 +491,22 @@ static int vc_meta(const lmo *o, llr_rnnlm *m)
 
 /* After each epoch's line, a variable-computation cell's: its sharpness
  * and the multiply-adds of its forward passes per position so far,
- * against the dense cell's. */
+ * against the dense cell's, and those its merged stairs did past the
+ * mask. */
 static int vc_note(void *fam, const llr_train_event *ev, llr_buf *line)
 {
 	const llr_net *net = ((lmrun *)fam)->model->net;
-	uint64_t macs, pos;
+	uint64_t macs, pad, pos;
 	double dense;
-	llr_net_vc_macs(net, &macs, &pos, &dense);
+	llr_net_vc_macs(net, &macs, &pad, &pos, &dense);
 	if (!pos)
 		return LLR_OK;
 	double per = (double)macs / (double)pos;
 	const llr_net_config *c = llr_net_cfg(net);
-	int rc = llr_buf_printf(line, "%s: lambda %.1f, %.0f multiply-adds per position in the recurrent layer, the dense cell's %.0f (%.1f%%)",
-	                        llr_cell_name(c->cell), (double)c->vc_lambda, per, dense, 100.0 * per / dense);
+	int rc = llr_buf_printf(line,
+	                        "%s: lambda %.1f, %.0f multiply-adds per position in the recurrent layer, the dense cell's %.0f (%.1f%%);"
+	                        " %.0f more done past the mask",
+	                        llr_cell_name(c->cell), (double)c->vc_lambda, per, dense, 100.0 * per / dense, (double)pad / (double)pos);
 	return rc < 0 ? LLR_ENOMEM : LLR_OK;
 }
 
