@@ -245,6 +245,21 @@ int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sente
  * (LLR_EINVAL otherwise); the automaton's errors (LLR_EFORMAT, LLR_EIO)
  * name the file. */
 int llr_model_mask_pairs(llr_model *m, const char *path, llr_err *err);
+/* From now on llr_model_score scores a language model's sentences
+ * under a decode-time mask, the probability gen's mask-only mode gives
+ * (gen --fsa, --regex, --grammar; score --fsa, --regex, --grammar):
+ * at each step p(x | K) masked to the tokens the automaton allows after
+ * the prefix, weighted by its arcs (</s> only in a final state, by its
+ * final weight) and renormalised over them; a sentence it rejects gets
+ * -inf from the rejected token on.  Exactly one of fsa (OpenFst text),
+ * regex (a regular expression over tokens) and grammar (a GBNF file) is
+ * set, over the model's vocabulary.  LSTM LMs with the log-linear
+ * output, closed vocabulary and no automaton of their own: the mask is
+ * then the automaton background b_fsa of featurize(1), attached at
+ * scoring time, whose normaliser sums exactly over the allowed tokens
+ * (LLR_EINVAL for other models; the automaton's errors, LLR_EFORMAT or
+ * LLR_EIO, name it). */
+int llr_model_mask(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err);
 /* Embed B sentences into vec (B x info.dim, sentence b's vector at
  * vec[b * dim]; an empty sentence's is 0): a sentence encoder's
  * encoding, or for an LSTM LM with word input the mean of its words'

@@ -28,7 +28,8 @@ static const char usage[] =
     "             [--show-computation] [--format tsv|json|srilm] [--debug 0|1]\n"
     "             [--blank-lines skip|score] [--batch N] [--check-norm]\n"
     "             [--norm-samples N] [-s SEED] [--threads N]\n"
-    "             [--open | --closed] [--raw] [--strict] [--verify] [file ...]\n"
+    "             [--open | --closed] [--raw] [--strict] [--verify]\n"
+    "             [--fsa FILE | --regex PATTERN | --grammar FILE] [file ...]\n"
     "       score -m MODEL -m MODEL ... [--weights w,w,... | --tune-weights FILE] [the options above]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
@@ -44,6 +45,11 @@ static const char help[] =
     "Taggers:\n"
     "  --tags                   write each sentence as word/TAG, with accuracy against gold tags\n"
     "  --beam X                 with --tags, TnT's beam: drop states X times less likely than the best\n"
+    "\n"
+    "Constrained scoring:\n"
+    "  --fsa FILE               score under the automaton in FILE as a decode-time mask\n"
+    "  --regex PATTERN          the same under a regular expression over tokens\n"
+    "  --grammar FILE           the same under a GBNF grammar\n"
     "\n"
     "Encoder-decoder:\n"
     "  --source SRC             the sources, line by line, of the target lines\n"
@@ -102,7 +108,10 @@ enum { OPT_BASE = 256,
        OPT_TUNE_WEIGHTS,
        OPT_SHOW_COMPUTATION,
        OPT_TAGS,
-       OPT_BEAM };
+       OPT_BEAM,
+       OPT_FSA,
+       OPT_REGEX,
+       OPT_GRAMMAR };
 
 enum { FMT_TSV,
        FMT_JSON,
@@ -136,6 +145,9 @@ static const struct option longopts[] = {
     {"show-computation", no_argument, NULL, OPT_SHOW_COMPUTATION},
     {"tags", no_argument, NULL, OPT_TAGS},
     {"beam", required_argument, NULL, OPT_BEAM},
+    {"fsa", required_argument, NULL, OPT_FSA},
+    {"regex", required_argument, NULL, OPT_REGEX},
+    {"grammar", required_argument, NULL, OPT_GRAMMAR},
     {"seed", required_argument, NULL, 's'},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
@@ -171,6 +183,7 @@ typedef struct scorer {
 		const char *models[SCORE_MIX_MAX]; /* every -m: several are mixed */
 		size_t nmodels;
 		const char *weights, *tune; /* --weights, --tune-weights */
+		const char *fsa, *regex, *grammar; /* the mask-only mode (llr_model_mask) */
 	} opt;
 	struct {
 		llr_norm_stat norm; /* over every position so far */
@@ -557,6 +570,10 @@ static void check_args(const scorer *sc)
 		cli_usage_error(usage, "--format srilm prints SRILM's figures (base 10): no --per-token, no --base but 10");
 	if (sc->opt.debug && sc->opt.format != FMT_SRILM)
 		cli_usage_error(usage, "--debug goes with --format srilm");
+	if ((sc->opt.fsa != NULL) + (sc->opt.regex != NULL) + (sc->opt.grammar != NULL) > 1)
+		cli_usage_error(usage, "--fsa, --regex and --grammar exclude each other");
+	if ((sc->opt.fsa || sc->opt.regex || sc->opt.grammar) && sc->opt.nmodels > 1)
+		cli_usage_error(usage, "%s: one -m (a mixture is not masked)", sc->opt.fsa ? "--fsa" : sc->opt.regex ? "--regex" : "--grammar");
 	if (sc->opt.show_comp && (sc->opt.per_token || sc->opt.format == FMT_SRILM))
 		cli_usage_error(usage, "--show-computation: not with %s", sc->opt.per_token ? "--per-token (both write TOKEN=VALUE fields)" : "--format srilm");
 }
@@ -582,6 +599,15 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 			break;
 		case OPT_TUNE_WEIGHTS:
 			sc->opt.tune = optarg;
+			break;
+		case OPT_FSA:
+			sc->opt.fsa = optarg;
+			break;
+		case OPT_REGEX:
+			sc->opt.regex = optarg;
+			break;
+		case OPT_GRAMMAR:
+			sc->opt.grammar = optarg;
 			break;
 		case 'o':
 			sc->opt.output = optarg;
@@ -707,6 +733,8 @@ static int sentence_mode(const scorer *sc, score_disc_opts *dopt, int argc, char
 		cli_usage_error(usage, "one -m with --embed, --task or --tags (several are mixed: language models only)");
 	if (sc->opt.show_comp)
 		cli_usage_error(usage, "--show-computation: not with --embed, --task or --tags (a language model's option)");
+	if (sc->opt.fsa || sc->opt.regex || sc->opt.grammar)
+		cli_usage_error(usage, "--fsa, --regex, --grammar: not with --embed, --task or --tags (a language model's option)");
 	if (dopt->tags && (sc->opt.per_token || sc->opt.format != FMT_TSV || sc->opt.base_set || sc->opt.check_norm))
 		cli_usage_error(usage, "--tags writes word/TAG lines: no --per-token, --json, --format, --base or --check-norm");
 	dopt->model = sc->opt.model;
@@ -744,9 +772,11 @@ int main(int argc, char **argv)
 	} else if (llr_model_open(sc.opt.model, &mo, &sc.m, &err) != LLR_OK) {
 		cli_die_err(&err);
 	}
-	llr_model_describe(sc.m, &sc.info);
 	if (llr_model_score(sc.m, NULL, 0, NULL, NULL, NULL, &err) != LLR_OK) /* a family that cannot score yet */
 		cli_die_err(&err);
+	if ((sc.opt.fsa || sc.opt.regex || sc.opt.grammar) && llr_model_mask(sc.m, sc.opt.fsa, sc.opt.regex, sc.opt.grammar, &err) < 0)
+		cli_die_err(&err);
+	llr_model_describe(sc.m, &sc.info);
 	if (sc.opt.show_comp && llr_model_score_computation(sc.m, NULL, 0, NULL, NULL, NULL, NULL, &err) != LLR_OK)
 		cli_die_err(&err);
 	if (sc.opt.verbose && llr_model_meta(sc.m))

@@ -227,6 +227,16 @@ int llr_model_mask_pairs(llr_model *m, const char *path, llr_err *err)
 	return m->fam->mask_pairs(m, path, err);
 }
 
+int llr_model_mask(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err)
+{
+	if ((fsa != NULL) + (regex != NULL) + (grammar != NULL) != 1)
+		return llr_err_set(err, LLR_EINVAL, "llr_model_mask: exactly one of an automaton, a regular expression and a grammar");
+	if (!m->fam->mask)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s take no --fsa, --regex or --grammar when scoring (LSTM language models with "
+		                   "the log-linear output do; gen's mask-only mode takes any)", m->path, m->fam->what);
+	return m->fam->mask(m, fsa, regex, grammar, err);
+}
+
 int llr_model_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err)
 {
 	if (!m->fam->embed)

@@ -44,6 +44,9 @@ typedef struct llr_family {
 	/* llr_model_mask_pairs: score_pairs under a decode-time mask from
 	 * then on (NULL: the family cannot). */
 	int (*mask_pairs)(llr_model *m, const char *path, llr_err *err);
+	/* llr_model_mask: score under a decode-time mask from then on (NULL:
+	 * the family cannot). */
+	int (*mask)(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err);
 	int (*embed)(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err);
 	/* Predict the labels of labelled examples (score --task). */
 	int (*predict)(llr_model *m, unsigned tasks, const char *path, size_t batch,

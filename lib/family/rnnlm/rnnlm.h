@@ -16,6 +16,7 @@ typedef struct rnnlm {
 	llr_open *op;        /* open scoring of an LL-RNN through its features */
 	llr_open_batch *rows; /* and the batch's strings outside V' */
 	int check_norm;
+	llr_fsa *mask;        /* llr_model_mask's automaton, owned (the network borrows it) */
 	/* the batch, time-major: T x B */
 	int32_t *in_ids, *tgt_ids;
 	float *lp;
