@@ -601,13 +601,9 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 			sc->opt.tune = optarg;
 			break;
 		case OPT_FSA:
-			sc->opt.fsa = optarg;
-			break;
 		case OPT_REGEX:
-			sc->opt.regex = optarg;
-			break;
 		case OPT_GRAMMAR:
-			sc->opt.grammar = optarg;
+			*(c == OPT_FSA ? &sc->opt.fsa : c == OPT_REGEX ? &sc->opt.regex : &sc->opt.grammar) = optarg;
 			break;
 		case 'o':
 			sc->opt.output = optarg;
