@@ -84,12 +84,15 @@
 # user + system seconds, on a machine at load 16): 200,000 training
 # tokens took 18.9 CPU-s for plain and 20.8 for trained (the grammar's
 # normaliser: +10%), so an epoch of the 987,124 training predictions 93
-# and 102 CPU-s; scoring the 117,146 validation predictions took 34.5
-# CPU-s (score --batch 64, an upper bound for the validation pass of an
-# epoch).  At 10 to 15 epochs to patience, 6 models (plain and trained, 3
-# seeds) take about 7,900 to 11,900 CPU-s, 2.2 to 3.3 CPU-hours, plus
-# about 5 CPU-minutes for the 9 test scorings: about 1.1 to 1.7 hours on
-# 2 cores with make -j2.
+# and 102 CPU-s; finishing plain's first epoch from its middle (497,000
+# tokens, the validation pass, loading and saving) took 56.9 CPU-s, so
+# validation and the rest add about 10 CPU-s an epoch (valid 5.3454
+# after that one epoch).  Scoring the 117,146 validation predictions
+# with score --batch 64 took 34.5 CPU-s, plain and masked alike.  At 10
+# to 15 epochs to patience, the 6 models (plain and trained, 3 seeds)
+# take about 6,500 to 9,700 CPU-s, 1.8 to 2.7 CPU-hours, plus about 5
+# CPU-minutes for the 9 test scorings: about 1 to 1.5 hours on 2 idle
+# cores with make -j2.
 #
 # Knobs: ARCHIVE W RESULTS BIN SCRIPTS PYTHON SEEDS MIN_COUNT TOP EMBED
 # HIDDEN LAYERS BATCH LR_DECAY PATIENCE EPOCHS MAXTIME THREADS
