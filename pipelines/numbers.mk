@@ -148,12 +148,15 @@ $(W)/train.tok $(W)/valid.tok $(W)/test.tok &: $(W)/all.tok
 	awk -v RS= -v d=$(W) -v n=$(FOLD) '{ k = (NR - 1) % n; f = k == n - 2 ? "valid" : k == n - 1 ? "test" : "train"; \
 		print > (d "/" f ".tok.tmp") }' $<
 	for p in train valid test; do mv $(W)/$$p.tok.tmp $(W)/$$p.tok; done
-$(W)/numbers.regex: $(SCRIPTS)/numbers-constrained
+# The script is an order-only prerequisite of the data: a change to it
+# remakes the outputs and the table, never the data or the models (remove
+# $(W)'s files to redo those).
+$(W)/numbers.regex: | $(SCRIPTS)/numbers-constrained
 	mkdir -p $(W)
 	$(NC) regex >$@
 # Numbers spelled; training and validation keep the sentences the
 # grammar accepts, test keeps them all.
-$(W)/%.spelled: $(W)/%.tok $(SCRIPTS)/numbers-constrained
+$(W)/%.spelled: $(W)/%.tok | $(SCRIPTS)/numbers-constrained
 	$(NC) split $< >$@.tmp 2>$@.log && mv $@.tmp $@
 $(W)/test.num: $(W)/test.spelled
 	cp $< $@
@@ -197,7 +200,8 @@ resume: $(foreach k,plain trained,$(foreach s,$(SEEDS),resume/$(k)-s$(s)))
 # grammar; the other rows score their model as it is.
 SCORE = $(BIN)/score -q --json --per-token --threads 1 --batch $(SCORE_BATCH)
 define OUTPUT
-$(OUT)/$(1)-s$(2).test.tsv.xz: $(W)/$(if $(filter trained,$(1)),trained,plain)-s$(2).model $(W)/test.num $(W)/numbers.regex
+$(OUT)/$(1)-s$(2).test.tsv.xz: $(W)/$(if $(filter trained,$(1)),trained,plain)-s$(2).model $(W)/test.num $(W)/numbers.regex \
+		$(SCRIPTS)/numbers-constrained
 	mkdir -p $(OUT) $(W)/out
 	$(SCORE) -m $$< $(if $(filter mask,$(1)),--regex "$$$$(cat $(W)/numbers.regex)") $(W)/test.num >$(W)/out/$(1)-s$(2).json
 	$(NC) sentences --tokens $(W)/test.num --scores $(W)/out/$(1)-s$(2).json $(if $(filter plain,$(1)),,--constrained) \
