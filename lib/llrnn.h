@@ -2945,6 +2945,8 @@ int llr_ngram_order(const llr_ngram *m);
 int64_t llr_ngram_count(const llr_ngram *m, int n); /* n-grams of order n */
 int32_t llr_ngram_vocab_size(const llr_ngram *m);
 int32_t llr_ngram_word(const llr_ngram *m, const char *w, size_t len); /* -1 absent */
+/* The ids of n NUL-terminated words (-1 absent), as llr_ngram_word each. */
+void llr_ngram_words(const llr_ngram *m, const char *const *w, size_t n, int32_t *ids);
 const char *llr_ngram_token(const llr_ngram *m, int32_t id);
 /* Ids of <s>, </s>, <unk>; -1 when the model lacks them. */
 int32_t llr_ngram_bos(const llr_ngram *m);
@@ -3019,6 +3021,11 @@ int llr_ngram_save_probing(const llr_ngram *m, const char *path, llr_err *err);
  * LLR_EFORMAT when the model was found corrupted (llr_ngram_status): the
  * figures are then not to be used. */
 int llr_ngram_score_ids(const llr_ngram *m, const int32_t *h, size_t n, float *lp, int32_t *len, llr_err *err);
+/* The same for B sentences at once, the lookups of the next tokens
+ * fetched across sentences: sentence b is n[b] + 1 ids of h (its context
+ * first, then its n[b] tokens), the next sentence's right after, and its
+ * figures are n[b] of lp and len, the next's right after. */
+int llr_ngram_score_batch(const llr_ngram *m, const int32_t *h, const size_t *n, size_t B, float *lp, int32_t *len, llr_err *err);
 /* LLR_OK, or LLR_EFORMAT naming the block of the probing form that failed
  * its lazy checksum; sticky, from that query on. */
 int llr_ngram_status(const llr_ngram *m, llr_err *err);

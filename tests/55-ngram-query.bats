@@ -58,6 +58,22 @@ EOF
 	cmp g.arpa g.probing
 }
 
+@test "batches: the lookups fetched across sentences give the bytes of one sentence at a time, written a batch at a time" {
+	for f in "$M/lm.arpa" "$M/lm.probing"; do
+		score --per-token -m "$f" "$M/test.tok" >one.out 2>one.err
+		for b in 2 7 64 4096; do
+			score --per-token --batch "$b" -m "$f" "$M/test.tok" >b.out 2>b.err
+			cmp one.out b.out
+			cmp one.err b.err
+			# to a pipe: whole batches, every line there
+			score --per-token --batch "$b" -m "$f" <"$M/test.tok" | cat >pipe.out
+			cmp one.out pipe.out
+		done
+		score --per-token --check-norm --batch 9 -m "$f" "$M/test.tok" 2>/dev/null | cmp - one.out
+	done
+	[ "$(wc -l <one.out)" -eq "$(wc -l <"$M/test.tok")" ]
+}
+
 @test "probing form: a model whose n-grams' suffixes are not all listed is queried context by context, same bytes" {
 	# drop five 2-grams that end 3-grams but begin none: their 3-grams'
 	# suffixes go missing

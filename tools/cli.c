@@ -377,10 +377,15 @@ void cli_output_open_lines(cli_output *o, const char *path)
 		cli_stdout_linebuf();
 }
 
-void cli_stdout_linebuf(void)
+int cli_stdout_stream(void)
 {
 	struct stat st;
-	if (fstat(1, &st) == 0 && !S_ISREG(st.st_mode))
+	return fstat(1, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+void cli_stdout_linebuf(void)
+{
+	if (cli_stdout_stream())
 		setvbuf(stdout, NULL, _IOLBF, 0);
 }
 

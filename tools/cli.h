@@ -88,6 +88,9 @@ void cli_output_abort(cli_output *o);
 void cli_refuse_tty(int fd, const char *what);
 /* Line-buffer stdout when it is a pipe or terminal (not a regular file). */
 void cli_stdout_linebuf(void);
+/* Whether stdout is a pipe or terminal (or another file that is not a
+ * regular file): the output cli_stdout_linebuf line-buffers. */
+int cli_stdout_stream(void);
 /* Exit 1 if writing stdout failed (sbase fshut). */
 void cli_flush_stdout(void);
 

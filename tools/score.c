@@ -202,6 +202,7 @@ typedef struct scorer {
 	double *comp; /* --show-computation: m_t of each prediction's step */
 	unsigned char *oov_at;
 	size_t ids_cap;
+	int flush_batches; /* stdout is a stream written a batch at a time */
 	llr_buf outb;
 	cli_output out;
 	cli_progress prog;
@@ -471,6 +472,8 @@ static void flush_batch(scorer *sc)
 		check_norm(sc, &norm);
 	for (size_t b = 0, o = 0; b < (size_t)B; o += sc->lines[b].n + 1, b++)
 		write_line(sc, &sc->lines[b], o);
+	if (sc->flush_batches)
+		fflush(sc->out.fp);
 	sc->nlines = 0;
 }
 
@@ -793,6 +796,12 @@ int main(int argc, char **argv)
 	sc.lines = ecalloc((size_t)sc.opt.batch, sizeof *sc.lines);
 	sc.sent = ecalloc((size_t)sc.opt.batch, sizeof *sc.sent);
 	cli_output_open_lines(&sc.out, sc.opt.output);
+	/* A batch's lines are written together (a write each, not a line):
+	 * a coprocess reads them once the batch is full and scored anyway. */
+	if (sc.opt.batch > 1 && sc.out.fp == stdout && cli_stdout_stream()) {
+		setvbuf(stdout, NULL, _IOFBF, BUFSIZ);
+		sc.flush_batches = 1;
+	}
 	cli_progress_init(&sc.prog, sc.opt.quiet, sc.out.fp == stdout);
 	cli_progress_inputs(&sc.prog, argv + optind, argc - optind);
 

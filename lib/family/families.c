@@ -171,7 +171,11 @@ int llr_family_check_utf8(const llr_model *m, const char *what, int numbered, co
 	for (size_t b = 0; b < B; b++)
 		for (size_t t = 0; t < s[b].n; t++) {
 			const char *w = s[b].words[t];
-			size_t len = strlen(w), ok = llr_utf8_valid_prefix(w, len);
+			unsigned char high = 0; /* an ASCII word (most) needs no more */
+			size_t len = 0;
+			for (; w[len]; len++)
+				high |= (unsigned char)w[len];
+			size_t ok = high & 0x80 ? llr_utf8_valid_prefix(w, len) : len;
 			if (ok == len)
 				continue;
 			char where[64];

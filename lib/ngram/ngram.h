@@ -119,6 +119,9 @@ typedef struct llr_wordtab llr_wordtab;
 llr_wordtab *llr_wordtab_new(const llr_strmap *v, const float *logp, size_t hot);
 void llr_wordtab_free(llr_wordtab *t);
 int32_t llr_wordtab_get(const llr_wordtab *t, const char *s, size_t n, size_t avail);
+/* The ids of n NUL-terminated words w (-1 absent) into ids, as
+ * llr_wordtab_get each, the slots of several fetched at once. */
+void llr_wordtab_get_many(const llr_wordtab *t, const char *const *w, size_t n, int32_t *ids);
 
 /* arpa.c: an ARPA number (the whole of s[0..n)) as (float)strtod(s)
  * gives it, -inf as -99; -1 if s is not a number (or is NaN or +inf). */

@@ -49,7 +49,9 @@
 #endif
 
 /* How many tokens ahead of the one being scored its lookups are fetched. */
+#ifndef AHEAD
 #define AHEAD 6
+#endif
 
 /* The key of the n-gram v s from the key of s (murmur3's finaliser over
  * a multiplicative mix; never 0). */
@@ -216,76 +218,111 @@ static int chain_keys(const int32_t *h, size_t t, int order, uint64_t *key)
 	return j;
 }
 
-/* Score h[1..n] given h[0] (<s> or -1) with the state of found contexts,
- * for a suffix-closed model; lookups fetched AHEAD tokens ahead. */
-static void score_closed(const llr_ngram *m, const int32_t *h, size_t n, float *lp, int32_t *len)
+/* The ids of a batch of sentences, a token at a time: sentence b is
+ * h[0..n[b]] of its stretch, h[0] its context (<s> or -1), h[1..n[b]]
+ * the tokens scored. */
+typedef struct cursor {
+	const int32_t *h; /* the current sentence's stretch */
+	const size_t *n;
+	size_t b, B, t; /* sentence b of B, token t (1..n[b]) */
+} cursor;
+
+/* Onto the first token at or after the current sentence's token t; 0 at
+ * the end of the batch. */
+static int cursor_settle(cursor *c)
+{
+	while (c->b < c->B && c->t > c->n[c->b]) {
+		c->h += c->n[c->b] + 1;
+		c->b++;
+		c->t = 1;
+	}
+	return c->b < c->B;
+}
+
+/* Score a batch (llr_ngram_score_batch) with the state of found contexts,
+ * for a suffix-closed model; the lookups of a token (its n-grams' buckets
+ * and its 1-gram) are fetched AHEAD tokens before it is scored, across
+ * the sentences of the batch. */
+static void score_closed(const llr_ngram *m, const int32_t *h, const size_t *n, size_t B, float *lp, int32_t *len)
 {
 	const llr_ngram_probe *p = m->probe;
 	const int order = m->order;
 	uint64_t ring[AHEAD + 1][LLR_NGRAM_MAX_ORDER];
 	int nk[AHEAD + 1];
 	float bo[LLR_NGRAM_MAX_ORDER + 1], nbo[LLR_NGRAM_MAX_ORDER + 1];
-	int J = 0;
-	if (h[0] >= 0 && order > 1) {
-		J = 1;
-		bo[1] = p->uni[2 * h[0] + 1];
-	}
-	for (size_t t = 1; t <= n && t <= AHEAD; t++)
-		nk[t % (AHEAD + 1)] = h[t] >= 0 ? chain_keys(h, t, order, ring[t % (AHEAD + 1)]) : 0;
-	for (size_t t = 1; t <= n; t++) {
-		size_t a = t + AHEAD;
-		if (a <= n) {
-			uint64_t *k = ring[a % (AHEAD + 1)];
-			int c = nk[a % (AHEAD + 1)] = h[a] >= 0 ? chain_keys(h, a, order, k) : 0;
-			for (int j = 1; j <= c; j++)
-				fetch(p, j + 1, k[j]);
+	cursor a = {h, n, 0, B, 1};
+	size_t g = 0, ga = 0; /* tokens scored, tokens fetched */
+	for (size_t b = 0; b < B; h += n[b] + 1, b++) {
+		int J = 0;
+		if (h[0] >= 0 && order > 1) {
+			J = 1;
+			bo[1] = p->uni[2 * h[0] + 1];
 		}
-		int32_t w = h[t];
-		if (w < 0) {
-			lp[t - 1] = 0;
+		for (size_t t = 1; t <= n[b]; t++, g++) {
+			while (ga <= g + AHEAD && cursor_settle(&a)) {
+				uint64_t *k = ring[ga % (AHEAD + 1)];
+				int32_t v = a.h[a.t];
+				int c = nk[ga % (AHEAD + 1)] = v >= 0 ? chain_keys(a.h, a.t, order, k) : 0;
+				if (v >= 0)
+					PREFETCH(p->uni + 2 * v);
+				for (int j = 1; j <= c; j++)
+					fetch(p, j + 1, k[j]);
+				a.t++;
+				ga++;
+			}
+			int32_t w = h[t];
+			if (w < 0) {
+				lp[g] = 0;
+				if (len)
+					len[g] = 0;
+				J = 0;
+				continue;
+			}
+			const uint64_t *k = ring[g % (AHEAD + 1)];
+			float l = p->uni[2 * w];
+			nbo[1] = p->uni[2 * w + 1];
+			int got = 1, c = LLR_MIN(J, nk[g % (AHEAD + 1)]);
+			for (int j = 1; j <= c; j++) {
+				const llr_probe_entry *e = find(p, j + 1, k[j]);
+				if (!e)
+					break;
+				l = e->logp;
+				nbo[j + 1] = e->backoff;
+				got = j + 1;
+			}
+			float s = 0;
+			for (int j = J; j >= got; j--)
+				s += bo[j];
+			lp[g] = s + l;
 			if (len)
-				len[t - 1] = 0;
-			J = 0;
-			continue;
+				len[g] = got;
+			J = LLR_MIN(got, order - 1);
+			for (int j = 1; j <= J; j++)
+				bo[j] = nbo[j];
 		}
-		const uint64_t *k = ring[t % (AHEAD + 1)];
-		float l = p->uni[2 * w];
-		nbo[1] = p->uni[2 * w + 1];
-		int got = 1, c = LLR_MIN(J, nk[t % (AHEAD + 1)]);
-		for (int j = 1; j <= c; j++) {
-			const llr_probe_entry *e = find(p, j + 1, k[j]);
-			if (!e)
-				break;
-			l = e->logp;
-			nbo[j + 1] = e->backoff;
-			got = j + 1;
-		}
-		float b = 0;
-		for (int j = J; j >= got; j--)
-			b += bo[j];
-		lp[t - 1] = b + l;
-		if (len)
-			len[t - 1] = got;
-		J = LLR_MIN(got, order - 1);
-		for (int j = 1; j <= J; j++)
-			bo[j] = nbo[j];
 	}
 }
 
-int llr_ngram_score_ids(const llr_ngram *m, const int32_t *h, size_t n, float *lp, int32_t *len, llr_err *err)
+int llr_ngram_score_batch(const llr_ngram *m, const int32_t *h, const size_t *n, size_t B, float *lp, int32_t *len, llr_err *err)
 {
-	if (m->probe && m->probe->closed)
-		score_closed(m, h, n, lp, len);
-	else {
-		const int keep = m->order - 1;
-		for (size_t t = 1; t <= n; t++) {
+	if (m->probe && m->probe->closed) {
+		score_closed(m, h, n, B, lp, len);
+		return llr_ngram_status(m, err);
+	}
+	const int keep = m->order - 1;
+	for (size_t b = 0; b < B; h += n[b] + 1, lp += n[b], len = len ? len + n[b] : NULL, b++)
+		for (size_t t = 1; t <= n[b]; t++) {
 			int nctx = (int)LLR_MIN(t, (size_t)keep), matched = 0;
 			lp[t - 1] = h[t] >= 0 ? llr_ngram_log10p(m, h + t - nctx, nctx, h[t], &matched) : 0.0f;
 			if (len)
 				len[t - 1] = matched;
 		}
-	}
 	return llr_ngram_status(m, err);
+}
+
+int llr_ngram_score_ids(const llr_ngram *m, const int32_t *h, size_t n, float *lp, int32_t *len, llr_err *err)
+{
+	return llr_ngram_score_batch(m, h, &n, 1, lp, len, err);
 }
 
 int llr_ngram_status(const llr_ngram *m, llr_err *err)

@@ -77,6 +77,16 @@ int32_t llr_ngram_word(const llr_ngram *m, const char *w, size_t len)
 	return llr_strmap_get(m->vocab, w, len);
 }
 
+void llr_ngram_words(const llr_ngram *m, const char *const *w, size_t n, int32_t *ids)
+{
+	if (m->probe && m->probe->words) {
+		llr_wordtab_get_many(m->probe->words, w, n, ids);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ids[i] = llr_strmap_get(m->vocab, w[i], strlen(w[i]));
+}
+
 const char *llr_ngram_token(const llr_ngram *m, int32_t id)
 {
 	return llr_strmap_str(m->vocab, id);

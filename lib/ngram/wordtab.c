@@ -18,6 +18,12 @@
 
 #include "ngram.h"
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
 typedef struct wslot {
 	uint64_t head, tail; /* bytes 0-7 and 8-15, zero-padded */
 	uint32_t len;        /* 0 = empty */
@@ -185,4 +191,30 @@ int32_t llr_wordtab_get(const llr_wordtab *t, const char *s, size_t n, size_t av
 	size_t h = word_hash(s, n, head, tail);
 	int32_t id = table_get(t, &t->hot, s, n, head, tail, h);
 	return id >= 0 ? id : table_get(t, &t->cold, s, n, head, tail, h);
+}
+
+/* Words looked up together: all hashed and their slots fetched, then
+ * found, so that the misses of the large table overlap. */
+enum { MANY = 16 };
+
+void llr_wordtab_get_many(const llr_wordtab *t, const char *const *w, size_t n, int32_t *ids)
+{
+	size_t len[MANY], h[MANY];
+	uint64_t head[MANY], tail[MANY];
+	for (size_t i = 0; i < n; i += MANY) {
+		size_t k = LLR_MIN(n - i, (size_t)MANY);
+		for (size_t j = 0; j < k; j++) {
+			const char *s = w[i + j];
+			len[j] = strlen(s);
+			head[j] = word_head(s, len[j], len[j]);
+			tail[j] = len[j] > 8 ? word_head(s + 8, len[j] - 8, len[j] - 8) : 0;
+			h[j] = word_hash(s, len[j], head[j], tail[j]);
+			PREFETCH(&t->hot.slot[h[j] & t->hot.mask]);
+			PREFETCH(&t->cold.slot[h[j] & t->cold.mask]);
+		}
+		for (size_t j = 0; j < k; j++) {
+			int32_t id = table_get(t, &t->hot, w[i + j], len[j], head[j], tail[j], h[j]);
+			ids[i + j] = id >= 0 ? id : table_get(t, &t->cold, w[i + j], len[j], head[j], tail[j], h[j]);
+		}
+	}
 }

@@ -779,6 +779,30 @@ static void test_wordtab(void)
 			buf[len - 1] = 'Q';
 			bad += llr_wordtab_get(t, buf, len, sizeof buf) != -1;
 		}
+		/* Many at once: every word, and a non-word after each (its
+		 * last byte changed), in runs that end inside and across the
+		 * groups fetched together. */
+		enum { N = 2 * 3000 };
+		static char *many[N];
+		static int32_t ids[N];
+		for (int32_t i = 0; i < 3000 && t; i++) {
+			size_t len = llr_strmap_len(v, i);
+			many[2 * i] = strndup(llr_strmap_str(v, i), len);
+			many[2 * i + 1] = strndup(llr_strmap_str(v, i), len);
+			many[2 * i + 1][len - 1] = 'Q';
+		}
+		static const size_t runs[] = {1, 15, 16, 17, 33, N};
+		for (size_t r = 0; r < sizeof runs / sizeof *runs && t; r++)
+			for (size_t at = 0; at < N; at += runs[r]) {
+				size_t k = LLR_MIN(runs[r], N - at);
+				memset(ids, 0x55, sizeof ids);
+				llr_wordtab_get_many(t, (const char *const *)many + at, k, ids + at);
+				for (size_t i = at; i < at + k; i++)
+					bad += ids[i] != (i % 2 ? -1 : (int32_t)(i / 2));
+				bad += at + k < N && ids[at + k] != 0x55555555;
+			}
+		for (int32_t i = 0; i < N && t; i++)
+			free(many[i]);
 		llr_wordtab_free(t);
 	}
 	CHECK(bad == 0);
@@ -817,6 +841,10 @@ static void test_probing_same(void)
 		float a[40], b[40];
 		int32_t la[40], lb[40];
 		int same = 1, same_len = 1;
+		/* the 300 sentences one after the other: ids, figures, lengths */
+		static int32_t bh[300 * 40], bla[300 * 40], blb[300 * 40];
+		static float ba[300 * 40], bb[300 * 40];
+		size_t bn[300], nh = 0, na = 0;
 		for (int s = 0; s < 300; s++) {
 			st = st * 6364136223846793005ull + 1442695040888963407ull;
 			size_t n = 1 + (st >> 59);
@@ -838,9 +866,47 @@ static void test_probing_same(void)
 				same_len &= !memcmp(la, lb, n * sizeof *la);
 			}
 			p->probe->closed = 1;
+			/* the batch: this sentence after the ones before it */
+			memcpy(bh + nh, h, (n + 1) * sizeof *h);
+			memcpy(ba + na, a, n * sizeof *a);
+			memcpy(bla + na, la, n * sizeof *la);
+			bn[s] = n;
+			nh += n + 1;
+			na += n;
 		}
 		CHECK(same);
 		CHECK(same_len);
+		/* All 300 sentences as one batch, and as batches of 1 to 7 (the
+		 * lookups fetched across sentences), by both paths. */
+		int same_batch = 1;
+		for (int closed = 1; closed >= 0; closed--) {
+			p->probe->closed = closed;
+			for (size_t B = 1; B <= 300; B = B < 7 ? B + 1 : B == 7 ? 300 : 301) {
+				memset(bb, 0, na * sizeof *bb);
+				memset(blb, 0, na * sizeof *blb);
+				for (size_t s = 0, ih = 0, ia = 0; s < 300; s += B) {
+					size_t k = LLR_MIN(B, 300 - s), th = 0, ta = 0;
+					for (size_t j = s; j < s + k; j++) {
+						th += bn[j] + 1;
+						ta += bn[j];
+					}
+					CHECK(llr_ngram_score_batch(p, bh + ih, bn + s, k, bb + ia, blb + ia, &e) == LLR_OK);
+					ih += th;
+					ia += ta;
+				}
+				same_batch &= !memcmp(ba, bb, na * sizeof *ba) && !memcmp(bla, blb, na * sizeof *bla);
+			}
+		}
+		p->probe->closed = 1;
+		CHECK(same_batch);
+		/* The words at once, by the trie's vocabulary and the table. */
+		static const char *const some[] = {"a", "zz", "b", "l", "", "<s>", "k", "c", "</s>", "a"};
+		int32_t wt[10], wp[10], same_words = 1;
+		llr_ngram_words(t, some, 10, wt);
+		llr_ngram_words(p, some, 10, wp);
+		for (int i = 0; i < 10; i++)
+			same_words &= wt[i] == llr_ngram_word(t, some[i], strlen(some[i])) && wp[i] == wt[i];
+		CHECK(same_words && wt[1] == -1 && wt[0] >= 0);
 		llr_ngram_free(t);
 		llr_ngram_free(p);
 	}

@@ -23,6 +23,7 @@ static void ngram_close(void *state)
 	llr_ngram_free(s->m);
 	free(s->hist);
 	free(s->lp);
+	free(s->n);
 	free(s);
 }
 
@@ -75,71 +76,101 @@ static double norm_at(const ngram *s, const int32_t *ctx, int n)
 	return sum - 1;
 }
 
-/* One sentence's n words and its </s> into lp and oov (n + 1 entries),
- * and into len (may be NULL) the length of the n-gram that gave each its
- * probability (0: scored 0 outside the vocabulary); with check_norm the
- * sum over the vocabulary of p - 1 (signed) at the position where its
- * magnitude is largest, else 0.  The words are looked up first, then
- * scored together (llr_ngram_score_ids), which fetches the lookups of
- * the next words while it works on one. */
-static int sentence(ngram *s, const llr_sentence *x, double *lp, unsigned char *oov, int32_t *len, int check_norm, double *worst,
-                    llr_err *err)
+/* Room in the scratch for a batch of `ids` ids (<s>, the words and </s>
+ * of each sentence) and B sentences. */
+static int reserve(ngram *s, size_t ids, size_t B, llr_err *err)
 {
-	int32_t *h = s->hist;
+	if (ids > s->cap) {
+		size_t cap = ids + ids / 2;
+		int32_t *h = llr_reallocarray(s->hist, cap, sizeof *h);
+		if (h)
+			s->hist = h;
+		float *l = h ? llr_reallocarray(s->lp, cap, sizeof *l) : NULL;
+		if (!l)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory for a batch of %zu tokens", ids);
+		s->lp = l;
+		s->cap = cap;
+	}
+	if (B > s->ncap) {
+		size_t *n = llr_reallocarray(s->n, B, sizeof *n);
+		if (!n)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory for a batch of %zu sentences", B);
+		s->n = n;
+		s->ncap = B;
+	}
+	return LLR_OK;
+}
+
+/* Sentence x's <s>, words and </s> as ids into h (n + 2), and oov (n +
+ * 1 entries: the words and </s>).  Words outside the vocabulary are
+ * <unk>, or -1 (scored 0) when the model has none. */
+static void sentence_ids(const ngram *s, const llr_sentence *x, int32_t *h, unsigned char *oov)
+{
+	const int32_t unk = llr_ngram_unk(s->m);
 	h[0] = llr_ngram_bos(s->m); /* -1 if the model has no <s>: no context */
-	const int32_t eos = llr_ngram_eos(s->m), unk = llr_ngram_unk(s->m);
+	llr_ngram_words(s->m, (const char *const *)x->words, x->n, h + 1);
 	for (size_t t = 0; t < x->n; t++) {
-		int32_t w = llr_ngram_word(s->m, x->words[t], strlen(x->words[t]));
-		oov[t] = w < 0;
-		h[t + 1] = w < 0 ? unk : w;
+		oov[t] = h[t + 1] < 0;
+		if (h[t + 1] < 0)
+			h[t + 1] = unk;
 	}
 	oov[x->n] = 0;
-	h[x->n + 1] = eos;
-	*worst = 0;
-	if (check_norm) {
-		const int keep = llr_ngram_order(s->m) - 1;
-		for (size_t t = 0; t <= x->n; t++) {
-			int nctx = (int)(t + 1 < (size_t)keep ? t + 1 : (size_t)keep);
-			double e = norm_at(s, h + t + 1 - nctx, nctx);
-			if (!(fabs(e) <= fabs(*worst))) /* NaN propagates */
-				*worst = e;
-		}
+	h[x->n + 1] = llr_ngram_eos(s->m);
+}
+
+/* With check_norm the sum over the vocabulary of p - 1 (signed) at the
+ * position of sentence h (n + 2 ids) where its magnitude is largest. */
+static double worst_norm(const ngram *s, const int32_t *h, size_t n)
+{
+	const int keep = llr_ngram_order(s->m) - 1;
+	double worst = 0;
+	for (size_t t = 0; t <= n; t++) {
+		int nctx = (int)(t + 1 < (size_t)keep ? t + 1 : (size_t)keep);
+		double e = norm_at(s, h + t + 1 - nctx, nctx);
+		if (!(fabs(e) <= fabs(worst))) /* NaN propagates */
+			worst = e;
 	}
-	int rc = llr_ngram_score_ids(s->m, h, x->n + 1, s->lp, len, err);
-	for (size_t t = 0; t <= x->n; t++)
-		lp[t] = h[t + 1] >= 0 ? (float)(s->lp[t] * M_LN10) : 0.0f;
-	return rc;
+	return worst;
 }
 
 /* The batch into logp, oov and len (may be NULL), as llr_model_score
- * and llr_model_score_lengths say. */
+ * and llr_model_score_lengths say: every sentence's words looked up,
+ * then all scored together (llr_ngram_score_batch), which fetches the
+ * lookups of the next tokens while it works on one, across sentences;
+ * len is the length of the n-gram that gave each token its probability
+ * (0: scored 0 outside the vocabulary).  The norm check takes, for each
+ * sentence, the position where |sum p - 1| is largest. */
 static int score_batch(llr_model *m, const llr_sentence *x, size_t B, double *logp, unsigned char *oov, int32_t *len,
                        llr_norm_stat *norm, llr_err *err)
 {
 	ngram *s = m->state;
+	size_t ids = 0;
+	for (size_t b = 0; b < B; b++) {
+		if (x[b].n > SIZE_MAX / 2 - ids)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory for a sentence of %zu words", x[b].n);
+		ids += x[b].n + 2;
+	}
+	int rc = reserve(s, ids, B, err);
+	if (rc != LLR_OK)
+		return rc;
 	llr_norm_stat ns = {0};
-	for (size_t b = 0, o = 0; b < B; o += x[b].n + 1, b++) {
-		if (x[b].n + 2 > s->cap) {
-			size_t cap = x[b].n + 2 + x[b].n / 2;
-			int32_t *h = llr_reallocarray(s->hist, cap, sizeof *h);
-			if (!h)
-				return llr_err_set(err, LLR_ENOMEM, "out of memory for a sentence of %zu words", x[b].n);
-			s->hist = h;
-			float *l = llr_reallocarray(s->lp, cap, sizeof *l);
-			if (!l)
-				return llr_err_set(err, LLR_ENOMEM, "out of memory for a sentence of %zu words", x[b].n);
-			s->lp = l;
-			s->cap = cap;
-		}
-		double e;
-		int rc = sentence(s, &x[b], logp + o, oov + o, len ? len + o : NULL, m->opts.check_norm, &e, err);
-		if (rc != LLR_OK)
-			return rc;
+	for (size_t b = 0, o = 0, i = 0; b < B; o += x[b].n + 1, i += x[b].n + 2, b++) {
+		sentence_ids(s, &x[b], s->hist + i, oov + o);
+		s->n[b] = x[b].n + 1;
+		if (!m->opts.check_norm)
+			continue;
+		double e = worst_norm(s, s->hist + i, x[b].n);
 		if (!(fabs(e) <= fabs(ns.err)))
 			ns.err = e;
 		if (!(fabs(e) <= ns.lo))
 			ns.lo = ns.hi = fabs(e);
 	}
+	rc = llr_ngram_score_batch(s->m, s->hist, s->n, B, s->lp, len, err);
+	if (rc != LLR_OK)
+		return rc;
+	for (size_t b = 0, o = 0, i = 0; b < B; o += x[b].n + 1, i += x[b].n + 2, b++)
+		for (size_t t = 0; t <= x[b].n; t++)
+			logp[o + t] = s->hist[i + t + 1] >= 0 ? (float)(s->lp[o + t] * M_LN10) : 0.0f;
 	if (norm && m->opts.check_norm)
 		*norm = ns;
 	return LLR_OK;

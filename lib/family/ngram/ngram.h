@@ -10,9 +10,11 @@
 
 typedef struct ngram {
 	llr_ngram *m;
-	int32_t *hist; /* scratch: <s> and the ids of a sentence */
-	float *lp;     /* scratch: their log10 p */
+	int32_t *hist; /* scratch: <s>, the ids and </s> of each sentence of a batch */
+	float *lp;     /* scratch: their log10 p (the words and </s>) */
 	size_t cap;
+	size_t *n; /* scratch: the tokens scored of each sentence */
+	size_t ncap;
 } ngram;
 
 extern const llr_gen_ops llr_ngram_gen_ops;
