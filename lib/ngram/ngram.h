@@ -30,6 +30,10 @@ typedef struct llr_ngram_probe {
 	 * memory of huge pages (or tab is the mapping itself). */
 	const uint32_t *bcrc[LLR_NGRAM_MAX_ORDER];
 	unsigned char *checked[LLR_NGRAM_MAX_ORDER];
+	/* The flags the lookups read: checked, until every block of the
+	 * table has passed (nchecked of blocks), then NULL (none to read). */
+	unsigned char *ok[LLR_NGRAM_MAX_ORDER];
+	uint64_t nchecked[LLR_NGRAM_MAX_ORDER], blocks[LLR_NGRAM_MAX_ORDER];
 	const llr_probe_entry *src[LLR_NGRAM_MAX_ORDER];
 	int bad; /* a block failed its check: answers are not to be used */
 	int bad_order;

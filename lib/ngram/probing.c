@@ -113,14 +113,19 @@ static int check_block(const llr_ngram_probe *cp, int n, uint64_t b)
 		}
 		return 0;
 	}
-	__atomic_store_n(&p->checked[n - 1][b], 1, __ATOMIC_RELEASE);
+	/* the last block of the table to pass: the lookups stop reading the
+	 * flags (a flag, and the count, go up once however many threads
+	 * checked the block) */
+	if (!__atomic_exchange_n(&p->checked[n - 1][b], 1, __ATOMIC_ACQ_REL) &&
+	    __atomic_add_fetch(&p->nchecked[n - 1], 1, __ATOMIC_ACQ_REL) == p->blocks[n - 1])
+		__atomic_store_n(&p->ok[n - 1], NULL, __ATOMIC_RELEASE);
 	return 1;
 }
 
 static inline const llr_probe_entry *find(const llr_ngram_probe *p, int n, uint64_t key)
 {
 	const llr_probe_entry *t = p->tab[n - 1];
-	const unsigned char *ok = p->checked[n - 1];
+	const unsigned char *ok = __atomic_load_n(&p->ok[n - 1], __ATOMIC_ACQUIRE);
 	uint64_t nb = p->nb[n - 1], i = bucket(key, nb);
 	for (uint64_t tries = 0; tries < nb; tries++) {
 		if (ok && !__atomic_load_n(&ok[i >> LLR_PROBE_BLOCK_SHIFT], __ATOMIC_ACQUIRE) && !check_block(p, n, i >> LLR_PROBE_BLOCK_SHIFT))
@@ -577,7 +582,8 @@ static int map_tables(llr_tarmap *t, const llr_meta *meta, const char *path, int
 		snprintf(name, sizeof name, "%d/crc", n);
 		if ((rc = map_array(t, name, LLR_I32, 1, cshape, 1, (const void **)&p->bcrc[n - 1], err)) != LLR_OK)
 			break;
-		if (!(p->checked[n - 1] = llr_calloc((size_t)blocks, 1))) {
+		p->blocks[n - 1] = blocks;
+		if (!(p->checked[n - 1] = p->ok[n - 1] = llr_calloc((size_t)blocks, 1))) {
 			rc = llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
 			break;
 		}
