@@ -237,7 +237,8 @@ static const char *take_line(sline *s, const char *line, size_t len, const char 
 	s->bos = s->n > 0 && !strcmp(p + s->tok[0], LLR_BOS);
 	s->eos = s->n > (size_t)s->bos && !strcmp(p + s->tok[s->n - 1], LLR_EOS);
 	s->n -= (size_t)s->bos + (size_t)s->eos;
-	memmove(s->tok, s->tok + s->bos, s->n * sizeof *s->tok);
+	if (s->n) /* a blank line's slot may have no tokens yet (tok NULL) */
+		memmove(s->tok, s->tok + s->bos, s->n * sizeof *s->tok);
 	for (size_t i = 0; i < s->n; i++) {
 		const char *w = p + s->tok[i];
 		if (w[0] != '<') /* both markers begin so */
