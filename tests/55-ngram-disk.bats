@@ -116,6 +116,19 @@ tmp_empty() {
 	seq 1 40000 | awk '{ print "w" $1, "v" $1 }' >wide.tok
 	LLRNN_NGRAM_SORT= run_err 1 '^train: wide.tok:[0-9]+: a memory budget of 1 MiB is too small to count 3-grams on disk: give at least [0-9]+ MiB \(--memory\)$' train --ngram 3 --memory 1M --temp-dir tmp -o x.arpa wide.tok
 	[ ! -e x.arpa ]
+	# counted, but too small to estimate: refused with a least that works
+	# (its stream buffers grow with the budget), which gives the bytes of
+	# the in-memory path
+	LLRNN_NGRAM_SORT= run_err 1 '^train: a memory budget of 4 MiB is too small to estimate on disk: this vocabulary needs [0-9]+ MiB at least$' \
+		train --ngram 3 --discount-fallback --memory 4M --temp-dir tmp -o x.arpa wide.tok
+	[ ! -e x.arpa ]
+	least=$(sed -n 's/.* needs \([0-9]*\) MiB at least$/\1/p' err.err)
+	LLRNN_NGRAM_SORT= run_err 1 "too small to estimate on disk: this vocabulary needs $least MiB" \
+		train --ngram 3 --discount-fallback --memory "$((least - 1))M" --temp-dir tmp -o x.arpa wide.tok
+	train -q --ngram 3 --discount-fallback --memory "${least}M" --temp-dir tmp -o x.arpa wide.tok
+	train -q --ngram 3 --discount-fallback -o mem.arpa wide.tok
+	cmp mem.arpa x.arpa
+	rm x.arpa mem.arpa
 	# the binary forms need the model in memory
 	run_err 1 '^train: lm.bin: the counts outgrew --memory and were sorted on disk, which writes ARPA only' train --ngram 3 --temp-dir tmp -o lm.bin "$M/c.tok"
 	[ ! -e lm.bin ]

@@ -140,6 +140,23 @@ EOF
 	run_err 1 'cut.probing' score -m cut.probing "$M/test.tok"
 }
 
+@test "trie form: a corrupt member (meta, vocabulary, any level's table) or a truncated file is refused at load, with or without --verify, nothing scored" {
+	train -q --convert "$M/lm.arpa" -o lm.trie
+	score -q -m lm.trie "$M/test.tok" >good
+	[ -s good ]
+	for m in meta vocab 1/logp.npy 2/child.npy 3/backoff.npy 4/word.npy 4/logp.npy; do
+		cp lm.trie bad.trie
+		flip bad.trie "$m"
+		run_err 1 "^score: bad.trie: member $m: checksum mismatch \\(corrupted file\\)$" score -q -m bad.trie "$M/test.tok"
+		run_err 1 "^score: bad.trie: member $m: checksum mismatch" score -q --verify -m bad.trie "$M/test.tok"
+		run_err 1 "^gen: bad.trie: member $m: checksum mismatch" gen -m bad.trie -n 3 -s 1
+	done
+	head -c "$(($(stat -c %s lm.trie) / 2))" lm.trie >cut.trie
+	run_err 1 '^score: cut.trie: .*(Truncated|truncated)' score -q -m cut.trie "$M/test.tok"
+	# the untouched copy still scores
+	score -q --verify -m lm.trie "$M/test.tok" | cmp - good
+}
+
 @test "probing form: compressed, as a background, with bad options: clear errors" {
 	xz -c "$M/lm.probing" >lm.probing.xz
 	run_err 1 'decompress it' score -m lm.probing.xz "$M/test.tok"

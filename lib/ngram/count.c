@@ -327,6 +327,11 @@ int llr_ngram_count_line(llr_ngram_counter *c, const char *line, size_t len, llr
 	return add_gram(c, err);
 }
 
+size_t llr_ngram_iobuf(size_t max_bytes)
+{
+	return LLR_MIN(LLR_MAX(max_bytes / 256, (size_t)4 << 10), (size_t)256 << 10);
+}
+
 void llr_ngram_xcfg(const llr_ngram_disk *d, size_t max_bytes, llr_xsort_cfg *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
@@ -334,7 +339,7 @@ void llr_ngram_xcfg(const llr_ngram_disk *d, size_t max_bytes, llr_xsort_cfg *cf
 	cfg->fanin = d->fanin >= 2 ? d->fanin : 16;
 	cfg->run_records = d->run_records;
 	cfg->threads = d->threads;
-	cfg->iobuf = LLR_MIN(LLR_MAX(max_bytes / 256, (size_t)4 << 10), (size_t)256 << 10);
+	cfg->iobuf = llr_ngram_iobuf(max_bytes);
 	cfg->mem = max_bytes;
 }
 

@@ -187,6 +187,8 @@ typedef struct llr_xsort_cfg {
 	int threads;         /* threads sorting a run (< 2: this one) */
 } llr_xsort_cfg;
 typedef struct llr_xsort llr_xsort;
+/* count.c: the bytes of each stream buffer under a budget of max_bytes. */
+size_t llr_ngram_iobuf(size_t max_bytes);
 /* count.c: the sorting set-up of a budget of max_bytes (mem = max_bytes). */
 void llr_ngram_xcfg(const llr_ngram_disk *d, size_t max_bytes, llr_xsort_cfg *cfg);
 llr_xsort *llr_xsort_new(const llr_xsort_cfg *cfg, size_t rec, int nkey, const int *cols, int ncols, uint32_t V,

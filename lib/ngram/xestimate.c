@@ -458,6 +458,20 @@ static int probabilities(xest *x, llr_arpa_out *out, llr_err *err)
 	return rc;
 }
 
+/* What stays in memory besides the sorts: the vocabulary, the unigrams
+ * and the stream buffers (of iobuf bytes each). */
+static size_t x_fixed(const xest *x, size_t vocab_bytes, size_t iobuf)
+{
+	return vocab_bytes + (size_t)x->V * 20 + (size_t)(2 * x->cfg.fanin + x->N + 6) * iobuf;
+}
+
+/* The least budget at stream buffers of iobuf bytes: x_fixed and a sort
+ * of a few records. */
+static size_t x_least(const xest *x, size_t vocab_bytes, size_t iobuf)
+{
+	return x_fixed(x, vocab_bytes, iobuf) + ((size_t)x->V + 1) * 4 + 2 * 4096 * (kw(x->N) + 24);
+}
+
 int llr_ngram_estimate_arpa(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, double *discounts, llr_ngram_disk_stats *st,
                             llr_err *err)
 {
@@ -476,14 +490,16 @@ int llr_ngram_estimate_arpa(llr_ngram_counter *c, const llr_kn_opts *o, const ch
 	if ((rc = llr_kn_check(o, x.N, err)) != LLR_OK)
 		goto done;
 	x.V = (uint32_t)llr_strmap_size(vocab);
-	/* the unigrams, the stream buffers, and a sort of a few records */
-	size_t fixed = vocab_bytes + (size_t)x.V * 20 + (size_t)(2 * x.cfg.fanin + x.N + 6) * x.cfg.iobuf;
-	size_t least = fixed + ((size_t)x.V + 1) * 4 + 2 * 4096 * (kw(x.N) + 24);
+	size_t least = x_least(&x, vocab_bytes, x.cfg.iobuf);
 	if (max_bytes < least) {
-		rc = llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to estimate on disk: this vocabulary needs %zu MiB at least", max_bytes >> 20,
-		                 (least >> 20) + 1);
+		/* the least budget that holds what it needs at its own buffer size */
+		size_t mib = (least >> 20) + 1;
+		while (x_least(&x, vocab_bytes, llr_ngram_iobuf(mib << 20)) > mib << 20)
+			mib++;
+		rc = llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to estimate on disk: this vocabulary needs %zu MiB at least", max_bytes >> 20, mib);
 		goto done;
 	}
+	size_t fixed = x_fixed(&x, vocab_bytes, x.cfg.iobuf);
 	x.cfg.mem = max_bytes - fixed;
 	x.adj1 = llr_calloc(x.V, sizeof *x.adj1);
 	x.p1 = llr_malloc((size_t)x.V * sizeof *x.p1);
