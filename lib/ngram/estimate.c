@@ -51,6 +51,7 @@ typedef struct lev {
 	size_t count, cap;
 	double *p;      /* interpolated probability, below the highest order */
 	int64_t *newid; /* index among the kept when pruned, else NULL */
+	uint32_t *suf;  /* order >= 3: the index of each entry's suffix in the level below */
 } lev;
 
 static void lev_free(lev *l)
@@ -60,6 +61,7 @@ static void lev_free(lev *l)
 	free(l->raw);
 	free(l->p);
 	free(l->newid);
+	free(l->suf);
 	memset(l, 0, sizeof *l);
 }
 
@@ -159,11 +161,23 @@ static int sort_perm(const lev *l, const int *cols, int nc, uint32_t V, uint32_t
 	return LLR_OK;
 }
 
-/* Reorder l by the columns cols[0..nc), one column at a time. */
-static int lev_sort(lev *l, const int *cols, int nc, uint32_t V)
+/* Reorder l by the columns cols[0..nc), one column at a time; up (the
+ * level above, or NULL) has its suffix indexes moved along. */
+static int lev_sort(lev *l, const int *cols, int nc, uint32_t V, lev *up)
 {
 	uint32_t *perm;
 	int rc = sort_perm(l, cols, nc, V, &perm);
+	if (rc == LLR_OK && up && up->suf) {
+		/* perm maps new places to old ones: its inverse, then the indexes */
+		uint32_t *inv = llr_malloc((l->count ? l->count : 1) * sizeof *inv);
+		if (!inv)
+			rc = LLR_ENOMEM;
+		for (size_t i = 0; inv && i < l->count; i++)
+			inv[perm[i]] = (uint32_t)i;
+		for (size_t i = 0; inv && i < up->count; i++)
+			up->suf[i] = inv[up->suf[i]];
+		free(inv);
+	}
 	if (rc == LLR_OK)
 		rc = gather(&l->key, (size_t)l->n, perm, l->count);
 	if (rc == LLR_OK)
@@ -175,12 +189,12 @@ static int lev_sort(lev *l, const int *cols, int nc, uint32_t V)
 	return rc;
 }
 
-static int lev_sort_lex(lev *l, uint32_t V)
+static int lev_sort_lex(lev *l, uint32_t V, lev *up)
 {
 	int cols[LLR_NGRAM_MAX_ORDER];
 	for (int i = 0; i < l->n; i++)
 		cols[i] = i;
-	return lev_sort(l, cols, l->n, V);
+	return lev_sort(l, cols, l->n, V, up);
 }
 
 /* Entry i of l against key[0..l->n), as memcmp. */
@@ -275,8 +289,10 @@ static int split_table(int N, uint32_t *keys, uint64_t *counts, size_t n, lev *L
 
 /* Level n-1 gets the suffixes of level n with their continuation counts,
  * in lexicographic order (level n is walked in suffix order through a
- * permutation and keeps its own order). */
-static int add_suffixes(const lev *hi, lev *lo, uint32_t V)
+ * permutation and keeps its own order); for n >= 3, level n notes where
+ * each suffix went (lev_sort keeps that up to date when level n-1 is
+ * sorted), so that interpolation finds it without a search. */
+static int add_suffixes(lev *hi, lev *lo, uint32_t V)
 {
 	int cols[LLR_NGRAM_MAX_ORDER];
 	const int n = hi->n;
@@ -286,6 +302,10 @@ static int add_suffixes(const lev *hi, lev *lo, uint32_t V)
 	int rc = sort_perm(hi, cols, n - 1, V, &perm);
 	if (rc != LLR_OK)
 		return rc;
+	if (n >= 3 && !(hi->suf = llr_malloc((hi->count ? hi->count : 1) * sizeof *hi->suf))) {
+		free(perm);
+		return LLR_ENOMEM;
+	}
 	size_t i = 0;
 	while (i < hi->count && rc == LLR_OK) {
 		const uint32_t *suf = hi->key + (size_t)perm[i] * (size_t)n + 1;
@@ -294,9 +314,14 @@ static int add_suffixes(const lev *hi, lev *lo, uint32_t V)
 		while (j < hi->count && !memcmp(hi->key + (size_t)perm[j] * (size_t)n + 1, suf, (size_t)(n - 1) * sizeof *suf)) {
 			adj++;
 			raw += lev_raw(hi, perm[j]);
+			if (hi->suf)
+				hi->suf[perm[j]] = (uint32_t)lo->count;
 			j++;
 		}
-		rc = lev_push(lo, suf, adj, raw);
+		if (lo->count >= UINT32_MAX)
+			rc = LLR_ENOMEM;
+		else
+			rc = lev_push(lo, suf, adj, raw);
 		i = j;
 	}
 	free(perm);
@@ -410,12 +435,10 @@ static int level_probs(llr_ngram *m, lev *l, lev *lo, const double D[4], const l
 		uint32_t last = c[n - 2];
 		if (parent >= 0 && last != EOS_ID && last != UNK_ID)
 			lobo[parent] = (float)log10(gamma);
-		int64_t si = -1;
 		for (size_t e = i; e < j; e++) {
 			const uint32_t *suf = l->key + e * (size_t)n + 1;
-			si = n == 2 ? (int64_t)suf[0] : si < 0 ? lev_find(lo, suf)
-			                                       : lev_find_from(lo, suf, (size_t)si + 1);
-			LLR_ASSERT(si >= 0);
+			const size_t si = n == 2 ? suf[0] : l->suf[e];
+			LLR_ASSERT(si < lo->count && !memcmp(lo->key + si * (size_t)(n - 1), suf, (size_t)(n - 1) * sizeof *suf));
 			double u = ((double)l->adj[e] - llr_kn_disc(D, l->adj[e])) / (double)denom;
 			double p = u + gamma * lo->p[si];
 			if (l->p)
@@ -436,7 +459,9 @@ static int level_probs(llr_ngram *m, lev *l, lev *lo, const double D[4], const l
 	lev_free(lo);
 	free(l->adj);
 	free(l->raw);
+	free(l->suf);
 	l->adj = l->raw = NULL;
+	l->suf = NULL;
 	return LLR_OK;
 }
 
@@ -530,7 +555,7 @@ int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **o
 	keys = NULL; /* the highest level's now */
 	counts = NULL;
 	for (int n = N; n >= 2; n--) /* the highest level is in order already */
-		if ((n < N && (rc = lev_sort_lex(&L[n - 1], V)) != LLR_OK) || (rc = add_suffixes(&L[n - 1], &L[n - 2], V)) != LLR_OK)
+		if ((n < N && (rc = lev_sort_lex(&L[n - 1], V, &L[n])) != LLR_OK) || (rc = add_suffixes(&L[n - 1], &L[n - 2], V)) != LLR_OK)
 			goto nomem;
 	if ((rc = densify_unigrams(&L[0], V)) != LLR_OK)
 		goto nomem;
