@@ -4,7 +4,10 @@
 # by word position), few L-BFGS iterations: every corpus and model's
 # per-token outputs, the table recomputed from them by results-check;
 # the bound experiment's gaps, recomputed likewise from their outputs;
-# and scripts/brown-tags, the Brown tag reduction and universal mapping.
+# the lm experiment (the chain MRF LM on brown-ladder.mk's split, its
+# checked bound per token, the neighbours of its embeddings and the
+# CBOW's) and scripts/word-neighbours; and scripts/brown-tags, the Brown
+# tag reduction and universal mapping.
 # Guards the wiring, not the figures of the full run.
 
 bats_require_minimum_version 1.5.0
@@ -17,6 +20,20 @@ mrfmk() {
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
+}
+
+# checked TABLE COLUMNS N LINE FIELD DELTA: results-check recomputes the N
+# figures of r/TABLE.tsv (its test columns COLUMNS) from their outputs,
+# then fails once field FIELD of line LINE is moved by DELTA (its output
+# in $output, for the caller to look at).
+checked() {
+	printf 'table\tstatus\ttest_columns\tnote\n%s\tchecked\t%s\t\n' "$1" "$2" >r/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results r
+	assert_success
+	assert_line "results-check: $3 figures checked, 0 tables pending"
+	awk -F'\t' -v l="$4" -v f="$5" -v d="$6" 'BEGIN { OFS = "\t" } NR == l { $f = $f + d } { print }' "r/$1.tsv" >t && mv t "r/$1.tsv"
+	run "$TOP/scripts/results-check" --results r
+	assert_failure
 }
 
 @test "mrf.mk: tagging on the fixtures, per-token outputs for every corpus and model, the table checked from them" {
@@ -39,14 +56,8 @@ setup() {
 	assert_output "$(printf 'corpus\tmetric\nud-french\tmean*100\nud-french\tratio:3,4*100\nbrown87\tmean*100\nbrown87\tratio:3,4*100\nbrownu\tmean*100\nbrownu\tratio:3,4*100')"
 	# the MRF stopped on its 5 iterations
 	awk -F'\t' '$2 == "mrf" && $10 != "epochs" { exit 1 }' r/mrf-tagging.tsv
-	printf 'table\tstatus\ttest_columns\tnote\nmrf-tagging\tchecked\taccuracy,unknown_accuracy\t\n' >r/outputs/TABLES.tsv
-	run "$TOP/scripts/results-check" --results r
-	assert_success
-	assert_line 'results-check: 12 figures checked, 0 tables pending'
-	# a figure that disagrees with its outputs fails the check
-	awk -F'\t' 'BEGIN { OFS = "\t" } NR == 2 { $7 = $7 + 1 } { print }' r/mrf-tagging.tsv >t && mv t r/mrf-tagging.tsv
-	run "$TOP/scripts/results-check" --results r
-	assert_failure
+	# the table checked from its outputs; a figure that disagrees with them fails
+	checked mrf-tagging accuracy,unknown_accuracy 12 2 7 1
 }
 
 @test "brown-tags: the base set and the universal tags; a tag outside the map, a bad mode" {
@@ -83,14 +94,8 @@ setup() {
 	assert_success
 	[ "$(ls r/outputs/mrf-bound | grep -c '^syn-1-[0-9]*\.tsv$')" -eq 12 ]
 	grep -q $'^-[0-9.e-]*\t7\tscore: norm check: total mass ' r/outputs/mrf-bound/syn-1-7.tsv
-	printf 'table\tstatus\ttest_columns\tnote\nmrf-bound\tchecked\tgap_per_token\t\n' >r/outputs/TABLES.tsv
-	run "$TOP/scripts/results-check" --results r
-	assert_success
-	assert_line 'results-check: 12 figures checked, 0 tables pending'
-	# a gap that disagrees with its output fails the check
-	awk -F'\t' 'BEGIN { OFS = "\t" } NR == 5 { $4 = $4 + 0.001 } { print }' r/mrf-bound.tsv >t && mv t r/mrf-bound.tsv
-	run "$TOP/scripts/results-check" --results r
-	assert_failure
+	# every gap checked; a gap that disagrees with its output fails the check
+	checked mrf-bound gap_per_token 12 5 4 0.001
 	assert_output --partial 'model=corpus 1,N=6'
 }
 
@@ -117,13 +122,8 @@ lmmk() {
 	awk -F'\t' 'NR > 1 && !($6 > 0 && $8 > 0 && $9 == 3) { exit 1 }' r/mrf-lm.tsv
 	# an output line a text line
 	[ "$(xz -dc r/outputs/mrf-lm/mrf.test.tsv.xz | wc -l)" = "$(wc -l <w/lm.test.tok)" ]
-	printf 'table\tstatus\ttest_columns\tnote\nmrf-lm\tchecked\tbound_logppl\t\n' >r/outputs/TABLES.tsv
-	run "$TOP/scripts/results-check" --results r
-	assert_success
-	assert_line 'results-check: 2 figures checked, 0 tables pending'
-	awk -F'\t' 'BEGIN { OFS = "\t" } NR == 3 { $6 = $6 + 0.01 } { print }' r/mrf-lm.tsv >t && mv t r/mrf-lm.tsv
-	run "$TOP/scripts/results-check" --results r
-	assert_failure
+	checked mrf-lm bound_logppl 2 3 6 0.01
+	assert_output --partial "row 'model=mrf,part=test', bound_logppl"
 	# 3 neighbours of each query for the MRF's u, its v and the CBOW, never
 	# the query itself, vocabulary words, the cosines falling
 	n=r/outputs/mrf-lm/neighbours.tsv
