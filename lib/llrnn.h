@@ -2906,6 +2906,12 @@ void llr_kn_opts_init(llr_kn_opts *o);
  * was counted, LLR_EINVAL if discounts cannot be computed (see
  * discount_fallback). */
 int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **out, double *discounts, llr_err *err);
+/* After llr_ngram_counter_end, counts not spilled: the most bytes
+ * llr_ngram_estimate would hold for them, the model and the vocabulary
+ * included, an upper bound from the sizes of its arrays (each order's
+ * n-grams bounded by a pass over the counts); for a caller to choose
+ * llr_ngram_estimate_arpa when it passes its budget. */
+size_t llr_ngram_estimate_bytes(const llr_ngram_counter *c, const llr_kn_opts *o);
 
 /* Counting and estimating on disk (lib/ngram/xestimate.c).  Once
  * llr_ngram_counter_spill is called (before the first line), counts that

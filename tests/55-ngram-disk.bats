@@ -174,3 +174,43 @@ tmp_empty() {
 	run_err 2 '^train: --threads' train --ngram 3 --threads 65 -o x.arpa "$M/c.tok"
 	[ ! -e x.arpa ]
 }
+
+# The peak resident memory of a command, in KiB, to the file $RSS (the
+# command's status kept): getrusage of the children, Python's standard library.
+peak_rss() {
+	/usr/bin/python3 -c 'import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc)' "$RSS" "$@"
+}
+
+@test "train --ngram: counts that fit --memory but whose estimation in memory would not are estimated on disk, within the budget, the same ARPA bytes" {
+	# 388,186 tokens of 30,000 types drawn with a skew (awk's rand):
+	# 4-grams counted in about 18 MiB, estimated in memory in about 40
+	awk 'BEGIN { srand(7); for (s = 0; s < 25000; s++) { n = 5 + int(rand() * 20); line = "";
+		for (i = 0; i < n; i++) line = line (i ? " " : "") "w" int(rand() * rand() * 30000); print line } }' >gen.tok
+	train -q --ngram 4 --discount-fallback -o mem.arpa gen.tok
+	RSS=mem.rss peak_rss train -v --ngram 4 --discount-fallback -o mem2.arpa gen.tok 2>mem.err
+	grep -q '^train: estimating in memory takes at most [0-9.]* MiB, within --memory (1024.0 MiB): estimating in memory$' mem.err
+	cmp mem.arpa mem2.arpa
+	RSS=disk.rss peak_rss train -v --ngram 4 --discount-fallback --memory 24M --temp-dir tmp -o disk.arpa gen.tok 2>disk.err
+	cat disk.err >&2
+	# counted in memory (not "beyond --memory"), estimated on disk
+	grep -q '^train: estimating in memory takes at most [0-9.]* MiB, more than --memory (24.0 MiB): estimating on disk$' disk.err
+	grep -q '^train: counts sorted on disk: [0-9]* runs' disk.err
+	cmp mem.arpa disk.arpa
+	tmp_empty
+	# the budget plus the fixed part (the program and the input's
+	# buffers, 12 MiB), where the in-memory estimation goes past it
+	mem=$(cat mem.rss) disk=$(cat disk.rss)
+	echo "peak RSS: in memory $mem KiB, --memory 24M $disk KiB" >&2
+	[ "$disk" -le $(((24 + 12) * 1024)) ]
+	[ "$mem" -gt $(((24 + 12) * 1024)) ]
+	# a binary output needs the model in memory: estimated there all the
+	# same, and -v says so
+	train -v --ngram 4 --discount-fallback --memory 24M --temp-dir tmp -o lm.bin gen.tok 2>bin.err
+	grep -q 'more than --memory (24.0 MiB): in memory all the same, for the binary output$' bin.err
+	train -q --convert mem.arpa -o mem.bin
+	cmp lm.bin mem.bin
+	tmp_empty
+}

@@ -390,6 +390,15 @@ int llr_ngram_counter_take_runs(llr_ngram_counter *c, int *order, llr_xsort **ru
 	return LLR_OK;
 }
 
+void llr_ngram_counter_peek(const llr_ngram_counter *c, int *order, const uint32_t **keys, size_t *n, uint32_t *V, size_t *vocab_bytes)
+{
+	*order = c->order;
+	*keys = c->keys;
+	*n = c->n;
+	*V = (uint32_t)llr_strmap_size(c->vocab);
+	*vocab_bytes = c->vocab_bytes;
+}
+
 int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, uint64_t **counts, size_t *n, llr_strmap **vocab, llr_err *err)
 {
 	int rc = merge(c, err);

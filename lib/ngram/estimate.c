@@ -594,3 +594,90 @@ done:
 	llr_ngram_free(m);
 	return rc;
 }
+
+/* The n-grams of each order c[1..N] that estimation will hold, at most:
+ * the highest order has the array's keys with fewer than two leading
+ * <s>; order n < N has its keys pushed from the array (p[n], which begin
+ * with <s>) and the distinct suffixes of order n+1, none with <s>.  Such
+ * a suffix x either begins an N-gram of the array (a distinct n-prefix
+ * of the highest order, P[n]) or lies in the last N-1 words of its
+ * sentence, at one of N-n places after the first word of the key that
+ * ends in </s> (F of them).  Order 1 is dense: V. */
+static void level_bounds(int N, const uint32_t *keys, size_t U, uint32_t V, uint64_t c[LLR_NGRAM_MAX_ORDER + 1])
+{
+	uint64_t p[LLR_NGRAM_MAX_ORDER + 1] = {0}, P[LLR_NGRAM_MAX_ORDER + 1] = {0}, F = 0, top = 0;
+	const uint32_t *prev = NULL;
+	for (size_t i = 0; i < U; i++) {
+		const uint32_t *key = keys + i * (size_t)N;
+		int j = 0;
+		while (j < N && key[j] == BOS_ID)
+			j++;
+		F += key[N - 1] == EOS_ID;
+		if (N >= 2 && j >= 2) {
+			p[N - j + 1]++;
+			continue;
+		}
+		int d = 0;
+		while (prev && d < N && prev[d] == key[d])
+			d++;
+		for (int n = d + 1; n < N; n++)
+			P[n]++;
+		top++;
+		prev = key;
+	}
+	c[N] = top;
+	for (int n = N - 1; n >= 2; n--)
+		c[n] = LLR_MIN(c[n + 1], P[n] + (uint64_t)(N - n) * F) + p[n];
+	c[1] = V;
+}
+
+/* The bytes the levels hold from order a to b (keys, adjusted and raw
+ * counts, suffix indexes), the highest order at the array's size U. */
+static uint64_t levels_bytes(int N, int a, int b, const uint64_t *c, size_t U, int pruning)
+{
+	uint64_t s = 0;
+	for (int n = a; n <= b; n++)
+		s += n == N ? (uint64_t)U * (4u * N + 8) + c[n] * (N >= 3 ? 4 : 0)
+		            : c[n] * (4u * n + 8 + (pruning ? 8 : 0) + (n >= 3 ? 4 : 0));
+	return s;
+}
+
+size_t llr_ngram_estimate_bytes(const llr_ngram_counter *cn, const llr_kn_opts *o)
+{
+	int N;
+	const uint32_t *keys;
+	size_t U, vb;
+	uint32_t V;
+	llr_ngram_counter_peek(cn, &N, &keys, &U, &V, &vb);
+	uint64_t c[LLR_NGRAM_MAX_ORDER + 1];
+	level_bounds(N, keys, U, V, c);
+	int pruning = 0;
+	for (int n = 2; n <= N; n++)
+		pruning |= o->prune[n - 1] > 0;
+	const uint64_t cnt = 8 * ((uint64_t)V + 1), unigram = (uint64_t)V * (4 + 8 + (pruning ? 8 : 0));
+	uint64_t most = (uint64_t)U * (4u * N + 8) + unigram;
+	/* sorting each order (if below the highest) and sending its suffixes
+	 * down: the orders above and this one held, a permutation, and the
+	 * sort's scratch, or a new column, or the order below as it fills */
+	for (int n = N; n >= 2; n--) {
+		uint64_t held = levels_bytes(N, n, N, c, U, pruning) + levels_bytes(N, 2, n - 1, c, U, pruning) + unigram;
+		uint64_t t = 4 * c[n] + LLR_MAX(4 * c[n] + cnt, 4u * n * c[n] + 8 * c[n]);
+		most = LLR_MAX(most, held + t);
+	}
+	/* the unigrams made dense next to their sparse form, then their
+	 * probabilities and their level of the trie */
+	most = LLR_MAX(most, levels_bytes(N, 2, N, c, U, pruning) + 2 * unigram + 24 * (uint64_t)V);
+	/* each order n >= 2 into the trie: the orders from n up, the order
+	 * below's keys, probabilities and new ids, the trie below n (16 bytes
+	 * a unigram, 20 an n-gram), and order n's flags, probabilities, new
+	 * ids and trie arrays */
+	uint64_t trie = 16 * (uint64_t)V;
+	for (int n = 2; n <= N; n++) {
+		uint64_t lo = n == 2 ? 12 * (uint64_t)V : c[n - 1] * (4u * (n - 1) + 8 + (o->prune[n - 2] ? 8 : 0));
+		uint64_t t = c[n] * (1 + (n < N ? 8 : 0) + (o->prune[n - 1] ? 8 : 0) + 8 + (n < N ? 12 : 0));
+		most = LLR_MAX(most, levels_bytes(N, n, N, c, U, pruning) + lo + trie + t);
+		trie += c[n] * 20;
+	}
+	most += vb;
+	return most > SIZE_MAX ? SIZE_MAX : (size_t)most;
+}

@@ -92,6 +92,10 @@ int llr_ngram_check(const llr_ngram *m, const char *name, llr_err *err);
 /* For tests: merge every `keys` keys instead of the usual rule. */
 void llr_ngram_counter_merge_at(llr_ngram_counter *c, size_t keys);
 int llr_ngram_counter_take(llr_ngram_counter *c, int *order, uint32_t **keys, uint64_t **counts, size_t *n, llr_strmap **vocab, llr_err *err);
+/* count.c, for estimate.c: the order and the keys the same, after
+ * llr_ngram_counter_end, only looked at (the counter keeps them), with
+ * the vocabulary's size and the estimate of its memory. */
+void llr_ngram_counter_peek(const llr_ngram_counter *c, int *order, const uint32_t **keys, size_t *n, uint32_t *V, size_t *vocab_bytes);
 /* count.c, for xestimate.c: after spilling, the runs (records of the
  * N words, padded, and a 64-bit count, lexicographic, llr_xsort_finish
  * not yet called), their set-up, the budget, the memory the vocabulary

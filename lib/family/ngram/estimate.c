@@ -28,6 +28,8 @@ static const llr_train_opt opts[] = {
 	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"discount-fallback", 0, LLR_TOPT_FLAG, 0, .help = "with --ngram: fixed discounts when the counts give none",
 	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
+	{"verbose", 'v', LLR_TOPT_FLAG, 0, .help = "with --ngram: say whether the estimation runs in memory or on disk, and why",
+	 .section = SECTION},
 	{"memory", 0, LLR_TOPT_SIZE, 0, 1 << 20, .dflt = "1G", .arg = "size",
 	 .help = "with --ngram: the most memory the counts may take (default 1G)",
 	 .bad = "'%s' is not a size of 1M or more (a number with K, M or G)",
@@ -146,20 +148,34 @@ static int disk_setup(const llr_train_args *a, llr_ngram_disk *d, llr_err *err)
 }
 
 /* Estimate the counts of c, written to -o: in memory, or on disk (ARPA
- * only) when they went there. */
+ * only) when they went there or when estimating them in memory would
+ * pass --memory (a binary output is estimated in memory all the same). */
 static int estimate_counts(const llr_train_args *a, llr_ngram_counter *c, const llr_kn_opts *kn, int64_t *count, double *D, llr_err *err)
 {
 	const char *out = llr_train_args_str(a, "o");
-	if (llr_ngram_counter_spilled(c)) {
-		if (out && strcmp(out, "-") && !is_arpa_name(out))
+	int arpa = !out || !strcmp(out, "-") || is_arpa_name(out), verbose = (int)llr_train_args_int(a, "verbose");
+	size_t budget = (size_t)llr_train_args_int(a, "memory");
+	int spilled = llr_ngram_counter_spilled(c), disk = spilled;
+	if (!disk) {
+		size_t need = llr_ngram_estimate_bytes(c, kn);
+		disk = arpa && need > budget;
+		if (verbose)
+			llr_train_note(a, "estimating in memory takes at most %.1f MiB, %s --memory (%.1f MiB): %s", (double)need / (1 << 20),
+			               need > budget ? "more than" : "within", (double)budget / (1 << 20),
+			               disk ? "estimating on disk" : need > budget ? "in memory all the same, for the binary output" : "estimating in memory");
+	} else if (verbose) {
+		llr_train_note(a, "the counts outgrew --memory: estimating on disk");
+	}
+	if (disk) {
+		if (!arpa)
 			return llr_err_set(err, LLR_ERANGE,
 			                   "%s: the counts outgrew --memory and were sorted on disk, which writes ARPA only (-o FILE.arpa, then train --convert FILE.arpa -o %s)",
 			                   out, out);
 		llr_ngram_disk_stats st;
 		int rc = llr_ngram_estimate_arpa(c, kn, out, D, &st, err);
 		if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
-			llr_train_note(a, "counts beyond --memory sorted on disk: %llu runs, %llu merge passes, at most %.1f MiB of temporary files",
-			               (unsigned long long)st.runs, (unsigned long long)st.passes, (double)st.disk / (1 << 20));
+			llr_train_note(a, "counts %ssorted on disk: %llu runs, %llu merge passes, at most %.1f MiB of temporary files",
+			               spilled ? "beyond --memory " : "", (unsigned long long)st.runs, (unsigned long long)st.passes, (double)st.disk / (1 << 20));
 		memcpy(count, st.count, sizeof st.count);
 		return rc;
 	}
@@ -269,11 +285,11 @@ static int estimate(llr_train_args *a, llr_err *err)
 
 const llr_trainer llr_ngram_trainer = {
 	.opts = opts,
-	.synopsis = "train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
+	.synopsis = "train --ngram N [-qv] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
 	            "             [--memory SIZE] [--temp-dir DIR] [--threads N] [--format trie|probing]\n"
 	            "             [file ...]\n"
 	            "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n",
-	.usage = "usage: train --ngram N [-q] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
+	.usage = "usage: train --ngram N [-qv] [-o FILE] [--prune N,N,...] [--discount-fallback]\n"
 	         "             [--memory SIZE] [--temp-dir DIR] [--threads N] [--format trie|probing]\n"
 	         "             [file ...]\n"
 	         "       train --convert MODEL [-q] -o FILE [--format trie|probing]\n",
