@@ -2938,7 +2938,8 @@ int llr_ngram_counter_spill(llr_ngram_counter *c, const llr_ngram_disk *d, llr_e
  * whether the counts are on disk. */
 int llr_ngram_counter_end(llr_ngram_counter *c, llr_err *err);
 int llr_ngram_counter_spilled(const llr_ngram_counter *c);
-/* Estimate the spilled counts of c and write the ARPA model to path
+/* Estimate the counts of c (spilled, or still in memory: then written as
+ * one sorted run first) and write the ARPA model to path
  * (NULL or "-": standard output, held in a temporary file until the end
  * so that an error leaves it empty); as llr_ngram_estimate otherwise.
  * LLR_ERANGE when max_bytes is too small to sort in (the message gives
