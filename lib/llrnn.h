@@ -1876,6 +1876,13 @@ void llr_train_args_operands(llr_train_args *a, int n, char **v);
 /* Where a family's lines go while it sets up (the lines train prints on
  * stderr), NULL: nowhere. */
 void llr_train_args_on_note(llr_train_args *a, void (*note)(void *ctx, const char *line), void *ctx);
+/* For a family trained by llr_train_estimate that saves its run on
+ * SIGINT or SIGTERM (the MRF tagger): catch_fn, called by the family when
+ * its run starts, installs the caller's handlers, which store the signal
+ * in *flag; the family polls *flag, saves the model it has and returns
+ * LLR_OK, and the caller then sees *flag set.  Not set: such a family
+ * installs nothing and a signal ends the process as usual. */
+void llr_train_args_on_signal(llr_train_args *a, void (*catch_fn)(void), const volatile sig_atomic_t *flag);
 /* Choose the family (its option marked LLR_TOPT_SELECTS, a --resume
  * model of its family key, or a stream only it trains; else the default
  * family), then check the options against it and parse their values:

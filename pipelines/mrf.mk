@@ -3,6 +3,7 @@
 # the lifted bound, and the chain MRF language model with its embeddings.
 #
 #   make -f pipelines/mrf.mk -j2 tagging [VAR=value ...]   (tools built)
+#   make -f pipelines/mrf.mk -j2 resume [MAXTIME=...]      (continue cut MRF runs)
 #   make -f pipelines/mrf.mk bound                         (the plot)
 #   make -f pipelines/mrf.mk lm                            (the LM, neighbours)
 #   make -f pipelines/mrf.mk help
@@ -31,7 +32,12 @@
 # each row is one run (no seeds).  Nothing is tuned on test: the MRF's
 # options are its defaults (--word-window 1, --l2 1/N, at most EPOCHS
 # L-BFGS iterations, or MAXTIME: the table's stopped column says which
-# ended each MRF run).  Each test's per-token outputs go to
+# ended each MRF run).  MAXTIME only cuts one invocation: `make resume`
+# continues every MRF model whose meta says stopped=max-time or
+# interrupted (a SIGINT or SIGTERM, which saves it) with train --resume on
+# its training text, for at most EPOCHS iterations in all and MAXTIME more,
+# its lines appended to $(W)/CORPUS.mrf.log; run it until no model says
+# so, then `make tagging` tags with the continued models.  Each test's per-token outputs go to
 # $(RESULTS)/outputs/mrf-tagging/CORPUS-MODEL.test.tsv.xz: correct (0/1),
 # 1, correct and unknown (0/1), unknown (0/1), word, gold tag, predicted
 # tag; checks.tsv there recomputes the table (scripts/results-check), and
@@ -125,6 +131,18 @@ $(W)/brownu.%.tt: $(W)/brown.%.tt $(SCRIPTS)/brown-tags lexicons/brown-universal
 $(W)/%.mrf: $(W)/%.train.tt
 	$(NICE) $(BIN)/train --mrf --tags --word-window $(WINDOW) --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) \
 		-o $@ $< 2>$(W)/$*.mrf.log
+# A run cut by a signal saves its model and exits 130 or 143: kept for
+# `make resume`, not deleted as a failed target.
+.PRECIOUS: $(W)/%.mrf
+.PHONY: resume $(CORPORA:%=resume/%)
+resume: $(CORPORA:%=resume/%)
+$(CORPORA:%=resume/%): resume/%:
+	@f=$(W)/$*.mrf; \
+	if [ -f $$f ] && tar -xOf $$f meta | grep -Eqx 'stopped=(max-time|interrupted)'; then \
+		echo "resuming $$f"; \
+		$(NICE) $(BIN)/train --mrf --tags --resume $$f --epochs $(EPOCHS) $(if $(MAXTIME),--max-time $(MAXTIME)) \
+			$(W)/$*.train.tt 2>>$(W)/$*.mrf.log; \
+	fi
 $(W)/%.hmm: $(W)/%.train.tt
 	$(NICE) $(BIN)/train --hmm -o $@ $< 2>$(W)/$*.hmm.log
 

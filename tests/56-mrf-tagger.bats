@@ -77,6 +77,105 @@ atleast() {
 	[ "$(words o)" = "il a vu le chat ." ]
 }
 
+# meta KEY MODEL: the value of KEY in MODEL's meta.
+meta() {
+	tar -xOf "$2" meta | sed -n "s/^$1=//p"
+}
+
+# within A B TOL: |A - B| <= TOL
+within() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }'
+}
+
+@test "train --mrf --tags --resume: a fit cut by --epochs, then by --max-time, resumed to convergence, ends where the whole fit does" {
+	train -q --mrf --tags --epochs 4 -o cut.mrft "$M/train.tt"
+	[ "$(meta stopped cut.mrft)" = epochs ]
+	[ "$(meta iterations_done cut.mrft)" = 4 ]
+	s1=$(meta train_seconds cut.mrft)
+	run train --mrf --tags --resume cut.mrft --max-time 0.001 "$M/train.tt"
+	assert_success
+	assert_line --regexp '; resuming cut\.mrft$'
+	assert_line --regexp '^train: iteration 5 objective '
+	refute_line --regexp '^train: iteration [1-4] '
+	assert_line --regexp '^train: stopped \(max-time, .* after 5 iterations '
+	[ "$(meta stopped cut.mrft)" = max-time ]
+	run train --mrf --tags --resume cut.mrft -o done.mrft "$M/train.tt"
+	assert_success
+	assert_line --regexp '^train: stopped \(converged, '
+	[ "$(meta stopped done.mrft)" = converged ]
+	[ "$(meta stopped cut.mrft)" = max-time ]
+	# iterations and seconds counted on; the objective of the whole fit within 1e-4
+	n=$(meta iterations_done done.mrft)
+	want=$(meta iterations_done "$M/fr.mrft")
+	echo "resumed: $n iterations, objective $(meta train_objective done.mrft); whole: $want, $(meta train_objective "$M/fr.mrft")" >&3
+	[ "$n" -gt 5 ] && [ "$n" -le $((want + 10)) ]
+	awk -v a="$(meta train_seconds done.mrft)" -v b="$s1" 'BEGIN { exit !(a > b) }'
+	within "$(meta train_objective done.mrft)" "$(meta train_objective "$M/fr.mrft")" 1e-4
+	# tags the test text (nearly) as the whole fit does: at most 10 of 2737
+	# tokens differ (L-BFGS restarts without its curvature pairs, so the
+	# two stop at nearby points; 4 differed when this was written)
+	score -q --tags -m "$M/fr.mrft" "$M/test.tt" | tr ' ' '\n' >a
+	score -q --tags -m done.mrft "$M/test.tt" | tr ' ' '\n' >b
+	d=$(diff a b | grep -c '^<' || :)
+	echo "test tokens tagged otherwise: $d" >&3
+	[ "$d" -le 10 ]
+	# a resumed fit past --epochs already: written again as it was
+	run train --mrf --tags --resume cut.mrft --epochs 5 -o same.mrft "$M/train.tt"
+	assert_success
+	refute_line --regexp '^train: iteration '
+	assert_line --regexp '^train: stopped \(epochs, .* after 5 iterations '
+	score -q --tags -m same.mrft "$M/test.tt" >c
+	score -q --tags -m cut.mrft "$M/test.tt" >d
+	cmp c d
+}
+
+@test "train --mrf --tags: SIGTERM mid-fit saves the model (stopped=interrupted), --resume continues it" {
+	train --mrf --tags -o sig.mrft "$M/train.tt" 2>err &
+	pid=$!
+	for _ in $(seq 200); do grep -q '^train: iteration 3 ' err && break; sleep 0.02; done
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat err
+	[ "$rc" -eq 143 ]
+	grep -q '^train: terminated: saved sig\.mrft; continue with --resume sig\.mrft$' err
+	grep -q '^train: stopped (interrupted, ' err
+	[ "$(meta stopped sig.mrft)" = interrupted ]
+	n=$(meta iterations_done sig.mrft)
+	[ "$n" -ge 3 ]
+	run train --mrf --tags --resume sig.mrft "$M/train.tt"
+	assert_success
+	assert_line --regexp "^train: iteration $((n + 1)) objective "
+	[ "$(meta stopped sig.mrft)" = converged ]
+	within "$(meta train_objective sig.mrft)" "$(meta train_objective "$M/fr.mrft")" 1e-4
+}
+
+@test "train --mrf --tags --resume: another text, a changed --word-window or --l2, a model of another family: refused, nothing written" {
+	train -q --mrf --tags --epochs 2 -o cut.mrft "$M/train.tt"
+	cp cut.mrft keep.mrft
+	run_err 1 "^train: .*test\.tt: not the text cut\.mrft was fitted on: 14 tags, the model's 15$" \
+		train --mrf --tags --resume cut.mrft -o new.mrft "$M/test.tt"
+	head -n 299 "$M/train.tt" >less.tt
+	run_err 1 "^train: less\.tt: not the text cut\.mrft was fitted on: [0-9]+ features, the model's [0-9]+$" \
+		train --mrf --tags --resume cut.mrft less.tt
+	# the same tags and features, one sentence twice
+	cat "$M/train.tt" <(head -n 1 "$M/train.tt") >more.tt
+	run_err 1 "^train: more\.tt: not the text cut\.mrft was fitted on: [0-9]+ tokens in 301 sentences, the model's 6625 in 300$" \
+		train --mrf --tags --resume cut.mrft more.tt
+	run_err 2 "^train: --word-window 2: the resumed model has window=1$" \
+		train --mrf --tags --resume cut.mrft --word-window 2 -o new.mrft "$M/train.tt"
+	run_err 2 "^train: --l2 0\.01: the resumed model has l2=0\.000150943" \
+		train --mrf --tags --resume cut.mrft --l2 0.01 "$M/train.tt"
+	run_err 2 "^train: --resume: with --mrf, for the tagger \(--tags\) only" train --mrf --resume cut.mrft "$M/train.tt"
+	# a model of another family chooses it (train(1)): --mrf is then not its option
+	run_err 2 "^train: --mrf: not for an HMM tagger \(--hmm\)$" train --mrf --tags --resume "$M/fr.hmm" -o new.mrft "$M/train.tt"
+	assert_file_not_exist new.mrft
+	cmp cut.mrft keep.mrft
+	# the same option values are taken
+	train -q --mrf --tags --resume cut.mrft --word-window 1 --l2 0.000150943396 --epochs 3 "$M/train.tt"
+	[ "$(meta iterations_done cut.mrft)" = 3 ]
+}
+
 @test "llr_model_tag: a C program tags with the MRF tagger as score --tags does" {
 	words "$M/test.tt" | head -n 40 >bare
 	score --tags -m "$M/fr.mrft" bare >want 2>err

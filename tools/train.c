@@ -213,9 +213,16 @@ int main(int argc, char **argv)
 	if (llr_train_args_gradient(a)) {
 		rc = train_gradient(&c, a);
 	} else {
+		llr_train_args_on_signal(a, train_catch_signals, train_signal_flag());
 		if (llr_train_estimate(a, &e) < 0)
 			fail(&c, a, &e);
 		cli_flush_stdout();
+		int sig = *train_signal_flag();
+		if (sig) {
+			const char *out = llr_train_args_str(a, "o") ? llr_train_args_str(a, "o") : llr_train_args_str(a, "resume");
+			cli_warn("%s: saved %s; continue with --resume %s", sig == SIGINT ? "interrupted" : "terminated", out, out);
+			exit(128 + sig);
+		}
 	}
 	llr_train_args_free(a);
 	free(c.rows);

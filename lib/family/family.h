@@ -127,6 +127,11 @@ void llr_train_note_checksums(const llr_train_args *a, const char *path, const l
 /* How a message spells option name's value: "-s", "--hidden". */
 const char *llr_train_spell(const llr_train_args *a, const char *name, char *buf, size_t size);
 int llr_train_fixed(const llr_train_args *a, const char *opt, const llr_meta *m, const char *key, const char *want, llr_err *err);
+/* An estimating family that saves its run on a signal
+ * (llr_train_args_on_signal): have the caller catch SIGINT and SIGTERM
+ * (nothing when it did not ask), and the signal caught so far, 0 none. */
+void llr_train_catch_signals(const llr_train_args *a);
+int llr_train_signal(const llr_train_args *a);
 int llr_train_fixed_prob(const llr_train_args *a, const char *opt, const char *key, double *val, double have, llr_err *err);
 /* What every gradient-trained family reads alike from the options: -o
  * (the --resume model when not given), --resume, --valid, the stream

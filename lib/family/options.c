@@ -69,6 +69,8 @@ struct llr_train_args {
 	size_t nslots;
 	void (*note)(void *ctx, const char *line);
 	void *note_ctx;
+	void (*catch_signals)(void);
+	const volatile sig_atomic_t *signal;
 };
 
 /* -------------------------------------------------------------- tables */
@@ -211,6 +213,23 @@ void llr_train_args_on_note(llr_train_args *a, void (*note)(void *ctx, const cha
 {
 	a->note = note;
 	a->note_ctx = ctx;
+}
+
+void llr_train_args_on_signal(llr_train_args *a, void (*catch_fn)(void), const volatile sig_atomic_t *flag)
+{
+	a->catch_signals = catch_fn;
+	a->signal = flag;
+}
+
+void llr_train_catch_signals(const llr_train_args *a)
+{
+	if (a->catch_signals)
+		a->catch_signals();
+}
+
+int llr_train_signal(const llr_train_args *a)
+{
+	return a->signal ? (int)*a->signal : 0;
 }
 
 /* -------------------------------------------------------------- choice */

@@ -24,7 +24,12 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static void catch_signals(void)
+const volatile sig_atomic_t *train_signal_flag(void)
+{
+	return &got_signal;
+}
+
+void train_catch_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -120,7 +125,7 @@ void train_run(llr_train_job *job, llr_train_state *ts, llr_train_opts *o, const
 	o->signal = &got_signal;
 	o->event = show;
 	o->ctx = &S;
-	catch_signals();
+	train_catch_signals();
 	llr_train_result res;
 	llr_err e = {0};
 	if (llr_train_run(job, ts, o, &res, &e) < 0)

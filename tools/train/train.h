@@ -7,6 +7,7 @@
 #ifndef LLR_TRAIN_H
 #define LLR_TRAIN_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "llrnn.h"
@@ -25,6 +26,12 @@ typedef struct train_run_opts {
 	void *note_ctx;
 } train_run_opts;
 void train_run(llr_train_job *job, llr_train_state *ts, llr_train_opts *o, const train_run_opts *r, train_dist *dist);
+
+/* The SIGINT and SIGTERM handler (a second signal kills) and the flag
+ * it sets to the signal; train_run installs it, and an estimating
+ * family that saves on a signal asks for it (llr_train_args_on_signal). */
+void train_catch_signals(void);
+const volatile sig_atomic_t *train_signal_flag(void);
 
 /* lock.c: hold MODEL.lock for the run, or stop (status 1) naming the
  * other train that holds it. */

@@ -43,8 +43,10 @@ static const llr_train_opt opts[] = {
 	 .msg = NEED},
 	{"word-window", 0, LLR_TOPT_INT, 0, 0, MRFT_MAX_WINDOW, .dflt = "1", .arg = "M",
 	 .help = "with --tags: link each tag to the words within M positions (default 1)", .section = TAGGER, .msg = NEED},
-	{"epochs", 0, LLR_TOPT_INT, 0, 1, 1 << 30, .dflt = "100", .arg = "n", .help = "with --mrf: at most n L-BFGS iterations",
-	 .section = SECTION},
+	{"resume", 0, LLR_TOPT_PATH, 0, .arg = "model", .help = "with --tags: continue the fit saved in model",
+	 .section = TAGGER},
+	{"epochs", 0, LLR_TOPT_INT, 0, 1, 1 << 30, .dflt = "100", .arg = "n",
+	 .help = "with --mrf: at most n L-BFGS iterations (counting a resumed fit's)", .section = SECTION},
 	{"max-time", 0, LLR_TOPT_DURATION, 0, .arg = "duration", .section = SECTION},
 	{"seed", 's', LLR_TOPT_INT, 0, 0, INT64_MAX, .dflt = "1", .arg = "seed", .section = SECTION},
 	{"distributed", 0, LLR_TOPT_REFUSED, .msg = "--distributed: a chain MRF (--mrf) learns from counts in one process"},
@@ -197,6 +199,8 @@ static int check(const llr_train_args *a, llr_err *err)
 	int tags = (int)llr_train_args_int(a, "tags");
 	if (!tags && llr_train_args_given(a, "word-window"))
 		return llr_train_usage_err(err, "--word-window: with --tags only (the tagger's tag-word links)");
+	if (!tags && llr_train_args_given(a, "resume"))
+		return llr_train_usage_err(err, "--resume: with --mrf, for the tagger (--tags) only; the chain MRF LM is fitted in one run");
 	if (tags && llr_train_args_given(a, "rank"))
 		return llr_train_usage_err(err, "--rank: not for the tagger (--tags), whose potentials are not low-rank");
 	if (tags && llr_train_args_given(a, "dual-steps"))
@@ -245,10 +249,14 @@ const llr_trainer llr_mrf_trainer = {
 	.synopsis = "train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
 	            "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n"
 	            "train --mrf --tags -o model [-q] [--word-window M] [--l2 x] [--epochs n]\n"
-	            "             [--max-time duration] [file ...]\n",
+	            "             [--max-time duration] [file ...]\n"
+	            "train --mrf --tags --resume model [-o model] [-q] [--epochs n] [--max-time duration]\n"
+	            "             [file ...]\n",
 	.usage = "usage: train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
 	         "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n"
 	         "       train --mrf --tags -o model [-q] [--word-window M] [--l2 x] [--epochs n]\n"
+	         "             [--max-time duration] [file ...]\n"
+	         "       train --mrf --tags --resume model [-o model] [-q] [--epochs n]\n"
 	         "             [--max-time duration] [file ...]\n",
 	.check = check,
 	.foreign = "not for the chain MRF (--mrf)",

@@ -7,14 +7,21 @@
  * N the training tokens, the likelihood exact (forward-backward,
  * tagchain.c).  --l2 not given: 1 / N, a total penalty |w|^2 / 2 (a
  * Gaussian prior of variance 1).  Deterministic: no random start, no
- * shuffling, one thread.  Not here: the lifted bound (bound.c), which
- * the conditional likelihood does not need.
+ * shuffling, one thread.  On SIGINT or SIGTERM (llr_train_signal, polled
+ * after every iteration) the model is saved with the weights reached and
+ * stopped=interrupted.  --resume MODEL continues a saved fit on the same
+ * text (its tags, features and token count must be the model's) from
+ * its weights: liblbfgs starts again there, its curvature pairs lost,
+ * the iterations (iterations_done, against --epochs) and train_seconds
+ * counted on.  Not here: the lifted bound (bound.c), which the
+ * conditional likelihood does not need.
  */
 #include "family/mrf/tagger.h"
 
 #include <limits.h>
 #include <lbfgs.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -113,7 +120,8 @@ typedef struct fit {
 	int32_t F, T;
 	mrft_ws ws;
 	double l2, t0, max_time, nll;
-	int quiet, cut;
+	int quiet, cut, sig, k;
+	long long done; /* iterations of the fit before this run */
 } fit;
 
 static double now(void)
@@ -149,8 +157,12 @@ static int progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t 
 	(void)x, (void)g, (void)xnorm, (void)step, (void)n;
 	fit *F = inst;
 	double el = now() - F->t0;
+	F->k = k;
 	if (!F->quiet)
-		llr_train_note(F->a, "iteration %d objective %.6f nll/token %.6f |g| %.3g %d evaluations %.1fs", k, fx, F->nll, gnorm, ls, el);
+		llr_train_note(F->a, "iteration %lld objective %.6f nll/token %.6f |g| %.3g %d evaluations %.1fs", F->done + k, fx, F->nll,
+		               gnorm, ls, el);
+	if (llr_train_signal(F->a))
+		return F->sig = 1;
 	if (F->max_time > 0 && el >= F->max_time)
 		return F->cut = 1;
 	return 0;
@@ -167,8 +179,18 @@ const char *mrf_lbfgs_stop(int ret, int cut)
 	return "line-search"; /* liblbfgs keeps the last point that decreased f */
 }
 
-/* Fit m's weights (zero to start) to c; its summary into m->meta. */
-static int fit_model(const llr_train_args *a, mrft_model *m, const corpus *c, llr_err *err)
+/* The meta's number key, else dflt. */
+static double meta_num(const llr_meta *meta, const char *key, double dflt)
+{
+	const char *v = llr_meta_get(meta, key);
+	char *end;
+	double x = v ? strtod(v, &end) : dflt;
+	return v && (end == v || *end || !isfinite(x) || x < 0) ? dflt : x;
+}
+
+/* Fit m's weights (zero for a new model, a resumed one's own) to c; its
+ * summary into m->meta. */
+static int fit_model(const llr_train_args *a, mrft_model *m, const corpus *c, int resumed, llr_err *err)
 {
 	size_t n = mrft_nparams(m->F, m->T), longest = 0;
 	if (n > (size_t)INT_MAX)
@@ -176,75 +198,142 @@ static int fit_model(const llr_train_args *a, mrft_model *m, const corpus *c, ll
 	for (size_t s = 0; s < c->ns; s++)
 		longest = c->sstart[s + 1] - c->sstart[s] > longest ? c->sstart[s + 1] - c->sstart[s] : longest;
 	fit F = {.a = a, .c = c, .F = m->F, .T = m->T, .t0 = now(), .quiet = (int)llr_train_args_int(a, "quiet")};
-	F.l2 = llr_train_args_given(a, "l2") ? llr_train_args_num(a, "l2") : 1.0 / (double)c->nt;
+	double before = resumed ? meta_num(m->meta, "train_seconds", 0) : 0;
+	F.done = resumed ? (long long)meta_num(m->meta, "iterations_done", 0) : 0;
+	F.l2 = llr_train_args_given(a, "l2") ? llr_train_args_num(a, "l2")
+	       : resumed                     ? meta_num(m->meta, "l2", 1.0 / (double)c->nt)
+	                                     : 1.0 / (double)c->nt;
 	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
+	long long left = llr_train_args_int(a, "epochs") - F.done;
 	lbfgsfloatval_t *x = lbfgs_malloc((int)n);
 	int rc = LLR_OK;
 	if (!x || mrft_ws_reserve(&F.ws, m->T, longest) < 0) {
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters", n);
 		goto out;
 	}
-	memset(x, 0, n * sizeof *x);
+	memcpy(x, m->w, n * sizeof *x);
 	lbfgs_parameter_t p;
 	lbfgs_parameter_init(&p);
 	p.linesearch = LBFGS_LINESEARCH_BACKTRACKING;
-	p.max_iterations = (int)llr_train_args_int(a, "epochs");
+	p.max_iterations = left > 0 ? (int)left : 1;
 	lbfgsfloatval_t fx = 0;
-	int ret = lbfgs((int)n, x, &fx, evaluate, progress, &F, &p);
-	const char *stop = mrf_lbfgs_stop(ret, F.cut);
+	int ret = LBFGSERR_MAXIMUMITERATION;
+	llr_train_catch_signals(a);
+	if (left > 0) /* else --epochs is reached already: the weights as they were */
+		ret = lbfgs((int)n, x, &fx, evaluate, progress, &F, &p);
+	else
+		fx = meta_num(m->meta, "train_objective", NAN);
+	const char *stop = F.sig ? "interrupted" : mrf_lbfgs_stop(ret, F.cut);
 	if (!isfinite(fx)) {
 		rc = llr_err_set(err, LLR_ENAN, "the objective is not finite after training (liblbfgs status %d)", ret);
 		goto out;
 	}
 	memcpy(m->w, x, n * sizeof *x);
+	double secs = before + (now() - F.t0);
 	int e = 0;
 	e |= llr_meta_set(m->meta, "stopped", stop);
 	e |= llr_meta_setf(m->meta, "train_tokens", "%zu", c->nt);
 	e |= llr_meta_setf(m->meta, "train_sentences", "%zu", c->ns);
 	e |= llr_meta_setf(m->meta, "train_objective", "%.9g", fx);
 	e |= llr_meta_setf(m->meta, "l2", "%.9g", F.l2);
-	e |= llr_meta_setf(m->meta, "train_seconds", "%.3f", now() - F.t0);
+	e |= llr_meta_setf(m->meta, "iterations_done", "%lld", F.done + F.k);
+	e |= llr_meta_setf(m->meta, "train_seconds", "%.3f", secs);
 	if (e < 0)
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 	else if (!F.quiet)
-		llr_train_note(a, "stopped (%s, liblbfgs status %d): objective %.6f in %.1fs", stop, ret, fx, now() - F.t0);
+		llr_train_note(a, "stopped (%s, liblbfgs status %d): objective %.6f after %lld iterations in %.1fs", stop, ret, fx,
+		               F.done + F.k, secs);
 out:
 	lbfgs_free(x);
 	mrft_ws_free(&F.ws);
 	return rc;
 }
 
+/* --resume path: the model, when the options it fixes are not given
+ * otherwise. */
+static int open_resumed(const llr_train_args *a, const char *path, mrft_model **m, llr_err *err)
+{
+	int rc = mrft_model_load(path, m, err);
+	char want[64];
+	snprintf(want, sizeof want, "%lld", llr_train_args_int(a, "word-window"));
+	if (rc >= 0)
+		rc = llr_train_fixed(a, "word-window", (*m)->meta, "window", want, err);
+	snprintf(want, sizeof want, "%.9g", llr_train_args_num(a, "l2"));
+	if (rc >= 0)
+		rc = llr_train_fixed(a, "l2", (*m)->meta, "l2", want, err);
+	return rc;
+}
+
+/* The names of map b are a's, in a's order; else LLR_EINVAL naming what. */
+static int same_names(const llr_strmap *a, const llr_strmap *b, const char *what, const char *text, const char *path, llr_err *err)
+{
+	size_t na = llr_strmap_size(a), nb = llr_strmap_size(b);
+	if (na != nb)
+		return llr_err_set(err, LLR_EINVAL, "%s: not the text %s was fitted on: %zu %s, the model's %zu", text, path, nb, what, na);
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(llr_strmap_str(a, (int32_t)i), llr_strmap_str(b, (int32_t)i)))
+			return llr_err_set(err, LLR_EINVAL, "%s: not the text %s was fitted on: its %s differ from the model's ('%s', '%s')", text,
+			                   path, what, llr_strmap_str(b, (int32_t)i), llr_strmap_str(a, (int32_t)i));
+	return LLR_OK;
+}
+
+/* The text of corpus c is the one the resumed model m was fitted on. */
+static int same_text(const mrft_model *m, const corpus *c, const char *text, const char *path, llr_err *err)
+{
+	int rc = same_names(m->tags, c->tags, "tags", text, path, err);
+	if (rc == LLR_OK)
+		rc = same_names(m->feats, c->feats, "features", text, path, err);
+	if (rc == LLR_OK && (meta_num(m->meta, "train_tokens", -1) != (double)c->nt ||
+	                     meta_num(m->meta, "train_sentences", -1) != (double)c->ns))
+		rc = llr_err_set(err, LLR_EINVAL, "%s: not the text %s was fitted on: %zu tokens in %zu sentences, the model's %s in %s", text, path,
+		                 c->nt, c->ns, llr_meta_get(m->meta, "train_tokens") ? llr_meta_get(m->meta, "train_tokens") : "?",
+		                 llr_meta_get(m->meta, "train_sentences") ? llr_meta_get(m->meta, "train_sentences") : "?");
+	return rc;
+}
+
+/* A new model of c's tags and features, zero weights (c's maps moved). */
+static int fresh(corpus *c, mrft_model **out, llr_err *err)
+{
+	mrft_model *m = llr_calloc(1, sizeof *m);
+	if (!m)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	*out = m;
+	m->T = (int32_t)llr_strmap_size(c->tags);
+	m->F = (int32_t)llr_strmap_size(c->feats);
+	m->M = c->M;
+	m->tags = c->tags;
+	m->feats = c->feats;
+	c->tags = c->feats = NULL;
+	if (!(m->meta = llr_meta_new()) || !(m->w = llr_calloc(mrft_nparams(m->F, m->T), sizeof *m->w)))
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters", mrft_nparams(m->F, m->T));
+	return LLR_OK;
+}
+
 int mrft_estimate(llr_train_args *a, llr_err *err)
 {
-	const char *out = llr_train_args_str(a, "o");
+	const char *resume = llr_train_args_str(a, "resume"), *out = llr_train_args_str(a, "o");
+	if (!out)
+		out = resume;
 	if (!out || !strcmp(out, "-"))
 		return llr_train_usage_err(err, "--tags: -o FILE is required (the model file)");
-	corpus c = {.M = (int32_t)llr_train_args_int(a, "word-window")};
 	mrft_model *m = NULL;
-	int rc = (c.tags = llr_strmap_new()) && (c.feats = llr_strmap_new()) ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	int rc = resume ? open_resumed(a, resume, &m, err) : LLR_OK;
+	corpus c = {.M = m ? m->M : (int32_t)llr_train_args_int(a, "word-window")};
+	if (rc == LLR_OK && (!(c.tags = llr_strmap_new()) || !(c.feats = llr_strmap_new())))
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 	int nops = llr_train_args_noperands(a);
+	const char *text = nops == 1 ? llr_train_args_operand(a, 0) : nops ? "the input" : "<stdin>";
 	for (int i = 0; rc == LLR_OK && i < (nops ? nops : 1); i++)
 		rc = llr_lines_each(nops ? llr_train_args_operand(a, i) : "-", read_line, &c, err);
 	if (rc == LLR_OK && c.nt == 0)
-		rc = llr_err_set(err, LLR_EINVAL, "%s: no tagged sentence (an empty corpus)",
-		                 nops == 1 ? llr_train_args_operand(a, 0) : nops ? "the input" : "<stdin>");
-	if (rc == LLR_OK && !(m = llr_calloc(1, sizeof *m)))
-		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (rc == LLR_OK) {
-		m->T = (int32_t)llr_strmap_size(c.tags);
-		m->F = (int32_t)llr_strmap_size(c.feats);
-		m->M = c.M;
-		m->tags = c.tags;
-		m->feats = c.feats;
-		c.tags = c.feats = NULL;
-		if (!(m->meta = llr_meta_new()) || !(m->w = llr_calloc(mrft_nparams(m->F, m->T), sizeof *m->w)))
-			rc = llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters", mrft_nparams(m->F, m->T));
-	}
-	if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
-		llr_train_note(a, "MRF tagger: %zu tokens, %zu sentences, %d tags, %d features, word window %d, %zu parameters", c.nt, c.ns,
-		               m->T, m->F, m->M, mrft_nparams(m->F, m->T));
+		rc = llr_err_set(err, LLR_EINVAL, "%s: no tagged sentence (an empty corpus)", text);
 	if (rc == LLR_OK)
-		rc = fit_model(a, m, &c, err);
+		rc = m ? same_text(m, &c, text, resume, err) : fresh(&c, &m, err);
+	if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
+		llr_train_note(a, "MRF tagger: %zu tokens, %zu sentences, %d tags, %d features, word window %d, %zu parameters%s%s", c.nt,
+		               c.ns, m->T, m->F, m->M, mrft_nparams(m->F, m->T), resume ? "; resuming " : "", resume ? resume : "");
+	if (rc == LLR_OK)
+		rc = fit_model(a, m, &c, resume != NULL, err);
 	if (rc == LLR_OK)
 		rc = mrft_model_save(out, m, err);
 	mrft_model_free(m);
