@@ -2,7 +2,9 @@
 # The MRF tagger (train --mrf --tags, family mrf-tagger) and score
 # --tags with it: on the UD French slice (Sequoia train -> Sequoia test,
 # UPOS) it fits its training set, beats the HMM on unknown words and is
-# in a range in all; training is deterministic; llr_model_tag gives the
+# in a range in all; training is deterministic; a fit cut (--epochs,
+# --max-time, SIGTERM) and resumed ends where the whole fit does, and a
+# resume on other text or options is refused; llr_model_tag gives the
 # tags score --tags gives; the man page examples; every error path.
 # (tests/unit/test_mrftag.c has log Z and Viterbi against brute force,
 # the gradient against finite differences and the file's round trip.)
@@ -223,4 +225,12 @@ within() {
 	run sh -c 'echo "il a vu le chat ." | score -q --tags -m fr.mrft'
 	assert_success
 	assert_output "il/PRON a/AUX vu/VERB le/DET chat/NOUN ./PUNCT"
+	run train --mrf --tags --epochs 10 -o part.mrft train.tt
+	assert_success
+	assert_line --regexp '^train: stopped \(epochs, .* after 10 iterations '
+	run train --mrf --tags --resume part.mrft train.tt
+	assert_success
+	assert_line --regexp '^train: iteration 11 objective '
+	assert_line --regexp '^train: stopped \(converged, '
+	[ "$(meta stopped part.mrft)" = converged ]
 }

@@ -6,8 +6,8 @@
 # the bound experiment's gaps, recomputed likewise from their outputs;
 # the lm experiment (the chain MRF LM on brown-ladder.mk's split, its
 # checked bound per token, the neighbours of its embeddings and the
-# CBOW's) and scripts/word-neighbours; and scripts/brown-tags, the Brown
-# tag reduction and universal mapping.
+# CBOW's), the resume target, scripts/word-neighbours; and
+# scripts/brown-tags, the Brown tag reduction and universal mapping.
 # Guards the wiring, not the figures of the full run.
 
 bats_require_minimum_version 1.5.0
@@ -58,6 +58,31 @@ checked() {
 	awk -F'\t' '$2 == "mrf" && $10 != "epochs" { exit 1 }' r/mrf-tagging.tsv
 	# the table checked from its outputs; a figure that disagrees with them fails
 	checked mrf-tagging accuracy,unknown_accuracy 12 2 7 1
+}
+
+@test "mrf.mk resume: continues the MRF runs MAXTIME cut (counting EPOCHS on), leaves the others" {
+	run mrfmk MAXTIME=0.001 "$PWD/w/ud-french.mrf" "$PWD/w/brownu.mrf"
+	assert_success
+	run mrfmk "$PWD/w/brown87.mrf"
+	assert_success
+	for c in ud-french brownu; do
+		tar -xOf "w/$c.mrf" meta | grep -qx 'stopped=max-time'
+		tar -xOf "w/$c.mrf" meta | grep -qx 'iterations_done=1'
+	done
+	tar -xOf w/brown87.mrf meta | grep -qx 'stopped=epochs'
+	cp w/brown87.mrf keep.mrf
+	run mrfmk resume
+	assert_success
+	assert_output "$(printf 'resuming %s/w/ud-french.mrf\nresuming %s/w/brownu.mrf' "$PWD" "$PWD")"
+	for c in ud-french brownu; do
+		tar -xOf "w/$c.mrf" meta | grep -qx 'stopped=epochs'
+		tar -xOf "w/$c.mrf" meta | grep -qx 'iterations_done=5'
+		grep -q '; resuming ' "w/$c.mrf.log"
+	done
+	cmp keep.mrf w/brown87.mrf
+	run mrfmk resume
+	assert_success
+	assert_output ""
 }
 
 @test "brown-tags: the base set and the universal tags; a tag outside the map, a bad mode" {
