@@ -94,6 +94,7 @@ within() {
 	[ "$(meta stopped cut.mrft)" = epochs ]
 	[ "$(meta iterations_done cut.mrft)" = 4 ]
 	s1=$(meta train_seconds cut.mrft)
+	o4=$(meta train_objective cut.mrft)
 	run train --mrf --tags --resume cut.mrft --max-time 0.001 "$M/train.tt"
 	assert_success
 	assert_line --regexp '; resuming cut\.mrft$'
@@ -101,6 +102,9 @@ within() {
 	refute_line --regexp '^train: iteration [1-4] '
 	assert_line --regexp '^train: stopped \(max-time, .* after 5 iterations '
 	[ "$(meta stopped cut.mrft)" = max-time ]
+	# from the saved weights, not from zero: below the objective of iteration 4
+	o5=$(printf '%s\n' "${lines[@]}" | sed -n 's/^train: iteration 5 objective \([0-9.]*\) .*/\1/p')
+	awk -v a="$o5" -v b="$o4" 'BEGIN { exit !(a < b) }'
 	run train --mrf --tags --resume cut.mrft -o done.mrft "$M/train.tt"
 	assert_success
 	assert_line --regexp '^train: stopped \(converged, '
@@ -145,9 +149,12 @@ within() {
 	[ "$(meta stopped sig.mrft)" = interrupted ]
 	n=$(meta iterations_done sig.mrft)
 	[ "$n" -ge 3 ]
+	saved=$(meta train_objective sig.mrft)
 	run train --mrf --tags --resume sig.mrft "$M/train.tt"
 	assert_success
 	assert_line --regexp "^train: iteration $((n + 1)) objective "
+	o=$(printf '%s\n' "${lines[@]}" | sed -n "s/^train: iteration $((n + 1)) objective \([0-9.]*\) .*/\1/p")
+	awk -v a="$o" -v b="$saved" 'BEGIN { exit !(a < b) }'
 	[ "$(meta stopped sig.mrft)" = converged ]
 	within "$(meta train_objective sig.mrft)" "$(meta train_objective "$M/fr.mrft")" 1e-4
 }
