@@ -13,7 +13,8 @@
  * did not decrease it.  Not a gradient-step family of the training
  * driver: no job, no --resume; the model is written at the end.  With
  * --tags, train --mrf trains the MRF tagger instead (tagfit.c, family
- * mrf-tagger); the checks of the options of the two are here.  This
+ * mrf-tagger, which alone takes --resume and saves on a signal); the
+ * checks of the options of the two are here.  This
  * file and tagfit.c are the two that call liblbfgs.
  */
 #include "family/mrf/mrf.h"
