@@ -3377,6 +3377,11 @@ int llr_net_set_ngram_bg(llr_net *net, const llr_ngram_bg *g, llr_err *err);
 
 /* C = alpha op(A) op(B) + beta C, row-major; op = transpose when trans. */
 void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+/* The same in double precision, and y = alpha op(A) x + beta y (A M x N,
+ * row-major): OpenBLAS's kernels, whatever llr_blas_set_fixed_order says. */
+void llr_dgemm(int transA, int transB, int M, int N, int K, double alpha, const double *A, int lda, const double *B, int ldb,
+               double beta, double *C, int ldc);
+void llr_dgemv(int trans, int M, int N, double alpha, const double *A, int lda, const double *x, double beta, double *y);
 /* on: every llr_gemm from then on sums each element of C in one order
  * (over k, first to last), so a row of C has the same bits whatever the
  * shape, the row's place in it and the thread count (score's output does

@@ -1,8 +1,9 @@
 /*
  * blas.c - the BLAS seam: the only file that calls cblas_* or openblas_*.
  *
- * Row-major single-precision GEMM for the dense layers, and the OpenBLAS
- * thread count.  Everything else in lib/ reaches BLAS through here, so a
+ * Row-major single-precision GEMM for the dense layers, double-precision
+ * GEMM and GEMV for the chain MRF's bound, and the OpenBLAS thread
+ * count.  Everything else in lib/ reaches BLAS through here, so a
  * different BLAS (or none) means changing this file alone.  Not here: the
  * sparse Phi products and the softmax, which are hand-written loops in
  * loglinear.c.
@@ -354,6 +355,20 @@ void llr_gemm(int transA, int transB, int M, int N, int K, float alpha, const fl
 		return;
 	}
 	cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+/* Double precision, row-major, OpenBLAS's kernels (no fixed order): the
+ * chain MRF's transfer matrices (lib/family/mrf/bound.c). */
+void llr_dgemm(int transA, int transB, int M, int N, int K, double alpha, const double *A, int lda, const double *B, int ldb,
+               double beta, double *C, int ldc)
+{
+	cblas_dgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B,
+	            ldb, beta, C, ldc);
+}
+
+void llr_dgemv(int trans, int M, int N, double alpha, const double *A, int lda, const double *x, double beta, double *y)
+{
+	cblas_dgemv(CblasRowMajor, trans ? CblasTrans : CblasNoTrans, M, N, alpha, A, lda, x, 1, beta, y, 1);
 }
 
 #if defined(__SANITIZE_THREAD__)

@@ -9,6 +9,8 @@
 #include "family/mrf/mrf.h"
 #include "test.h"
 
+#include <lbfgs.h>
+
 static void rand_par(const mrf_dims *d, double *par, llr_rng *r, double scale)
 {
 	for (size_t i = 0; i < mrf_nparams(d); i++)
@@ -262,6 +264,101 @@ static void test_tighten(void)
 	CHECK(tighter >= 15);
 }
 
+static int all_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+/* Potentials whose exponents span far more than a double's range (what a
+ * long L-BFGS trial step gives: theta in the thousands).  The bound and
+ * its gradients stay finite, the bound stays above the exact log Z, and a
+ * workspace that has seen them gives a sane model the same bound and
+ * gradient as a fresh one (the power iterations start from the vectors of
+ * the call before: a non-finite one must never be kept). */
+static void test_extreme(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 7);
+	for (int trial = 0; trial < 12; trial++) {
+		mrf_dims d = {4, 2, 2};
+		size_t np = mrf_nparams(&d);
+		double sane[256], wild[256], delta[8] = {0}, gd[8], g1[256], g2[256];
+		rand_par(&d, sane, &r, 1.0);
+		rand_par(&d, wild, &r, 10.0 + 10.0 * trial);
+		mrf_ws *w = mrf_ws_new(&d), *fresh = mrf_ws_new(&d);
+		for (int method = MRF_CHAIN_AUTO; method <= MRF_CHAIN_FORCE_PERRON; method++) {
+			const int64_t N = 8;
+			double z = brute_logz(&d, wild, (int)N);
+			memset(g1, 0, sizeof g1);
+			double b = mrf_bound(w, &d, wild, N, delta, method, g1, gd);
+			CHECK(isfinite(b) && b >= z - 1e-9 * fabs(z));
+			CHECK(all_finite(g1, np) && all_finite(gd, 8));
+		}
+		/* long chains (the Perron form), the dual tightened */
+		memset(g1, 0, sizeof g1);
+		double bw = mrf_bound(w, &d, wild, 100000, delta, MRF_CHAIN_AUTO, g1, gd);
+		CHECK(isfinite(bw) && all_finite(g1, np) && all_finite(gd, 8));
+		CHECK(isfinite(mrf_tighten(w, &d, wild, 100000, delta, 50, 1e3, MRF_CHAIN_AUTO)));
+		CHECK(all_finite(delta, 8));
+		memset(delta, 0, sizeof delta);
+		memset(g1, 0, sizeof g1);
+		memset(g2, 0, sizeof g2);
+		double b1 = mrf_bound(w, &d, sane, 100000, delta, MRF_CHAIN_AUTO, g1, NULL);
+		double b2 = mrf_bound(fresh, &d, sane, 100000, delta, MRF_CHAIN_AUTO, g2, NULL);
+		CHECK_NEAR(b1, b2, 1e-9 * fabs(b2));
+		for (size_t i = 0; i < np; i++)
+			CHECK_NEAR(g1[i], g2[i], 1e-6 * fmax(1, fabs(g2[i])));
+		mrf_ws_free(w);
+		mrf_ws_free(fresh);
+	}
+}
+
+/* f = sum (x_i - 1)^2 on 4 values; from the evaluation after `bad` on,
+ * its gradient is NaN everywhere (NaN, once in, stays: the poisoned
+ * power-iteration vectors of issue 53), or, with `cap`, wherever x_0 > cap. */
+typedef struct qctx {
+	int calls, bad;
+	double cap;
+} qctx;
+static double quad(void *p, const double *x, double *g, int n)
+{
+	qctx *q = p;
+	double f = 0;
+	q->calls++;
+	for (int i = 0; i < n; i++) {
+		f += (x[i] - 1) * (x[i] - 1);
+		g[i] = 2 * (x[i] - 1);
+	}
+	if ((q->bad && q->calls > q->bad) || (q->cap > 0 && x[0] > q->cap))
+		g[0] = NAN;
+	return f;
+}
+
+/* mrf_minimise: a NaN gradient is never convergence (liblbfgs itself
+ * returned LBFGS_SUCCESS on one), a NaN trial point is backed off. */
+static void test_minimise_nan(void)
+{
+	double x[4] = {0};
+	llr_err e = {0};
+	qctx q = {0};
+	mrf_min m = {.eval = quad, .ctx = &q, .max_iter = 100};
+	CHECK_OK(mrf_minimise(&m, 4, x, &e));
+	CHECK(m.status == LBFGS_SUCCESS && m.nonfinite == 0 && m.f < 1e-10);
+	for (int bad = 1; bad <= 3; bad++) {
+		memset(x, 0, sizeof x);
+		q = (qctx){.bad = bad};
+		CHECK(mrf_minimise(&m, 4, x, &e) == LLR_ENAN);
+		CHECK(m.nonfinite > 0 && strstr(e.msg, "not finite"));
+	}
+	memset(x, 0, sizeof x);
+	q = (qctx){.cap = 0.5};
+	CHECK_OK(mrf_minimise(&m, 4, x, &e));
+	CHECK(m.nonfinite > 0 && x[0] <= 0.5 && m.f < 4);
+}
+
 static void test_counts(void)
 {
 	const int32_t ids[] = {0, 1, 0, 1, 2, 0};
@@ -281,7 +378,7 @@ static void test_counts(void)
 
 int main(void)
 {
-	PLAN(7);
+	PLAN(9);
 	RUN(test_counts);
 	RUN(test_exact_is_brute);
 	RUN(test_bound_above);
@@ -289,5 +386,7 @@ int main(void)
 	RUN(test_gradients);
 	RUN(test_perron_gradient);
 	RUN(test_tighten);
+	RUN(test_extreme);
+	RUN(test_minimise_nan);
 	DONE();
 }

@@ -21,7 +21,6 @@
 #include "family/mrf/tagger.h"
 
 #include <limits.h>
-#include <lbfgs.h>
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
@@ -59,7 +58,7 @@ typedef struct fit {
 	mrf_dims d;
 	const mrf_counts *c;
 	mrf_ws *ws;
-	double *delta, *gs, l2, t0, max_time, bound;
+	double *delta, *gs, l2, t0, max_time, bound, score;
 	int dual, quiet, cut;
 } fit;
 
@@ -71,7 +70,7 @@ static double now(void)
 }
 
 /* f = (B - S) / N + l2/2 |x|^2 and its gradient g (L-BFGS minimises). */
-static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloatval_t *g, const int n, const lbfgsfloatval_t step)
+static double evaluate(void *inst, const double *x, double *g, int n)
 {
 	fit *F = inst;
 	double N = (double)F->c->N;
@@ -85,12 +84,13 @@ static lbfgsfloatval_t evaluate(void *inst, const lbfgsfloatval_t *x, lbfgsfloat
 		reg += x[i] * x[i];
 	}
 	F->bound = B;
+	F->score = S;
 	return (B - S) / N + 0.5 * F->l2 * reg;
 }
 
-static int progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t *g, const lbfgsfloatval_t fx,
-                    const lbfgsfloatval_t xnorm, const lbfgsfloatval_t gnorm, const lbfgsfloatval_t step, int n, int k, int ls)
+static int progress(void *inst, const double *x, double fx, double gnorm, int k, int ls)
 {
+	(void)x;
 	fit *F = inst;
 	double el = now() - F->t0;
 	if (!F->quiet)
@@ -123,30 +123,27 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 	fit F = {.a = a, .d = m->d, .c = c, .l2 = llr_train_args_num(a, "l2"), .t0 = now(),
 	         .dual = (int)llr_train_args_int(a, "dual-steps"), .quiet = (int)llr_train_args_int(a, "quiet")};
 	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
-	lbfgsfloatval_t *x = lbfgs_malloc((int)n);
 	F.ws = mrf_ws_new(&m->d);
 	F.delta = llr_calloc((size_t)m->d.K * m->d.V, sizeof *F.delta);
 	F.gs = llr_malloc(n * sizeof *F.gs);
 	int rc = LLR_OK;
-	if (!x || !F.ws || !F.delta || !F.gs) {
+	if (!F.ws || !F.delta || !F.gs) {
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters (V = %d)", n, m->d.V);
 		goto out;
 	}
-	memcpy(x, m->par, n * sizeof *x);
-	lbfgs_parameter_t p;
-	lbfgs_parameter_init(&p);
-	p.linesearch = LBFGS_LINESEARCH_BACKTRACKING;
-	p.max_iterations = (int)llr_train_args_int(a, "epochs");
-	lbfgsfloatval_t fx = 0;
-	int ret = lbfgs((int)n, x, &fx, evaluate, progress, &F, &p);
-	const char *stop = mrf_lbfgs_stop(ret, F.cut);
-	memcpy(m->par, x, n * sizeof *x);
-	double B = mrf_tighten(F.ws, &m->d, m->par, c->N, F.delta, F.dual, 1e3, MRF_CHAIN_AUTO);
-	double S = mrf_score_counts(&m->d, m->par, c, NULL);
-	if (!isfinite(B) || !isfinite(S)) {
-		rc = llr_err_set(err, LLR_ENAN, "the bound is not finite after training (liblbfgs status %d)", ret);
+	/* the final point is evaluated again (mrf_minimise), the dual
+	 * tightened once more: F.bound and F.score are its */
+	mrf_min run = {.eval = evaluate, .iter = progress, .ctx = &F, .max_iter = (int)llr_train_args_int(a, "epochs")};
+	if ((rc = mrf_minimise(&run, (int)n, m->par, err)) < 0) {
+		llr_err_prefix(err, "no model written");
 		goto out;
 	}
+	const char *stop = mrf_lbfgs_stop(run.status, F.cut);
+	double B = F.bound, S = F.score;
+	int ret = run.status;
+	if (run.nonfinite > 0 && !F.quiet)
+		llr_train_note(a, "%ld trial points of the line search had a non-finite objective or gradient (backed off)",
+		               run.nonfinite);
 	int e = 0;
 	e |= llr_meta_set(m->meta, "stopped", stop);
 	e |= llr_meta_setf(m->meta, "train_tokens", "%lld", (long long)c->N);
@@ -162,7 +159,6 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 		llr_train_note(a, "stopped (%s, liblbfgs status %d): log-likelihood per token >= %.6f (bound %.6f per token) in %.1fs",
 		               stop, ret, (S - B) / (double)c->N, B / (double)c->N, now() - F.t0);
 out:
-	lbfgs_free(x);
 	mrf_ws_free(F.ws);
 	free(F.delta);
 	free(F.gs);

@@ -86,8 +86,12 @@ double mrf_exact_logz(const mrf_dims *d, const double *par, int64_t N);
 #define MRF_CHAIN_EXACT 65536.0
 enum { MRF_CHAIN_AUTO, MRF_CHAIN_FORCE_EXACT, MRF_CHAIN_FORCE_PERRON };
 typedef struct mrf_ws mrf_ws;
+/* The workspace holds K V x V transfer matrices (bound.c), made again
+ * when u or v change; NULL out of memory. */
 mrf_ws *mrf_ws_new(const mrf_dims *d);
 void mrf_ws_free(mrf_ws *w);
+/* The V x V matrix-vector products of the power iterations so far. */
+int64_t mrf_ws_products(const mrf_ws *w);
 /* log Z(theta) <= mrf_bound(...).  gpar (npar, may be NULL) gets the
  * gradient with respect to par added, gdelta (K V, may be NULL) set to
  * the one with respect to delta; NaN when a chain fails (out of memory). */
@@ -99,6 +103,25 @@ double mrf_bound(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, con
  * bound at the final delta, never above its value at the given one. */
 double mrf_tighten(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, double *delta, int iters, double alpha0,
                    int method);
+
+/* L-BFGS (minimise.c): minimise eval from x (n values, in place) by
+ * liblbfgs's backtracking line search, at most max_iter iterations; iter
+ * (may be NULL) after each, stopping the run when it returns non-zero.
+ * An evaluation whose f or g is not finite is taken as f = +inf, g = 0
+ * (the line search backs off it) and counted in nonfinite.  LLR_OK, with
+ * status liblbfgs's and f eval's value at the final x (evaluated again);
+ * LLR_ENAN when that point's f or g is not finite, whatever the status;
+ * LLR_ENOMEM. */
+typedef struct mrf_min {
+	double (*eval)(void *ctx, const double *x, double *g, int n);
+	int (*iter)(void *ctx, const double *x, double fx, double gnorm, int k, int evals);
+	void *ctx;
+	int max_iter;
+	int status;
+	long nonfinite;
+	double f;
+} mrf_min;
+int mrf_minimise(mrf_min *m, int n, double *x, llr_err *err);
 
 /* A chain model (model.c). */
 typedef struct mrf_model {
