@@ -334,27 +334,15 @@ static void pair_grad(const mrf_ws *w, const mrf_dims *d, const double *par, int
 
 /* ------------------------------------------------- the Perron chains */
 
-/* y = T' (w o x), y_b = sum_a T(a, b) w_a x_a; returns sum y. */
-static double right_step(mrf_ws *w, const double *T, const double *x, double *y)
+/* y = T' (w o x) (trans, the right vectors: y_b = sum_a T(a, b) w_a x_a)
+ * or y = T (w o x) (the left ones: y_a = sum_b T(a, b) w_b x_b); returns
+ * sum y. */
+static double step(mrf_ws *w, const double *T, const double *x, double *y, int trans)
 {
 	int32_t V = w->V;
 	for (int32_t a = 0; a < V; a++)
 		w->z[a] = w->a1[a] * x[a];
-	llr_dgemv(1, V, V, 1.0, T, V, w->z, 0.0, y);
-	w->products++;
-	double t = 0;
-	for (int32_t b = 0; b < V; b++)
-		t += y[b];
-	return t;
-}
-
-/* y = T (w o x), y_a = sum_b T(a, b) w_b x_b; returns sum y. */
-static double left_step(mrf_ws *w, const double *T, const double *x, double *y)
-{
-	int32_t V = w->V;
-	for (int32_t a = 0; a < V; a++)
-		w->z[a] = w->a1[a] * x[a];
-	llr_dgemv(0, V, V, 1.0, T, V, w->z, 0.0, y);
+	llr_dgemv(trans, V, V, 1.0, T, V, w->z, 0.0, y);
 	w->products++;
 	double t = 0;
 	for (int32_t a = 0; a < V; a++)
@@ -362,14 +350,12 @@ static double left_step(mrf_ws *w, const double *T, const double *x, double *y)
 	return t;
 }
 
-typedef double (*step_fn)(mrf_ws *, const double *, const double *, double *);
-
-/* x normalised to sum 1 by power iteration with step, from last (the
+/* x normalised to sum 1 by power iteration with step(trans), from last (the
  * forest's vector of its last call, NULL: uniform), where it is left; -1
  * (x unusable) when a step's sum is not positive and finite, which the
  * floor of T rules out for finite potentials.  Any positive x keeps the
  * bound a bound; convergence only makes it tight and its gradient right. */
-static int perron(mrf_ws *w, const double *T, double *x, double *y, step_fn step, const double *last)
+static int perron(mrf_ws *w, const double *T, double *x, double *y, int trans, const double *last)
 {
 	int32_t V = w->V;
 	double sum = 0;
@@ -378,7 +364,7 @@ static int perron(mrf_ws *w, const double *T, double *x, double *y, step_fn step
 	for (int32_t a = 0; a < V; a++) /* a last vector that is not positive and finite is not reused */
 		x[a] = sum > 0 && isfinite(sum) ? last[a] : 1.0 / V;
 	for (int it = 0; it < 5000; it++) {
-		double t = step(w, T, x, y), diff = 0;
+		double t = step(w, T, x, y, trans), diff = 0;
 		if (!(t > 0 && isfinite(t)))
 			return -1;
 		for (int32_t a = 0; a < V; a++) {
@@ -398,11 +384,11 @@ static int perron_right(mrf_ws *w, const double *T)
 {
 	int32_t V = w->V;
 	double *rk = w->rk + (size_t)w->k * V, *s = w->s, *y = w->y;
-	if (perron(w, T, s, y, right_step, w->have[w->k] & 1 ? rk : NULL) < 0)
+	if (perron(w, T, s, y, 1, w->have[w->k] & 1 ? rk : NULL) < 0)
 		return -1;
 	memcpy(rk, s, (size_t)V * sizeof *rk);
 	w->have[w->k] |= 1;
-	right_step(w, T, s, y);
+	step(w, T, s, y, 1);
 	double lam = 0, smin = INFINITY, sr = 0;
 	for (int32_t a = 0; a < V; a++) {
 		lam = fmax(lam, y[a] / s[a]);
@@ -420,7 +406,7 @@ static int perron_left(mrf_ws *w, const double *T)
 {
 	int32_t V = w->V;
 	double *lk = w->lk + (size_t)w->k * V, *l = w->l;
-	if (perron(w, T, l, w->t2, left_step, w->have[w->k] & 2 ? lk : NULL) < 0)
+	if (perron(w, T, l, w->t2, 0, w->have[w->k] & 2 ? lk : NULL) < 0)
 		return -1;
 	memcpy(lk, l, (size_t)V * sizeof *lk);
 	w->have[w->k] |= 2;
@@ -454,29 +440,28 @@ static double chain_perron(mrf_ws *w, const double *T, double m, double m1, int6
 	return logz;
 }
 
+/* g += epair diag(w o out) op(T) diag(w o in) x: op(T) = T (trans 0) or
+ * T' (1); x and g V x D. */
+static void pair_side(mrf_ws *w, int D, const double *T, int trans, const double *in, const double *x, const double *out, double *g)
+{
+	int32_t V = w->V;
+	double *P = w->P, *Q = w->Q;
+	for (int32_t a = 0; a < V; a++)
+		for (int j = 0; j < D; j++)
+			P[(size_t)a * D + j] = w->a1[a] * in[a] * x[(size_t)a * D + j];
+	llr_dgemm(trans, 0, V, D, V, 1.0, T, V, P, D, 0.0, Q, D);
+	for (int32_t a = 0; a < V; a++)
+		for (int j = 0; j < D; j++)
+			g[(size_t)a * D + j] += w->epair * w->a1[a] * out[a] * Q[(size_t)a * D + j];
+}
+
 /* The Perron chains' pair marginals E(a, b) = epair (w o s)_a T(a, b)
  * (w o l)_b into the gradient of u_k (E v_k) and v_k (E' u_k), as two
  * GEMMs of T_k with V x D. */
 static void perron_pair_grad(mrf_ws *w, const mrf_dims *d, const double *par, int k, const double *T, double *gpar)
 {
-	int32_t V = d->V;
-	int D = d->D;
-	const double *u = par + mrf_u_off(d, k), *v = par + mrf_v_off(d, k);
-	double *gu = gpar + mrf_u_off(d, k), *gv = gpar + mrf_v_off(d, k), *P = w->P, *Q = w->Q;
-	for (int32_t a = 0; a < V; a++)
-		for (int j = 0; j < D; j++)
-			P[(size_t)a * D + j] = w->a1[a] * w->l[a] * v[(size_t)a * D + j];
-	llr_dgemm(0, 0, V, D, V, 1.0, T, V, P, D, 0.0, Q, D);
-	for (int32_t a = 0; a < V; a++)
-		for (int j = 0; j < D; j++)
-			gu[(size_t)a * D + j] += w->epair * w->a1[a] * w->s[a] * Q[(size_t)a * D + j];
-	for (int32_t a = 0; a < V; a++)
-		for (int j = 0; j < D; j++)
-			P[(size_t)a * D + j] = w->a1[a] * w->s[a] * u[(size_t)a * D + j];
-	llr_dgemm(1, 0, V, D, V, 1.0, T, V, P, D, 0.0, Q, D);
-	for (int32_t b = 0; b < V; b++)
-		for (int j = 0; j < D; j++)
-			gv[(size_t)b * D + j] += w->epair * w->a1[b] * w->l[b] * Q[(size_t)b * D + j];
+	pair_side(w, d->D, T, 0, w->l, par + mrf_v_off(d, k), w->s, gpar + mrf_u_off(d, k));
+	pair_side(w, d->D, T, 1, w->s, par + mrf_u_off(d, k), w->l, gpar + mrf_v_off(d, k));
 }
 
 static double chain(mrf_ws *w, const double *T, double m, double m1, int64_t L, int method, double mult, int grads, int pairs)
