@@ -193,9 +193,12 @@ static int setup(const llr_train_args *a, edo *o, edrun *R, llr_err *err)
 	if (!R->model && o->fsa)
 		rc = read_fsa(o, x, err);
 	const llr_fsa *fsa = R->model ? R->model->lex->fsa : x->fsa;
-	if (rc >= 0 && (rc = constrain(a, o, fsa, x->vocab, &R->tp, sname, 1, err)) >= 0)
-		return R->model ? llr_encdec_resume_sides(R->model, o->run.resume, x, s, sname, &R->tp, err)
-		                : llr_encdec_fresh(&o->su, x, s, &R->tp, &R->model, &R->ts, err);
+	if (rc >= 0 && (rc = constrain(a, o, fsa, x->vocab, &R->tp, sname, 1, err)) >= 0) {
+		if (R->model) /* takes x and s either way */
+			return llr_encdec_resume_sides(R->model, o->run.resume, x, s, sname, &R->tp, err);
+		if ((rc = llr_encdec_fresh(&o->su, x, s, &R->tp, &R->model, &R->ts, err)) >= 0)
+			return rc; /* the model's now; on failure still ours */
+	}
 	llr_lexicon_free(x);
 	llr_source_free(s);
 	return rc;
