@@ -42,8 +42,8 @@
 # 1, correct and unknown (0/1), unknown (0/1), word, gold tag, predicted
 # tag; checks.tsv there recomputes the table (scripts/results-check), and
 # diffs.tsv has MRF - HMM on each corpus with its 95% interval
-# (scripts/paired-bootstrap over the test tokens: accuracy, mean*100, and
-# unknown-word accuracy, ratio:3,4*100).
+# (scripts/paired-bootstrap over the test tokens, BOOT_SAMPLES resamples:
+# accuracy, mean*100, and unknown-word accuracy, ratio:3,4*100).
 #
 # Bound: $(RESULTS)/mrf-bound.png and .tsv, the thesis's figure 4.5 on
 # synthetic data: log Z per token, exact (dynamic programming) and the
@@ -65,7 +65,7 @@
 # 4.1, in $(RESULTS)/outputs/mrf-lm/neighbours.tsv and the .md.
 #
 # Knobs: UD ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS EPOCHS
-# WINDOW MAXTIME NICE; for lm: LM_K LM_RANK LM_DUAL_STEPS LM_EPOCHS
+# WINDOW MAXTIME NICE BOOT_SAMPLES; for lm: LM_K LM_RANK LM_DUAL_STEPS LM_EPOCHS
 # LM_MAXTIME MIN_COUNT SCORE_BATCH CBOW_EMBED CBOW_EPOCHS CBOW_PATIENCE
 # CBOW_MAXTIME NEIGHBOURS MD_NEIGHBOURS QUERIES.
 
@@ -81,6 +81,7 @@ EPOCHS ?= 100
 WINDOW ?= 1
 MAXTIME ?=
 NICE ?= nice -n 5
+BOOT_SAMPLES ?= 10000
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -184,7 +185,7 @@ $(RESULTS)/mrf-tagging.tsv: $(OUTPUTS)
 # MRF - HMM on each corpus, paired bootstrap over the test tokens.
 $(OUT)/diffs.tsv: $(OUTPUTS)
 	for c in $(CORPORA); do for k in 'mean*100' 'ratio:3,4*100'; do \
-		$(SCRIPTS)/paired-bootstrap --metric "$$k" -a $(OUT)/$$c-mrf.test.tsv.xz -b $(OUT)/$$c-hmm.test.tsv.xz | \
+		$(SCRIPTS)/paired-bootstrap --samples $(BOOT_SAMPLES) --metric "$$k" -a $(OUT)/$$c-mrf.test.tsv.xz -b $(OUT)/$$c-hmm.test.tsv.xz | \
 			awk -v c=$$c 'NR == 1 && !h++ { print "corpus\t" $$0; next } NR > 1 { print c "\t" $$0 }'; \
 	done; done | awk 'NR == 1 || !/^corpus\tmetric/' >$@.tmp
 	mv $@.tmp $@
