@@ -212,12 +212,15 @@ open_model() {
 	train -q --hidden 16 --embed 16 --layers 1 --threads 1 --epochs 1 -s 3 -o "$d/open.llrnn" "$d/open.fz"
 }
 
-# The same with the signature masses exact (featurize's default).
+# The same with the signature masses exact (featurize's default), the
+# spelling model of order 3: the exact pass over order 4's classes took
+# four times the CPU (12 s in featurize, 13 s in score's check), for the
+# same code.
 exact_model() {
 	open_model
 	[ -s "$BATS_FILE_TMPDIR/exact.llrnn" ] && return 0
 	local d="$BATS_FILE_TMPDIR"
-	featurize --top 50 --ortho --suffix 2 --spelling 4 -o "$d/exact.fz" "$d/otrain.tok" 2>"$d/exact.err"
+	featurize --top 50 --ortho --suffix 2 --spelling 3 -o "$d/exact.fz" "$d/otrain.tok" 2>"$d/exact.err"
 	train -q --hidden 16 --embed 16 --layers 1 --threads 1 --epochs 1 -s 3 -o "$d/exact.llrnn" "$d/exact.fz"
 }
 
@@ -287,6 +290,7 @@ exact_model() {
 # (1000000 draws for the check: with 100000 its standard error, 2e-4
 # here, leaves the bar unresolved.)
 @test "open scoring: --check-norm over all strings (V exactly, the rest by importance sampling) is 1 within 1e-3" {
+	skip_sanitized "a bar resolved by 1000000 draws (7 CPU s plain); the sampled norm check runs under it in 'the norm check's draws' and 'fails on signature masses from 10 draws'"
 	open_model
 	run --separate-stderr score -m "$BATS_FILE_TMPDIR/open.llrnn" --check-norm --norm-samples 1000000 --per-token "$BATS_FILE_TMPDIR/otest.tok"
 	echo "$stderr" | tail -3
