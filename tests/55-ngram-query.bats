@@ -13,6 +13,9 @@ setup_file() {
 	head -n 1500 "$m/all.tok" >"$m/train.tok"
 	# test lines with words the model has not seen (OOVs)
 	{ tail -n +1501 "$m/all.tok" | head -n 300; echo "zzunseen the zzother word ."; } >"$m/test.tok"
+	# the norm checks' lines: the first 60 and the OOV line (--check-norm
+	# sums the vocabulary at every position: 4.4 CPU s over all 301)
+	{ head -n 60 "$m/test.tok"; tail -n 1 "$m/test.tok"; } >"$m/norm.tok"
 	train -q --ngram 4 -o "$m/lm.arpa" "$m/train.tok"
 	train -q --convert "$m/lm.arpa" --format probing -o "$m/lm.probing"
 }
@@ -46,7 +49,8 @@ EOF
 	[ "$(tar xOf lm.probing meta | sed -n 's/^probing.closed=//p')" = 1 ]
 	for f in "$M/lm.arpa" lm.trie lm.probing; do
 		score --per-token -m "$f" "$M/test.tok" >"$(basename "$f").out" 2>"$(basename "$f").err"
-		score --per-token --check-norm -m "$f" "$M/test.tok" 2>"$(basename "$f").norm" | cmp - "$(basename "$f").out"
+		score --per-token --check-norm -m "$f" "$M/norm.tok" 2>"$(basename "$f").norm" |
+			cmp - <(head -n 60 "$(basename "$f").out"; tail -n 1 "$(basename "$f").out")
 	done
 	grep -Eq ' [1-9][0-9]* OOVs' lm.arpa.err
 	cmp lm.arpa.out lm.trie.out
@@ -69,7 +73,7 @@ EOF
 			score --per-token --batch "$b" -m "$f" <"$M/test.tok" | cat >pipe.out
 			cmp one.out pipe.out
 		done
-		score --per-token --check-norm --batch 9 -m "$f" "$M/test.tok" 2>/dev/null | cmp - one.out
+		score --per-token --check-norm --batch 9 -m "$f" "$M/norm.tok" 2>/dev/null | cmp - <(head -n 60 one.out; tail -n 1 one.out)
 	done
 	[ "$(wc -l <one.out)" -eq "$(wc -l <"$M/test.tok")" ]
 }
