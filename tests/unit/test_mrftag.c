@@ -6,6 +6,8 @@
  * the model file's round trip (the same weights, bit for bit).
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #include "family/mrf/tagger.h"
 #include "llrnn.h"
@@ -189,12 +191,53 @@ static void test_round_trip(void)
 	llr_meta_free(m.meta);
 }
 
+/* A model of few tags and many features (more than INT32_MAX / 4096,
+ * which a corpus gives with a wide word window) is written by training,
+ * so it loads: the bound on F is the trainer's (its parameters fit
+ * liblbfgs's int), not one for the largest tag set. */
+static void test_many_features(void)
+{
+	enum { T = 2, F = INT32_MAX / MRFT_MAX_TAGS + 2 };
+	mrft_model m = {.T = T, .M = 8, .F = F};
+	m.tags = llr_strmap_new();
+	m.feats = llr_strmap_new();
+	m.meta = llr_meta_new();
+	m.w = llr_calloc(mrft_nparams(F, T), sizeof *m.w);
+	CHECK(m.tags && m.feats && m.meta && m.w);
+	if (!m.tags || !m.feats || !m.meta || !m.w)
+		return;
+	llr_strmap_add(m.tags, "A", 1);
+	llr_strmap_add(m.tags, "B", 1);
+	char b[32];
+	for (int i = 0; i < F; i++)
+		llr_strmap_add(m.feats, b, (size_t)snprintf(b, sizeof b, "W0=w%d", i));
+	m.w[mrft_nparams(F, T) - 1] = 0.5;
+	char path[] = "/tmp/test_mrftag.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	llr_err e = {0};
+	mrft_model *back = NULL;
+	CHECK(mrft_model_save(path, &m, &e) == LLR_OK);
+	int rc = mrft_model_load(path, &back, &e);
+	CHECK(rc == LLR_OK);
+	if (rc != LLR_OK)
+		printf("#   %s\n", e.msg);
+	CHECK(back && back->F == F && back->w[mrft_nparams(F, T) - 1] == 0.5);
+	mrft_model_free(back);
+	remove(path);
+	llr_strmap_free(m.tags);
+	llr_strmap_free(m.feats);
+	llr_meta_free(m.meta);
+	free(m.w);
+}
+
 int main(void)
 {
-	PLAN(4);
+	PLAN(5);
 	RUN(test_brute_force);
 	RUN(test_gradient);
 	RUN(test_features);
 	RUN(test_round_trip);
+	RUN(test_many_features);
 	DONE();
 }

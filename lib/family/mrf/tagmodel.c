@@ -9,6 +9,7 @@
  */
 #include "family/mrf/tagger.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -117,7 +118,12 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 	if (rc >= 0)
 		rc = get_int(meta, "tags", 1, MRFT_MAX_TAGS, &m->T, err);
 	if (rc >= 0)
-		rc = get_int(meta, "features", 1, INT32_MAX / MRFT_MAX_TAGS, &m->F, err);
+		rc = get_int(meta, "features", 1, INT32_MAX, &m->F, err);
+	/* the bound training has (tagfit.c: liblbfgs counts in an int), not
+	 * one for the largest tag set: few tags may have many features */
+	if (rc >= 0 && mrft_nparams(m->F, m->T) > (size_t)INT_MAX)
+		rc = llr_err_set(err, LLR_EFORMAT, "meta: %d features and %d tags: %zu parameters, more than training writes (%d)", m->F,
+		                 m->T, mrft_nparams(m->F, m->T), INT_MAX);
 	if (rc >= 0)
 		rc = get_int(meta, "window", 0, MRFT_MAX_WINDOW, &m->M, err);
 	if (rc >= 0)
