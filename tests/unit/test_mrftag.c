@@ -5,6 +5,7 @@
  * against central finite differences, the features of a sentence, and
  * the model file's round trip (the same weights, bit for bit).
  */
+#include <lbfgs.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -231,13 +232,33 @@ static void test_many_features(void)
 	free(m.w);
 }
 
+/* liblbfgs's returns: those of a run that took place are stop reasons;
+ * those of one that did not (out of memory for its work space, a
+ * parameter refused) are errors, not a model to save with its starting
+ * weights as if a line search had ended it. */
+static void test_lbfgs_stop(void)
+{
+	CHECK(!strcmp(mrf_lbfgs_stop(LBFGS_SUCCESS, 0), "converged"));
+	CHECK(!strcmp(mrf_lbfgs_stop(LBFGSERR_MAXIMUMITERATION, 0), "epochs"));
+	CHECK(!strcmp(mrf_lbfgs_stop(LBFGSERR_ROUNDING_ERROR, 0), "line-search"));
+	CHECK(!strcmp(mrf_lbfgs_stop(LBFGSERR_INCREASEGRADIENT, 0), "line-search"));
+	CHECK(!strcmp(mrf_lbfgs_stop(1, 1), "max-time"));
+	CHECK(mrf_lbfgs_stop(LBFGSERR_OUTOFMEMORY, 0) == NULL);
+	CHECK(mrf_lbfgs_stop(LBFGSERR_INVALID_N, 0) == NULL);
+	CHECK(mrf_lbfgs_stop(LBFGSERR_UNKNOWNERROR, 0) == NULL);
+	llr_err e = {0};
+	CHECK(mrf_lbfgs_err(LBFGSERR_OUTOFMEMORY, 10, &e) == LLR_ENOMEM && strstr(e.msg, "out of memory"));
+	CHECK(mrf_lbfgs_err(LBFGSERR_INVALID_N, 10, &e) == LLR_EINVAL);
+}
+
 int main(void)
 {
-	PLAN(5);
+	PLAN(6);
 	RUN(test_brute_force);
 	RUN(test_gradient);
 	RUN(test_features);
 	RUN(test_round_trip);
 	RUN(test_many_features);
+	RUN(test_lbfgs_stop);
 	DONE();
 }

@@ -139,6 +139,10 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 		goto out;
 	}
 	const char *stop = mrf_lbfgs_stop(run.status, F.cut);
+	if (!stop) {
+		rc = mrf_lbfgs_err(run.status, n, err);
+		goto out;
+	}
 	double B = F.bound, S = F.score;
 	int ret = run.status;
 	if (run.nonfinite > 0 && !F.quiet)

@@ -172,11 +172,20 @@ const char *mrf_lbfgs_stop(int ret, int cut)
 {
 	if (cut || ret == LBFGSERR_CANCELED)
 		return "max-time";
+	if (ret >= LBFGSERR_UNKNOWNERROR && ret <= LBFGSERR_INVALID_ORTHANTWISE_END)
+		return NULL; /* before the first evaluation: no fit to keep */
 	if (ret == LBFGSERR_MAXIMUMITERATION)
 		return "epochs";
 	if (ret == LBFGS_SUCCESS || ret == LBFGS_STOP || ret == LBFGS_ALREADY_MINIMIZED)
 		return "converged";
 	return "line-search"; /* liblbfgs keeps the last point that decreased f */
+}
+
+int mrf_lbfgs_err(int ret, size_t n, llr_err *err)
+{
+	if (ret == LBFGSERR_OUTOFMEMORY)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for L-BFGS's work space (%zu parameters)", n);
+	return llr_err_set(err, LLR_EINVAL, "liblbfgs refused to run (status %d)", ret);
 }
 
 /* The meta's number key, else dflt. */
@@ -224,6 +233,10 @@ static int fit_model(const llr_train_args *a, mrft_model *m, const corpus *c, in
 	else
 		fx = meta_num(m->meta, "train_objective", NAN);
 	const char *stop = F.sig ? "interrupted" : mrf_lbfgs_stop(ret, F.cut);
+	if (!stop) {
+		rc = mrf_lbfgs_err(ret, n, err);
+		goto out;
+	}
 	if (!isfinite(fx)) {
 		rc = llr_err_set(err, LLR_ENAN, "the objective is not finite after training (liblbfgs status %d)", ret);
 		goto out;

@@ -105,7 +105,11 @@ int mrft_model_load(const char *path, mrft_model **out, llr_err *err);
 
 /* The stop reason a liblbfgs run ends with (ret its return, cut: the
  * progress callback stopped it on max-time), as meta's stopped: max-time,
- * epochs, converged or line-search; both MRF estimators' (tagfit.c). */
+ * epochs, converged or line-search; NULL when liblbfgs did not run (out
+ * of memory for its work space, a parameter it refused), which is an
+ * error, set by mrf_lbfgs_err (n the parameters); both MRF estimators'
+ * (tagfit.c). */
 const char *mrf_lbfgs_stop(int ret, int cut);
+int mrf_lbfgs_err(int ret, size_t n, llr_err *err);
 
 #endif
