@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "family/mrf/tagger.h"
 #include "llrnn.h"
@@ -154,6 +155,26 @@ static void test_features(void)
 	llr_strmap_free(m);
 }
 
+/* m saved to a temporary file and loaded again into *back: the load's
+ * status (its message printed when it fails). */
+static int save_load(const mrft_model *m, mrft_model **back)
+{
+	char path[] = "/tmp/test_mrftag.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	llr_err e = {0};
+	int rc = mrft_model_save(path, m, &e);
+	CHECK(rc == LLR_OK);
+	if (rc == LLR_OK)
+		rc = mrft_model_load(path, back, &e);
+	if (rc != LLR_OK)
+		printf("#   %s\n", e.msg);
+	remove(path);
+	return rc;
+}
+
 static void test_round_trip(void)
 {
 	llr_rng r;
@@ -173,20 +194,14 @@ static void test_round_trip(void)
 	double w[mrft_nparams(NF, NT)];
 	random_weights(&r, w, mrft_nparams(NF, NT));
 	m.w = w;
-	char path[] = "/tmp/test_mrftag.XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	llr_err e = {0};
 	mrft_model *back = NULL;
-	CHECK(mrft_model_save(path, &m, &e) == LLR_OK);
-	CHECK(mrft_model_load(path, &back, &e) == LLR_OK);
+	CHECK(save_load(&m, &back) == LLR_OK);
 	if (back) {
 		CHECK(back->T == NT && back->F == NF && back->M == 1);
 		CHECK(!memcmp(back->w, w, sizeof w));
 		CHECK(!strcmp(llr_strmap_str(back->tags, 2), "VERB"));
 	}
 	mrft_model_free(back);
-	remove(path);
 	llr_strmap_free(m.tags);
 	llr_strmap_free(m.feats);
 	llr_meta_free(m.meta);
@@ -213,19 +228,10 @@ static void test_many_features(void)
 	for (int i = 0; i < F; i++)
 		llr_strmap_add(m.feats, b, (size_t)snprintf(b, sizeof b, "W0=w%d", i));
 	m.w[mrft_nparams(F, T) - 1] = 0.5;
-	char path[] = "/tmp/test_mrftag.XXXXXX";
-	int fd = mkstemp(path);
-	CHECK(fd >= 0);
-	llr_err e = {0};
 	mrft_model *back = NULL;
-	CHECK(mrft_model_save(path, &m, &e) == LLR_OK);
-	int rc = mrft_model_load(path, &back, &e);
-	CHECK(rc == LLR_OK);
-	if (rc != LLR_OK)
-		printf("#   %s\n", e.msg);
+	CHECK(save_load(&m, &back) == LLR_OK);
 	CHECK(back && back->F == F && back->w[mrft_nparams(F, T) - 1] == 0.5);
 	mrft_model_free(back);
-	remove(path);
 	llr_strmap_free(m.tags);
 	llr_strmap_free(m.feats);
 	llr_meta_free(m.meta);
