@@ -61,7 +61,8 @@ extern "C" {
  *   sentenc  sentence encoders (family=sentenc): sentence vectors;
  *            score(1) --task still drives them itself.  describe, embed
  *   fflm     feed-forward language models (family=fflm, Bengio et al.
- *            2003; train --feedforward N).  describe, score, generate
+ *            2003; train --feedforward N).  describe, score, generate,
+ *            embed
  *   loglm    log-linear (maximum-entropy) language models over hashed
  *            n-gram, skip-gram and bag features of the context
  *            (family=loglm; train --context N).  describe, score,
@@ -71,8 +72,8 @@ extern "C" {
  *            describe, score
  *   hmm      trigram HMM part-of-speech taggers (family=hmm, Brants's
  *            TnT; train --hmm).  describe, tag
- * An LSTM LM with word input embeds a sentence too (the mean of its
- * words' input embeddings).
+ * An LSTM LM with word input and a feed-forward LM embed a sentence
+ * too (the mean of its words' input embeddings).
  * An operation a family lacks fails with LLR_EINVAL and a message that
  * says so ("m.arpa: n-gram models have no --embed").  Training is not an
  * operation yet.
@@ -2160,6 +2161,12 @@ int32_t llr_rnnlm_target(const llr_rnnlm *m, const char *w, size_t len, int *oov
  * word input and that table (LLR_EINVAL, naming path). */
 int llr_rnnlm_embed(const llr_rnnlm *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, const char *path,
                     llr_err *err);
+/* The same mean for any word LM with the F_in x E input table emb over
+ * the lexicon x: psi's rows for a log-linear output (x->psi, else
+ * x->phi), the table's rows for any other; a word outside x's vocabulary
+ * is x->unk_id (oov, may be NULL, gets 1 for it). */
+int llr_lm_embed_words(const llr_lexicon *x, int output, const float *emb, int E, const llr_sentence *s, size_t B, float *vec,
+                       unsigned char *oov, llr_err *err);
 
 /* ------------------------------------------------------ sentence encoders */
 

@@ -2,7 +2,7 @@
 # The feed-forward language model (train --feedforward N, family fflm;
 # issue 50): training with both outputs and direct connections, score and
 # gen round trips (gen's log-probabilities are score's; beam search;
-# features), the Python module's numbers, --resume to the byte of the
+# features), score --embed (the input table's rows), the Python module's numbers, --resume to the byte of the
 # uninterrupted model, --distributed against one process, train(1)'s
 # EXAMPLES, and the bad inputs (orders,
 # outputs, streams without features, a stream that does not fit).  Tiny
@@ -75,6 +75,28 @@ setup() {
 	gen -m "$M/ll.bin" --beam 4 --nbest 3 --logprob --max-len 30 >b
 	[ "$(wc -l <b)" -eq 3 ]
 	gen -m "$M/ll.bin" --show-features -n 1 -s 2 --max-len 3 | grep -q 'TOP:'
+}
+
+@test "score --embed: a word's vector is its row of the input table, a line's the mean of its words'" {
+	# 20 words of the vocabulary, one a line, and an unseen one (<unk>'s row)
+	tr ' ' '\n' <"$M/train.tok" | awk 'NF && !s[$0]++' | head -20 >words
+	score --embed -m "$M/sm.bin" words >vec
+	[ "$(wc -l <vec)" -eq 20 ]
+	tar -xOf "$M/sm.bin" params/embed.npy >embed.npy
+	# each vector a row of the table (an embedding, not bos or another layer),
+	# distinct words distinct rows
+	/usr/bin/python3 -c 'import numpy as n, sys
+e = n.load("embed.npy"); v = n.loadtxt("vec", ndmin=2)
+assert v.shape == (20, 8), v.shape
+r = [int(n.argmin(abs(e - x).max(1))) for x in v]
+assert all(abs(e[i] - x).max() < 1e-5 for i, x in zip(r, v)) and len(set(r)) == 20, r'
+	# a line's vector: the mean of its words' (log-linear output: through psi)
+	printf '%s %s\n%s\n%s\n' "$(sed -n 1p words)" "$(sed -n 2p words)" "$(sed -n 1p words)" "$(sed -n 2p words)" >two
+	score --embed -m "$M/ll.bin" two >v2
+	awk -F'\t' '{ for (i = 1; i <= NF; i++) x[NR, i] = $i } END { for (i = 1; i <= 8; i++) { d = x[1, i] - (x[2, i] + x[3, i]) / 2; if (d > 1e-5 || d < -1e-5) exit 1 } }' v2
+	printf 'qqqunseenqqq\n<unk>\n' >unk
+	score --embed -m "$M/sm.bin" unk >vu
+	[ "$(sed -n 1p vu)" = "$(sed -n 2p vu)" ]
 }
 
 @test "llrnn.Model (Python) scores a feed-forward model as score does" {

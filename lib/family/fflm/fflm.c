@@ -5,12 +5,15 @@
  * previous N - 1 words of its sentence (<s> before the first), all
  * positions of a batch of sentences in one llr_ffnet_score call.  A word
  * outside the vocabulary is <unk>, as target and as context; a model
- * without <unk> refuses it.  No open vocabulary, no sentence vectors.
+ * without <unk> refuses it.  No open vocabulary.  A sentence's vector
+ * (llr_model_embed, score --embed) is the mean of its words' input
+ * embeddings, as an LSTM LM's (llr_lm_embed_words).
  */
 #include "family/fflm/fflm.h"
 #include "family/rnnlm/rnnlm.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void fflm_close(void *state)
 {
@@ -36,6 +39,8 @@ static void fflm_describe(const llr_model *m, llr_model_info *info)
 	info->embed = c->embed;
 	info->hidden = c->hidden;
 	info->output = c->output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear";
+	info->dim = c->embed;
+	info->embedding = "lm-input-mean";
 }
 
 static const llr_meta *fflm_meta(const llr_model *m)
@@ -71,6 +76,23 @@ static int fflm_score(llr_model *m, const llr_sentence *s, size_t B, double *log
 	return LLR_OK;
 }
 
+static int fflm_embed(llr_model *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, llr_err *err)
+{
+	fflm *r = m->state;
+	const llr_ffnet_config *c = llr_ffnet_cfg(r->model->net);
+	const float *P = llr_ffnet_params(r->model->net, NULL);
+	for (size_t i = 0; i < llr_ffnet_n_tensors(r->model->net); i++) {
+		const char *name;
+		int nd;
+		int64_t shape[2];
+		size_t off;
+		llr_ffnet_tensor_info(r->model->net, i, &name, &nd, shape, &off);
+		if (!strcmp(name, "embed"))
+			return llr_lm_embed_words(r->model->lex, c->output, P + off, c->embed, s, B, vec, oov, err);
+	}
+	return llr_err_set(err, LLR_EINVAL, "%s: --embed: the network has no 'embed' tensor", m->path);
+}
+
 const llr_family llr_family_fflm = {
 	.name = "fflm",
 	.what = "feed-forward language models",
@@ -81,6 +103,7 @@ const llr_family llr_family_fflm = {
 	.meta = fflm_meta,
 	.score = fflm_score,
 	.word_features = fflm_word_features,
+	.embed = fflm_embed,
 	.no_pairs = LLR_LM_NO_PAIRS,
 	.gen = &llr_fflm_gen_ops,
 	.train = &llr_fflm_train_ops,

@@ -4,7 +4,9 @@
  * embeddings.  A word's embedding is its row of psi times the F_in x E
  * table "embed" (for a softmax, tree or classes output psi is the
  * identity: the table's row); a sentence's vector is the mean over its
- * words, <unk>'s row for a word outside the vocabulary.
+ * words, <unk>'s row for a word outside the vocabulary.  The
+ * feed-forward LMs (lib/family/fflm) embed through the same mean
+ * (llr_lm_embed_words).
  */
 #include "family/family.h"
 
@@ -29,17 +31,10 @@ static void bag_mean(const float *emb, const llr_csr *psi, int E, const int32_t 
 			out[j] /= (float)n;
 }
 
-int llr_rnnlm_embed(const llr_rnnlm *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, const char *path,
-                    llr_err *err)
+int llr_lm_embed_words(const llr_lexicon *x, int output, const float *emb, int E, const llr_sentence *s, size_t B, float *vec,
+                       unsigned char *oov, llr_err *err)
 {
-	const llr_net_config *c = llr_net_cfg(m->net);
-	if (c->input != LLR_IN_WORD)
-		return llr_err_set(err, LLR_EINVAL, "%s: --embed: an LL-RNN with character input has no table of word embeddings to average", path);
-	const float *emb = llr_net_tensor(m->net, "embed", NULL);
-	if (!emb)
-		return llr_err_set(err, LLR_EINVAL, "%s: --embed: the LL-RNN has no 'embed' tensor", path);
-	const llr_lexicon *x = m->lex;
-	const llr_csr *psi = c->output == LLR_OUT_LOGLINEAR ? (x->psi ? x->psi : x->phi) : NULL;
+	const llr_csr *psi = output == LLR_OUT_LOGLINEAR ? (x->psi ? x->psi : x->phi) : NULL;
 	size_t n = 0;
 	for (size_t b = 0; b < B; b++)
 		n = LLR_MAX(n, s[b].n);
@@ -49,12 +44,28 @@ int llr_rnnlm_embed(const llr_rnnlm *m, const llr_sentence *s, size_t B, float *
 	for (size_t b = 0; b < B; b++) {
 		for (size_t t = 0; t < s[b].n; t++) {
 			int32_t id = llr_strmap_get(x->vocab, s[b].words[t], strlen(s[b].words[t]));
+			if (id < 0 && x->unk_id < 0) {
+				free(ids);
+				return llr_err_set(err, LLR_EINVAL, "--embed: '%s' is outside the vocabulary, which has no <unk>", s[b].words[t]);
+			}
 			if (oov)
 				*oov++ = id < 0;
 			ids[t] = id < 0 ? x->unk_id : id;
 		}
-		bag_mean(emb, psi, c->embed, ids, s[b].n, vec + b * (size_t)c->embed);
+		bag_mean(emb, psi, E, ids, s[b].n, vec + b * (size_t)E);
 	}
 	free(ids);
 	return LLR_OK;
+}
+
+int llr_rnnlm_embed(const llr_rnnlm *m, const llr_sentence *s, size_t B, float *vec, unsigned char *oov, const char *path,
+                    llr_err *err)
+{
+	const llr_net_config *c = llr_net_cfg(m->net);
+	if (c->input != LLR_IN_WORD)
+		return llr_err_set(err, LLR_EINVAL, "%s: --embed: an LL-RNN with character input has no table of word embeddings to average", path);
+	const float *emb = llr_net_tensor(m->net, "embed", NULL);
+	if (!emb)
+		return llr_err_set(err, LLR_EINVAL, "%s: --embed: the LL-RNN has no 'embed' tensor", path);
+	return llr_lm_embed_words(m->lex, c->output, emb, c->embed, s, B, vec, oov, err);
 }
