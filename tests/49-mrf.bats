@@ -54,6 +54,15 @@ setup() {
 	[ "$(grep -c '^train: iteration' err)" -eq 1 ]
 }
 
+@test "train --mrf --threads: one BLAS thread gives the same fit; --threads out of range is a usage error" {
+	train --mrf --neighbours 2 --rank 4 --epochs 3 --threads 1 -o one.bin "$M/small.fz" 2>/dev/null
+	train --mrf --neighbours 2 --rank 4 --epochs 3 --threads 2 -o two.bin "$M/small.fz" 2>/dev/null
+	awk -v a="$(meta one.bin train_bound)" -v b="$(meta two.bin train_bound)" \
+		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-6 * (a < 0 ? -a : a)) }'
+	run_err 2 "--threads" train --mrf --threads 2000 -o bad.bin "$M/small.fz"
+	[ ! -e bad.bin ]
+}
+
 @test "score: a chain MRF's numbers (the lower bound) sum to each line's total" {
 	head -5 "$M/valid.tok" >v5.tok
 	run score -q -m "$M/k2.bin" --per-token v5.tok

@@ -49,6 +49,9 @@ static const llr_train_opt opts[] = {
 	 .help = "with --mrf: at most n L-BFGS iterations (counting a resumed fit's)", .section = SECTION},
 	{"max-time", 0, LLR_TOPT_DURATION, 0, .arg = "duration", .section = SECTION},
 	{"seed", 's', LLR_TOPT_INT, 0, 0, INT64_MAX, .dflt = "1", .arg = "seed", .section = SECTION},
+	{"threads", 0, LLR_TOPT_INT, 0, 0, 1024, .arg = "n",
+	 .help = "with --mrf: BLAS threads of the bound's matrix products (default: the cores; the tagger has none)",
+	 .section = SECTION},
 	{"distributed", 0, LLR_TOPT_REFUSED, .msg = "--distributed: a chain MRF (--mrf) learns from counts in one process"},
 	{0},
 };
@@ -248,13 +251,13 @@ static int estimate(llr_train_args *a, llr_err *err)
 const llr_trainer llr_mrf_trainer = {
 	.opts = opts,
 	.synopsis = "train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
-	            "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n"
+	            "             [--dual-steps n] [--epochs n] [--max-time duration] [--threads n] [stream]\n"
 	            "train --mrf --tags -o model [-q] [--word-window M] [--l2 x] [--epochs n]\n"
 	            "             [--max-time duration] [file ...]\n"
 	            "train --mrf --tags --resume model [-o model] [-q] [--epochs n] [--max-time duration]\n"
 	            "             [file ...]\n",
 	.usage = "usage: train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
-	         "             [--dual-steps n] [--epochs n] [--max-time duration] [stream]\n"
+	         "             [--dual-steps n] [--epochs n] [--max-time duration] [--threads n] [stream]\n"
 	         "       train --mrf --tags -o model [-q] [--word-window M] [--l2 x] [--epochs n]\n"
 	         "             [--max-time duration] [file ...]\n"
 	         "       train --mrf --tags --resume model [-o model] [-q] [--epochs n]\n"
