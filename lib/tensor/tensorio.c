@@ -10,8 +10,9 @@
  * (llr_compress_for_path, output.c), which the reader undoes.
  * The reader streams: it never seeks, reads compressed streams (any
  * libarchive filter), and checks everything it is handed (kind, version,
- * .npy magic, header, dtype, shape, exact sizes) before allocating, so a
- * truncated or foreign stream is an error, never a crash.
+ * .npy magic, header, dtype, shape, exact sizes) before allocating, and
+ * grows a member's buffer with the bytes that arrive, so a truncated or
+ * foreign stream is an error, never a crash or a huge allocation.
  *
  * Checksums: every member carries the CRC-32C of its bytes in its pax
  * header, as the extended attribute user.llrnn.crc32c (the key
@@ -38,6 +39,7 @@
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAX_HEADER 65536
 #define IO_CHUNK 65536
+#define FIRST_READ ((size_t)1 << 20) /* tr_read_alloc's first buffer; it doubles from there */
 #define CRC_XATTR "user.llrnn.crc32c"
 
 static int host_le(void)
@@ -731,6 +733,36 @@ static int tr_read(llr_tensor_reader *r, void *buf, size_t n, llr_err *err)
 	return LLR_OK;
 }
 
+/* n bytes of the member into a new buffer of n + extra bytes (*out, for
+ * free()).  The buffer grows with the bytes that arrive, from 1 MiB,
+ * doubling: a header that declares gigabytes over a stream that ends
+ * early is reported as truncated, not first allocated (a fuzzed pax size
+ * made libFuzzer's malloc limit fail on CI). */
+static int tr_read_alloc(llr_tensor_reader *r, size_t n, size_t extra, char **out, llr_err *err)
+{
+	*out = NULL;
+	char *buf = NULL;
+	size_t have = 0, cap = LLR_MIN(n, FIRST_READ);
+	for (;;) {
+		char *b = llr_reallocarray(buf, cap + extra, 1);
+		if (!b) {
+			free(buf);
+			return llr_err_set(err, LLR_ENOMEM, "%s: member %s: out of memory for %zu bytes", r->name, r->member, cap + extra);
+		}
+		buf = b;
+		int rc = tr_read(r, buf + have, cap - have, err);
+		if (rc < 0) {
+			free(buf);
+			return rc;
+		}
+		if ((have = cap) == n)
+			break;
+		cap = n - cap > cap ? 2 * cap : n;
+	}
+	*out = buf;
+	return LLR_OK;
+}
+
 /* Before leaving a member: read what the caller left of it and check its
  * CRC, so a damaged member the caller skips is still reported. */
 static int tr_finish(llr_tensor_reader *r, llr_err *err)
@@ -1093,14 +1125,18 @@ int llr_tr_tensor_expect(llr_tensor_reader *r, llr_dtype dt, int ndim, const int
 			return tr_blame(r, rc, err);
 		}
 	}
-	llr_tensor *t = llr_tensor_new(fdt, fnd, fsh, err);
-	if (!t)
-		return llr_err_prefix(err, "%s: member %s", r->name, r->member);
-	rc = tr_read(r, t->data, (size_t)nbytes, err);
-	if (rc < 0) {
-		llr_tensor_free(t);
+	char *data;
+	if ((rc = tr_read_alloc(r, (size_t)nbytes, 0, &data, err)) < 0)
 		return rc;
+	llr_tensor *t = calloc(1, sizeof *t);
+	if (!t) {
+		free(data);
+		return llr_err_set(err, LLR_ENOMEM, "%s: member %s: out of memory", r->name, r->member);
 	}
+	t->dtype = fdt;
+	t->ndim = fnd;
+	memcpy(t->shape, fsh, sizeof fsh);
+	t->data = data;
 	if (!host_le())
 		swap_bytes(t->data, llr_tensor_numel(t), llr_dtype_size(fdt));
 	*out = t;
@@ -1121,14 +1157,10 @@ int llr_tr_text(llr_tensor_reader *r, char **text, size_t *len, llr_err *err)
 		return llr_err_set(err, LLR_EFORMAT, "%s: member %s is a .npy tensor, not text", r->name, r->member);
 	if (r->done)
 		return llr_err_set(err, LLR_EINVAL, "%s: member %s already read", r->name, r->member);
-	char *t = malloc((size_t)r->size + 1);
-	if (!t)
-		return llr_err_set(err, LLR_ENOMEM, "%s: member %s: out of memory for %lld bytes", r->name, r->member, (long long)r->size);
-	int rc = tr_read(r, t, (size_t)r->size, err);
-	if (rc < 0) {
-		free(t);
+	char *t;
+	int rc = tr_read_alloc(r, (size_t)r->size, 1, &t, err);
+	if (rc < 0)
 		return rc;
-	}
 	t[r->size] = 0;
 	*text = t;
 	if (len)
