@@ -4,7 +4,11 @@
  * corpora, the lifted TRW bound above the exact log Z on random tiny
  * models (both ways of summing a chain), its gap per token shrinking as
  * N grows, the gradients of the bound and of the learning objective
- * against finite differences, and the dual steps never raising the bound.
+ * against finite differences, the dual steps never raising the bound,
+ * and train --mrf's objective (objective.c): its start (b centred: the
+ * data term is flat along b's mean), f the same at the same point within
+ * a line search (the dual steps from the accepted point's dual), and an
+ * L-BFGS run whose objective falls at every iteration.
  */
 #include "family/mrf/mrf.h"
 #include "test.h"
@@ -359,6 +363,83 @@ static void test_minimise_nan(void)
 	CHECK(m.nonfinite > 0 && x[0] <= 0.5 && m.f < 4);
 }
 
+/* The objective of train --mrf (objective.c) on a random corpus of 400
+ * tokens over 5 words. */
+typedef struct orun {
+	mrf_obj *o;
+	double f[64];
+	int k;
+} orun;
+static int oiter(void *ctx, const double *x, double fx, double gnorm, int k, int evals)
+{
+	orun *r = ctx;
+	mrf_obj_accept(r->o);
+	if (r->k < 64)
+		r->f[r->k++] = fx;
+	return 0;
+}
+static double oeval(void *ctx, const double *x, double *g, int n)
+{
+	return mrf_obj_eval(((orun *)ctx)->o, x, g, n);
+}
+
+static void test_objective(void)
+{
+	llr_rng r;
+	llr_rng_seed(&r, 9);
+	mrf_dims d = {5, 2, 2};
+	const int N = 400;
+	int32_t ids[400];
+	for (int i = 0; i < N; i++) /* a skewed unigram, and a pull to repeat the word two back */
+		ids[i] = i >= 2 && llr_rng_uniform(&r) < 0.3 ? ids[i - 2] : (int32_t)(llr_rng_uniform(&r) * llr_rng_uniform(&r) * 5);
+	mrf_counts c;
+	llr_err e = {0};
+	CHECK_OK(mrf_counts_make(ids, (size_t)N, 5, 2, &c, &e));
+	size_t n = mrf_nparams(&d);
+	double x0[64], xa[64], xb[64], g[64];
+	CHECK(n <= 64);
+	mrf_obj_start(&d, &c, 1, x0);
+	/* b: the log unigram frequencies less their mean */
+	double sb = 0;
+	for (int w = 0; w < 5; w++)
+		sb += x0[w];
+	CHECK_NEAR(sb, 0, 1e-12);
+	CHECK_NEAR(x0[1] - x0[0], log((c.uni[1] + 0.1) / (c.uni[0] + 0.1)), 1e-12);
+	mrf_obj o;
+	CHECK_OK(mrf_obj_init(&o, &d, &c, 1e-2, 5));
+	/* the data term does not see b's mean: at the start (b centred) the
+	 * gradient along it is 0, the penalty's included */
+	mrf_obj_eval(&o, x0, g, (int)n);
+	double gb = 0;
+	for (int w = 0; w < 5; w++)
+		gb += g[w];
+	CHECK_NEAR(gb, 0, 1e-12);
+	mrf_obj_accept(&o);
+	/* within a line search, f at a point does not depend on the trial
+	 * points evaluated before it: 5 dual steps are far from the optimum,
+	 * so a start from the far trial's dual would show */
+	for (size_t i = 0; i < n; i++) {
+		xa[i] = x0[i] + 0.3 * (2 * llr_rng_uniform(&r) - 1);
+		xb[i] = x0[i] + 3 * (2 * llr_rng_uniform(&r) - 1);
+	}
+	double fa = mrf_obj_eval(&o, xa, g, (int)n);
+	double fb = mrf_obj_eval(&o, xb, g, (int)n);
+	double fa2 = mrf_obj_eval(&o, xa, g, (int)n);
+	printf("# f(xa) %.12f, after f(xb) %.12f: %.12f\n", fa, fb, fa2);
+	CHECK(fa2 == fa);
+	/* L-BFGS from the start: the objective falls at every iteration */
+	orun run = {.o = &o};
+	mrf_min m = {.eval = oeval, .iter = oiter, .ctx = &run, .max_iter = 30};
+	memcpy(xa, x0, sizeof x0);
+	CHECK_OK(mrf_minimise(&m, (int)n, xa, &e));
+	CHECK(run.k >= 5);
+	for (int k = 1; k < run.k; k++)
+		CHECK(run.f[k] < run.f[k - 1]);
+	printf("# %d iterations, f %.6f -> %.6f\n", run.k, run.f[0], run.f[run.k - 1]);
+	mrf_obj_free(&o);
+	mrf_counts_free(&c);
+}
+
 static void test_counts(void)
 {
 	const int32_t ids[] = {0, 1, 0, 1, 2, 0};
@@ -378,7 +459,7 @@ static void test_counts(void)
 
 int main(void)
 {
-	PLAN(9);
+	PLAN(10);
 	RUN(test_counts);
 	RUN(test_exact_is_brute);
 	RUN(test_bound_above);
@@ -388,5 +469,6 @@ int main(void)
 	RUN(test_tighten);
 	RUN(test_extreme);
 	RUN(test_minimise_nan);
+	RUN(test_objective);
 	DONE();
 }

@@ -540,8 +540,10 @@ double mrf_tighten(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, d
 	size_t n = (size_t)d->K * d->V;
 	double *g = d->K > 1 ? llr_malloc(2 * n * sizeof *g) : NULL;
 	double cur = mrf_bound(w, d, par, N, delta, method, NULL, g);
-	if (!g)
+	if (!g || !isfinite(cur)) { /* not finite: g was not set, and no step can help */
+		free(g);
 		return cur;
+	}
 	double *trial = g + n;
 	int t = 0;
 	for (int it = 0; it < iters && t < 60; it++) {

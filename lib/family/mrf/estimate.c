@@ -7,10 +7,11 @@
  *   (S(x) - B(theta)) / N - (l2 / 2) |theta|^2,
  * S(x) = theta . counts and B the lifted TRW bound on log Z (bound.c), so
  * a lower bound on the log-likelihood per token, by L-BFGS (liblbfgs,
- * its backtracking line search).  Each evaluation first tightens the bound
- * by the dual steps (--dual-steps, from the dual of the evaluation
- * before), the schedule of the thesis: step 10^3 / 2^t, t the steps that
- * did not decrease it.  Not a gradient-step family of the training
+ * its backtracking line search).  The objective and the starting point are
+ * objective.c's: each evaluation first tightens the bound by the dual
+ * steps (--dual-steps, from the dual of the last accepted point), the
+ * schedule of the thesis: step 10^3 / 2^t, t the steps that did not
+ * decrease it.  Not a gradient-step family of the training
  * driver: no job, no --resume; the model is written at the end.  With
  * --tags, train --mrf trains the MRF tagger instead (tagfit.c, family
  * mrf-tagger, which alone takes --resume and saves on a signal); the
@@ -57,12 +58,10 @@ static const llr_train_opt opts[] = {
 };
 
 typedef struct fit {
+	mrf_obj o;
 	const llr_train_args *a;
-	mrf_dims d;
-	const mrf_counts *c;
-	mrf_ws *ws;
-	double *delta, *gs, l2, t0, max_time, bound, score;
-	int dual, quiet, cut;
+	double t0, max_time;
+	int quiet, cut;
 } fit;
 
 static double now(void)
@@ -72,33 +71,17 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* f = (B - S) / N + l2/2 |x|^2 and its gradient g (L-BFGS minimises). */
-static double evaluate(void *inst, const double *x, double *g, int n)
-{
-	fit *F = inst;
-	double N = (double)F->c->N;
-	memset(g, 0, (size_t)n * sizeof *g);
-	memset(F->gs, 0, (size_t)n * sizeof *F->gs);
-	mrf_tighten(F->ws, &F->d, x, F->c->N, F->delta, F->dual, 1e3, MRF_CHAIN_AUTO);
-	double B = mrf_bound(F->ws, &F->d, x, F->c->N, F->delta, MRF_CHAIN_AUTO, g, NULL);
-	double S = mrf_score_counts(&F->d, x, F->c, F->gs), reg = 0;
-	for (int i = 0; i < n; i++) {
-		g[i] = (g[i] - F->gs[i]) / N + F->l2 * x[i];
-		reg += x[i] * x[i];
-	}
-	F->bound = B;
-	F->score = S;
-	return (B - S) / N + 0.5 * F->l2 * reg;
-}
-
 static int progress(void *inst, const double *x, double fx, double gnorm, int k, int ls)
 {
 	(void)x;
 	fit *F = inst;
+	/* liblbfgs's backtracking line search evaluates last at the point it
+	 * accepts, before calling this */
+	mrf_obj_accept(&F->o);
 	double el = now() - F->t0;
 	if (!F->quiet)
 		llr_train_note(F->a, "iteration %d objective %.6f bound/token %.6f |g| %.3g %d evaluations %.1fs", k, -fx,
-		               F->bound / (double)F->c->N, gnorm, ls, el);
+		               F->o.bound / (double)F->o.c->N, gnorm, ls, el);
 	if (F->max_time > 0 && el >= F->max_time)
 		return F->cut = 1;
 	return 0;
@@ -123,20 +106,17 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 	size_t n = mrf_nparams(&m->d);
 	if (n > (size_t)INT_MAX) /* liblbfgs counts its variables in an int */
 		return llr_err_set(err, LLR_ERANGE, "%zu parameters: liblbfgs takes at most %d", n, INT_MAX);
-	fit F = {.a = a, .d = m->d, .c = c, .l2 = llr_train_args_num(a, "l2"), .t0 = now(),
-	         .dual = (int)llr_train_args_int(a, "dual-steps"), .quiet = (int)llr_train_args_int(a, "quiet")};
+	fit F = {.a = a, .t0 = now(), .quiet = (int)llr_train_args_int(a, "quiet")};
 	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
-	F.ws = mrf_ws_new(&m->d);
-	F.delta = llr_calloc((size_t)m->d.K * m->d.V, sizeof *F.delta);
-	F.gs = llr_malloc(n * sizeof *F.gs);
-	int rc = LLR_OK;
-	if (!F.ws || !F.delta || !F.gs) {
-		rc = llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters (V = %d)", n, m->d.V);
-		goto out;
-	}
+	double l2 = llr_train_args_num(a, "l2");
+	int dual = (int)llr_train_args_int(a, "dual-steps");
+	if (mrf_obj_init(&F.o, &m->d, c, l2, dual) < 0)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters (V = %d)", n, m->d.V);
 	/* the final point is evaluated again (mrf_minimise), the dual
-	 * tightened once more: F.bound and F.score are its */
-	mrf_min run = {.eval = evaluate, .iter = progress, .ctx = &F, .max_iter = (int)llr_train_args_int(a, "epochs")};
+	 * tightened once more from its own: F.o.bound and F.o.score are its;
+	 * mrf_obj_eval's inst is F.o, at F's start */
+	mrf_min run = {.eval = mrf_obj_eval, .iter = progress, .ctx = &F, .max_iter = (int)llr_train_args_int(a, "epochs")};
+	int rc;
 	if ((rc = mrf_minimise(&run, (int)n, m->par, err)) < 0) {
 		llr_err_prefix(err, "no model written");
 		goto out;
@@ -146,7 +126,7 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 		rc = mrf_lbfgs_err(run.status, n, err);
 		goto out;
 	}
-	double B = F.bound, S = F.score;
+	double B = F.o.bound, S = F.o.score;
 	int ret = run.status;
 	if (run.nonfinite > 0 && !F.quiet)
 		llr_train_note(a, "%ld trial points of the line search had a non-finite objective or gradient (backed off)",
@@ -156,8 +136,8 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 	e |= llr_meta_setf(m->meta, "train_tokens", "%lld", (long long)c->N);
 	e |= llr_meta_setf(m->meta, "train_bound", "%.9g", B);
 	e |= llr_meta_setf(m->meta, "train_loglik_lower", "%.9g", (S - B) / (double)c->N);
-	e |= llr_meta_setf(m->meta, "l2", "%g", F.l2);
-	e |= llr_meta_setf(m->meta, "dual_steps", "%d", F.dual);
+	e |= llr_meta_setf(m->meta, "l2", "%g", l2);
+	e |= llr_meta_setf(m->meta, "dual_steps", "%d", dual);
 	e |= llr_meta_setf(m->meta, "seed", "%lld", llr_train_args_int(a, "seed"));
 	e |= llr_meta_setf(m->meta, "train_seconds", "%.3f", now() - F.t0);
 	if (e < 0)
@@ -166,14 +146,13 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 		llr_train_note(a, "stopped (%s, liblbfgs status %d): log-likelihood per token >= %.6f (bound %.6f per token) in %.1fs",
 		               stop, ret, (S - B) / (double)c->N, B / (double)c->N, now() - F.t0);
 out:
-	mrf_ws_free(F.ws);
-	free(F.delta);
-	free(F.gs);
+	mrf_obj_free(&F.o);
 	return rc;
 }
 
-/* A new model over lex: b from the unigram counts, u and v small normal
- * draws (u = v = 0 is a saddle of the bilinear potentials). */
+/* A new model over lex from mrf_obj_start: b the centred log unigram
+ * frequencies, u and v small normal draws (u = v = 0 is a saddle of the
+ * bilinear potentials). */
 static int fresh(const llr_train_args *a, llr_lexicon *lex, const mrf_counts *c, mrf_model **out, llr_err *err)
 {
 	mrf_model *m = llr_calloc(1, sizeof *m);
@@ -186,12 +165,7 @@ static int fresh(const llr_train_args *a, llr_lexicon *lex, const mrf_counts *c,
 		mrf_model_free(m);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters", n);
 	}
-	llr_rng r;
-	llr_rng_seed(&r, (uint64_t)llr_train_args_int(a, "seed"));
-	for (int32_t w = 0; w < m->d.V; w++)
-		m->par[w] = log((c->uni[w] + 0.1) / ((double)c->N + 0.1 * m->d.V));
-	for (size_t i = (size_t)m->d.V; i < n; i++)
-		m->par[i] = 0.1 * llr_rng_normal(&r) / sqrt((double)m->d.D);
+	mrf_obj_start(&m->d, c, (uint64_t)llr_train_args_int(a, "seed"), m->par);
 	m->lex = lex;
 	*out = m;
 	return LLR_OK;

@@ -123,6 +123,29 @@ typedef struct mrf_min {
 } mrf_min;
 int mrf_minimise(mrf_min *m, int n, double *x, llr_err *err);
 
+/* The LM's objective (objective.c): f(x) = (B - S) / N + (l2/2) |x|^2,
+ * B the bound after dual dual steps from the dual of the last accepted
+ * point (start; delta: the last evaluation's), bound and score the last
+ * evaluation's B and S.  mrf_obj_init: LLR_ENOMEM (o freed); mrf_obj_eval
+ * is an mrf_min eval (inst an mrf_obj); mrf_obj_accept: the last
+ * evaluation's point is accepted, the next evaluations start from its
+ * dual.  mrf_obj_start: the starting point (b the centred log unigram
+ * frequencies, u and v small normal draws from seed). */
+typedef struct mrf_obj {
+	mrf_dims d;
+	const mrf_counts *c;
+	double l2;
+	int dual;
+	mrf_ws *ws;
+	double *delta, *start, *gs;
+	double bound, score;
+} mrf_obj;
+int mrf_obj_init(mrf_obj *o, const mrf_dims *d, const mrf_counts *c, double l2, int dual);
+void mrf_obj_free(mrf_obj *o);
+double mrf_obj_eval(void *o, const double *x, double *g, int n);
+void mrf_obj_accept(mrf_obj *o);
+void mrf_obj_start(const mrf_dims *d, const mrf_counts *c, uint64_t seed, double *par);
+
 /* A chain model (model.c). */
 typedef struct mrf_model {
 	mrf_dims d;
