@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The chain MRF language model (train --mrf, family chain-mrf; issue 53):
-# the model file, train's progress and limits (--epochs, --max-time),
+# the model file, train's progress (an objective that rises at every
+# iteration) and limits (--epochs, --max-time),
 # score's lower bound (a batch's numbers summing to its line totals, the
 # exact log-partition of --check-norm: mass 1 for K = 1, below 1 for
 # K = 2, refused on a long batch), --embed's u and v, train(1)'s
@@ -46,6 +47,14 @@ setup() {
 	[ "$(meta two.bin stopped)" = epochs ]
 	# more iterations, a higher lower bound on the log-likelihood
 	awk -v a="$(meta two.bin train_loglik_lower)" -v b="$(meta "$M/k2.bin" train_loglik_lower)" 'BEGIN { exit !(b > a) }'
+}
+
+@test "train --mrf: the objective rises at every L-BFGS iteration, each in a few evaluations" {
+	# each line search's trial points tightened from the accepted point's
+	# dual (the objective a function of the weights), b started centred
+	run awk '/^train: iteration [0-9]* objective/ { n++; if (n > 1 && !($5 > f)) bad = 1; if ($10 > 10) bad = 1; f = $5 }
+		END { exit !(n >= 3 && !bad) }' "$M/k2.err"
+	[ "$status" -eq 0 ]
 }
 
 @test "train --mrf --max-time: stops after the iteration that passes it" {
