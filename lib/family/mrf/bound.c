@@ -3,7 +3,7 @@
  * algorithm over the last K tokens (tiny V^K and N only), and bounded
  * above by the lifted tree-reweighted (TRW) bound, with its gradient and
  * the dual steps that tighten it.  Not here: the counts (counts.c), the
- * model file (model.c), learning (estimate.c).
+ * model file (model.c), learning (objective.c, estimate.c).
  *
  * The bound.  The edges (i, i+k) of the corpus graph fall into K spanning
  * forests F_1..F_K, F_k holding the edges of distance k: k disjoint chains,

@@ -10,7 +10,7 @@
  * reports one stops the run; and the point liblbfgs returns is evaluated
  * again, so that whatever its status says, a non-finite point is an
  * error (LLR_ENAN), never a model.  Not here: the objective
- * (estimate.c), the reasons for stopping (mrf_lbfgs_stop, tagfit.c).
+ * (objective.c), the reasons for stopping (mrf_lbfgs_stop, tagfit.c).
  */
 #include "family/mrf/mrf.h"
 

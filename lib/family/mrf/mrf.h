@@ -100,7 +100,8 @@ double mrf_bound(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, con
 /* Dual steps on delta (in place; the best found kept): iters projected
  * sub-gradient steps of size alpha0 / 2^t, t the steps so far that did not
  * decrease the bound (a step that does not is undone).  Returns the
- * bound at the final delta, never above its value at the given one. */
+ * bound at the final delta, never above its value at the given one (that
+ * value at once, no step taken, when it is not finite). */
 double mrf_tighten(mrf_ws *w, const mrf_dims *d, const double *par, int64_t N, double *delta, int iters, double alpha0,
                    int method);
 
