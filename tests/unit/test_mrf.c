@@ -266,6 +266,16 @@ static void test_tighten(void)
 		mrf_ws_free(w);
 	}
 	CHECK(tighter >= 15);
+	/* potentials that are not finite: their bound at once, delta untouched */
+	mrf_dims d = {3, 2, 2};
+	double par[256], delta[6] = {0};
+	rand_par(&d, par, &r, 1.0);
+	par[mrf_u_off(&d, 1)] = INFINITY;
+	mrf_ws *w = mrf_ws_new(&d);
+	CHECK(!isfinite(mrf_tighten(w, &d, par, 1000, delta, 200, 1e3, MRF_CHAIN_AUTO)));
+	for (int j = 0; j < 6; j++)
+		CHECK(delta[j] == 0);
+	mrf_ws_free(w);
 }
 
 static int all_finite(const double *x, size_t n)
