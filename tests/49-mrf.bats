@@ -63,6 +63,45 @@ setup() {
 	[ "$(grep -c '^train: iteration' err)" -eq 1 ]
 }
 
+@test "train --mrf --resume: a cut fit goes on, its iterations and seconds counted on; the options it fixes and another stream refused" {
+	train --mrf --neighbours 2 --rank 4 --epochs 1000 --max-time 0.001s -o cut.bin "$M/small.fz" 2>/dev/null
+	[ "$(meta cut.bin stopped)" = max-time ]
+	[ "$(meta cut.bin iterations_done)" = 1 ]
+	local secs
+	secs=$(meta cut.bin train_seconds)
+	train --mrf --resume cut.bin --epochs 4 -o more.bin "$M/small.fz" 2>err
+	grep -q '; resuming cut.bin$' err
+	# the numbering goes on from the cut fit's: iterations 2, 3, 4
+	[ "$(sed -n 's/^train: iteration \([0-9]*\) .*/\1/p' err | tr '\n' ' ')" = "2 3 4 " ]
+	[ "$(meta more.bin stopped)" = epochs ]
+	[ "$(meta more.bin iterations_done)" = 4 ]
+	[ "$(meta more.bin seed)" = "$(meta cut.bin seed)" ]
+	awk -v a="$secs" -v b="$(meta more.bin train_seconds)" 'BEGIN { exit !(b > a) }'
+	# the fit goes on from the cut weights: a higher bound on the likelihood
+	awk -v a="$(meta cut.bin train_loglik_lower)" -v b="$(meta more.bin train_loglik_lower)" 'BEGIN { exit !(b > a) }'
+	# without -o the resumed file is rewritten
+	cp cut.bin same.bin
+	train -q --mrf --resume same.bin --epochs 2 "$M/small.fz"
+	[ "$(meta same.bin iterations_done)" = 2 ]
+	# the model fixes K, D, the dual steps and l2; the stream must be its own
+	run --separate-stderr train --mrf --resume cut.bin --rank 8 -o x.bin "$M/small.fz"
+	assert_failure 2
+	[[ "$stderr" == "train: --rank 8: the resumed model has rank=4"* ]]
+	run --separate-stderr train --mrf --resume cut.bin --l2 0.5 -o x.bin "$M/small.fz"
+	assert_failure 2
+	[[ "$stderr" == "train: --l2 0.5: the resumed model has l2=0.0001"* ]]
+	head -100 "$M/train.tok" >half.tok
+	featurize --vocab "$M/v30.tsv" half.tok >half.fz 2>/dev/null
+	run --separate-stderr train --mrf --resume cut.bin -o x.bin half.fz
+	assert_failure 1
+	[ -z "$output" ]
+	[[ "$stderr" == "train: not the stream cut.bin was fitted on: "*" tokens, the model's "* ]]
+	run --separate-stderr train --mrf --resume more.bin --epochs 4 -o x.bin "$M/small.fz"
+	assert_failure 1
+	[[ "$stderr" == *"train: --epochs 4: the resumed fit has done 4 iterations already" ]]
+	[ ! -e x.bin ]
+}
+
 @test "train --mrf --threads: one BLAS thread gives the same fit; --threads out of range is a usage error" {
 	train --mrf --neighbours 2 --rank 4 --epochs 3 --threads 1 -o one.bin "$M/small.fz" 2>/dev/null
 	train --mrf --neighbours 2 --rank 4 --epochs 3 --threads 2 -o two.bin "$M/small.fz" 2>/dev/null

@@ -175,7 +175,8 @@ within() {
 		train --mrf --tags --resume cut.mrft --word-window 2 -o new.mrft "$M/train.tt"
 	run_err 2 "^train: --l2 0\.01: the resumed model has l2=0\.000150943" \
 		train --mrf --tags --resume cut.mrft --l2 0.01 "$M/train.tt"
-	run_err 2 "^train: --resume: with --mrf, for the tagger \(--tags\) only" train --mrf --resume cut.mrft "$M/train.tt"
+	# without --tags, --resume is the chain MRF LM's, which a tagger is not
+	run_err 1 "^train: cut\.mrft: a model of family mrf-tagger, not a chain MRF" train --mrf --resume cut.mrft "$M/train.tt"
 	# a model of another family chooses it (train(1)): --mrf is then not its option
 	run_err 2 "^train: --mrf: not for an HMM tagger \(--hmm\)$" train --mrf --tags --resume "$M/fr.hmm" -o new.mrft "$M/train.tt"
 	assert_file_not_exist new.mrft

@@ -12,9 +12,10 @@
  * steps (--dual-steps, from the dual of the last accepted point), the
  * schedule of the thesis: step 10^3 / 2^t, t the steps that did not
  * decrease it.  Not a gradient-step family of the training
- * driver: no job, no --resume; the model is written at the end.  With
+ * driver: no job; the model is written at the end, and --resume goes on
+ * from its weights (L-BFGS's memory and the dual start afresh).  With
  * --tags, train --mrf trains the MRF tagger instead (tagfit.c, family
- * mrf-tagger, which alone takes --resume and saves on a signal); the
+ * mrf-tagger, which also saves on a signal); the
  * checks of the options of the two are here.  This
  * file and tagfit.c are the two that call liblbfgs.
  */
@@ -44,8 +45,8 @@ static const llr_train_opt opts[] = {
 	 .msg = NEED},
 	{"word-window", 0, LLR_TOPT_INT, 0, 0, MRFT_MAX_WINDOW, .dflt = "1", .arg = "M",
 	 .help = "with --tags: link each tag to the words within M positions (default 1)", .section = TAGGER, .msg = NEED},
-	{"resume", 0, LLR_TOPT_PATH, 0, .arg = "model", .help = "with --tags: continue the fit saved in model",
-	 .section = TAGGER},
+	{"resume", 0, LLR_TOPT_PATH, 0, .arg = "model", .help = "continue the fit saved in model (a cut one: stopped=max-time)",
+	 .section = SECTION},
 	{"epochs", 0, LLR_TOPT_INT, 0, 1, 1 << 30, .dflt = "100", .arg = "n",
 	 .help = "with --mrf: at most n L-BFGS iterations (counting a resumed fit's)", .section = SECTION},
 	{"max-time", 0, LLR_TOPT_DURATION, 0, .arg = "duration", .section = SECTION},
@@ -61,7 +62,8 @@ typedef struct fit {
 	mrf_obj o;
 	const llr_train_args *a;
 	double t0, max_time;
-	int quiet, cut;
+	long long done; /* a resumed fit's iterations before this run */
+	int quiet, cut, k;
 } fit;
 
 static double now(void)
@@ -79,8 +81,9 @@ static int progress(void *inst, const double *x, double fx, double gnorm, int k,
 	 * accepts, before calling this */
 	mrf_obj_accept(&F->o);
 	double el = now() - F->t0;
+	F->k = k;
 	if (!F->quiet)
-		llr_train_note(F->a, "iteration %d objective %.6f bound/token %.6f |g| %.3g %d evaluations %.1fs", k, -fx,
+		llr_train_note(F->a, "iteration %lld objective %.6f bound/token %.6f |g| %.3g %d evaluations %.1fs", F->done + k, -fx,
 		               F->o.bound / (double)F->o.c->N, gnorm, ls, el);
 	if (F->max_time > 0 && el >= F->max_time)
 		return F->cut = 1;
@@ -101,21 +104,40 @@ static int read_corpus(const llr_train_args *a, const char *path, const char *na
 	return LLR_OK;
 }
 
-static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c, llr_err *err)
+/* The meta's number key, else dflt. */
+static double meta_num(const llr_meta *m, const char *key, double dflt)
+{
+	const char *v = llr_meta_get(m, key);
+	char *end;
+	double x = v ? strtod(v, &end) : dflt;
+	return v && (end == v || *end || !isfinite(x) || x < 0) ? dflt : x;
+}
+
+/* Fit m's weights (a new model's start, a resumed one's own) to c; its
+ * summary into m->meta.  A resumed fit starts L-BFGS's memory and the
+ * dual again (neither is in the file). */
+static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c, int resumed, llr_err *err)
 {
 	size_t n = mrf_nparams(&m->d);
 	if (n > (size_t)INT_MAX) /* liblbfgs counts its variables in an int */
 		return llr_err_set(err, LLR_ERANGE, "%zu parameters: liblbfgs takes at most %d", n, INT_MAX);
 	fit F = {.a = a, .t0 = now(), .quiet = (int)llr_train_args_int(a, "quiet")};
 	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
-	double l2 = llr_train_args_num(a, "l2");
-	int dual = (int)llr_train_args_int(a, "dual-steps");
+	F.done = resumed ? (long long)meta_num(m->meta, "iterations_done", 0) : 0;
+	double before = resumed ? meta_num(m->meta, "train_seconds", 0) : 0;
+	double l2 = llr_train_args_given(a, "l2") || !resumed ? llr_train_args_num(a, "l2") : meta_num(m->meta, "l2", 0);
+	int dual = llr_train_args_given(a, "dual-steps") || !resumed ? (int)llr_train_args_int(a, "dual-steps")
+	                                                             : (int)meta_num(m->meta, "dual_steps", 200);
+	long long left = llr_train_args_int(a, "epochs") - F.done;
+	if (left <= 0)
+		return llr_err_set(err, LLR_EINVAL, "--epochs %lld: the resumed fit has done %lld iterations already",
+		                   llr_train_args_int(a, "epochs"), F.done);
 	if (mrf_obj_init(&F.o, &m->d, c, l2, dual) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory for %zu parameters (V = %d)", n, m->d.V);
 	/* the final point is evaluated again (mrf_minimise), the dual
 	 * tightened once more from its own: F.o.bound and F.o.score are its;
 	 * mrf_obj_eval's inst is F.o, at F's start */
-	mrf_min run = {.eval = mrf_obj_eval, .iter = progress, .ctx = &F, .max_iter = (int)llr_train_args_int(a, "epochs")};
+	mrf_min run = {.eval = mrf_obj_eval, .iter = progress, .ctx = &F, .max_iter = left > INT_MAX ? INT_MAX : (int)left};
 	int rc;
 	if ((rc = mrf_minimise(&run, (int)n, m->par, err)) < 0) {
 		llr_err_prefix(err, "no model written");
@@ -136,15 +158,17 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 	e |= llr_meta_setf(m->meta, "train_tokens", "%lld", (long long)c->N);
 	e |= llr_meta_setf(m->meta, "train_bound", "%.9g", B);
 	e |= llr_meta_setf(m->meta, "train_loglik_lower", "%.9g", (S - B) / (double)c->N);
-	e |= llr_meta_setf(m->meta, "l2", "%g", l2);
+	e |= llr_meta_setf(m->meta, "l2", "%.17g", l2);
 	e |= llr_meta_setf(m->meta, "dual_steps", "%d", dual);
-	e |= llr_meta_setf(m->meta, "seed", "%lld", llr_train_args_int(a, "seed"));
-	e |= llr_meta_setf(m->meta, "train_seconds", "%.3f", now() - F.t0);
+	if (!resumed)
+		e |= llr_meta_setf(m->meta, "seed", "%lld", llr_train_args_int(a, "seed"));
+	e |= llr_meta_setf(m->meta, "iterations_done", "%lld", F.done + F.k);
+	e |= llr_meta_setf(m->meta, "train_seconds", "%.3f", before + now() - F.t0);
 	if (e < 0)
 		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
 	else if (!F.quiet)
-		llr_train_note(a, "stopped (%s, liblbfgs status %d): log-likelihood per token >= %.6f (bound %.6f per token) in %.1fs",
-		               stop, ret, (S - B) / (double)c->N, B / (double)c->N, now() - F.t0);
+		llr_train_note(a, "stopped (%s, liblbfgs status %d): log-likelihood per token >= %.6f (bound %.6f per token) after %lld iterations in %.1fs",
+		               stop, ret, (S - B) / (double)c->N, B / (double)c->N, F.done + F.k, before + now() - F.t0);
 out:
 	mrf_obj_free(&F.o);
 	return rc;
@@ -171,14 +195,48 @@ static int fresh(const llr_train_args *a, llr_lexicon *lex, const mrf_counts *c,
 	return LLR_OK;
 }
 
+/* --resume path: the model in path, whose shape and objective the
+ * options may not change. */
+static int open_resumed(const llr_train_args *a, const char *path, mrf_model **out, llr_err *err)
+{
+	mrf_model *m = NULL;
+	int rc = mrf_model_load(path, &m, err);
+	char want[64];
+	static const char *const fixed[][2] = {{"neighbours", "neighbours"}, {"rank", "rank"}, {"dual-steps", "dual_steps"}};
+	for (size_t i = 0; rc >= 0 && i < sizeof fixed / sizeof *fixed; i++) {
+		snprintf(want, sizeof want, "%lld", llr_train_args_int(a, fixed[i][0]));
+		rc = llr_train_fixed(a, fixed[i][0], m->meta, fixed[i][1], want, err);
+	}
+	if (rc >= 0 && llr_train_args_given(a, "l2") && meta_num(m->meta, "l2", -1) != llr_train_args_num(a, "l2"))
+		rc = llr_train_usage_err(err, "--l2 %g: the resumed model has l2=%s", llr_train_args_num(a, "l2"),
+		                         llr_meta_get(m->meta, "l2") ? llr_meta_get(m->meta, "l2") : "(none)");
+	if (rc < 0) {
+		mrf_model_free(m);
+		return rc;
+	}
+	*out = m;
+	return LLR_OK;
+}
+
+/* The stream read into lex and c is the one the resumed model m (from
+ * path) was fitted on. */
+static int same_stream(const mrf_model *m, const char *path, const llr_lexicon *lex, const mrf_counts *c, llr_err *err)
+{
+	int rc = llr_lexicon_same(m->lex, lex, path, "the stream", err);
+	if (rc < 0)
+		return llr_err_prefix(err, "not the stream %s was fitted on", path);
+	if (meta_num(m->meta, "train_tokens", -1) != (double)c->N)
+		return llr_err_set(err, LLR_EINVAL, "not the stream %s was fitted on: %lld tokens, the model's %s", path, (long long)c->N,
+		                   llr_meta_get(m->meta, "train_tokens") ? llr_meta_get(m->meta, "train_tokens") : "(none)");
+	return LLR_OK;
+}
+
 /* The option combinations of the language model and the tagger. */
 static int check(const llr_train_args *a, llr_err *err)
 {
 	int tags = (int)llr_train_args_int(a, "tags");
 	if (!tags && llr_train_args_given(a, "word-window"))
 		return llr_train_usage_err(err, "--word-window: with --tags only (the tagger's tag-word links)");
-	if (!tags && llr_train_args_given(a, "resume"))
-		return llr_train_usage_err(err, "--resume: with --mrf, for the tagger (--tags) only; the chain MRF LM is fitted in one run");
 	if (tags && llr_train_args_given(a, "rank"))
 		return llr_train_usage_err(err, "--rank: not for the tagger (--tags), whose potentials are not low-rank");
 	if (tags && llr_train_args_given(a, "dual-steps"))
@@ -196,24 +254,31 @@ static int estimate(llr_train_args *a, llr_err *err)
 		return llr_train_usage_err(err, "--mrf: at most one stream operand");
 	const char *path = llr_train_args_noperands(a) ? llr_train_args_operand(a, 0) : NULL;
 	const char *name = path && strcmp(path, "-") ? path : "<stdin>", *out = llr_train_args_str(a, "o");
+	const char *resume = llr_train_args_str(a, "resume");
 	if (!out)
+		out = resume;
+	if (!out || !strcmp(out, "-"))
 		return llr_train_usage_err(err, "--mrf: -o FILE is required (a model file)");
 	llr_lexicon *lex = NULL;
 	llr_lm_corpus corpus = {0};
 	mrf_counts c = {0};
 	mrf_model *m = NULL;
-	int rc = read_corpus(a, path, name, &lex, &corpus, err);
+	int rc = resume ? open_resumed(a, resume, &m, err) : LLR_OK;
+	if (rc == LLR_OK)
+		rc = read_corpus(a, path, name, &lex, &corpus, err);
 	if (rc == LLR_OK)
 		rc = mrf_counts_make(corpus.ids, corpus.n, (int32_t)llr_strmap_size(lex->vocab), (int)llr_train_args_int(a, "neighbours"),
 		                     &c, err);
 	llr_lm_corpus_free(&corpus);
-	if (rc == LLR_OK && (rc = fresh(a, lex, &c, &m, err)) == LLR_OK)
+	if (rc == LLR_OK && resume)
+		rc = same_stream(m, resume, lex, &c, err);
+	else if (rc == LLR_OK && (rc = fresh(a, lex, &c, &m, err)) == LLR_OK)
 		lex = NULL;
 	if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
-		llr_train_note(a, "%s: %lld tokens, V %d, K %d, rank %d, %zu parameters", name, (long long)c.N, m->d.V, m->d.K, m->d.D,
-		               mrf_nparams(&m->d));
+		llr_train_note(a, "%s: %lld tokens, V %d, K %d, rank %d, %zu parameters%s%s", name, (long long)c.N, m->d.V, m->d.K, m->d.D,
+		               mrf_nparams(&m->d), resume ? "; resuming " : "", resume ? resume : "");
 	if (rc == LLR_OK)
-		rc = fit_model(a, m, &c, err);
+		rc = fit_model(a, m, &c, resume != NULL, err);
 	if (rc == LLR_OK)
 		rc = mrf_model_save(out, m, err);
 	mrf_counts_free(&c);
@@ -226,12 +291,15 @@ const llr_trainer llr_mrf_trainer = {
 	.opts = opts,
 	.synopsis = "train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
 	            "             [--dual-steps n] [--epochs n] [--max-time duration] [--threads n] [stream]\n"
+	            "train --mrf --resume model [-o model] [-q] [--epochs n] [--max-time duration] [--threads n] [stream]\n"
 	            "train --mrf --tags -o model [-q] [--word-window M] [--l2 x] [--epochs n]\n"
 	            "             [--max-time duration] [file ...]\n"
 	            "train --mrf --tags --resume model [-o model] [-q] [--epochs n] [--max-time duration]\n"
 	            "             [file ...]\n",
 	.usage = "usage: train --mrf -o model [-q] [-s seed] [--neighbours K] [--rank D] [--l2 x]\n"
 	         "             [--dual-steps n] [--epochs n] [--max-time duration] [--threads n] [stream]\n"
+	         "       train --mrf --resume model [-o model] [-q] [--epochs n] [--max-time duration]\n"
+	         "             [--threads n] [stream]\n"
 	         "       train --mrf --tags -o model [-q] [--word-window M] [--l2 x] [--epochs n]\n"
 	         "             [--max-time duration] [file ...]\n"
 	         "       train --mrf --tags --resume model [-o model] [-q] [--epochs n]\n"
