@@ -25,6 +25,12 @@ static inline int llr_err_code(const llr_err *e, int fallback)
  * (MADV_HUGEPAGE), so filling it takes a page fault per 2 MiB rather
  * than per 4 KiB (about 20 us each on a loaded virtual machine). */
 void *llr_alloc_large(size_t n, size_t size, int zero);
+/* A flat weight array grown as a loader's data arrives: *p (NULL at
+ * first, *have floats) made room for n zero floats at least, those before
+ * kept (calloc at first, whose pages cost nothing until written, then
+ * realloc); *g, when g is not NULL, allocated (zero) once n reaches full.
+ * The array, or NULL with err set. */
+float *llr_weights_grow(float **p, size_t *have, float **g, size_t n, size_t full, const char *what, llr_err *err);
 
 /* lib/core/archretry.c: archive_read_data and archive_read_next_header,
  * retried at most a few times on ARCHIVE_RETRY (which a damaged input can
@@ -117,12 +123,22 @@ typedef struct llr_param_tensor {
 } llr_param_tensor;
 /* The i-th params/ member of net, as its family lists them. */
 typedef void (*llr_param_tensor_fn)(const void *net, size_t i, llr_param_tensor *t);
+/* Room for the first n weights of a family's flat array (those before
+ * kept), which it returns (NULL with err set on failure). */
+typedef struct llr_param_grow {
+	float *(*fn)(void *ctx, size_t n, llr_err *err);
+	void *ctx;
+} llr_param_grow;
 /* A model file's params/ for a family of flat weights par (n floats):
  * the meta's n_params checked against n, the ntensors members tensor
  * lists read in order (names, shapes, finite values; LLR_ETRUNC,
- * LLR_EFORMAT, LLR_ENAN), then llr_state_tail. */
+ * LLR_EFORMAT, LLR_ENAN), then llr_state_tail.  With grow, par is
+ * ignored: the array is grown (grow->fn) member by member once each
+ * member's data has arrived, then to n, so that a meta declaring a huge
+ * model over a short file allocates nothing first. */
 int llr_params_load(llr_tensor_reader *r, const char *path, const llr_meta *meta, const void *net, size_t ntensors,
-                    llr_param_tensor_fn tensor, float *par, size_t n, llr_train_state **tsp, llr_err *err);
+                    llr_param_tensor_fn tensor, float *par, size_t n, const llr_param_grow *grow, llr_train_state **tsp,
+                    llr_err *err);
 /* A fresh training state for n weights, as train has always made one
  * (rnnlm, encdec): from seed a seeder whose draws seed *init (the
  * caller's weight initialisation), the epochs' shuffling and the dropout
@@ -490,6 +506,9 @@ static inline llr_rng *llr_comm_dropout_rng(const llr_train_comm *c, int dropout
 /* phi, psi (NULL: phi) and logb as llr_net_new's (borrowed; ignored for a
  * softmax).  NULL with err set on a bad configuration. */
 llr_ffnet *llr_ffnet_new(const llr_ffnet_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err);
+/* As llr_net_new_empty and llr_net_params_grow, for a loader. */
+llr_ffnet *llr_ffnet_new_empty(const llr_ffnet_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err);
+float *llr_ffnet_params_grow(llr_ffnet *f, size_t n, llr_err *err);
 void llr_ffnet_free(llr_ffnet *f);
 float *llr_ffnet_grads(llr_ffnet *f, size_t *n);
 size_t llr_ffnet_n_tensors(const llr_ffnet *f);
@@ -542,6 +561,9 @@ typedef struct llr_maxent_pos {
 /* NULL with err on a bad configuration; weights zero (the uniform
  * distribution). */
 llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err);
+/* As llr_net_new_empty and llr_net_params_grow, for a loader. */
+llr_maxent *llr_maxent_new_empty(const llr_maxent_config *c, llr_err *err);
+float *llr_maxent_params_grow(llr_maxent *f, size_t n, llr_err *err);
 void llr_maxent_free(llr_maxent *f);
 const llr_maxent_config *llr_maxent_cfg(const llr_maxent *f);
 float *llr_maxent_params(llr_maxent *f, size_t *n);

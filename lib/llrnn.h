@@ -1339,6 +1339,15 @@ typedef struct llr_net llr_net;
  * LLR_OUT_SOFTMAX all three are ignored (pass NULL) and the net uses
  * identity features and a uniform background. */
 llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err);
+/* llr_net_new without room for the parameters and gradients yet, for a
+ * loader: llr_net_params_grow(net, n) makes room for the first n
+ * parameters (zero, those before kept; n at most llr_net_params' count)
+ * and returns the array, NULL on failure; at the full count the
+ * gradients too.  A loader grows it tensor by tensor as their data
+ * arrives, so a meta that declares a huge network over a file that ends
+ * is not allocated first. */
+llr_net *llr_net_new_empty(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err);
+float *llr_net_params_grow(llr_net *net, size_t n, llr_err *err);
 void llr_net_free(llr_net *net);
 const llr_net_config *llr_net_cfg(const llr_net *net);
 /* All parameters are one flat array; gradients have the same layout. */

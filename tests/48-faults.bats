@@ -263,3 +263,103 @@ PY
 		[ ! -e t.bin ]
 	done
 }
+
+# A copy of the tensor archive $1 with its meta keys set (KEY=VALUE) or
+# deleted (-KEY), and no checksums (the meta's checksum key and every
+# member's CRC dropped), as a hand-edited file would be.
+meta_edit() {
+	/usr/bin/python3 - "$@" <<'PY'
+import sys, tarfile
+src, edits, out = tarfile.open(sys.argv[1]), sys.argv[2:], sys.stdout.buffer
+for m in src.getmembers():
+    data = src.extractfile(m).read()
+    if m.name == "meta":
+        kv = [l.split("=", 1) for l in data.decode().splitlines() if l]
+        keys, d = [k for k, _ in kv], dict(kv)
+        d.pop("checksum", None)
+        for e in edits:
+            if e.startswith("-"):
+                d.pop(e[1:], None)
+            else:
+                k, v = e.split("=", 1)
+                keys += [] if k in d else [k]
+                d[k] = v
+        data = "".join("%s=%s\n" % (k, d[k]) for k in keys if k in d).encode()
+    ti = tarfile.TarInfo(m.name)
+    ti.size = len(data)
+    ti.pax_headers = {k: v for k, v in m.pax_headers.items() if "crc32c" not in k}
+    out.write(ti.tobuf(format=tarfile.PAX_FORMAT) + data + b"\0" * (-len(data) % 512))
+out.write(b"\0" * 1024)
+PY
+}
+
+@test "faults: a model whose meta declares a huge network: its members' shapes refuse it, nothing allocated first" {
+	# hidden=1048576: 2^44 bytes of LSTM weights, which the loader
+	# allocated before reading any (fuzz_model: ASan's allocation-size-too-big)
+	meta_edit "$BASE" hidden=1048576 -n_params >huge.bin
+	run -1 score -q --threads 1 -m huge.bin "$IN"
+	echo "$output"
+	[[ $output == "score: huge.bin: member params/lstm0/wx.npy: float32 8x32, expected float32 8x4194304" ]]
+	# hidden=20000: 6.4 GB, more than the address space allowed
+	case ${SANITIZE:-} in *address* | *thread* | *memory*) return 0 ;; esac
+	meta_edit "$BASE" hidden=20000 -n_params >big.bin
+	run -1 sh -c 'ulimit -v 1000000 && OPENBLAS_NUM_THREADS=1 exec score -q --threads 1 -m big.bin "$1"' sh "$IN"
+	echo "$output"
+	[[ $output == "score: big.bin: member params/lstm0/wx.npy: float32 8x32, expected float32 8x80000" ]]
+	# the same edit that keeps the sizes loads and scores as before
+	meta_edit "$BASE" -n_params >same.bin
+	[ "$(score -q --threads 1 -m same.bin "$IN")" = "$(score -q --threads 1 -m "$BASE" "$IN")" ]
+}
+
+@test "faults: an MRF tagger whose tags and features declare 2.3 GB of weights over a 22 KB file: truncated, not allocated first" {
+	case ${SANITIZE:-} in *address* | *thread* | *memory*) skip "no address-space limit under SANITIZE=$SANITIZE" ;; esac
+	# 4096 tags x 70000 features (their names, xz-compressed), then
+	# params/emit cut after 1000 bytes of the 2.3 GB its header declares
+	/usr/bin/python3 - <<'PY' | xz -9 >big.mrft
+import io, sys, tarfile
+T, F = 4096, 70000
+out = sys.stdout.buffer
+def put(name, data, size=None):
+    ti = tarfile.TarInfo(name)
+    ti.size = len(data) if size is None else size
+    out.write(ti.tobuf(format=tarfile.PAX_FORMAT) + data + (b"\0" * (-len(data) % 512) if size is None else b""))
+put("meta", ("format=llrnn\nversion=1\nkind=model\nfamily=mrf-tagger\ntags=%d\nfeatures=%d\nwindow=1\n" % (T, F)).encode())
+put("tags", "".join("T%d\n" % i for i in range(T)).encode())
+put("features", "".join("f%d\n" % i for i in range(F)).encode())
+head = ("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }" % (F, T)).ljust(117) + "\n"
+npy = b"\x93NUMPY\x01\x00" + len(head).to_bytes(2, "little") + head.encode()
+put("params/emit.npy", npy + b"\0" * 1000, size=len(npy) + 8 * F * T)
+PY
+	[ "$(wc -c <big.mrft)" -lt 40000 ]
+	echo "il a vu" >in.txt
+	run -1 sh -c 'ulimit -v 1000000 && exec score -q --tags -m big.mrft in.txt'
+	echo "$output"
+	[[ $output == "score: big.mrft: member params/emit.npy: "* && ${output,,} == *truncated* ]]
+	[[ $output != *"out of memory"* ]]
+}
+
+@test "faults: log-linear, feed-forward and chain MRF models whose meta declares gigabytes: their members refuse them, nothing allocated first" {
+	case ${SANITIZE:-} in *address* | *thread* | *memory*) skip "no address-space limit under SANITIZE=$SANITIZE" ;; esac
+	train -q --context 3 --hash-size 65536 --epochs 1 -s 1 -o ll.bin "$FZ"
+	train -q --feedforward 3 $TINY --epochs 1 -s 1 -o ff.bin "$FZ"
+	train -q --mrf --neighbours 1 --rank 2 --epochs 2 -o mrf.bin "$FZ"
+	local m kb edit n want
+	# model, address space (KB), the edit, then the first member refused:
+	# 16 GB of hashed weights; 1.6 GB of hidden layers; V x 65537 weights
+	# (as float and double: 12 bytes each)
+	while read -r m kb edit want; do
+		meta_edit "$m" ${edit//,/ } n_params=0 >t0.bin
+		# n_params must be the configuration's: the loader says it
+		run -1 score -q --threads 1 -m t0.bin "$IN"
+		n=$(grep -o 'configuration has [0-9]* parameters' <<<"$output" | grep -o '[0-9][0-9]*')
+		meta_edit "$m" ${edit//,/ } "n_params=$n" >t1.bin
+		run -1 sh -c 'ulimit -v "$1" && OPENBLAS_NUM_THREADS=1 exec score -q --threads 1 -m t1.bin "$2"' sh "$kb" "$IN"
+		echo "$m $edit: $output"
+		[[ $output == "score: t1.bin: member $want"* ]]
+		[[ $output != *"out of memory"* ]]
+	done <<-EOF
+		ll.bin 1000000 hash_size=2147483648 params/theta.npy: float32 65536, expected float32 2147483648
+		ff.bin 1000000 hidden=20000,layers=2 params/hidden0/w.npy: float32 16x8, expected float32 16x20000
+		mrf.bin 400000 neighbours=8,rank=4096 params/u.npy:
+	EOF
+}

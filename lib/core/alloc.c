@@ -127,3 +127,19 @@ void llr_buf_free(llr_buf *b)
 	b->data = NULL;
 	b->len = b->cap = 0;
 }
+
+float *llr_weights_grow(float **p, size_t *have, float **g, size_t n, size_t full, const char *what, llr_err *err)
+{
+	if (n > *have || !*p) {
+		float *q = *p ? llr_reallocarray(*p, n, sizeof *q) : llr_calloc(n, sizeof *q);
+		if (!q)
+			return llr_err_set(err, LLR_ENOMEM, "%s: out of memory for %zu parameters", what, n), NULL;
+		if (*p)
+			memset(q + *have, 0, (n - *have) * sizeof *q);
+		*p = q;
+		*have = n;
+	}
+	if (g && n >= full && !*g && !(*g = llr_calloc(full, sizeof **g)))
+		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory for %zu gradients", what, full), NULL;
+	return *p;
+}

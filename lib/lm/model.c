@@ -233,7 +233,9 @@ int llr_rnnlm_config(const llr_meta *meta, const llr_lexicon *x, llr_net_config 
 
 /* ------------------------------------------------------------ building */
 
-llr_net *llr_rnnlm_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err)
+/* llr_rnnlm_net_new, its parameters allocated or (empty) left for
+ * llr_net_params_grow. */
+static llr_net *net_new(const llr_lexicon *x, const llr_net_config *c, int empty, llr_err *err)
 {
 	llr_net_config cf = *c;
 	if (cf.output == LLR_OUT_LOGLINEAR && !x->phi)
@@ -241,14 +243,20 @@ llr_net *llr_rnnlm_net_new(const llr_lexicon *x, const llr_net_config *c, llr_er
 	lexicon_sizes(x, &cf);
 	if (cf.output != LLR_OUT_LOGLINEAR && x->fsa)
 		return llr_err_set(err, LLR_EINVAL, "network: an automaton background needs the log-linear output"), NULL;
+	llr_net *(*make)(const llr_net_config *, const llr_csr *, const llr_csr *, const float *, llr_err *) = empty ? llr_net_new_empty : llr_net_new;
 	if (cf.output != LLR_OUT_LOGLINEAR)
-		return llr_net_new(&cf, NULL, NULL, NULL, err);
-	llr_net *net = llr_net_new(&cf, x->phi, x->psi, x->logb, err);
+		return make(&cf, NULL, NULL, NULL, err);
+	llr_net *net = make(&cf, x->phi, x->psi, x->logb, err);
 	if (net && ((x->bg && llr_net_set_ngram_bg(net, x->bg, err) < 0) || (x->fsa && llr_net_set_fsa_bg(net, x->fsa, x->unk_id, err) < 0))) {
 		llr_net_free(net);
 		return NULL;
 	}
 	return net;
+}
+
+llr_net *llr_rnnlm_net_new(const llr_lexicon *x, const llr_net_config *c, llr_err *err)
+{
+	return net_new(x, c, 0, err);
 }
 
 llr_rnnlm *llr_rnnlm_new(llr_lexicon *x, const llr_net_config *c, llr_err *err)
@@ -440,15 +448,21 @@ static int all_finite(const float *x, size_t n)
 	return 1;
 }
 
-/* Read the current member as float32 of the given shape into dst. */
-static int read_f32(loader *L, int ndim, const int64_t *shape, float *dst, size_t n, llr_err *err)
+/* Read the current member as float32 of the given shape (n values) into
+ * the net's parameters at off, made room for once the data has arrived;
+ * *par is the parameter array after. */
+static int read_f32(loader *L, llr_net *net, size_t off, int ndim, const int64_t *shape, size_t n, float **par, llr_err *err)
 {
 	llr_tensor *t = NULL;
 	int rc = llr_tr_tensor_expect(L->r, LLR_F32, ndim, shape, &t, err);
 	if (rc < 0)
 		return rc;
 	LLR_ASSERT(llr_tensor_numel(t) == n);
-	memcpy(dst, t->data, n * sizeof(float));
+	if (!(*par = llr_net_params_grow(net, off + n, err))) {
+		llr_tensor_free(t);
+		return llr_err_prefix(err, "%s", L->path);
+	}
+	memcpy(*par + off, t->data, n * sizeof(float));
 	llr_tensor_free(t);
 	return LLR_OK;
 }
@@ -522,7 +536,9 @@ static int load(loader *L, llr_rnnlm *m, llr_train_state **tsp, llr_err *err)
 	llr_net_config c;
 	if ((rc = llr_rnnlm_config(meta, m->lex, &c, err)) < 0)
 		return llr_err_prefix(err, "%s", L->path);
-	m->net = llr_rnnlm_net_new(m->lex, &c, err);
+	/* the parameters grow tensor by tensor as their data arrives: a meta
+	 * that declares a huge network over a short file is not allocated */
+	m->net = net_new(m->lex, &c, 1, err);
 	if (!m->net)
 		return llr_err_prefix(err, "%s", L->path), llr_err_code(err, LLR_EFORMAT);
 	size_t n;
@@ -548,13 +564,15 @@ static int load(loader *L, llr_rnnlm *m, llr_train_state **tsp, llr_err *err)
 		size_t cnt = 1;
 		for (int d = 0; d < nd; d++)
 			cnt *= (size_t)shape[d];
-		if ((rc = read_f32(L, nd, shape, par + off, cnt, err)) < 0)
+		if ((rc = read_f32(L, m->net, off, nd, shape, cnt, &par, err)) < 0)
 			return rc;
 		if (!all_finite(par + off, cnt))
 			return bad(L, LLR_ENAN, want, "NaN weights", err);
 		if ((rc = next(L, err)) < 0)
 			return rc;
 	}
+	if (!llr_net_params_grow(m->net, n, err)) /* the gradients, and a net of no tensors */
+		return llr_err_prefix(err, "%s", L->path);
 	if (!tsp) {
 		/* Read to the end, so a truncated file is an error here too. */
 		for (; L->more; rc = next(L, err))

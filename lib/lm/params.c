@@ -13,8 +13,8 @@
 
 #include "internal.h"
 
-static int read_one(llr_tensor_reader *r, const char *path, const llr_param_tensor *pt, float *par, const char **name,
-                    llr_err *err)
+static int read_one(llr_tensor_reader *r, const char *path, const llr_param_tensor *pt, float **parp, const llr_param_grow *grow,
+                    const char **name, llr_err *err)
 {
 	int rc = llr_tr_next(r, name, err);
 	if (rc <= 0)
@@ -25,6 +25,11 @@ static int read_one(llr_tensor_reader *r, const char *path, const llr_param_tens
 	if ((rc = llr_tr_tensor_expect(r, LLR_F32, pt->nd, pt->shape, &t, err)) < 0)
 		return rc;
 	size_t cnt = llr_tensor_numel(t);
+	if (grow && !(*parp = grow->fn(grow->ctx, pt->off + cnt, err))) {
+		llr_tensor_free(t);
+		return llr_err_prefix(err, "%s", path);
+	}
+	float *par = *parp;
 	memcpy(par + pt->off, t->data, cnt * sizeof(float));
 	llr_tensor_free(t);
 	for (size_t k = 0; k < cnt; k++)
@@ -34,7 +39,8 @@ static int read_one(llr_tensor_reader *r, const char *path, const llr_param_tens
 }
 
 int llr_params_load(llr_tensor_reader *r, const char *path, const llr_meta *meta, const void *net, size_t ntensors,
-                    llr_param_tensor_fn tensor, float *par, size_t n, llr_train_state **tsp, llr_err *err)
+                    llr_param_tensor_fn tensor, float *par, size_t n, const llr_param_grow *grow, llr_train_state **tsp,
+                    llr_err *err)
 {
 	int64_t np;
 	if (llr_meta_get_i64(meta, "n_params", &np, NULL) < 0 || np != (int64_t)n)
@@ -45,9 +51,11 @@ int llr_params_load(llr_tensor_reader *r, const char *path, const llr_meta *meta
 	for (size_t i = 0; i < ntensors; i++) {
 		llr_param_tensor pt;
 		tensor(net, i, &pt);
-		if ((rc = read_one(r, path, &pt, par, &name, err)) < 0)
+		if ((rc = read_one(r, path, &pt, &par, grow, &name, err)) < 0)
 			return rc;
 	}
+	if (grow && !(par = grow->fn(grow->ctx, n, err)))
+		return llr_err_prefix(err, "%s", path);
 	rc = llr_tr_next(r, &name, err);
 	if (rc < 0)
 		return rc;

@@ -38,6 +38,7 @@ struct llr_ffnet {
 	int C, Din, Htop; /* context words, (n-1) E, the adaptor's input width */
 	float *params, *grads;
 	size_t nparams;
+	size_t have; /* params allocated so far (llr_ffnet_params_grow) */
 	ftensor ti[NT];
 	size_t nt;
 	size_t o_emb, o_bos, o_w[LLR_FF_MAX_LAYERS], o_b[LLR_FF_MAX_LAYERS], o_dir, o_ow, o_ob;
@@ -125,7 +126,9 @@ static int setup_out(llr_ffnet *f, const llr_csr *phi, const llr_csr *psi, const
 	return LLR_OK;
 }
 
-llr_ffnet *llr_ffnet_new(const llr_ffnet_config *cfg, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
+/* llr_ffnet_new, its weights allocated or (empty) left for
+ * llr_ffnet_params_grow. */
+static llr_ffnet *ffnet_new(const llr_ffnet_config *cfg, const llr_csr *phi, const llr_csr *psi, const float *logb, int empty, llr_err *err)
 {
 	llr_ffnet_config c = *cfg;
 	if (check_cfg(&c, phi, psi, logb, err) < 0)
@@ -154,14 +157,27 @@ llr_ffnet *llr_ffnet_new(const llr_ffnet_config *cfg, const llr_csr *phi, const 
 		add(f, "direct/w", 2, c.feat_out, f->Din, &f->o_dir);
 	add(f, "out/w", 2, c.feat_out, f->Htop, &f->o_ow);
 	add(f, "out/b", 1, c.feat_out, 0, &f->o_ob);
-	f->params = llr_calloc(f->nparams, sizeof(float));
-	f->grads = llr_calloc(f->nparams, sizeof(float));
-	if (!f->params || !f->grads) {
-		llr_err_set(err, LLR_ENOMEM, "feed-forward network: out of memory for %zu parameters", f->nparams);
+	if (!empty && !llr_ffnet_params_grow(f, f->nparams, err)) {
 		llr_ffnet_free(f);
 		return NULL;
 	}
 	return f;
+}
+
+llr_ffnet *llr_ffnet_new(const llr_ffnet_config *cfg, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
+{
+	return ffnet_new(cfg, phi, psi, logb, 0, err);
+}
+
+llr_ffnet *llr_ffnet_new_empty(const llr_ffnet_config *cfg, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
+{
+	return ffnet_new(cfg, phi, psi, logb, 1, err);
+}
+
+float *llr_ffnet_params_grow(llr_ffnet *f, size_t n, llr_err *err)
+{
+	LLR_ASSERT(n <= f->nparams);
+	return llr_weights_grow(&f->params, &f->have, &f->grads, n, f->nparams, "feed-forward network", err);
 }
 
 static void free_ws(llr_ffnet *f)

@@ -34,6 +34,7 @@ struct llr_maxent {
 	llr_maxent_config c;
 	int32_t K;            /* the log-linear output's word features, or 0 */
 	size_t n;             /* V + H, + H with the log-linear output */
+	size_t have;          /* of w allocated so far (llr_maxent_params_grow) */
 	float *w, *g;         /* bias V, theta H, alpha H; gradients alike */
 	float *z;             /* V: one position's logits */
 	float *e;             /* V: exp(z - max z), then the gradient of the logits */
@@ -93,7 +94,9 @@ static int check_output(const llr_maxent_config *c, llr_err *err)
 	return LLR_OK;
 }
 
-llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err)
+/* llr_maxent_new, its weights allocated or (empty) left for
+ * llr_maxent_params_grow. */
+static llr_maxent *maxent_new(const llr_maxent_config *c, int empty, llr_err *err)
 {
 	uint64_t H = c->hash_size;
 	if (c->vocab < 1 || c->order < 1 || c->order > LLR_ME_MAX_ORDER || c->skip < 0 || c->skip > LLR_ME_MAX_ORDER ||
@@ -115,14 +118,16 @@ llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err)
 	size_t rings = c->phi ? 2 : 1;
 	f->n = (size_t)c->vocab + rings * (size_t)H;
 	size_t R = rings * (size_t)(H / LLR_ME_CHUNK);
-	f->w = llr_calloc(f->n, sizeof *f->w);
-	f->g = llr_calloc(f->n, sizeof *f->g);
+	if (!empty && !llr_maxent_params_grow(f, f->n, err)) {
+		llr_maxent_free(f);
+		return NULL;
+	}
 	f->z = llr_malloc((size_t)c->vocab * sizeof *f->z);
 	f->e = llr_malloc((size_t)c->vocab * sizeof *f->e);
 	f->a = f->K ? llr_malloc((size_t)f->K * sizeof *f->a) : NULL;
 	f->mark = llr_calloc(R, 1);
 	f->rows = llr_malloc(R * sizeof *f->rows);
-	if (!f->w || !f->g || !f->z || !f->e || (f->K && !f->a) || !f->mark || !f->rows) {
+	if (!f->z || !f->e || (f->K && !f->a) || !f->mark || !f->rows) {
 		llr_maxent_free(f);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory for a log-linear LM of %zu parameters",
 		                   (size_t)c->vocab + rings * (size_t)H),
@@ -130,6 +135,22 @@ llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err)
 	}
 	f->block = (llr_rows){.off = (size_t)c->vocab, .rows = (int32_t)R, .cols = LLR_ME_CHUNK, .row = f->rows};
 	return f;
+}
+
+llr_maxent *llr_maxent_new(const llr_maxent_config *c, llr_err *err)
+{
+	return maxent_new(c, 0, err);
+}
+
+llr_maxent *llr_maxent_new_empty(const llr_maxent_config *c, llr_err *err)
+{
+	return maxent_new(c, 1, err);
+}
+
+float *llr_maxent_params_grow(llr_maxent *f, size_t n, llr_err *err)
+{
+	LLR_ASSERT(n <= f->n);
+	return llr_weights_grow(&f->w, &f->have, &f->g, n, f->n, "log-linear LM", err);
 }
 
 /* ------------------------------------------------------------ features */

@@ -84,6 +84,7 @@ struct llr_net {
 
 	float *params, *grads;
 	size_t nparams;
+	size_t have; /* params allocated so far (llr_net_params_grow) */
 	tinfo ti[3 + 3 * MAX_LAYERS + 4 + 1 + 2 * LLR_CNN_MAX_WIDTHS + 2 * LLR_MAX_HIGHWAY];
 	size_t nt;
 	size_t o_emb, o_bos, o_wx[MAX_LAYERS], o_wh[MAX_LAYERS], o_b[MAX_LAYERS], o_ow, o_ob;
@@ -296,7 +297,9 @@ static void add_vc_tensors(llr_net *net)
 	add_tensor(net, "vc0/ub", 1, 1, 0, &v->o_ub);
 }
 
-llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
+/* llr_net_new, with its parameters and gradients allocated or (empty)
+ * left for llr_net_params_grow. */
+static llr_net *net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, int empty, llr_err *err)
 {
 	llr_net_config cf = *c;
 	if (cf.vocab <= 0 || cf.embed <= 0 || cf.hidden <= 0)
@@ -392,14 +395,27 @@ llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr 
 	if (net->vc_layer)
 		add_vc_tensors(net);
 	add_output_tensors(net);
-	net->params = llr_calloc(net->nparams, sizeof *net->params);
-	net->grads = llr_calloc(net->nparams, sizeof *net->grads);
-	if (!net->params || !net->grads) {
-		llr_err_set(err, LLR_ENOMEM, "network: out of memory for %zu parameters", net->nparams);
+	if (!empty && !llr_net_params_grow(net, net->nparams, err)) {
 		llr_net_free(net);
 		return NULL;
 	}
 	return net;
+}
+
+llr_net *llr_net_new(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
+{
+	return net_new(c, phi, psi, logb, 0, err);
+}
+
+llr_net *llr_net_new_empty(const llr_net_config *c, const llr_csr *phi, const llr_csr *psi, const float *logb, llr_err *err)
+{
+	return net_new(c, phi, psi, logb, 1, err);
+}
+
+float *llr_net_params_grow(llr_net *net, size_t n, llr_err *err)
+{
+	LLR_ASSERT(n <= net->nparams && !net->shared);
+	return llr_weights_grow(&net->params, &net->have, &net->grads, n, net->nparams, "network", err);
 }
 
 /* The workspace that grows with the positions of a batch. */
@@ -1209,13 +1225,11 @@ done:
 static llr_net *net_copy(llr_net *net, llr_err *err)
 {
 	int ll = net->cfg.output == LLR_OUT_LOGLINEAR;
-	llr_net *c = llr_net_new(&net->cfg, ll ? net->out.phi : NULL, ll ? net->psi : NULL, ll ? net->out.logb : NULL, err);
+	llr_net *c = llr_net_new_empty(&net->cfg, ll ? net->out.phi : NULL, ll ? net->psi : NULL, ll ? net->out.logb : NULL, err);
 	if (!c)
 		return NULL;
-	free(c->params);
-	free(c->grads);
 	c->params = net->params;
-	c->grads = NULL;
+	c->have = net->have;
 	c->shared = 1;
 	c->budget = net->budget;
 	return c;

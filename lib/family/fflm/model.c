@@ -36,15 +36,16 @@ int32_t fflm_word_id(const llr_fflm *m, const char *w, int *oov, llr_err *err)
 	return llr_rnnlm_target(&lm, w, strlen(w), oov, err);
 }
 
-/* The network of configuration c over x. */
-static llr_ffnet *net_of(const llr_ffnet_config *c, const llr_lexicon *x, llr_err *err)
+/* The network of configuration c over x, its weights left for
+ * llr_ffnet_params_grow when empty. */
+static llr_ffnet *net_of(const llr_ffnet_config *c, const llr_lexicon *x, int empty, llr_err *err)
 {
 	if (x->bg)
 		return llr_err_set(err, LLR_EINVAL, "an n-gram background (featurize --background ngram:) is for the LSTM language model; the feed-forward model takes uniform, unigram or file backgrounds"), NULL;
 	llr_ffnet_config k = *c;
 	k.vocab = (int32_t)llr_strmap_size(x->vocab);
 	int sm = c->output == LLR_OUT_SOFTMAX;
-	return llr_ffnet_new(&k, sm ? NULL : x->phi, sm ? NULL : x->psi, sm ? NULL : x->logb, err);
+	return (empty ? llr_ffnet_new_empty : llr_ffnet_new)(&k, sm ? NULL : x->phi, sm ? NULL : x->psi, sm ? NULL : x->logb, err);
 }
 
 /* ------------------------------------------------------------ saving */
@@ -156,6 +157,11 @@ static void param_tensor(const void *net, size_t i, llr_param_tensor *t)
 	snprintf(t->name, sizeof t->name, "params/%s", tn);
 }
 
+static float *grow(void *net, size_t n, llr_err *err)
+{
+	return llr_ffnet_params_grow(net, n, err);
+}
+
 static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_state **tsp, llr_err *err)
 {
 	llr_fflm *m = mv;
@@ -174,14 +180,16 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 	llr_ffnet_config c;
 	if (rc < 0)
 		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
-	if (llr_lexicon_read(r, &m->lex, err) < 0 || config(meta, &c, err) < 0 || !(m->net = net_of(&c, m->lex, err))) {
+	if (llr_lexicon_read(r, &m->lex, err) < 0 || config(meta, &c, err) < 0 || !(m->net = net_of(&c, m->lex, 1, err))) {
 		if (strncmp(err->msg, path, strlen(path)))
 			llr_err_prefix(err, "%s", path);
 		return llr_err_code(err, LLR_EFORMAT);
 	}
+	/* the weights grow as their members arrive, never first from the meta */
 	size_t n;
-	float *cur = llr_ffnet_params(m->net, &n);
-	return llr_params_load(r, path, meta, m->net, llr_ffnet_n_tensors(m->net), param_tensor, cur, n, tsp, err);
+	llr_ffnet_params(m->net, &n);
+	llr_param_grow g = {grow, m->net};
+	return llr_params_load(r, path, meta, m->net, llr_ffnet_n_tensors(m->net), param_tensor, NULL, n, &g, tsp, err);
 }
 
 static void free_any(void *m)
@@ -226,7 +234,7 @@ int llr_fflm_fresh(llr_lexicon *x, const llr_fflm_setup *o, llr_fflm **out, llr_
 		free(m);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	}
-	if (!(m->net = net_of(&c, x, err))) {
+	if (!(m->net = net_of(&c, x, 0, err))) {
 		llr_fflm_free(m);
 		return llr_err_code(err, LLR_EINVAL);
 	}

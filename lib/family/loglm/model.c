@@ -34,14 +34,14 @@ int32_t loglm_word_id(const llr_loglm *m, const char *w, int *oov, llr_err *err)
 
 /* The scorer over x, the log-linear output's phi and background x's
  * (output LLR_OUT_LOGLINEAR; else the softmax). */
-static llr_maxent *scorer_of(int order, int skip, int bag, int64_t hash_size, int output, const llr_lexicon *x, llr_err *err)
+static llr_maxent *scorer_of(int order, int skip, int bag, int64_t hash_size, int output, const llr_lexicon *x, int empty, llr_err *err)
 {
 	if (x->bg)
 		return llr_err_set(err, LLR_EINVAL, "an n-gram background (featurize --background ngram:) is for the LSTM language model"), NULL;
 	int ll = output == LLR_OUT_LOGLINEAR;
 	llr_maxent_config c = {.vocab = (int32_t)llr_strmap_size(x->vocab), .unk = x->unk_id, .order = order, .skip = skip, .bag = bag,
 	                       .hash_size = (uint64_t)hash_size, .phi = ll ? x->phi : NULL, .logb = ll ? x->logb : NULL};
-	return llr_maxent_new(&c, err);
+	return (empty ? llr_maxent_new_empty : llr_maxent_new)(&c, err);
 }
 
 static int loglinear(const llr_maxent *me)
@@ -147,7 +147,7 @@ static llr_maxent *scorer_in(const llr_meta *meta, const llr_lexicon *x, llr_err
 	    get_int(meta, "bag", 0, 1, &bag, err) < 0 || get_int(meta, "hash_size", LLR_ME_CHUNK, 1ll << 31, &hs, err) < 0)
 		return NULL;
 	int output = out && !strcmp(out, "loglinear") ? LLR_OUT_LOGLINEAR : LLR_OUT_SOFTMAX;
-	return scorer_of((int)order, (int)skip, (int)bag, hs, output, x, err);
+	return scorer_of((int)order, (int)skip, (int)bag, hs, output, x, 1, err);
 }
 
 /* The params/ members into the weights; *name, *more: the member after. */
@@ -159,6 +159,11 @@ static void param_tensor(const void *me, size_t i, llr_param_tensor *t)
 	snprintf(t->name, sizeof t->name, "%s", name);
 	t->nd = 1;
 	t->shape[0] = len;
+}
+
+static float *grow(void *me, size_t n, llr_err *err)
+{
+	return llr_maxent_params_grow(me, n, err);
 }
 
 static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_state **tsp, llr_err *err)
@@ -183,9 +188,11 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 			llr_err_prefix(err, "%s", path);
 		return llr_err_code(err, LLR_EFORMAT);
 	}
+	/* the weights grow as their members arrive, never first from the meta */
 	size_t n;
-	float *cur = llr_maxent_params(m->me, &n);
-	return llr_params_load(r, path, meta, m->me, 2 + (size_t)loglinear(m->me), param_tensor, cur, n, tsp, err);
+	llr_maxent_params(m->me, &n);
+	llr_param_grow g = {grow, m->me};
+	return llr_params_load(r, path, meta, m->me, 2 + (size_t)loglinear(m->me), param_tensor, NULL, n, &g, tsp, err);
 }
 
 static void free_any(void *m)
@@ -228,7 +235,7 @@ int llr_loglm_fresh(llr_lexicon *x, const llr_loglm_setup *o, llr_loglm **out, l
 		free(m);
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	}
-	if (!(m->me = scorer_of(o->order, o->skip, o->bag, o->hash_size, o->output, x, err))) {
+	if (!(m->me = scorer_of(o->order, o->skip, o->bag, o->hash_size, o->output, x, 0, err))) {
 		llr_loglm_free(m);
 		return llr_err_code(err, LLR_EINVAL);
 	}

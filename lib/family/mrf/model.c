@@ -130,6 +130,25 @@ static int get_int(const llr_meta *meta, const char *key, int64_t lo, int64_t hi
 	return LLR_OK;
 }
 
+/* The file's weights as llr_params_load grows them. */
+typedef struct grown {
+	float *v;
+	size_t n;
+} grown;
+
+static float *grow_f(void *ctx, size_t n, llr_err *err)
+{
+	grown *g = ctx;
+	if (n > g->n || !g->v) {
+		float *v = llr_reallocarray(g->v, LLR_MAX(n, 1), sizeof *v);
+		if (!v)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory"), NULL;
+		g->v = v;
+		g->n = n;
+	}
+	return g->v;
+}
+
 static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_state **tsp, llr_err *err)
 {
 	mrf_model *m = mv;
@@ -156,15 +175,16 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 	}
 	m->d.V = (int32_t)llr_strmap_size(m->lex->vocab);
 	size_t n = mrf_nparams(&m->d);
-	float *f = llr_malloc(n * sizeof *f);
-	if (!f || !(m->par = llr_malloc(n * sizeof *m->par))) {
-		free(f);
-		return llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
-	}
-	rc = llr_params_load(r, path, meta, &m->d, 3, param_tensor, f, n, NULL, err);
+	/* the file's weights grow as they arrive (neighbours and rank
+	 * multiply V: a short file must not make them allocated first) */
+	grown f = {0};
+	llr_param_grow g = {grow_f, &f};
+	rc = llr_params_load(r, path, meta, &m->d, 3, param_tensor, NULL, n, &g, NULL, err);
+	if (rc >= 0 && !(m->par = llr_malloc(n * sizeof *m->par)))
+		rc = llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
 	if (rc >= 0)
-		from_file(&m->d, f, m->par);
-	free(f);
+		from_file(&m->d, f.v, m->par);
+	free(f.v);
 	return rc;
 }
 

@@ -84,18 +84,30 @@ static int get_int(const llr_meta *meta, const char *key, int64_t lo, int64_t hi
 	return LLR_OK;
 }
 
-/* Member name, float64 of shape {r, c}, into dst. */
-static int member(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, double *dst, llr_err *err)
+/* Member name, float64 of shape {r, c}, at dst[at..]: *dst is grown to
+ * want values once the member's data has arrived (never before, so that
+ * a meta declaring a huge model over a short file is not allocated). */
+static int member(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, double **dst, size_t at, size_t want, llr_err *err)
 {
 	llr_tensor *t;
 	int64_t shape[2] = {rows, cols};
 	int rc = llr_lex_next_member(r, name, err);
 	if (rc < 0 || (rc = llr_tr_tensor_expect(r, LLR_F64, 2, shape, &t, err)) < 0)
 		return rc;
-	memcpy(dst, t->data, (size_t)rows * (size_t)cols * sizeof *dst);
+	size_t n = (size_t)rows * (size_t)cols;
+	/* the first member's buffer becomes the array (no second copy) */
+	double *d = llr_reallocarray(*dst ? (void *)*dst : t->data, LLR_MAX(want, 1), sizeof *d);
+	if (d && !*dst)
+		t->data = NULL;
+	else if (d)
+		memcpy(d + at, t->data, n * sizeof *d);
+	if (d)
+		*dst = d;
 	llr_tensor_free(t);
-	for (size_t i = 0; i < (size_t)rows * (size_t)cols; i++)
-		if (!isfinite(dst[i]))
+	if (!d)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(d[at + i]))
 			return llr_err_set(err, LLR_EFORMAT, "member %s: a weight that is not finite", name);
 	return LLR_OK;
 }
@@ -130,12 +142,11 @@ static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_stat
 		rc = llr_lex_read_names(r, "tags", m->T, &m->tags, err);
 	if (rc >= 0)
 		rc = llr_lex_read_names(r, "features", m->F, &m->feats, err);
-	if (rc >= 0 && !(m->w = llr_malloc(mrft_nparams(m->F, m->T) * sizeof *m->w)))
-		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+	size_t trans = mrft_trans(m->F, m->T);
 	if (rc >= 0)
-		rc = member(r, "params/emit", m->F, m->T, m->w, err);
+		rc = member(r, "params/emit", m->F, m->T, &m->w, 0, trans, err);
 	if (rc >= 0)
-		rc = member(r, "params/chain", (int64_t)m->T + 2, m->T, m->w + mrft_trans(m->F, m->T), err);
+		rc = member(r, "params/chain", (int64_t)m->T + 2, m->T, &m->w, trans, mrft_nparams(m->F, m->T), err);
 	if (rc < 0 && strncmp(err->msg, path, strlen(path)))
 		llr_err_prefix(err, "%s", path);
 	return rc;
