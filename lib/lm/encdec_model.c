@@ -74,17 +74,24 @@ int llr_encdec_model_config(const llr_meta *meta, const llr_lexicon *x, const ll
 	return LLR_OK;
 }
 
-llr_encdec *llr_encdec_model_net(const llr_encdec_config *c, const llr_lexicon *x, const llr_source *s, llr_err *err)
+/* llr_encdec_model_net, its weights left for llr_encdec_params_grow
+ * when empty. */
+static llr_encdec *model_net(const llr_encdec_config *c, const llr_lexicon *x, const llr_source *s, int empty, llr_err *err)
 {
 	int sm = c->output == LLR_OUT_SOFTMAX;
 	if (x->bg && !sm)
 		return llr_err_set(err, LLR_EINVAL, "an n-gram background (featurize --background ngram:) is for the LSTM language model; the encoder-decoder takes uniform, unigram or file backgrounds"), NULL;
-	llr_encdec *net = llr_encdec_new(c, s->psi, sm ? NULL : x->phi, sm ? NULL : x->psi, sm ? NULL : x->logb, c->primed ? s->table : NULL, err);
+	llr_encdec *net = (empty ? llr_encdec_new_empty : llr_encdec_new)(c, s->psi, sm ? NULL : x->phi, sm ? NULL : x->psi, sm ? NULL : x->logb, c->primed ? s->table : NULL, err);
 	if (net && x->fsa && llr_encdec_set_fsa(net, x->fsa, err) < 0) {
 		llr_encdec_free(net);
 		return NULL;
 	}
 	return net;
+}
+
+llr_encdec *llr_encdec_model_net(const llr_encdec_config *c, const llr_lexicon *x, const llr_source *s, llr_err *err)
+{
+	return model_net(c, x, s, 0, err);
 }
 
 /* ------------------------------------------------------------- fitting */
@@ -205,9 +212,12 @@ static int prefixed(llr_err *err, const char *path)
 	return llr_err_code(err, LLR_EFORMAT);
 }
 
+/* The params/ members into net's weights, grown as their data arrives
+ * (a meta declaring a huge network over a short file allocates nothing
+ * first); *name, *more: the member after. */
 static int read_params(llr_tensor_reader *r, const char *path, llr_encdec *net, const char **name, int *more, llr_err *err)
 {
-	float *par = llr_encdec_params(net, NULL);
+	float *par;
 	int rc;
 	for (size_t i = 0; i < llr_encdec_n_tensors(net); i++) {
 		const char *tn;
@@ -233,9 +243,17 @@ static int read_params(llr_tensor_reader *r, const char *path, llr_encdec *net, 
 				llr_tensor_free(t);
 				return llr_err_set(err, LLR_ENAN, "%s: %s: NaN weights", path, want);
 			}
+		if (!(par = llr_encdec_params_grow(net, off + cnt, err))) {
+			llr_tensor_free(t);
+			return prefixed(err, path);
+		}
 		memcpy(par + off, d, cnt * sizeof(float));
 		llr_tensor_free(t);
 	}
+	size_t n;
+	llr_encdec_params(net, &n);
+	if (!llr_encdec_params_grow(net, n, err)) /* the gradients, and a net of no tensors */
+		return prefixed(err, path);
 	rc = llr_tr_next(r, name, err);
 	*more = rc > 0;
 	return rc < 0 ? rc : LLR_OK;
@@ -263,10 +281,10 @@ static int load(llr_tensor_reader *r, const char *path, llr_encdec_model *m, llr
 	llr_encdec_config c;
 	if ((rc = llr_encdec_model_config(meta, m->lex, m->src, &c, err)) < 0)
 		return prefixed(err, path);
-	if (!(m->net = llr_encdec_model_net(&c, m->lex, m->src, err)))
+	if (!(m->net = model_net(&c, m->lex, m->src, 1, err)))
 		return prefixed(err, path);
 	size_t n;
-	float *cur = llr_encdec_params(m->net, &n);
+	llr_encdec_params(m->net, &n);
 	int64_t np;
 	if (llr_meta_get_i64(meta, "n_params", &np, NULL) < 0 || np != (int64_t)n)
 		return llr_err_set(err, LLR_EFORMAT, "%s: n_params=%s but the configuration has %zu parameters", path, llr_meta_get(meta, "n_params") ? llr_meta_get(meta, "n_params") : "(missing)", n);
@@ -274,7 +292,7 @@ static int load(llr_tensor_reader *r, const char *path, llr_encdec_model *m, llr
 	int more = 0;
 	if ((rc = read_params(r, path, m->net, &name, &more, err)) < 0)
 		return rc;
-	return llr_state_tail(r, path, name, more, cur, n, tsp, err);
+	return llr_state_tail(r, path, name, more, llr_encdec_params(m->net, NULL), n, tsp, err);
 }
 
 static int load_any(llr_tensor_reader *r, const char *path, void *m, llr_train_state **tsp, llr_err *err)

@@ -231,10 +231,11 @@ static int load(llr_tensor_reader *r, const char *path, llr_senc_model *m, llr_t
 	c.n_conj = m->n_conj;
 	if ((rc = llr_lexicon_read(r, &m->lex, err)) < 0)
 		return prefixed(err, path);
-	if (!(m->enc = llr_senc_new(&c, m->lex->psi ? m->lex->psi : m->lex->phi, err)))
+	/* the weights grow as their members arrive, never first from the meta */
+	if (!(m->enc = llr_senc_new_empty(&c, m->lex->psi ? m->lex->psi : m->lex->phi, err)))
 		return prefixed(err, path);
 	size_t n = llr_senc_n_params(m->enc);
-	float *cur = llr_senc_params(m->enc);
+	float *cur;
 	int64_t np;
 	if (llr_meta_get_i64(meta, "n_params", &np, NULL) < 0 || np != (int64_t)n)
 		return llr_err_set(err, LLR_EFORMAT, "%s: n_params does not match the configuration's %zu parameters", path, n);
@@ -263,9 +264,15 @@ static int load(llr_tensor_reader *r, const char *path, llr_senc_model *m, llr_t
 				llr_tensor_free(t);
 				return llr_err_set(err, LLR_ENAN, "%s: %s: NaN weights", path, want);
 			}
+		if (!(cur = llr_senc_params_grow(m->enc, off + cnt, err))) {
+			llr_tensor_free(t);
+			return prefixed(err, path);
+		}
 		memcpy(cur + off, d, cnt * sizeof(float));
 		llr_tensor_free(t);
 	}
+	if (!(cur = llr_senc_params_grow(m->enc, n, err))) /* the gradients; tensors of no rows */
+		return prefixed(err, path);
 	if ((rc = llr_tr_next(r, &name, err)) < 0)
 		return rc;
 	if ((rc = llr_state_tail(r, path, name, rc > 0, cur, n, tsp, err)) < 0 || !tsp || !*tsp)

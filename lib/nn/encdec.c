@@ -79,6 +79,7 @@ struct llr_encdec {
 
 	float *params, *grads;
 	size_t nparams;
+	size_t have; /* params allocated so far (llr_encdec_params_grow) */
 	tinfo ti[16 + 6 * MAX_ENC];
 	size_t nt;
 	size_t o_semb, o_ewx[MAX_ENC][2], o_ewh[MAX_ENC][2], o_eb[MAX_ENC][2];
@@ -241,7 +242,10 @@ static int build_output(llr_encdec *m, const llr_csr *phi, const float *logb, ll
 	return LLR_OK;
 }
 
-llr_encdec *llr_encdec_new(const llr_encdec_config *c, const llr_csr *src_psi, const llr_csr *phi, const llr_csr *psi, const float *logb, const float *table, llr_err *err)
+/* llr_encdec_new, its weights allocated or (empty) left for
+ * llr_encdec_params_grow. */
+static llr_encdec *encdec_new(const llr_encdec_config *c, const llr_csr *src_psi, const llr_csr *phi, const llr_csr *psi, const float *logb,
+                              const float *table, int empty, llr_err *err)
 {
 	if (check_config(c, src_psi, phi, psi, logb, table, err) < 0)
 		return NULL;
@@ -304,14 +308,28 @@ llr_encdec *llr_encdec_new(const llr_encdec_config *c, const llr_csr *src_psi, c
 	add_tensor(m, "out/b", 1, cf->feat_out, 0, &m->o_ob);
 	if (cf->primed)
 		add_tensor(m, "prime/beta", 1, 1, 0, &m->o_beta);
-	m->params = llr_calloc(m->nparams, sizeof *m->params);
-	m->grads = llr_calloc(m->nparams, sizeof *m->grads);
-	if (!m->params || !m->grads) {
-		llr_err_set(err, LLR_ENOMEM, "encoder-decoder: out of memory for %zu parameters", m->nparams);
+	if (!empty && !llr_encdec_params_grow(m, m->nparams, err)) {
 		llr_encdec_free(m);
 		return NULL;
 	}
 	return m;
+}
+
+llr_encdec *llr_encdec_new(const llr_encdec_config *c, const llr_csr *src_psi, const llr_csr *phi, const llr_csr *psi, const float *logb, const float *table, llr_err *err)
+{
+	return encdec_new(c, src_psi, phi, psi, logb, table, 0, err);
+}
+
+llr_encdec *llr_encdec_new_empty(const llr_encdec_config *c, const llr_csr *src_psi, const llr_csr *phi, const llr_csr *psi, const float *logb,
+                                 const float *table, llr_err *err)
+{
+	return encdec_new(c, src_psi, phi, psi, logb, table, 1, err);
+}
+
+float *llr_encdec_params_grow(llr_encdec *m, size_t n, llr_err *err)
+{
+	LLR_ASSERT(n <= m->nparams);
+	return llr_weights_grow(&m->params, &m->have, &m->grads, n, m->nparams, "encoder-decoder", err);
 }
 
 void llr_encdec_free(llr_encdec *m)

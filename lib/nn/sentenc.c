@@ -73,6 +73,7 @@ struct llr_senc {
 	int64_t shape[T_N][2];
 	size_t off[T_N], size[T_N];
 	size_t n_params;
+	size_t have; /* w allocated so far (llr_senc_params_grow) */
 	float *w, *grad;
 
 	/* the last forward pass */
@@ -125,7 +126,9 @@ static void set_shape(llr_senc *s, int t, int64_t r, int64_t c)
 	s->shape[t][1] = c;
 }
 
-llr_senc *llr_senc_new(const llr_senc_config *c, const llr_csr *psi, llr_err *err)
+/* llr_senc_new, its weights allocated or (empty) left for
+ * llr_senc_params_grow. */
+static llr_senc *senc_new(const llr_senc_config *c, const llr_csr *psi, int empty, llr_err *err)
 {
 	if (c->encoder < LLR_SENC_CBOW || c->encoder > LLR_SENC_BIGRU) {
 		llr_err_set(err, LLR_EINVAL, "unknown encoder %d", c->encoder);
@@ -192,14 +195,27 @@ llr_senc *llr_senc_new(const llr_senc_config *c, const llr_csr *psi, llr_err *er
 		n += s->size[t];
 	}
 	s->n_params = n;
-	s->w = calloc(n, sizeof *s->w);
-	s->grad = calloc(n, sizeof *s->grad);
-	if (!s->w || !s->grad) {
+	if (!empty && !llr_senc_params_grow(s, n, err)) {
 		llr_senc_free(s);
-		llr_err_set(err, LLR_ENOMEM, "out of memory (%zu parameters)", n);
 		return NULL;
 	}
 	return s;
+}
+
+llr_senc *llr_senc_new(const llr_senc_config *c, const llr_csr *psi, llr_err *err)
+{
+	return senc_new(c, psi, 0, err);
+}
+
+llr_senc *llr_senc_new_empty(const llr_senc_config *c, const llr_csr *psi, llr_err *err)
+{
+	return senc_new(c, psi, 1, err);
+}
+
+float *llr_senc_params_grow(llr_senc *s, size_t n, llr_err *err)
+{
+	LLR_ASSERT(n <= s->n_params);
+	return llr_weights_grow(&s->w, &s->have, &s->grad, n, s->n_params, "sentence encoder", err);
 }
 
 static void dir_free(dir_ws *d)
