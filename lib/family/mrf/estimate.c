@@ -104,15 +104,6 @@ static int read_corpus(const llr_train_args *a, const char *path, const char *na
 	return LLR_OK;
 }
 
-/* The meta's number key, else dflt. */
-static double meta_num(const llr_meta *m, const char *key, double dflt)
-{
-	const char *v = llr_meta_get(m, key);
-	char *end;
-	double x = v ? strtod(v, &end) : dflt;
-	return v && (end == v || *end || !isfinite(x) || x < 0) ? dflt : x;
-}
-
 /* Fit m's weights (a new model's start, a resumed one's own) to c; its
  * summary into m->meta.  A resumed fit starts L-BFGS's memory and the
  * dual again (neither is in the file). */
@@ -123,11 +114,11 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 		return llr_err_set(err, LLR_ERANGE, "%zu parameters: liblbfgs takes at most %d", n, INT_MAX);
 	fit F = {.a = a, .t0 = now(), .quiet = (int)llr_train_args_int(a, "quiet")};
 	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
-	F.done = resumed ? (long long)meta_num(m->meta, "iterations_done", 0) : 0;
-	double before = resumed ? meta_num(m->meta, "train_seconds", 0) : 0;
-	double l2 = llr_train_args_given(a, "l2") || !resumed ? llr_train_args_num(a, "l2") : meta_num(m->meta, "l2", 0);
+	F.done = resumed ? (long long)mrf_meta_num(m->meta, "iterations_done", 0) : 0;
+	double before = resumed ? mrf_meta_num(m->meta, "train_seconds", 0) : 0;
+	double l2 = llr_train_args_given(a, "l2") || !resumed ? llr_train_args_num(a, "l2") : mrf_meta_num(m->meta, "l2", 0);
 	int dual = llr_train_args_given(a, "dual-steps") || !resumed ? (int)llr_train_args_int(a, "dual-steps")
-	                                                             : (int)meta_num(m->meta, "dual_steps", 200);
+	                                                             : (int)mrf_meta_num(m->meta, "dual_steps", 200);
 	long long left = llr_train_args_int(a, "epochs") - F.done;
 	if (left <= 0)
 		return llr_err_set(err, LLR_EINVAL, "--epochs %lld: the resumed fit has done %lld iterations already",
@@ -207,7 +198,7 @@ static int open_resumed(const llr_train_args *a, const char *path, mrf_model **o
 		snprintf(want, sizeof want, "%lld", llr_train_args_int(a, fixed[i][0]));
 		rc = llr_train_fixed(a, fixed[i][0], m->meta, fixed[i][1], want, err);
 	}
-	if (rc >= 0 && llr_train_args_given(a, "l2") && meta_num(m->meta, "l2", -1) != llr_train_args_num(a, "l2"))
+	if (rc >= 0 && llr_train_args_given(a, "l2") && mrf_meta_num(m->meta, "l2", -1) != llr_train_args_num(a, "l2"))
 		rc = llr_train_usage_err(err, "--l2 %g: the resumed model has l2=%s", llr_train_args_num(a, "l2"),
 		                         llr_meta_get(m->meta, "l2") ? llr_meta_get(m->meta, "l2") : "(none)");
 	if (rc < 0) {
@@ -225,7 +216,7 @@ static int same_stream(const mrf_model *m, const char *path, const llr_lexicon *
 	int rc = llr_lexicon_same(m->lex, lex, path, "the stream", err);
 	if (rc < 0)
 		return llr_err_prefix(err, "not the stream %s was fitted on", path);
-	if (meta_num(m->meta, "train_tokens", -1) != (double)c->N)
+	if (mrf_meta_num(m->meta, "train_tokens", -1) != (double)c->N)
 		return llr_err_set(err, LLR_EINVAL, "not the stream %s was fitted on: %lld tokens, the model's %s", path, (long long)c->N,
 		                   llr_meta_get(m->meta, "train_tokens") ? llr_meta_get(m->meta, "train_tokens") : "(none)");
 	return LLR_OK;

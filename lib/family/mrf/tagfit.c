@@ -188,8 +188,7 @@ int mrf_lbfgs_err(int ret, size_t n, llr_err *err)
 	return llr_err_set(err, LLR_EINVAL, "liblbfgs refused to run (status %d)", ret);
 }
 
-/* The meta's number key, else dflt. */
-static double meta_num(const llr_meta *meta, const char *key, double dflt)
+double mrf_meta_num(const llr_meta *meta, const char *key, double dflt)
 {
 	const char *v = llr_meta_get(meta, key);
 	char *end;
@@ -207,10 +206,10 @@ static int fit_model(const llr_train_args *a, mrft_model *m, const corpus *c, in
 	for (size_t s = 0; s < c->ns; s++)
 		longest = c->sstart[s + 1] - c->sstart[s] > longest ? c->sstart[s + 1] - c->sstart[s] : longest;
 	fit F = {.a = a, .c = c, .F = m->F, .T = m->T, .t0 = now(), .quiet = (int)llr_train_args_int(a, "quiet")};
-	double before = resumed ? meta_num(m->meta, "train_seconds", 0) : 0;
-	F.done = resumed ? (long long)meta_num(m->meta, "iterations_done", 0) : 0;
+	double before = resumed ? mrf_meta_num(m->meta, "train_seconds", 0) : 0;
+	F.done = resumed ? (long long)mrf_meta_num(m->meta, "iterations_done", 0) : 0;
 	F.l2 = llr_train_args_given(a, "l2") ? llr_train_args_num(a, "l2")
-	       : resumed                     ? meta_num(m->meta, "l2", 1.0 / (double)c->nt)
+	       : resumed                     ? mrf_meta_num(m->meta, "l2", 1.0 / (double)c->nt)
 	                                     : 1.0 / (double)c->nt;
 	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
 	long long left = llr_train_args_int(a, "epochs") - F.done;
@@ -231,7 +230,7 @@ static int fit_model(const llr_train_args *a, mrft_model *m, const corpus *c, in
 	if (left > 0) /* else --epochs is reached already: the weights as they were */
 		ret = lbfgs((int)n, x, &fx, evaluate, progress, &F, &p);
 	else
-		fx = meta_num(m->meta, "train_objective", NAN);
+		fx = mrf_meta_num(m->meta, "train_objective", NAN);
 	const char *stop = F.sig ? "interrupted" : mrf_lbfgs_stop(ret, F.cut);
 	if (!stop) {
 		rc = mrf_lbfgs_err(ret, n, err);
@@ -296,8 +295,8 @@ static int same_text(const mrft_model *m, const corpus *c, const char *text, con
 	int rc = same_names(m->tags, c->tags, "tags", text, path, err);
 	if (rc == LLR_OK)
 		rc = same_names(m->feats, c->feats, "features", text, path, err);
-	if (rc == LLR_OK && (meta_num(m->meta, "train_tokens", -1) != (double)c->nt ||
-	                     meta_num(m->meta, "train_sentences", -1) != (double)c->ns))
+	if (rc == LLR_OK && (mrf_meta_num(m->meta, "train_tokens", -1) != (double)c->nt ||
+	                     mrf_meta_num(m->meta, "train_sentences", -1) != (double)c->ns))
 		rc = llr_err_set(err, LLR_EINVAL, "%s: not the text %s was fitted on: %zu tokens in %zu sentences, the model's %s in %s", text, path,
 		                 c->nt, c->ns, llr_meta_get(m->meta, "train_tokens") ? llr_meta_get(m->meta, "train_tokens") : "?",
 		                 llr_meta_get(m->meta, "train_sentences") ? llr_meta_get(m->meta, "train_sentences") : "?");

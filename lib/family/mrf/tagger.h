@@ -111,5 +111,8 @@ int mrft_model_load(const char *path, mrft_model **out, llr_err *err);
  * (tagfit.c). */
 const char *mrf_lbfgs_stop(int ret, int cut);
 int mrf_lbfgs_err(int ret, size_t n, llr_err *err);
+/* A saved fit's meta key as a number, else dflt (missing, not a number,
+ * negative): what both MRF estimators' --resume reads back. */
+double mrf_meta_num(const llr_meta *meta, const char *key, double dflt);
 
 #endif
