@@ -330,11 +330,11 @@ $(W)/lm.%.vec: $(W)/lm.% $(W)/lm.words
 # neighbour, cosine.
 $(LMOUT)/neighbours.tsv: $(W)/lm.mrf.vec $(W)/lm.ff.vec $(SCRIPTS)/word-neighbours
 	mkdir -p $(LMOUT)
-	kd=$$(($(LM_K) * $(LM_RANK))); \
+	kd=$$(($(LM_K) * $(LM_RANK))); q=$$(for w in $(QUERIES); do grep -qxF -- "$$w" $(W)/lm.words && printf '%s ' "$$w"; done); \
 	{ printf 'model\tquery\trank\tneighbour\tcosine\n'; \
-	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) --columns 1:$$kd $(W)/lm.words $(W)/lm.mrf.vec $(QUERIES) | sed 's/^/mrf-u\t/'; \
-	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) --columns $$((kd + 1)):$$((2 * kd)) $(W)/lm.words $(W)/lm.mrf.vec $(QUERIES) | sed 's/^/mrf-v\t/'; \
-	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) $(W)/lm.words $(W)/lm.ff.vec $(QUERIES) | sed 's/^/ff\t/'; } >$@.tmp
+	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) --columns 1:$$kd $(W)/lm.words $(W)/lm.mrf.vec $$q | sed 's/^/mrf-u\t/'; \
+	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) --columns $$((kd + 1)):$$((2 * kd)) $(W)/lm.words $(W)/lm.mrf.vec $$q | sed 's/^/mrf-v\t/'; \
+	  $(SCRIPTS)/word-neighbours -n $(NEIGHBOURS) $(W)/lm.words $(W)/lm.ff.vec $$q | sed 's/^/ff\t/'; } >$@.tmp
 	mv $@.tmp $@
 
 # The table: the bound's log-perplexity per token (-sum(bound) / tokens,
@@ -374,7 +374,9 @@ $(RESULTS)/mrf-lm.md: $(RESULTS)/mrf-lm.tsv $(LMOUT)/neighbours.tsv $(wildcard $
 	  echo 'Baseline: `train --feedforward $(FF_ORDER) --direct --embed $(FF_EMBED) --hidden $(FF_HIDDEN) --batch $(FF_BATCH) --output softmax --patience $(FF_PATIENCE) --epochs $(FF_EPOCHS) --lr-decay 0.5$(if $(FF_MAXTIME), --max-time $(FF_MAXTIME)) -s 1 --valid`, a Bengio-style feed-forward LM (each word predicted from the $(shell echo $$(($(FF_ORDER) - 1))) words before it in its sentence) on the same training stream and vocabulary as the MRF, early-stopped on the valid part; its neighbours are those of its input embeddings ($(FF_EMBED) values a word). It is not word2vec (the thesis'"'"'s table 4.1 compared with word2vec'"'"'s CBOW): a word-predictive model trained here instead.'; \
 	  echo 'The discourse CBOW (`train --task all --encoder cbow` on `disc-pairs` of the same paragraphs), the column this table first had, was dropped: trained on the full split it stayed at chance on validation, so its neighbours were those of its random start (results/mrf-lm-timing.md).'; \
 	  echo "Its training: stopped: $(call meta_of,$(W)/lm.ff,stopped) after $(call meta_of,$(W)/lm.ff,epochs_done) epochs, the best on validation at epoch $(call meta_of,$(W)/lm.ff,best_epoch): $(call meta_of,$(W)/lm.ff,valid_logppl) nats a token (perplexity $$(awk -v x=$(call meta_of,$(W)/lm.ff,valid_logppl) 'BEGIN { printf "%.1f", exp(x) }'); each sentence scored on its own, so not comparable with the MRF's bound over batches)."; echo; \
-	  echo 'Nearest neighbours by cosine (`scripts/word-neighbours`, over the vocabulary but </s> and <unk>; `score --embed` of each word: the MRF'"'"'s u = [u_1 .. u_$(LM_K)] and v = [v_1 .. v_$(LM_K)], the feed-forward LM'"'"'s input embedding). The query words were fixed in pipelines/mrf.mk before any model was trained. All $(NEIGHBOURS) of each, with their cosines: results/outputs/mrf-lm/neighbours.tsv.'; echo; \
+	  echo 'Nearest neighbours by cosine (`scripts/word-neighbours`, over the vocabulary but </s> and <unk>; `score --embed` of each word: the MRF'"'"'s u = [u_1 .. u_$(LM_K)] and v = [v_1 .. v_$(LM_K)], the feed-forward LM'"'"'s input embedding). The query words were fixed in pipelines/mrf.mk before any model was trained. All $(NEIGHBOURS) of each, with their cosines: results/outputs/mrf-lm/neighbours.tsv.'; \
+	  out=$$(for w in $(QUERIES); do grep -qxF -- "$$w" $(W)/lm.words || printf ' %s' "$$w"; done); \
+	  [ -z "$$out" ] || echo "Left out, not in the vocabulary (words seen $(MIN_COUNT) times or more):$$out."; echo; \
 	  echo '| query | MRF u | MRF v | feed-forward LM |'; echo '|---|---|---|---|'; \
 	  awk -F'\t' -v m=$(MD_NEIGHBOURS) 'NR > 1 && $$3 <= m { k = $$1 SUBSEP $$2; l[k] = l[k] (l[k] == "" ? "" : ", ") $$4; if (!($$2 in seen)) { seen[$$2] = 1; q[++n] = $$2 } } \
 		END { for (i = 1; i <= n; i++) printf "| %s | %s | %s | %s |\n", q[i], l["mrf-u", q[i]], l["mrf-v", q[i]], l["ff", q[i]] }' $(LMOUT)/neighbours.tsv; \

@@ -186,6 +186,12 @@ lmmk() {
 	grep -q '^Baseline: `train --feedforward 3 .*a Bengio-style feed-forward LM' r/mrf-lm.md
 	for q in he said of; do grep -q "^| $q | [^|]*, [^|]* | [^|]*, [^|]* | [^|]*, [^|]* |$" r/mrf-lm.md; done
 	[ "$(meta w/lm.mrf iterations_done)" = 3 ]
+	# a query outside the vocabulary is left out, and the report names it
+	rm r/outputs/mrf-lm/neighbours.tsv r/mrf-lm.md
+	run lmmk QUERIES="he zzqx said" lm
+	assert_success
+	[ "$(cut -f 2 r/outputs/mrf-lm/neighbours.tsv | sort -u | tr '\n' ' ')" = "he query said " ]
+	grep -qx 'Left out, not in the vocabulary (words seen 10 times or more): zzqx.' r/mrf-lm.md
 	# a fit cut by LM_MAXTIME: resume-lm takes it on to LM_EPOCHS in all
 	rm w/lm.mrf
 	run lmmk LM_MAXTIME=0.001s "$BATS_TEST_TMPDIR/w/lm.mrf"
