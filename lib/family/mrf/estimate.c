@@ -116,9 +116,9 @@ static int fit_model(const llr_train_args *a, mrf_model *m, const mrf_counts *c,
 	F.max_time = llr_train_args_given(a, "max-time") ? llr_train_args_num(a, "max-time") : 0;
 	F.done = resumed ? (long long)mrf_meta_num(m->meta, "iterations_done", 0) : 0;
 	double before = resumed ? mrf_meta_num(m->meta, "train_seconds", 0) : 0;
-	double l2 = llr_train_args_given(a, "l2") || !resumed ? llr_train_args_num(a, "l2") : mrf_meta_num(m->meta, "l2", 0);
-	int dual = llr_train_args_given(a, "dual-steps") || !resumed ? (int)llr_train_args_int(a, "dual-steps")
-	                                                             : (int)mrf_meta_num(m->meta, "dual_steps", 200);
+	/* a resumed fit's own (open_resumed refused other values given) */
+	double l2 = resumed ? mrf_meta_num(m->meta, "l2", 0) : llr_train_args_num(a, "l2");
+	int dual = resumed ? (int)mrf_meta_num(m->meta, "dual_steps", 200) : (int)llr_train_args_int(a, "dual-steps");
 	long long left = llr_train_args_int(a, "epochs") - F.done;
 	if (left <= 0)
 		return llr_err_set(err, LLR_EINVAL, "--epochs %lld: the resumed fit has done %lld iterations already",
