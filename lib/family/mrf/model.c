@@ -139,14 +139,7 @@ typedef struct grown {
 static float *grow_f(void *ctx, size_t n, llr_err *err)
 {
 	grown *g = ctx;
-	if (n > g->n || !g->v) {
-		float *v = llr_reallocarray(g->v, LLR_MAX(n, 1), sizeof *v);
-		if (!v)
-			return llr_err_set(err, LLR_ENOMEM, "out of memory"), NULL;
-		g->v = v;
-		g->n = n;
-	}
-	return g->v;
+	return llr_weights_grow(&g->v, &g->n, NULL, n, n, "chain MRF", err);
 }
 
 static int load(llr_tensor_reader *r, const char *path, void *mv, llr_train_state **tsp, llr_err *err)
