@@ -210,6 +210,21 @@ int llr_lex_parse_names(const char *text, size_t len, const char *member, int64_
  * dtype and shape, as the writer puts it before the data (a multiple of
  * 64 bytes long); LLR_OK or LLR_ENOMEM. */
 int llr_npy_header(llr_buf *b, llr_dtype dt, int ndim, const int64_t *shape);
+/* lib/tensor/tensorio.c: member name.npy, the .npy header of (dt, ndim,
+ * shape) then the array's bytes read from fd from offset 0 (stored
+ * little-endian already); crc is the CRC-32C of all of them. */
+int llr_tw_put_npy_fd(llr_tensor_writer *w, const char *name, llr_dtype dt, int ndim, const int64_t *shape, int fd, uint32_t crc,
+                      llr_err *err);
+/* lib/tensor/spool.c: a 1-D member of n elements of dt gathered in an
+ * unlinked temporary file in dir, an element (host order) at a time,
+ * then put into w once all n are there; it holds a buffer of
+ * LLR_TW_SPOOL_BYTES. */
+#define LLR_TW_SPOOL_BYTES ((size_t)1 << 20)
+typedef struct llr_tw_spool llr_tw_spool;
+llr_tw_spool *llr_tw_spool_new(const char *dir, llr_dtype dt, int64_t n, llr_err *err);
+int llr_tw_spool_add(llr_tw_spool *s, const void *elem, llr_err *err);
+int llr_tw_put_spool(llr_tensor_writer *w, const char *name, llr_tw_spool *s, llr_err *err);
+void llr_tw_spool_free(llr_tw_spool *s);
 
 /* lib/tensor/tarmap.c: an uncompressed tensor archive mapped into memory
  * (mmap, read only) with its members found in place, not read: what the
@@ -438,6 +453,11 @@ int llr_lexicon_any_hunspell_text(const llr_lexicon *x, const char **aff, size_t
  * spell.order, spell.ngram.N): the meta keys take the member prefix with
  * its slashes as dots.  Reading checks the trie (messages name path). */
 int llr_ngram_meta(const llr_ngram *m, llr_meta *meta, const char *prefix);
+/* The same keys from the order and each order's count. */
+int llr_ngram_meta_counts(llr_meta *meta, const char *prefix, int order, const int64_t *count);
+/* The trie's own archive at path, its meta written: the members follow
+ * (llr_ngram_put_members' names and order). */
+llr_tensor_writer *llr_ngram_writer_open(const char *path, int order, const int64_t *count, llr_err *err);
 int llr_ngram_put_members(llr_tensor_writer *w, const llr_ngram *m, const char *prefix, llr_err *err);
 int llr_ngram_get_members(llr_tensor_reader *r, const llr_meta *meta, const char *prefix, const char *path, llr_ngram **out, llr_err *err);
 

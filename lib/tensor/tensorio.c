@@ -378,6 +378,40 @@ static int make_temp(llr_tensor_writer *w, llr_err *err)
 	return llr_err_set(err, LLR_EIO, "%s: cannot create a temporary file", w->name);
 }
 
+/* A regular member's header: its name, size and CRC-32C. */
+static int tw_header(llr_tensor_writer *w, const char *mname, int64_t size, uint32_t crc, llr_err *err)
+{
+	char hex[9];
+	snprintf(hex, sizeof hex, "%08x", (unsigned)crc);
+	struct archive_entry *e = archive_entry_new();
+	if (!e)
+		return w->failed = 1, llr_err_set(err, LLR_ENOMEM, "%s: out of memory", w->name);
+	archive_entry_xattr_add_entry(e, CRC_XATTR, hex, 8);
+	archive_entry_set_pathname(e, mname);
+	archive_entry_set_size(e, (la_int64_t)size);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_mtime(e, 0, 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	int r = archive_write_header(w->a, e);
+	archive_entry_free(e);
+	return r < ARCHIVE_OK ? tw_fail(w, err, mname) : LLR_OK;
+}
+
+/* Bytes to the member whose header was written. */
+static int tw_data(llr_tensor_writer *w, const char *mname, const char *p, size_t left, llr_err *err)
+{
+	while (left > 0) {
+		la_ssize_t wr = archive_write_data(w->a, p, LLR_MIN(left, (size_t)IO_CHUNK));
+		if (wr <= 0)
+			return tw_fail(w, err, mname);
+		p += wr;
+		left -= (size_t)wr;
+	}
+	return LLR_OK;
+}
+
 /* One regular member: header, then the given pieces of data. */
 static int tw_member(llr_tensor_writer *w, const char *mname, const void *p1, size_t n1, const void *p2, size_t n2, int swap_es, llr_err *err)
 {
@@ -408,51 +442,23 @@ static int tw_member(llr_tensor_writer *w, const char *mname, const void *p1, si
 			crc = llr_crc32c(crc, ps[k], ns[k]);
 		}
 	}
-	char hex[9];
-	snprintf(hex, sizeof hex, "%08x", (unsigned)crc);
-	struct archive_entry *e = archive_entry_new();
-	if (!e) {
-		free(tmp);
+	if (swap_es > 1 && ns[1] && !tmp && !(tmp = malloc(IO_CHUNK)))
 		return w->failed = 1, llr_err_set(err, LLR_ENOMEM, "%s: out of memory", w->name);
-	}
-	archive_entry_xattr_add_entry(e, CRC_XATTR, hex, 8);
-	archive_entry_set_pathname(e, mname);
-	archive_entry_set_size(e, (la_int64_t)(n1 + n2));
-	archive_entry_set_filetype(e, AE_IFREG);
-	archive_entry_set_perm(e, 0644);
-	archive_entry_set_mtime(e, 0, 0);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
-	int r = archive_write_header(w->a, e);
-	archive_entry_free(e);
-	if (r < ARCHIVE_OK) {
-		free(tmp);
-		return tw_fail(w, err, mname);
-	}
-	for (int k = 0; k < 2; k++) {
-		const char *p = ps[k];
-		size_t left = ns[k];
-		while (left > 0) {
-			size_t n = LLR_MIN(left, (size_t)IO_CHUNK);
-			const char *src = p;
-			if (k == 1 && swap_es > 1) { /* big-endian host: write LE */
-				if (!tmp && !(tmp = malloc(IO_CHUNK)))
-					return w->failed = 1, llr_err_set(err, LLR_ENOMEM, "%s: out of memory", w->name);
-				memcpy(tmp, p, n);
-				swap_bytes(tmp, n / (size_t)swap_es, (size_t)swap_es);
-				src = tmp;
-			}
-			la_ssize_t wr = archive_write_data(w->a, src, n);
-			if (wr <= 0) {
-				free(tmp);
-				return tw_fail(w, err, mname);
-			}
-			p += wr;
-			left -= (size_t)wr;
+	int rc = tw_header(w, mname, (int64_t)(n1 + n2), crc, err);
+	for (int k = 0; k < 2 && rc == LLR_OK; k++) {
+		if (k == 0 || swap_es <= 1) {
+			rc = tw_data(w, mname, ps[k], ns[k], err);
+			continue;
+		}
+		for (size_t at = 0; at < ns[k] && rc == LLR_OK; at += IO_CHUNK) { /* big-endian host: write LE */
+			size_t n = LLR_MIN(ns[k] - at, (size_t)IO_CHUNK);
+			memcpy(tmp, (const char *)ps[k] + at, n);
+			swap_bytes(tmp, n / (size_t)swap_es, (size_t)swap_es);
+			rc = tw_data(w, mname, tmp, n, err);
 		}
 	}
 	free(tmp);
-	return LLR_OK;
+	return rc;
 }
 
 static int tw_claim(llr_tensor_writer *w, const char *name, const char *kind, llr_err *err)
@@ -465,6 +471,54 @@ static int tw_claim(llr_tensor_writer *w, const char *name, const char *kind, ll
 	if (llr_strmap_size(w->members) == before)
 		return llr_err_set(err, LLR_EINVAL, "%s: member '%s' written twice", w->name, name);
 	return LLR_OK;
+}
+
+/* Member name.npy: the .npy header of (dt, ndim, shape), then the array's
+ * bytes read from fd from its start (little-endian already); crc is the
+ * CRC-32C of all of them, the header included. */
+int llr_tw_put_npy_fd(llr_tensor_writer *w, const char *name, llr_dtype dt, int ndim, const int64_t *shape, int fd, uint32_t crc,
+                      llr_err *err)
+{
+	int64_t nbytes = shape_bytes(dt, ndim, shape);
+	if (!npy_descr(dt) || ndim < 0 || ndim > LLR_MAX_DIMS || nbytes < 0 || ends_with_npy(name))
+		return llr_err_set(err, LLR_EINVAL, "%s: %s: not a tensor the archive can hold", w->name, name);
+	if (w->failed)
+		return llr_err_set(err, LLR_EIO, "%s: write after an error", w->name);
+	int rc = tw_claim(w, name, "tensor", err);
+	if (rc < 0)
+		return rc;
+	char *mname = malloc(strlen(name) + 5), *chunk = malloc(IO_CHUNK);
+	llr_buf h = {0};
+	if (!mname || !chunk || llr_npy_header(&h, dt, ndim, shape) != LLR_OK) {
+		rc = llr_err_set(err, LLR_ENOMEM, "%s: out of memory", w->name);
+		w->failed = 1;
+		goto done;
+	}
+	sprintf(mname, "%s.npy", name);
+	if ((int64_t)h.len + nbytes > LLR_MAX_MEMBER) {
+		w->failed = 1;
+		rc = llr_err_set(err, LLR_ERANGE, "%s: member %s: %lld bytes, over the 4 GiB limit", w->name, mname, (long long)(h.len + nbytes));
+		goto done;
+	}
+	if ((rc = tw_header(w, mname, (int64_t)h.len + nbytes, crc, err)) != LLR_OK || (rc = tw_data(w, mname, h.data, h.len, err)) != LLR_OK)
+		goto done;
+	for (int64_t at = 0; at < nbytes && rc == LLR_OK;) {
+		ssize_t k = pread(fd, chunk, (size_t)LLR_MIN(nbytes - at, (int64_t)IO_CHUNK), (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			w->failed = 1;
+			rc = llr_err_set(err, LLR_EIO, "%s: %s: its temporary file: %s", w->name, mname, k < 0 ? strerror(errno) : "shorter than declared");
+			break;
+		}
+		rc = tw_data(w, mname, chunk, (size_t)k, err);
+		at += k;
+	}
+done:
+	free(mname);
+	free(chunk);
+	llr_buf_free(&h);
+	return rc;
 }
 
 llr_tensor_writer *llr_tw_open(const char *path, const char *kind, const llr_meta *meta, llr_err *err)
