@@ -2976,6 +2976,11 @@ int llr_ngram_counter_spilled(const llr_ngram_counter *c);
  * the least that works). */
 int llr_ngram_estimate_arpa(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, double *discounts, llr_ngram_disk_stats *st,
                             llr_err *err);
+/* The same written as the trie's binary form (llr_ngram_save's bytes
+ * for the same counts), built from the levels' sorted streams on disk,
+ * member by member, within max_bytes. */
+int llr_ngram_estimate_trie(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, double *discounts, llr_ngram_disk_stats *st,
+                            llr_err *err);
 void llr_ngram_free(llr_ngram *m);
 
 int llr_ngram_order(const llr_ngram *m);

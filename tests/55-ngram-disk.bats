@@ -6,7 +6,8 @@
 # small runs and a fan-in of 2, so a slice of Brown goes through several
 # runs and multi-pass merges at every stage.  Then the error paths: the
 # temporary folder missing, not a folder, unwritable or full, a budget
-# too small, a binary output past the budget.
+# too small, the probing form past the budget.  The trie form is built
+# from the same streams, member by member, the in-memory bytes too.
 
 load test_helper
 
@@ -42,6 +43,10 @@ tmp_empty() {
 			train --ngram $n $extra --temp-dir tmp -o disk.arpa "$M/c.tok" 2>err
 			grep -Eq '^train: counts beyond --memory sorted on disk: [0-9]+ runs, [1-9][0-9]* merge passes' err || { cat err >&2; false; }
 			cmp mem.arpa disk.arpa
+			# the trie form, built from the sorted streams: the in-memory bytes
+			LLRNN_NGRAM_SORT= train -q --ngram $n $extra -o mem.bin "$M/c.tok"
+			train -q --ngram $n $extra --temp-dir tmp -o disk.bin "$M/c.tok"
+			cmp mem.bin disk.bin
 		done
 	done
 	tmp_empty
@@ -84,7 +89,7 @@ tmp_empty() {
 	tmp_empty
 }
 
-@test "train --ngram on disk: error paths (temporary folder missing, not a folder, unwritable, full; budget too small; binary output)" {
+@test "train --ngram on disk: error paths (temporary folder missing, not a folder, unwritable, full; budget too small; the probing form)" {
 	export LLRNN_NGRAM_SORT=100,2
 	run_err 1 '^train: nowhere: No such file or directory \(--temp-dir\)$' train --ngram 3 --temp-dir nowhere -o x.arpa "$M/c.tok"
 	touch afile
@@ -129,9 +134,14 @@ tmp_empty() {
 	train -q --ngram 3 --discount-fallback -o mem.arpa wide.tok
 	cmp mem.arpa x.arpa
 	rm x.arpa mem.arpa
-	# the binary forms need the model in memory
-	run_err 1 '^train: lm.bin: the counts outgrew --memory and were sorted on disk, which writes ARPA only' train --ngram 3 --temp-dir tmp -o lm.bin "$M/c.tok"
+	# the probing form is a hash table built in memory: refused on disk,
+	# with the way round (the trie form is built on disk, tested above)
+	run_err 1 '^train: lm.bin: the counts outgrew --memory and were sorted on disk, where the probing form cannot be built .*write the trie form \(--format trie\) or ARPA' \
+		train --ngram 3 --format probing --temp-dir tmp -o lm.bin "$M/c.tok"
 	[ ! -e lm.bin ]
+	# --format with an ARPA output is refused before any counting
+	run_err 2 '^train: --format: for a binary output' train --ngram 3 --format trie --temp-dir tmp -o x.arpa "$M/c.tok"
+	[ ! -e x.arpa ]
 	LLRNN_NGRAM_SORT=abc run_err 1 "^train: LLRNN_NGRAM_SORT: 'abc' is not RECORDS\[,FANIN\]" train --ngram 3 -o x.arpa "$M/c.tok"
 	tmp_empty
 }
@@ -154,6 +164,12 @@ tmp_empty() {
 	LLRNN_NGRAM_SORT= run_err 1 '^train: fs/x.arpa: No space left on device$' train --ngram 4 -o fs/x.arpa "$M/c.tok"
 	LLRNN_NGRAM_SORT= run_err 1 '^train: fs/x.arpa.gz: No space left on device$' train --ngram 4 -o fs/x.arpa.gz "$M/c.tok"
 	LLRNN_NGRAM_SORT= run_err 1 '^train: fs/x.bin: .*No space left on device$' train --ngram 4 -o fs/x.bin "$M/c.tok"
+	run_err 1 '^train: fs/x.bin: .*No space left on device$' train --ngram 4 --temp-dir tmp -o fs/x.bin "$M/c.tok"
+	tmp_empty fs
+	tmp_empty
+	# the trie form's members gather in the temporary folder
+	run_err 1 '^train: fs: .*No space left on device$' train --ngram 4 --temp-dir fs -o x.bin "$M/c.tok"
+	[ ! -e x.bin ]
 	tmp_empty fs
 	# the same runs fit on a larger disk: the failures were the space
 	train -q --ngram 4 --temp-dir tmp -o x.arpa "$M/c.tok"
@@ -184,7 +200,7 @@ open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDRE
 sys.exit(rc)' "$RSS" "$@"
 }
 
-@test "train --ngram: counts that fit --memory but whose estimation in memory would not are estimated on disk, within the budget, the same ARPA bytes" {
+@test "train --ngram: counts that fit --memory but whose estimation in memory would not are estimated on disk, within the budget, the same ARPA and trie bytes" {
 	# 388,186 tokens of 30,000 types drawn with a skew (awk's rand):
 	# 4-grams counted in about 18 MiB, estimated in memory in about 40
 	awk 'BEGIN { srand(7); for (s = 0; s < 25000; s++) { n = 5 + int(rand() * 20); line = "";
@@ -209,11 +225,23 @@ sys.exit(rc)' "$RSS" "$@"
 		[ "$disk" -le $(((24 + 12) * 1024)) ]
 		[ "$mem" -gt $(((24 + 12) * 1024)) ]
 	fi
-	# a binary output needs the model in memory: estimated there all the
-	# same, and -v says so
-	train -v --ngram 4 --discount-fallback --memory 24M --temp-dir tmp -o lm.bin gen.tok 2>bin.err
-	grep -q 'more than --memory (24.0 MiB): in memory all the same, for the binary output$' bin.err
+	# the trie form is built on disk within the budget too, the bytes of
+	# the in-memory one
+	RSS=trie.rss peak_rss train -v --ngram 4 --discount-fallback --memory 24M --temp-dir tmp -o lm.bin gen.tok 2>trie.err
+	grep -q 'more than --memory (24.0 MiB): estimating on disk$' trie.err
 	train -q --convert mem.arpa -o mem.bin
 	cmp lm.bin mem.bin
+	tmp_empty
+	trie=$(cat trie.rss)
+	echo "peak RSS: the trie form, --memory 24M $trie KiB" >&2
+	if [ -z "${SANITIZE:-}" ]; then
+		[ "$trie" -le $(((24 + 12) * 1024)) ]
+	fi
+	# the probing form needs the model in memory: estimated there all the
+	# same, and -v says so
+	train -v --ngram 4 --discount-fallback --memory 24M --format probing --temp-dir tmp -o lm.probing gen.tok 2>bin.err
+	grep -q 'more than --memory (24.0 MiB): in memory all the same, for the probing form$' bin.err
+	train -q --convert mem.arpa --format probing -o mem.probing
+	cmp lm.probing mem.probing
 	tmp_empty
 }

@@ -163,6 +163,11 @@ arpa_field() {
 	xzcat big.tok.xz | LLRNN_NGRAM_SORT=1000 train --ngram 5 --memory 1G --temp-dir var \
 		-o big.arpa.gz 2>big.err
 	grep -q 'sorted on disk' big.err
+	xzcat big.tok.xz | LLRNN_NGRAM_SORT=1000 train --ngram 5 --memory 1G --temp-dir var \
+		-o big.bin 2>big.err
+	grep -q 'sorted on disk' big.err
+	score -m big.bin test.tok 2>/dev/null | cmp - <(score -m big.arpa.gz test.tok 2>/dev/null)
+	[ -z "$(ls -A var)" ]
 	train --convert big.arpa.gz --format probing -o big.probing 2>/dev/null
 	[ "$(tar xOf big.probing meta | sed -n 's/^order=//p')" = 5 ] || tar xOf big.probing meta | head -20 >&2
 	mandoc -Tlint -W warning "$TOP/man/train.1" "$TOP/man/score.1" "$TOP/man/gen.1"

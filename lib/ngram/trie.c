@@ -225,18 +225,23 @@ static void meta_prefix(const char *prefix, char *out, size_t cap)
 			*p = '.';
 }
 
-/* The meta keys of m's sizes: <prefix>order, <prefix>ngram.N. */
-int llr_ngram_meta(const llr_ngram *m, llr_meta *meta, const char *prefix)
+int llr_ngram_meta_counts(llr_meta *meta, const char *prefix, int order, const int64_t *count)
 {
 	char kp[32], key[64];
 	meta_prefix(prefix, kp, sizeof kp);
 	snprintf(key, sizeof key, "%sorder", kp);
-	int rc = llr_meta_setf(meta, key, "%d", m->order);
-	for (int n = 1; n <= m->order && rc == LLR_OK; n++) {
+	int rc = llr_meta_setf(meta, key, "%d", order);
+	for (int n = 1; n <= order && rc == LLR_OK; n++) {
 		snprintf(key, sizeof key, "%sngram.%d", kp, n);
-		rc = llr_meta_setf(meta, key, "%lld", (long long)m->count[n - 1]);
+		rc = llr_meta_setf(meta, key, "%lld", (long long)count[n - 1]);
 	}
 	return rc;
+}
+
+/* The meta keys of m's sizes: <prefix>order, <prefix>ngram.N. */
+int llr_ngram_meta(const llr_ngram *m, llr_meta *meta, const char *prefix)
+{
+	return llr_ngram_meta_counts(meta, prefix, m->order, m->count);
 }
 
 int llr_ngram_put_members(llr_tensor_writer *w, const llr_ngram *m, const char *prefix, llr_err *err)
@@ -264,17 +269,22 @@ int llr_ngram_put_members(llr_tensor_writer *w, const llr_ngram *m, const char *
 	return rc;
 }
 
-int llr_ngram_save(const llr_ngram *m, const char *path, llr_err *err)
+llr_tensor_writer *llr_ngram_writer_open(const char *path, int order, const int64_t *count, llr_err *err)
 {
 	llr_meta *meta = llr_meta_new();
-	if (!meta)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (llr_ngram_meta(m, meta, "") != LLR_OK) {
+	if (!meta || llr_ngram_meta_counts(meta, "", order, count) != LLR_OK) {
 		llr_meta_free(meta);
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return NULL;
 	}
 	llr_tensor_writer *w = llr_tw_open(path, "ngram", meta, err);
 	llr_meta_free(meta);
+	return w;
+}
+
+int llr_ngram_save(const llr_ngram *m, const char *path, llr_err *err)
+{
+	llr_tensor_writer *w = llr_ngram_writer_open(path, m->order, m->count, err);
 	if (!w)
 		return llr_err_code(err, LLR_EIO);
 	int rc = llr_ngram_put_members(w, m, "", err);

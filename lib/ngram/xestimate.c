@@ -56,6 +56,8 @@ typedef struct xest {
 	double *p1;
 	float *logp1;
 	llr_ngram_disk_stats *st;
+	int trie; /* the trie form, not ARPA: each level's lines to lines[n] */
+	llr_xsort *lines[LLR_NGRAM_MAX_ORDER + 1]; /* words, log10 p, log10 backoff */
 } xest;
 
 static size_t kw(int n)
@@ -361,12 +363,39 @@ static int interpolate(xest *x, int n, llr_xsort *G, llr_xsort *plo, llr_xsort *
 	return rc;
 }
 
-/* The ARPA lines of level n: from p (or the unigrams at n = 1) and the
+/* A line of level n: to the ARPA file, or (the trie form) to level n's
+ * stream of lines, which comes out in the trie's order. */
+static int put_line(xest *x, llr_arpa_out *out, int n, const void *key, float logp, float bo, llr_err *err)
+{
+	if (!x->trie) {
+		int rc = llr_arpa_out_line(out, n, key, logp, bo);
+		if (rc == LLR_ENOMEM)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		if (rc == LLR_EIO) {
+			int e = llr_arpa_out_errno(out);
+			return llr_err_set(err, LLR_EIO, "%s: %s%s", llr_arpa_out_name(out), e ? strerror(e) : "write failed",
+			                   llr_arpa_out_name(out) == x->cfg.dir ? " (standard output is held there until the end)" : "");
+		}
+		return rc;
+	}
+	uint64_t rec[LLR_NGRAM_MAX_ORDER / 2 + 2];
+	memset(rec, 0, sizeof rec);
+	memcpy(rec, key, (size_t)n * 4);
+	memcpy((char *)rec + kw(n), &logp, 4);
+	memcpy((char *)rec + kw(n) + 4, &bo, 4);
+	return llr_xsort_run_put(x->lines[n], rec, err);
+}
+
+/* The lines of level n: from p (or the unigrams at n = 1) and the
  * backoffs of G (contexts of level n+1; NULL at the highest order). */
 static int write_level(xest *x, llr_arpa_out *out, int n, llr_xsort *p, llr_xsort *G, llr_err *err)
 {
 	const void *g = NULL, *r;
-	int hg = 0, rc = llr_arpa_out_section(out, n);
+	int hg = 0, rc = LLR_OK;
+	if (!x->trie)
+		rc = llr_arpa_out_section(out, n);
+	else if (!(x->lines[n] = x_new(x, 8, n, lex_cols, n, NULL, err)))
+		rc = llr_err_code(err, LLR_ENOMEM);
 	if (rc == LLR_OK && G && (rc = llr_xsort_rewind(G, err)) == LLR_OK && (hg = llr_xsort_next(G, &g, err)) < 0)
 		rc = hg;
 	if (rc == LLR_OK && p)
@@ -395,16 +424,11 @@ static int write_level(xest *x, llr_arpa_out *out, int n, llr_xsort *p, llr_xsor
 		uint32_t last = ((const uint32_t *)r)[n - 1];
 		if (hg == 1 && key_cmp(g, r, n) == 0 && last != EOS_ID && last != UNK_ID)
 			bo = (float)log10(getd(g, kw(n)));
-		rc = llr_arpa_out_line(out, n, r, logp, bo);
+		rc = put_line(x, out, n, r, logp, bo, err);
 		w++;
 	}
-	if (rc == LLR_ENOMEM)
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	if (rc == LLR_EIO) {
-		int e = llr_arpa_out_errno(out);
-		return llr_err_set(err, LLR_EIO, "%s: %s%s", llr_arpa_out_name(out), e ? strerror(e) : "write failed",
-		                   llr_arpa_out_name(out) == x->cfg.dir ? " (standard output is held there until the end)" : "");
-	}
+	if (rc == LLR_OK && x->trie)
+		rc = llr_xsort_finish(x->lines[n], err);
 	return rc < 0 ? rc : LLR_OK;
 }
 
@@ -458,11 +482,84 @@ static int probabilities(xest *x, llr_arpa_out *out, llr_err *err)
 	return rc;
 }
 
+/* Level n of the trie form (trie.c's members, as llr_ngram_save writes
+ * them) from its stream of lines, each member gathered in a spool (its
+ * CRC goes before its bytes); the child ranges counted from level n+1's
+ * lines, in the same order, each n-gram after its prefix. */
+static int trie_level(xest *x, llr_tensor_writer *w, int n, llr_err *err)
+{
+	static const char *const what[4] = {"word", "logp", "backoff", "child"};
+	const llr_dtype dt[4] = {LLR_I32, LLR_F32, LLR_F32, LLR_I64};
+	const int want[4] = {n > 1, 1, n < x->N, n < x->N};
+	llr_xsort *hi = n < x->N ? x->lines[n + 1] : NULL;
+	llr_tw_spool *sp[4] = {NULL};
+	int rc = LLR_OK, more = 0, hc = 0;
+	for (int i = 0; i < 4 && rc == LLR_OK; i++)
+		if (want[i] && !(sp[i] = llr_tw_spool_new(x->cfg.dir, dt[i], x->kept[n - 1] + (i == 3), err)))
+			rc = llr_err_code(err, LLR_ENOMEM);
+	const void *r, *c = NULL;
+	if (rc == LLR_OK)
+		rc = llr_xsort_rewind(x->lines[n], err);
+	if (rc == LLR_OK && hi && (rc = llr_xsort_rewind(hi, err)) == LLR_OK && (hc = llr_xsort_next(hi, &c, err)) < 0)
+		rc = hc;
+	int64_t at = 0; /* the next n+1-gram's index */
+	while (rc == LLR_OK && (more = llr_xsort_next(x->lines[n], &r, err)) == 1) {
+		int32_t word = (int32_t)((const uint32_t *)r)[n - 1];
+		const char *v = (const char *)r + kw(n); /* log10 p, log10 backoff */
+		if (sp[0])
+			rc = llr_tw_spool_add(sp[0], &word, err);
+		if (rc == LLR_OK)
+			rc = llr_tw_spool_add(sp[1], v, err);
+		if (rc == LLR_OK && sp[2])
+			rc = llr_tw_spool_add(sp[2], v + 4, err);
+		if (rc == LLR_OK && sp[3])
+			rc = llr_tw_spool_add(sp[3], &at, err);
+		for (; rc == LLR_OK && hc == 1 && key_cmp(c, r, n) == 0; at++)
+			hc = llr_xsort_next(hi, &c, err);
+		if (hc < 0)
+			rc = hc;
+	}
+	if (rc == LLR_OK && more < 0)
+		rc = more;
+	if (rc == LLR_OK && hc == 1) /* KN keeps every prefix; pruning is checked to keep them (llr_kn_check) */
+		rc = llr_err_set(err, LLR_EINVAL, "a %d-gram without its prefix among the %d-grams: no trie", n + 1, n);
+	if (rc == LLR_OK && sp[3])
+		rc = llr_tw_spool_add(sp[3], &at, err);
+	for (int i = 0; i < 4 && rc == LLR_OK; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%d/%s", n, what[i]);
+		if (sp[i])
+			rc = llr_tw_put_spool(w, name, sp[i], err);
+	}
+	for (int i = 0; i < 4; i++)
+		llr_tw_spool_free(sp[i]);
+	return rc;
+}
+
+/* The trie form to path from the levels' lines, freed as they are done. */
+static int write_trie(xest *x, const char *path, const llr_strmap *vocab, llr_err *err)
+{
+	llr_tensor_writer *w = llr_ngram_writer_open(path, x->N, x->kept, err);
+	if (!w)
+		return llr_err_code(err, LLR_EIO);
+	int rc = llr_lex_put_names(w, "vocab", vocab, err);
+	for (int n = 1; n <= x->N && rc == LLR_OK; n++) {
+		rc = trie_level(x, w, n, err);
+		x_done(x, &x->lines[n]);
+	}
+	if (rc != LLR_OK) {
+		llr_tw_abort(w);
+		return rc;
+	}
+	return llr_tw_close(w, err);
+}
+
 /* What stays in memory besides the sorts: the vocabulary, the unigrams
  * and the stream buffers (of iobuf bytes each). */
 static size_t x_fixed(const xest *x, size_t vocab_bytes, size_t iobuf)
 {
-	return vocab_bytes + (size_t)x->V * 20 + (size_t)(2 * x->cfg.fanin + x->N + 6) * iobuf;
+	size_t trie = x->trie ? (size_t)(x->N + 1) * iobuf + 4 * LLR_TW_SPOOL_BYTES : 0; /* the lines, the spools */
+	return vocab_bytes + (size_t)x->V * 20 + (size_t)(2 * x->cfg.fanin + x->N + 6) * iobuf + trie;
 }
 
 /* The least budget at stream buffers of iobuf bytes: x_fixed and a sort
@@ -472,12 +569,13 @@ static size_t x_least(const xest *x, size_t vocab_bytes, size_t iobuf)
 	return x_fixed(x, vocab_bytes, iobuf) + ((size_t)x->V + 1) * 4 + 2 * 4096 * (kw(x->N) + 24);
 }
 
-int llr_ngram_estimate_arpa(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, double *discounts, llr_ngram_disk_stats *st,
-                            llr_err *err)
+static int estimate_disk(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, int trie, double *discounts,
+                         llr_ngram_disk_stats *st, llr_err *err)
 {
 	xest x;
 	llr_ngram_disk_stats st0;
 	memset(&x, 0, sizeof x);
+	x.trie = trie;
 	x.st = st ? st : &st0;
 	memset(x.st, 0, sizeof *x.st);
 	x.o = o;
@@ -511,21 +609,27 @@ int llr_ngram_estimate_arpa(llr_ngram_counter *c, const llr_kn_opts *o, const ch
 	if ((rc = prepare(&x, counts, discounts, err)) != LLR_OK)
 		goto done;
 	x_done(&x, &counts);
-	llr_arpa_out *out = llr_arpa_out_open(path, x.cfg.dir, x.N, x.kept, vocab, err);
-	if (!out) {
-		rc = llr_err_code(err, LLR_EIO);
-		goto done;
+	if (trie) {
+		if ((rc = probabilities(&x, NULL, err)) == LLR_OK)
+			rc = write_trie(&x, path, vocab, err);
+	} else {
+		llr_arpa_out *out = llr_arpa_out_open(path, x.cfg.dir, x.N, x.kept, vocab, err);
+		if (!out) {
+			rc = llr_err_code(err, LLR_EIO);
+			goto done;
+		}
+		rc = probabilities(&x, out, err);
+		int rc2 = llr_arpa_out_close(out, rc == LLR_OK, err);
+		if (rc == LLR_OK)
+			rc = rc2;
 	}
-	rc = probabilities(&x, out, err);
-	int rc2 = llr_arpa_out_close(out, rc == LLR_OK, err);
-	if (rc == LLR_OK)
-		rc = rc2;
 	memcpy(x.st->count, x.kept, sizeof x.kept);
 done:
 	x_done(&x, &counts);
 	for (int n = 0; n <= LLR_NGRAM_MAX_ORDER; n++) {
 		x_done(&x, &x.lev[n]);
 		x_done(&x, &x.bos[n]);
+		x_done(&x, &x.lines[n]);
 	}
 	free(x.adj1);
 	free(x.p1);
@@ -533,4 +637,16 @@ done:
 	llr_strmap_free(vocab);
 	LLR_ASSERT(rc <= 0); /* a stream's 1 ("a record") never escapes */
 	return rc;
+}
+
+int llr_ngram_estimate_arpa(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, double *discounts, llr_ngram_disk_stats *st,
+                            llr_err *err)
+{
+	return estimate_disk(c, o, path, 0, discounts, st, err);
+}
+
+int llr_ngram_estimate_trie(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, double *discounts, llr_ngram_disk_stats *st,
+                            llr_err *err)
+{
+	return estimate_disk(c, o, path, 1, discounts, st, err);
 }

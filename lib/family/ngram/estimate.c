@@ -148,31 +148,35 @@ static int disk_setup(const llr_train_args *a, llr_ngram_disk *d, llr_err *err)
 }
 
 /* Estimate the counts of c, written to -o: in memory, or on disk (ARPA
- * only) when they went there or when estimating them in memory would
- * pass --memory (a binary output is estimated in memory all the same). */
+ * or the trie form) when they went there or when estimating them in
+ * memory would pass --memory (the probing form is built in memory: it is
+ * estimated in memory all the same, and refused when the counts went to
+ * disk). */
 static int estimate_counts(const llr_train_args *a, llr_ngram_counter *c, const llr_kn_opts *kn, int64_t *count, double *D, llr_err *err)
 {
-	const char *out = llr_train_args_str(a, "o");
+	const char *out = llr_train_args_str(a, "o"), *form = llr_train_args_str(a, "format");
 	int arpa = !out || !strcmp(out, "-") || is_arpa_name(out), verbose = (int)llr_train_args_int(a, "verbose");
+	int probing = !arpa && form && !strcmp(form, "probing");
 	size_t budget = (size_t)llr_train_args_int(a, "memory");
 	int spilled = llr_ngram_counter_spilled(c), disk = spilled;
 	if (!disk) {
 		size_t need = llr_ngram_estimate_bytes(c, kn);
-		disk = arpa && need > budget;
+		disk = !probing && need > budget;
 		if (verbose)
 			llr_train_note(a, "estimating in memory takes at most %.1f MiB, %s --memory (%.1f MiB): %s", (double)need / (1 << 20),
 			               need > budget ? "more than" : "within", (double)budget / (1 << 20),
-			               disk ? "estimating on disk" : need > budget ? "in memory all the same, for the binary output" : "estimating in memory");
+			               disk ? "estimating on disk" : need > budget ? "in memory all the same, for the probing form" : "estimating in memory");
 	} else if (verbose) {
 		llr_train_note(a, "the counts outgrew --memory: estimating on disk");
 	}
 	if (disk) {
-		if (!arpa)
+		if (probing)
 			return llr_err_set(err, LLR_ERANGE,
-			                   "%s: the counts outgrew --memory and were sorted on disk, which writes ARPA only (-o FILE.arpa, then train --convert FILE.arpa -o %s)",
+			                   "%s: the counts outgrew --memory and were sorted on disk, where the probing form cannot be built (it is a hash table "
+			                   "in memory): write the trie form (--format trie) or ARPA, then train --convert FILE --format probing -o %s",
 			                   out, out);
 		llr_ngram_disk_stats st;
-		int rc = llr_ngram_estimate_arpa(c, kn, out, D, &st, err);
+		int rc = (arpa ? llr_ngram_estimate_arpa : llr_ngram_estimate_trie)(c, kn, out, D, &st, err);
 		if (rc == LLR_OK && !llr_train_args_int(a, "quiet"))
 			llr_train_note(a, "counts %ssorted on disk: %llu runs, %llu merge passes, at most %.1f MiB of temporary files",
 			               spilled ? "beyond --memory " : "", (unsigned long long)st.runs, (unsigned long long)st.passes, (double)st.disk / (1 << 20));
@@ -216,13 +220,21 @@ static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, in
 	return rc;
 }
 
+/* --format names a binary form: refused with an ARPA output, before any
+ * counting. */
+static int check_form(const llr_train_args *a, llr_err *err)
+{
+	const char *out = llr_train_args_str(a, "o");
+	if ((!out || !strcmp(out, "-") || is_arpa_name(out)) && llr_train_args_given(a, "format"))
+		return llr_train_usage_err(err, "--format: for a binary output (-o FILE not ending in .arpa)");
+	return LLR_OK;
+}
+
 /* m to -o: ARPA text by its name, else the --format binary. */
 static int write_model(const llr_train_args *a, const llr_ngram *m, llr_err *err)
 {
 	const char *out = llr_train_args_str(a, "o"), *form = llr_train_args_str(a, "format");
 	int arpa = !out || !strcmp(out, "-") || is_arpa_name(out);
-	if (arpa && llr_train_args_given(a, "format"))
-		return llr_train_usage_err(err, "--format: for a binary output (-o FILE not ending in .arpa)");
 	if (arpa)
 		return llr_ngram_write_arpa(m, out, err);
 	return form && !strcmp(form, "probing") ? llr_ngram_save_probing(m, out, err) : llr_ngram_save(m, out, err);
@@ -239,6 +251,8 @@ static int convert(const llr_train_args *a, llr_err *err)
 		return llr_train_usage_err(err, "--convert: --prune, --memory, --temp-dir and --discount-fallback are for estimation");
 	if (!out)
 		return llr_train_usage_err(err, "--convert: -o FILE is required");
+	if (check_form(a, err) < 0)
+		return LLR_EUSAGE;
 	double t0 = now();
 	llr_ngram *m;
 	int rc = llr_ngram_load(in, &m, err);
@@ -259,6 +273,8 @@ static int estimate(llr_train_args *a, llr_err *err)
 {
 	if (llr_train_args_given(a, "convert"))
 		return convert(a, err);
+	if (check_form(a, err) < 0)
+		return LLR_EUSAGE;
 	int order = (int)llr_train_args_int(a, "ngram");
 	llr_kn_opts kn;
 	llr_kn_opts_init(&kn);
