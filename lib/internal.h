@@ -639,6 +639,21 @@ void llr_fsa_free(llr_fsa *a);
 llr_fsa *llr_fsa_grammar(const char *path, const llr_strmap *vocab, llr_err *err);
 llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, const llr_strmap *vocab, llr_err *err);
 const char *llr_fsa_grammar_source(const llr_fsa *a, size_t *len);
+/* The intersection of a and b (meet.c): the sentences both accept,
+ * weighted by b alone (a is read as the support of its language: gen's
+ * constraint on a model trained under a, whose distribution holds a's
+ * weights already).  Its states are pairs of theirs, made when reached,
+ * as a grammar's are; its distances to a final state come from a
+ * search over pairs, exact when neither is a grammar (with a grammar
+ * it looks at most 16384 pairs, and what it does not find is taken as
+ * absent); its queries are thread-safe.  a and b are borrowed (they
+ * must outlive it), over one vocabulary, and not intersections.
+ * Errors: LLR_EFORMAT when they share no sentence (or, with a grammar,
+ * when the search finds none), LLR_EINVAL for two vocabularies, a
+ * grammar's errors, LLR_ENOMEM.  The caller frees with llr_fsa_free.
+ * llr_fsa_meet_support: a of an intersection, NULL for another kind. */
+llr_fsa *llr_fsa_meet(const llr_fsa *a, const llr_fsa *b, llr_err *err);
+const llr_fsa *llr_fsa_meet_support(const llr_fsa *d);
 /* Make state q's allowed set ready: after LLR_OK the queries on q do
  * not fail.  Always LLR_OK for an automaton; a grammar's state is
  * expanded here, which may fail (LLR_ENOMEM, LLR_ERANGE: too ambiguous),

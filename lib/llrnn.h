@@ -381,8 +381,10 @@ typedef struct llr_gen_opts {
 	 * drawn.  Word-level language models only; generation is then
 	 * closed (no unseen words).  A model trained under an automaton
 	 * background is held to its own automaton so without these (not
-	 * reweighted: its distribution holds the weights), and refuses
-	 * them (LLR_EINVAL from llr_gen_new). */
+	 * reweighted: its distribution holds the weights); with one of
+	 * them, to the intersection of its automaton with it, masked and
+	 * weighted by the given one alone (LLR_EFORMAT from llr_gen_new
+	 * when the two share no sentence). */
 	const char *fsa;
 	const char *regex;
 	const char *grammar;
@@ -2700,8 +2702,11 @@ typedef struct llr_search_opts {
 	 * it allows in the hypothesis' state (</s> in a final state),
 	 * weighted by their arcs and renormalised over them; an expansion
 	 * is kept only when a final state stays reachable within max_len,
-	 * as under a model's own automaton.  LLR_EINVAL when a model has
-	 * its own automaton (llr_encdec_set_fsa). */
+	 * as under a model's own automaton.  When the first model has its
+	 * own automaton (llr_encdec_set_fsa), the mask must be the
+	 * intersection of that automaton with another (llr_fsa_meet, gen
+	 * --fsa on such a model: weighted by the other alone), else
+	 * LLR_EINVAL; the other models' automata mask through their log p. */
 	const llr_fsa *mask;
 } llr_search_opts;
 

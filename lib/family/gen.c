@@ -56,20 +56,44 @@ static int grammar_init(llr_gen *g, llr_err *err)
 	return LLR_OK;
 }
 
+/* The constraint of o.fsa, o.regex or o.grammar over the vocabulary fv,
+ * as an llr_fsa, into g->fsa.mine. */
+static int constraint_read(llr_gen *g, llr_err *err)
+{
+	const llr_gen_opts *o = &g->o;
+	g->fsa.mine = o->fsa ? llr_fsa_read(o->fsa, g->fsa.fv, err)
+	            : o->regex ? llr_fsa_regex(o->regex, g->fsa.fv, err) : llr_fsa_grammar(o->grammar, g->fsa.fv, err);
+	return g->fsa.mine ? LLR_OK : llr_err_code(err, LLR_EFORMAT);
+}
+
+/* The constraint of o.fsa, o.regex or o.grammar intersected with own,
+ * the automaton the model was trained under, into g->fsa.both, and
+ * what messages call it; an empty intersection refused, naming both. */
+static int meet_init(llr_gen *g, const llr_fsa *own, llr_err *err)
+{
+	size_t len;
+	const char *mine = g->o.fsa ? "--fsa" : g->o.regex ? "--regex" : "--grammar";
+	const char *ownk = llr_fsa_grammar_source(own, &len) ? "grammar" : "automaton";
+	int rc = constraint_read(g, err);
+	if (rc < 0)
+		return rc;
+	if (!(g->fsa.both = llr_fsa_meet(own, g->fsa.mine, err)))
+		return llr_err_prefix(err, "%s: the model's %s and %s", g->m->path, ownk, mine);
+	snprintf(g->fsa.what, sizeof g->fsa.what, "intersection of the model's %s and the %s", ownk,
+	         g->o.fsa ? "automaton" : g->o.regex ? "regular expression" : "grammar");
+	g->fsa.a = g->fsa.both;
+	return LLR_OK;
+}
+
 /* gen.h's fsa: the automaton of o.fsa or o.regex, the grammar of
  * o.grammar, or the automaton background the model was trained under,
- * over the model's vocabulary, as the family names its words.  The
- * model's own automaton is not intersected with another: refused. */
+ * over the model's vocabulary, as the family names its words; with both
+ * the model's and one of o's, their intersection.  A source family's
+ * search follows its own automaton by itself. */
 static int fsa_init(llr_gen *g, llr_err *err)
 {
 	const llr_fsa *own = g->ops->automaton ? g->ops->automaton(g) : NULL;
-	if (own && constrained(&g->o))
-		return llr_err_set(err, LLR_EINVAL,
-		                   "%s: the model was trained under an automaton background, which gen follows without being told; "
-		                   "--fsa, --regex and --grammar do not combine with it (intersect the two languages into one automaton "
-		                   "and train under it)",
-		                   g->m->path);
-	if (!constrained(&g->o) && !own)
+	if (!constrained(&g->o) && (!own || g->ops->source))
 		return LLR_OK;
 	llr_model_info info;
 	llr_model_describe(g->m, &info);
@@ -89,20 +113,21 @@ static int fsa_init(llr_gen *g, llr_err *err)
 	if (g->fsa.eos < 0)
 		return llr_err_set(err, LLR_EINVAL, "%s: the vocabulary has no %s", g->m->path, LLR_EOS);
 	g->fsa.unk = llr_strmap_get(g->fsa.fv, LLR_UNK, strlen(LLR_UNK));
-	if (own) {
+	int rc = LLR_OK;
+	if (own && constrained(&g->o)) {
+		rc = meet_init(g, own, err);
+	} else if (own) {
 		g->fsa.a = own;
 		g->fsa.own = 1;
 		g->o.max_len = g->fsa.max_len + 1; /* as llr_gen_new does for --fsa */
 	} else if (g->o.grammar) {
 		return grammar_init(g, err);
-	} else {
-		g->fsa.a = g->fsa.mine =
-		    g->o.fsa ? llr_fsa_read(g->o.fsa, g->fsa.fv, err) : llr_fsa_regex(g->o.regex, g->fsa.fv, err);
-		if (!g->fsa.a)
-			return llr_err_code(err, LLR_EFORMAT);
+	} else if ((rc = constraint_read(g, err)) >= 0) {
+		g->fsa.a = g->fsa.mine;
 	}
-	g->fsa.q0 = llr_fsa_start(g->fsa.a);
-	return LLR_OK;
+	if (rc >= 0)
+		g->fsa.q0 = llr_fsa_start(g->fsa.a);
+	return rc;
 }
 
 int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err)
@@ -153,6 +178,7 @@ void llr_gen_free(llr_gen *g)
 		return;
 	if (g->state)
 		g->ops->free(g->state);
+	llr_fsa_free(g->fsa.both); /* before the automaton it borrows */
 	llr_fsa_free(g->fsa.mine);
 	llr_gbnf_tok_free(g->fsa.gt);
 	llr_gbnf_free(g->fsa.gr);
@@ -224,6 +250,8 @@ static int fsa_is_grammar(const llr_gen *g)
 /* The constraint as messages name it. */
 static const char *fsa_what(const llr_gen *g)
 {
+	if (g->fsa.both)
+		return g->fsa.what;
 	if (g->fsa.own)
 		return fsa_is_grammar(g) ? "model's grammar" : "model's automaton";
 	return g->fsa.gt ? "grammar" : "automaton";
@@ -252,7 +280,7 @@ static int fsa_prefix(llr_gen *g, llr_err *err)
 	int32_t d = fsa_dist(g, q, g->fsa.max_len, err);
 	if (d < 0)
 		return d;
-	if (d > g->fsa.max_len && fsa_is_grammar(g)) /* a grammar's search gives no length beyond max_len */
+	if (d > g->fsa.max_len && (fsa_is_grammar(g) || g->fsa.both)) /* their searches give no length beyond max_len */
 		return llr_err_set(err, LLR_EINVAL, "no accepting state is reachable within --max-len %d: every sentence of the %s%s needs more words",
 		                   g->fsa.max_len, what, g->pre.n ? " after the prefix" : "");
 	if (d > g->fsa.max_len)

@@ -37,8 +37,10 @@ typedef struct llr_gen_hyp {
  * (a source family's; source: start's sentence is a source, and the
  * results have no per-token log p).  automaton is the automaton
  * background the model was trained under (featurize --background fsa:,
- * regex: or grammar:), over the ids of word, owned by the model; NULL:
- * none.
+ * regex: or grammar:; an encoder-decoder's train --output-fsa, the
+ * first model's), over the ids of word, owned by the model; NULL: none.
+ * llr_gen follows it (a source family's search follows it by itself),
+ * and intersects it with gen's --fsa, --regex or --grammar.
  * sample, beam, features, note, ensemble and automaton may be NULL. */
 typedef struct llr_gen_ops {
 	int (*init)(llr_gen *g, llr_err *err);
@@ -71,15 +73,18 @@ struct llr_gen {
 	size_t nres, rescap;
 	/* With an automaton (o.fsa or o.regex, read into mine; or own, the
 	 * model's automaton background, whose weights are already in the
-	 * model's distribution) or a grammar (o.grammar, gr and its
-	 * recogniser over the vocabulary gt; o.max_len is then one more
+	 * model's distribution; or both, the intersection of the model's
+	 * with mine, o.fsa's, o.regex's or o.grammar's, weighted by mine
+	 * alone, which messages call what) or a grammar (o.grammar, gr and
+	 * its recogniser over the vocabulary gt; o.max_len is then one more
 	 * than asked, for the </s> after max_len words): the automaton a
 	 * over the vocabulary fv (V words, </s> at eos, <unk> at unk or
 	 * -1), its state after the prefix, the max_len asked, and scratch
 	 * for a state's allowed tokens (V each). */
 	struct {
 		const llr_fsa *a;
-		llr_fsa *mine;
+		llr_fsa *mine, *both;
+		char what[80];
 		int own;
 		struct llr_gbnf *gr;
 		struct llr_gbnf_tok *gt;

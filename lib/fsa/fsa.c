@@ -13,8 +13,8 @@
  * token takes (what "." and "[^ ...]" of a
  * regular expression leave after the subset construction), so "any
  * token" costs one arc and not V.  The queries hand an automaton that
- * carries a grammar to gbnffsa.c.  Not here: the file and pattern
- * readers (fstext.c, regex.c).
+ * carries a grammar to gbnffsa.c, an intersection to meet.c.  Not
+ * here: the file and pattern readers (fstext.c, regex.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -158,6 +158,7 @@ void llr_fsa_free(llr_fsa *d)
 	free(d->final);
 	free(d->dist);
 	fsa_gram_free(d->gram);
+	fsa_meet_free(d->meet);
 	free(d);
 }
 
@@ -601,6 +602,8 @@ int32_t llr_fsa_states(const llr_fsa *d)
 {
 	if (d->gram)
 		return fsa_gram_states(d);
+	if (d->meet)
+		return fsa_meet_states(d);
 	return d->n;
 }
 
@@ -620,6 +623,8 @@ int32_t llr_fsa_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 		return -1;
 	if (d->gram)
 		return fsa_gram_next(d, q, x, logw);
+	if (d->meet)
+		return fsa_meet_next(d, q, x, logw);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	int32_t lo = d->off[q], hi = d->off[q + 1];
 	while (lo < hi) {
@@ -643,6 +648,8 @@ int32_t llr_fsa_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int
 {
 	if (d->gram)
 		return fsa_gram_arcs(d, q, lab, dst, logw);
+	if (d->meet)
+		return fsa_meet_arcs(d, q, lab, dst, logw);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	*lab = d->lab + d->off[q];
 	*dst = d->dst + d->off[q];
@@ -654,6 +661,8 @@ int32_t llr_fsa_default(const llr_fsa *d, int32_t q, float *logw)
 {
 	if (d->gram)
 		return fsa_gram_default(d, q, logw);
+	if (d->meet)
+		return fsa_meet_default(d, q, logw);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	if (logw)
 		*logw = d->deflogw[q];
@@ -664,6 +673,8 @@ float llr_fsa_final(const llr_fsa *d, int32_t q)
 {
 	if (d->gram)
 		return fsa_gram_final(d, q);
+	if (d->meet)
+		return fsa_meet_final(d, q);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	return d->final[q];
 }
@@ -672,6 +683,8 @@ int32_t llr_fsa_dist(const llr_fsa *d, int32_t q)
 {
 	if (d->gram)
 		return fsa_gram_dist(d, q);
+	if (d->meet)
+		return fsa_meet_dist(d, q);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	return d->dist[q];
 }
@@ -680,6 +693,8 @@ int32_t llr_fsa_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err 
 {
 	if (d->gram)
 		return fsa_gram_dist_within(d, q, limit, err);
+	if (d->meet)
+		return fsa_meet_dist_within(d, q, limit, err);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	return d->dist[q];
 }

@@ -2,7 +2,8 @@
  * fsa.h - private to lib/fsa: the nondeterministic automaton over
  * vocabulary ids that the OpenFst text reader (fstext.c) and the regular
  * expression compiler (regex.c) build, and its determinisation into an
- * llr_fsa (fsa.c), and the grammar kind of llr_fsa (gbnffsa.c).  Not API: the rest of the library sees llr_fsa
+ * llr_fsa (fsa.c), and the grammar and intersection kinds of llr_fsa
+ * (gbnffsa.c, meet.c).  Not API: the rest of the library sees llr_fsa
  * (lib/internal.h).
  */
 #ifndef LLR_FSA_PRIV_H
@@ -24,6 +25,9 @@ struct llr_fsa {
 	/* NULL, or a grammar (gbnffsa.c): then the fields above but V, eos
 	 * and bos are unused, and the queries are the grammar's */
 	struct fsa_gram *gram;
+	/* NULL, or the intersection of two automata (meet.c): then only V,
+	 * eos, bos and start are used here, and the queries are the meet's */
+	struct fsa_meet *meet;
 };
 
 /* The grammar kind (gbnffsa.c): fsa.c's queries when d->gram is set.
@@ -39,6 +43,18 @@ int32_t fsa_gram_default(const llr_fsa *d, int32_t q, float *logw);
 float fsa_gram_final(const llr_fsa *d, int32_t q);
 int32_t fsa_gram_dist(const llr_fsa *d, int32_t q);
 int32_t fsa_gram_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err);
+
+/* The intersection kind (meet.c): fsa.c's queries when d->meet is set. */
+typedef struct fsa_meet fsa_meet;
+void fsa_meet_free(fsa_meet *m);
+int fsa_meet_ready(const llr_fsa *d, int32_t q, llr_err *err);
+int32_t fsa_meet_states(const llr_fsa *d);
+int32_t fsa_meet_next(const llr_fsa *d, int32_t q, int32_t x, float *logw);
+int32_t fsa_meet_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw);
+int32_t fsa_meet_default(const llr_fsa *d, int32_t q, float *logw);
+float fsa_meet_final(const llr_fsa *d, int32_t q);
+int32_t fsa_meet_dist(const llr_fsa *d, int32_t q);
+int32_t fsa_meet_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err);
 
 /* An arc's label: a vocabulary id (>= 0), epsilon, or a class of
  * tokens (FSA_CLASS(k), class k of the automaton). */

@@ -32,6 +32,7 @@ int llr_fsa_meta(const llr_fsa *d, llr_meta *m)
 {
 	int rc;
 	size_t len;
+	LLR_ASSERT(!d->meet); /* an intersection is gen's, never stored */
 	if (llr_fsa_grammar_source(d, &len))
 		return llr_meta_setf(m, "fsa.grammar", "%zu", len);
 	if ((rc = llr_meta_setf(m, "fsa.states", "%d", d->n)) < 0 || (rc = llr_meta_setf(m, "fsa.arcs", "%d", d->off[d->n])) < 0)
@@ -42,6 +43,7 @@ int llr_fsa_meta(const llr_fsa *d, llr_meta *m)
 int llr_fsa_write(llr_tensor_writer *w, const llr_fsa *d, llr_err *err)
 {
 	size_t len;
+	LLR_ASSERT(!d->meet);
 	const char *text = llr_fsa_grammar_source(d, &len);
 	if (text)
 		return llr_tw_put_text(w, "fsa/grammar", text, len, err);

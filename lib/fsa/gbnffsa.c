@@ -214,6 +214,8 @@ static int gram_set_make(const llr_fsa *d, int32_t q, llr_err *err)
 
 int llr_fsa_ready(const llr_fsa *d, int32_t q, llr_err *err)
 {
+	if (d->meet)
+		return fsa_meet_ready(d, q, err);
 	if (!d->gram)
 		return LLR_OK;
 	fsa_gram *gm = d->gram;

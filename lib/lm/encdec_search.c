@@ -10,9 +10,10 @@
  * when a final state stays reachable within max_len (its state's
  * distance to one, then </s>), so every hypothesis can end in the
  * language; the others' automata mask through their log p.  A mask
- * (llr_search_opts.mask, the mask-only mode for models trained without
- * an automaton) takes the place of that automaton in the look-ahead, and
- * each step's log p is renormalised over the tokens it allows.  Not here: the
+ * (llr_search_opts.mask: the mask-only mode for models trained without
+ * an automaton, or its intersection with the first model's) takes the
+ * place of that automaton in the look-ahead, and each step's log p is
+ * renormalised over the tokens it allows.  Not here: the
  * network (lib/nn/encdec.c), sampling, reading or printing.
  */
 #include <math.h>
@@ -152,9 +153,8 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 	for (int m = 1; m < M; m++)
 		if (llr_encdec_cfg(models[m])->vocab != V)
 			return llr_err_set(err, LLR_EINVAL, "search: model %d has %d target words, model 1 has %d", m + 1, llr_encdec_cfg(models[m])->vocab, V);
-	for (int m = 0; o->mask && m < M; m++)
-		if (llr_encdec_fsa(models[m]))
-			return llr_err_set(err, LLR_EINVAL, "search: model %d has its own output automaton: a mask does not combine with it", m + 1);
+	if (o->mask && llr_encdec_fsa(models[0]) && llr_fsa_meet_support(o->mask) != llr_encdec_fsa(models[0]))
+		return llr_err_set(err, LLR_EINVAL, "search: model 1 has its own output automaton: a mask must be its intersection with it");
 	const llr_fsa *fsa = o->mask ? o->mask : llr_encdec_fsa(models[0]);
 	if (fsa && llr_fsa_dist(fsa, llr_fsa_start(fsa)) + 1 > L)
 		return llr_err_set(err, LLR_ERANGE, "no accepting state is reachable within --max-len %d: the shortest output of the automaton needs %d token%s and </s>",

@@ -54,15 +54,9 @@ static void egen_free(void *state)
 	free(q);
 }
 
-/* Model e joins the ensemble; under --fsa, not one trained under an
- * automaton. */
-static int add(egen *q, const llr_gen *g, llr_encdec_model *e, const char *path, llr_err *err)
+/* Model e joins the ensemble. */
+static int add(egen *q, llr_encdec_model *e, llr_err *err)
 {
-	if (g->o.fsa && llr_encdec_fsa(e->net))
-		return llr_err_set(err, LLR_EINVAL,
-		                   "%s: the model was trained under an output automaton, which gen follows without being told; "
-		                   "--fsa does not combine with it (intersect the two automata into one and train under it)",
-		                   path);
 	llr_encdec_model **ms = llr_reallocarray(q->models, (size_t)q->M + 1, sizeof *ms);
 	if (ms)
 		q->models = ms;
@@ -92,7 +86,7 @@ static int egen_init(llr_gen *g, llr_err *err)
 	q->res = llr_calloc((size_t)q->so.nbest, sizeof *q->res);
 	if (!q->hyps || !q->res)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
-	return add(q, g, llr_encdec_of(g->m), g->m->path, err);
+	return add(q, llr_encdec_of(g->m), err);
 }
 
 static int egen_ensemble(llr_gen *g, llr_model *other, llr_err *err)
@@ -107,7 +101,7 @@ static int egen_ensemble(llr_gen *g, llr_model *other, llr_err *err)
 		return llr_err_set(err, LLR_EINVAL,
 		                   "%s: its target vocabulary differs from the first model's: an ensemble needs one target vocabulary",
 		                   other->path);
-	return add(q, g, e, other->path, err);
+	return add(q, e, err);
 }
 
 /* The source's ids in model k's source vocabulary, then its </s>. */
@@ -146,7 +140,7 @@ static int egen_beam(llr_gen *g, llr_err *err)
 {
 	egen *q = g->state;
 	clear_hyps(q);
-	q->so.mask = g->fsa.a; /* --fsa's automaton (llr_gen_new), or NULL */
+	q->so.mask = g->fsa.a; /* --fsa's automaton, or its intersection with the first model's (llr_gen_new), or NULL */
 	int32_t eos = q->models[0]->lex->eos_id;
 	int rc = llr_encdec_search(q->nets, q->states, q->M, eos, &q->so, q->hyps, &q->nout, err);
 	if (rc < 0)
@@ -170,6 +164,14 @@ static int egen_beam(llr_gen *g, llr_err *err)
 	return LLR_OK;
 }
 
+/* The first model's output automaton (train --output-fsa), which its
+ * search follows and llr_gen intersects with --fsa. */
+static const llr_fsa *egen_automaton(const llr_gen *g)
+{
+	const egen *q = g->state;
+	return llr_encdec_fsa(q->nets[0]);
+}
+
 static const char *egen_word(const llr_gen *g, int32_t id)
 {
 	const egen *q = g->state;
@@ -183,5 +185,6 @@ const llr_gen_ops llr_encdec_gen_ops = {
 	.beam = egen_beam,
 	.word = egen_word,
 	.ensemble = egen_ensemble,
+	.automaton = egen_automaton,
 	.source = 1,
 };
