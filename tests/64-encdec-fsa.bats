@@ -5,7 +5,8 @@
 # output; training under one-primary-stress.fst refuses the references
 # it rejects (stream pair, file:line) or skips and counts them, as many
 # as an awk recogniser finds; greedy and beam outputs are checked by that
-# independent recogniser; over a finite language the model's
+# independent recogniser, and so are those of such a model under gen
+# --fsa (the intersection); over a finite language the model's
 # probabilities sum to 1 (enumerated with score); the model keeps the
 # automaton (fsa/ members under the CRC, --resume); and the bad-input
 # paths.  The normaliser itself is checked by hand and by finite
@@ -168,12 +169,33 @@ setup() {
 	[ "$(sed -n 2p pt | cut -f 1)" != -inf ]
 }
 
-@test "gen --fsa and score --fsa on an encoder-decoder: refused with a model trained under an automaton, foreign tokens listed; gen has no --regex there" {
-	run_err 1 "^gen: .*one.bin: the model was trained under an output automaton, which gen follows without being told; --fsa does not combine with it" \
-		gen -m "$D/one.bin" --fsa "$ONE" "$D/t40.src"
+@test "gen --fsa B on a model trained under the output automaton A: greedy, beam and n-best outputs in A and B (awk); empty A and B refused" {
+	# B: the inventory's outputs of at most 3 phonemes, weighted
+	awk '{ for (q = 0; q < 3; q++) printf "%d %d %s%s\n", q, q + 1, $1, q ? "" : " 0.5"; } END { for (q = 1; q <= 3; q++) print q }' "$LEX" >short.fst
+	for mode in "" "--beam 4" "--beam 4 --nbest 4"; do
+		gen -m "$D/one.bin" --fsa short.fst $mode "$D/t40.src" >out
+		[ "$(wc -l <out)" -eq $([ "$mode" = "--beam 4 --nbest 4" ] && echo 160 || echo 40) ]
+		[ "$mode" = "--beam 4 --nbest 4" ] && { cut -f4 out >o; mv o out; }
+		awk "$ONE_AWK" "$LEX" out >bad
+		awk 'NF > 3 { print }' out >>bad
+		[ ! -s bad ] || { echo "$mode:"; head bad; false; }
+	done
+	# the model alone writes longer outputs; B alone breaks A's rule
+	gen -m "$D/one.bin" "$D/t40.src" | awk 'NF > 3' | grep -q .
+	# an ensemble: the first model's automaton meets B, the others' mask their log p
 	train $TINY -q --epochs 1 -s 1 -o free.bin "$D/ll.fz"
-	run_err 1 "^gen: .*one.bin: the model was trained under an output automaton" \
-		gen -m free.bin -m "$D/one.bin" --fsa "$ONE" "$D/t40.src"
+	gen -m "$D/one.bin" -m free.bin --fsa short.fst --beam 3 "$D/t40.src" >ens
+	[ "$(wc -l <ens)" -eq 40 ]
+	awk "$ONE_AWK" "$LEX" ens >bad
+	[ ! -s bad ]
+	# no output with a primary stress: none of A
+	awk '$1 !~ /1$/ { print "0 1 " $1 } END { print 1 }' "$LEX" >nostress.fst
+	run_err 1 "^gen: .*one.bin: the model's automaton and --fsa: no sentence is accepted by both: their intersection is empty$" \
+		gen -m "$D/one.bin" --fsa nostress.fst "$D/t40.src"
+}
+
+@test "score --fsa on an encoder-decoder: refused with a model trained under an automaton, foreign tokens listed; gen has no --regex there" {
+	train $TINY -q --epochs 1 -s 1 -o free.bin "$D/ll.fz"
 	printf '0 1 K\n0 1 XX1\n1\n' >alpha.fst
 	run_err 1 "^gen: .*alpha.fst: 1 token the model cannot produce \(not in the vocabulary\): XX1 \(line 2\)" \
 		gen -m free.bin --fsa alpha.fst "$D/t40.src"

@@ -77,7 +77,7 @@ static int reachable(const llr_fsa *a, int32_t q, int32_t x, int32_t eos, int st
 	if (x == eos)
 		return llr_fsa_final(a, q) > -INFINITY;
 	int32_t r = llr_fsa_next(a, q, x, NULL);
-	return r >= 0 && step + llr_fsa_dist(a, r) + 1 <= L;
+	return r >= 0 && llr_fsa_dist(a, r) <= L - step - 1; /* INT32_MAX: none (an intersection's dead pair) */
 }
 
 static int by_score(const void *pa, const void *pb)
@@ -156,7 +156,7 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 	if (o->mask && llr_encdec_fsa(models[0]) && llr_fsa_meet_support(o->mask) != llr_encdec_fsa(models[0]))
 		return llr_err_set(err, LLR_EINVAL, "search: model 1 has its own output automaton: a mask must be its intersection with it");
 	const llr_fsa *fsa = o->mask ? o->mask : llr_encdec_fsa(models[0]);
-	if (fsa && llr_fsa_dist(fsa, llr_fsa_start(fsa)) + 1 > L)
+	if (fsa && llr_fsa_dist(fsa, llr_fsa_start(fsa)) > L - 1)
 		return llr_err_set(err, LLR_ERANGE, "no accepting state is reachable within --max-len %d: the shortest output of the automaton needs %d token%s and </s>",
 		                   L, (int)llr_fsa_dist(fsa, llr_fsa_start(fsa)), llr_fsa_dist(fsa, llr_fsa_start(fsa)) == 1 ? "" : "s");
 	int keep_attn = o->attention && S > 0;
