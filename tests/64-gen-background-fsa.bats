@@ -236,7 +236,7 @@ renormalised() {
 		gen -m "$D/the.llrnn" --grammar dots.gbnf
 }
 
-@test "gen(1) EXAMPLES: a model trained under a regular language, cut short by --max-len" {
+@test "gen(1) EXAMPLES: a model trained under a regular language, cut short by --max-len, and held to a --regex as well" {
 	cp "$D/brown.tok" brown.tok
 	grep -qF "    --background 'regex:(the|a) [^\\e.]* \\e.' -o the.feat brown.tok" "$TOP/man/gen.1"
 	grep -qF 'train --epochs 5 -o the.llrnn the.feat' "$TOP/man/gen.1"
@@ -251,5 +251,16 @@ renormalised() {
 	run grep -cvE '^(the|a)( ([^ .][^ ]*|\.[^ ]+))* \.$' out.txt
 	[ "$output" = 0 ]
 	rejected out.txt >bad
+	[ ! -s bad ]
+	# the same model held to a regular expression as well
+	grep -qF "gen -m the.llrnn -n 100 -s 1 --max-len 6 --regex '.* (of|in) .*' > both.txt" "$TOP/man/gen.1"
+	mandoc -Tascii "$TOP/man/gen.1" | col -b |
+		grep -qF "grep -cvE '^(the|a)( ([^ .][^ ]*|\\.[^ ]+))* (of|in)( ([^ .][^ ]*|\\.[^ ]+))* \\.\$' both.txt"
+	gen -m the.llrnn -n 100 -s 1 --max-len 6 --regex '.* (of|in) .*' > both.txt
+	[ "$(wc -l <both.txt)" -eq 100 ]
+	run grep -cvE '^(the|a)( ([^ .][^ ]*|\.[^ ]+))* (of|in)( ([^ .][^ ]*|\.[^ ]+))* \.$' both.txt
+	[ "$output" = 0 ]
+	rejected both.txt >bad
+	grep -vE ' (of|in) ' both.txt >>bad || true
 	[ ! -s bad ]
 }

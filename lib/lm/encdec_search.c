@@ -239,6 +239,8 @@ int llr_encdec_search(llr_encdec *const *models, llr_encdec_state *const *states
 		int nrank = nfin;
 		for (int k = 0; nfin < o->nbest && k < nlive; k++)
 			fin[nrank++] = live[k];
+		if (!nrank) /* every expansion had probability 0 (the ensemble's automata, a mask) */
+			rc = llr_err_set(err, LLR_EINVAL, "search: no hypothesis finished or stayed alive: every token has probability 0");
 		for (int i = 0; i < nrank; i++)
 			fin[i]->score = o->len_norm > 0.0 ? fin[i]->logp / pow((double)fin[i]->len, o->len_norm) : fin[i]->logp;
 		qsort(fin, (size_t)nrank, sizeof *fin, by_score);

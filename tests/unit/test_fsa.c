@@ -5,7 +5,9 @@
  * file:line), the regular-expression compiler against a brute-force
  * matcher of random expressions on random token strings, and the state
  * machine's queries (next, final, the distance to a final state, run)
- * against a breadth-first search over token strings.
+ * against a breadth-first search over token strings, and the
+ * intersection of two automata (llr_fsa_meet) against its factors run
+ * side by side.
  */
 #include <stdint.h>
 #include <unistd.h>
@@ -330,6 +332,30 @@ static void test_regex(void)
 	llr_strmap_free(v);
 }
 
+/* The fewest tokens that lead from state qa of a (and qb of b, when b
+ * is not NULL) to a final state of both, found by enumerating token
+ * strings of up to maxlen; -1 when none. */
+static int shortest_end(const llr_fsa *a, int32_t qa, const llr_fsa *b, int32_t qb, int maxlen)
+{
+	for (int len = 0; len <= maxlen; len++) {
+		long total = 1;
+		for (int i = 0; i < len; i++)
+			total *= LAST - FIRST + 1;
+		for (long c = 0; c < total; c++) {
+			long x = c;
+			int32_t p = qa, r = qb;
+			for (int i = 0; i < len && p >= 0 && r >= 0; i++, x /= LAST - FIRST + 1) {
+				int32_t t = FIRST + (int32_t)(x % (LAST - FIRST + 1));
+				p = llr_fsa_next(a, p, t, NULL);
+				r = b ? llr_fsa_next(b, r, t, NULL) : 0;
+			}
+			if (p >= 0 && r >= 0 && llr_fsa_final(a, p) != -INFINITY && (!b || llr_fsa_final(b, r) != -INFINITY))
+				return len;
+		}
+	}
+	return -1;
+}
+
 /* dist against a breadth-first search over token strings: the shortest
  * accepted continuation from each state, found by enumerating strings. */
 static void test_dist(void)
@@ -338,35 +364,116 @@ static void test_dist(void)
 	llr_err e = {0};
 	llr_fsa *a = llr_fsa_regex("(a b c d|b+ c) (d d | .)? c", v, &e);
 	CHECK(a != NULL);
-	for (int32_t q = 0; a && q < llr_fsa_states(a); q++) {
-		int best = -1;
-		for (int len = 0; len <= 7 && best < 0; len++) {
-			long total = 1;
-			for (int i = 0; i < len; i++)
-				total *= LAST - FIRST + 1;
-			for (long c = 0; c < total && best < 0; c++) {
-				long x = c;
-				int32_t p = q;
-				for (int i = 0; i < len && p >= 0; i++, x /= LAST - FIRST + 1)
-					p = llr_fsa_next(a, p, FIRST + (int32_t)(x % (LAST - FIRST + 1)), NULL);
-				if (p >= 0 && llr_fsa_final(a, p) != -INFINITY)
-					best = len;
-			}
-		}
-		CHECK(best == llr_fsa_dist(a, q));
-	}
+	for (int32_t q = 0; a && q < llr_fsa_states(a); q++)
+		CHECK(shortest_end(a, q, NULL, 0, 7) == llr_fsa_dist(a, q));
 	CHECK(a && llr_fsa_dist(a, llr_fsa_start(a)) == 3);
+	llr_fsa_free(a);
+	llr_strmap_free(v);
+}
+
+/* The intersection m of a and b against a and b run side by side, on
+ * every token string of up to 3 tokens: m rejects a prefix when one of
+ * them does; otherwise its state allows a token (by next, and by its
+ * arcs and default arc) when both do, with b's weight, is final when
+ * both are, with b's final weight, and its distance to a final state is
+ * the enumerated one (none within 5: the search found none). */
+static void check_meet(const llr_fsa *m, const llr_fsa *a, const llr_fsa *b)
+{
+	const int32_t K = LAST - FIRST + 1;
+	for (long c = 0; c < 1 + K + K * K + K * K * K; c++) {
+		int32_t ids[3], n = c < 1 ? 0 : c < 1 + K ? 1 : c < 1 + K + K * K ? 2 : 3;
+		long x = c - (n == 0 ? 0 : n == 1 ? 1 : n == 2 ? 1 + K : 1 + K + K * K);
+		for (int32_t i = 0; i < n; i++, x /= K)
+			ids[i] = FIRST + (int32_t)(x % K);
+		int32_t q = llr_fsa_run(m, ids, (size_t)n), qa = llr_fsa_run(a, ids, (size_t)n), qb = llr_fsa_run(b, ids, (size_t)n);
+		CHECK((q >= 0) == (qa >= 0 && qb >= 0));
+		if (q < 0)
+			continue;
+		float fb = llr_fsa_final(b, qb);
+		CHECK(llr_fsa_final(m, q) == (llr_fsa_final(a, qa) != -INFINITY ? fb : -INFINITY));
+		const int32_t *lab, *dst;
+		const float *lw;
+		int32_t na = llr_fsa_arcs(m, q, &lab, &dst, &lw), def = llr_fsa_default(m, q, NULL);
+		for (int32_t t = 0; t < NT; t++) {
+			float w = 0, wb = 0;
+			int32_t to = llr_fsa_next(m, q, t, &w), tb = llr_fsa_next(b, qb, t, &wb);
+			CHECK((to >= 0) == (llr_fsa_next(a, qa, t, NULL) >= 0 && tb >= 0));
+			CHECK(to < 0 || w == wb);
+			if (t == EOS || !strcmp(TOKS[t], "<s>"))
+				continue;
+			int32_t k = 0;
+			while (k < na && lab[k] != t)
+				k++;
+			CHECK((k < na ? dst[k] : def) == to);
+			CHECK(k == na || to < 0 || lw[k] == wb);
+		}
+		int want = shortest_end(a, qa, b, qb, 5);
+		int32_t d = llr_fsa_dist(m, q);
+		CHECK(want >= 0 ? d == want : d == INT32_MAX);
+	}
+}
+
+static void test_meet(void)
+{
+	llr_strmap *v = vocab();
+	llr_err e = {0};
+	const char *pairs[][2] = {{"(a|b) .* c", "[^ b] .* [^ d]"}, /* both with default arcs */
+	                          {"(a|b) c* d", "a c* d|b c"},     /* dead pairs: "b c" */
+	                          {". . .*", "a|b c|c . d"}};
+	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+		llr_fsa *a = llr_fsa_regex(pairs[i][0], v, &e), *b = llr_fsa_regex(pairs[i][1], v, &e);
+		llr_fsa *m = a && b ? llr_fsa_meet(a, b, &e) : NULL;
+		CHECK(m != NULL && llr_fsa_meet_support(m) == a && !llr_fsa_meet_support(a));
+		if (m)
+			check_meet(m, a, b);
+		llr_fsa_free(m);
+		llr_fsa_free(b);
+		llr_fsa_free(a);
+	}
+	/* weighted b: its weights, a's left out */
+	llr_fsa *a = read_text(v, "0 1 a 3.0\n0 1 b\n1 1 c 2.0\n1 2 d\n2\n1\n", &e);
+	llr_fsa *b = read_text(v, "0 1 a 0.5\n0 2 b\n1 1 c 1.0\n1 2 d\n2 0.25\n1\n", &e);
+	llr_fsa *m = a && b ? llr_fsa_meet(a, b, &e) : NULL;
+	CHECK(m != NULL);
+	if (m) {
+		check_meet(m, a, b);
+		CHECK(accepts(m, v, "a c c") && accepts(m, v, "a d") && accepts(m, v, "b") && accepts(m, v, "a") && !accepts(m, v, "b d") && !accepts(m, v, "a d c"));
+	}
+	llr_fsa_free(m);
+	llr_fsa_free(b);
+	/* a grammar as b */
+	const char *g = "root ::= \"a\" (\" c\")* \" d\" | \"b\"\n";
+	b = llr_fsa_grammar_text(g, strlen(g), "test.gbnf", v, &e);
+	m = a && b ? llr_fsa_meet(a, b, &e) : NULL;
+	CHECK(m != NULL);
+	if (m)
+		check_meet(m, a, b);
+	llr_fsa_free(m);
+	llr_fsa_free(b);
+	llr_fsa_free(a);
+	/* nothing in common: refused */
+	a = llr_fsa_regex("a .* b", v, &e);
+	b = llr_fsa_regex("a .* c", v, &e);
+	m = a && b ? llr_fsa_meet(a, b, &e) : NULL;
+	CHECK(a && b && !m && e.code == LLR_EFORMAT);
+	CHECK(!strcmp(e.msg, "no sentence is accepted by both: their intersection is empty"));
+	llr_fsa_free(b);
+	b = llr_fsa_grammar_text("root ::= \"b c\"\n", 14, "g", v, &e);
+	m = a && b ? llr_fsa_meet(a, b, &e) : NULL;
+	CHECK(b && !m && !strcmp(e.msg, "no sentence is accepted by both: their intersection is empty"));
+	llr_fsa_free(b);
 	llr_fsa_free(a);
 	llr_strmap_free(v);
 }
 
 int main(void)
 {
-	PLAN(5);
+	PLAN(6);
 	RUN(test_read);
 	RUN(test_read_errors);
 	RUN(test_regex);
 	RUN(test_regex_random);
 	RUN(test_dist);
+	RUN(test_meet);
 	DONE();
 }
