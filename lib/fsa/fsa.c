@@ -13,8 +13,9 @@
  * token takes (what "." and "[^ ...]" of a
  * regular expression leave after the subset construction), so "any
  * token" costs one arc and not V.  The queries hand an automaton that
- * carries a grammar to gbnffsa.c, an intersection to meet.c.  Not
- * here: the file and pattern readers (fstext.c, regex.c).
+ * is of a kind whose states are made when reached (a grammar, an
+ * intersection) to that kind (fsa.h).  Not here: the file and pattern
+ * readers (fstext.c, regex.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -598,12 +599,37 @@ llr_fsa *fsa_build(fsa_nfa *a, const char *name, llr_err *err)
 
 /* ------------------------------------------------------------- queries */
 
+int llr_fsa_ready(const llr_fsa *d, int32_t q, llr_err *err)
+{
+	if (!d->kind)
+		return LLR_OK;
+	pthread_mutex_t *mu = d->kind->mutex(d);
+	pthread_mutex_lock(mu);
+	int rc = d->kind->make(d, q, err);
+	pthread_mutex_unlock(mu);
+	return rc;
+}
+
+/* A kind's state q: its allowed set, made if need be, copied out under
+ * its mutex (the table of states may move when another thread adds one;
+ * the arrays it points to do not): 0, or -1 when making it failed
+ * (nothing allowed). */
+static int kind_set(const llr_fsa *d, int32_t q, fsa_set *out)
+{
+	llr_err e = {0};
+	pthread_mutex_t *mu = d->kind->mutex(d);
+	pthread_mutex_lock(mu);
+	int rc = d->kind->make(d, q, &e);
+	if (rc >= 0)
+		d->kind->get(d, q, out);
+	pthread_mutex_unlock(mu);
+	return rc < 0 ? -1 : 0;
+}
+
 int32_t llr_fsa_states(const llr_fsa *d)
 {
-	if (d->gram)
-		return fsa_gram_states(d);
-	if (d->meet)
-		return fsa_meet_states(d);
+	if (d->kind)
+		return d->kind->states(d);
 	return d->n;
 }
 
@@ -621,10 +647,8 @@ int32_t llr_fsa_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 {
 	if (x < 0 || x >= d->V || x == d->eos || x == d->bos)
 		return -1;
-	if (d->gram)
-		return fsa_gram_next(d, q, x, logw);
-	if (d->meet)
-		return fsa_meet_next(d, q, x, logw);
+	if (d->kind)
+		return d->kind->next(d, q, x, logw);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	int32_t lo = d->off[q], hi = d->off[q + 1];
 	while (lo < hi) {
@@ -646,10 +670,14 @@ int32_t llr_fsa_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 
 int32_t llr_fsa_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw)
 {
-	if (d->gram)
-		return fsa_gram_arcs(d, q, lab, dst, logw);
-	if (d->meet)
-		return fsa_meet_arcs(d, q, lab, dst, logw);
+	if (d->kind) {
+		fsa_set st = {.def = -1};
+		int rc = kind_set(d, q, &st);
+		*lab = st.lab;
+		*dst = st.dst;
+		*logw = st.logw;
+		return rc < 0 ? 0 : st.n;
+	}
 	LLR_ASSERT(q >= 0 && q < d->n);
 	*lab = d->lab + d->off[q];
 	*dst = d->dst + d->off[q];
@@ -659,10 +687,13 @@ int32_t llr_fsa_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int
 
 int32_t llr_fsa_default(const llr_fsa *d, int32_t q, float *logw)
 {
-	if (d->gram)
-		return fsa_gram_default(d, q, logw);
-	if (d->meet)
-		return fsa_meet_default(d, q, logw);
+	if (d->kind) {
+		fsa_set st = {.def = -1};
+		kind_set(d, q, &st);
+		if (logw)
+			*logw = st.deflogw;
+		return st.def;
+	}
 	LLR_ASSERT(q >= 0 && q < d->n);
 	if (logw)
 		*logw = d->deflogw[q];
@@ -671,30 +702,27 @@ int32_t llr_fsa_default(const llr_fsa *d, int32_t q, float *logw)
 
 float llr_fsa_final(const llr_fsa *d, int32_t q)
 {
-	if (d->gram)
-		return fsa_gram_final(d, q);
-	if (d->meet)
-		return fsa_meet_final(d, q);
+	if (d->kind)
+		return d->kind->final(d, q);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	return d->final[q];
 }
 
 int32_t llr_fsa_dist(const llr_fsa *d, int32_t q)
 {
-	if (d->gram)
-		return fsa_gram_dist(d, q);
-	if (d->meet)
-		return fsa_meet_dist(d, q);
+	if (d->kind) {
+		llr_err e = {0};
+		int32_t n = d->kind->dist_within(d, q, FSA_GRAM_DIST_MAX, &e);
+		return n < 0 || n > FSA_GRAM_DIST_MAX ? INT32_MAX : n;
+	}
 	LLR_ASSERT(q >= 0 && q < d->n);
 	return d->dist[q];
 }
 
 int32_t llr_fsa_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err)
 {
-	if (d->gram)
-		return fsa_gram_dist_within(d, q, limit, err);
-	if (d->meet)
-		return fsa_meet_dist_within(d, q, limit, err);
+	if (d->kind)
+		return d->kind->dist_within(d, q, limit, err);
 	LLR_ASSERT(q >= 0 && q < d->n);
 	return d->dist[q];
 }

@@ -9,6 +9,8 @@
 #ifndef LLR_FSA_PRIV_H
 #define LLR_FSA_PRIV_H
 
+#include <pthread.h>
+
 #include "internal.h"
 
 /* The deterministic automaton (fsa.c; fsaio.c reads and writes it). */
@@ -22,39 +24,45 @@ struct llr_fsa {
 	float *final;        /* n: ln final weight, -inf not final */
 	int32_t *dist;       /* n */
 	int32_t V, eos, bos; /* the vocabulary's size, </s> and <s> (-1 absent) */
-	/* NULL, or a grammar (gbnffsa.c): then the fields above but V, eos
-	 * and bos are unused, and the queries are the grammar's */
+	/* NULL, or a kind whose states are made when reached, with its
+	 * state: a grammar (gbnffsa.c) or the intersection of two automata
+	 * (meet.c); then the fields above but V, eos, bos and start are
+	 * unused, and the queries are the kind's */
+	const struct fsa_kind *kind;
 	struct fsa_gram *gram;
-	/* NULL, or the intersection of two automata (meet.c): then only V,
-	 * eos, bos and start are used here, and the queries are the meet's */
 	struct fsa_meet *meet;
 };
 
-/* The grammar kind (gbnffsa.c): fsa.c's queries when d->gram is set.
- * fsa_gram_dist looks no further than FSA_GRAM_DIST_MAX tokens
- * (INT32_MAX beyond). */
-typedef struct fsa_gram fsa_gram;
+/* The kinds of llr_fsa whose states are made when reached, a grammar
+ * (gbnffsa.c, d->gram) and an intersection (meet.c, d->meet): fsa.c's
+ * queries hand an automaton with a kind to its operations.  Each guards
+ * its table of states with its mutex: make (with the mutex held) makes
+ * state q's allowed set, get (likewise) hands it out as fsa_set, its
+ * arcs and its default arc as llr_fsa_arcs and llr_fsa_default give
+ * them (the arrays stay valid until the automaton is freed); the other
+ * operations take the mutex themselves and answer as the llr_fsa_
+ * queries of their names.  dist_within looks no further than
+ * FSA_GRAM_DIST_MAX tokens for llr_fsa_dist (INT32_MAX beyond). */
+typedef struct fsa_set {
+	int32_t def, n;
+	const int32_t *lab, *dst;
+	const float *logw;
+	float deflogw;
+} fsa_set;
+typedef struct fsa_kind {
+	pthread_mutex_t *(*mutex)(const llr_fsa *d);
+	int (*make)(const llr_fsa *d, int32_t q, llr_err *err);
+	void (*get)(const llr_fsa *d, int32_t q, fsa_set *out);
+	int32_t (*states)(const llr_fsa *d);
+	int32_t (*next)(const llr_fsa *d, int32_t q, int32_t x, float *logw);
+	float (*final)(const llr_fsa *d, int32_t q);
+	int32_t (*dist_within)(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err);
+} fsa_kind;
 #define FSA_GRAM_DIST_MAX 4096
-void fsa_gram_free(fsa_gram *gm);
-int32_t fsa_gram_states(const llr_fsa *d);
-int32_t fsa_gram_next(const llr_fsa *d, int32_t q, int32_t x, float *logw);
-int32_t fsa_gram_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw);
-int32_t fsa_gram_default(const llr_fsa *d, int32_t q, float *logw);
-float fsa_gram_final(const llr_fsa *d, int32_t q);
-int32_t fsa_gram_dist(const llr_fsa *d, int32_t q);
-int32_t fsa_gram_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err);
-
-/* The intersection kind (meet.c): fsa.c's queries when d->meet is set. */
+typedef struct fsa_gram fsa_gram;
 typedef struct fsa_meet fsa_meet;
+void fsa_gram_free(fsa_gram *gm);
 void fsa_meet_free(fsa_meet *m);
-int fsa_meet_ready(const llr_fsa *d, int32_t q, llr_err *err);
-int32_t fsa_meet_states(const llr_fsa *d);
-int32_t fsa_meet_next(const llr_fsa *d, int32_t q, int32_t x, float *logw);
-int32_t fsa_meet_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw);
-int32_t fsa_meet_default(const llr_fsa *d, int32_t q, float *logw);
-float fsa_meet_final(const llr_fsa *d, int32_t q);
-int32_t fsa_meet_dist(const llr_fsa *d, int32_t q);
-int32_t fsa_meet_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err);
 
 /* An arc's label: a vocabulary id (>= 0), epsilon, or a class of
  * tokens (FSA_CLASS(k), class k of the automaton). */

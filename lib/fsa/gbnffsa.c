@@ -51,6 +51,8 @@ struct fsa_gram {
 	pthread_mutex_t mu;
 };
 
+static const fsa_kind gram_kind; /* its operations, at the end */
+
 void fsa_gram_free(fsa_gram *gm)
 {
 	if (!gm)
@@ -89,6 +91,7 @@ llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, co
 	gm->len = len;
 	pthread_mutex_init(&gm->mu, NULL);
 	d->gram = gm;
+	d->kind = &gram_kind;
 	d->V = V;
 	d->eos = llr_strmap_get(vocab, LLR_EOS, strlen(LLR_EOS));
 	d->bos = llr_strmap_get(vocab, LLR_BOS, strlen(LLR_BOS));
@@ -212,22 +215,27 @@ static int gram_set_make(const llr_fsa *d, int32_t q, llr_err *err)
 	return LLR_OK;
 }
 
-int llr_fsa_ready(const llr_fsa *d, int32_t q, llr_err *err)
+/* fsa.h's kind operations, make and get with the mutex held. */
+static pthread_mutex_t *gram_mutex(const llr_fsa *d)
 {
-	if (d->meet)
-		return fsa_meet_ready(d, q, err);
-	if (!d->gram)
-		return LLR_OK;
-	fsa_gram *gm = d->gram;
+	return &d->gram->mu;
+}
+
+static int gram_make(const llr_fsa *d, int32_t q, llr_err *err)
+{
 	llr_err e = {0};
-	pthread_mutex_lock(&gm->mu);
-	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
+	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(d->gram->t));
 	int rc = gram_set_make(d, q, &e);
-	pthread_mutex_unlock(&gm->mu);
 	return rc < 0 ? gram_fail(rc, &e, err) : LLR_OK;
 }
 
-int32_t fsa_gram_states(const llr_fsa *d)
+static void gram_get(const llr_fsa *d, int32_t q, fsa_set *out)
+{
+	const gram_set *st = &d->gram->set[q];
+	*out = (fsa_set){.def = st->def, .n = st->n, .lab = st->lab, .dst = st->dst, .logw = d->gram->zero, .deflogw = 0.0f};
+}
+
+static int32_t gram_states(const llr_fsa *d)
 {
 	pthread_mutex_lock(&d->gram->mu);
 	int32_t n = llr_gbnf_tok_states(d->gram->t);
@@ -235,7 +243,7 @@ int32_t fsa_gram_states(const llr_fsa *d)
 	return n;
 }
 
-int32_t fsa_gram_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
+static int32_t gram_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 {
 	fsa_gram *gm = d->gram;
 	llr_err e = {0};
@@ -250,42 +258,7 @@ int32_t fsa_gram_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 	return to;
 }
 
-/* State q's set, made if need be, copied out under the mutex (gm->set
- * may move when another thread adds a state; the arrays it points to do
- * not): 0, or -1 when making it failed (nothing allowed). */
-static int gram_set_of(const llr_fsa *d, int32_t q, gram_set *out)
-{
-	fsa_gram *gm = d->gram;
-	llr_err e = {0};
-	pthread_mutex_lock(&gm->mu);
-	LLR_ASSERT(q >= 0 && q < llr_gbnf_tok_states(gm->t));
-	int rc = gram_set_make(d, q, &e);
-	if (rc >= 0)
-		*out = gm->set[q];
-	pthread_mutex_unlock(&gm->mu);
-	return rc < 0 ? -1 : 0;
-}
-
-int32_t fsa_gram_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw)
-{
-	gram_set st;
-	*logw = d->gram->zero;
-	if (gram_set_of(d, q, &st) < 0)
-		return 0;
-	*lab = st.lab;
-	*dst = st.dst;
-	return st.n;
-}
-
-int32_t fsa_gram_default(const llr_fsa *d, int32_t q, float *logw)
-{
-	gram_set st;
-	if (logw)
-		*logw = 0.0f;
-	return gram_set_of(d, q, &st) < 0 ? -1 : st.def;
-}
-
-float fsa_gram_final(const llr_fsa *d, int32_t q)
+static float gram_final(const llr_fsa *d, int32_t q)
 {
 	fsa_gram *gm = d->gram;
 	pthread_mutex_lock(&gm->mu);
@@ -295,7 +268,7 @@ float fsa_gram_final(const llr_fsa *d, int32_t q)
 	return f ? 0.0f : -INFINITY;
 }
 
-int32_t fsa_gram_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err)
+static int32_t gram_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err)
 {
 	fsa_gram *gm = d->gram;
 	pthread_mutex_lock(&gm->mu);
@@ -305,9 +278,4 @@ int32_t fsa_gram_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err
 	return n;
 }
 
-int32_t fsa_gram_dist(const llr_fsa *d, int32_t q)
-{
-	llr_err e = {0};
-	int32_t n = fsa_gram_dist_within(d, q, FSA_GRAM_DIST_MAX, &e);
-	return n < 0 || n > FSA_GRAM_DIST_MAX ? INT32_MAX : n;
-}
+static const fsa_kind gram_kind = {gram_mutex, gram_make, gram_get, gram_states, gram_next, gram_final, gram_dist_within};

@@ -1,8 +1,8 @@
 /*
  * meet.c - the intersection of two automata as a kind of llr_fsa
  * (issue 51, gen --fsa, --regex or --grammar on a model trained under
- * an automaton background; llr_fsa_meet, lib/internal.h): fsa.c's
- * queries dispatch here when the automaton is a meet (d->meet).  A
+ * an automaton background; llr_fsa_meet, lib/internal.h): a kind whose
+ * states are made when reached (fsa.h), as a grammar is.  A
  * state is a pair of states, one of each factor, numbered as it is
  * first reached (0: the pair of their starts); a token is allowed where
  * both allow it, a state is final where both are, and the weights are
@@ -35,6 +35,8 @@
 
 enum { MEET_BUDGET = 1 << 14 };
 enum { NO_PAIR = -1, NO_MEMORY = -2 }; /* pair_of's and step's failures */
+
+static const fsa_kind meet_kind; /* the operations, at the end */
 
 typedef struct meet_pair {
 	int32_t qa, qb;
@@ -283,6 +285,7 @@ llr_fsa *llr_fsa_meet(const llr_fsa *a, const llr_fsa *b, llr_err *err)
 	m->b = b;
 	m->exact = !a->gram && !b->gram;
 	d->meet = m;
+	d->kind = &meet_kind;
 	d->V = a->V;
 	d->eos = a->eos;
 	d->bos = a->bos;
@@ -304,19 +307,26 @@ const llr_fsa *llr_fsa_meet_support(const llr_fsa *d)
 	return d->meet ? d->meet->a : NULL;
 }
 
-/* ------------------------------------------------ fsa.c's queries */
+/* ------------------------------------------ fsa.h's kind operations */
 
-int fsa_meet_ready(const llr_fsa *d, int32_t q, llr_err *err)
+static pthread_mutex_t *meet_mutex(const llr_fsa *d)
 {
-	fsa_meet *m = d->meet;
-	pthread_mutex_lock(&m->mu);
-	LLR_ASSERT(q >= 0 && q < m->n);
-	int rc = set_make(m, q, err);
-	pthread_mutex_unlock(&m->mu);
-	return rc;
+	return &d->meet->mu;
 }
 
-int32_t fsa_meet_states(const llr_fsa *d)
+static int meet_make(const llr_fsa *d, int32_t q, llr_err *err)
+{
+	LLR_ASSERT(q >= 0 && q < d->meet->n);
+	return set_make(d->meet, q, err);
+}
+
+static void meet_get(const llr_fsa *d, int32_t q, fsa_set *out)
+{
+	const meet_pair *p = &d->meet->p[q];
+	*out = (fsa_set){.def = p->def, .n = p->n, .lab = p->lab, .dst = p->dst, .logw = p->logw, .deflogw = p->deflogw};
+}
+
+static int32_t meet_states(const llr_fsa *d)
 {
 	pthread_mutex_lock(&d->meet->mu);
 	int32_t n = d->meet->n;
@@ -324,7 +334,7 @@ int32_t fsa_meet_states(const llr_fsa *d)
 	return n;
 }
 
-int32_t fsa_meet_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
+static int32_t meet_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 {
 	fsa_meet *m = d->meet;
 	pthread_mutex_lock(&m->mu);
@@ -334,43 +344,7 @@ int32_t fsa_meet_next(const llr_fsa *d, int32_t q, int32_t x, float *logw)
 	return to < 0 ? -1 : to;
 }
 
-/* Pair q's set, made if need be, copied out under the mutex: 0, or -1
- * when making it failed (nothing allowed). */
-static int set_of(const llr_fsa *d, int32_t q, meet_pair *out)
-{
-	fsa_meet *m = d->meet;
-	llr_err e = {0};
-	pthread_mutex_lock(&m->mu);
-	LLR_ASSERT(q >= 0 && q < m->n);
-	int rc = set_make(m, q, &e);
-	if (rc >= 0)
-		*out = m->p[q];
-	pthread_mutex_unlock(&m->mu);
-	return rc < 0 ? -1 : 0;
-}
-
-int32_t fsa_meet_arcs(const llr_fsa *d, int32_t q, const int32_t **lab, const int32_t **dst, const float **logw)
-{
-	meet_pair p;
-	if (set_of(d, q, &p) < 0)
-		return 0;
-	*lab = p.lab;
-	*dst = p.dst;
-	*logw = p.logw;
-	return p.n;
-}
-
-int32_t fsa_meet_default(const llr_fsa *d, int32_t q, float *logw)
-{
-	meet_pair p;
-	if (set_of(d, q, &p) < 0)
-		return -1;
-	if (logw)
-		*logw = p.deflogw;
-	return p.def;
-}
-
-float fsa_meet_final(const llr_fsa *d, int32_t q)
+static float meet_final(const llr_fsa *d, int32_t q)
 {
 	fsa_meet *m = d->meet;
 	pthread_mutex_lock(&m->mu);
@@ -380,7 +354,7 @@ float fsa_meet_final(const llr_fsa *d, int32_t q)
 	return w;
 }
 
-int32_t fsa_meet_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err)
+static int32_t meet_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err *err)
 {
 	fsa_meet *m = d->meet;
 	pthread_mutex_lock(&m->mu);
@@ -391,9 +365,4 @@ int32_t fsa_meet_dist_within(const llr_fsa *d, int32_t q, int32_t limit, llr_err
 	return n;
 }
 
-int32_t fsa_meet_dist(const llr_fsa *d, int32_t q)
-{
-	llr_err e = {0};
-	int32_t n = fsa_meet_dist_within(d, q, FSA_GRAM_DIST_MAX, &e);
-	return n < 0 || n > FSA_GRAM_DIST_MAX ? INT32_MAX : n;
-}
+static const fsa_kind meet_kind = {meet_mutex, meet_make, meet_get, meet_states, meet_next, meet_final, meet_dist_within};
