@@ -113,6 +113,7 @@ static int fsa_init(llr_gen *g, llr_err *err)
 	if (g->fsa.eos < 0)
 		return llr_err_set(err, LLR_EINVAL, "%s: the vocabulary has no %s", g->m->path, LLR_EOS);
 	g->fsa.unk = llr_strmap_get(g->fsa.fv, LLR_UNK, strlen(LLR_UNK));
+	g->fsa.bos = llr_strmap_get(g->fsa.fv, LLR_BOS, strlen(LLR_BOS));
 	int rc = LLR_OK;
 	if (own && constrained(&g->o)) {
 		rc = meet_init(g, own, err);
@@ -560,40 +561,38 @@ static float weight(const llr_gen *g, float w)
 }
 
 /* The tokens the automaton allows in state q with their next states and
- * ln weights, into g->fsa.xs, to and lw; their count.  A state without
- * a default arc has only its arcs (and </s> when final): no pass over V. */
+ * ln weights, into g->fsa.xs, to and lw; their count.  q's arcs, then,
+ * when it has a default arc, every other token but </s> and <s> to the
+ * default's state (one pass over V beside the sorted arcs, not a query
+ * per token: an intersection's cost one each). */
 static int32_t fsa_allowed(llr_gen *g, int32_t q, llr_err *err)
 {
 	if (g->fsa.gt)
 		return grammar_allowed(g, q, err);
 	const llr_fsa *a = g->fsa.a;
 	int32_t n = 0;
-	float fw = llr_fsa_final(a, q);
+	float fw = llr_fsa_final(a, q), dw = 0;
 	if (fw != -INFINITY) {
 		g->fsa.xs[n] = g->fsa.eos;
 		g->fsa.to[n] = q;
 		g->fsa.lw[n++] = weight(g, fw);
 	}
-	if (llr_fsa_default(a, q, NULL) < 0) {
-		const int32_t *lab, *dst;
-		const float *lw;
-		int32_t m = llr_fsa_arcs(a, q, &lab, &dst, &lw);
-		for (int32_t k = 0; k < m; k++)
-			if (dst[k] >= 0 && lab[k] < g->fsa.V) {
-				g->fsa.xs[n] = lab[k];
-				g->fsa.to[n] = dst[k];
-				g->fsa.lw[n++] = weight(g, lw[k]);
-			}
-		return n;
-	}
-	for (int32_t x = 0; x < g->fsa.V; x++) {
-		float w;
-		int32_t to = llr_fsa_next(a, q, x, &w);
-		if (to >= 0) {
+	const int32_t *lab, *dst;
+	const float *lw;
+	int32_t m = llr_fsa_arcs(a, q, &lab, &dst, &lw), def = llr_fsa_default(a, q, &dw);
+	for (int32_t k = 0, x = 0; def >= 0 ? x < g->fsa.V : k < m; x++) {
+		if (def < 0)
+			x = lab[k]; /* the arcs alone */
+		while (k < m && lab[k] < x)
+			k++;
+		int listed = k < m && lab[k] == x;
+		int32_t to = listed ? dst[k] : def;
+		if (to >= 0 && x < g->fsa.V && x != g->fsa.eos && x != g->fsa.bos) {
 			g->fsa.xs[n] = x;
 			g->fsa.to[n] = to;
-			g->fsa.lw[n++] = weight(g, w);
+			g->fsa.lw[n++] = weight(g, listed ? lw[k] : dw);
 		}
+		k += def < 0;
 	}
 	return n;
 }

@@ -79,7 +79,7 @@ struct llr_gen {
 	 * its recogniser over the vocabulary gt; o.max_len is then one more
 	 * than asked, for the </s> after max_len words): the automaton a
 	 * over the vocabulary fv (V words, </s> at eos, <unk> at unk or
-	 * -1), its state after the prefix, the max_len asked, and scratch
+	 * -1, <s> at bos or -1), its state after the prefix, the max_len asked, and scratch
 	 * for a state's allowed tokens (V each). */
 	struct {
 		const llr_fsa *a;
@@ -89,7 +89,7 @@ struct llr_gen {
 		struct llr_gbnf *gr;
 		struct llr_gbnf_tok *gt;
 		llr_strmap *fv;
-		int32_t V, eos, unk, q0, max_len;
+		int32_t V, eos, unk, bos, q0, max_len;
 		int32_t *xs, *to;
 		float *lw;
 	} fsa;
