@@ -254,6 +254,13 @@ int llr_tarmap_verify(const llr_tarmap *t, const llr_tarmap_member *m, llr_err *
  * .npy header is exactly the writer's for dt and shape. */
 int llr_tarmap_array(const llr_tarmap *t, const char *name, llr_dtype dt, int ndim, const int64_t *shape, const void **data,
                      const llr_tarmap_member **mem, llr_err *err);
+/* 1 if the mapping of data[0..len) (within t) is mostly in 2 MiB pages:
+ * the page cache holds the file in huge folios (as a file llr_tw_close
+ * wrote is, or as a read through this range brings it in, which this
+ * asks for), told by touching 8 of the range's 2 MiB pages, at least
+ * half of which came in as one; 0 otherwise (small pages, a range under
+ * 2 MiB, no /proc/self/smaps_rollup to tell). */
+int llr_tarmap_huge(const llr_tarmap *t, const void *data, size_t len);
 int llr_lex_read_csr(llr_tensor_reader *r, const char *name, int64_t rows, int64_t cols, llr_csr **out, llr_err *err);
 
 /* lib/features/anyword.c: the any/ members of a lexicon (after logb and

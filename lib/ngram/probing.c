@@ -48,11 +48,6 @@
 #define PREFETCH(p) ((void)(p))
 #endif
 
-/* How many tokens ahead of the one being scored its lookups are fetched. */
-#ifndef AHEAD
-#define AHEAD 6
-#endif
-
 /* The key of the n-gram v s from the key of s (murmur3's finaliser over
  * a multiplicative mix; never 0). */
 static inline uint64_t extend(uint64_t key, int32_t v)
@@ -244,66 +239,119 @@ static int cursor_settle(cursor *c)
 	return c->b < c->B;
 }
 
-/* Score a batch (llr_ngram_score_batch) with the state of found contexts,
- * for a suffix-closed model; the lookups of a token (its n-grams' buckets
- * and its 1-gram) are fetched AHEAD tokens before it is scored, across
- * the sentences of the batch. */
+/* The tokens of a batch that score_closed looks up together. */
+enum { WIN = 256 };
+typedef struct window {
+	int32_t w[WIN];   /* the token (-1: outside the vocabulary) */
+	int32_t ctx[WIN]; /* a sentence's first token: its context (<s> or -1); -2 otherwise */
+	int8_t nk[WIN];   /* keys[i][1..nk]: of the n-grams of 2.. words ending there */
+	int8_t got[WIN];  /* the longest n-gram found ending there (0 outside the vocabulary) */
+	int16_t todo[WIN];
+	float l[WIN];     /* log10 p of that n-gram */
+	uint64_t key[WIN][LLR_NGRAM_MAX_ORDER];
+	float bo[WIN][LLR_NGRAM_MAX_ORDER + 1]; /* bo[i][k]: the backoff of the k-gram ending at i, k <= got */
+} window;
+
+/* The next (up to) WIN tokens of the batch from a into x, their keys
+ * computed and their unigrams fetched; their number. */
+static int window_fill(const llr_ngram_probe *p, int order, cursor *a, window *x)
+{
+	int k = 0;
+	for (; k < WIN && cursor_settle(a); k++, a->t++) {
+		int32_t v = x->w[k] = a->h[a->t];
+		x->ctx[k] = a->t == 1 ? a->h[0] : -2;
+		x->nk[k] = (int8_t)(v >= 0 ? chain_keys(a->h, a->t, order, x->key[k]) : 0);
+		x->got[k] = v >= 0;
+		if (v >= 0)
+			PREFETCH(p->uni + 2 * v);
+	}
+	return k;
+}
+
+/* Whether token i of x has a context of k - 1 words or more: its sentence's
+ * <s> (k = 2), else the n-grams found ending at the token before (the
+ * last of the window before when i is 0: J words then). */
+static inline int context_at_least(const window *x, int i, int J, int k)
+{
+	if (x->ctx[i] != -2)
+		return k == 2 && x->ctx[i] >= 0;
+	return (i ? x->got[i - 1] : J) >= k - 1;
+}
+
+/* The lookups of x's k tokens, an order at a time: the k-grams of the
+ * tokens whose (k - 1)-gram was found and whose context is long enough,
+ * each fetched DIST lookups ahead.  An n-gram is listed only if its
+ * context is (every ARPA model's n-grams are), so these are all the
+ * lookups that can find anything, and nothing is fetched in vain. */
+enum { DIST = 12 };
+static void window_lookups(const llr_ngram_probe *p, int order, window *x, int k, int J)
+{
+	for (int i = 0; i < k; i++)
+		if (x->w[i] >= 0) {
+			x->l[i] = p->uni[2 * x->w[i]];
+			x->bo[i][1] = p->uni[2 * x->w[i] + 1];
+		}
+	for (int n = 2; n <= order; n++) {
+		int m = 0;
+		for (int i = 0; i < k; i++)
+			if (x->got[i] == n - 1 && x->nk[i] >= n - 1 && context_at_least(x, i, J, n))
+				x->todo[m++] = (int16_t)i;
+		if (!m)
+			break;
+		for (int d = 0; d < LLR_MIN(m, DIST); d++)
+			fetch(p, n, x->key[x->todo[d]][n - 1]);
+		for (int d = 0; d < m; d++) {
+			if (d + DIST < m)
+				fetch(p, n, x->key[x->todo[d + DIST]][n - 1]);
+			int i = x->todo[d];
+			const llr_probe_entry *e = find(p, n, x->key[i][n - 1]);
+			if (e) {
+				x->l[i] = e->logp;
+				x->bo[i][n] = e->backoff;
+				x->got[i] = (int8_t)n;
+			}
+		}
+	}
+}
+
+/* Score a batch (llr_ngram_score_batch) for a suffix-closed model, WIN
+ * tokens at a time across its sentences (window_lookups), with the
+ * backoffs of the n-grams found ending at each token as the next one's
+ * state: its context's backoffs are never looked up again. */
 static void score_closed(const llr_ngram *m, const int32_t *h, const size_t *n, size_t B, float *lp, int32_t *len)
 {
 	const llr_ngram_probe *p = m->probe;
 	const int order = m->order;
-	uint64_t ring[AHEAD + 1][LLR_NGRAM_MAX_ORDER];
-	int nk[AHEAD + 1];
-	float bo[LLR_NGRAM_MAX_ORDER + 1], nbo[LLR_NGRAM_MAX_ORDER + 1];
+	window x;
 	cursor a = {h, n, 0, B, 1};
-	size_t g = 0, ga = 0; /* tokens scored, tokens fetched */
-	for (size_t b = 0; b < B; h += n[b] + 1, b++) {
-		int J = 0;
-		if (h[0] >= 0 && order > 1) {
-			J = 1;
-			bo[1] = p->uni[2 * h[0] + 1];
-		}
-		for (size_t t = 1; t <= n[b]; t++, g++) {
-			while (ga <= g + AHEAD && cursor_settle(&a)) {
-				uint64_t *k = ring[ga % (AHEAD + 1)];
-				int32_t v = a.h[a.t];
-				int c = nk[ga % (AHEAD + 1)] = v >= 0 ? chain_keys(a.h, a.t, order, k) : 0;
-				if (v >= 0)
-					PREFETCH(p->uni + 2 * v);
-				for (int j = 1; j <= c; j++)
-					fetch(p, j + 1, k[j]);
-				a.t++;
-				ga++;
+	int J = 0; /* the state: the context's length, and its backoffs */
+	float bo[LLR_NGRAM_MAX_ORDER + 1];
+	size_t g = 0;
+	for (int k; (k = window_fill(p, order, &a, &x)) > 0;) {
+		window_lookups(p, order, &x, k, J);
+		for (int i = 0; i < k; i++, g++) {
+			if (x.ctx[i] != -2) {
+				J = x.ctx[i] >= 0 && order > 1;
+				if (J)
+					bo[1] = p->uni[2 * x.ctx[i] + 1];
 			}
-			int32_t w = h[t];
-			if (w < 0) {
+			if (x.w[i] < 0) {
 				lp[g] = 0;
 				if (len)
 					len[g] = 0;
 				J = 0;
 				continue;
 			}
-			const uint64_t *k = ring[g % (AHEAD + 1)];
-			float l = p->uni[2 * w];
-			nbo[1] = p->uni[2 * w + 1];
-			int got = 1, c = LLR_MIN(J, nk[g % (AHEAD + 1)]);
-			for (int j = 1; j <= c; j++) {
-				const llr_probe_entry *e = find(p, j + 1, k[j]);
-				if (!e)
-					break;
-				l = e->logp;
-				nbo[j + 1] = e->backoff;
-				got = j + 1;
-			}
+			int got = x.got[i];
 			float s = 0;
 			for (int j = J; j >= got; j--)
 				s += bo[j];
-			lp[g] = s + l;
+			lp[g] = s + x.l[i];
 			if (len)
 				len[g] = got;
 			J = LLR_MIN(got, order - 1);
 			for (int j = 1; j <= J; j++)
-				bo[j] = nbo[j];
+				bo[j] = x.bo[i][j];
 		}
 	}
 }
@@ -555,6 +603,16 @@ static int map_array(llr_tarmap *t, const char *name, llr_dtype dt, int ndim, co
 	return rc;
 }
 
+/* The lookups read a copy of a table (check_block) rather than the
+ * mapping, unless the mapping is in 2 MiB pages (llr_tarmap_huge), or
+ * the tables are over COPY_MAX bytes in all: the copy's first touch of
+ * fresh memory (the kernel zeroing it) then costs more than the lookups
+ * gain from its huge pages unless each block is read thousands of times
+ * (2.2 s of system time for the 777 MB 5-gram of bench/ngram-query's
+ * generated corpus, against about 1 s saved on 10M tokens: issue 49).
+ * Without the memory for a copy, the lookups read the mapping. */
+#define COPY_MAX ((size_t)256 << 20)
+
 static int map_tables(llr_tarmap *t, const llr_meta *meta, const char *path, int verify, llr_ngram *m, llr_err *err)
 {
 	llr_ngram_probe *p = m->probe;
@@ -562,6 +620,7 @@ static int map_tables(llr_tarmap *t, const llr_meta *meta, const char *path, int
 	int rc = llr_meta_get_i64(meta, "probing.closed", &v, err);
 	p->closed = v == 1;
 	int64_t shape[2] = {m->count[0], 2};
+	size_t total = 0; /* the tables' bytes */
 	if (rc == LLR_OK)
 		rc = map_array(t, "1/prob", LLR_F32, 2, shape, 1, (const void **)&p->uni, err);
 	for (int n = 2; n <= m->order && rc == LLR_OK; n++) {
@@ -587,10 +646,14 @@ static int map_tables(llr_tarmap *t, const llr_meta *meta, const char *path, int
 			rc = llr_err_set(err, LLR_ENOMEM, "%s: out of memory", path);
 			break;
 		}
-		/* Without memory for the copy, the lookups read the mapping. */
-		p->own[n - 1] = llr_alloc_large((size_t)v, sizeof(llr_probe_entry), 0);
+		total += (size_t)v * sizeof(llr_probe_entry);
+	}
+	for (int n = 2; n <= m->order && rc == LLR_OK; n++) {
+		size_t bytes = (size_t)p->nb[n - 1] * sizeof(llr_probe_entry);
+		if (!llr_tarmap_huge(t, p->src[n - 1], bytes) && total <= COPY_MAX)
+			p->own[n - 1] = llr_alloc_large((size_t)p->nb[n - 1], sizeof(llr_probe_entry), 0);
 		p->tab[n - 1] = p->own[n - 1] ? p->own[n - 1] : p->src[n - 1];
-		for (uint64_t b = 0; verify && rc == LLR_OK && b < blocks; b++)
+		for (uint64_t b = 0; verify && rc == LLR_OK && b < p->blocks[n - 1]; b++)
 			if (!check_block(p, n, b))
 				rc = llr_ngram_status(m, err);
 	}

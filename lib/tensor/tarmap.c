@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -166,6 +168,44 @@ void llr_tarmap_close(llr_tarmap *t)
 	free(t->m);
 	free(t->path);
 	free(t);
+}
+
+/* FilePmdMapped of this process (/proc/self/smaps_rollup, Linux), in
+ * KiB: what of its mapped files is mapped 2 MiB a page table entry; -1
+ * when it cannot be read. */
+static long file_pmd_kib(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "re");
+	if (!f)
+		return -1;
+	char line[256];
+	long kib = -1;
+	while (kib < 0 && fgets(line, sizeof line, f))
+		if (sscanf(line, "FilePmdMapped: %ld kB", &kib) != 1)
+			kib = -1;
+	fclose(f);
+	return kib;
+}
+
+#define HUGE ((uintptr_t)2 << 20)
+
+int llr_tarmap_huge(const llr_tarmap *t, const void *data, size_t len)
+{
+	uintptr_t lo = ((uintptr_t)data + HUGE - 1) & ~(HUGE - 1), hi = ((uintptr_t)data + len) & ~(HUGE - 1);
+	if ((const unsigned char *)data < t->map || len > t->len || (size_t)((const unsigned char *)data - t->map) > t->len - len ||
+	    hi <= lo)
+		return 0;
+#ifdef MADV_HUGEPAGE
+	/* read from disk, the range comes into the page cache as huge folios */
+	madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
+	/* 8 of its 2 MiB pages, evenly spread, touched: how many came in as one */
+	long before = file_pmd_kib(), n = (long)((hi - lo) / HUGE), k = n < 8 ? n : 8;
+	if (before < 0)
+		return 0;
+	for (long i = 0; i < k; i++)
+		(void)*(volatile const unsigned char *)(lo + (uintptr_t)(i * n / k) * HUGE);
+	return (file_pmd_kib() - before) * 2 >= k * (long)(HUGE >> 10);
 }
 
 size_t llr_tarmap_count(const llr_tarmap *t)
