@@ -913,9 +913,119 @@ static void test_probing_same(void)
 	llr_buf_free(&text);
 }
 
+/* Open the probing file at path with its tables read where they are
+ * mapped (in_place) rather than from a copy, as map_tables chooses for
+ * a mapping in 2 MiB pages or tables over 256 MiB, which a test cannot
+ * count on: the copies made at load (none touched yet) dropped. */
+static llr_ngram *open_probing(const char *path, int in_place)
+{
+	llr_err e = {0};
+	llr_ngram *m = NULL;
+	if (llr_ngram_open(path, LLR_NGRAM_PROBE, &m, &e) != LLR_OK) {
+		printf("#   open %s: %s\n", path, e.msg);
+		return NULL;
+	}
+	for (int n = 2; in_place && n <= m->order; n++) {
+		llr_ngram_probe *p = m->probe;
+		free(p->own[n - 1]);
+		p->own[n - 1] = NULL;
+		p->tab[n - 1] = p->src[n - 1];
+	}
+	return m;
+}
+
+/* The probing binary read in place (no copy of its tables) scores as
+ * the copy and the trie do, to the bit, in batches that cross the
+ * scorer's windows of 256 tokens; a corrupt table read in place is
+ * found on use (the CRC of each block still checked, lazily); and
+ * llr_tarmap_huge refuses ranges outside the mapping or under 2 MiB. */
+static void test_probing_in_place(void)
+{
+	char *text = random_corpus(5, 4000, 3000);
+	double D[LLR_NGRAM_MAX_ORDER * 3];
+	llr_ngram *t = estimate(text, 4, 1, D);
+	llr_err e = {0};
+	char path[512], bad[512];
+	snprintf(path, sizeof path, "%s/inplace.probing", test_tmpdir());
+	snprintf(bad, sizeof bad, "%s/inplace-bad.probing", test_tmpdir());
+	CHECK(t && llr_ngram_save_probing(t, path, &e) == LLR_OK);
+	llr_ngram *c = open_probing(path, 0), *p = open_probing(path, 1);
+	CHECK(c && p && p->probe->closed && p->probe->tab[1] == p->probe->src[1] && c->probe->tab[1] != c->probe->src[1]);
+	if (!t || !c || !p) {
+		free(text);
+		return;
+	}
+	CHECK(c->probe->nb[1] > 2 << LLR_PROBE_BLOCK_SHIFT); /* the lazy checks span blocks */
+	/* the training text's first S lines, 1 word in 50 unknown (-1),
+	 * 1 sentence in 7 without <s> */
+	enum { S = 400 };
+	static int32_t h[S * 14], la[S * 13], lb[S * 13], lc[S * 13];
+	static float a[S * 13], b[S * 13], cc[S * 13];
+	size_t n[S], nh = 0, na = 0;
+	llr_rng r;
+	llr_rng_seed(&r, 9);
+	const char *line = text;
+	for (int s = 0; s < S; s++) {
+		const char *nl = strchr(line, '\n');
+		size_t pos = 0, tl, k = 0;
+		const char *tok;
+		h[nh] = s % 7 ? llr_ngram_bos(t) : -1;
+		while (llr_token_next(line, (size_t)(nl - line), &pos, &tok, &tl))
+			h[nh + ++k] = llr_rng_below(&r, 50) ? llr_ngram_word(t, tok, tl) : -1;
+		n[s] = k;
+		line = nl + 1;
+		for (k = 1; k <= n[s]; k++) {
+			size_t nctx = LLR_MIN(k, (size_t)3);
+			int m = 0;
+			a[na + k - 1] = h[nh + k] >= 0 ? llr_ngram_log10p(t, h + nh + k - nctx, (int)nctx, h[nh + k], &m) : 0.0f;
+			la[na + k - 1] = m;
+		}
+		nh += n[s] + 1;
+		na += n[s];
+	}
+	free(text);
+	CHECK(na > 4 * 256);
+	CHECK(llr_ngram_score_batch(c, h, n, S, cc, lc, &e) == LLR_OK);
+	CHECK(llr_ngram_score_batch(p, h, n, S, b, lb, &e) == LLR_OK);
+	CHECK(!memcmp(a, b, na * sizeof *a) && !memcmp(la, lb, na * sizeof *la));
+	CHECK(!memcmp(a, cc, na * sizeof *a) && !memcmp(la, lc, na * sizeof *la));
+	int longest = 0;
+	for (size_t i = 0; i < na; i++)
+		longest = LLR_MAX(longest, lb[i]);
+	CHECK(longest == 4);
+	/* a byte of the 3-gram table's last block flipped */
+	llr_tarmap *tm = NULL;
+	CHECK_OK(llr_tarmap_open(path, &tm, &e));
+	const llr_tarmap_member *mem = tm ? llr_tarmap_find(tm, "3/table.npy") : NULL;
+	CHECK(mem != NULL);
+	if (!mem) {
+		llr_tarmap_close(tm);
+		return;
+	}
+	size_t at = (size_t)(mem->data - llr_tarmap_at(tm, 0)->data) + mem->size - 5;
+	int huge_small = llr_tarmap_huge(tm, mem->data, mem->size), huge_out = llr_tarmap_huge(tm, mem->data - 4096, (size_t)1 << 40);
+	CHECK(huge_small == 0 && huge_out == 0);
+	llr_tarmap_close(tm);
+	FILE *in = fopen(path, "rb"), *out = fopen(bad, "wb");
+	for (int ch, i = 0; in && out && (ch = getc(in)) != EOF; i++)
+		putc((size_t)i == at ? ch ^ 0x40 : ch, out);
+	fclose(in);
+	fclose(out);
+	llr_ngram *q = open_probing(bad, 1);
+	CHECK(q && llr_ngram_status(q, &e) == LLR_OK);
+	if (q) {
+		int rc = llr_ngram_score_batch(q, h, n, S, b, lb, &e);
+		CHECK(rc == LLR_EFORMAT && strstr(e.msg, "member 3/table.npy: block") && strstr(e.msg, "checksum mismatch"));
+	}
+	llr_ngram_free(q);
+	llr_ngram_free(t);
+	llr_ngram_free(c);
+	llr_ngram_free(p);
+}
+
 int main(void)
 {
-	PLAN(12);
+	PLAN(13);
 	RUN(test_hand_worked);
 	RUN(test_kenlm_toy);
 	RUN(test_sums_to_one);
@@ -928,5 +1038,6 @@ int main(void)
 	RUN(test_arpa_order);
 	RUN(test_wordtab);
 	RUN(test_probing_same);
+	RUN(test_probing_in_place);
 	DONE();
 }
