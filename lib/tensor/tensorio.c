@@ -553,10 +553,11 @@ llr_tensor_writer *llr_tw_open(const char *path, const char *kind, const llr_met
 	    /* the checksum once, as SCHILY.xattr.*, which GNU tar knows */
 	    archive_write_set_format_option(w->a, "pax", "xattrheader", "SCHILY") < ARCHIVE_WARN ||
 	    archive_write_set_bytes_in_last_block(w->a, 1) != ARCHIVE_OK ||
-	    /* whole 2 MiB writes at 2 MiB offsets: the page cache then holds
-	     * the file in huge folios, which a reader's mapping (tarmap.c)
-	     * maps 2 MiB a TLB entry; the bytes written are the same */
-	    archive_write_set_bytes_per_block(w->a, 2 << 20) != ARCHIVE_OK ||
+	    /* to a file, whole 2 MiB writes at 2 MiB offsets: the page cache
+	     * then holds it in huge folios, which a reader's mapping
+	     * (tarmap.c) maps 2 MiB a TLB entry; the bytes are the same (to
+	     * stdout, libarchive's 10 KiB blocks, out as they fill) */
+	    (!to_stdout && archive_write_set_bytes_per_block(w->a, 2 << 20) != ARCHIVE_OK) ||
 	    (w->out = to_stdout ? 1 : w->fd, archive_write_open2(w->a, w, NULL, tw_write, NULL, NULL)) != ARCHIVE_OK) {
 		tw_fail(w, err, NULL);
 		tw_free(w);
