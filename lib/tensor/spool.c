@@ -2,8 +2,9 @@
  * spool.c - a tensor-archive member whose bytes come before they can be
  * written (the n-gram trie built from sorted streams on disk, in a
  * memory budget): a 1-D array of a declared length, appended an element
- * at a time to an unlinked temporary file while its CRC-32C is computed
- * (the archive wants the CRC in the member's header, before the bytes),
+ * at a time to an unlinked temporary file, its CRC-32C computed a buffer
+ * at a time (the archive wants the CRC in the member's header, before the
+ * bytes),
  * then copied into the archive by llr_tw_put_npy_fd.  Memory: one
  * buffer of LLR_TW_SPOOL_BYTES.  Not here: the archive (tensorio.c).
  */
@@ -22,7 +23,7 @@ struct llr_tw_spool {
 	llr_dtype dt;
 	size_t es;           /* bytes an element */
 	int64_t n, have;     /* declared, appended */
-	uint32_t crc;        /* of the .npy header and the bytes so far */
+	uint32_t crc;        /* of the .npy header and the bytes flushed */
 	char *buf;
 	size_t used;         /* bytes in buf */
 	off_t off;           /* bytes in the file */
@@ -31,6 +32,7 @@ struct llr_tw_spool {
 
 static int spool_flush(llr_tw_spool *s, llr_err *err)
 {
+	s->crc = llr_crc32c(s->crc, s->buf, s->used);
 	for (size_t at = 0; at < s->used;) {
 		ssize_t k = pwrite(s->fd, s->buf + at, s->used - at, s->off);
 		if (k < 0 && errno == EINTR)
@@ -93,7 +95,6 @@ int llr_tw_spool_add(llr_tw_spool *s, const void *elem, llr_err *err)
 			at[i] = at[s->es - 1 - i];
 			at[s->es - 1 - i] = c;
 		}
-	s->crc = llr_crc32c(s->crc, at, s->es);
 	s->used += s->es;
 	s->have++;
 	return LLR_OK;
