@@ -91,6 +91,13 @@ static int is_arpa_name(const char *path)
 	return 0;
 }
 
+/* Does -o name ARPA text (none, "-", or an .arpa name)? */
+static int arpa_output(const llr_train_args *a)
+{
+	const char *out = llr_train_args_str(a, "o");
+	return !out || !strcmp(out, "-") || is_arpa_name(out);
+}
+
 /* a line of a training file to the counter (llr_lines_each) */
 static int count_line(void *c, const char *line, size_t len, llr_err *err)
 {
@@ -155,7 +162,7 @@ static int disk_setup(const llr_train_args *a, llr_ngram_disk *d, llr_err *err)
 static int estimate_counts(const llr_train_args *a, llr_ngram_counter *c, const llr_kn_opts *kn, int64_t *count, double *D, llr_err *err)
 {
 	const char *out = llr_train_args_str(a, "o"), *form = llr_train_args_str(a, "format");
-	int arpa = !out || !strcmp(out, "-") || is_arpa_name(out), verbose = (int)llr_train_args_int(a, "verbose");
+	int arpa = arpa_output(a), verbose = (int)llr_train_args_int(a, "verbose");
 	int probing = !arpa && form && !strcmp(form, "probing");
 	size_t budget = (size_t)llr_train_args_int(a, "memory");
 	int spilled = llr_ngram_counter_spilled(c), disk = spilled;
@@ -224,8 +231,7 @@ static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, in
  * counting. */
 static int check_form(const llr_train_args *a, llr_err *err)
 {
-	const char *out = llr_train_args_str(a, "o");
-	if ((!out || !strcmp(out, "-") || is_arpa_name(out)) && llr_train_args_given(a, "format"))
+	if (arpa_output(a) && llr_train_args_given(a, "format"))
 		return llr_train_usage_err(err, "--format: for a binary output (-o FILE not ending in .arpa)");
 	return LLR_OK;
 }
@@ -234,7 +240,7 @@ static int check_form(const llr_train_args *a, llr_err *err)
 static int write_model(const llr_train_args *a, const llr_ngram *m, llr_err *err)
 {
 	const char *out = llr_train_args_str(a, "o"), *form = llr_train_args_str(a, "format");
-	int arpa = !out || !strcmp(out, "-") || is_arpa_name(out);
+	int arpa = arpa_output(a);
 	if (arpa)
 		return llr_ngram_write_arpa(m, out, err);
 	return form && !strcmp(form, "probing") ? llr_ngram_save_probing(m, out, err) : llr_ngram_save(m, out, err);
