@@ -773,14 +773,41 @@ static size_t put_g(char *buf, int neg, uint64_t q, int prec, int X)
 	return n;
 }
 
+/* Powers of 10 up to 10^38 and of 5 up to 5^44. */
+#define P19 ((u128)10000000000000000000ull)
+#define P27 ((u128)7450580596923828125ull)
+static const u128 pow10_128[39] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
+	10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull,
+	1000000000000000ull, 10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+	10000000000000000000ull, P19 * 10ull, P19 * 100ull, P19 * 1000ull, P19 * 10000ull, P19 * 100000ull,
+	P19 * 1000000ull, P19 * 10000000ull, P19 * 100000000ull, P19 * 1000000000ull, P19 * 10000000000ull,
+	P19 * 100000000000ull, P19 * 1000000000000ull, P19 * 10000000000000ull, P19 * 100000000000000ull,
+	P19 * 1000000000000000ull, P19 * 10000000000000000ull, P19 * 100000000000000000ull,
+	P19 * 1000000000000000000ull, P19 * 10000000000000000000ull};
+static const u128 pow5_128[45] = {
+	1ull, 5ull, 25ull, 125ull, 625ull, 3125ull, 15625ull, 78125ull, 390625ull, 1953125ull, 9765625ull,
+	48828125ull, 244140625ull, 1220703125ull, 6103515625ull, 30517578125ull, 152587890625ull, 762939453125ull,
+	3814697265625ull, 19073486328125ull, 95367431640625ull, 476837158203125ull, 2384185791015625ull,
+	11920928955078125ull, 59604644775390625ull, 298023223876953125ull, 1490116119384765625ull,
+	7450580596923828125ull, P27 * 5ull, P27 * 25ull, P27 * 125ull, P27 * 625ull, P27 * 3125ull, P27 * 15625ull,
+	P27 * 78125ull, P27 * 390625ull, P27 * 1953125ull, P27 * 9765625ull, P27 * 48828125ull, P27 * 244140625ull,
+	P27 * 1220703125ull, P27 * 6103515625ull, P27 * 30517578125ull, P27 * 152587890625ull, P27 * 762939453125ull};
+
 /* x as %.8g, or %.9g when that does not read back as x (strtof), as
  * the writer has always printed it.  A normal float of magnitude 2^-21 to
- * 2^23 is m 2^e with m < 2^24 and -44 <= e < 0, so N = m 5^-e = x 10^-e
- * is an integer below 2^127: it is rounded to 8 digits exactly (half to
- * even, as glibc's printf), and the 8 digits read back as x exactly when
- * they are closer to N than half the float's spacing, 5^-e / 2 in that
- * scale (a quarter below a power of two; 5^-e is odd, so never a tie).
- * Other numbers go through snprintf and strtof. */
+ * 2^23 is m 2^e with m < 2^24 and -44 <= e < 0, so N = m 5^k (k = -e)
+ * = x 10^k is an integer below 2^127 of D digits: it is rounded to p = 8
+ * digits exactly (half to even, as glibc's printf), and the 8 digits
+ * read back as x exactly when they are closer to N than half the float's
+ * spacing, 5^k / 2 in that scale (a quarter below a power of two; 5^k is
+ * odd, so never a tie); else 9 digits.  Dropping drop = D - p digits
+ * divides N by 10^drop = 2^drop 5^drop, and drop <= k (N < 2^24 5^k has
+ * at most 8.23 + 0.7 k digits): so the quotient is t >> drop and the
+ * remainder (t mod 2^drop) 5^drop with t = m 5^(k-drop) below 2^64, and
+ * the rounding and the read-back test compare t mod 2^drop with 2^drop
+ * and 5^(k-drop), no division.  Other numbers go through snprintf and
+ * strtof. */
 size_t llr_arpa_format_float(char *buf, float x)
 {
 	if (x == 0 || x == -99) {
@@ -789,43 +816,40 @@ size_t llr_arpa_format_float(char *buf, float x)
 	}
 	uint32_t bits;
 	memcpy(&bits, &x, 4);
-	int be = (int)(bits >> 23 & 0xff), e = be - 150;
+	int be = (int)(bits >> 23 & 0xff), e = be - 150, k = -e;
 	if (be == 0 || e < -44 || e >= 0) {
 		size_t n = format_g(buf, 8, x);
 		if (strtof(buf, NULL) != x)
 			n = format_g(buf, 9, x);
 		return n;
 	}
-	uint32_t m = (bits & 0x7fffff) | 0x800000;
-	u128 five = 1;
-	for (int i = 0; i < -e; i++)
-		five *= 5;
-	const u128 N = (u128)m * five;
-	int D = 1;
-	u128 t = N;
-	while (t >= 10000000000ull)
-		t /= 10000000000ull, D += 10;
-	while (t >= 10)
-		t /= 10, D++;
+	const uint64_t m = (bits & 0x7fffff) | 0x800000;
+	const u128 N = (u128)m * pow5_128[k];
+	uint64_t hi = (uint64_t)(N >> 64);
+	int nbits = hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)N);
+	int D = (nbits * 1233) >> 12; /* floor(log10 N) or one more */
+	D += N >= pow10_128[D];
 	for (int p = 8;; p++) {
-		int drop = D - p, X = D - 1 + e;
-		u128 pw = 1;
-		for (int i = 0; i < drop; i++)
-			pw *= 10;
-		u128 q = N / pw, r = N % pw, half = pw / 2;
-		for (int i = drop; i < 0; i++)
-			q *= 10;
-		int up = drop > 0 && (r > half || (r == half && (q & 1)));
-		q += up;
-		int ok = p == 9 || drop <= 0;
-		if (!ok) {
-			u128 diff = up ? pw - r : r;
-			ok = (!up && m == 0x800000) ? 4 * diff < five : 2 * diff < five;
+		int drop = D - p, X = D - 1 + e, ok = 1;
+		uint64_t q;
+		if (drop <= 0) {
+			q = (uint64_t)N * (uint64_t)pow10_128[-drop];
+		} else {
+			LLR_ASSERT(drop <= k && drop < 64 && k - drop <= 17); /* t below 2^64 */
+			const uint64_t t = (uint64_t)((u128)m * pow5_128[k - drop]), five = (uint64_t)pow5_128[k - drop];
+			const uint64_t low = t & ((1ull << drop) - 1), half = 1ull << (drop - 1);
+			q = t >> drop;
+			int up = low > half || (low == half && (q & 1));
+			q += (uint64_t)up;
+			if (p == 8) {
+				uint64_t diff = up ? (1ull << drop) - low : low;
+				ok = (!up && m == 0x800000) ? 4 * diff < five : 2 * diff < five;
+			}
 		}
-		if (q == (u128)(p == 8 ? 100000000u : 1000000000u))
+		if (q == (p == 8 ? 100000000u : 1000000000u))
 			q /= 10, X++;
 		if (ok)
-			return put_g(buf, bits >> 31, (uint64_t)q, p, X);
+			return put_g(buf, (int)(bits >> 31), q, p, X);
 	}
 }
 
@@ -911,8 +935,34 @@ struct llr_arpa_out {
 	FILE *spool; /* standard output's temporary file, or NULL */
 	const char *tmpdir;
 	int order;
-	const llr_strmap *vocab;
+	uint32_t *off; /* word w's bytes: chars[off[w] .. off[w + 1]) */
+	char *chars;
 };
+
+size_t llr_arpa_out_words_bytes(const llr_strmap *vocab)
+{
+	size_t V = llr_strmap_size(vocab), n = (V + 1) * sizeof(uint32_t);
+	for (size_t w = 0; w < V; w++)
+		n += llr_strmap_len(vocab, (int32_t)w);
+	return n;
+}
+
+/* The words laid out one after another, by id. */
+static int out_words(llr_arpa_out *o, const llr_strmap *vocab)
+{
+	size_t V = llr_strmap_size(vocab), chars = llr_arpa_out_words_bytes(vocab) - (V + 1) * sizeof(uint32_t);
+	if (chars > UINT32_MAX || !(o->off = llr_malloc((V + 1) * sizeof *o->off)) || !(o->chars = llr_malloc(chars + 1)))
+		return LLR_ENOMEM;
+	uint32_t at = 0;
+	for (size_t w = 0; w < V; w++) {
+		size_t len = llr_strmap_len(vocab, (int32_t)w);
+		o->off[w] = at;
+		memcpy(o->chars + at, llr_strmap_str(vocab, (int32_t)w), len);
+		at += (uint32_t)len;
+	}
+	o->off[V] = at;
+	return LLR_OK;
+}
 
 llr_arpa_out *llr_arpa_out_open(const char *path, const char *tmpdir, int order, const int64_t *counts, const llr_strmap *vocab, llr_err *err)
 {
@@ -923,10 +973,12 @@ llr_arpa_out *llr_arpa_out_open(const char *path, const char *tmpdir, int order,
 		return NULL;
 	}
 	o->order = order;
-	o->vocab = vocab;
 	o->tmpdir = tmpdir;
-	int rc = LLR_OK;
-	if (!path || !strcmp(path, "-")) {
+	int rc = out_words(o, vocab) == LLR_OK ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (rc != LLR_OK) {
+		memset(&o->w, 0, sizeof o->w);
+		o->w.fd = -1;
+	} else if (!path || !strcmp(path, "-")) {
 		memset(&o->w, 0, sizeof o->w);
 		o->w.fd = -1;
 		size_t n = strlen(tmpdir) + 32;
@@ -969,15 +1021,15 @@ int llr_arpa_out_line(llr_arpa_out *o, int n, const uint32_t *words, float logp,
 {
 	size_t need = 2 * 32 + (size_t)n + 1;
 	for (int j = 0; j < n; j++)
-		need += llr_strmap_len(o->vocab, (int32_t)words[j]);
-	if (llr_buf_reserve(&o->w.buf, need) != LLR_OK)
+		need += o->off[words[j] + 1] - o->off[words[j]];
+	if (o->w.buf.cap - o->w.buf.len < need && llr_buf_reserve(&o->w.buf, need) != LLR_OK)
 		return LLR_ENOMEM;
 	char *p = o->w.buf.data + o->w.buf.len;
 	p += llr_arpa_format_float(p, logp);
 	for (int j = 0; j < n; j++) {
-		size_t len = llr_strmap_len(o->vocab, (int32_t)words[j]);
+		uint32_t at = o->off[words[j]], len = o->off[words[j] + 1] - at;
 		*p++ = j ? ' ' : '\t';
-		memcpy(p, llr_strmap_str(o->vocab, (int32_t)words[j]), len);
+		memcpy(p, o->chars + at, len);
 		p += len;
 	}
 	if (n < o->order) {
@@ -1032,6 +1084,8 @@ int llr_arpa_out_close(llr_arpa_out *o, int ok, llr_err *err)
 		rc = aw_close(&o->w, o->path, ok, err);
 	}
 	free(o->path);
+	free(o->off);
+	free(o->chars);
 	free(o);
 	return rc;
 }

@@ -23,6 +23,7 @@
 
 #include "ngram.h"
 
+
 #define COUNT_MERGE_MIN ((size_t)1 << 20)
 
 /* Spilled records fold equal N-grams by adding their counts. */
@@ -44,6 +45,8 @@ struct llr_ngram_counter {
 	size_t xs_runs;  /* the runs spilled (0: the counts are all here) */
 	size_t xs_every; /* spill every so many distinct keys (tests), 0 = when full */
 	size_t reserve;  /* bytes of the budget kept for the spill's buffers */
+	size_t base;     /* the budget's bytes held outside (llr_ngram_disk.base), off max_bytes */
+	size_t held;     /* llr_ngram_disk.base itself, which base is clamped from */
 	llr_xsort_cfg xcfg;
 	uint32_t gram[LLR_NGRAM_MAX_ORDER];
 	uint64_t tokens;
@@ -54,12 +57,32 @@ static size_t key_bytes(const llr_ngram_counter *c)
 	return (size_t)c->order * sizeof(uint32_t);
 }
 
+/* The threads sorting a buffer (the spill's set-up; one before it). */
+static int c_threads(const llr_ngram_counter *c)
+{
+	return c->xcfg.threads < 1 ? 1 : c->xcfg.threads > LLR_NGRAM_MAX_THREADS ? LLR_NGRAM_MAX_THREADS : c->xcfg.threads;
+}
+
+/* The bytes of the sort's counts at V words: V + 1 a thread. */
+static size_t cnt_bytes(const llr_ngram_counter *c, size_t V)
+{
+	return (size_t)c_threads(c) * (V + 1) * sizeof(uint32_t);
+}
+
 /* Spilling: the least budget that counts with the vocabulary so far,
  * the fixed part twice over (a buffer of 4096 keys and its merge). */
 static size_t least_bytes(const llr_ngram_counter *c)
 {
 	size_t V = llr_strmap_size(c->vocab);
-	return 2 * (4096 * (2 * key_bytes(c) + 2 * sizeof(uint32_t) + sizeof(uint64_t)) + (V + 1) * sizeof(uint32_t) + c->vocab_bytes + c->reserve);
+	return 2 * (4096 * (2 * key_bytes(c) + 2 * sizeof(uint32_t) + sizeof(uint64_t)) + cnt_bytes(c, V) + c->vocab_bytes + c->reserve);
+}
+
+/* Spilling, a budget under the least that counts: refused with that
+ * least, the program's own holding included. */
+static int too_small(const llr_ngram_counter *c, llr_err *err)
+{
+	return llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to count %d-grams on disk: give at least %zu MiB (--memory)",
+	                   (c->max_bytes + c->base) >> 20, c->order, ((least_bytes(c) + c->held) >> 20) + 1);
 }
 
 /* LLR_OK if holding `extra` bytes besides the buffer (of bufcap keys),
@@ -68,10 +91,9 @@ static int room(llr_ngram_counter *c, size_t bufcap, size_t extra, llr_err *err)
 {
 	size_t bytes = bufcap * key_bytes(c) + c->n * (key_bytes(c) + sizeof(uint64_t)) + c->vocab_bytes + c->reserve + extra;
 	if (bytes > c->max_bytes && c->xs)
-		return llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to count %d-grams on disk: give at least %zu MiB (--memory)", c->max_bytes >> 20,
-		                   c->order, (least_bytes(c) >> 20) + 1);
+		return too_small(c, err);
 	if (bytes > c->max_bytes)
-		return llr_err_set(err, LLR_ERANGE, "the n-gram counts need more than %zu MiB (%zu distinct %d-grams so far, %zu more to merge)", c->max_bytes >> 20, c->n,
+		return llr_err_set(err, LLR_ERANGE, "the n-gram counts need more than %zu MiB (%zu distinct %d-grams so far, %zu more to merge)", (c->max_bytes + c->base) >> 20, c->n,
 		                   c->order, c->nbuf);
 	if (bytes > c->peak)
 		c->peak = bytes;
@@ -86,30 +108,65 @@ static int key_cmp(const uint32_t *a, const uint32_t *b, int n)
 	return 0;
 }
 
-/* perm: the buffer's keys in lexicographic order (LSD radix sort). */
-static int sort_buffer(const llr_ngram_counter *c, uint32_t *perm, uint32_t *tmp, uint32_t V)
+/* One thread's part of a counting pass of llr_perm_sort: perm[lo, hi)
+ * counted by the word at column col into cnt[0..V) (phase 0), then
+ * moved to tmp at the offsets cnt holds (phase 1). */
+typedef struct cpart {
+	const uint32_t *key, *perm;
+	uint32_t *tmp, *cnt, V;
+	size_t lo, hi, stride;
+	int phase;
+} cpart;
+
+static void *c_part(void *arg)
 {
-	const int N = c->order;
-	const size_t n = c->nbuf;
-	uint32_t *cnt = llr_malloc(((size_t)V + 1) * sizeof *cnt);
-	if (!cnt)
-		return LLR_ENOMEM;
+	cpart *p = arg;
+	if (p->phase == 0) {
+		memset(p->cnt, 0, (size_t)p->V * sizeof *p->cnt);
+		for (size_t i = p->lo; i < p->hi; i++)
+			p->cnt[p->key[(size_t)p->perm[i] * p->stride]]++;
+	} else {
+		for (size_t i = p->lo; i < p->hi; i++)
+			p->tmp[p->cnt[p->key[(size_t)p->perm[i] * p->stride]]++] = p->perm[i];
+	}
+	return NULL;
+}
+
+void llr_perm_sort(const uint32_t *key, size_t stride, size_t n, const int *cols, int nc, uint32_t V, int threads, uint32_t *perm, uint32_t *tmp,
+                   uint32_t *cnt)
+{
+	int k = threads < 1 ? 1 : threads > LLR_NGRAM_MAX_THREADS ? LLR_NGRAM_MAX_THREADS : threads;
+	if ((size_t)k > n)
+		k = n ? (int)n : 1;
+	uint32_t *const out = perm;
 	for (size_t i = 0; i < n; i++)
 		perm[i] = (uint32_t)i;
-	for (int col = N - 1; col >= 0; col--) {
-		memset(cnt, 0, ((size_t)V + 1) * sizeof *cnt);
-		for (size_t i = 0; i < n; i++)
-			cnt[c->buf[(size_t)perm[i] * N + (size_t)col] + 1]++;
-		for (uint32_t v = 0; v < V; v++)
-			cnt[v + 1] += cnt[v];
-		for (size_t i = 0; i < n; i++)
-			tmp[cnt[c->buf[(size_t)perm[i] * N + (size_t)col]]++] = perm[i];
+	cpart part[LLR_NGRAM_MAX_THREADS];
+	for (int c = nc - 1; c >= 0; c--) {
+		for (int t = 0; t < k; t++)
+			part[t] = (cpart){key + cols[c], perm, tmp, cnt + (size_t)t * ((size_t)V + 1), V, n * (size_t)t / (size_t)k, n * (size_t)(t + 1) / (size_t)k,
+			                  stride, 0};
+		llr_parts_run(c_part, part, sizeof *part, k);
+		llr_parts_offsets(cnt, (size_t)V + 1, k, V);
+		for (int t = 0; t < k; t++)
+			part[t].phase = 1;
+		llr_parts_run(c_part, part, sizeof *part, k);
 		uint32_t *t = perm;
 		perm = tmp;
 		tmp = t;
 	}
-	if (N % 2) /* the result is in the caller's tmp */
-		memcpy(tmp, perm, n * sizeof *perm);
+	if (perm != out) /* an odd number of passes: the result is in tmp */
+		memcpy(out, perm, n * sizeof *perm);
+}
+
+/* perm: the buffer's keys in lexicographic order. */
+static int sort_buffer(const llr_ngram_counter *c, uint32_t *perm, uint32_t *tmp, uint32_t V)
+{
+	static const int lex[LLR_NGRAM_MAX_ORDER] = {0, 1, 2, 3, 4, 5, 6, 7};
+	uint32_t *cnt = llr_malloc(cnt_bytes(c, V));
+	if (!cnt)
+		return LLR_ENOMEM;
+	llr_perm_sort(c->buf, (size_t)c->order, c->nbuf, lex, c->order, V, c_threads(c), perm, tmp, cnt);
 	free(cnt);
 	return LLR_OK;
 }
@@ -151,10 +208,10 @@ static int merge(llr_ngram_counter *c, llr_err *err)
 		return LLR_OK;
 	const uint32_t V = (uint32_t)llr_strmap_size(c->vocab);
 	int rc;
-	if (c->xs && c->n && room(c, c->bufcap, LLR_MAX(2 * nb * sizeof(uint32_t) + ((size_t)V + 1) * sizeof(uint32_t), nb * sizeof(uint32_t) + (c->n + nb) * (kb + sizeof(uint64_t))), NULL) != LLR_OK &&
+	if (c->xs && c->n && room(c, c->bufcap, LLR_MAX(2 * nb * sizeof(uint32_t) + cnt_bytes(c, V), nb * sizeof(uint32_t) + (c->n + nb) * (kb + sizeof(uint64_t))), NULL) != LLR_OK &&
 	    (rc = spill_array(c, err)) != LLR_OK)
 		return rc;
-	if ((rc = room(c, c->bufcap, 2 * nb * sizeof(uint32_t) + ((size_t)V + 1) * sizeof(uint32_t), err)) != LLR_OK)
+	if ((rc = room(c, c->bufcap, 2 * nb * sizeof(uint32_t) + cnt_bytes(c, V), err)) != LLR_OK)
 		return rc;
 	uint32_t *perm = llr_malloc(nb * sizeof *perm), *tmp = llr_malloc(nb * sizeof *tmp);
 	if (!perm || !tmp || sort_buffer(c, perm, tmp, V) != LLR_OK) {
@@ -255,7 +312,7 @@ static int fits_alone(const llr_ngram_counter *c, size_t cap)
 	if (!c->xs)
 		return 1;
 	size_t V = llr_strmap_size(c->vocab);
-	size_t fixed = (V + 1) * sizeof(uint32_t) + c->vocab_bytes + c->reserve;
+	size_t fixed = cnt_bytes(c, V) + c->vocab_bytes + c->reserve;
 	return fixed < c->max_bytes && cap * (2 * key_bytes(c) + 2 * sizeof(uint32_t) + sizeof(uint64_t)) <= (c->max_bytes - fixed) / 2;
 }
 
@@ -288,7 +345,7 @@ static int add_gram(llr_ngram_counter *c, llr_err *err)
 		if (c->bufcap == 0 && (rc = room(c, cap, 0, err)) != LLR_OK)
 			return rc;
 		if (c->bufcap == 0)
-			return llr_err_set(err, LLR_ENOMEM, "out of memory counting n-grams");
+			return c->xs ? too_small(c, err) : llr_err_set(err, LLR_ENOMEM, "out of memory counting n-grams");
 	}
 	memcpy(c->buf + c->nbuf * (size_t)N, c->gram, (size_t)N * sizeof *c->gram);
 	c->nbuf++;
@@ -347,19 +404,32 @@ int llr_ngram_counter_spill(llr_ngram_counter *c, const llr_ngram_disk *d, llr_e
 {
 	const int N = c->order;
 	LLR_ASSERT(!c->xs && c->n == 0 && c->nbuf == 0);
+	c->held = d->base;
+	c->base = LLR_MIN(d->base, c->max_bytes);
+	c->max_bytes -= c->base;
 	llr_xsort_cfg x, *cfg = &x;
 	llr_ngram_xcfg(d, c->max_bytes, cfg);
 	c->xcfg = x;
 	if (!(c->xs = llr_xsort_new(cfg, llr_xrec_key_bytes(N) + sizeof(uint64_t), N, (const int[]){0, 1, 2, 3, 4, 5, 6, 7}, N, 0, add_counts, err)))
 		return llr_err_code(err, LLR_ENOMEM);
 	c->xs_every = cfg->run_records;
-	c->reserve = cfg->iobuf + (cfg->iobuf >> 4);
+	c->reserve = cfg->iobuf + (cfg->iobuf >> 4) + (c_threads(c) > 1 ? (size_t)c_threads(c) * LLR_NGRAM_THREAD_BYTES : 0); /* and the sort's threads */
 	return LLR_OK;
 }
 
 int llr_ngram_counter_end(llr_ngram_counter *c, llr_err *err)
 {
 	return merge(c, err);
+}
+
+int llr_ngram_counter_threads(const llr_ngram_counter *c)
+{
+	return c_threads(c);
+}
+
+size_t llr_ngram_counter_base(const llr_ngram_counter *c)
+{
+	return c->base;
 }
 
 int llr_ngram_counter_spilled(const llr_ngram_counter *c)

@@ -52,6 +52,7 @@ typedef struct lev {
 	double *p;      /* interpolated probability, below the highest order */
 	int64_t *newid; /* index among the kept when pruned, else NULL */
 	uint32_t *suf;  /* order >= 3: the index of each entry's suffix in the level below */
+	int threads;    /* its sorts' */
 } lev;
 
 static void lev_free(lev *l)
@@ -124,8 +125,7 @@ static int gather(uint32_t **col, size_t width, const uint32_t *perm, size_t n)
 }
 
 /* *out: the entries of l ordered by the columns cols[0..nc) (most
- * significant first), stable: LSD radix sort of a 32-bit permutation,
- * one counting pass per column. */
+ * significant first), stable (llr_perm_sort, by l->threads). */
 static int sort_perm(const lev *l, const int *cols, int nc, uint32_t V, uint32_t **out)
 {
 	size_t n = l->count;
@@ -134,29 +134,16 @@ static int sort_perm(const lev *l, const int *cols, int nc, uint32_t V, uint32_t
 		return LLR_ENOMEM;
 	uint32_t *perm = llr_malloc((n ? n : 1) * sizeof *perm);
 	uint32_t *tmp = llr_malloc((n ? n : 1) * sizeof *tmp);
-	size_t *cnt = llr_malloc(((size_t)V + 1) * sizeof *cnt);
-	if (!perm || !tmp || !cnt) {
-		free(perm);
-		free(tmp);
-		free(cnt);
-		return LLR_ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		perm[i] = (uint32_t)i;
-	for (int c = nc - 1; c >= 0; c--) {
-		memset(cnt, 0, ((size_t)V + 1) * sizeof *cnt);
-		for (size_t i = 0; i < n; i++)
-			cnt[l->key[(size_t)perm[i] * (size_t)l->n + (size_t)cols[c]] + 1]++;
-		for (uint32_t v = 0; v < V; v++)
-			cnt[v + 1] += cnt[v];
-		for (size_t i = 0; i < n; i++)
-			tmp[cnt[l->key[(size_t)perm[i] * (size_t)l->n + (size_t)cols[c]]]++] = perm[i];
-		uint32_t *t = perm;
-		perm = tmp;
-		tmp = t;
-	}
+	uint32_t *cnt = llr_malloc((size_t)(l->threads < 1 ? 1 : l->threads) * ((size_t)V + 1) * sizeof *cnt);
+	int ok = perm && tmp && cnt;
+	if (ok)
+		llr_perm_sort(l->key, (size_t)l->n, n, cols, nc, V, l->threads, perm, tmp, cnt);
 	free(cnt);
 	free(tmp);
+	if (!ok) {
+		free(perm);
+		return LLR_ENOMEM;
+	}
 	*out = perm;
 	return LLR_OK;
 }
@@ -549,6 +536,7 @@ int llr_ngram_estimate(llr_ngram_counter *c, const llr_kn_opts *o, llr_ngram **o
 	for (int n = 1; n <= N; n++) {
 		L[n - 1].n = n;
 		L[n - 1].has_raw = pruning && n < N;
+		L[n - 1].threads = llr_ngram_counter_threads(c);
 	}
 	if ((rc = split_table(N, keys, counts, used, L)) != LLR_OK)
 		goto nomem;
@@ -654,7 +642,7 @@ size_t llr_ngram_estimate_bytes(const llr_ngram_counter *cn, const llr_kn_opts *
 	int pruning = 0;
 	for (int n = 2; n <= N; n++)
 		pruning |= o->prune[n - 1] > 0;
-	const uint64_t cnt = 8 * ((uint64_t)V + 1), unigram = (uint64_t)V * (4 + 8 + (pruning ? 8 : 0));
+	const uint64_t cnt = 4 * (uint64_t)llr_ngram_counter_threads(cn) * ((uint64_t)V + 1), unigram = (uint64_t)V * (4 + 8 + (pruning ? 8 : 0));
 	uint64_t most = (uint64_t)U * (4u * N + 8) + unigram;
 	/* sorting each order (if below the highest) and sending its suffixes
 	 * down: the orders above and this one held, a permutation, and the

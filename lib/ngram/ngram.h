@@ -102,6 +102,19 @@ void llr_ngram_counter_peek(const llr_ngram_counter *c, int *order, const uint32
  * takes and the vocabulary; the counter is left empty. */
 struct llr_xsort;
 struct llr_xsort_cfg;
+/* count.c: perm[0..n) the entries of key (n of stride words each)
+ * ordered by the words at columns cols[0..nc) (most significant first,
+ * below V), stable: an LSD radix sort of a 32-bit permutation, each
+ * counting pass split among threads (1 to 64) by ranges of entries, with
+ * counts of their own laid out range after range, so the order is one
+ * thread's; tmp holds n more, cnt threads * (V + 1). */
+void llr_perm_sort(const uint32_t *key, size_t stride, size_t n, const int *cols, int nc, uint32_t V, int threads, uint32_t *perm, uint32_t *tmp,
+                   uint32_t *cnt);
+/* count.c: the threads of its sorts (llr_ngram_disk.threads, 1 before the spill's set-up). */
+int llr_ngram_counter_threads(const llr_ngram_counter *c);
+/* count.c: the bytes of the budget held outside the counter (llr_ngram_disk.base),
+ * which its max_bytes (and take_runs' *max_bytes) leave out. */
+size_t llr_ngram_counter_base(const llr_ngram_counter *c);
 int llr_ngram_counter_take_runs(llr_ngram_counter *c, int *order, struct llr_xsort **runs, struct llr_xsort_cfg *cfg, size_t *max_bytes,
                                 size_t *vocab_bytes, llr_strmap **vocab, llr_err *err);
 
@@ -141,8 +154,11 @@ size_t llr_arpa_format_float(char *buf, float x);
 /* arpa.c: an ARPA file written a line at a time (the header with the
  * counts of each order, then each order's section and its lines, words
  * as ids of vocab), the same bytes as llr_ngram_write_arpa; to standard
- * output (path NULL or "-") only once closed with ok set. */
+ * output (path NULL or "-") only once closed with ok set.  It holds the
+ * words of vocab one after another (llr_arpa_out_words_bytes), besides
+ * its buffer of a few hundred KiB. */
 typedef struct llr_arpa_out llr_arpa_out;
+size_t llr_arpa_out_words_bytes(const llr_strmap *vocab);
 llr_arpa_out *llr_arpa_out_open(const char *path, const char *tmpdir, int order, const int64_t *counts, const llr_strmap *vocab, llr_err *err);
 int llr_arpa_out_section(llr_arpa_out *o, int n);
 int llr_arpa_out_line(llr_arpa_out *o, int n, const uint32_t *words, float logp, float backoff);
@@ -175,7 +191,7 @@ static inline size_t llr_xrec_key_bytes(int nwords)
 }
 
 /* xsort.c: external sorting of fixed-size records (rec bytes, a
- * multiple of 4) that begin with nkey 32-bit word ids below V, ordered
+ * multiple of 4, at most 64) that begin with nkey 32-bit word ids below V, ordered
  * by the words cols[0..ncols) (most significant first); records with
  * the same nkey words are folded by combine (NULL: kept apart).  Add
  * records (or write sorted ones as a run: run_put, run_end), finish,
@@ -198,6 +214,11 @@ void llr_ngram_xcfg(const llr_ngram_disk *d, size_t max_bytes, llr_xsort_cfg *cf
 llr_xsort *llr_xsort_new(const llr_xsort_cfg *cfg, size_t rec, int nkey, const int *cols, int ncols, uint32_t V,
                          void (*combine)(void *into, const void *from, size_t rec), llr_err *err);
 int llr_xsort_add(llr_xsort *s, const void *rec, llr_err *err);
+/* The records will be added in the order of the columns cols[k ..
+ * ncols) (ties in any order): the sort of a run skips their passes,
+ * the same result at fewer passes; a run found out of that order is
+ * sorted by every column all the same. */
+void llr_xsort_presorted(llr_xsort *s, int k);
 int llr_xsort_run_put(llr_xsort *s, const void *rec, llr_err *err);
 int llr_xsort_run_end(llr_xsort *s, llr_err *err);
 int llr_xsort_finish(llr_xsort *s, llr_err *err);
@@ -207,5 +228,27 @@ uint64_t llr_xsort_runs(const llr_xsort *s);   /* runs written, merges included 
 uint64_t llr_xsort_passes(const llr_xsort *s); /* merge passes done */
 uint64_t llr_xsort_disk(const llr_xsort *s);   /* bytes in its files */
 void llr_xsort_free(llr_xsort *s);
+/* xsort.c, for count.c too: fn run on the k parts (1 to 64) of size
+ * bytes each at part, the first in this thread, the others each in a
+ * thread of its own (or here after the first, if it cannot start: the
+ * same result); then the counts of a counting pass of k parts (V words,
+ * part t's at cnt + t * stride) made offsets laid out word by word, part
+ * after part: the records of part t land after those of the parts
+ * before it with the same word, as one thread would put them. */
+#define LLR_NGRAM_MAX_THREADS 64 /* the most threads a sort is split among */
+/* What a thread of counting or estimation holds besides its buffers,
+ * counted in the budget: the pages of its stack it touches, its share
+ * of the allocator's arenas. */
+#define LLR_NGRAM_THREAD_BYTES ((size_t)256 << 10)
+void llr_parts_run(void *(*fn)(void *), void *part, size_t size, int k);
+void llr_parts_offsets(uint32_t *cnt, size_t stride, int k, uint32_t V);
+/* Another reader of a finished sort's merged runs, from the start, with
+ * buffers of its own (cfg->fanin of cfg->iobuf bytes at most): it and
+ * the sort's own reading (llr_xsort_next) may go on in two threads at
+ * once.  Freed before the sort. */
+typedef struct llr_xsort_cursor llr_xsort_cursor;
+llr_xsort_cursor *llr_xsort_cursor_new(const llr_xsort *s, llr_err *err);
+int llr_xsort_cursor_next(llr_xsort_cursor *c, const void **rec, llr_err *err);
+void llr_xsort_cursor_free(llr_xsort_cursor *c);
 
 #endif

@@ -30,6 +30,7 @@
  * model in memory).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,7 @@ typedef struct xest {
 	float *logp1;
 	llr_ngram_disk_stats *st;
 	int trie; /* the trie form, not ARPA: each level's lines to lines[n] */
+	size_t words; /* the ARPA writer's copy of the words */
 	llr_xsort *lines[LLR_NGRAM_MAX_ORDER + 1]; /* words, log10 p, log10 backoff */
 } xest;
 
@@ -330,6 +332,8 @@ static int interpolate(xest *x, int n, llr_xsort *G, llr_xsort *plo, llr_xsort *
 	x_done(x, &x->lev[n]);
 	if (rc == LLR_OK && !(*P = x_new(x, 16, n, lex_cols, n, NULL, err)))
 		rc = llr_err_code(err, LLR_ENOMEM);
+	if (rc == LLR_OK) /* S comes in suffix order: one pass (by the first word) sorts it */
+		llr_xsort_presorted(*P, 1);
 	const void *lo = NULL;
 	int hl = 0;
 	if (rc == LLR_OK && plo && (rc = llr_xsort_rewind(plo, err)) == LLR_OK && (hl = llr_xsort_next(plo, &lo, err)) < 0)
@@ -387,19 +391,22 @@ static int put_line(xest *x, llr_arpa_out *out, int n, const void *key, float lo
 }
 
 /* The lines of level n: from p (or the unigrams at n = 1) and the
- * backoffs of G (contexts of level n+1; NULL at the highest order). */
-static int write_level(xest *x, llr_arpa_out *out, int n, llr_xsort *p, llr_xsort *G, llr_err *err)
+ * backoffs of G (contexts of level n+1; NULL at the highest order),
+ * each read by a cursor of its own, so that interpolate() may read the
+ * same sorts meanwhile in another thread (probabilities()). */
+static int write_level(xest *x, llr_arpa_out *out, int n, const llr_xsort *p, const llr_xsort *G, llr_err *err)
 {
+	llr_xsort_cursor *gc = NULL, *pc = NULL;
 	const void *g = NULL, *r;
 	int hg = 0, rc = LLR_OK;
 	if (!x->trie)
 		rc = llr_arpa_out_section(out, n);
 	else if (!(x->lines[n] = x_new(x, 8, n, lex_cols, n, NULL, err)))
 		rc = llr_err_code(err, LLR_ENOMEM);
-	if (rc == LLR_OK && G && (rc = llr_xsort_rewind(G, err)) == LLR_OK && (hg = llr_xsort_next(G, &g, err)) < 0)
-		rc = hg;
-	if (rc == LLR_OK && p)
-		rc = llr_xsort_rewind(p, err);
+	if (rc == LLR_OK && G && (!(gc = llr_xsort_cursor_new(G, err)) || (hg = llr_xsort_cursor_next(gc, &g, err)) < 0))
+		rc = gc ? hg : llr_err_code(err, LLR_ENOMEM);
+	if (rc == LLR_OK && p && !(pc = llr_xsort_cursor_new(p, err)))
+		rc = llr_err_code(err, LLR_ENOMEM);
 	uint32_t w = 0;
 	while (rc == LLR_OK) {
 		float logp;
@@ -409,7 +416,7 @@ static int write_level(xest *x, llr_arpa_out *out, int n, llr_xsort *p, llr_xsor
 			r = &w;
 			logp = x->logp1[w];
 		} else {
-			if ((rc = llr_xsort_next(p, &r, err)) != 1)
+			if ((rc = llr_xsort_cursor_next(pc, &r, err)) != 1)
 				break;
 			rc = LLR_OK;
 			if (!get64(r, kw(n) + 8))
@@ -418,18 +425,64 @@ static int write_level(xest *x, llr_arpa_out *out, int n, llr_xsort *p, llr_xsor
 		}
 		float bo = 0.0f;
 		while (hg == 1 && key_cmp(g, r, n) < 0)
-			hg = llr_xsort_next(G, &g, err);
-		if (hg < 0)
-			return hg;
+			hg = llr_xsort_cursor_next(gc, &g, err);
+		if (hg < 0) {
+			rc = hg;
+			break;
+		}
 		uint32_t last = ((const uint32_t *)r)[n - 1];
 		if (hg == 1 && key_cmp(g, r, n) == 0 && last != EOS_ID && last != UNK_ID)
 			bo = (float)log10(getd(g, kw(n)));
 		rc = put_line(x, out, n, r, logp, bo, err);
 		w++;
 	}
+	llr_xsort_cursor_free(gc);
+	llr_xsort_cursor_free(pc);
 	if (rc == LLR_OK && x->trie)
 		rc = llr_xsort_finish(x->lines[n], err);
 	return rc < 0 ? rc : LLR_OK;
+}
+
+/* write_level() in a thread of its own (x->cfg.threads > 1) while
+ * interpolate() goes on in this one: the arguments, the result. */
+typedef struct xwriter {
+	xest *x;
+	llr_arpa_out *out;
+	int n;
+	const llr_xsort *p, *G;
+	int rc, started;
+	llr_err err;
+	pthread_t th;
+} xwriter;
+
+static void *writer_run(void *arg)
+{
+	xwriter *w = arg;
+	w->rc = write_level(w->x, w->out, w->n, w->p, w->G, &w->err);
+	return NULL;
+}
+
+/* Start the writer: in a thread, or here (one thread, or none starts). */
+static void writer_start(xwriter *w)
+{
+	memset(&w->err, 0, sizeof w->err);
+	w->started = w->x->cfg.threads > 1 && pthread_create(&w->th, NULL, writer_run, w) == 0;
+	if (!w->started)
+		writer_run(w);
+}
+
+/* The writer done; rc, or the writer's error if rc is LLR_OK. */
+static int writer_join(xwriter *w, int rc, llr_err *err)
+{
+	if (w->started)
+		pthread_join(w->th, NULL);
+	w->started = 0;
+	if (rc == LLR_OK && w->rc != LLR_OK) {
+		if (err)
+			*err = w->err;
+		rc = w->rc;
+	}
+	return rc;
 }
 
 /* Passes 1 and 2, the discounts and the unigrams. */
@@ -469,8 +522,13 @@ static int probabilities(xest *x, llr_arpa_out *out, llr_err *err)
 	llr_xsort *G = NULL, *plo = NULL, *P = NULL;
 	int rc = LLR_OK;
 	for (int n = 2; n <= x->N && rc == LLR_OK; n++) {
-		if ((rc = contexts(x, n, &G, err)) == LLR_OK && (rc = write_level(x, out, n - 1, plo, G, err)) == LLR_OK)
-			rc = interpolate(x, n, G, plo, &P, err);
+		if ((rc = contexts(x, n, &G, err)) == LLR_OK) {
+			/* the lines of level n-1 written while level n is
+			 * interpolated: both read G and plo, by readers of their own */
+			xwriter w = {.x = x, .out = out, .n = n - 1, .p = plo, .G = G};
+			writer_start(&w);
+			rc = writer_join(&w, interpolate(x, n, G, plo, &P, err), err);
+		}
 		x_done(x, &G);
 		x_done(x, &plo);
 		plo = P;
@@ -554,19 +612,23 @@ static int write_trie(xest *x, const char *path, const llr_strmap *vocab, llr_er
 	return llr_tw_close(w, err);
 }
 
-/* What stays in memory besides the sorts: the vocabulary, the unigrams
- * and the stream buffers (of iobuf bytes each). */
+/* What stays in memory besides the sorts: the vocabulary (and the ARPA
+ * writer's copy of its words), the unigrams and the stream buffers (of
+ * iobuf bytes each: the readers of two sorts, and the writer's two
+ * cursors, which may read at the same time in another thread). */
 static size_t x_fixed(const xest *x, size_t vocab_bytes, size_t iobuf)
 {
 	size_t trie = x->trie ? (size_t)(x->N + 1) * iobuf + 4 * LLR_TW_SPOOL_BYTES : 0; /* the lines, the spools */
-	return vocab_bytes + (size_t)x->V * 20 + (size_t)(2 * x->cfg.fanin + x->N + 6) * iobuf + trie;
+	size_t threads = x->cfg.threads > 1 ? (size_t)(2 * x->cfg.threads + 1) * LLR_NGRAM_THREAD_BYTES : 0; /* the spill's, the sort's, the writer */
+	return vocab_bytes + x->words + (size_t)x->V * 20 + (size_t)(4 * x->cfg.fanin + x->N + 6) * iobuf + trie + threads;
 }
 
 /* The least budget at stream buffers of iobuf bytes: x_fixed and a sort
- * of a few records. */
+ * of a few records (its counts a thread, three buffers with threads). */
 static size_t x_least(const xest *x, size_t vocab_bytes, size_t iobuf)
 {
-	return x_fixed(x, vocab_bytes, iobuf) + ((size_t)x->V + 1) * 4 + 2 * 4096 * (kw(x->N) + 24);
+	size_t k = x->cfg.threads > 1 ? (size_t)x->cfg.threads : 1;
+	return x_fixed(x, vocab_bytes, iobuf) + k * ((size_t)x->V + 1) * 4 + (k > 1 ? 3 : 2) * 4096 * (kw(x->N) + 24);
 }
 
 static int estimate_disk(llr_ngram_counter *c, const llr_kn_opts *o, const char *path, int trie, double *discounts,
@@ -581,20 +643,24 @@ static int estimate_disk(llr_ngram_counter *c, const llr_kn_opts *o, const char 
 	x.o = o;
 	llr_xsort *counts = NULL;
 	llr_strmap *vocab = NULL;
-	size_t max_bytes, vocab_bytes;
+	size_t max_bytes, vocab_bytes, base = llr_ngram_counter_base(c);
 	int rc = llr_ngram_counter_take_runs(c, &x.N, &counts, &x.cfg, &max_bytes, &vocab_bytes, &vocab, err);
 	if (rc != LLR_OK)
 		return rc;
 	if ((rc = llr_kn_check(o, x.N, err)) != LLR_OK)
 		goto done;
 	x.V = (uint32_t)llr_strmap_size(vocab);
+	x.words = trie ? 0 : llr_arpa_out_words_bytes(vocab);
 	size_t least = x_least(&x, vocab_bytes, x.cfg.iobuf);
 	if (max_bytes < least) {
-		/* the least budget that holds what it needs at its own buffer size */
-		size_t mib = (least >> 20) + 1;
-		while (x_least(&x, vocab_bytes, llr_ngram_iobuf(mib << 20)) > mib << 20)
+		/* the least budget that holds what it needs at its own buffer
+		 * size, and 1 MiB more: the program's own share (base) differs
+		 * from run to run by a few hundred KiB */
+		size_t mib = ((least + base) >> 20) + 2;
+		while (x_least(&x, vocab_bytes, llr_ngram_iobuf((mib << 20) - base)) + base > mib << 20)
 			mib++;
-		rc = llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to estimate on disk: this vocabulary needs %zu MiB at least", max_bytes >> 20, mib);
+		rc = llr_err_set(err, LLR_ERANGE, "a memory budget of %zu MiB is too small to estimate on disk: this vocabulary needs %zu MiB at least",
+		                 (max_bytes + base) >> 20, mib);
 		goto done;
 	}
 	size_t fixed = x_fixed(&x, vocab_bytes, x.cfg.iobuf);

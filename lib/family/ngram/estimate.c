@@ -31,14 +31,14 @@ static const llr_train_opt opts[] = {
 	{"verbose", 'v', LLR_TOPT_FLAG, 0, .help = "with --ngram: say whether the estimation runs in memory or on disk, and why",
 	 .section = SECTION},
 	{"memory", 0, LLR_TOPT_SIZE, 0, 1 << 20, .dflt = "1G", .arg = "size",
-	 .help = "with --ngram: the most memory the counts may take (default 1G)",
+	 .help = "with --ngram: the most memory to hold, the program included (default 1G)",
 	 .bad = "'%s' is not a size of 1M or more (a number with K, M or G)",
 	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
 	{"temp-dir", 0, LLR_TOPT_PATH, 0, .arg = "dir",
 	 .help = "with --ngram: where counts beyond --memory go (default $TMPDIR, else /tmp)",
 	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
-	{"threads", 0, LLR_TOPT_INT, 0, 1, 64, .dflt = "1", .arg = "n",
-	 .help = "with --ngram: threads sorting each run of counts on disk (default 1; the same output)", .section = SECTION},
+	{"threads", 0, LLR_TOPT_INT, 0, 1, 64, .arg = "n",
+	 .help = "with --ngram: threads of counting and estimation (default: the cores; the same output)", .section = SECTION},
 	{"format", 0, LLR_TOPT_CHOICE, 0, .choices = "trie|probing", .arg = "trie|probing",
 	 .help = "with --ngram: the binary form written (default trie)", .bad = "must be trie or probing, not '%s'",
 	 .msg = "--prune, --memory, --temp-dir, --discount-fallback and --format need --ngram", .section = SECTION},
@@ -122,8 +122,23 @@ static void report(const llr_train_args *a, int order, const int64_t *count, con
 		               D[(n - 1) * 3], D[(n - 1) * 3 + 1], D[(n - 1) * 3 + 2]);
 }
 
-/* The temporary folder (--temp-dir, else $TMPDIR, else /tmp) and the
- * sorting knob LLRNN_NGRAM_SORT=RECORDS,FANIN (train(1), ENVIRONMENT). */
+/* The bytes this process holds resident now (/proc/self/statm on Linux;
+ * 0 where it cannot be read): its code, libraries and stacks, before
+ * counting, all within --memory. */
+static size_t resident_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "re");
+	unsigned long long size = 0, res = 0;
+	int ok = f && fscanf(f, "%llu %llu", &size, &res) == 2;
+	if (f)
+		fclose(f);
+	long page = sysconf(_SC_PAGESIZE);
+	return ok && page > 0 ? (size_t)res * (size_t)page : 0;
+}
+
+/* The temporary folder (--temp-dir, else $TMPDIR, else /tmp), the
+ * process's resident bytes taken off --memory, and the sorting knob
+ * LLRNN_NGRAM_SORT=RECORDS,FANIN (train(1), ENVIRONMENT). */
 static int disk_setup(const llr_train_args *a, llr_ngram_disk *d, llr_err *err)
 {
 	memset(d, 0, sizeof *d);
@@ -140,6 +155,11 @@ static int disk_setup(const llr_train_args *a, llr_ngram_disk *d, llr_err *err)
 			d->dir = "/tmp";
 	}
 	d->threads = (int)llr_train_args_int(a, "threads");
+	if (!llr_train_args_given(a, "threads")) { /* the cores, at most 64 */
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		d->threads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+	}
+	d->base = resident_bytes();
 	const char *k = getenv("LLRNN_NGRAM_SORT");
 	if (k && *k) {
 		char *end;
@@ -159,7 +179,8 @@ static int disk_setup(const llr_train_args *a, llr_ngram_disk *d, llr_err *err)
  * memory would pass --memory (the probing form is built in memory: it is
  * estimated in memory all the same, and refused when the counts went to
  * disk). */
-static int estimate_counts(const llr_train_args *a, llr_ngram_counter *c, const llr_kn_opts *kn, int64_t *count, double *D, llr_err *err)
+static int estimate_counts(const llr_train_args *a, llr_ngram_counter *c, size_t base, const llr_kn_opts *kn, int64_t *count, double *D,
+                           llr_err *err)
 {
 	const char *out = llr_train_args_str(a, "o"), *form = llr_train_args_str(a, "format");
 	int arpa = arpa_output(a), verbose = (int)llr_train_args_int(a, "verbose");
@@ -168,11 +189,11 @@ static int estimate_counts(const llr_train_args *a, llr_ngram_counter *c, const 
 	int spilled = llr_ngram_counter_spilled(c), disk = spilled;
 	if (!disk) {
 		size_t need = llr_ngram_estimate_bytes(c, kn);
-		disk = !probing && need > budget;
+		disk = !probing && need + base > budget;
 		if (verbose)
-			llr_train_note(a, "estimating in memory takes at most %.1f MiB, %s --memory (%.1f MiB): %s", (double)need / (1 << 20),
-			               need > budget ? "more than" : "within", (double)budget / (1 << 20),
-			               disk ? "estimating on disk" : need > budget ? "in memory all the same, for the probing form" : "estimating in memory");
+			llr_train_note(a, "estimating in memory takes at most %.1f MiB, %s --memory (%.1f MiB): %s", (double)(need + base) / (1 << 20),
+			               need + base > budget ? "more than" : "within", (double)budget / (1 << 20),
+			               disk ? "estimating on disk" : need + base > budget ? "in memory all the same, for the probing form" : "estimating in memory");
 	} else if (verbose) {
 		llr_train_note(a, "the counts outgrew --memory: estimating on disk");
 	}
@@ -212,6 +233,9 @@ static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, in
 	if (!c)
 		return err->code ? err->code : LLR_ENOMEM;
 	int n = llr_train_args_noperands(a);
+	if (llr_train_args_int(a, "verbose"))
+		llr_train_note(a, "the program holds %.1f MiB before counting, taken off --memory (%.1f MiB)", (double)disk.base / (1 << 20),
+		               (double)llr_train_args_int(a, "memory") / (1 << 20));
 	rc = llr_ngram_counter_spill(c, &disk, err);
 	if (rc == LLR_OK && n == 0)
 		rc = llr_lines_each("-", count_line, c, err);
@@ -221,7 +245,7 @@ static int count_and_estimate(const llr_train_args *a, const llr_kn_opts *kn, in
 	if (rc == LLR_OK)
 		rc = llr_ngram_counter_end(c, err);
 	if (rc == LLR_OK)
-		rc = estimate_counts(a, c, kn, count, D, err);
+		rc = estimate_counts(a, c, disk.base, kn, count, D, err);
 	*bytes = llr_ngram_counter_bytes(c); /* its last merge is in the estimate */
 	llr_ngram_counter_free(c);
 	return rc;
