@@ -624,8 +624,8 @@ int llr_maxent_dist(llr_maxent *f, size_t N, const llr_maxent_pos *p, float *log
  * final state, with its final weight.  A GBNF grammar is the same
  * queries over the states of its pushdown recogniser (gbnffsa.c): made
  * when first reached, so llr_fsa_states counts those made so far, every
- * arc weighs 1, and it is not trimmed (gbnf.h); its queries are
- * thread-safe.
+ * arc weighs 1, and it is trimmed against the vocabulary's tokens
+ * (gbnf.h); its queries are thread-safe.
  *
  * llr_fsa_read reads OpenFst's text format (fstcompile's input) over
  * tokens; llr_fsa_regex compiles a regular expression over tokens
@@ -640,10 +640,24 @@ void llr_fsa_free(llr_fsa *a);
 /* A GBNF grammar over the tokens of vocab, as gen(1)'s "Grammars" says,
  * from the file at path ("-": stdin) or from text[0..len) (name: for
  * messages).  Errors as llr_gbnf_parse's, LLR_ERANGE for a grammar too
- * ambiguous at its start, LLR_EFORMAT for one no token can start.
+ * ambiguous at its start, LLR_EFORMAT for one that accepts no
+ * sentence of the vocabulary's tokens.
  * llr_fsa_grammar_source: its text (*len bytes), NULL for an automaton
  * that is not a grammar. */
 llr_fsa *llr_fsa_grammar(const char *path, const llr_strmap *vocab, llr_err *err);
+/* The constraint of gen and score: exactly one of the automaton at fsa,
+ * the regular expression regex and the grammar at grammar (the others
+ * NULL), over vocab, read as llr_fsa_read, llr_fsa_regex or
+ * llr_fsa_grammar reads it (their errors), telling its notices to note
+ * (NULL: none) as llr_fsa_on_notice. */
+llr_fsa *llr_fsa_constraint(const char *fsa, const char *regex, const char *grammar, const llr_strmap *vocab, const llr_notice *note,
+                            llr_err *err);
+/* From now on a tells its notices to n (copied; NULL: none).  A grammar
+ * tells once that its trimming against the vocabulary ran past its
+ * budget (lib/fsa/gbnflive.c), at once when it has already; an
+ * intersection made later (llr_fsa_meet) takes the sink of a factor
+ * that has one and tells the same of its own trimming. */
+void llr_fsa_on_notice(llr_fsa *a, const llr_notice *n);
 llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, const llr_strmap *vocab, llr_err *err);
 const char *llr_fsa_grammar_source(const llr_fsa *a, size_t *len);
 /* The intersection of a and b (meet.c): the sentences both accept,
@@ -653,13 +667,24 @@ const char *llr_fsa_grammar_source(const llr_fsa *a, size_t *len);
  * as a grammar's are; its distances to a final state come from a
  * search over pairs, exact when neither is a grammar (with a grammar
  * it looks at most 16384 pairs, and what it does not find is taken as
- * absent); its queries are thread-safe.  a and b are borrowed (they
- * must outlive it), over one vocabulary, and not intersections.
+ * absent).  The intersection is trimmed: a token is allowed only where
+ * some sentence of both continues it (over two automata every pair is
+ * made here; with a grammar, lib/fsa/gbnflive.c decides it for each
+ * pair reached, within its budget of work, past which the pairs not
+ * decided are allowed).  Its queries are thread-safe.  a and b are borrowed
+ * (they must outlive it), over one vocabulary, not intersections, and
+ * not both grammars (LLR_EINVAL: undecidable).
  * Errors: LLR_EFORMAT when they share no sentence (or, with a grammar,
- * when the search finds none), LLR_EINVAL for two vocabularies, a
+ * when the search for the shortest finds none), LLR_EINVAL for two
+ * vocabularies or two grammars, a
  * grammar's errors, LLR_ENOMEM.  The caller frees with llr_fsa_free.
+ * llr_fsa_meet_weighted: the same weighted by both, each arc's and
+ * final state's ln weight a's plus b's (the background of a model
+ * scored under b and the automaton a it was trained under, in place of
+ * a: score --fsa, --regex, --grammar).
  * llr_fsa_meet_support: a of an intersection, NULL for another kind. */
 llr_fsa *llr_fsa_meet(const llr_fsa *a, const llr_fsa *b, llr_err *err);
+llr_fsa *llr_fsa_meet_weighted(const llr_fsa *a, const llr_fsa *b, llr_err *err);
 const llr_fsa *llr_fsa_meet_support(const llr_fsa *d);
 /* Make state q's allowed set ready: after LLR_OK the queries on q do
  * not fail.  Always LLR_OK for an automaton; a grammar's state is

@@ -114,6 +114,11 @@ void llr_model_close(llr_model *m);
  * (llr_blas_set_threads; 1 is best, score(1) --threads).  A no-op for
  * the families that score without BLAS. */
 int llr_model_set_threads(llr_model *m, int n, llr_err *err);
+/* From now on m tells its notices (llr_notice) to fn with ctx: the
+ * constraints of llr_model_mask and llr_gen_new made after this call
+ * take it (gen(1) and score(1) print them on stderr).  fn NULL: none
+ * (the default). */
+void llr_model_on_notice(llr_model *m, void (*fn)(void *ctx, const char *line), void *ctx);
 
 /* How llr_model_score scores a word outside the vocabulary. */
 enum { LLR_OOV_UNK = 0,      /* as <unk> */
@@ -237,15 +242,19 @@ int llr_model_tune_mixture(llr_model *m, const llr_sentence *s, size_t B, llr_mi
  * operation (B = 0 checks only that). */
 int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sentence *tgt, size_t B, double *logp,
                           unsigned char *oov, llr_err *err);
-/* From now on llr_model_score_pairs scores under the automaton at path
- * (OpenFst text over the target tokens) as a decode-time mask: each
- * step's distribution masked to the tokens it allows, weighted and
- * renormalised over them, the probability gen --fsa's mask-only mode
- * gives (score --fsa); a target it rejects gets -inf from the rejected
- * token on.  Encoder-decoders trained without an automaton only
- * (LLR_EINVAL otherwise); the automaton's errors (LLR_EFORMAT, LLR_EIO)
- * name the file. */
-int llr_model_mask_pairs(llr_model *m, const char *path, llr_err *err);
+/* From now on llr_model_score_pairs scores under a decode-time mask,
+ * exactly one of the automaton at fsa (OpenFst text over the target
+ * tokens), the regular expression regex and the GBNF grammar at grammar
+ * (the others NULL; gen(1)'s "Constrained generation"): each step's
+ * distribution masked to the tokens it allows, weighted and
+ * renormalised over them, the probability gen's mask-only mode gives
+ * (score --fsa, --regex, --grammar); a target it rejects gets -inf from
+ * the rejected token on.  On a model trained under an output automaton,
+ * the intersection of the two, as gen follows it (LLR_EFORMAT naming
+ * both when they share no target).  Encoder-decoders only (LLR_EINVAL
+ * otherwise); the constraint's errors (LLR_EFORMAT, LLR_EIO) name the
+ * file. */
+int llr_model_mask_pairs(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err);
 /* From now on llr_model_score scores a language model's sentences
  * under a decode-time mask, the probability gen's mask-only mode gives
  * (gen --fsa, --regex, --grammar; score --fsa, --regex, --grammar):
@@ -255,11 +264,14 @@ int llr_model_mask_pairs(llr_model *m, const char *path, llr_err *err);
  * -inf from the rejected token on.  Exactly one of fsa (OpenFst text),
  * regex (a regular expression over tokens) and grammar (a GBNF file) is
  * set, over the model's vocabulary.  LSTM LMs with the log-linear
- * output, closed vocabulary and no automaton of their own: the mask is
- * then the automaton background b_fsa of featurize(1), attached at
- * scoring time, whose normaliser sums exactly over the allowed tokens
- * (LLR_EINVAL for other models; the automaton's errors, LLR_EFORMAT or
- * LLR_EIO, name it). */
+ * output and closed vocabulary: the mask is then the automaton
+ * background b_fsa of featurize(1), attached at scoring time, whose
+ * normaliser sums exactly over the allowed tokens; on a model trained
+ * under an automaton background, the intersection of its automaton
+ * with the given one, weighted by both, in its place (what gen follows
+ * on such a model; LLR_EFORMAT naming both when they share no
+ * sentence).  LLR_EINVAL for other models; the automaton's errors,
+ * LLR_EFORMAT or LLR_EIO, name it. */
 int llr_model_mask(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err);
 /* Embed B sentences into vec (B x info.dim, sentence b's vector at
  * vec[b * dim]; an empty sentence's is 0): a sentence encoder's
@@ -492,6 +504,28 @@ int llr_err_prefix(llr_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+
+/* Where the library tells a program what is not an error but should not
+ * pass unseen: a budget run past and an approximation taken in its place
+ * (gen and score --grammar: the grammar's trimming).  fn gets one line,
+ * without the program's name or a newline ("FILE: what happened: what
+ * it means"), and ctx; it is called from the thread that meets the
+ * event (score's threads among them: fn must be safe to call from any
+ * thread), with the object's lock held, so it must not call back into
+ * the library.  Each event is told once per object.  An object without
+ * a sink (fn NULL) tells nothing.  llr_train_args_on_note is the same
+ * channel for the training driver. */
+typedef struct llr_notice {
+	void (*fn)(void *ctx, const char *line);
+	void *ctx;
+} llr_notice;
+/* Format a line and hand it to n->fn; nothing when n or n->fn is NULL. */
+void llr_notice_send(const llr_notice *n, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+void llr_notice_vsend(const llr_notice *n, const char *fmt, va_list ap);
 
 void llr_assert_fail(const char *file, int line, const char *expr);
 #define LLR_ASSERT(e) ((e) ? (void)0 : llr_assert_fail(__FILE__, __LINE__, #e))
@@ -2728,11 +2762,14 @@ void llr_hyp_clear(llr_hyp *h);
 /* Forced decoding of one target step by step, on slot 0 of a state
  * started on the source: logp[t] gets log p of tgt[t] for t < n, then
  * of eos at t = n (n + 1 entries).  With mask (an automaton over the
- * target vocabulary, for a model without its own) each step is masked
- * and renormalised as llr_encdec_search's mask does (score --fsa: the
- * probability the mask-only mode gives a reference); a token the mask
- * rejects, and every later one, gets -inf.  LLR_EINVAL on a token out
- * of range or a model with its own automaton. */
+ * target vocabulary; for a model with its own automaton, the
+ * intersection of that one with another, llr_fsa_meet, as
+ * llr_search_opts.mask is) each step is masked and renormalised as
+ * llr_encdec_search's mask does (score --fsa: the probability gen
+ * --fsa's search gives a reference); a token the mask rejects, and
+ * every later one, gets -inf.  LLR_EINVAL on a token out of range, or
+ * a model with its own automaton and a mask that is not its
+ * intersection. */
 int llr_encdec_force(llr_encdec *m, llr_encdec_state *s, const int32_t *tgt, int n, int32_t eos, const llr_fsa *mask, double *logp, llr_err *err);
 
 /* The source side of parallel data (featurize --source) and of an
@@ -2961,6 +2998,8 @@ typedef struct llr_ngram_disk {
 	int fanin;          /* the most runs merged at once; 0: 16 */
 	size_t run_records; /* tests: a run every so many records; 0: when memory is full */
 	int threads;        /* threads sorting each run (0 or 1: one); the output is the same */
+	size_t base;        /* bytes of max_bytes the process holds apart from counting and estimation (its
+	                     * code, libraries, stacks: its resident memory before counting), taken off */
 } llr_ngram_disk;
 typedef struct llr_ngram_disk_stats {
 	uint64_t runs;   /* sorted runs written, counting included */

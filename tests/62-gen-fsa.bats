@@ -139,6 +139,31 @@ accepted() {
 	run_err 1 "rejects word 1 'zz' \\(not in the vocabulary\\)" gen -m "$M/model.llrnn" -p "zz" --regex "$R"
 }
 
+@test "gen --regex --logprob: a prefix's words are masked and renormalised as the generated ones, in every family" {
+	# a language of one sentence: every word of it, the prefix's too, has p 1
+	for m in model.llrnn lm.arpa ff.llrnn loglm.llrnn; do
+		gen -m "$M/$m" -s 1 -n 3 -p "a b" --regex 'a b c' --logprob >one
+		[ "$(cut -f1 one | sort -u)" = "a b c" ] || { echo "$m"; cat one; false; }
+		awk -F'\t' '{ d = $2 < 0 ? -$2 : $2; if (d > 1e-4) bad = 1 } END { exit bad }' one || { echo "$m"; cat one; false; }
+	done
+	# the sentences that continue a and those that continue b sum to 1
+	for m in model.llrnn ff.llrnn loglm.llrnn; do
+		gen -m "$M/$m" --beam 20 --nbest 3 -p a --regex '(a|b) (c|d)? e' --logprob >all
+		gen -m "$M/$m" --beam 20 --nbest 3 -p b --regex '(a|b) (c|d)? e' --logprob >>all
+		[ "$(cut -f1 all | sort -u | wc -l)" -eq 6 ]
+		awk -F'\t' '{ s += exp($2) } END { d = s - 1; if (d < 0) d = -d; if (d > 1e-3) { print s; exit 1 } }' all ||
+			{ echo "$m"; cat all; false; }
+	done
+	# the 3-gram model (no beam search): a sentence drawn after the prefix
+	# "a" gets the figure it gets when drawn without one
+	gen -m "$M/lm.arpa" -s 5 -n 100 --regex '(a|b) (c|d)? e' --logprob | grep '^a ' | sort -u >free
+	gen -m "$M/lm.arpa" -s 6 -n 100 -p a --regex '(a|b) (c|d)? e' --logprob | sort -u >pre
+	[ "$(wc -l <pre)" -ge 2 ]
+	join -t "$(printf '\t')" free pre >both
+	[ "$(wc -l <both)" -ge 2 ]
+	awk -F'\t' '{ d = $2 - $3; if (d < 0) d = -d; if (d > 1e-3) { print; bad = 1 } } END { exit bad }' both
+}
+
 @test "gen --fsa, --regex: bad automata and patterns are refused with their reason" {
 	run_err 1 "gen: no accepting state is reachable within --max-len 3: the shortest sentence of the automaton needs 4 words" \
 		gen -m "$M/model.llrnn" --regex 'a a a c' --max-len 3

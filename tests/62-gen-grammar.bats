@@ -4,8 +4,9 @@
 # of a 3-gram model checked by an independent recogniser
 # (fixtures/gbnf/numbers.py: Python's re and recursive descent, not the
 # grammar), every decoding mode of a tiny LSTM, --max-len honoured by
-# steering towards acceptance, the prefix read by the grammar, and every
-# bad grammar refused with its file:line or rule.
+# steering towards acceptance, the prefix read by the grammar, every
+# bad grammar refused with its file:line or rule, and the notice of a
+# trimming past its budget (LLRNN_GRAMMAR_BUDGET makes it small).
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -107,13 +108,55 @@ setup() {
 	printf 'list ::= "1"\n' >g
 	run_err 1 "^gen: g: no rule 'root'$" gen -m "$M/brown.arpa" --grammar g
 	printf 'root ::= "zq" [0-9]\n' >g
-	run_err 1 "^gen: g: no token of the vocabulary of .*brown.arpa can start rule 'root'$" gen -m "$M/brown.arpa" --grammar g
+	run_err 1 "^gen: g: the grammar accepts no sentence of the tokens of .*brown.arpa$" gen -m "$M/brown.arpa" --grammar g
 	# ambiguous: 2^k parses alive after k "(", refused once past the limit
 	printf 'root ::= "( " root " )" | "( " root " ]" | [0-9]+\n' >g
 	run_err 1 "^gen: the grammar is too ambiguous: more than 16384 parses alive at once$" \
 		gen -m "$M/brown.arpa" -p "$(printf '( %.0s' $(seq 16))" --grammar g
 	run_err 1 "^gen: nosuch.gbnf: " gen -m "$M/brown.arpa" --grammar nosuch.gbnf
 	run_err 2 "^gen: --grammar excludes --fsa and --regex$" gen -m "$M/brown.arpa" --grammar "$G" --regex a
+}
+
+# The notice of a grammar's trimming past its budget (gen(1), Grammars).
+PAST='trimming the grammar against the vocabulary ran past its budget of work: the states not decided by then are allowed untrimmed, so a sentence may reach a dead end (a state from which no sentence of the vocabulary'"'"'s tokens ends)'
+
+@test "gen --grammar: past the trimming's budget (LLRNN_GRAMMAR_BUDGET), one notice naming the grammar; the sentences still come, valid" {
+	printf 'root ::= [a-z]+ (" " [a-z]+)*\n' >words.gbnf
+	LLRNN_GRAMMAR_BUDGET=100 gen -m "$M/brown.arpa" -s 1 -n 200 --grammar words.gbnf >out 2>err
+	[ "$(wc -l <out)" -eq 200 ]
+	[ "$(cat err)" = "gen: words.gbnf: $PAST" ]
+	run grep -cvxE '[a-z]+( [a-z]+)*' out
+	[ "$output" = 0 ]
+	# a grammar that nests, from the n-gram and from the LSTM: valid all the same
+	LLRNN_GRAMMAR_BUDGET=100 gen -m "$M/brown.arpa" -s 1 -n 200 --grammar "$G" >out 2>err
+	[ "$(wc -l <out)" -eq 200 ]
+	[ "$(cat err)" = "gen: $G: $PAST" ]
+	/usr/bin/python3 "$CHECK" <out
+	LLRNN_GRAMMAR_BUDGET=100 gen -m "$M/model.llrnn" -s 2 -n 20 --max-len 30 --grammar "$G" >out 2>err
+	[ "$(wc -l <out)" -eq 20 ]
+	[ "$(cat err)" = "gen: $G: $PAST" ]
+	/usr/bin/python3 "$CHECK" <out
+	# from standard input, named so
+	LLRNN_GRAMMAR_BUDGET=100 gen -m "$M/brown.arpa" -s 1 -n 5 --grammar - <words.gbnf >out 2>err
+	[ "$(wc -l <out)" -eq 5 ]
+	[ "$(cat err)" = "gen: <stdin>: $PAST" ]
+	# a budget that is no number of steps is refused
+	for v in abc 0 -5 12x ' 7'; do
+		LLRNN_GRAMMAR_BUDGET=$v run_err 1 "^gen: LLRNN_GRAMMAR_BUDGET: '$v' is not a number of steps \(1 or more\)$" \
+			gen -m "$M/brown.arpa" --grammar words.gbnf
+	done
+}
+
+@test "gen --grammar: within the trimming's budget, nothing on stderr" {
+	printf 'root ::= [a-z]+ (" " [a-z]+)*\n' >words.gbnf
+	for g in words.gbnf "$G"; do
+		gen -m "$M/brown.arpa" -s 1 -n 50 --grammar "$g" >out 2>err
+		[ "$(wc -l <out)" -eq 50 ]
+		[ ! -s err ]
+		LLRNN_GRAMMAR_BUDGET= gen -m "$M/model.llrnn" -s 1 -n 5 --max-len 30 --grammar "$g" >out 2>err
+		[ "$(wc -l <out)" -eq 5 ]
+		[ ! -s err ]
+	done
 }
 
 @test "gen(1) EXAMPLES: the grammar example runs as written" {

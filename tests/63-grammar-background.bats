@@ -90,10 +90,15 @@ setup() {
 	run -1 --separate-stderr featurize --background "grammar:$G" -o out.fz "$D/brown.tok"
 	[ -z "$output" ]
 	[[ "$stderr" == "featurize: $D/brown.tok:$first: the grammar rejects "* ]]
-	printf 'x y\n' >none.tok
+	printf 'x ( .\n' >none.tok
 	run -1 --separate-stderr featurize --skip-rejected --background "grammar:$G" -o out.fz none.tok
 	[ -z "$output" ]
 	[[ "$stderr" == *"the grammar rejects every sentence of the corpus"* ]]
+	# no end token: no sentence of the vocabulary at all
+	printf 'x y\n' >none.tok
+	run -1 --separate-stderr featurize --skip-rejected --background "grammar:$G" -o out.fz none.tok
+	[ -z "$output" ]
+	[ "$stderr" = "featurize: $G: the grammar accepts no sentence of the vocabulary's tokens" ]
 }
 
 @test "score: finite log-probabilities that normalise (--check-norm); a sentence outside the grammar has probability 0" {
@@ -178,7 +183,7 @@ setup() {
 	printf 'root ::= "zzqx" " ."\n' >none.gbnf
 	run -1 --separate-stderr featurize --background grammar:none.gbnf -o o.fz "$D/brown.tok"
 	[ -z "$output" ]
-	[ "$stderr" = "featurize: none.gbnf: the grammar accepts no sentence of the vocabulary (no token can start rule 'root')" ]
+	[ "$stderr" = "featurize: none.gbnf: the grammar accepts no sentence of the vocabulary's tokens" ]
 	# 2^k parses alive after k a's: refused at the line that gets there
 	printf 'root ::= "a " root " b" | "a " root " c" | "x"\n' >amb.gbnf
 	{ echo 'a x b'; printf 'a %.0s' $(seq 1 20); echo x; } >amb.tok

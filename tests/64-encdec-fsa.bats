@@ -44,6 +44,37 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+# fin_fst: fin.fst, a finite language of five strings (K AE1, AE1, K AE1 T, AE1 T, T AH1).
+fin_fst() {
+	printf '0 1 K\n0 2 AE1\n0 3 T\n1 2 AE1\n2 4 T\n3 5 AH1\n2\n4\n5\n' >fin.fst
+}
+
+# fin_model: free.bin, a model trained without an automaton on pairs
+# whose outputs are those of fin.fst (also written), a finite language.
+fin_model() {
+	fin_fst
+	for i in $(seq 1 12); do
+		printf 'k a t\ncat\na t\nt\nt u\nk a t t\n'
+	done >p.src
+	for i in $(seq 1 12); do
+		printf 'K AE1 T\nK AE1\nAE1 T\nAE1\nT AH1\nK AE1 T T\n'
+	done >p.tgt
+	featurize -q --source p.src -o p.fz p.tgt
+	train -q --hidden 8 --embed 8 --attn-hidden 8 --threads 1 --batch 8 --epochs 3 -s 1 -o free.bin p.fz
+}
+
+# beam_is_score MODEL SRC OPT ARG: gen's beam of 5 under OPT ARG after
+# source SRC (into masked), its log-probabilities summing to 1 (the
+# language has at most five strings) and each score's under OPT ARG.
+beam_is_score() {
+	echo "$2" | gen -m "$1" "$3" "$4" --beam 5 --nbest 5 --logprob >masked
+	awk -F '\t' '{ s += exp($5) } END { d = s - 1; if (d < 0) d = -d; if (d > 1e-4) { print s; exit 1 } }' masked
+	cut -f4 masked >m.tgt
+	yes "$2" | head -n "$(wc -l <masked)" >m.src
+	score -q -m "$1" "$3" "$4" --source m.src m.tgt | cut -f1 | paste <(cut -f5 masked) - >both
+	awk -F'\t' '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-4) { print; bad = 1 } } END { exit bad }' both
+}
+
 @test "stress-fsa: the shipped automata are its output from the phoneme inventory; bad input is refused" {
 	"$TOP/scripts/stress-fsa" primary | cmp - "$ONE"
 	"$TOP/scripts/stress-fsa" inventory | cmp - "$INV"
@@ -137,15 +168,7 @@ setup() {
 }
 
 @test "gen --fsa and score --fsa on an encoder-decoder: the masked distribution is renormalised over the language (a finite one sums to 1)" {
-	printf '0 1 K\n0 2 AE1\n0 3 T\n1 2 AE1\n2 4 T\n3 5 AH1\n2\n4\n5\n' >fin.fst
-	for i in $(seq 1 12); do
-		printf 'k a t\ncat\na t\nt\nt u\nk a t t\n'
-	done >p.src
-	for i in $(seq 1 12); do
-		printf 'K AE1 T\nK AE1\nAE1 T\nAE1\nT AH1\nK AE1 T T\n'
-	done >p.tgt
-	featurize -q --source p.src -o p.fz p.tgt
-	train -q --hidden 8 --embed 8 --attn-hidden 8 --threads 1 --batch 8 --epochs 3 -s 1 -o free.bin p.fz
+	fin_model
 	# beam 5 finds the language's five strings; their masked
 	# probabilities sum to 1, the unmasked ones to less
 	echo 'k a t' | gen -m free.bin --fsa fin.fst --beam 5 --nbest 5 --logprob >masked
@@ -194,21 +217,83 @@ setup() {
 		gen -m "$D/one.bin" --fsa nostress.fst "$D/t40.src"
 }
 
-@test "score --fsa on an encoder-decoder: refused with a model trained under an automaton, foreign tokens listed; gen has no --regex there" {
+@test "score --fsa B on a model trained under the output automaton A: gen --fsa B's figures, the outputs of both sum to 1; empty A and B refused" {
+	# B: six outputs, five with one primary stress (A's rule); after
+	# K AE0 both allow T, which no output of both continues
+	printf '0 1 K\n0 2 AE1 0.5\n0 3 T\n1 2 AE1\n1 6 AE0\n2 4 T\n3 5 AH1\n6 4 T\n2\n4\n5\n' >fin.fst
+	printf 'K AE1\nK AE1 T\nK AE0 T\nAE1\nAE1 T\nT AH1\n' >all.tgt
+	for src in 'k a t' 'a t'; do
+		echo "$src" | gen -m "$D/one.bin" --fsa fin.fst --beam 5 --nbest 5 --logprob >masked
+		[ "$(cut -f4 masked | sort | tr '\n' ,)" = "AE1,AE1 T,K AE1,K AE1 T,T AH1," ]
+		cut -f4 masked >m.tgt
+		yes "$src" | head -5 >m.src
+		score -q -m "$D/one.bin" --fsa fin.fst --source m.src m.tgt | cut -f1 | paste <(cut -f5 masked) - >both
+		awk -F'\t' '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-4) { print; bad = 1 } } END { exit bad }' both
+		# over B's six outputs: the five of both sum to 1, K AE0 T is -inf
+		yes "$src" | head -6 >a.src
+		score -q -m "$D/one.bin" --fsa fin.fst --source a.src all.tgt | cut -f1 >sc
+		[ "$(sed -n 3p sc)" = -inf ]
+		awk '{ s += exp($1) } END { d = s - 1; if (d < 0) d = -d; if (d > 1e-4) { print s; exit 1 } }' sc
+		# the model alone gives them less
+		score -q -m "$D/one.bin" --source a.src all.tgt | cut -f1 | paste - sc |
+			awk -F'\t' 'NR != 3 && !($1 < $2 - 1e-4) { bad = 1 } END { exit bad }'
+	done
+	awk '$1 !~ /1$/ { print "0 1 " $1 } END { print 1 }' "$LEX" >nostress.fst
+	run_err 1 "^score: .*one.bin: the model's automaton and --fsa: no sentence is accepted by both: their intersection is empty$" \
+		score -m "$D/one.bin" --fsa nostress.fst --source m.src m.tgt
+}
+
+@test "gen --regex, --grammar and score --regex, --grammar on an encoder-decoder: the finite language as --fsa gives it, summing to 1" {
+	fin_model
+	printf 'root ::= ("K " | "") "AE1" (" T")? | "T AH1"\n' >fin.gbnf
+	for src in 'k a t' 'a t'; do
+		echo "$src" | gen -m free.bin --fsa fin.fst --beam 5 --nbest 5 --logprob >fsa
+		[ "$(cut -f4 fsa | sort | tr '\n' ,)" = "AE1,AE1 T,K AE1,K AE1 T,T AH1," ]
+		beam_is_score free.bin "$src" --regex '(K AE1|AE1) T?|T AH1'
+		cmp <(cut -f4,5 masked) <(cut -f4,5 fsa)
+		beam_is_score free.bin "$src" --grammar fin.gbnf
+		cmp <(cut -f4,5 masked) <(cut -f4,5 fsa)
+	done
+}
+
+@test "gen --grammar, --regex B on a model trained under the output automaton A: the outputs of both sum to 1, \"K AE0\" trimmed" {
+	# B: six outputs, five with one primary stress (A's rule); after
+	# K AE0 both allow T, which no output of both continues
+	printf 'root ::= "K AE1" (" T")? | "K AE0 T" | "AE1" (" T")? | "T AH1"\n' >b.gbnf
+	printf 'K AE1\nK AE1 T\nK AE0 T\nAE1\nAE1 T\nT AH1\n' >all.tgt
+	yes 'k a t' | head -6 >a.src
+	for opt in --grammar=b.gbnf '--regex=K AE1 T?|K AE0 T|AE1 T?|T AH1'; do
+		beam_is_score "$D/one.bin" 'k a t' "${opt%%=*}" "${opt#*=}"
+		[ "$(cut -f4 masked | sort | tr '\n' ,)" = "AE1,AE1 T,K AE1,K AE1 T,T AH1," ]
+		score -q -m "$D/one.bin" "${opt%%=*}" "${opt#*=}" --per-token --source a.src all.tgt >pt
+		awk -F'\t' '{ s += exp($1) } END { d = s - 1; if (d < 0) d = -d; if (d > 1e-4) { print s; exit 1 } }' pt
+		# AE0 after K is the token trimmed
+		[ "$(sed -n 3p pt | cut -f1,5)" = "$(printf -- '-inf\tAE0=-inf')" ]
+		cut -f1 pt >"sc${opt%%=*}"
+	done
+	cmp sc--grammar sc--regex
+}
+
+@test "score --fsa on an encoder-decoder: foreign tokens listed, a missing file named; --regex and --grammar's errors as well" {
 	train $TINY -q --epochs 1 -s 1 -o free.bin "$D/ll.fz"
 	printf '0 1 K\n0 1 XX1\n1\n' >alpha.fst
 	run_err 1 "^gen: .*alpha.fst: 1 token the model cannot produce \(not in the vocabulary\): XX1 \(line 2\)" \
 		gen -m free.bin --fsa alpha.fst "$D/t40.src"
 	run_err 1 "^gen: .*nosuch.fst" gen -m free.bin --fsa nosuch.fst "$D/t40.src"
-	run_err 2 "^gen: " gen -m free.bin --regex 'K AE1' "$D/t40.src"
+	run_err 1 "^gen: regex: 1 token the model cannot produce \(not in the vocabulary\): XX1" gen -m free.bin --regex 'K XX1' "$D/t40.src"
+	run_err 1 "^gen: nosuch.gbnf" gen -m free.bin --grammar nosuch.gbnf "$D/t40.src"
+	run_err 2 "^gen: --fsa, --regex and --grammar exclude each other" gen -m free.bin --regex K --fsa alpha.fst "$D/t40.src"
 	# score --fsa likewise
 	head -3 "$D/test.src" >s3.src
 	head -3 "$D/test.ref" | cut -f1 >s3.tgt
-	run_err 1 "^score: .*one.bin: the model was trained under an output automaton, which score follows without being told; --fsa does not combine with it" \
-		score -m "$D/one.bin" --fsa "$ONE" --source s3.src s3.tgt
 	run_err 1 "^score: .*alpha.fst: 1 token the model cannot produce \(not in the vocabulary\): XX1 \(line 2\)" \
 		score -m free.bin --fsa alpha.fst --source s3.src s3.tgt
 	run_err 1 "^score: .*nosuch.fst" score -m free.bin --fsa nosuch.fst --source s3.src s3.tgt
+	run_err 1 "^score: regex: 1 token the model cannot produce \(not in the vocabulary\): XX1" \
+		score -m free.bin --regex 'K XX1' --source s3.src s3.tgt
+	printf 'root ::= "K" undefined\n' >bad.gbnf
+	run_err 1 "^score: bad.gbnf:1: .*undefined" score -m free.bin --grammar bad.gbnf --source s3.src s3.tgt
+	run_err 2 "^score: --fsa, --regex and --grammar exclude each other" score -m free.bin --grammar bad.gbnf --fsa alpha.fst --source s3.src s3.tgt
 }
 
 @test "score: a reference outside the language has probability 0 (-inf), the others are scored" {
@@ -221,7 +306,7 @@ setup() {
 }
 
 @test "over a finite language the model's probabilities of its strings sum to 1 (enumerated); without it they do not" {
-	printf '0 1 K\n0 2 AE1\n0 3 T\n1 2 AE1\n2 4 T\n3 5 AH1\n2\n4\n5\n' >fin.fst
+	fin_fst
 	for i in $(seq 1 12); do
 		printf 'k a t\ncat\na t\nt\nt u\n'
 	done >p.src

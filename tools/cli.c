@@ -107,6 +107,12 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_notice(void *ctx, const char *line)
+{
+	(void)ctx;
+	cli_warn("%s", line);
+}
+
 void cli_die(const char *fmt, ...)
 {
 	va_list ap;
@@ -453,4 +459,10 @@ const char *cli_duration(double s, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
 	return buf;
+}
+
+void cli_constraint_one(const char *usage, const char *fsa, const char *regex, const char *grammar)
+{
+	if ((fsa != NULL) + (regex != NULL) + (grammar != NULL) > 1)
+		cli_usage_error(usage, "--fsa, --regex and --grammar exclude each other");
 }

@@ -26,6 +26,9 @@ extern const char *cli_prog; /* set by cli_init from argv[0]'s basename */
 void cli_init(const char *argv0, const char *name);
 /* "prog: message\n" on stderr; die exits 1. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A library notice (llr_notice, llr_model_on_notice) as cli_warn prints
+ * it; ctx unused. */
+void cli_notice(void *ctx, const char *line);
 _Noreturn void cli_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a library error ("prog: msg") and exit 1. */
 _Noreturn void cli_die_err(const llr_err *e);
@@ -113,5 +116,9 @@ void cli_note_checksums(const char *path, const llr_meta *meta);
 double cli_now(void);
 /* "3m12s" style duration into buf. */
 const char *cli_duration(double seconds, char *buf, size_t size);
+
+/* gen's and score's --fsa, --regex and --grammar exclude each other:
+ * a usage error when more than one is given. */
+void cli_constraint_one(const char *usage, const char *fsa, const char *regex, const char *grammar);
 
 #endif

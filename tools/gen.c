@@ -403,6 +403,7 @@ static void generator_init(generator *g)
 	mo.open = g->opt.go.closed || g->opt.go.fsa || g->opt.go.regex || g->opt.go.grammar ? LLR_OPEN_OFF : LLR_OPEN_AUTO;
 	if (llr_model_open(g->opt.model, &mo, &g->m, &err) != LLR_OK)
 		cli_die_err(&err);
+	llr_model_on_notice(g->m, cli_notice, NULL);
 	llr_model_info info;
 	llr_model_describe(g->m, &info);
 	if ((info.ops & LLR_MODEL_GEN) && ((g->opt.go.beam && !(info.ops & LLR_MODEL_BEAM)) ||
@@ -475,10 +476,10 @@ static void run(generator *g)
 static const char src_usage[] =
     "usage: gen [-q] -m MODEL [-m MODEL ...] [-o FILE] [--greedy | --beam K [--nbest N]]\n"
     "           [--len-norm A] [--max-len N] [--logprob] [--show-attention]\n"
-    "           [--threads N] [--fsa FILE] [FILE ...]\n"
+    "           [--threads N] [--fsa FILE | --regex PATTERN | --grammar FILE] [FILE ...]\n"
     "       (an encoder-decoder model: one source a line in, its output out)\n";
 
-enum { S_BEAM = 256, S_NBEST, S_GREEDY, S_LENNORM, S_MAXLEN, S_LOGPROB, S_ATT, S_THREADS, S_FSA };
+enum { S_BEAM = 256, S_NBEST, S_GREEDY, S_LENNORM, S_MAXLEN, S_LOGPROB, S_ATT, S_THREADS, S_FSA, S_REGEX, S_GRAMMAR };
 
 static const struct option src_opts[] = {
     {"model", required_argument, NULL, 'm'},
@@ -493,6 +494,8 @@ static const struct option src_opts[] = {
     {"show-attention", no_argument, NULL, S_ATT},
     {"threads", required_argument, NULL, S_THREADS},
     {"fsa", required_argument, NULL, S_FSA}, /* the mask-only mode */
+    {"regex", required_argument, NULL, S_REGEX},
+    {"grammar", required_argument, NULL, S_GRAMMAR},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -541,8 +544,11 @@ static void src_parse(srcgen *g, int argc, char **argv)
 		case S_ATT: g->go.attention = 1; break;
 		case S_THREADS: g->threads = (int)cli_parse_int(src_usage, "--threads", optarg, 0, 1024); break;
 		case S_FSA: g->go.fsa = optarg; break;
+		case S_REGEX: g->go.regex = optarg; break;
+		case S_GRAMMAR: g->go.grammar = optarg; break;
 		}
 	}
+	cli_constraint_one(src_usage, g->go.fsa, g->go.regex, g->go.grammar);
 	if (!g->M)
 		cli_usage_error(src_usage, "no model: -m MODEL is required");
 	if (greedy && g->go.beam > 1)

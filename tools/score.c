@@ -53,7 +53,7 @@ static const char help[] =
     "\n"
     "Encoder-decoder:\n"
     "  --source SRC             the sources, line by line, of the target lines\n"
-    "  --fsa FILE               score under the automaton in FILE as a decode-time mask\n"
+    "  --fsa, --regex, --grammar  as above, over the target tokens\n"
     "\n"
     "Options:\n"
     "  -m, --model MODEL        the model (required); several: their mixture\n"
@@ -574,8 +574,7 @@ static void check_args(const scorer *sc)
 		cli_usage_error(usage, "--format srilm prints SRILM's figures (base 10): no --per-token, no --base but 10");
 	if (sc->opt.debug && sc->opt.format != FMT_SRILM)
 		cli_usage_error(usage, "--debug goes with --format srilm");
-	if ((sc->opt.fsa != NULL) + (sc->opt.regex != NULL) + (sc->opt.grammar != NULL) > 1)
-		cli_usage_error(usage, "--fsa, --regex and --grammar exclude each other");
+	cli_constraint_one(usage, sc->opt.fsa, sc->opt.regex, sc->opt.grammar);
 	if ((sc->opt.fsa || sc->opt.regex || sc->opt.grammar) && sc->opt.nmodels > 1)
 		cli_usage_error(usage, "%s: one -m (a mixture is not masked)", sc->opt.fsa ? "--fsa" : sc->opt.regex ? "--regex" : "--grammar");
 	if (sc->opt.show_comp && (sc->opt.per_token || sc->opt.format == FMT_SRILM))
@@ -772,6 +771,7 @@ int main(int argc, char **argv)
 	} else if (llr_model_open(sc.opt.model, &mo, &sc.m, &err) != LLR_OK) {
 		cli_die_err(&err);
 	}
+	llr_model_on_notice(sc.m, cli_notice, NULL);
 	if (llr_model_score(sc.m, NULL, 0, NULL, NULL, NULL, &err) != LLR_OK) /* a family that cannot score yet */
 		cli_die_err(&err);
 	if ((sc.opt.fsa || sc.opt.regex || sc.opt.grammar) && llr_model_mask(sc.m, sc.opt.fsa, sc.opt.regex, sc.opt.grammar, &err) < 0)

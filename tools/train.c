@@ -152,11 +152,6 @@ static llr_train_args *parse(const cmdline *c, int argc, char **argv)
 	return a;
 }
 
-static void note(void *ctx, const char *line)
-{
-	cli_warn("%s", line);
-}
-
 /* The family's own line after each epoch's. */
 static void epoch_note(void *ctx, const llr_train_event *ev)
 {
@@ -204,7 +199,7 @@ int main(int argc, char **argv)
 	make_cmdline(&c);
 	cli_set_help(c.help.data);
 	llr_train_args *a = parse(&c, argc, argv);
-	llr_train_args_on_note(a, note, NULL);
+	llr_train_args_on_note(a, cli_notice, NULL);
 	llr_blas_set_threads((int)llr_train_args_int(a, "threads"));
 	llr_err e = {0};
 	if (llr_blas_reserve(&e) < 0)

@@ -1,6 +1,7 @@
 /*
  * error.c - error codes, their messages, and the llr_err message buffer
- * every fallible library function fills.  Also the contract-failure abort.
+ * every fallible library function fills; the llr_notice sink for what
+ * is not an error.  Also the contract-failure abort.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +61,23 @@ int llr_err_prefix(llr_err *err, const char *fmt, ...)
 	memcpy(err->msg + n + 2, rest, m < room ? m : room);
 	err->msg[n + 2 + (m < room ? m : room)] = 0;
 	return err->code;
+}
+
+void llr_notice_vsend(const llr_notice *n, const char *fmt, va_list ap)
+{
+	if (!n || !n->fn)
+		return;
+	char line[1024];
+	vsnprintf(line, sizeof line, fmt, ap);
+	n->fn(n->ctx, line);
+}
+
+void llr_notice_send(const llr_notice *n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	llr_notice_vsend(n, fmt, ap);
+	va_end(ap);
 }
 
 void llr_assert_fail(const char *file, int line, const char *expr)

@@ -224,11 +224,13 @@ int llr_model_score_pairs(llr_model *m, const llr_sentence *src, const llr_sente
 	return m->fam->score_pairs(m, src, tgt, B, logp, oov, err);
 }
 
-int llr_model_mask_pairs(llr_model *m, const char *path, llr_err *err)
+int llr_model_mask_pairs(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err)
 {
+	if ((fsa != NULL) + (regex != NULL) + (grammar != NULL) != 1)
+		return llr_err_set(err, LLR_EINVAL, "llr_model_mask_pairs: exactly one of an automaton, a regular expression and a grammar");
 	if (!m->fam->mask_pairs)
 		return llr_err_set(err, LLR_EINVAL, "%s: %s take no decode-time mask when scoring pairs", m->path, m->fam->what);
-	return m->fam->mask_pairs(m, path, err);
+	return m->fam->mask_pairs(m, fsa, regex, grammar, err);
 }
 
 int llr_model_mask(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err)
@@ -300,4 +302,9 @@ int llr_model_word_features(llr_model *m, const char *word, llr_feature_fn emit,
 int llr_model_set_threads(llr_model *m, int n, llr_err *err)
 {
 	return m->fam->set_threads ? m->fam->set_threads(m, n, err) : LLR_OK;
+}
+
+void llr_model_on_notice(llr_model *m, void (*fn)(void *ctx, const char *line), void *ctx)
+{
+	m->notice = (llr_notice){fn, ctx};
 }

@@ -43,7 +43,7 @@ typedef struct llr_family {
 	const char *no_pairs;
 	/* llr_model_mask_pairs: score_pairs under a decode-time mask from
 	 * then on (NULL: the family cannot). */
-	int (*mask_pairs)(llr_model *m, const char *path, llr_err *err);
+	int (*mask_pairs)(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err);
 	/* llr_model_mask: score under a decode-time mask from then on (NULL:
 	 * the family cannot). */
 	int (*mask)(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err);
@@ -212,6 +212,7 @@ struct llr_model {
 	const llr_family *fam;
 	char *path; /* for messages */
 	llr_model_opts opts;
+	llr_notice notice; /* llr_model_on_notice's: the constraints made take it */
 	void *state; /* the family's */
 };
 

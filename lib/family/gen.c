@@ -40,17 +40,21 @@ static int constrained(const llr_gen_opts *o)
 }
 
 /* The grammar of o.grammar over the vocabulary fv, and the refusal of
- * one that no token can begin. */
+ * one that accepts no sentence of its tokens. */
 static int grammar_init(llr_gen *g, llr_err *err)
 {
 	if (!(g->fsa.gr = llr_gbnf_read(g->o.grammar, err)) || !(g->fsa.gt = llr_gbnf_tok_new(g->fsa.gr, g->fsa.fv, err)))
 		return llr_err_code(err, LLR_EFORMAT);
+	const char *name = strcmp(g->o.grammar, "-") ? g->o.grammar : "<stdin>";
+	if (!(g->fsa.gname = llr_strndup(name, strlen(name))))
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	llr_gbnf_tok_on_notice(g->fsa.gt, &g->m->notice, g->fsa.gname);
 	const int32_t *lab, *dst;
 	int32_t n = llr_gbnf_tok_arcs(g->fsa.gt, 0, &lab, &dst, err);
 	if (n < 0)
 		return n;
 	if (!n)
-		return llr_err_set(err, LLR_EFORMAT, "%s: no token of the vocabulary of %s can start rule 'root'", g->o.grammar,
+		return llr_err_set(err, LLR_EFORMAT, "%s: the grammar accepts no sentence of the tokens of %s", g->o.grammar,
 		                   g->m->path);
 	g->fsa.q0 = 0;
 	return LLR_OK;
@@ -61,8 +65,7 @@ static int grammar_init(llr_gen *g, llr_err *err)
 static int constraint_read(llr_gen *g, llr_err *err)
 {
 	const llr_gen_opts *o = &g->o;
-	g->fsa.mine = o->fsa ? llr_fsa_read(o->fsa, g->fsa.fv, err)
-	            : o->regex ? llr_fsa_regex(o->regex, g->fsa.fv, err) : llr_fsa_grammar(o->grammar, g->fsa.fv, err);
+	g->fsa.mine = llr_fsa_constraint(o->fsa, o->regex, o->grammar, g->fsa.fv, &g->m->notice, err);
 	return g->fsa.mine ? LLR_OK : llr_err_code(err, LLR_EFORMAT);
 }
 
@@ -121,7 +124,7 @@ static int fsa_init(llr_gen *g, llr_err *err)
 		g->fsa.a = own;
 		g->fsa.own = 1;
 		g->o.max_len = g->fsa.max_len + 1; /* as llr_gen_new does for --fsa */
-	} else if (g->o.grammar) {
+	} else if (g->o.grammar && !g->ops->source) { /* a source family's search queries an llr_fsa */
 		return grammar_init(g, err);
 	} else if ((rc = constraint_read(g, err)) >= 0) {
 		g->fsa.a = g->fsa.mine;
@@ -147,9 +150,6 @@ int llr_gen_new(llr_model *m, const llr_gen_opts *o, llr_gen **out, llr_err *err
 		                   o->max_len, o->beam, o->nbest, (long long)o->spell_tries);
 	if (constrained(o) && !ops->word)
 		return llr_err_set(err, LLR_EINVAL, "%s: --fsa, --regex and --grammar constrain word-level language models, not %s",
-		                   m->path, m->fam->what);
-	if (ops->source && (o->regex || o->grammar))
-		return llr_err_set(err, LLR_EINVAL, "%s: %s take --fsa (an automaton over the target tokens), not --regex or --grammar",
 		                   m->path, m->fam->what);
 	if (constrained(o) > 1)
 		return llr_err_set(err, LLR_EINVAL, "llr_gen_new: more than one of an automaton, a regular expression and a grammar");
@@ -183,10 +183,13 @@ void llr_gen_free(llr_gen *g)
 	llr_fsa_free(g->fsa.mine);
 	llr_gbnf_tok_free(g->fsa.gt);
 	llr_gbnf_free(g->fsa.gr);
+	free(g->fsa.gname);
 	llr_strmap_free(g->fsa.fv);
 	free(g->fsa.to);
 	free(g->fsa.xs);
 	free(g->fsa.lw);
+	free(g->fsa.pq);
+	free(g->fsa.px);
 	llr_buf_free(&g->pre.text);
 	free(g->pre.off);
 	free(g->pre.lps);
@@ -266,11 +269,24 @@ static int fsa_prefix(llr_gen *g, llr_err *err)
 		return LLR_OK;
 	const char *what = fsa_what(g);
 	int32_t q = g->fsa.gt ? 0 : llr_fsa_start(g->fsa.a);
+	if (g->pre.n > g->fsa.pcap) {
+		int32_t *pq = llr_reallocarray(g->fsa.pq, g->pre.n, sizeof *pq);
+		if (pq)
+			g->fsa.pq = pq;
+		int32_t *px = llr_reallocarray(g->fsa.px, g->pre.n, sizeof *px);
+		if (px)
+			g->fsa.px = px;
+		if (!pq || !px)
+			return llr_err_set(err, LLR_ENOMEM, "out of memory for a prefix of %zu words", g->pre.n);
+		g->fsa.pcap = g->pre.n;
+	}
 	for (size_t k = 0; k < g->pre.n; k++) {
 		const char *w = llr_gen_pword(g, k);
 		int32_t x = llr_strmap_get(g->fsa.fv, w, strlen(w));
 		if (x < 0 && g->fsa.own)
 			x = g->fsa.unk;
+		g->fsa.pq[k] = q;
+		g->fsa.px[k] = x;
 		int rc = x < 0 ? (q = -1, LLR_OK) : fsa_next(g, q, x, &q, err);
 		if (rc < 0)
 			return rc;
@@ -298,7 +314,7 @@ int llr_gen_start(llr_gen *g, const llr_sentence *prefix, llr_err *err)
 	if (rc < 0)
 		return rc;
 	rc = set_prefix(g, prefix, err);
-	if (rc < 0 || (rc = g->ops->start(g, err)) < 0 || (rc = fsa_prefix(g, err)) < 0)
+	if (rc < 0 || (rc = fsa_prefix(g, err)) < 0 || (rc = g->ops->start(g, err)) < 0)
 		return rc;
 	g->pre.lp = 0;
 	for (size_t k = 0; k < g->pre.n; k++)
@@ -597,6 +613,60 @@ static int32_t fsa_allowed(llr_gen *g, int32_t q, llr_err *err)
 	return n;
 }
 
+/* The log of the sum over the n tokens fsa_allowed put in g->fsa.xs of
+ * p(x) w(q, x) (row: log p), by a running max; -inf when none has a
+ * finite log p. */
+static double allowed_lz(const llr_gen *g, int32_t n, const float *row)
+{
+	double mx = -INFINITY, sum = 0;
+	for (int32_t k = 0; k < n; k++) {
+		float r = row[g->fsa.xs[k]];
+		if (!(r > -INFINITY))
+			continue;
+		double v = (double)r + (double)g->fsa.lw[k];
+		if (v > mx) {
+			sum = sum * exp(mx - v) + 1.0;
+			mx = v;
+		} else
+			sum += exp(v - mx);
+	}
+	return mx > -INFINITY ? mx + log(sum) : -INFINITY;
+}
+
+int llr_gen_masks_prefix(const llr_gen *g)
+{
+	return constrained(&g->o) && !g->ops->source && (g->fsa.a || g->fsa.gt);
+}
+
+int llr_gen_prefix_mask(llr_gen *g, size_t k, const float *row, int32_t W, llr_err *err)
+{
+	if (!llr_gen_masks_prefix(g))
+		return LLR_OK;
+	LLR_ASSERT(k < g->pre.n && W >= g->fsa.V);
+	int32_t n = fsa_allowed(g, g->fsa.pq[k], err), x = g->fsa.px[k];
+	if (n < 0)
+		return n;
+	double lz = allowed_lz(g, n, row);
+	float lp = -INFINITY;
+	for (int32_t i = 0; i < n && lz > -INFINITY; i++)
+		if (g->fsa.xs[i] == x && row[x] > -INFINITY)
+			lp = (float)((double)row[x] + (double)g->fsa.lw[i] - lz);
+	g->pre.lps[k] = lp;
+	return LLR_OK;
+}
+
+int llr_gen_prefix_mask_rows(llr_gen *g, llr_gen_rows_fn rows, float *out, int32_t V, llr_err *err)
+{
+	int rc = LLR_OK;
+	for (size_t k0 = 0; rc >= 0 && llr_gen_masks_prefix(g) && k0 < g->pre.n; k0 += LLR_GEN_BATCH) {
+		size_t m = LLR_MIN(g->pre.n - k0, (size_t)LLR_GEN_BATCH);
+		rc = rows(g->state, k0, m, out, err);
+		for (size_t k = 0; rc >= 0 && k < m; k++)
+			rc = llr_gen_prefix_mask(g, k0 + k, out + k * (size_t)V, V, err);
+	}
+	return rc;
+}
+
 int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, llr_err *err)
 {
 	if ((!g->fsa.a && !g->fsa.gt) || g->ops->source) /* a source is not read by the automaton */
@@ -612,24 +682,11 @@ int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, l
 	int32_t n = fsa_allowed(g, q, err);
 	if (n < 0)
 		return n;
-	/* log of sum over the allowed tokens of p(x) w(q, x), by a running max */
-	double mx = -INFINITY, sum = 0;
-	for (int32_t k = 0; k < n; k++) {
-		float r = row[g->fsa.xs[k]];
-		if (!(r > -INFINITY))
-			continue;
-		double v = (double)r + (double)g->fsa.lw[k];
-		if (v > mx) {
-			sum = sum * exp(mx - v) + 1.0;
-			mx = v;
-		} else
-			sum += exp(v - mx);
-	}
-	if (!(mx > -INFINITY))
+	double lz = allowed_lz(g, n, row);
+	if (!(lz > -INFINITY))
 		return fsa_stuck(g, h, fsa_is_grammar(g) ? "the model gives no token the grammar allows a finite probability"
 		                                         : "the model gives no token the automaton allows a finite probability",
 		                 err);
-	double lz = mx + log(sum);
 	int live = 0;
 	int32_t room = g->fsa.max_len - (int32_t)h->n - 1; /* words left after this one */
 	for (int32_t k = 0; k < n; k++) {

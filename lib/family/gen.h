@@ -30,7 +30,7 @@ typedef struct llr_gen_hyp {
 
 /* A family's generation.  init sets up g->state for g->m (g->o set);
  * start scores the prefix (g->pre.n words at llr_gen_pword, log p into
- * g->pre.lps); sample draws n <= LLR_GEN_BATCH sentences, each from a
+ * g->pre.lps, each then through llr_gen_prefix_mask); sample draws n <= LLR_GEN_BATCH sentences, each from a
  * generator seeded by one llr_rng_u64 of rng, and beam runs the beam
  * search; both point g->res at the results and set g->nres.  word is
  * a vocabulary id's string.  ensemble adds another model of the family
@@ -88,10 +88,13 @@ struct llr_gen {
 		int own;
 		struct llr_gbnf *gr;
 		struct llr_gbnf_tok *gt;
+		char *gname; /* the grammar's name in gt's notices */
 		llr_strmap *fv;
 		int32_t V, eos, unk, bos, q0, max_len;
 		int32_t *xs, *to;
 		float *lw;
+		int32_t *pq, *px; /* prefix word k's state before it and its id */
+		size_t pcap;
 	} fsa;
 };
 
@@ -132,6 +135,26 @@ int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int
  * without an automaton.  LLR_EINVAL when no allowed token has a
  * finite log p, or none can finish in time. */
 int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, llr_err *err);
+
+/* Does llr_gen_prefix_mask change the prefix's log p (a constraint of
+ * o.fsa, o.regex or o.grammar on a family that is not a source one)? */
+int llr_gen_masks_prefix(const llr_gen *g);
+/* Under such a constraint, prefix word k's log p (g->pre.lps[k], set by
+ * the family's start from row, the W >= V log p of every token after
+ * the words before it) as llr_gen_constrain makes a generated word's:
+ * row[x] w(q, x) renormalised over the tokens the constraint allows in
+ * the state q after the words before it.  Called by the family's start
+ * for each k after g->pre.lps[k] is set (the prefix was read by the
+ * constraint before start); a no-op where llr_gen_masks_prefix is 0.
+ * The constraint's errors (a grammar's LLR_ENOMEM). */
+int llr_gen_prefix_mask(llr_gen *g, size_t k, const float *row, int32_t W, llr_err *err);
+/* The same for a family that gets the prefix's log p rows a batch at a
+ * time: rows(g->state, k0, m, out, err) puts those of prefix words k0 to
+ * k0 + m - 1 (m <= LLR_GEN_BATCH) into out (LLR_GEN_BATCH x V), each
+ * then through llr_gen_prefix_mask; nothing where llr_gen_masks_prefix
+ * is 0.  rows' errors and llr_gen_prefix_mask's. */
+typedef int (*llr_gen_rows_fn)(void *state, size_t k0, size_t m, float *out, llr_err *err);
+int llr_gen_prefix_mask_rows(llr_gen *g, llr_gen_rows_fn rows, float *out, int32_t V, llr_err *err);
 
 /* Beam search's shared parts: a continuation (total log p, its beam, the
  * word and its log p), their order for qsort (best first, ties by beam

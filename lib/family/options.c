@@ -581,14 +581,11 @@ int llr_train_usage_err(llr_err *err, const char *fmt, ...)
 
 void llr_train_note(const llr_train_args *a, const char *fmt, ...)
 {
-	if (!a->note)
-		return;
-	char line[1024];
+	llr_notice n = {a->note, a->note_ctx};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	llr_notice_vsend(&n, fmt, ap);
 	va_end(ap);
-	a->note(a->note_ctx, line);
 }
 
 void llr_train_args_limits(const llr_train_args *a, llr_train_limits *l, unsigned *given)

@@ -31,6 +31,7 @@ struct llr_fsa {
 	const struct fsa_kind *kind;
 	struct fsa_gram *gram;
 	struct fsa_meet *meet;
+	llr_notice notice; /* llr_fsa_on_notice's */
 };
 
 /* The kinds of llr_fsa whose states are made when reached, a grammar
@@ -62,6 +63,15 @@ typedef struct fsa_kind {
 typedef struct fsa_gram fsa_gram;
 typedef struct fsa_meet fsa_meet;
 void fsa_gram_free(fsa_gram *gm);
+/* A grammar's liveness against the plain automaton f (gbnf.h's
+ * llr_gbnf_live, over the grammar's vocabulary), and the query: does
+ * some sentence of both continue the grammar's state q and f's fq?
+ * The caller frees with llr_gbnf_live_free. */
+typedef struct llr_gbnf_live llr_gbnf_live;
+llr_gbnf_live *fsa_gram_live_new(const llr_fsa *gram, const llr_fsa *f, llr_err *err);
+int fsa_gram_live(const llr_fsa *gram, int32_t q, llr_gbnf_live *L, int32_t fq, llr_err *err);
+/* The grammar's file name, as messages call it. */
+const char *fsa_gram_name(const llr_fsa *gram);
 void fsa_meet_free(fsa_meet *m);
 
 /* An arc's label: a vocabulary id (>= 0), epsilon, or a class of

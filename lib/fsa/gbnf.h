@@ -66,9 +66,10 @@ int llr_gbnf_match(const llr_gbnf *g, const char *s, size_t n);
 /* The grammar over the tokens of a vocabulary: a sentence of tokens is
  * the string of its tokens joined by single spaces (no space before the
  * first or after the last), and it belongs to the language when g
- * derives that string.  A token is allowed only where the string may end
- * after it or a space may follow it (not deeper: a state may still lead
- * nowhere some tokens later).  States are the sets of stacks of the pushdown
+ * derives that string.  A token is allowed only where some sentence of
+ * the vocabulary's tokens continues it (trimmed: gbnflive.c decides it,
+ * so that a rule that cannot end, or text no token spells, allows no
+ * token that leads there).  States are the sets of stacks of the pushdown
  * recogniser after a prefix of tokens, numbered as they are first met
  * (0: the start); there may be infinitely many, so they are made when
  * reached.  </s>, <s> and <unk> are never tokens here.  g and vocab are
@@ -88,6 +89,11 @@ int llr_gbnf_tok_next(llr_gbnf_tok *t, int32_t q, int32_t x, int32_t *to, llr_er
 int32_t llr_gbnf_tok_states(const llr_gbnf_tok *t);
 /* Does the sentence end well in q (may </s> come)? */
 int llr_gbnf_tok_final(const llr_gbnf_tok *t, int32_t q);
+/* From now on t tells n (copied) once, naming the grammar name (the
+ * caller's, kept while t lives), that its trimming against the
+ * vocabulary ran past its budget (llr_gbnf_live_check), and tells it
+ * at once when it has already. */
+void llr_gbnf_tok_on_notice(llr_gbnf_tok *t, const llr_notice *n, const char *name);
 /* A number of tokens, at most limit, that lead from q to a final state,
  * or limit + 1 when none was found.  Exact (the fewest, or none within
  * limit) when a breadth-first search settles it within its budget of
@@ -96,5 +102,34 @@ int llr_gbnf_tok_final(const llr_gbnf_tok *t, int32_t q);
  * states on a path found remember it, so a generator that follows only
  * tokens with a path always has one.  LLR_ENOMEM. */
 int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *err);
+
+/* Is the vocabulary's token w (n bytes) a token of the grammar: text
+ * (valid UTF-8, no NUL), neither </s>, <s> nor <unk>? */
+int gbnf_token_text(const char *w, size_t n);
+
+/* Which states of the recogniser some sentence continues (gbnflive.c):
+ * the grammar g against the automaton f over the tokens of vocab (a
+ * plain llr_fsa of fsa.c; NULL: any sequence of its tokens), their
+ * sentences the tokens joined by single spaces.  g, vocab and f are
+ * borrowed.  NULL with err set: LLR_ENOMEM, LLR_EINVAL.  llr_gbnf_live_check: do
+ * the stacks v[0..n) (a state's, gbnfrec.c's layout) in f's state q
+ * (sep 0: before the first token, in f's start) lead to a sentence of
+ * both: 1 or 0, LLR_ENOMEM.  Exact within a budget of work (gbnflive.c:
+ * about 4 million steps, or LLRNN_GRAMMAR_BUDGET's, gen(1) ENVIRONMENT,
+ * whose bad value is llr_gbnf_live_new's LLR_EINVAL); past it, 1 for
+ * every state not decided before, and llr_gbnf_live_exact says 0 from
+ * then on.  Not thread-safe. */
+typedef struct llr_gbnf_live llr_gbnf_live;
+llr_gbnf_live *llr_gbnf_live_new(const llr_gbnf *g, const llr_strmap *vocab, const llr_fsa *f, llr_err *err);
+void llr_gbnf_live_free(llr_gbnf_live *L);
+int llr_gbnf_live_check(llr_gbnf_live *L, const int32_t *v, size_t n, int sep, int32_t q, llr_err *err);
+int llr_gbnf_live_exact(const llr_gbnf_live *L);
+/* Tell n (NULL or without fn: nothing) once, *told keeping track, that
+ * L ran past its budget when it has: "NAME: trimming WHAT ran past its
+ * budget ... (a state from which no sentence of OF ends)". */
+void llr_gbnf_live_tell(const llr_gbnf_live *L, const llr_notice *n, int *told, const char *name, const char *what, const char *of);
+/* Does some sentence of both continue state q of t, with L's automaton
+ * in its state fq (L made over t's grammar and vocabulary)? */
+int llr_gbnf_tok_live(const llr_gbnf_tok *t, int32_t q, llr_gbnf_live *L, int32_t fq, llr_err *err);
 
 #endif

@@ -8,7 +8,8 @@
  * the tokens read are a sentence of the grammar, and a state whose
  * allowed tokens mostly lead to one state takes it as its default arc
  * (gram_set), as a DFA of "." does.  The grammar's text is kept so that fsaio.c can store it and
- * a reader rebuild the recogniser from it.
+ * a reader rebuild the recogniser from it.  The automaton's notice sink
+ * (llr_fsa_on_notice) is the recogniser's (llr_gbnf_tok_on_notice).
  *
  * Threads: the recogniser grows its table of states when a query meets
  * a new one, and train's and score's threads query one automaton at
@@ -43,8 +44,10 @@ typedef struct gram_set {
 struct fsa_gram {
 	char *text; /* the grammar as read, text[len] = 0 */
 	size_t len;
+	char *name; /* its file, for messages */
 	llr_gbnf *g;
 	llr_gbnf_tok *t;
+	const llr_strmap *vocab; /* borrowed */
 	float *zero;   /* V zeros: the ln weight of every arc */
 	gram_set *set; /* nset: each state's, made with it */
 	size_t nset;
@@ -66,6 +69,7 @@ void fsa_gram_free(fsa_gram *gm)
 	llr_gbnf_tok_free(gm->t);
 	llr_gbnf_free(gm->g);
 	free(gm->text);
+	free(gm->name);
 	free(gm->zero);
 	pthread_mutex_destroy(&gm->mu);
 	free(gm);
@@ -76,10 +80,12 @@ llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, co
 	llr_fsa *d = llr_calloc(1, sizeof *d);
 	fsa_gram *gm = llr_calloc(1, sizeof *gm);
 	int32_t V = (int32_t)llr_strmap_size(vocab);
-	if (!d || !gm || !(gm->text = llr_malloc(len + 1)) || !(gm->zero = llr_calloc((size_t)LLR_MAX(V, 1), sizeof *gm->zero))) {
+	if (!d || !gm || !(gm->text = llr_malloc(len + 1)) || !(gm->name = llr_strndup(name, strlen(name))) ||
+	    !(gm->zero = llr_calloc((size_t)LLR_MAX(V, 1), sizeof *gm->zero))) {
 		free(d);
 		if (gm) {
 			free(gm->text);
+			free(gm->name);
 			free(gm);
 		}
 		llr_err_set(err, LLR_ENOMEM, "out of memory");
@@ -91,6 +97,7 @@ llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, co
 	gm->len = len;
 	pthread_mutex_init(&gm->mu, NULL);
 	d->gram = gm;
+	gm->vocab = vocab;
 	d->kind = &gram_kind;
 	d->V = V;
 	d->eos = llr_strmap_get(vocab, LLR_EOS, strlen(LLR_EOS));
@@ -99,7 +106,7 @@ llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, co
 	int32_t n = 0;
 	if ((gm->g = llr_gbnf_parse(gm->text, len, name, err)) && (gm->t = llr_gbnf_tok_new(gm->g, vocab, err)) &&
 	    (n = llr_gbnf_tok_arcs(gm->t, 0, &lab, &dst, err)) >= 0 && !n && !llr_gbnf_tok_final(gm->t, 0))
-		llr_err_set(err, LLR_EFORMAT, "%s: the grammar accepts no sentence of the vocabulary (no token can start rule 'root')", name);
+		llr_err_set(err, LLR_EFORMAT, "%s: the grammar accepts no sentence of the vocabulary's tokens", name);
 	else if (gm->g && (!gm->t || n < 0))
 		llr_err_prefix(err, name);
 	else if (gm->g)
@@ -118,12 +125,53 @@ llr_fsa *llr_fsa_grammar(const char *path, const llr_strmap *vocab, llr_err *err
 	return d;
 }
 
+llr_fsa *llr_fsa_constraint(const char *fsa, const char *regex, const char *grammar, const llr_strmap *vocab, const llr_notice *note,
+                            llr_err *err)
+{
+	LLR_ASSERT((fsa != NULL) + (regex != NULL) + (grammar != NULL) == 1);
+	llr_fsa *d = fsa ? llr_fsa_read(fsa, vocab, err) : regex ? llr_fsa_regex(regex, vocab, err) : llr_fsa_grammar(grammar, vocab, err);
+	if (d)
+		llr_fsa_on_notice(d, note);
+	return d;
+}
+
+void llr_fsa_on_notice(llr_fsa *d, const llr_notice *n)
+{
+	pthread_mutex_t *mu = d->gram ? &d->gram->mu : NULL;
+	if (mu)
+		pthread_mutex_lock(mu);
+	d->notice = n ? *n : (llr_notice){0};
+	if (mu) {
+		llr_gbnf_tok_on_notice(d->gram->t, &d->notice, d->gram->name);
+		pthread_mutex_unlock(mu);
+	}
+}
+
+const char *fsa_gram_name(const llr_fsa *gram)
+{
+	return gram->gram->name;
+}
+
 const char *llr_fsa_grammar_source(const llr_fsa *d, size_t *len)
 {
 	if (!d->gram)
 		return NULL;
 	*len = d->gram->len;
 	return d->gram->text;
+}
+
+llr_gbnf_live *fsa_gram_live_new(const llr_fsa *gram, const llr_fsa *f, llr_err *err)
+{
+	return llr_gbnf_live_new(gram->gram->g, gram->gram->vocab, f, err);
+}
+
+int fsa_gram_live(const llr_fsa *gram, int32_t q, llr_gbnf_live *L, int32_t fq, llr_err *err)
+{
+	fsa_gram *gm = gram->gram;
+	pthread_mutex_lock(&gm->mu);
+	int rc = llr_gbnf_tok_live(gm->t, q, L, fq, err);
+	pthread_mutex_unlock(&gm->mu);
+	return rc;
 }
 
 /* The recogniser's failure rc into err, named. */

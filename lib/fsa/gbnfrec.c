@@ -8,8 +8,9 @@
  * derived: the prefix is a sentence).  One character advances every
  * stack whose top class holds it.  Then the same over tokens
  * (llr_gbnf_tok): a state is a set of stacks, interned, whose allowed
- * tokens come from one walk of the vocabulary's character trie.  Not a
- * parser: no tree is kept.
+ * tokens come from one walk of the vocabulary's character trie, each
+ * kept only when some sentence of the vocabulary's tokens continues it
+ * (gbnflive.c).  Not a parser: no tree is kept.
  */
 #include "fsa/gbnf.h"
 
@@ -190,9 +191,12 @@ static int accepting(const sset *a)
 	return 0;
 }
 
-/* rc (LLR_ENOMEM or LLR_ERANGE) into err, with its reason. */
-static int fail(llr_err *err, int rc)
+/* rc (LLR_ENOMEM or LLR_ERANGE) into err, with its reason (the
+ * liveness's own, le, when it failed). */
+static int fail(const llr_err *le, llr_err *err, int rc)
 {
+	if (le && le->code < 0)
+		return llr_err_set(err, le->code, "%s", le->msg);
 	if (rc == LLR_ERANGE)
 		return llr_err_set(err, rc, "the grammar is too ambiguous: more than %d parses alive at once", LIVE_MAX);
 	return llr_err_set(err, LLR_ENOMEM, "out of memory");
@@ -230,6 +234,7 @@ typedef struct tstate {
 	int32_t ub;    /* a final state is this many tokens away (INT32_MAX: not known) */
 	int32_t lb;    /* none is this many tokens away or fewer (-1: not known) */
 	int32_t depth; /* the fewest frames on one of its stacks (the search's guide) */
+	int alive;     /* some sentence continues it: 1, 0 not, -1 not known */
 } tstate;
 
 /* How many states the searches of llr_gbnf_tok_dist visit at most: the
@@ -255,6 +260,11 @@ struct llr_gbnf_tok {
 	uint32_t *mark, stamp;
 	size_t mcap;
 	size_t work; /* stack entries the walks have read and made */
+	llr_gbnf_live *live;
+	llr_err lerr; /* live's failure */
+	llr_notice notice; /* llr_gbnf_tok_on_notice's, and its name */
+	const char *name;
+	int told; /* live's budget run past: told */
 };
 
 static int32_t trie_node(trie *t, int32_t cp)
@@ -329,6 +339,7 @@ static int32_t intern(llr_gbnf_tok *t, const sset *a, int sep)
 	s->ub = s->final ? 0 : INT32_MAX;
 	s->lb = -1;
 	s->depth = INT32_MAX;
+	s->alive = -1;
 	for (size_t i = 0; i < a->n; i += (size_t)a->v[i] + 1)
 		s->depth = LLR_MIN(s->depth, a->v[i]);
 	return q;
@@ -344,15 +355,19 @@ llr_gbnf_tok *llr_gbnf_tok_new(const llr_gbnf *g, const llr_strmap *vocab, llr_e
 	int32_t V = (int32_t)llr_strmap_size(vocab);
 	for (int32_t x = 0; rc >= 0 && x < V; x++) {
 		const char *w = llr_strmap_str(vocab, x);
-		if (strcmp(w, LLR_EOS) && strcmp(w, LLR_BOS) && strcmp(w, LLR_UNK))
+		if (gbnf_token_text(w, llr_strmap_len(vocab, x)))
 			rc = trie_add(&t->tr, w, llr_strmap_len(vocab, x), x);
 	}
 	if (rc >= 0 && (rc = start(g, &a)) >= 0)
 		rc = intern(t, &a, 0);
 	free(a.v);
+	if (rc >= 0 && !(t->live = llr_gbnf_live_new(g, vocab, NULL, err))) {
+		llr_gbnf_tok_free(t);
+		return NULL;
+	}
 	if (rc < 0) {
 		llr_gbnf_tok_free(t);
-		fail(err, rc);
+		fail(NULL, err, rc);
 		return NULL;
 	}
 	return t;
@@ -373,7 +388,49 @@ void llr_gbnf_tok_free(llr_gbnf_tok *t)
 	free(t->tr.sib);
 	free(t->tr.tok);
 	free(t->mark);
+	llr_gbnf_live_free(t->live);
 	free(t);
+}
+
+int llr_gbnf_tok_live(const llr_gbnf_tok *t, int32_t q, llr_gbnf_live *L, int32_t fq, llr_err *err)
+{
+	LLR_ASSERT(q >= 0 && (size_t)q < t->nst);
+	size_t len = llr_strmap_len(t->keys, q);
+	const char *key = llr_strmap_str(t->keys, q);
+	int32_t *v = llr_malloc(len); /* the key is not aligned */
+	if (!v)
+		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+	memcpy(v, key, len - 1);
+	int rc = llr_gbnf_live_check(L, v, (len - 1) / sizeof *v, key[len - 1], fq, err);
+	free(v);
+	return rc;
+}
+
+/* Tell once that live ran past its budget, when it has. */
+static void tell(llr_gbnf_tok *t)
+{
+	llr_gbnf_live_tell(t->live, &t->notice, &t->told, t->name, "the grammar against the vocabulary", "the vocabulary's tokens");
+}
+
+void llr_gbnf_tok_on_notice(llr_gbnf_tok *t, const llr_notice *n, const char *name)
+{
+	t->notice = n ? *n : (llr_notice){0};
+	t->name = name;
+	tell(t);
+}
+
+/* Does some sentence continue state q?  1, 0, or the liveness's failure
+ * (in t->lerr). */
+static int alive(llr_gbnf_tok *t, int32_t q)
+{
+	if (t->st[q].alive < 0) {
+		int rc = llr_gbnf_tok_live(t, q, t->live, 0, &t->lerr);
+		tell(t);
+		if (rc < 0)
+			return rc;
+		t->st[q].alive = rc;
+	}
+	return t->st[q].alive;
 }
 
 /* Can a token end where the stacks a are: is a the end of a sentence,
@@ -402,9 +459,9 @@ static int walk(llr_gbnf_tok *t, int32_t at, const sset *a, sset *arcs)
 		if (rc < 0 || !b.n)
 			continue;
 		if (t->tr.tok[ch] >= 0 && may_end_token(t->g, &b)) {
-			int32_t q = intern(t, &b, 1);
-			if (q < 0 || gbnf_push(arcs, t->tr.tok[ch]) < 0 || gbnf_push(arcs, q) < 0)
-				rc = LLR_ENOMEM;
+			int32_t q = intern(t, &b, 1), live = q < 0 ? q : alive(t, q);
+			if (live < 0 || (live && (gbnf_push(arcs, t->tr.tok[ch]) < 0 || gbnf_push(arcs, q) < 0)))
+				rc = live < 0 ? live : LLR_ENOMEM;
 		}
 		if (rc >= 0)
 			rc = walk(t, ch, &b, arcs);
@@ -469,7 +526,7 @@ int32_t llr_gbnf_tok_arcs(llr_gbnf_tok *t, int32_t q, const int32_t **lab, const
 	LLR_ASSERT(q >= 0 && (size_t)q < t->nst);
 	int rc = expand_state(t, q);
 	if (rc < 0)
-		return fail(err, rc);
+		return fail(&t->lerr, err, rc);
 	*lab = t->st[q].lab;
 	*dst = t->st[q].dst;
 	return t->st[q].narc;
@@ -673,7 +730,7 @@ int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *er
 	free(s.nd);
 	free(s.heap);
 	if (d < 0)
-		return fail(err, d);
+		return fail(&t->lerr, err, d);
 	if (d > limit)
 		t->st[q].lb = LLR_MAX(t->st[q].lb, limit); /* after a guided search: none found, taken as none */
 	return d;

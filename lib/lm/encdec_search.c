@@ -289,8 +289,8 @@ int llr_encdec_force(llr_encdec *m, llr_encdec_state *s, const int32_t *tgt, int
 	int V = llr_encdec_cfg(m)->vocab;
 	if (n < 0 || eos < 0 || eos >= V)
 		return llr_err_set(err, LLR_EINVAL, "force: %d tokens, end symbol %d, %d target words", n, eos, V);
-	if (mask && llr_encdec_fsa(m))
-		return llr_err_set(err, LLR_EINVAL, "force: the model has its own output automaton: a mask does not combine with it");
+	if (mask && llr_encdec_fsa(m) && llr_fsa_meet_support(mask) != llr_encdec_fsa(m))
+		return llr_err_set(err, LLR_EINVAL, "force: the model has its own output automaton: a mask must be its intersection with it");
 	float *row = llr_malloc((size_t)V * sizeof *row);
 	double *lp = llr_malloc((size_t)V * sizeof *lp);
 	int rc = row && lp ? LLR_OK : llr_err_set(err, LLR_ENOMEM, "force: out of memory");

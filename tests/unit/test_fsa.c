@@ -7,11 +7,15 @@
  * machine's queries (next, final, the distance to a final state, run)
  * against a breadth-first search over token strings, and the
  * intersection of two automata (llr_fsa_meet) against its factors run
- * side by side.
+ * side by side, and the trimming of a grammar, alone and intersected
+ * with an automaton, against a brute-force search for a sentence that
+ * continues each prefix (the grammar's own matcher on the tokens joined
+ * by spaces).
  */
 #include <stdint.h>
 #include <unistd.h>
 
+#include "fsa/gbnf.h"
 #include "internal.h"
 #include "test.h"
 
@@ -371,33 +375,56 @@ static void test_dist(void)
 	llr_strmap_free(v);
 }
 
+/* Do a in state qa and b in qb both accept a string from there (the
+ * pair is live), by enumeration up to 5 tokens; with trimmed 0 (b is a
+ * grammar), whenever both states exist. */
+static int meet_live(const llr_fsa *a, int32_t qa, const llr_fsa *b, int32_t qb, int trimmed)
+{
+	return qa >= 0 && qb >= 0 && (!trimmed || shortest_end(a, qa, b, qb, 5) >= 0);
+}
+
+/* The prefixes of up to 3 tokens of FIRST..LAST, numbered: the empty
+ * one, then those of 1, 2 and 3 tokens; writes the c-th to ids and
+ * returns its length. */
+#define K_TOKENS (LAST - FIRST + 1)
+#define N_PREFIXES (1L + K_TOKENS + K_TOKENS * K_TOKENS + K_TOKENS * K_TOKENS * K_TOKENS)
+static int32_t nth_prefix(long c, int32_t *ids)
+{
+	const long K = K_TOKENS;
+	int32_t n = c < 1 ? 0 : c < 1 + K ? 1 : c < 1 + K + K * K ? 2 : 3;
+	long x = c - (n == 0 ? 0 : n == 1 ? 1 : n == 2 ? 1 + K : 1 + K + K * K);
+	for (int32_t i = 0; i < n; i++, x /= K)
+		ids[i] = FIRST + (int32_t)(x % K);
+	return n;
+}
+
 /* The intersection m of a and b against a and b run side by side, on
  * every token string of up to 3 tokens: m rejects a prefix when one of
- * them does; otherwise its state allows a token (by next, and by its
- * arcs and default arc) when both do, with b's weight, is final when
- * both are, with b's final weight, and its distance to a final state is
- * the enumerated one (none within 5: the search found none). */
-static void check_meet(const llr_fsa *m, const llr_fsa *a, const llr_fsa *b)
+ * them does, or (trimmed: two automata) when no string of both
+ * continues it; otherwise its state allows a token (by next, and by its
+ * arcs and default arc) when both do and (trimmed) a string of both
+ * continues it, with b's weight (weighted: a's and b's), is final when
+ * both are, with b's final weight (weighted: a's and b's), and its
+ * distance to a final state is the enumerated one (none within 5: the
+ * search found none). */
+static void check_meet(const llr_fsa *m, const llr_fsa *a, const llr_fsa *b, int trimmed, int weighted)
 {
-	const int32_t K = LAST - FIRST + 1;
-	for (long c = 0; c < 1 + K + K * K + K * K * K; c++) {
-		int32_t ids[3], n = c < 1 ? 0 : c < 1 + K ? 1 : c < 1 + K + K * K ? 2 : 3;
-		long x = c - (n == 0 ? 0 : n == 1 ? 1 : n == 2 ? 1 + K : 1 + K + K * K);
-		for (int32_t i = 0; i < n; i++, x /= K)
-			ids[i] = FIRST + (int32_t)(x % K);
+	for (long c = 0; c < N_PREFIXES; c++) {
+		int32_t ids[3], n = nth_prefix(c, ids);
 		int32_t q = llr_fsa_run(m, ids, (size_t)n), qa = llr_fsa_run(a, ids, (size_t)n), qb = llr_fsa_run(b, ids, (size_t)n);
-		CHECK((q >= 0) == (qa >= 0 && qb >= 0));
+		CHECK((q >= 0) == meet_live(a, qa, b, qb, trimmed));
 		if (q < 0)
 			continue;
-		float fb = llr_fsa_final(b, qb);
-		CHECK(llr_fsa_final(m, q) == (llr_fsa_final(a, qa) != -INFINITY ? fb : -INFINITY));
+		float fa = llr_fsa_final(a, qa), fb = llr_fsa_final(b, qb);
+		CHECK(llr_fsa_final(m, q) == (fa != -INFINITY && fb != -INFINITY ? fb + (weighted ? fa : 0.0f) : -INFINITY));
 		const int32_t *lab, *dst;
 		const float *lw;
 		int32_t na = llr_fsa_arcs(m, q, &lab, &dst, &lw), def = llr_fsa_default(m, q, NULL);
 		for (int32_t t = 0; t < NT; t++) {
-			float w = 0, wb = 0;
-			int32_t to = llr_fsa_next(m, q, t, &w), tb = llr_fsa_next(b, qb, t, &wb);
-			CHECK((to >= 0) == (llr_fsa_next(a, qa, t, NULL) >= 0 && tb >= 0));
+			float w = 0, wa = 0, wb = 0;
+			int32_t to = llr_fsa_next(m, q, t, &w), ta = llr_fsa_next(a, qa, t, &wa), tb = llr_fsa_next(b, qb, t, &wb);
+			wb += weighted ? wa : 0.0f;
+			CHECK((to >= 0) == meet_live(a, ta, b, tb, trimmed));
 			CHECK(to < 0 || w == wb);
 			if (t == EOS || !strcmp(TOKS[t], "<s>"))
 				continue;
@@ -425,19 +452,27 @@ static void test_meet(void)
 		llr_fsa *m = a && b ? llr_fsa_meet(a, b, &e) : NULL;
 		CHECK(m != NULL && llr_fsa_meet_support(m) == a && !llr_fsa_meet_support(a));
 		if (m)
-			check_meet(m, a, b);
+			check_meet(m, a, b, 1, 0);
 		llr_fsa_free(m);
 		llr_fsa_free(b);
 		llr_fsa_free(a);
 	}
-	/* weighted b: its weights, a's left out */
+	/* weighted b: its weights, a's left out; llr_fsa_meet_weighted: both */
 	llr_fsa *a = read_text(v, "0 1 a 3.0\n0 1 b\n1 1 c 2.0\n1 2 d\n2\n1\n", &e);
 	llr_fsa *b = read_text(v, "0 1 a 0.5\n0 2 b\n1 1 c 1.0\n1 2 d\n2 0.25\n1\n", &e);
 	llr_fsa *m = a && b ? llr_fsa_meet(a, b, &e) : NULL;
 	CHECK(m != NULL);
 	if (m) {
-		check_meet(m, a, b);
+		check_meet(m, a, b, 1, 0);
 		CHECK(accepts(m, v, "a c c") && accepts(m, v, "a d") && accepts(m, v, "b") && accepts(m, v, "a") && !accepts(m, v, "b d") && !accepts(m, v, "a d c"));
+	}
+	llr_fsa_free(m);
+	m = a && b ? llr_fsa_meet_weighted(a, b, &e) : NULL;
+	CHECK(m != NULL && llr_fsa_meet_support(m) == a);
+	if (m) {
+		check_meet(m, a, b, 1, 1);
+		float w = 0;
+		CHECK(llr_fsa_next(m, llr_fsa_start(m), id(v, "a"), &w) >= 0 && w == -3.5f);
 	}
 	llr_fsa_free(m);
 	llr_fsa_free(b);
@@ -447,7 +482,7 @@ static void test_meet(void)
 	m = a && b ? llr_fsa_meet(a, b, &e) : NULL;
 	CHECK(m != NULL);
 	if (m)
-		check_meet(m, a, b);
+		check_meet(m, a, b, 1, 0);
 	llr_fsa_free(m);
 	llr_fsa_free(b);
 	llr_fsa_free(a);
@@ -466,14 +501,106 @@ static void test_meet(void)
 	llr_strmap_free(v);
 }
 
+/* Is there a sentence of up to depth more tokens after ids[0..n) that
+ * the grammar g derives (its tokens joined by spaces, llr_gbnf_match)
+ * and f (NULL: none) accepts? */
+static int continued(const llr_gbnf *g, const llr_fsa *f, int32_t *ids, int n, int depth)
+{
+	char buf[256];
+	size_t len = 0;
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? " " : "", TOKS[ids[i]]);
+	int32_t q = f ? llr_fsa_run(f, ids, (size_t)n) : 0;
+	if (f && q < 0)
+		return 0;
+	if (llr_gbnf_match(g, buf, len) == 1 && (!f || llr_fsa_final(f, q) != -INFINITY))
+		return 1;
+	for (int32_t t = FIRST; depth > 0 && t <= LAST; t++) {
+		if (t == 1) /* <unk>: never a token of a grammar */
+			continue;
+		ids[n] = t;
+		if (continued(g, f, ids, n + 1, depth - 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* m (a grammar, or its intersection with f) against the search: on
+ * every prefix of up to 3 tokens that it runs, a token is allowed when
+ * and only when some sentence of up to 4 more tokens continues it. */
+static void check_trimmed(const llr_fsa *m, const llr_gbnf *g, const llr_fsa *f)
+{
+	for (long c = 0; c < N_PREFIXES; c++) {
+		int32_t ids[16], n = nth_prefix(c, ids);
+		int32_t q = llr_fsa_run(m, ids, (size_t)n);
+		if (q < 0)
+			continue;
+		CHECK(continued(g, f, ids, n, 5));
+		for (int32_t t = FIRST; t <= LAST; t++) {
+			ids[n] = t;
+			int want = t != 1 && continued(g, f, ids, n + 1, 4);
+			CHECK((llr_fsa_next(m, q, t, NULL) >= 0) == want);
+			if ((llr_fsa_next(m, q, t, NULL) >= 0) != want)
+				fprintf(stderr, "# prefix of %d tokens, token %s: allowed %d, continued %d\n", n, TOKS[t], !want, want);
+		}
+	}
+}
+
+/* A grammar is trimmed, alone and against an automaton on either side
+ * of llr_fsa_meet: a rule that cannot end ("b" x), text that no token
+ * spells ("c zz"), a sentence of the grammar the automaton does not
+ * continue ("b c c" against (a|b) c d) allow no token that leads
+ * there; two grammars are refused. */
+static void test_grammar_trim(void)
+{
+	llr_strmap *v = vocab();
+	llr_err e = {0};
+	const char *gt[] = {"root ::= \"a\" (\" b\")* | \"b\" x | \"c zz\" | \"d\" (\" c\" | \" zz\")\nx ::= \" c\" x\n",
+	                    "root ::= \"a c d\" | \"b c c\" | \"b\" (\" d\")+ \" c\"?\n"};
+	for (size_t i = 0; i < 2; i++) {
+		llr_gbnf *g = llr_gbnf_parse(gt[i], strlen(gt[i]), "g", &e);
+		llr_fsa *d = llr_fsa_grammar_text(gt[i], strlen(gt[i]), "g", v, &e);
+		CHECK(g && d);
+		if (g && d)
+			check_trimmed(d, g, NULL);
+		if (i == 0 && d) { /* "b" and "c" lead nowhere; "d" on to " c" alone */
+			int32_t s = llr_fsa_start(d), to = llr_fsa_next(d, s, id(v, "d"), NULL);
+			CHECK(llr_fsa_next(d, s, id(v, "a"), NULL) >= 0 && llr_fsa_next(d, s, id(v, "b"), NULL) < 0);
+			CHECK(llr_fsa_next(d, s, id(v, "c"), NULL) < 0 && to >= 0 && llr_fsa_final(d, to) == -INFINITY);
+		}
+		llr_fsa *a = llr_fsa_regex("(a|b) c d|b d d c", v, &e);
+		for (int side = 0; a && d && side < 2; side++) {
+			llr_fsa *m = side ? llr_fsa_meet(d, a, &e) : llr_fsa_meet(a, d, &e);
+			/* the first grammar shares no sentence with a */
+			CHECK(i ? m != NULL : !m && !strcmp(e.msg, "no sentence is accepted by both: their intersection is empty"));
+			if (m && i == 1) {
+				check_trimmed(m, g, a);
+				check_meet(m, side ? d : a, side ? a : d, 1, 0);
+				/* "b" is allowed by both, and only "b d d c" continues it */
+				int32_t s = llr_fsa_start(m), tb = llr_fsa_next(m, s, id(v, "b"), NULL);
+				CHECK(tb >= 0 && llr_fsa_next(m, tb, id(v, "c"), NULL) < 0 && llr_fsa_next(m, tb, id(v, "d"), NULL) >= 0);
+			}
+			llr_fsa_free(m);
+		}
+		/* two grammars */
+		llr_fsa *m = d ? llr_fsa_meet(d, d, &e) : NULL;
+		CHECK(d && !m && e.code == LLR_EINVAL && strstr(e.msg, "two grammars: whether two context-free grammars share a sentence is undecidable"));
+		llr_fsa_free(a);
+		llr_fsa_free(d);
+		llr_gbnf_free(g);
+	}
+	llr_strmap_free(v);
+}
+
 int main(void)
 {
-	PLAN(6);
+	PLAN(7);
 	RUN(test_read);
 	RUN(test_read_errors);
 	RUN(test_regex);
 	RUN(test_regex_random);
 	RUN(test_dist);
 	RUN(test_meet);
+	RUN(test_grammar_trim);
 	DONE();
 }

@@ -7,9 +7,12 @@
  * (tokens joined by single spaces) against the character recogniser on
  * every token string up to a length, with its distance to a final state
  * against a breadth-first search, and the limit on parses alive at once
- * (an ambiguous grammar refused in milliseconds, not followed for hours).
+ * (an ambiguous grammar refused in milliseconds, not followed for hours),
+ * and the notice of a trimming past its budget.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "fsa/gbnf.h"
 #include "test.h"
@@ -209,6 +212,87 @@ static void test_tokens(void)
 	llr_strmap_free(v);
 }
 
+/* The notice of a trimming past its budget (LLRNN_GRAMMAR_BUDGET), for
+ * every budget from 1 up to one the trimming fits: told at most once,
+ * naming the grammar, and told whenever the answer differs from the
+ * exact one (the dead "12" allowed untrimmed); none within the budget;
+ * a budget that is no number refused. */
+typedef struct told {
+	int n;
+	char line[512];
+} told;
+
+static void note(void *ctx, const char *line)
+{
+	told *t = ctx;
+	t->n++;
+	snprintf(t->line, sizeof t->line, "%s", line);
+}
+
+static void test_notice(void)
+{
+	llr_strmap *v = llr_strmap_new();
+	for (int i = 0; i < NT; i++)
+		llr_strmap_add(v, TOKS[i], strlen(TOKS[i]));
+	llr_err e = {0};
+	/* "12" then "x" needs a token "xy": a dead end */
+	llr_gbnf *g = gram("root ::= \"12 x\" \"y\" | \"2\"", &e);
+	const int32_t *lab, *dst;
+	int late = 0, inexact = 0, budget = 1;
+	for (;; budget++) {
+		char b[32];
+		snprintf(b, sizeof b, "%d", budget);
+		setenv("LLRNN_GRAMMAR_BUDGET", b, 1);
+		told tl = {0};
+		llr_notice sink = {note, &tl};
+		llr_gbnf_tok *t = llr_gbnf_tok_new(g, v, &e);
+		CHECK(t != NULL);
+		if (!t)
+			break;
+		llr_gbnf_tok_on_notice(t, &sink, "g.gbnf");
+		int before = tl.n;
+		int32_t n = llr_gbnf_tok_arcs(t, 0, &lab, &dst, &e);
+		int32_t q = -1;
+		CHECK(n == 1 || n == 2);
+		for (int32_t k = 0; k < n; k++) /* the next states decided too */
+			CHECK_OK(llr_gbnf_tok_next(t, 0, lab[k], &q, &e));
+		CHECK(tl.n <= 1);
+		CHECK(n == 1 || tl.n == 1); /* "2" alone when exact */
+		if (tl.n)
+			CHECK(!strcmp(tl.line, "g.gbnf: trimming the grammar against the vocabulary ran past its budget of work: the states "
+			                       "not decided by then are allowed untrimmed, so a sentence may reach a dead end (a state from "
+			                       "which no sentence of the vocabulary's tokens ends)"));
+		late += !before && tl.n;
+		inexact += n == 2;
+		llr_gbnf_tok_free(t);
+		if (!tl.n)
+			break;
+		CHECK(budget < 100000);
+		if (budget >= 100000)
+			break;
+	}
+	CHECK(budget > 10 && late > 0 && inexact > 0);
+	/* the default budget: exact, nothing told */
+	unsetenv("LLRNN_GRAMMAR_BUDGET");
+	told tl = {0};
+	llr_notice sink = {note, &tl};
+	llr_gbnf_tok *t = llr_gbnf_tok_new(g, v, &e);
+	if (t)
+		llr_gbnf_tok_on_notice(t, &sink, "g.gbnf");
+	CHECK(t && llr_gbnf_tok_arcs(t, 0, &lab, &dst, &e) == 1 && tl.n == 0);
+	llr_gbnf_tok_free(t);
+	const char *bad[] = {"x", "0", "-3", "5k", " 5"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		setenv("LLRNN_GRAMMAR_BUDGET", bad[i], 1);
+		e = (llr_err){0};
+		CHECK(!llr_gbnf_tok_new(g, v, &e) && e.code == LLR_EINVAL && strstr(e.msg, "LLRNN_GRAMMAR_BUDGET: '") &&
+		      strstr(e.msg, "' is not a number of steps (1 or more)"));
+	}
+	unsetenv("LLRNN_GRAMMAR_BUDGET");
+	llr_gbnf_free(g);
+	llr_strmap_free(v);
+}
+
 /* root ::= "a" root "b" | "a" root "c" | "" has 2^n parses alive after n
  * a's: LLR_ERANGE past the limit (2^14), with the reason in err at the
  * token level; an unambiguous grammar as deep (one parse) is followed. */
@@ -252,10 +336,11 @@ static void test_ambiguous(void)
 
 int main(void)
 {
-	PLAN(4);
+	PLAN(5);
 	RUN(test_accept);
 	RUN(test_errors);
 	RUN(test_tokens);
 	RUN(test_ambiguous);
+	RUN(test_notice);
 	DONE();
 }

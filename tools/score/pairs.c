@@ -4,8 +4,8 @@
  * pairs and writes, one line per pair, the forced-decoding
  * log-probability of the target (its </s> included) given the source
  * (llr_model_score_pairs), the predicted tokens and the target OOVs, as
- * score does for a language model; with --fsa, under that automaton as
- * a decode-time mask (llr_model_mask_pairs).
+ * score does for a language model; with --fsa, --regex or --grammar,
+ * under that constraint as a decode-time mask (llr_model_mask_pairs).
  */
 #include <getopt.h>
 #include <math.h>
@@ -18,7 +18,8 @@
 
 static const char usage[] =
     "usage: score [-q] -m MODEL --source SRC [-o FILE] [--base e|2|10] [--per-token]\n"
-    "             [--batch N] [--threads N] [--fsa FILE] [TARGET]\n"
+    "             [--batch N] [--threads N] [--fsa FILE | --regex PATTERN | --grammar FILE]\n"
+    "             [TARGET]\n"
     "       (an encoder-decoder model: one source and one target a line)\n";
 
 enum { S_SOURCE = 256,
@@ -26,7 +27,9 @@ enum { S_SOURCE = 256,
        S_PERTOK,
        S_BATCH,
        S_THREADS,
-       S_FSA };
+       S_FSA,
+       S_REGEX,
+       S_GRAMMAR };
 
 static const struct option score_opts[] = {
     {"model", required_argument, NULL, 'm'},
@@ -38,6 +41,8 @@ static const struct option score_opts[] = {
     {"batch", required_argument, NULL, S_BATCH},
     {"threads", required_argument, NULL, S_THREADS},
     {"fsa", required_argument, NULL, S_FSA},
+    {"regex", required_argument, NULL, S_REGEX},
+    {"grammar", required_argument, NULL, S_GRAMMAR},
     CLI_COMMON_OPTIONS,
     {NULL, 0, NULL, 0},
 };
@@ -50,7 +55,7 @@ typedef struct pline {
 } pline;
 
 typedef struct score_ctx {
-	const char *model, *output, *source, *target, *fsa;
+	const char *model, *output, *source, *target, *fsa, *regex, *grammar;
 	double scale; /* 1 / log(base) */
 	int per_token, batch, threads, quiet;
 	llr_model *m;
@@ -92,8 +97,11 @@ static void score_parse(score_ctx *c, int argc, char **argv)
 		case S_BATCH: c->batch = (int)cli_parse_int(usage, "--batch", optarg, 1, 4096); break;
 		case S_THREADS: c->threads = (int)cli_parse_int(usage, "--threads", optarg, 0, 1024); break;
 		case S_FSA: c->fsa = optarg; break;
+		case S_REGEX: c->regex = optarg; break;
+		case S_GRAMMAR: c->grammar = optarg; break;
 		}
 	}
+	cli_constraint_one(usage, c->fsa, c->regex, c->grammar);
 	if (!c->model)
 		cli_usage_error(usage, "no model: -m MODEL is required");
 	if (!c->source)
@@ -226,7 +234,7 @@ int score_pairs_main(int argc, char **argv)
 	mo.open = LLR_OPEN_OFF; /* the targets' OOVs are <unk> */
 	llr_err e = {0};
 	if (llr_model_open(c.model, &mo, &c.m, &e) < 0 || llr_model_score_pairs(c.m, NULL, NULL, 0, NULL, NULL, &e) < 0 ||
-	    (c.fsa && llr_model_mask_pairs(c.m, c.fsa, &e) < 0))
+	    ((c.fsa || c.regex || c.grammar) && llr_model_mask_pairs(c.m, c.fsa, c.regex, c.grammar, &e) < 0))
 		cli_die_err(&e);
 	c.src = ecalloc((size_t)c.batch, sizeof *c.src);
 	c.tgt = ecalloc((size_t)c.batch, sizeof *c.tgt);

@@ -24,7 +24,8 @@ static void encdec_close(void *state)
 	free(d->in);
 	free(d->tgt);
 	free(d->lp);
-	llr_fsa_free(d->mask);
+	llr_fsa_free(d->mask); /* before the automaton it may borrow */
+	llr_fsa_free(d->mine);
 	llr_encdec_state_free(d->one);
 	free(d->ids);
 	free(d);
@@ -101,21 +102,31 @@ static void fill_pair(encdec *d, const llr_sentence *src, const llr_sentence *tg
 	}
 }
 
-static int encdec_mask_pairs(llr_model *m, const char *path, llr_err *err)
+/* The mask of score --fsa, --regex or --grammar: the constraint given,
+ * or on a model trained under an output automaton their intersection,
+ * weighted by the one given alone (the model's log p holds its own
+ * automaton's weights), as gen's search follows it. */
+static int encdec_mask_pairs(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err)
 {
 	encdec *d = m->state;
-	if (llr_encdec_fsa(d->e->net))
-		return llr_err_set(err, LLR_EINVAL, "%s: the model was trained under an output automaton, which score follows without being told; "
-		                   "--fsa does not combine with it", m->path);
-	llr_fsa *a = llr_fsa_read(path, d->e->lex->vocab, err);
+	const llr_fsa *own = llr_encdec_fsa(d->e->net);
+	llr_fsa *a = llr_fsa_constraint(fsa, regex, grammar, d->e->lex->vocab, &m->notice, err);
 	if (!a)
 		return llr_err_code(err, LLR_EFORMAT);
-	if (!d->one && !(d->one = llr_encdec_state_new(d->e->net, 1))) {
+	llr_fsa *both = own ? llr_fsa_meet(own, a, err) : NULL;
+	int rc = own && !both ? llr_err_prefix(err, "%s: the model's automaton and %s", m->path, fsa ? "--fsa" : regex ? "--regex" : "--grammar")
+	                      : LLR_OK;
+	if (rc >= 0 && !d->one && !(d->one = llr_encdec_state_new(d->e->net, 1)))
+		rc = llr_err_set(err, LLR_ENOMEM, "out of memory");
+	if (rc < 0) {
+		llr_fsa_free(both);
 		llr_fsa_free(a);
-		return llr_err_set(err, LLR_ENOMEM, "out of memory");
+		return rc;
 	}
 	llr_fsa_free(d->mask);
-	d->mask = a;
+	llr_fsa_free(d->mine);
+	d->mask = both ? both : a;
+	d->mine = both ? a : NULL;
 	return LLR_OK;
 }
 

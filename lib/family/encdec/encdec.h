@@ -15,8 +15,10 @@ typedef struct encdec {
 	int32_t *in, *tgt;   /* T x B */
 	float *lp;           /* T x B */
 	size_t cap_s, cap_t, cap_b;
-	/* llr_model_mask_pairs: the mask, a one-slot state, a pair's ids */
-	llr_fsa *mask;
+	/* llr_model_mask_pairs: the mask (the automaton given, or its
+	 * intersection with the model's own, which borrows mine, the
+	 * automaton given), a one-slot state, a pair's ids */
+	llr_fsa *mask, *mine;
 	llr_encdec_state *one;
 	int32_t *ids;
 	size_t cap_ids;

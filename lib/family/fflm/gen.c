@@ -81,6 +81,13 @@ static int fgen_init(llr_gen *g, llr_err *err)
 	return LLR_OK;
 }
 
+/* Prefix words k0 .. k0 + m - 1's log p rows (llr_gen_prefix_mask_rows). */
+static int prefix_rows(void *state, size_t k0, size_t m, float *out, llr_err *err)
+{
+	fgen *q = state;
+	return llr_ffnet_dist(q->m->net, m, q->ctx + k0 * (size_t)q->C, out, err);
+}
+
 /* The prefix as ids, scored word by word. */
 static int fgen_start(llr_gen *g, llr_err *err)
 {
@@ -106,6 +113,8 @@ static int fgen_start(llr_gen *g, llr_err *err)
 	for (size_t k = 0; k < n; k++)
 		fflm_context(q->pre, (int64_t)k, q->C, q->ctx + k * (size_t)q->C);
 	int rc = llr_ffnet_score(q->m->net, n, q->ctx, q->pre, g->pre.lps, NULL, err);
+	if (rc >= 0) /* under a constraint, each word renormalised over its step's tokens */
+		rc = llr_gen_prefix_mask_rows(g, prefix_rows, q->rows, q->V, err);
 	return rc < 0 ? rc : LLR_OK;
 }
 

@@ -81,6 +81,13 @@ static int grow(void *p, size_t *cap, size_t n, size_t size)
 	return LLR_OK;
 }
 
+/* Prefix words k0 .. k0 + m - 1's log p rows (llr_gen_prefix_mask_rows). */
+static int prefix_rows(void *state, size_t k0, size_t m, float *out, llr_err *err)
+{
+	lgen *q = state;
+	return llr_maxent_dist(q->m->me, m, q->pos + k0, out, err);
+}
+
 /* The prefix as ids, scored word by word. */
 static int lgen_start(llr_gen *g, llr_err *err)
 {
@@ -98,6 +105,8 @@ static int lgen_start(llr_gen *g, llr_err *err)
 	}
 	q->npre = n;
 	int rc = llr_maxent_score(q->m->me, n, q->pos, g->pre.lps, NULL, err);
+	if (rc >= 0) /* under a constraint, each word renormalised over its step's tokens */
+		rc = llr_gen_prefix_mask_rows(g, prefix_rows, q->rows, q->V, err);
 	return rc < 0 ? rc : LLR_OK;
 }
 

@@ -94,6 +94,9 @@ static int ngen_start(llr_gen *g, llr_err *err)
 		int32_t w = llr_ngram_word(q->m, t, strlen(t));
 		fill_row(q);
 		g->pre.lps[k] = w >= 0 ? q->row[w] : (q->unk >= 0 ? q->row[q->unk] : 0);
+		int rc = llr_gen_prefix_mask(g, k, q->row, q->V, err);
+		if (rc < 0)
+			return rc;
 		if (push(q, w >= 0 ? w : q->unk) < 0)
 			return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	}

@@ -133,6 +133,8 @@ static int rgen_start(llr_gen *g, llr_err *err)
 		return rc;
 	for (size_t k = 0; k < g->pre.n; k++) {
 		g->pre.lps[k] = q->row1[q->ptgt[k]];
+		if ((rc = llr_gen_prefix_mask(g, k, q->row1, q->W, err)) < 0)
+			return rc;
 		in = q->pin[k];
 		if ((rc = rgen_step(q, q->st1, &in, q->row1, err)) < 0)
 			return rc;

@@ -29,6 +29,7 @@ static void rnnlm_close(void *state)
 	llr_openbg_free(r->spread);
 	llr_rnnlm_inputs_free(r->in);
 	llr_rnnlm_free(r->model);
+	llr_fsa_free(r->meet); /* before the automata it borrows */
 	llr_fsa_free(r->mask);
 	free(r);
 }
@@ -285,32 +286,37 @@ static int rnnlm_set_threads(llr_model *m, int n, llr_err *err)
  * network as an automaton background b_fsa, so that each step's
  * distribution is p(x | K) b_fsa(q; x) / sum_y p(y | K) b_fsa(q; y),
  * the log-linear layer's exact normaliser over the allowed tokens: the
- * p' of gen(1)'s "Constrained generation". */
+ * p' of gen(1)'s "Constrained generation".  On a model trained under an
+ * automaton background, the intersection of its automaton with the
+ * given one, weighted by both, takes the place of its own, as gen
+ * follows the intersection. */
 static int rnnlm_mask(llr_model *m, const char *fsa, const char *regex, const char *grammar, llr_err *err)
 {
 	rnnlm *r = m->state;
 	const llr_lexicon *lex = r->model->lex;
 	const char *opt = fsa ? "--fsa" : regex ? "--regex" : "--grammar";
-	if (lex->fsa || r->mask)
-		return llr_err_set(err, LLR_EINVAL, "%s: %s: %s", m->path, opt,
-		                   lex->fsa ? "the model was trained under an automaton background, which score follows without being "
-		                              "told; intersect the two languages into one automaton and train under it"
-		                            : "the model is masked already");
+	if (r->mask)
+		return llr_err_set(err, LLR_EINVAL, "%s: %s: the model is masked already", m->path, opt);
 	if (llr_net_cfg(r->model->net)->output != LLR_OUT_LOGLINEAR)
 		return llr_err_set(err, LLR_EINVAL, "%s: %s: scoring under a mask needs the log-linear output, and the model's is %s "
 		                   "(gen %s masks it when generating)", m->path, opt, output_name(llr_net_cfg(r->model->net)->output), opt);
 	if (r->spread || r->op)
 		return llr_err_set(err, LLR_EINVAL, "%s: %s: the model has a spelling model: score it --closed under a mask", m->path, opt);
-	llr_fsa *a = fsa ? llr_fsa_read(fsa, lex->vocab, err) : regex ? llr_fsa_regex(regex, lex->vocab, err)
-	                                                            : llr_fsa_grammar(grammar, lex->vocab, err);
+	llr_fsa *a = llr_fsa_constraint(fsa, regex, grammar, lex->vocab, &m->notice, err);
 	if (!a)
 		return llr_err_code(err, LLR_EFORMAT);
-	int rc = llr_net_set_fsa_bg(r->model->net, a, lex->unk_id, err);
+	size_t len;
+	llr_fsa *both = lex->fsa ? llr_fsa_meet_weighted(lex->fsa, a, err) : NULL;
+	int rc = lex->fsa && !both ? llr_err_prefix(err, "%s: the model's %s and %s", m->path,
+	                                            llr_fsa_grammar_source(lex->fsa, &len) ? "grammar" : "automaton", opt)
+	                           : llr_net_set_fsa_bg(r->model->net, both ? both : a, lex->unk_id, err);
 	if (rc < 0) {
+		llr_fsa_free(both);
 		llr_fsa_free(a);
 		return rc;
 	}
 	r->mask = a;
+	r->meet = both;
 	return LLR_OK;
 }
 

@@ -17,6 +17,7 @@ typedef struct rnnlm {
 	llr_open_batch *rows; /* and the batch's strings outside V' */
 	int check_norm;
 	llr_fsa *mask;        /* llr_model_mask's automaton, owned (the network borrows it) */
+	llr_fsa *meet;        /* or its intersection with the model's own, which it borrows */
 	/* the batch, time-major: T x B */
 	int32_t *in_ids, *tgt_ids;
 	float *lp;
