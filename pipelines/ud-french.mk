@@ -14,15 +14,21 @@
 # Not a benchmark (see bench/) and not a general experiment driver: the
 # splits, models and hyperparameters are those of the paper's sec. 5.2.
 #
-# Models: the softmax RNN (one model: a softmax output ignores the
-# background, and the vocabulary is the same in both settings, so it is
-# shared by both rows) and the LL-RNN with top-M identities plus the
-# CoNLL-U tag unions (POS and morphological features of every UD file of
-# the splits), for M in $(MS), in two settings:
-#   paper  vocabulary = types of train+valid+test, background = unigram
-#          relative frequencies over all three splits (as the paper did;
-#          <unk>, which never occurs, gets UNK_MASS before renormalising)
-#   clean  same vocabulary, background = add-0.5 unigram on train only
+# Models: in each setting, the softmax RNN and the LL-RNN with top-M
+# identities plus the CoNLL-U tag unions (POS and morphological features),
+# for M in $(MS):
+#   paper  the replication, which uses test words: vocabulary = types of
+#          train+valid+test, tags from every UD file of the splits,
+#          background = unigram relative frequencies over all three
+#          splits (as the paper did; <unk>, which never occurs, gets
+#          UNK_MASS before renormalising)
+#   clean  nothing from test (issue 47): vocabulary = types of
+#          train+valid, tags from the train and valid files, background =
+#          add-0.5 unigram on train; test words outside the vocabulary are
+#          OOVs, scored as <unk>
+# Each model's test output (score --per-token, xz) goes to
+# $(RESULTS)/outputs/ud-french/, from which scripts/results-check
+# recomputes the table's test column.
 #
 # Knobs (make VAR=value): DATA WORK RESULTS BIN MS SETTINGS EPOCHS MAXTIME
 # PATIENCE EMBED HIDDEN LAYERS BATCH LR SEED INIT (train --init of the
@@ -95,7 +101,8 @@ MODEL_OPTS = --threads $(THREADS) $(if $(INIT),--init $(INIT)) --embed $(EMBED) 
 
 # Most important models first: with -j2 make starts them in this order.
 LL_BASES := $(foreach m,$(MS),$(foreach s,$(SETTINGS),$(s)/ll-$(m)))
-BASES := rnn $(LL_BASES)
+# rnn is the paper setting's RNN (also the reference's counterpart)
+BASES := $(if $(filter paper,$(SETTINGS)),rnn) $(if $(filter clean,$(SETTINGS)),clean/rnn) $(LL_BASES)
 ROWS := $(BASES:%=$(WORK)/%.row)
 REF_OUT := $(REF_MODELS:%=$(WORK)/ref/%.out)
 REF_OURS ?= $(WORK)/ref-ours-$(or $(REF_INIT),default)
@@ -126,24 +133,27 @@ $(WORK)/counts-all.tsv: $(SPLITS)
 $(WORK)/background-paper.tsv: $(WORK)/counts-all.tsv $(SCRIPTS)/ud-background
 	$(SCRIPTS)/ud-background -v unk=$(UNK_MASS) $< > $@.tmp && mv $@.tmp $@
 
-# 3. Feature streams.  The vocabulary is train+valid+test types in every
-# model (--extra), so all perplexities are over the same words.
+# 3. Feature streams.  In the paper setting the vocabulary is
+# train+valid+test types (--extra), in the clean one train+valid types.
 EXTRA := --extra $(WORK)/valid.tok --extra $(WORK)/test.tok
+TRAINVALID_UD := $(TRAIN_UD) $(VALID_UD)
 $(WORK)/rnn.fz: $(SPLITS)
 	$(BIN)/featurize --top 134217728 $(EXTRA) -o $@ $< 2> $@.err
 $(WORK)/paper/ll-%.fz: $(SPLITS) $(WORK)/background-paper.tsv $(ALL_UD) | $(WORK)/paper
 	$(BIN)/featurize -l --top $* $(CONLLU_OPTS) $(EXTRA) \
 		--background $(WORK)/background-paper.tsv -o $@ $< 2> $@.err
-$(WORK)/clean/ll-%.fz: $(SPLITS) $(ALL_UD) | $(WORK)/clean
-	$(BIN)/featurize -l --top $* $(CONLLU_OPTS) $(EXTRA) \
-		--background unigram:0.5 -o $@ $< 2> $@.err
+$(WORK)/clean/rnn.fz: $(WORK)/train.tok $(WORK)/valid.tok | $(WORK)/clean
+	$(BIN)/featurize --top 134217728 --extra $(WORK)/valid.tok -o $@ $< 2> $@.err
+$(WORK)/clean/ll-%.fz: $(WORK)/train.tok $(WORK)/valid.tok $(TRAINVALID_UD) | $(WORK)/clean
+	$(BIN)/featurize -l --top $* $(foreach f,$(TRAINVALID_UD),--conllu $(f)) \
+		--extra $(WORK)/valid.tok --background unigram:0.5 -o $@ $< 2> $@.err
 
 # 4. Models, with the learning curve in %.log.tsv and train's messages in
 # %.train.err (the plots read the curves after the rows are written).
 # The model file keeps the best epoch's weights.
-$(WORK)/rnn.model: $(WORK)/rnn.fz $(WORK)/valid.tok
+$(WORK)/rnn.model $(WORK)/clean/rnn.model: $(WORK)/%.model: $(WORK)/%.fz $(WORK)/valid.tok
 	$(BIN)/train --output softmax $(TRAIN_OPTS) --valid $(WORK)/valid.tok \
-		--log $(WORK)/rnn.log.tsv -o $@ $< 2> $(WORK)/rnn.train.err
+		--log $(WORK)/$*.log.tsv -o $@ $< 2> $(WORK)/$*.train.err
 $(WORK)/%.model: $(WORK)/%.fz $(WORK)/valid.tok
 	$(BIN)/train --output loglinear $(TRAIN_OPTS) --valid $(WORK)/valid.tok \
 		--log $(WORK)/$*.log.tsv -o $@ $< 2> $(WORK)/$*.train.err
@@ -172,9 +182,21 @@ $(WORK)/%.eval: $(WORK)/%.model $(SPLITS)
 	done > $@.tmp && mv $@.tmp $@
 
 # One row of the table: setting model M V F epochs best_epoch stopped
-# train valid test (log-ppl).  The RNN row is written once, setting "both".
+# train valid test (log-ppl).
 $(WORK)/%.row: $(WORK)/%.eval $(WORK)/%.model $(SCRIPTS)/ud-row
 	$(SCRIPTS)/ud-row $(WORK)/$*.model $< $* > $@.tmp && mv $@.tmp $@
+
+# The test outputs, one per row: OUT/rnn, clean-rnn, paper-ll-M,
+# clean-ll-M .test.tsv.xz.
+OUT := $(RESULTS)/outputs/ud-french
+OUTPUTS := $(foreach b,$(BASES),$(OUT)/$(subst /,-,$(b)).test.tsv.xz)
+define TEST_OUTPUT
+$(OUT)/$(subst /,-,$(1)).test.tsv.xz: $(WORK)/$(1).model $(WORK)/test.tok | $(OUT)
+	$(BIN)/score -q --threads 1 --batch $(SCORE_BATCH) --per-token -m $$< $(WORK)/test.tok | xz -9e > $$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach b,$(BASES),$(eval $(call TEST_OUTPUT,$(b))))
+$(OUT):
+	mkdir -p $@
 
 CONFIG_NET = embedding $(EMBED), $(LAYERS) LSTM layers of $(HIDDEN), \
 	RMSprop lr $(LR), batch $(BATCH), gradient clip 5, early stopping on \
@@ -189,9 +211,9 @@ HL_CONFIG_TEXT = $(CONFIG_NET)$(if $(MAXTIME), (in runs of at most $(MAXTIME), e
 # has produced $(WORK)/ref/*.out.
 # NOTES: hand-written remarks on a measured run, appended to the report.
 NOTES ?= $(RESULTS)/ud-french-notes.md
-$(RESULTS)/ud-french.tsv $(RESULTS)/ud-french.md &: $(ROWS) $(wildcard $(REF_OUT) $(REF_OURS_ROWS) $(NOTES)) $(SCRIPTS)/ud-table | $(RESULTS)
+$(RESULTS)/ud-french.tsv $(RESULTS)/ud-french.md &: $(ROWS) $(OUTPUTS) $(wildcard $(REF_OUT) $(REF_OURS_ROWS) $(NOTES)) $(SCRIPTS)/ud-table | $(RESULTS)
 	$(SCRIPTS)/ud-table --work $(WORK) --tsv $(RESULTS)/ud-french.tsv \
-		--md $(RESULTS)/ud-french.md --config "$(CONFIG_TEXT)" \
+		--md $(RESULTS)/ud-french.md --config "$(CONFIG_TEXT)" --outputs $(OUT) \
 		$(if $(wildcard $(REF_OURS)/*.row $(REF_OURS)/paper/*.row),--ref-ours $(REF_OURS) $(if $(REF_INIT),--ref-init $(REF_INIT))) \
 		$(if $(wildcard $(NOTES)),--notes $(NOTES)) $(ROWS)
 $(RESULTS)/ud-french-test-vs-m.png: $(RESULTS)/ud-french.tsv $(SCRIPTS)/ud-plots
@@ -237,8 +259,6 @@ HL_OUT := $(RESULTS)/outputs/ud-french-headline
 HL_BASES := paper/rnn paper/ll-$(HEADLINE_M) clean/rnn clean/ll-$(HEADLINE_M)
 HL_RUNS := $(foreach b,$(HL_BASES),$(foreach s,$(HEADLINE_SEEDS),$(b)-s$(s)))
 HL_OUTPUTS := $(foreach r,$(HL_RUNS),$(HL_OUT)/$(subst /,-,$(r)).test.tsv.xz)
-TRAINVALID_UD := $(TRAIN_UD) $(VALID_UD)
-
 .PHONY: headline headline-resume
 headline: $(RESULTS)/ud-french-headline.tsv
 
@@ -246,11 +266,10 @@ $(HL)/paper/rnn.fz: $(WORK)/rnn.fz | $(HL)/paper
 	ln -f $< $@
 $(HL)/paper/ll-%.fz: $(WORK)/paper/ll-%.fz | $(HL)/paper
 	ln -f $< $@
-$(HL)/clean/rnn.fz: $(WORK)/train.tok $(WORK)/valid.tok | $(HL)/clean
-	$(BIN)/featurize --top 134217728 --extra $(WORK)/valid.tok -o $@ $< 2> $@.err
-$(HL)/clean/ll-%.fz: $(WORK)/train.tok $(WORK)/valid.tok $(TRAINVALID_UD) | $(HL)/clean
-	$(BIN)/featurize -l --top $* $(foreach f,$(TRAINVALID_UD),--conllu $(f)) \
-		--extra $(WORK)/valid.tok --background unigram:0.5 -o $@ $< 2> $@.err
+$(HL)/clean/rnn.fz: $(WORK)/clean/rnn.fz | $(HL)/clean
+	ln -f $< $@
+$(HL)/clean/ll-%.fz: $(WORK)/clean/ll-%.fz | $(HL)/clean
+	ln -f $< $@
 
 # hl_output(kind): the train --input and --output of a headline base
 hl_output = $(if $(findstring /chars,$(1)),--input chars --output softmax,--output $(if $(findstring /rnn,$(1)),softmax,loglinear))

@@ -1,7 +1,8 @@
 """runs.py - what the results reports read from training runs and write
 back: a model file's meta, the validation figure of its kept epoch, the
 sample standard deviation over seeds, a paired bootstrap interval
-(scripts/paired-bootstrap) and an atomic write.  Shared by
+(scripts/paired-bootstrap), those intervals said in words, and an atomic
+write.  Shared by
 scripts/ud-headline and scripts/g2p-seeds (a module, not a command).
 Failures raise RunError with a message naming the file."""
 import os, subprocess, tarfile
@@ -56,6 +57,35 @@ def bootstrap(a_files, b_files, samples, metric='logppl'):
         raise RunError('paired-bootstrap: ' + r.stderr.strip())
     head, vals = r.stdout.strip().split('\n')
     return dict(zip(head.split('\t'), vals.split('\t')))
+
+
+def favours(d, lower_better=()):
+    """'better' or 'worse' for A when the difference d (bootstrap()'s
+    dict, figure set) is significant, else None; a figure in lower_better
+    is better low, as WER, others better high, as a log-likelihood."""
+    if d['significant'] != 'yes':
+        return None
+    diff = float(d['diff'])
+    return 'better' if (diff < 0 if d['figure'] in lower_better else diff > 0) else 'worse'
+
+
+def diffs_in_words(diffs, row_words, figure_words, lower_better=()):
+    """One line per difference (bootstrap()'s dicts with a, b and figure
+    set): A against B, the difference, its 95% interval and whether it is
+    significant, and which side it favours (a figure in lower_better is
+    better low, as WER; others better high, as a log-likelihood)."""
+    lines = []
+    for d in diffs:
+        diff, lo, hi = float(d['diff']), float(d['lo']), float(d['hi'])
+        side = favours(d, lower_better)
+        if side:
+            verdict = '%s for %s, significant (the interval excludes 0)' % (side, row_words[d['a']])
+        else:
+            verdict = 'not significant (the interval contains 0)'
+        lines.append('- %s against %s, %s: %+.4f [%+.4f, %+.4f], %s.' % (
+            row_words[d['a']][:1].upper() + row_words[d['a']][1:], row_words[d['b']], figure_words[d['figure']],
+            diff, lo, hi, verdict))
+    return lines
 
 
 def write(path, text):

@@ -116,7 +116,7 @@ EOF
 	assert_output --partial "check-deps: tests/10-x.bats:8: import matplotlib: not in the standard library"
 }
 
-@test "check-deps: the clone's own Python module (python/NAME/) is no dependency; its imports are checked too" {
+@test "check-deps: the clone's own Python modules (python/NAME/, scripts/NAME.py) are no dependency; their imports are checked too" {
 	cd "$BATS_TEST_TMPDIR"
 	tree t python3 bats
 	printf '# kind\tname\tpackage\tneed\n' >t/scripts/deps-map
@@ -134,6 +134,17 @@ EOF
 	run "$TOP/scripts/check-deps" t
 	assert_failure 1
 	assert_output --partial "check-deps: python/llrnnx/model.py:1: import matplotlib: not in the standard library"
+	# a script module a test imports by path (scripts/runs.py), itself checked
+	printf 'import ctypes\n' >t/python/llrnnx/model.py
+	printf '@test "s" {\n\t/usr/bin/python3 -c "import runsx"\n}\n' >t/tests/10-s.bats
+	run "$TOP/scripts/check-deps" t
+	assert_failure 1
+	assert_output --partial "check-deps: tests/10-s.bats:2: import runsx: not in the standard library"
+	printf 'import yaml\n' >t/scripts/runsx.py
+	run "$TOP/scripts/check-deps" t
+	assert_failure 1
+	refute_output --partial "import runsx"
+	assert_output --partial "check-deps: scripts/runsx.py:1: import yaml: not in the standard library"
 }
 
 @test "check-deps: an optional module is imported in try/except ImportError, and a test running its script skips naming the package" {

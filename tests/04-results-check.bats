@@ -199,3 +199,24 @@ mk_results() {
 	assert_success
 	assert_line --index 1 --regexp "$(printf '^match\\*100\t100.0000\t75.0000\t25.0000\t0.0000\t')"
 }
+
+@test "runs.diffs_in_words: each interval in words, significant where it excludes 0, better or worse by the figure's direction" {
+	cd "$BATS_TEST_TMPDIR"
+	/usr/bin/python3 - "$TOP/scripts" >got <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import runs
+d = lambda a, b, fig, diff, lo, hi, sig: dict(a=a, b=b, figure=fig, diff=diff, lo=lo, hi=hi, significant=sig)
+for line in runs.diffs_in_words(
+        [d('x', 'y', 'wer', '-0.5', '-0.9', '-0.1', 'yes'), d('x', 'y', 'll', '-0.5', '-0.9', '-0.1', 'yes'),
+         d('y', 'x', 'll', '0.2', '-0.1', '0.5', 'no')],
+        {'x': 'the model x', 'y': 'the model y'}, {'wer': 'WER', 'll': 'LL'}, lower_better=('wer',)):
+    print(line)
+PY
+	cat >want <<'TXT'
+- The model x against the model y, WER: -0.5000 [-0.9000, -0.1000], better for the model x, significant (the interval excludes 0).
+- The model x against the model y, LL: -0.5000 [-0.9000, -0.1000], worse for the model x, significant (the interval excludes 0).
+- The model y against the model x, LL: +0.2000 [-0.1000, +0.5000], not significant (the interval contains 0).
+TXT
+	diff want got
+}

@@ -33,18 +33,47 @@ tiny_make() {
 	W="$BATS_TEST_TMPDIR/work" R="$BATS_TEST_TMPDIR/res"
 	assert_file_exist "$R/ud-french.tsv"
 	assert_file_exist "$R/ud-french.md"
-	# Header plus the RNN and two M values in two settings.
+	# Header plus, in each setting, the RNN and two M values.
 	run head -n 1 "$R/ud-french.tsv"
 	assert_output "$(printf 'setting\tmodel\tM\tV\tF\tepochs\tbest_epoch\tstopped\ttrain\tvalid\ttest\tref_epochs\tref_valid\tref_test\tref_best_epoch\tref_ours_init\tref_ours_epochs\tref_ours_best_epoch\tref_ours_valid\tref_ours_test')"
 	run cut -f 1-3 "$R/ud-french.tsv"
-	assert_output "$(printf 'setting\tmodel\tM\nboth\trnn\t-\npaper\tll-rnn\t5\npaper\tll-rnn\t20\nclean\tll-rnn\t5\nclean\tll-rnn\t20')"
-	# One vocabulary (train+valid+test types, </s>, <unk>) for every model.
-	types=$(cat "$W/train.tok" "$W/valid.tok" "$W/test.tok" | tr ' ' '\n' | sort -u | wc -l)
+	assert_output "$(printf 'setting\tmodel\tM\npaper\trnn\t-\npaper\tll-rnn\t5\npaper\tll-rnn\t20\nclean\trnn\t-\nclean\tll-rnn\t5\nclean\tll-rnn\t20')"
+	# The vocabulary: paper, train+valid+test types; clean, train+valid
+	# types (nothing from test); </s> and <unk> in both.
+	all=$(cat "$W/train.tok" "$W/valid.tok" "$W/test.tok" | tr ' ' '\n' | sort -u | wc -l)
+	tv=$(cat "$W/train.tok" "$W/valid.tok" | tr ' ' '\n' | sort -u | wc -l)
+	[ "$tv" -lt "$all" ]
 	run cut -f 4 "$R/ud-french.tsv"
-	assert_output "$(printf 'V\n%s\n%s\n%s\n%s\n%s' $((types + 2)) $((types + 2)) $((types + 2)) $((types + 2)) $((types + 2)))"
-	# F = M identities + TOP:</s> + TOP:@notTop + the same tags for both M.
-	run awk -F'\t' 'NR > 2 { print $5 - $3 }' "$R/ud-french.tsv"
-	[ "$(printf '%s\n' "$output" | sort -u | wc -l)" -eq 1 ]
+	assert_output "$(printf 'V\n%s\n%s\n%s\n%s\n%s\n%s' $((all + 2)) $((all + 2)) $((all + 2)) $((tv + 2)) $((tv + 2)) $((tv + 2)))"
+	# F = M identities + TOP:</s> + TOP:@notTop + the same tags for both M
+	# of a setting; the clean setting's tags, from train and valid only,
+	# are fewer.
+	run awk -F'\t' '$2 == "ll-rnn" { print $1, $5 - $3 }' "$R/ud-french.tsv"
+	[ "$(printf '%s\n' "$output" | sort -u | wc -l)" -eq 2 ]
+	paper_t=$(awk -F'\t' '$1 == "paper" && $2 == "ll-rnn" { print $5 - $3; exit }' "$R/ud-french.tsv")
+	clean_t=$(awk -F'\t' '$1 == "clean" && $2 == "ll-rnn" { print $5 - $3; exit }' "$R/ud-french.tsv")
+	[ "$clean_t" -lt "$paper_t" ]
+	# The clean models count the test words outside their vocabulary as
+	# OOVs, in their kept per-token test output.
+	oovs=$(tr ' ' '\n' <"$W/test.tok" | grep -cvxFf <(cat "$W/train.tok" "$W/valid.tok" | tr ' ' '\n'))
+	[ "$oovs" -gt 0 ]
+	got=$(xz -dc "$R/outputs/ud-french/clean-ll-5.test.tsv.xz" | awk -F'\t' '{ o += $3 } END { print o }')
+	assert_equal "$got" "$oovs"
+	got=$(xz -dc "$R/outputs/ud-french/rnn.test.tsv.xz" | awk -F'\t' '{ o += $3 } END { print o }')
+	assert_equal "$got" 0
+	# results-check recomputes each of the six test figures from the
+	# outputs, and catches a changed one.
+	printf 'table\tstatus\ttest_columns\tnote\nud-french\tchecked\ttest\t\n' >"$R/outputs/TABLES.tsv"
+	run "$TOP/scripts/results-check" --results "$R"
+	assert_success
+	assert_line 'results-check: 6 figures checked, 0 tables pending'
+	cp -p "$R/ud-french.tsv" "$BATS_TEST_TMPDIR/keep.tsv"
+	awk -F'\t' -v OFS='\t' '$1 == "clean" && $2 == "rnn" { $11 = sprintf("%.4f", $11 + 0.001) } 1' \
+		"$BATS_TEST_TMPDIR/keep.tsv" >"$R/ud-french.tsv"
+	run "$TOP/scripts/results-check" --results "$R"
+	assert_failure 1
+	assert_output --partial "row 'setting=clean,model=rnn,M=-'"
+	cp -p "$BATS_TEST_TMPDIR/keep.tsv" "$R/ud-french.tsv"
 	# Every log-perplexity is a positive number, one epoch each.
 	run awk -F'\t' 'NR > 1 && !($9 > 0 && $10 > 0 && $11 > 0 && $6 == 1) { print "bad: " $0 }' "$R/ud-french.tsv"
 	assert_output ""
@@ -60,7 +89,7 @@ tiny_make() {
 		done
 	fi
 	# The learning curves are kept with the results.
-	for b in rnn paper-ll-5 paper-ll-20 clean-ll-5 clean-ll-20; do
+	for b in rnn paper-ll-5 paper-ll-20 clean-rnn clean-ll-5 clean-ll-20; do
 		run cut -f 1 "$R/ud-french-logs/$b.tsv"
 		assert_output "$(printf 'epoch\n0\n1')"
 	done
@@ -105,18 +134,18 @@ tiny_make() {
 	run tiny_make SETTINGS=clean MS=5 EPOCHS=2 MAXTIME=0.001 models
 	assert_success
 	W="$BATS_TEST_TMPDIR/work"
-	run cut -f 6-8 "$W/rnn.row"
+	run cut -f 6-8 "$W/clean/rnn.row"
 	assert_output "$(printf '0\t0\tmax-time')"
 	run tiny_make SETTINGS=clean MS=5 EPOCHS=2 resume
 	assert_success
-	assert_output --partial "resuming $W/rnn.model"
+	assert_output --partial "resuming $W/clean/rnn.model"
 	assert_output --partial "resuming $W/clean/ll-5.model"
 	run tiny_make SETTINGS=clean MS=5 EPOCHS=2 models
 	assert_success
-	run cut -f 6,8 "$W/rnn.row" "$W/clean/ll-5.row"
+	run cut -f 6,8 "$W/clean/rnn.row" "$W/clean/ll-5.row"
 	assert_output "$(printf '2\tepochs\n2\tepochs')"
 	# The curve holds every epoch once, across both runs.
-	run cut -f 1 "$W/rnn.log.tsv"
+	run cut -f 1 "$W/clean/rnn.log.tsv"
 	assert_output "$(printf 'epoch\n0\n1\n2')"
 	# Nothing capped is left: resume is then a no-op.
 	run tiny_make SETTINGS=clean MS=5 EPOCHS=2 resume
@@ -334,7 +363,7 @@ dry_make() {
 fake_ref() {
 	W="$BATS_TEST_TMPDIR/fw" R2="$BATS_TEST_TMPDIR/fw/ref-ours-torch"
 	mkdir -p "$W/paper" "$W/ref" "$R2/paper"
-	printf 'both\trnn\t-\t100\t100\t9\t6\tpatience\t4.9154\t5.9127\t6.2448\n' >"$W/rnn.row"
+	printf 'paper\trnn\t-\t100\t100\t9\t6\tpatience\t4.9154\t5.9127\t6.2448\n' >"$W/rnn.row"
 	printf 'paper\tll-rnn\t5\t100\t30\t7\t4\tpatience\t4.8\t5.3\t5.4\n' >"$W/paper/ll-5.row"
 	cat >"$W/ref/rnn.out" <<-EOF
 	model=rnn V=99 F=99 top=2500 background=all train_tokens=1000 threads=1
@@ -350,7 +379,7 @@ fake_ref() {
 	epoch 2 train_logppl 5.4000 valid_logppl 5.3000 tokens_per_s 50
 	RESULT model=ll top=5 background=all epochs=2 valid_logppl=5.3000 test0_logppl=5.4000
 	EOF
-	printf 'both\trnn\t-\t100\t100\t3\t3\tepochs\t5.7\t5.93\t6.15\n' >"$R2/rnn.row"
+	printf 'paper\trnn\t-\t100\t100\t3\t3\tepochs\t5.7\t5.93\t6.15\n' >"$R2/rnn.row"
 	printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr\n0\t0\t1\tnan\t9.7\t0.001\n1\t10\t2\t6.6\t6.1\t0.001\n2\t20\t3\t6.2\t6.0\t0.001\n3\t30\t4\t5.9\t5.93\t0.001\n' >"$R2/rnn.log.tsv"
 	printf 'paper\tll-rnn\t5\t100\t30\t2\t2\tepochs\t5.2\t5.5\t5.6\n' >"$R2/paper/ll-5.row"
 	printf 'epoch\tstep\tseconds\ttrain\tvalid\tlr\n1\t10\t2\t6.1\t5.7\t0.001\n2\t20\t3\t5.5\t5.5\t0.001\n' >"$R2/paper/ll-5.log.tsv"
@@ -413,6 +442,12 @@ ud_table() {
 	run_err 1 'rnn.model: trained with --init uniform, not torch' "$TOP/scripts/ud-table" --work "$W" \
 		--tsv "$BATS_TEST_TMPDIR/t.tsv" --md "$BATS_TEST_TMPDIR/t.md" --ref-ours "$R2" --ref-init torch "$W/rnn.row" "$W/paper/ll-5.row"
 	assert_file_not_exist "$BATS_TEST_TMPDIR/t.tsv"
+	# --outputs: a row without its test output is refused, nothing written.
+	mkdir -p "$BATS_TEST_TMPDIR/out"
+	run_err 1 'out/rnn.test.tsv.xz: missing .the test output of rnn.' "$TOP/scripts/ud-table" --work "$W" \
+		--tsv "$BATS_TEST_TMPDIR/t.tsv" --md "$BATS_TEST_TMPDIR/t.md" --outputs "$BATS_TEST_TMPDIR/out" "$W/rnn.row" "$W/paper/ll-5.row"
+	assert_file_not_exist "$BATS_TEST_TMPDIR/t.tsv"
+	assert_file_not_exist "$BATS_TEST_TMPDIR/out/checks.tsv"
 	# Without --ref-init the report states the models' own init.
 	run ud_table --ref-ours "$R2" "$W/rnn.row" "$W/paper/ll-5.row"
 	assert_success

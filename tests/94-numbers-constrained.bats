@@ -96,6 +96,15 @@ setup() {
 	[ "$rej" -gt 0 ] || [ "$(awk -F '\t' 'NR == 2 { print $9 }' r/numbers-constrained.tsv)" -eq "$pieces" ]
 	grep -q '^| trained | 2(2), 2(2) | epochs, epochs |' r/numbers-constrained.md
 	grep -q 'Not at equal stopping rules' r/numbers-constrained.md
+	# "What holds" says each interval of diffs.tsv in words: one line per
+	# difference, "significant" where it excludes 0, "better" for a gain
+	# in log-likelihood and "worse" for a loss
+	[ "$(grep -c '^- .* against .*(nats): ' r/numbers-constrained.md)" -eq "$(($(wc -l <"$OUT/diffs.tsv") - 1))" ]
+	awk -F '\t' 'NR > 1 && $13 == "yes" { print ($6 > 0 ? "better" : "worse") }' "$OUT/diffs.tsv" | sort >want
+	grep -oE '(better|worse) for [a-z ]+, significant \(the interval excludes 0\)' r/numbers-constrained.md | cut -d' ' -f1 | sort >got
+	[ -s want ] # masking never lowers a log-likelihood: mask - plain is a gain wherever it forbids a token
+	cmp want got
+	grep -Eq '^Training under the grammar (does not beat|beats|is worse than) masking' r/numbers-constrained.md
 }
 
 # tsv_sums SCORES: per line, the summed log p of all tokens and of the
