@@ -62,18 +62,24 @@
 # kept xz-compressed under $(RESULTS)/outputs/g2p-constrained/, and
 # scripts/g2p-constrained writes g2p-constrained.tsv and .md, the
 # checks.tsv scripts/results-check recomputes them by, and the paired
-# bootstrap intervals trained - mask and mask - none (WER, PER, breaks)
-# and trained - none (references' log-likelihood).  Nothing from test
+# bootstrap intervals trained - mask and mask - none (WER, PER, breaks
+# and the references' log-likelihood).  Nothing from test
 # reaches training or selection: the models depend on train and valid
-# only.  Cost at the defaults (from g2p.md's and g2p-seeds.md's CPU
-# seconds: about 0.3 CPU-hour a model at 10%, 0.5 to 0.9 at 100%):
-# 6 models at 10% (3 of them `make seeds`' ll-mlp-10) and 6 at 100%,
-# about 1.8 + 5.4, some 7 CPU-hours (3.5 to 4 hours on 2 cores with -j2);
-# CON_SEEDS_100=1 cuts the 100% part to 1.8.
+# only.  CON_EPOCHS_FRAC, when set, gives that fraction's models a fixed
+# budget instead (for a partial run): at most that many epochs and no
+# MAXTIME, the same for every model, named ...-FRAC-epN-sSEED.bin (apart
+# from `make all`'s rows); the table then says that they stopped at their
+# budget, not on validation.  scripts/g2p-constrained keeps each run's
+# epochs and stopping reason in $(CON_OUT)/runs.tsv, so the table can be
+# rebuilt with a fraction whose models are gone.  Cost (from g2p.md's and
+# g2p-seeds.md's CPU seconds: about 0.3 CPU-hour a model at 10%, 0.5 to
+# 0.9 at 100%): 6 models at 10% (3 of them `make seeds`' ll-mlp-10) and
+# 6 at 100%, about 1.8 + 5.4, some 7 CPU-hours (3.5 to 4 hours on 2 cores
+# with -j2); CON_SEEDS_100=1 cuts the 100% part to 1.8.
 #
 # Knobs: ARCHIVE WORK RESULTS BIN ROWS SEED_ROWS SEEDS BEAM EMBED HIDDEN ATTN_HIDDEN BATCH
 # DROPOUT LR LR_DECAY LR_PATIENCE LR_DECAYS EPOCHS MAXTIME PATIENCE THREADS
-# PYTHON PLOT_WORD STRESS_FSA CON_FRACS CON_SEEDS_10 CON_SEEDS_100, and NOTE, a paragraph added to g2p.md (how a partial run
+# PYTHON PLOT_WORD STRESS_FSA CON_FRACS CON_SEEDS_10 CON_SEEDS_100 CON_EPOCHS_10 CON_EPOCHS_100, and NOTE, a paragraph added to g2p.md (how a partial run
 # was made).  MAXTIME caps each model's training (issue 15: an hour on 2
 # cores; 55m leaves the start-up and last validation inside it).
 #
@@ -114,6 +120,8 @@ STRESS_FSA ?= lexicons/one-primary-stress.fst
 CON_FRACS ?= 10 100
 CON_SEEDS_10 ?= $(SEEDS)
 CON_SEEDS_100 ?= 1 2 3
+CON_EPOCHS_10 ?=
+CON_EPOCHS_100 ?=
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
@@ -122,6 +130,9 @@ SHELL := /bin/bash
 
 D := $(WORK)/data
 CONFIG_TEXT = embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR)$(if $(filter-out 0,$(LR_DECAY)), with --lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads
+# The models of a fraction of `make constrained`: CONFIG_TEXT, or with
+# CON_EPOCHS_FRACTION a fixed epoch budget.
+con_config = $(if $(CON_EPOCHS_$(1)),$(subst at most $(EPOCHS) epochs or $(MAXTIME),at most $(CON_EPOCHS_$(1)) epochs (no time limit),$(CONFIG_TEXT)),$(CONFIG_TEXT))
 .PHONY: all help resume seeds constrained
 all: $(RESULTS)/g2p.tsv $(RESULTS)/g2p.md $(RESULTS)/g2p-attention.png
 
@@ -148,23 +159,29 @@ $(WORK)/fz-10.fz: $(D)/train.src
 # seconds (bash's time) and /proc/loadavg when training ended.
 out_opt = $(if $(filter softmax,$(1)),--output softmax,--output loglinear$(if $(filter ll-primed,$(1)), --prime table)$(if \
 	$(filter ll-fsa,$(1)), --output-fsa $(STRESS_FSA) --skip-rejected))
-# $(call model_rule,OUTPUT,ATTENTION,FRACTION,SEED)
+# $(call model_rule,OUTPUT,ATTENTION,FRACTION,SEED[,EPOCHS]): with EPOCHS,
+# the model OUTPUT-ATTENTION-FRACTION-epEPOCHS-sSEED trains for at most
+# EPOCHS epochs and no MAXTIME (a budget equal for every model, whatever
+# the machine's load).
+model_name = $(1)-$(2)-$(3)$(if $(5),-ep$(5))-s$(4)
 define model_rule
-$(WORK)/$(1)-$(2)-$(3)-s$(4).bin: $(WORK)/fz-$(3).fz
+$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).bin: $(WORK)/fz-$(3).fz
 	start=$$$$(date +%s.%N); TIMEFORMAT='%R %U %S'; \
 	{ time $(BIN)/train $(call out_opt,$(1)) --attention $(2) --embed $(EMBED) --hidden $(HIDDEN) \
 		--attn-hidden $(ATTN_HIDDEN) $(if $(filter-out 0,$(DROPOUT)),--dropout $(DROPOUT)) --batch $(BATCH) --lr $(LR) \
 		$(if $(filter-out 0,$(LR_DECAY)),--lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)) \
-		--epochs $(EPOCHS) --patience $(PATIENCE) \
-		$(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) -s $(4) --progress 0 \
-		--valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $(WORK)/$(1)-$(2)-$(3)-s$(4).curve.tsv \
-		-o $$@ $$< 2>$(WORK)/$(1)-$(2)-$(3)-s$(4).log; } 2>$(WORK)/$(1)-$(2)-$(3)-s$(4).time; \
-	cat /proc/loadavg >>$(WORK)/$(1)-$(2)-$(3)-s$(4).time; \
-	awk -v s=$$$$start -v e=$$$$(date +%s.%N) 'BEGIN { printf "%.0f\n", e - s }' >$(WORK)/$(1)-$(2)-$(3)-s$(4).secs
+		--epochs $(or $(5),$(EPOCHS)) --patience $(PATIENCE) \
+		$(if $(5),,$(if $(MAXTIME),--max-time $(MAXTIME))) --threads $(THREADS) -s $(4) --progress 0 \
+		--valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).curve.tsv \
+		-o $$@ $$< 2>$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).log; } 2>$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).time; \
+	cat /proc/loadavg >>$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).time; \
+	awk -v s=$$$$start -v e=$$$$(date +%s.%N) 'BEGIN { printf "%.0f\n", e - s }' >$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).secs
 endef
 OUTPUTS := softmax ll ll-primed ll-fsa
 ATTS := dot bilinear mlp
 $(foreach o,$(OUTPUTS),$(foreach a,$(ATTS),$(foreach f,100 10,$(foreach s,1 2 3,$(eval $(call model_rule,$(o),$(a),$(f),$(s)))))))
+$(foreach f,$(CON_FRACS),$(if $(CON_EPOCHS_$(f)),$(foreach o,ll ll-fsa,$(foreach s,$(CON_SEEDS_$(f)),$(eval \
+	$(call model_rule,$(o),mlp,$(f),$(s),$(CON_EPOCHS_$(f))))))))
 
 # A row's parts: output, attention, fraction, ensemble size.
 row_out = $(if $(filter primed,$(subst -, ,$(1))),ll-primed,$(firstword $(subst -, ,$(1))))
@@ -235,7 +252,7 @@ comma := ,
 space := $(subst ,, )
 CON_ROWS := none mask trained
 CON_RUNS := $(foreach f,$(CON_FRACS),$(foreach r,$(CON_ROWS),$(foreach s,$(CON_SEEDS_$(f)),$(r)-$(f)-s$(s))))
-con_model = $(WORK)/$(if $(filter trained,$(1)),ll-fsa,ll)-mlp-$(2)-s$(3).bin
+con_model = $(WORK)/$(call model_name,$(if $(filter trained,$(1)),ll-fsa,ll),mlp,$(2),$(3),$(CON_EPOCHS_$(2))).bin
 con_models = $(sort $(foreach f,$(CON_FRACS),$(foreach r,$(CON_ROWS),$(foreach s,$(CON_SEEDS_$(f)),$(call con_model,$(r),$(f),$(s))))))
 # (g2p-prep writes the test files with train.src; once they exist, a
 # change to them remakes the outputs, never the models)
@@ -263,7 +280,8 @@ constrained: $(RESULTS)/g2p-constrained.tsv
 $(RESULTS)/g2p-constrained.tsv: $(CON_RUNS:%=$(CON_OUT)/%.test.tsv.xz) $(SCRIPTS)/g2p-constrained $(SCRIPTS)/paired-bootstrap
 	$(PYTHON) $(SCRIPTS)/g2p-constrained table --work $(WORK) --outputs $(CON_OUT) --results $(RESULTS) \
 		--fracs "$(CON_FRACS)" --seeds "$(foreach f,$(CON_FRACS),$(f):$(subst $(space),$(comma),$(strip $(CON_SEEDS_$(f)))))" \
-		--config '$(CONFIG_TEXT); test beam $(BEAM); automaton $(STRESS_FSA)'
+		$(foreach f,$(CON_FRACS),$(if $(CON_EPOCHS_$(f)),--epochs $(f):$(CON_EPOCHS_$(f)))) \
+		$(foreach f,$(CON_FRACS),--config '$(f):$(call con_config,$(f)); test beam $(BEAM); automaton $(STRESS_FSA)')
 
 # Continue the models of ROWS and of the seeds that MAXTIME stopped, or
 # a signal interrupted (train saves on SIGINT and SIGTERM), or a crash
@@ -274,7 +292,7 @@ $(RESULTS)/g2p-constrained.tsv: $(CON_RUNS:%=$(CON_OUT)/%.test.tsv.xz) $(SCRIPTS
 resume:
 	for m in $(sort $(foreach r,$(ROWS),$(call row_models,$(r))) $(SEED_RUNS:%=$(WORK)/%.bin) $(con_models)); do \
 	  [ -e $$m ] && tar xOf $$m meta | grep -Eqx 'stopped=(max-time|interrupted|running)' || continue; \
-	  f=$${m%-s*.bin}; f=$${f##*-}; b=$${m%.bin}; start=$$(date +%s.%N); \
+	  f=$${m%-s*.bin}; f=$${f%-ep*}; f=$${f##*-}; b=$${m%.bin}; start=$$(date +%s.%N); \
 	  echo "resume $$m"; \
 	  [ -e $$b.secs ] || awk 'NR > 1 { if ($$3 < t) s += t; t = $$3 } END { printf "%.0f\n", s + t }' $$b.curve.tsv >$$b.secs; \
 	  $(BIN)/train --resume $$m $(if $(MAXTIME),--max-time $(MAXTIME)) --threads $(THREADS) --progress 0 \

@@ -20,7 +20,7 @@ ONE_AWK='FNR == NR { inv[$1] = 1; next }
 mk() {
 	make -s -f "$TOP/pipelines/g2p.mk" ARCHIVE="$G2P" BIN="$TOP/bin" SCRIPTS="$TOP/scripts" LEXICON="$LEX" \
 		STRESS_FSA="$ONE" WORK=w RESULTS=r CON_FRACS=100 CON_SEEDS_100='1 2' BEAM=2 \
-		HIDDEN=16 EMBED=8 ATTN_HIDDEN=8 EPOCHS=2 MAXTIME= THREADS=1 "$@"
+		HIDDEN=16 EMBED=8 ATTN_HIDDEN=8 EPOCHS=2 CON_EPOCHS_100=2 MAXTIME= THREADS=1 "$@"
 }
 
 setup_file() {
@@ -50,13 +50,14 @@ setup() {
 	# decoded under the automaton, no output breaks the rule
 	awk -F '\t' '$1 != "none" && NR > 1 && $10 != "0.00" { exit 1 }' r/g2p-constrained.tsv
 	grep -q '^| trained | 1 | 2(2), 2(2) | epochs, epochs |' r/g2p-constrained.md
-	grep -q 'Not at equal stopping rules' r/g2p-constrained.md
+	grep -q '^At 100% of the data every model stopped at the same epoch budget' r/g2p-constrained.md
+	grep -q '^Training at 100% of the data: .*at most 2 epochs (no time limit)' r/g2p-constrained.md
 }
 
 @test "g2p.mk constrained: each run's per-word output is g2p-eval's of gen's output, the rule's awk verdict and score's log p" {
 	ls r/outputs/g2p-constrained/*.test.tsv.xz | sed 's|.*/||' >files
 	[ "$(tr '\n' ' ' <files)" = "mask-100-s1.test.tsv.xz mask-100-s2.test.tsv.xz none-100-s1.test.tsv.xz none-100-s2.test.tsv.xz trained-100-s1.test.tsv.xz trained-100-s2.test.tsv.xz " ]
-	for run in none:ll-mlp-100-s2: mask:ll-mlp-100-s2:--fsa trained:ll-fsa-mlp-100-s1:; do
+	for run in none:ll-mlp-100-ep2-s2: mask:ll-mlp-100-ep2-s2:--fsa trained:ll-fsa-mlp-100-ep2-s1:; do
 		IFS=: read -r row model opt <<<"$run"
 		seed=${model##*-s}
 		xz -dc "r/outputs/g2p-constrained/$row-100-s$seed.test.tsv.xz" >words
@@ -111,7 +112,7 @@ ref_ll\tmask-100\tnone-100\t10000\t2\t2\t58')"
 @test "g2p.mk constrained: nothing from test reaches training or selection" {
 	# the models and their streams depend on no test file: changing
 	# test.src and test.ref leaves them up to date
-	models="w/ll-mlp-100-s1.bin w/ll-mlp-100-s2.bin w/ll-fsa-mlp-100-s1.bin w/ll-fsa-mlp-100-s2.bin"
+	models="w/ll-mlp-100-ep2-s1.bin w/ll-mlp-100-ep2-s2.bin w/ll-fsa-mlp-100-ep2-s1.bin w/ll-fsa-mlp-100-ep2-s2.bin"
 	cp -p w/data/test.src test.src.keep
 	cp -p w/data/test.ref test.ref.keep
 	sleep 1
@@ -129,6 +130,26 @@ ref_ll\tmask-100\tnone-100\t10000\t2\t2\t58')"
 	assert_failure
 	cp -p test.src.keep w/data/test.src
 	cp -p test.ref.keep w/data/test.ref
+}
+
+@test "g2p-constrained table: a run whose model is gone is read from runs.tsv; one known nowhere is refused" {
+	[ "$(head -n 1 r/outputs/g2p-constrained/runs.tsv)" = "$(printf 'run\tmodel\tepochs_done\tbest_epoch\tstopped\tconfig')" ]
+	grep -q "^trained-100-s2	ll-fsa-mlp-100-ep2-s2.bin	2	2	epochs	.*at most 2 epochs" r/outputs/g2p-constrained/runs.tsv
+	[ "$(wc -l <r/outputs/g2p-constrained/runs.tsv)" -eq 7 ]
+	cp -r r r2
+	mkdir w2
+	table=("$TOP/scripts/g2p-constrained" table --work w2 --outputs r2/outputs/g2p-constrained --results r2
+		--fracs 100 --seeds 100:1,2 --samples 200)
+	run "${table[@]}" --epochs 100:2
+	assert_success
+	cmp r/g2p-constrained.tsv r2/g2p-constrained.tsv
+	cmp r/outputs/g2p-constrained/runs.tsv r2/outputs/g2p-constrained/runs.tsv
+	grep -q '^| trained | 1 | 2(2), 2(2) | epochs, epochs |' r2/g2p-constrained.md
+	# another epoch budget names other models, which nothing knows
+	run_err 1 "^g2p-constrained: w2/ll-mlp-100-ep3-s1.bin: no such model, and r2/outputs/g2p-constrained/runs.tsv has no line for run none-100-s1 with that model$" "${table[@]}" --epochs 100:3
+	rm r2/outputs/g2p-constrained/runs.tsv
+	run_err 1 "^g2p-constrained: w2/ll-mlp-100-ep2-s1.bin: no such model" "${table[@]}" --epochs 100:2
+	cmp r/g2p-constrained.tsv r2/g2p-constrained.tsv
 }
 
 @test "g2p-constrained words: a reference the rule rejects is counted apart, and must score -inf under a constrained model" {
