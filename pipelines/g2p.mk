@@ -129,10 +129,13 @@ SHELL := /bin/bash
 .SUFFIXES:
 
 D := $(WORK)/data
-CONFIG_TEXT = embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR)$(if $(filter-out 0,$(LR_DECAY)), with --lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)), at most $(EPOCHS) epochs or $(MAXTIME), patience $(PATIENCE), $(THREADS) threads
+# $(call config_text,LIMIT): the models' options in words, LIMIT where
+# training stops.
+config_text = embed $(EMBED), encoder 2 x $(HIDDEN)/2, decoder $(HIDDEN), attention width $(ATTN_HIDDEN), dropout $(DROPOUT), batch $(BATCH), Adam $(LR)$(if $(filter-out 0,$(LR_DECAY)), with --lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)), $(1), patience $(PATIENCE), $(THREADS) threads
+CONFIG_TEXT = $(call config_text,at most $(EPOCHS) epochs or $(MAXTIME))
 # The models of a fraction of `make constrained`: CONFIG_TEXT, or with
 # CON_EPOCHS_FRACTION a fixed epoch budget.
-con_config = $(if $(CON_EPOCHS_$(1)),$(subst at most $(EPOCHS) epochs or $(MAXTIME),at most $(CON_EPOCHS_$(1)) epochs (no time limit),$(CONFIG_TEXT)),$(CONFIG_TEXT))
+con_config = $(if $(CON_EPOCHS_$(1)),$(call config_text,at most $(CON_EPOCHS_$(1)) epochs (no time limit)),$(CONFIG_TEXT))
 .PHONY: all help resume seeds constrained
 all: $(RESULTS)/g2p.tsv $(RESULTS)/g2p.md $(RESULTS)/g2p-attention.png
 
@@ -172,10 +175,10 @@ $(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).bin: $(WORK)/fz-$(3).fz
 		$(if $(filter-out 0,$(LR_DECAY)),--lr-decay $(LR_DECAY) --lr-patience $(LR_PATIENCE) --lr-decays $(LR_DECAYS)) \
 		--epochs $(or $(5),$(EPOCHS)) --patience $(PATIENCE) \
 		$(if $(5),,$(if $(MAXTIME),--max-time $(MAXTIME))) --threads $(THREADS) -s $(4) --progress 0 \
-		--valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).curve.tsv \
-		-o $$@ $$< 2>$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).log; } 2>$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).time; \
-	cat /proc/loadavg >>$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).time; \
-	awk -v s=$$$$start -v e=$$$$(date +%s.%N) 'BEGIN { printf "%.0f\n", e - s }' >$(WORK)/$(call model_name,$(1),$(2),$(3),$(4),$(5)).secs
+		--valid-source $(D)/valid.src --valid $(D)/valid.tgt --log $$(basename $$@).curve.tsv \
+		-o $$@ $$< 2>$$(basename $$@).log; } 2>$$(basename $$@).time; \
+	cat /proc/loadavg >>$$(basename $$@).time; \
+	awk -v s=$$$$start -v e=$$$$(date +%s.%N) 'BEGIN { printf "%.0f\n", e - s }' >$$(basename $$@).secs
 endef
 OUTPUTS := softmax ll ll-primed ll-fsa
 ATTS := dot bilinear mlp
