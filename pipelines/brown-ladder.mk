@@ -45,8 +45,12 @@
 # invocation, and `make resume` continues the cut runs, so no row ends on
 # max-time.  Each model's per-token output (score --per-token) on the
 # validation and the test text is kept xz-compressed under
-# $(RESULTS)/outputs/brown-ladder/ (`make outputs`); a mixture's fitted
-# weights are in its .weights file.  `make table` writes
+# $(RESULTS)/outputs/brown-ladder/ (`make outputs`), and each finished
+# run's meta member and curve under $(RESULTS)/brown-ladder-logs/, with a
+# mixture's fitted weights (ff+kn-sSEED.weights): committed, they stand
+# for the model files, so runs trained in different sessions (and on
+# different machines) make one table; a committed output is not scored
+# again.  Outputs are refused for a run MAXTIME cut.  `make table` writes
 # $(RESULTS)/brown-ladder.tsv and .md with scripts/lm-seeds (log-perplexity
 # and perplexity, mean and sd over seeds, parameters, paired intervals:
 # loglm against kn5, ff+kn against the best KN, ff against kn5 and
@@ -100,6 +104,7 @@ SHELL := /bin/bash
 .SUFFIXES:
 
 OUT := $(RESULTS)/outputs/brown-ladder
+LOGS := $(RESULTS)/brown-ladder-logs
 KN := kn3 kn5
 NETS ?= loglm ff lstm lstm-ll ll-kn
 RUNS := $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(r)-s$(s)))
@@ -181,29 +186,56 @@ stream/%:
 # crash interrupted (train saves on SIGINT and SIGTERM): RUN's resume/ROW-sSEED.
 resume: $(RUNS:%=resume/%)
 
+# ------------------------------------------------------- a run, kept
+# A finished run (stopped by patience or the epoch cap, not cut) keeps
+# its meta member and its curve in $(LOGS), committed with its outputs:
+# the table reads them when the model files, which are not committed,
+# are gone, so the rows trained in different sessions add up.  A run that
+# is still to be resumed is refused.
+define KEEP
+$(LOGS)/$(1).meta $(LOGS)/$(1).log.tsv &: $(if $(wildcard $(LOGS)/$(1).meta),,$(W)/$(1).model)
+	mkdir -p $(LOGS)
+	tar -xOf $(W)/$(1).model meta >$(LOGS)/$(1).meta.tmp
+	if grep -Eqx 'stopped=(max-time|interrupted|running)' $(LOGS)/$(1).meta.tmp; then \
+		echo "brown-ladder.mk: $(W)/$(1).model: $$$$(grep '^stopped=' $(LOGS)/$(1).meta.tmp); make resume first" >&2; \
+		rm -f $(LOGS)/$(1).meta.tmp; exit 1; fi
+	cp $(W)/$(1).log.tsv $(LOGS)/$(1).log.tsv
+	mv $(LOGS)/$(1).meta.tmp $(LOGS)/$(1).meta
+endef
+$(foreach r,$(RUNS),$(eval $(call KEEP,$(r))))
+
 # -------------------------------------------------------------- outputs
+# A network's or a mixture's committed output is final: it is not scored
+# again, and its model is not needed (delete the output, and the run's
+# files in $(LOGS), to train and score it again).  The n-grams' are
+# rebuilt from the text, in seconds.
 SCORE = $(BIN)/score -q --per-token --threads 1 --batch $(SCORE_BATCH)
 define OUTPUT
-$(OUT)/$(1).$(2).tsv.xz: $(W)/$(1).$(if $(filter kn%,$(1)),arpa,model) $(W)/$(2).tok
+$(OUT)/$(1).$(2).tsv.xz: $(if $(filter kn%,$(1)),$(W)/$(1).arpa $(W)/$(2).tok,$(if $(wildcard $(OUT)/$(1).$(2).tsv.xz),,$(LOGS)/$(1).meta $(W)/$(2).tok))
 	mkdir -p $(OUT)
-	$(SCORE) -m $$< $(W)/$(2).tok | xz -9e >$$@.tmp && mv $$@.tmp $$@
+	$(SCORE) -m $(W)/$(1).$(if $(filter kn%,$(1)),arpa,model) $(W)/$(2).tok | xz -9e >$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach r,$(KN) $(RUNS),$(foreach p,$(PARTS),$(eval $(call OUTPUT,$(r),$(p)))))
-# A mixture: the weights fitted on validation, then both parts scored.
-$(W)/ff+kn-s%.weights: $(W)/ff-s%.model $(W)/$(MIX_KN).arpa $(W)/valid.tok
+# A mixture: the weights fitted on validation (kept in $(LOGS)), then both
+# parts scored.
+$(LOGS)/ff+kn-s%.weights: $(W)/ff-s%.model $(W)/$(MIX_KN).arpa $(W)/valid.tok
+	mkdir -p $(LOGS)
 	$(BIN)/score -m $< -m $(W)/$(MIX_KN).arpa --tune-weights $(W)/valid.tok $(W)/valid.tok 2>&1 >/dev/null | \
 		sed -n 's/.*: weights \([^ ]*\) (EM.*/\1/p' >$@.tmp
 	test -s $@.tmp && mv $@.tmp $@
-$(OUT)/ff+kn-s%.valid.tsv.xz $(OUT)/ff+kn-s%.test.tsv.xz: $(W)/ff+kn-s%.weights $(W)/ff-s%.model $(W)/$(MIX_KN).arpa
+define MIX
+$(OUT)/ff+kn-s$(1).valid.tsv.xz $(OUT)/ff+kn-s$(1).test.tsv.xz &: $(if $(wildcard $(OUT)/ff+kn-s$(1).test.tsv.xz),,$(LOGS)/ff+kn-s$(1).weights $(LOGS)/ff-s$(1).meta $(W)/$(MIX_KN).arpa)
 	mkdir -p $(OUT)
 	for p in valid test; do \
-		$(SCORE) -m $(W)/ff-s$*.model -m $(W)/$(MIX_KN).arpa --weights $$(cat $<) $(W)/$$p.tok | \
-			xz -9e >$(OUT)/ff+kn-s$*.$$p.tsv.xz.tmp && mv $(OUT)/ff+kn-s$*.$$p.tsv.xz.tmp $(OUT)/ff+kn-s$*.$$p.tsv.xz; \
+		$(SCORE) -m $(W)/ff-s$(1).model -m $(W)/$(MIX_KN).arpa --weights $$$$(cat $(LOGS)/ff+kn-s$(1).weights) $(W)/$$$$p.tok | \
+			xz -9e >$(OUT)/ff+kn-s$(1).$$$$p.tsv.xz.tmp && mv $(OUT)/ff+kn-s$(1).$$$$p.tsv.xz.tmp $(OUT)/ff+kn-s$(1).$$$$p.tsv.xz; \
 	done
+endef
+$(foreach s,$(SEEDS),$(eval $(call MIX,$(s))))
 
 # ---------------------------------------------------------------- table
 TABLE_ROWS = $(foreach k,$(KN),--scored $(k)=$(OUT)/$(k).valid.tsv.xz:$(k)) \
-	$(foreach r,$(NETS),--row $(r)=$(W)/$(r):$(r) \
+	$(foreach r,$(NETS),--row $(r)=$(LOGS)/$(r):$(r) \
 		$(if $(filter ff,$(r)),--scored ff+$(MIX_KN)=$(OUT)/ff+kn-s{s}.valid.tsv.xz:ff+kn-s{s}))
 comma := ,
 TABLE_DIFFS = $(if $(filter loglm,$(NETS)),--diff loglm$(comma)kn5 $(if $(filter ff,$(NETS)),--diff ff$(comma)loglm)) \
@@ -215,7 +247,7 @@ ifneq ($(SPEEDS),)
 $(SPEEDS):
 	@echo "brown-ladder.mk: $@: no speed summary; run bench/ladder-speed first (or make table SPEEDS= for none)" >&2; exit 1
 endif
-$(RESULTS)/brown-ladder.tsv: outputs $(SCRIPTS)/lm-seeds $(SPEEDS)
+$(RESULTS)/brown-ladder.tsv: outputs $(RUNS:%=$(LOGS)/%.meta) $(SCRIPTS)/lm-seeds $(SPEEDS)
 	$(SCRIPTS)/lm-seeds --name brown-ladder --results $(RESULTS) --seeds "$(SEEDS)" --ppl $(TABLE_ROWS) $(TABLE_DIFFS) \
 		$(if $(SPEEDS),--speeds $(SPEEDS)) \
 		--title "The tutorial's ladder on Bengio et al.'s Brown split" \

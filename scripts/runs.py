@@ -1,5 +1,5 @@
 """runs.py - what the results reports read from training runs and write
-back: a model file's meta, the validation figure of its kept epoch, the
+back: a model file's meta (or that member kept alone), the validation figure of its kept epoch, the
 sample standard deviation over seeds, a paired bootstrap interval
 (scripts/paired-bootstrap), those intervals said in words, and an atomic
 write.  Shared by
@@ -17,11 +17,16 @@ class RunError(Exception):
 
 
 def meta(path):
-    """A model file's meta member as a dict."""
+    """A model file's meta member as a dict; PATH.meta may be that member
+    kept alone (`tar -xOf MODEL meta`), read when it ends in .meta."""
     try:
-        with tarfile.open(path) as t:
-            text = t.extractfile('meta').read().decode('utf-8')
-    except (OSError, KeyError, AttributeError, tarfile.TarError) as e:
+        if path.endswith('.meta'):
+            with open(path, encoding='utf-8') as f:
+                text = f.read()
+        else:
+            with tarfile.open(path) as t:
+                text = t.extractfile('meta').read().decode('utf-8')
+    except (OSError, KeyError, AttributeError, tarfile.TarError, UnicodeDecodeError) as e:
         raise RunError('%s: cannot read its meta member (%s)' % (path, e))
     return dict(l.split('=', 1) for l in text.splitlines() if '=' in l)
 

@@ -53,7 +53,7 @@ ladder() {
 	score -q --per-token --threads 1 --batch 64 -m w/ll-kn-s2.model w/test.tok |
 		cmp - <(xz -dc r/outputs/brown-ladder/ll-kn-s2.test.tsv.xz)
 	# the mixture: ff and the trigram with the weights fitted on validation
-	w=$(cat w/ff+kn-s1.weights)
+	w=$(cat r/brown-ladder-logs/ff+kn-s1.weights)
 	score -m w/ff-s1.model -m w/kn3.arpa --tune-weights w/valid.tok w/valid.tok 2>&1 >/dev/null | grep -q "weights $w "
 	score -q --per-token --threads 1 --batch 64 -m w/ff-s1.model -m w/kn3.arpa --weights "$w" w/test.tok |
 		cmp - <(xz -dc r/outputs/brown-ladder/ff+kn-s1.test.tsv.xz)
@@ -84,4 +84,32 @@ ladder() {
 	run "$TOP/scripts/results-check" --results r
 	assert_success
 	assert_line 'results-check: 12 figures checked, 0 tables pending'
+	# the finished runs' meta members and curves are kept: without a model
+	# file the table is the same, and nothing is trained or scored again
+	cmp <(tar xOf w/ff-s2.model meta) r/brown-ladder-logs/ff-s2.meta
+	cmp w/lstm-s1.log.tsv r/brown-ladder-logs/lstm-s1.log.tsv
+	mkdir gone && mv w/*.model gone/
+	rm r/brown-ladder.tsv
+	run ladder "${runs[@]}" SPEEDS="$BATS_TEST_TMPDIR/speeds.tsv" table
+	assert_success
+	cmp before.tsv r/brown-ladder.tsv
+	[ -z "$(ls w/*.model 2>/dev/null)" ]
+}
+
+@test "brown-ladder.mk: a run its max-time cut is neither kept nor scored until it is resumed" {
+	cd "$BATS_TEST_TMPDIR"
+	local runs=(SEEDS=3 NETS=loglm LL_HASH=65536)
+	run ladder "${runs[@]}" MAXTIME=1e-9 outputs
+	assert_failure
+	assert_output --partial "brown-ladder.mk: $BATS_TEST_TMPDIR/w/loglm-s3.model: stopped=max-time; make resume first"
+	tar xOf w/loglm-s3.model meta | grep -qx 'stopped=max-time'
+	[ ! -e r/brown-ladder-logs/loglm-s3.meta ] && [ ! -e r/brown-ladder-logs/loglm-s3.log.tsv ]
+	[ -z "$(ls r/outputs/brown-ladder/loglm-s3.* 2>/dev/null)" ]
+	run ladder "${runs[@]}" resume
+	assert_success
+	assert_output --partial "resuming $BATS_TEST_TMPDIR/w/loglm-s3.model"
+	run ladder "${runs[@]}" outputs
+	assert_success
+	grep -qx 'stopped=epochs' r/brown-ladder-logs/loglm-s3.meta
+	xz -dc r/outputs/brown-ladder/loglm-s3.test.tsv.xz | cmp - <(score -q --per-token --threads 1 --batch 64 -m w/loglm-s3.model w/test.tok)
 }
