@@ -9,6 +9,10 @@
 
 load test_helper
 
+setup() {
+	skip_sanitized "Python and shell only, no C of ours"
+}
+
 # tree DIR PACKAGE...: a made-up clone in DIR whose install-deps lists
 # PACKAGE..., whose deps-map maps numpy to python3-numpy.
 tree() {

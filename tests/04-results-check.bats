@@ -7,6 +7,10 @@
 
 load test_helper
 
+setup() {
+	skip_sanitized "Python only, no C of ours"
+}
+
 # A results folder: table "lm" with two models, A over seeds 1 and 2, B
 # over seed 1, three sentences each; A's mean and sd, B's value.
 mk_results() {

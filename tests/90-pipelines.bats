@@ -8,6 +8,10 @@
 
 load test_helper
 
+setup() {
+	skip_sanitized "$PIPELINE_SANITIZED"
+}
+
 MK="$TOP/pipelines/ud-french.mk"
 
 # A tiny copy of the UD French slice in the test's temporary directory (the

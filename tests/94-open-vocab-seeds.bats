@@ -11,6 +11,10 @@
 load test_helper
 bats_require_minimum_version 1.5.0
 
+setup() {
+	skip_sanitized "$PIPELINE_SANITIZED"
+}
+
 MK="$TOP/pipelines/open-vocab.mk"
 
 knobs() {
@@ -20,7 +24,6 @@ knobs() {
 }
 
 @test "open-vocab.mk seeds: variants chosen on validation, two seeds to one rule, outputs kept, the table checked" {
-	skip_sanitized "a pipeline of several trainings; featurize, train and score run under it in 57-59"
 	cd "$BATS_TEST_TMPDIR"
 	local k
 	read -ra k <<<"$(knobs)"
@@ -110,7 +113,6 @@ knobs() {
 }
 
 @test "open-vocab.mk seeds-resume: continues a selection run and a seed's run cut by SEEDS_MAXTIME, then nothing" {
-	skip_sanitized "trainings of a pipeline"
 	cd "$BATS_TEST_TMPDIR"
 	local k
 	read -ra k <<<"$(knobs)"

@@ -42,10 +42,23 @@ ud_slice() {
 
 # skip_sanitized REASON: skip this test in a sanitizer build (SANITIZE,
 # which make check passes on).  Only for a test whose worth is a figure
-# from a long run, and whose code paths other tests run under the
-# sanitizers; REASON names them.
+# from a long run, a pipeline's wiring or a script with no C of ours, and
+# whose code paths other tests run under the sanitizers; REASON names
+# them.
 skip_sanitized() {
 	[ -z "${SANITIZE:-}" ] || skip "under SANITIZE=$SANITIZE: $1"
+}
+
+# A pipeline suite (tests/90 to 94) tests make's and the scripts' wiring
+# and a tiny run's figures; the tools' code paths it goes through, the
+# tool suites (tests/10 to 87) run under the sanitizers.  Its setup()
+# calls skip_sanitized "$PIPELINE_SANITIZED", and its setup_file, if it
+# has one, does nothing when sanitized (bats cannot skip from setup_file).
+# They were 23% of the plain suite's test time (a run of 2026-12-02), and
+# cost more under the sanitizers.
+PIPELINE_SANITIZED="a pipeline suite: make's and the scripts' wiring; the tools' code paths run under the sanitizers in tests/10 to 87"
+sanitized() {
+	[ -n "${SANITIZE:-}" ]
 }
 
 # need_mpi: skip a test of train --distributed without mpirun or an MPI
