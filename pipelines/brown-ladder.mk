@@ -97,6 +97,8 @@ MAXTIME ?=
 SCORE_BATCH ?= 64
 SPEEDS ?= bench/results/brown-ladder-speed-summary.tsv
 
+include $(dir $(lastword $(MAKEFILE_LIST)))kept-runs.mk
+
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 .DELETE_ON_ERROR:
@@ -187,22 +189,8 @@ stream/%:
 resume: $(RUNS:%=resume/%)
 
 # ------------------------------------------------------- a run, kept
-# A finished run (stopped by patience or the epoch cap, not cut) keeps
-# its meta member and its curve in $(LOGS), committed with its outputs:
-# the table reads them when the model files, which are not committed,
-# are gone, so the rows trained in different sessions add up.  A run that
-# is still to be resumed is refused.
-define KEEP
-$(LOGS)/$(1).meta $(LOGS)/$(1).log.tsv &: $(if $(wildcard $(LOGS)/$(1).meta),,$(W)/$(1).model)
-	mkdir -p $(LOGS)
-	tar -xOf $(W)/$(1).model meta >$(LOGS)/$(1).meta.tmp
-	if grep -Eqx 'stopped=(max-time|interrupted|running)' $(LOGS)/$(1).meta.tmp; then \
-		echo "brown-ladder.mk: $(W)/$(1).model: $$$$(grep '^stopped=' $(LOGS)/$(1).meta.tmp); make resume first" >&2; \
-		rm -f $(LOGS)/$(1).meta.tmp; exit 1; fi
-	cp $(W)/$(1).log.tsv $(LOGS)/$(1).log.tsv
-	mv $(LOGS)/$(1).meta.tmp $(LOGS)/$(1).meta
-endef
-$(foreach r,$(RUNS),$(eval $(call KEEP,$(r))))
+# Each finished run's meta member and curve in $(LOGS) (kept-runs.mk).
+$(foreach r,$(RUNS),$(eval $(call KEPT_RUN,$(W)/$(r).model,$(W)/$(r).log.tsv,$(LOGS),$(r))))
 
 # -------------------------------------------------------------- outputs
 # A network's or a mixture's committed output is final: it is not scored
@@ -211,7 +199,7 @@ $(foreach r,$(RUNS),$(eval $(call KEEP,$(r))))
 # rebuilt from the text, in seconds.
 SCORE = $(BIN)/score -q --per-token --threads 1 --batch $(SCORE_BATCH)
 define OUTPUT
-$(OUT)/$(1).$(2).tsv.xz: $(if $(filter kn%,$(1)),$(W)/$(1).arpa $(W)/$(2).tok,$(if $(wildcard $(OUT)/$(1).$(2).tsv.xz),,$(LOGS)/$(1).meta $(W)/$(2).tok))
+$(OUT)/$(1).$(2).tsv.xz: $(if $(filter kn%,$(1)),$(W)/$(1).arpa $(W)/$(2).tok,$(call kept_or,$(OUT)/$(1).$(2).tsv.xz,$(LOGS)/$(1).meta $(W)/$(2).tok))
 	mkdir -p $(OUT)
 	$(SCORE) -m $(W)/$(1).$(if $(filter kn%,$(1)),arpa,model) $(W)/$(2).tok | xz -9e >$$@.tmp && mv $$@.tmp $$@
 endef
@@ -224,7 +212,7 @@ $(LOGS)/ff+kn-s%.weights: $(W)/ff-s%.model $(W)/$(MIX_KN).arpa $(W)/valid.tok
 		sed -n 's/.*: weights \([^ ]*\) (EM.*/\1/p' >$@.tmp
 	test -s $@.tmp && mv $@.tmp $@
 define MIX
-$(OUT)/ff+kn-s$(1).valid.tsv.xz $(OUT)/ff+kn-s$(1).test.tsv.xz &: $(if $(wildcard $(OUT)/ff+kn-s$(1).test.tsv.xz),,$(LOGS)/ff+kn-s$(1).weights $(LOGS)/ff-s$(1).meta $(W)/$(MIX_KN).arpa)
+$(OUT)/ff+kn-s$(1).valid.tsv.xz $(OUT)/ff+kn-s$(1).test.tsv.xz &: $(call kept_or,$(OUT)/ff+kn-s$(1).test.tsv.xz,$(LOGS)/ff+kn-s$(1).weights $(LOGS)/ff-s$(1).meta $(W)/$(MIX_KN).arpa)
 	mkdir -p $(OUT)
 	for p in valid test; do \
 		$(SCORE) -m $(W)/ff-s$(1).model -m $(W)/$(MIX_KN).arpa --weights $$$$(cat $(LOGS)/ff+kn-s$(1).weights) $(W)/$$$$p.tok | \

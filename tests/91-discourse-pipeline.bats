@@ -412,6 +412,18 @@ gru\torder\torder\t1,2\ngru\tconj\tconj\t1,2\ngru\tall\torder\t1,2\ngru\tall\tne
 	run "$TOP/scripts/results-check" --results "$R"
 	assert_success
 	assert_line 'results-check: 20 figures checked, 0 tables pending'
+	# each run's meta member and curve are kept: with the models gone the
+	# table is the same, and nothing is trained or scored again
+	cmp <(tar -xOf "$D/gru-all-s1.bin" meta) "$R/discourse-seeds-logs/gru-all-s1.meta"
+	cmp "$D/cbow-order-s2.log.tsv" "$R/discourse-seeds-logs/cbow-order-s2.log.tsv"
+	cp "$R/discourse-seeds.tsv" kept.tsv
+	mkdir gone && mv "$D"/*.bin gone/ && rm "$R/discourse-seeds.tsv"
+	run make -C "$TOP" -f "$MK" W="$w" RESULTS="$R" BROWN="$BROWN" SOURCES=brown \
+		ENCODERS="cbow gru" SEEDS="1 2" SEEDS_TASKS="order conj all" SEEDS_EPOCHS=2 PATIENCE=1 HIDDEN=4 EMBED=4 TOP=500 seeds
+	assert_success
+	cmp kept.tsv "$R/discourse-seeds.tsv"
+	[ -z "$(ls "$D"/*.bin 2>/dev/null)" ]
+	mv gone/*.bin "$D"/
 	awk -F '\t' -v OFS='\t' '$1 == "gru" && $3 == "next" { $9 = sprintf("%.2f", $9 + 0.5) } { print }' "$R/discourse-seeds.tsv" >t
 	mv t "$R/discourse-seeds.tsv"
 	run "$TOP/scripts/results-check" --results "$R"
@@ -433,6 +445,11 @@ gru\torder\torder\t1,2\ngru\tconj\tconj\t1,2\ngru\tall\torder\t1,2\ngru\tall\tne
 	assert_success
 	run tar -xOf "$w/seeds/gru-order-s1.bin" meta
 	assert_line 'stopped=max-time'
+	# a cut run is neither kept nor scored
+	run make "${k[@]}" seeds
+	assert_failure
+	assert_output --regexp "discourse.mk: $w/seeds/gru-(order|next)-s1.bin: stopped=max-time; resume it first"
+	[ -z "$(find "$BATS_TEST_TMPDIR/res" -type f 2>/dev/null)" ]
 	run make "${k[@]}" seeds-resume
 	assert_success
 	assert_line "resuming $w/seeds/gru-order-s1.bin"

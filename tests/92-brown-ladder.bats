@@ -105,7 +105,7 @@ ladder() {
 	local runs=(SEEDS=3 NETS=loglm LL_HASH=65536)
 	run ladder "${runs[@]}" MAXTIME=1e-9 outputs
 	assert_failure
-	assert_output --partial "brown-ladder.mk: $BATS_TEST_TMPDIR/w/loglm-s3.model: stopped=max-time; make resume first"
+	assert_output --partial "brown-ladder.mk: $BATS_TEST_TMPDIR/w/loglm-s3.model: stopped=max-time; resume it first"
 	tar xOf w/loglm-s3.model meta | grep -qx 'stopped=max-time'
 	[ ! -e r/brown-ladder-logs/loglm-s3.meta ] && [ ! -e r/brown-ladder-logs/loglm-s3.log.tsv ]
 	[ -z "$(ls r/outputs/brown-ladder/loglm-s3.* 2>/dev/null)" ]
