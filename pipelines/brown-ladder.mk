@@ -190,7 +190,7 @@ resume: $(RUNS:%=resume/%)
 
 # ------------------------------------------------------- a run, kept
 # Each finished run's meta member and curve in $(LOGS) (kept-runs.mk).
-$(foreach r,$(RUNS),$(eval $(call KEPT_RUN,$(W)/$(r).model,$(W)/$(r).log.tsv,$(LOGS),$(r))))
+$(foreach r,$(RUNS),$(eval $(call KEPT_RUN,$(W)/$(r).model,$(W)/$(r).log.tsv,$(LOGS),$(r),$(W)/train.tok $(W)/valid.tok $(W)/test.tok)))
 
 # -------------------------------------------------------------- outputs
 # A network's or a mixture's committed output is final: it is not scored

@@ -335,7 +335,7 @@ $(DS)/%.test: $(DS)/%.bin $(W)/train.pairs
 	$(BIN)/score --task all --threads $(THREADS) -m $< $(W)/test.pairs > $@.tmp 2> $(DS)/$*.test.log && mv $@.tmp $@
 
 # Each finished run's meta member and curve in $(DSL) (kept-runs.mk).
-$(foreach r,$(DS_RUNS),$(eval $(call KEPT_RUN,$(DS)/$(r).bin,$(DS)/$(r).log.tsv,$(DSL),$(r))))
+$(foreach r,$(DS_RUNS),$(eval $(call KEPT_RUN,$(DS)/$(r).bin,$(DS)/$(r).log.tsv,$(DSL),$(r),$(W)/train.pairs $(W)/valid.pairs $(W)/test.pairs)))
 
 # DS_KEEP(run, task): one task's lines of a run's test output, final once
 # there (kept-runs.mk)

@@ -12,9 +12,13 @@
 # interrupted or running) is refused, naming the model, so no cut run is
 # kept.
 #
-# $(call KEPT_RUN,MODEL,CURVE,DIR,NAME): the rule for DIR/NAME.meta and
-#   DIR/NAME.log.tsv, from MODEL and its curve CURVE; once DIR/NAME.meta
-#   is there (committed), it needs no model.
+# $(call KEPT_RUN,MODEL,CURVE,DIR,NAME,DATA): the rule for DIR/NAME.meta
+#   and DIR/NAME.log.tsv, from MODEL and its curve CURVE; once
+#   DIR/NAME.meta is there (committed), it needs no model.  DATA (files:
+#   the split a run trains, validates and is tested on) must be the data
+#   of every run kept in DIR: DIR/data.sha256 holds their SHA-256 sums
+#   (by file name) from the first run kept, and a run on other data (a
+#   source that changed between sessions) is refused, naming the file.
 # $(call kept_or,FILE,PREREQUISITES): PREREQUISITES, or none once FILE
 #   is there: a kept output is final (delete it, and the run's kept
 #   files, to train and score the run again).
@@ -26,8 +30,19 @@ $(3)/$(4).meta $(3)/$(4).log.tsv &: $(call kept_or,$(3)/$(4).meta,$(1))
 	if grep -Eqx 'stopped=(max-time|interrupted|running)' $(3)/$(4).meta.tmp; then \
 		echo "$(notdir $(firstword $(MAKEFILE_LIST))): $(1): $$$$(grep '^stopped=' $(3)/$(4).meta.tmp); resume it first" >&2; \
 		rm -f $(3)/$(4).meta.tmp; exit 1; fi
+	$(if $(5),$(call same_data,$(3),$(5)) || { rm -f $(3)/$(4).meta.tmp; exit 1; })
 	cp $(2) $(3)/$(4).log.tsv
 	mv $(3)/$(4).meta.tmp $(3)/$(4).meta
 endef
+
+# $(call same_data,DIR,DATA): a recipe line; DIR/data.sha256 is written
+# the first time, compared afterwards.
+same_data = (cd $(dir $(firstword $(2))) && sha256sum $(notdir $(2))) >$(1)/data.sha256.now && \
+	if [ -e $(1)/data.sha256 ]; then \
+		if ! cmp -s $(1)/data.sha256 $(1)/data.sha256.now; then \
+			echo "$(notdir $(firstword $(MAKEFILE_LIST))): $$$$(diff $(1)/data.sha256 $(1)/data.sha256.now | sed -n 's/^> [0-9a-f]*  //p' | head -n 1) differs from the data of the runs kept in $(1) (data.sha256)" >&2; \
+			rm -f $(1)/data.sha256.now; false; \
+		else rm -f $(1)/data.sha256.now; fi; \
+	else mv $(1)/data.sha256.now $(1)/data.sha256; fi
 
 kept_or = $(if $(wildcard $(1)),,$(2))

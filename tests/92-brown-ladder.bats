@@ -109,11 +109,23 @@ ladder() {
 	tar xOf w/loglm-s3.model meta | grep -qx 'stopped=max-time'
 	[ ! -e r/brown-ladder-logs/loglm-s3.meta ] && [ ! -e r/brown-ladder-logs/loglm-s3.log.tsv ]
 	[ -z "$(ls r/outputs/brown-ladder/loglm-s3.* 2>/dev/null)" ]
+	# the runs kept in r/brown-ladder-logs are on the data of data.sha256
+	# (by file name): a run on other data is refused, naming the file
+	mkdir -p r/brown-ladder-logs
+	(cd w && sha256sum train.tok valid.tok test.tok) | sed '2s/^./0/' >r/brown-ladder-logs/data.sha256
+	cp r/brown-ladder-logs/data.sha256 other.sha256
 	run ladder "${runs[@]}" resume
 	assert_success
 	assert_output --partial "resuming $BATS_TEST_TMPDIR/w/loglm-s3.model"
 	run ladder "${runs[@]}" outputs
+	assert_failure
+	assert_output --partial "brown-ladder.mk: valid.tok differs from the data of the runs kept in $BATS_TEST_TMPDIR/r/brown-ladder-logs (data.sha256)"
+	[ ! -e r/brown-ladder-logs/loglm-s3.meta ]
+	cmp other.sha256 r/brown-ladder-logs/data.sha256
+	rm r/brown-ladder-logs/data.sha256
+	run ladder "${runs[@]}" outputs
 	assert_success
 	grep -qx 'stopped=epochs' r/brown-ladder-logs/loglm-s3.meta
+	(cd w && sha256sum train.tok valid.tok test.tok) | cmp - r/brown-ladder-logs/data.sha256
 	xz -dc r/outputs/brown-ladder/loglm-s3.test.tsv.xz | cmp - <(score -q --per-token --threads 1 --batch 64 -m w/loglm-s3.model w/test.tok)
 }
