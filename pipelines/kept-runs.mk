@@ -30,19 +30,20 @@ $(3)/$(4).meta $(3)/$(4).log.tsv &: $(call kept_or,$(3)/$(4).meta,$(1))
 	if grep -Eqx 'stopped=(max-time|interrupted|running)' $(3)/$(4).meta.tmp; then \
 		echo "$(notdir $(firstword $(MAKEFILE_LIST))): $(1): $$$$(grep '^stopped=' $(3)/$(4).meta.tmp); resume it first" >&2; \
 		rm -f $(3)/$(4).meta.tmp; exit 1; fi
-	$(if $(5),$(call same_data,$(3),$(5)) || { rm -f $(3)/$(4).meta.tmp; exit 1; })
+	$(if $(5),$(call same_data,$(3),$(5),$(3)/$(4).sha256.tmp) || { rm -f $(3)/$(4).meta.tmp; exit 1; })
 	cp $(2) $(3)/$(4).log.tsv
 	mv $(3)/$(4).meta.tmp $(3)/$(4).meta
 endef
 
-# $(call same_data,DIR,DATA): a recipe line; DIR/data.sha256 is written
-# the first time, compared afterwards.
-same_data = (cd $(dir $(firstword $(2))) && sha256sum $(notdir $(2))) >$(1)/data.sha256.now && \
+# $(call same_data,DIR,DATA,TMP): a recipe line; DIR/data.sha256 is
+# written the first time, compared afterwards (TMP: the run's own file,
+# as runs are kept in parallel under make -j).
+same_data = (cd $(dir $(firstword $(2))) && sha256sum $(notdir $(2))) >$(3) && \
 	if [ -e $(1)/data.sha256 ]; then \
-		if ! cmp -s $(1)/data.sha256 $(1)/data.sha256.now; then \
-			echo "$(notdir $(firstword $(MAKEFILE_LIST))): $$$$(diff $(1)/data.sha256 $(1)/data.sha256.now | sed -n 's/^> [0-9a-f]*  //p' | head -n 1) differs from the data of the runs kept in $(1) (data.sha256)" >&2; \
-			rm -f $(1)/data.sha256.now; false; \
-		else rm -f $(1)/data.sha256.now; fi; \
-	else mv $(1)/data.sha256.now $(1)/data.sha256; fi
+		if ! cmp -s $(1)/data.sha256 $(3); then \
+			echo "$(notdir $(firstword $(MAKEFILE_LIST))): $$$$(diff $(1)/data.sha256 $(3) | sed -n 's/^> [0-9a-f]*  //p' | head -n 1) differs from the data of the runs kept in $(1) (data.sha256)" >&2; \
+			rm -f $(3); false; \
+		else rm -f $(3); fi; \
+	else mv $(3) $(1)/data.sha256; fi
 
 kept_or = $(if $(wildcard $(1)),,$(2))
