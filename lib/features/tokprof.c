@@ -179,11 +179,14 @@ void llr_tokprof_detect(llr_tokprof *p, const llr_tokstat *s)
 	if (p->norm == LLR_TP_UNKNOWN)
 		p->norm = n[LLR_TS_NOT_NFC] ? LLR_NORM_NONE : LLR_NORM_NFC;
 	if (p->clitics == LLR_TP_UNKNOWN) {
-		if (n[LLR_TS_FR_SPLIT] > n[LLR_TS_FR_ATTACHED])
-			p->clitics = LLR_CLITICS_FR;
-		else if (n[LLR_TS_EN_SPLIT] > n[LLR_TS_EN_ATTACHED])
-			p->clitics = LLR_CLITICS_EN;
-		else if (n[LLR_TS_FR_ATTACHED] + n[LLR_TS_EN_ATTACHED] > 0)
+		/* split off when split tokens outnumber attached ones, the
+		 * language's with more of them: English text with its clitics
+		 * attached and a few "n'" or "d'" (rock n' roll) is attached */
+		int64_t fr = n[LLR_TS_FR_SPLIT], en = n[LLR_TS_EN_SPLIT];
+		int64_t attached = n[LLR_TS_FR_ATTACHED] + n[LLR_TS_EN_ATTACHED];
+		if (fr + en > attached)
+			p->clitics = fr > en ? LLR_CLITICS_FR : LLR_CLITICS_EN;
+		else if (attached > 0)
 			p->clitics = LLR_CLITICS_ATTACHED;
 	}
 	if (p->punct == LLR_TP_UNKNOWN)

@@ -59,6 +59,18 @@ static void test_detect(void)
 	llr_tokprof_detect(&p, s);
 	CHECK(p.lower == 0 && p.norm == LLR_NORM_NFKC && p.clitics == LLR_CLITICS_ATTACHED && p.punct == 0);
 	llr_tokstat_free(s);
+	/* English with its clitics attached and an "n'" and a "d'" (Brown's
+	 * rock n' roll): attached, not French split off */
+	s = counted("don't stop , it's rock n' roll , isn't it ? d' you know\n");
+	llr_tokprof_unknown(&p);
+	llr_tokprof_detect(&p, s);
+	CHECK(p.clitics == LLR_CLITICS_ATTACHED);
+	llr_tokstat_free(s);
+	s = counted("l' homme qu' il a vu n' est pas ici ; it 's\n"); /* more French split than English */
+	llr_tokprof_unknown(&p);
+	llr_tokprof_detect(&p, s);
+	CHECK(p.clitics == LLR_CLITICS_FR);
+	llr_tokstat_free(s);
 	s = counted("the cat sat\n");
 	llr_tokprof_unknown(&p);
 	llr_tokprof_detect(&p, s);
