@@ -39,11 +39,9 @@ endef
 # written the first time, compared afterwards (TMP: the run's own file,
 # as runs are kept in parallel under make -j).
 same_data = (cd $(dir $(firstword $(2))) && sha256sum $(notdir $(2))) >$(3) && \
-	if [ -e $(1)/data.sha256 ]; then \
-		if ! cmp -s $(1)/data.sha256 $(3); then \
-			echo "$(notdir $(firstword $(MAKEFILE_LIST))): $$$$(diff $(1)/data.sha256 $(3) | sed -n 's/^> [0-9a-f]*  //p' | head -n 1) differs from the data of the runs kept in $(1) (data.sha256)" >&2; \
-			rm -f $(3); false; \
-		else rm -f $(3); fi; \
-	else mv $(3) $(1)/data.sha256; fi
+	if [ ! -e $(1)/data.sha256 ]; then mv $(3) $(1)/data.sha256; \
+	elif cmp -s $(1)/data.sha256 $(3); then rm -f $(3); \
+	else echo "$(notdir $(firstword $(MAKEFILE_LIST))): $$$$(diff $(1)/data.sha256 $(3) | sed -n 's/^> [0-9a-f]*  //p' | head -n 1) differs from the data of the runs kept in $(1) (data.sha256)" >&2; \
+		rm -f $(3); false; fi
 
 kept_or = $(if $(wildcard $(1)),,$(2))

@@ -46,7 +46,7 @@ ud_slice() {
 # whose code paths other tests run under the sanitizers; REASON names
 # them.
 skip_sanitized() {
-	[ -z "${SANITIZE:-}" ] || skip "under SANITIZE=$SANITIZE: $1"
+	! sanitized || skip "under SANITIZE=$SANITIZE: $1"
 }
 
 # A pipeline suite (tests/90 to 94) tests make's and the scripts' wiring
@@ -54,8 +54,7 @@ skip_sanitized() {
 # tool suites (tests/10 to 87) run under the sanitizers.  Its setup()
 # calls skip_sanitized "$PIPELINE_SANITIZED", and its setup_file, if it
 # has one, does nothing when sanitized (bats cannot skip from setup_file).
-# They were 23% of the plain suite's test time (a run of 2026-12-02), and
-# cost more under the sanitizers.
+# They were 23% of the plain suite's test time (a run of 2026-12-02).
 PIPELINE_SANITIZED="a pipeline suite: make's and the scripts' wiring; the tools' code paths run under the sanitizers in tests/10 to 87"
 sanitized() {
 	[ -n "${SANITIZE:-}" ]
