@@ -544,9 +544,11 @@ void llr_ffnet_tensor_info(const llr_ffnet *f, size_t i, const char **name, int 
  * scaled by 0.1), biases 0. */
 void llr_ffnet_init(llr_ffnet *f, llr_rng *rng);
 /* The loss of N positions (nll summed, *ntok the predicted ones) and its
- * gradient added into the gradient array; LLR_ENAN when not finite. */
-int llr_ffnet_train_step(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *target, double *nll, int64_t *ntok,
-                         llr_err *err);
+ * gradient added into the gradient array; LLR_ENAN when not finite.  With
+ * rng and the configuration's dropout, the masks are drawn from rng (the
+ * loss is then the masked network's); rng NULL: no dropout. */
+int llr_ffnet_train_step(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *target, llr_rng *rng, double *nll,
+                         int64_t *ntok, llr_err *err);
 /* log p(target) into logp[N] (0 where not predicted); norm_err (may be
  * NULL) the signed sum p - 1 furthest from 0. */
 int llr_ffnet_score(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *target, float *logp, double *norm_err,

@@ -2043,6 +2043,7 @@ typedef struct llr_ffnet_config {
 	int direct;     /* connections from the embeddings to the output */
 	int output;     /* LLR_OUT_SOFTMAX or LLR_OUT_LOGLINEAR */
 	int32_t vocab, feat_in, feat_out;
+	float dropout;  /* in training, on the embeddings and each hidden layer: [0, 1) */
 } llr_ffnet_config;
 typedef struct llr_ffnet llr_ffnet;
 /* The network's configuration and weights (one flat array, *n of them). */
@@ -2062,6 +2063,7 @@ typedef struct llr_fflm_setup {
 	int batch;      /* predicted tokens per step */
 	double clip, min_impr; /* for the meta */
 	uint64_t seed;
+	double dropout; /* [0, 1): llr_ffnet_config's */
 } llr_fflm_setup;
 /* A new model over x (owned from then on; on failure still the
  * caller's), its weights and training state *ts from o->seed.  A lexicon

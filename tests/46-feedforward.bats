@@ -3,7 +3,8 @@
 # issue 50): training with both outputs and direct connections, score and
 # gen round trips (gen's log-probabilities are score's; beam search;
 # features), score --embed (the input table's rows), the Python module's numbers, --resume to the byte of the
-# uninterrupted model, --distributed against one process, train(1)'s
+# uninterrupted model, dropout (training only, kept and fixed on
+# --resume), --distributed against one process, train(1)'s
 # EXAMPLES, and the bad inputs (orders,
 # outputs, streams without features, a stream that does not fit).  Tiny
 # models on 200 sentences of the UD French slice.
@@ -133,6 +134,29 @@ assert all(abs(e[i] - x).max() < 1e-5 for i, x in zip(r, v)) and len(set(r)) == 
 	cmp full2.bin int.bin
 }
 
+@test "train --feedforward --dropout: in the meta, changes training only, fixed on --resume, resumes to the byte" {
+	local o="--feedforward 3 --direct --hidden 16 --embed 8 --threads 1 --batch 32 -s 3"
+	train -q $o --epochs 2 -o plain.bin "$M/feats"
+	train -q $o --dropout 0.3 --epochs 2 -o drop.bin "$M/feats"
+	[ "$(meta drop.bin dropout)" = 0.300000012 ]
+	[ -z "$(meta plain.bin dropout)" ]
+	# the masks change the weights; scoring is deterministic and needs no rescaling
+	! cmp -s plain.bin drop.bin
+	score -q -m drop.bin "$M/valid.tok" >a
+	score -q -m drop.bin "$M/valid.tok" >b
+	cmp a b
+	run grep -E 'inf|nan' a
+	assert_failure
+	# the masks are drawn from the run's saved random state: a resumed run
+	# ends with the uninterrupted model
+	train -q $o --dropout 0.3 --epochs 1 -o part.bin "$M/feats"
+	train -q --threads 1 --resume part.bin --epochs 2 "$M/feats"
+	cmp drop.bin part.bin
+	cp part.bin keep.bin
+	run_err 2 '^train: --dropout 0.5: the resumed model has dropout=0.3' train --resume part.bin --dropout 0.5 --epochs 3 "$M/feats"
+	cmp part.bin keep.bin
+}
+
 @test "train --feedforward: bad orders, outputs and streams are refused, nothing written" {
 	run_err 2 '^train: --feedforward: ' train --feedforward 0 -o x.bin "$M/feats"
 	run_err 2 '^train: --feedforward: ' train --feedforward 65 -o x.bin "$M/feats"
@@ -142,7 +166,7 @@ assert all(abs(e[i] - x).max() < 1e-5 for i, x in zip(r, v)) and len(set(r)) == 
 	train -q --feedforward 5 --epochs 1 --hidden 4 --embed 4 -o short.bin short.fz
 	run_err 2 'no tree or classes output' train --feedforward 3 --output tree -o x.bin "$M/feats"
 	run_err 2 '^train: --direct: needs a hidden layer' train --feedforward 3 --direct --layers 0 -o x.bin "$M/feats"
-	run_err 2 '^train: --dropout: not for the feed-forward model' train --feedforward 3 --dropout 0.1 -o x.bin "$M/feats"
+	run_err 2 '^train: --dropout: ' train --feedforward 3 --dropout 0.99 -o x.bin "$M/feats"
 	run_err 1 'plain: --output loglinear: the stream has no word features' train --feedforward 3 --output loglinear -o x.bin "$M/plain"
 	# a model trained with psi features, resumed on a stream without them
 	cp "$M/ll.bin" r.bin

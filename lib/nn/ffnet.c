@@ -5,6 +5,8 @@
  *   h_1 = tanh(x W_1 + b_1), h_l = tanh(h_{l-1} W_l + b_l)
  *   a   = W_out h_L + b_out (+ W_dir x)             F, the adaptor
  *   log p(y) = log b(y) + a . phi(y) - log Z         (llr_ll_run, nn.h)
+ * In training with dropout p, x and every h_l are multiplied by masks of
+ * 0 (probability p) and 1 / (1 - p), so scoring needs no rescaling.
  * A softmax is the same code with phi the identity and b uniform.  The
  * positions of a batch are independent, so every layer is one GEMM over
  * all of them; the output layer runs in slices of positions (bounded
@@ -49,6 +51,10 @@ struct llr_ffnet {
 	float *xs;          /* N x E: one slot's embeddings, or their gradient */
 	float *x;           /* N x Din */
 	float *h[LLR_FF_MAX_LAYERS]; /* N x H each */
+	/* dropout: x's mask (N x Din), each layer's mask and masked output
+	 * (N x H); drop: the last forward pass drew them */
+	float *mx, *mh[LLR_FF_MAX_LAYERS], *hd[LLR_FF_MAX_LAYERS];
+	int drop;
 	float *dx, *dh, *dt; /* N x max(Din, H): gradients */
 	float *A, *dA, *llwork;
 	double *chunk;
@@ -75,6 +81,8 @@ static int check_cfg(llr_ffnet_config *c, const llr_csr *phi, const llr_csr *psi
 		return llr_err_set(err, LLR_EINVAL, "feed-forward network: %d hidden layers: must be 0 to %d", c->layers, LLR_FF_MAX_LAYERS);
 	if (c->direct && c->layers == 0)
 		return llr_err_set(err, LLR_EINVAL, "feed-forward network: direct connections need a hidden layer (without one the output reads the embeddings already)");
+	if (!(c->dropout >= 0.0f && c->dropout < 1.0f))
+		return llr_err_set(err, LLR_EINVAL, "feed-forward network: dropout %g: must be in [0, 1)", (double)c->dropout);
 	if ((int64_t)(c->order - 1) * c->embed > 1 << 24 || (int64_t)c->hidden > 1 << 20)
 		return llr_err_set(err, LLR_ERANGE, "feed-forward network: layers too wide");
 	if (!c->layers)
@@ -186,9 +194,13 @@ static void free_ws(llr_ffnet *f)
 	free(f->tg);
 	free(f->xs);
 	free(f->x);
+	free(f->mx);
+	f->mx = NULL;
 	for (int l = 0; l < LLR_FF_MAX_LAYERS; l++) {
 		free(f->h[l]);
-		f->h[l] = NULL;
+		free(f->mh[l]);
+		free(f->hd[l]);
+		f->h[l] = f->mh[l] = f->hd[l] = NULL;
 	}
 	free(f->dx);
 	free(f->dh);
@@ -294,6 +306,11 @@ static int ensure_ws(llr_ffnet *f, size_t N, int train, llr_err *err)
 		         (f->dt = llr_malloc(N * D * sizeof(float)));
 		for (int l = 0; ok && l < c->layers; l++)
 			ok = (f->h[l] = llr_malloc(N * H * sizeof(float))) != NULL;
+		if (ok && c->dropout > 0.0f) {
+			ok = (f->mx = llr_malloc(N * (size_t)f->Din * sizeof(float))) != NULL;
+			for (int l = 0; ok && l < c->layers; l++)
+				ok = (f->mh[l] = llr_malloc(N * H * sizeof(float))) && (f->hd[l] = llr_malloc(N * H * sizeof(float)));
+		}
 		if (!ok) {
 			free_ws(f);
 			return llr_err_set(err, LLR_ENOMEM, "feed-forward network: out of memory for %zu positions", N);
@@ -330,17 +347,33 @@ static int load(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *targe
 	return LLR_OK;
 }
 
-/* x, then the hidden layers: the top layer's N x Htop. */
-static const float *forward(llr_ffnet *f, size_t N)
+/* Draw n dropout factors into m (0 with probability p, else 1 / (1 - p))
+ * and multiply y = x m (y may be x). */
+static void dropout(const float *x, float *y, float *m, size_t n, float p, llr_rng *rng)
+{
+	float keep = 1.0f / (1.0f - p);
+	for (size_t k = 0; k < n; k++) {
+		m[k] = llr_rng_uniform(rng) < p ? 0.0f : keep;
+		y[k] = x[k] * m[k];
+	}
+}
+
+/* x, then the hidden layers: the top layer's N x Htop; with rng, dropout
+ * as the configuration says. */
+static const float *forward(llr_ffnet *f, size_t N, llr_rng *rng)
 {
 	const llr_ffnet_config *c = &f->cfg;
 	const float *P = f->params;
 	int E = c->embed, H = c->hidden, Din = f->Din;
+	f->drop = rng && c->dropout > 0.0f;
 	for (int j = 0; j < f->C; j++) {
 		llr_embed_forward(f->psi, P + f->o_emb, P + f->o_bos, E, f->in + (size_t)j * N, N, f->xs);
 		for (size_t n = 0; n < N; n++)
 			memcpy(f->x + n * Din + (size_t)j * E, f->xs + n * E, (size_t)E * sizeof(float));
 	}
+	/* x is read only through its masked values, so it is masked in place */
+	if (f->drop)
+		dropout(f->x, f->x, f->mx, N * (size_t)Din, c->dropout, rng);
 	const float *in = f->x;
 	for (int l = 0; l < c->layers; l++) {
 		int d = l ? H : Din;
@@ -352,6 +385,10 @@ static const float *forward(llr_ffnet *f, size_t N)
 		for (size_t k = 0; k < N * (size_t)H; k++)
 			h[k] = tanhf(h[k]);
 		in = h;
+		if (f->drop) {
+			dropout(h, f->hd[l], f->mh[l], N * (size_t)H, c->dropout, rng);
+			in = f->hd[l];
+		}
 	}
 	return in;
 }
@@ -415,7 +452,8 @@ static int output(llr_ffnet *f, const float *top, size_t N, int mode, double *nl
 }
 
 /* From dLoss/dtop (f->dh, N x Htop) back through the hidden layers and
- * the embeddings; f->dx holds the direct connections' share of dLoss/dx. */
+ * the embeddings; f->dx holds the direct connections' share of dLoss/dx.
+ * Through the last forward pass's dropout masks, if it drew them. */
 static void backward(llr_ffnet *f, size_t N)
 {
 	const llr_ffnet_config *c = &f->cfg;
@@ -424,13 +462,14 @@ static void backward(llr_ffnet *f, size_t N)
 	int E = c->embed, H = c->hidden, Din = f->Din;
 	float *d = f->dh, *t = f->dt;
 	for (int l = c->layers - 1; l >= 0; l--) {
-		const float *h = f->h[l], *in = l ? f->h[l - 1] : f->x;
+		const float *h = f->h[l], *in = !l ? f->x : f->drop ? f->hd[l - 1] : f->h[l - 1];
+		const float *m = f->drop ? f->mh[l] : NULL;
 		int di = l ? H : Din;
 		float *gb = G + f->o_b[l];
 		for (size_t n = 0; n < N; n++)
 			for (int k = 0; k < H; k++) {
 				float y = h[n * H + k];
-				float z = d[n * H + k] * (1.0f - y * y);
+				float z = d[n * H + k] * (m ? m[n * H + k] : 1.0f) * (1.0f - y * y);
 				d[n * H + k] = z;
 				gb[k] += z;
 			}
@@ -442,7 +481,10 @@ static void backward(llr_ffnet *f, size_t N)
 		d = t;
 		t = s;
 	}
-	const float *dx = c->layers ? f->dx : f->dh;
+	float *dx = c->layers ? f->dx : f->dh;
+	if (f->drop)
+		for (size_t k = 0; k < N * (size_t)Din; k++)
+			dx[k] *= f->mx[k];
 	for (int j = 0; j < f->C; j++) {
 		for (size_t n = 0; n < N; n++)
 			memcpy(f->xs + n * E, dx + n * Din + (size_t)j * E, (size_t)E * sizeof(float));
@@ -450,8 +492,8 @@ static void backward(llr_ffnet *f, size_t N)
 	}
 }
 
-int llr_ffnet_train_step(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *target, double *nll, int64_t *ntok,
-                         llr_err *err)
+int llr_ffnet_train_step(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *target, llr_rng *rng, double *nll,
+                         int64_t *ntok, llr_err *err)
 {
 	int rc;
 	if ((rc = ensure_ws(f, N, 1, err)) < 0 || (rc = load(f, N, ctx, target, err)) < 0)
@@ -459,7 +501,7 @@ int llr_ffnet_train_step(llr_ffnet *f, size_t N, const int32_t *ctx, const int32
 	int64_t cnt = 0;
 	for (size_t n = 0; n < N; n++)
 		cnt += f->tg[n] >= 0;
-	const float *top = forward(f, N);
+	const float *top = forward(f, N, rng);
 	double s = 0;
 	rc = output(f, top, N, LLR_LL_GRAD, &s, NULL, NULL, NULL, f->dh);
 	if (nll)
@@ -480,7 +522,7 @@ int llr_ffnet_score(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *t
 		return LLR_OK;
 	if ((rc = ensure_ws(f, N, 0, err)) < 0 || (rc = load(f, N, ctx, target, err)) < 0)
 		return rc;
-	rc = output(f, forward(f, N), N, LLR_LL_LOSS, NULL, logp, norm_err, NULL, NULL);
+	rc = output(f, forward(f, N, NULL), N, LLR_LL_LOSS, NULL, logp, norm_err, NULL, NULL);
 	if (rc < 0)
 		return llr_err_set(err, rc, "feed-forward network: log-probability is not finite");
 	return LLR_OK;
@@ -493,7 +535,7 @@ int llr_ffnet_dist(llr_ffnet *f, size_t N, const int32_t *ctx, float *logp_all, 
 		return LLR_OK;
 	if ((rc = ensure_ws(f, N, 0, err)) < 0 || (rc = load(f, N, ctx, NULL, err)) < 0)
 		return rc;
-	rc = output(f, forward(f, N), N, LLR_LL_DIST, NULL, NULL, NULL, logp_all, NULL);
+	rc = output(f, forward(f, N, NULL), N, LLR_LL_DIST, NULL, NULL, NULL, logp_all, NULL);
 	if (rc < 0)
 		return llr_err_set(err, rc, "feed-forward network: log-probability is not finite");
 	return LLR_OK;

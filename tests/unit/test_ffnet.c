@@ -3,8 +3,9 @@
  * finite differences: every parameter block (embeddings and <s>, each
  * hidden layer, the direct connections, the output) with a softmax and
  * with a log-linear output over overlapping real-valued features, with
- * and without hidden layers; that its distributions sum to 1 and agree
- * with its scores.  Tolerances: gradcheck.h's (atol 2e-3, rtol 2e-2,
+ * and without hidden layers, and with dropout (its masks drawn again from
+ * one seed for every evaluation); that its distributions sum to 1 and
+ * agree with its scores.  Tolerances: gradcheck.h's (atol 2e-3, rtol 2e-2,
  * step 1e-2).
  */
 #include "llrnn.h"
@@ -23,11 +24,32 @@ static llr_csr *features(int cols, llr_rng *r)
 typedef struct ffcase {
 	llr_ffnet *f;
 	int32_t ctx[N * 8], tg[N];
+	uint64_t drop_seed; /* dropout's masks from this seed; 0: none */
+	float *gsave;
 } ffcase;
+
+/* The training loss with the masks of k->drop_seed, the gradient array
+ * left as it was. */
+static double ff_train_loss(ffcase *k)
+{
+	size_t np;
+	float *g = llr_ffnet_grads(k->f, &np);
+	memcpy(k->gsave, g, np * sizeof *g);
+	llr_rng r;
+	llr_rng_seed(&r, k->drop_seed);
+	double nll;
+	int64_t ntok;
+	llr_err e = {0};
+	CHECK(llr_ffnet_train_step(k->f, N, k->ctx, k->tg, &r, &nll, &ntok, &e) == 0);
+	memcpy(g, k->gsave, np * sizeof *g);
+	return nll;
+}
 
 static double ff_loss(void *c)
 {
 	ffcase *k = c;
+	if (k->drop_seed)
+		return ff_train_loss(k);
 	float lp[N];
 	llr_err e = {0};
 	CHECK(llr_ffnet_score(k->f, N, k->ctx, k->tg, lp, NULL, &e) == 0);
@@ -38,17 +60,18 @@ static double ff_loss(void *c)
 }
 
 /* Every tensor of a net of this configuration against finite differences. */
-static void check_config(int output, int order, int layers, int direct)
+static void check_config(int output, int order, int layers, int direct, float dropout)
 {
 	llr_rng r;
-	llr_rng_seed(&r, (uint64_t)(7 + 100 * output + 10 * order + layers + 3 * direct));
+	llr_rng_seed(&r, (uint64_t)(7 + 100 * output + 10 * order + layers + 3 * direct + (dropout > 0 ? 1000 : 0)));
 	llr_csr *phi = features(F, &r), *psi = features(FIN, &r);
 	float logb[V];
 	for (int v = 0; v < V; v++)
 		logb[v] = (float)(-2.5 + llr_rng_uniform(&r));
-	llr_ffnet_config c = {.order = order, .embed = 4, .hidden = 5, .layers = layers, .direct = direct, .output = output, .vocab = V};
+	llr_ffnet_config c = {.order = order, .embed = 4, .hidden = 5, .layers = layers, .direct = direct, .output = output, .vocab = V,
+	                      .dropout = dropout};
 	llr_err e = {0};
-	ffcase k = {.f = llr_ffnet_new(&c, phi, psi, logb, &e)};
+	ffcase k = {.f = llr_ffnet_new(&c, phi, psi, logb, &e), .drop_seed = dropout > 0 ? 99 : 0};
 	CHECK(k.f != NULL);
 	if (!k.f)
 		goto out;
@@ -63,11 +86,21 @@ static void check_config(int output, int order, int layers, int direct)
 			k.ctx[n * (order - 1) + j] = llr_rng_below(&r, 4) == 0 ? LLR_BOS_ID : (int32_t)llr_rng_below(&r, (uint64_t)rows);
 	}
 	memset(g, 0, np * sizeof *g);
+	k.gsave = malloc(np * sizeof *k.gsave);
 	double nll;
 	int64_t ntok;
-	CHECK(llr_ffnet_train_step(k.f, N, k.ctx, k.tg, &nll, &ntok, &e) == 0);
+	llr_rng dr;
+	llr_rng_seed(&dr, k.drop_seed);
+	CHECK(llr_ffnet_train_step(k.f, N, k.ctx, k.tg, k.drop_seed ? &dr : NULL, &nll, &ntok, &e) == 0);
 	CHECK(ntok == N - 1);
 	CHECK_NEAR(nll, ff_loss(&k), 1e-4);
+	if (k.drop_seed) {
+		/* the masks change the loss; scoring never drops */
+		k.drop_seed = 0;
+		double plain = ff_loss(&k);
+		CHECK(fabs(plain - nll) > 1e-3);
+		k.drop_seed = 99;
+	}
 	for (size_t i = 0; i < llr_ffnet_n_tensors(k.f); i++) {
 		const char *name;
 		int nd;
@@ -76,12 +109,13 @@ static void check_config(int output, int order, int layers, int direct)
 		llr_ffnet_tensor_info(k.f, i, &name, &nd, sh, &off);
 		size_t cnt = (size_t)sh[0] * (size_t)(nd > 1 ? sh[1] : 1);
 		char what[64];
-		snprintf(what, sizeof what, "%s %s n=%d L=%d%s", output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear", name, order, layers,
-		         direct ? " direct" : "");
+		snprintf(what, sizeof what, "%s %s n=%d L=%d%s%s", output == LLR_OUT_SOFTMAX ? "softmax" : "loglinear", name, order, layers,
+		         direct ? " direct" : "", dropout > 0 ? " dropout" : "");
 		CHECK(gradcheck(what, p + off, g + off, cnt, ff_loss, &k, 60, &r) == 0);
 		CHECK(g_max_analytic > 1e-4);
 	}
 out:
+	free(k.gsave);
 	llr_ffnet_free(k.f);
 	llr_csr_free(phi);
 	llr_csr_free(psi);
@@ -89,16 +123,19 @@ out:
 
 static void test_grad_softmax(void)
 {
-	check_config(LLR_OUT_SOFTMAX, 3, 1, 0);
-	check_config(LLR_OUT_SOFTMAX, 4, 2, 1);
-	check_config(LLR_OUT_SOFTMAX, 2, 0, 0);
+	check_config(LLR_OUT_SOFTMAX, 3, 1, 0, 0);
+	check_config(LLR_OUT_SOFTMAX, 4, 2, 1, 0);
+	check_config(LLR_OUT_SOFTMAX, 2, 0, 0, 0);
+	check_config(LLR_OUT_SOFTMAX, 4, 2, 1, 0.3f);
 }
 
 static void test_grad_loglinear(void)
 {
-	check_config(LLR_OUT_LOGLINEAR, 3, 1, 1);
-	check_config(LLR_OUT_LOGLINEAR, 5, 2, 0);
-	check_config(LLR_OUT_LOGLINEAR, 3, 0, 0);
+	check_config(LLR_OUT_LOGLINEAR, 3, 1, 1, 0);
+	check_config(LLR_OUT_LOGLINEAR, 5, 2, 0, 0);
+	check_config(LLR_OUT_LOGLINEAR, 3, 0, 0, 0);
+	check_config(LLR_OUT_LOGLINEAR, 3, 1, 1, 0.4f);
+	check_config(LLR_OUT_LOGLINEAR, 3, 0, 0, 0.3f);
 }
 
 /* llr_ffnet_dist's rows sum to 1 and hold llr_ffnet_score's numbers. */
@@ -149,6 +186,9 @@ static void test_bad_config(void)
 	CHECK(llr_ffnet_new(&c, NULL, NULL, NULL, &e) == NULL && strstr(e.msg, "direct"));
 	c.layers = 1;
 	c.direct = 0;
+	c.dropout = 1.0f;
+	CHECK(llr_ffnet_new(&c, NULL, NULL, NULL, &e) == NULL && strstr(e.msg, "dropout 1"));
+	c.dropout = 0.0f;
 	c.output = LLR_OUT_LOGLINEAR;
 	CHECK(llr_ffnet_new(&c, NULL, NULL, NULL, &e) == NULL && strstr(e.msg, "phi"));
 }

@@ -2,7 +2,7 @@
  * model.c - feed-forward language model files (kind "model", meta
  * family=fflm, llrnn-model(5)) and new models: the lexicon, the
  * network's configuration in the meta (output, order, embed, hidden,
- * layers, direct, n_params), its weights as params/<tensor> in
+ * layers, direct, dropout when not 0, n_params), its weights as params/<tensor> in
  * llr_ffnet_tensor_info order, and the training state (trainstate.c).
  * Saving is atomic and byte-for-byte reproducible; loading checks every
  * shape and weight.  Not here: the network (lib/nn/ffnet.c), training
@@ -52,7 +52,7 @@ static llr_ffnet *net_of(const llr_ffnet_config *c, const llr_lexicon *x, int em
 
 static int own_key(const char *k)
 {
-	static const char *own[] = {"format", "version", "kind", "family", "output", "order", "embed", "hidden", "layers", "direct", "n_params", NULL};
+	static const char *own[] = {"format", "version", "kind", "family", "output", "order", "embed", "hidden", "layers", "direct", "dropout", "n_params", NULL};
 	for (int i = 0; own[i]; i++)
 		if (!strcmp(k, own[i]))
 			return 1;
@@ -83,6 +83,8 @@ static int build_meta(const void *mv, llr_meta *meta)
 	rc |= llr_meta_setf(meta, "hidden", "%d", c->hidden);
 	rc |= llr_meta_setf(meta, "layers", "%d", c->layers);
 	rc |= llr_meta_setf(meta, "direct", "%d", c->direct);
+	if (c->dropout > 0.0f)
+		rc |= llr_meta_setf(meta, "dropout", "%.9g", (double)c->dropout);
 	rc |= llr_meta_setf(meta, "n_params", "%zu", n);
 	if (rc < 0)
 		return LLR_ENOMEM;
@@ -145,6 +147,13 @@ static int config(const llr_meta *meta, llr_ffnet_config *c, llr_err *err)
 	    (rc = get_int(meta, "direct", 0, 1, &direct, err)) < 0)
 		return rc;
 	c->direct = direct;
+	/* a model without the key was trained without dropout */
+	const char *dv = llr_meta_get(meta, "dropout");
+	char *end = NULL;
+	double p = dv ? strtod(dv, &end) : 0.0;
+	if (dv && (end == dv || *end || !(p >= 0.0 && p < 1.0)))
+		return llr_err_set(err, LLR_EFORMAT, "meta: dropout=%s is not in [0, 1)", dv);
+	c->dropout = (float)p;
 	return LLR_OK;
 }
 
@@ -223,7 +232,13 @@ int llr_fflm_fresh(llr_lexicon *x, const llr_fflm_setup *o, llr_fflm **out, llr_
 {
 	*out = NULL;
 	*tsp = NULL;
-	llr_ffnet_config c = {.order = o->order, .embed = o->embed, .hidden = o->hidden, .layers = o->layers, .direct = o->direct, .output = o->output};
+	llr_ffnet_config c = {.order = o->order,
+	                      .embed = o->embed,
+	                      .hidden = o->hidden,
+	                      .layers = o->layers,
+	                      .direct = o->direct,
+	                      .output = o->output,
+	                      .dropout = (float)o->dropout};
 	int plain = llr_csr_one_hot(x->phi) && llr_csr_one_hot(x->psi);
 	if (c.output == LLR_OUT_LOGLINEAR && plain)
 		return llr_lm_featureless(err);

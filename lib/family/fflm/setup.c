@@ -44,7 +44,8 @@ int llr_fflm_resume(const char *path, llr_fflm_setup *o, unsigned given, llr_ffl
 		const llr_ffnet_config *c = llr_ffnet_cfg(m->net);
 		llr_meta_get_i64(m->meta, "batch", &batch, NULL);
 		*o = (llr_fflm_setup){.order = c->order, .embed = c->embed, .hidden = c->hidden, .layers = c->layers, .direct = c->direct,
-		                      .output = c->output, .optim = o->optim, .lr = o->lr, .eps = o->eps, .batch = (int)batch, .seed = o->seed};
+		                      .output = c->output, .optim = o->optim, .lr = o->lr, .eps = o->eps, .batch = (int)batch, .seed = o->seed,
+		                      .dropout = c->dropout};
 		if (batch < 1 || batch > 1 << 20)
 			rc = llr_err_set(err, LLR_EFORMAT, "%s: bad batch in meta", path);
 	}

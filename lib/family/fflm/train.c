@@ -71,7 +71,8 @@ static int ff_grad(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, 
 	memset(llr_ffnet_grads(J->m->net, NULL), 0, J->n * sizeof(float));
 	if (!b)
 		return LLR_OK;
-	return llr_ffnet_train_step(J->m->net, b, J->ctx, J->tg, &s->nll, &s->ntok, err);
+	llr_rng *drop = llr_ffnet_cfg(J->m->net)->dropout > 0.0f ? &ts->rng : NULL;
+	return llr_ffnet_train_step(J->m->net, b, J->ctx, J->tg, drop, &s->nll, &s->ntok, err);
 }
 
 static int ff_apply(void *job, llr_train_state *ts, int64_t ntok, double clip, double *norm, llr_err *err)

@@ -26,7 +26,8 @@ static const llr_train_opt opts[] = {
 	 .section = SECTION},
 	{"optim", 0, LLR_TOPT_CHOICE, 0, .choices = "rmsprop|adam|sgd", .dflt = "adam", .arg = "rmsprop|adam|sgd",
 	 .help = "the optimiser (default adam)", .section = SECTION, .bad = "unknown optimiser '%s' (rmsprop, adam, sgd)"},
-	{"dropout", 0, LLR_TOPT_REFUSED, .msg = "--dropout: not for the feed-forward model"},
+	{"dropout", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 0.95, .arg = "p",
+	 .help = "dropout on the embeddings and each hidden layer in training (default 0)", .section = SECTION},
 	{"max-len", 0, LLR_TOPT_REFUSED,
 	 .msg = "--max-len: not for the feed-forward model (it predicts every token from its own context)"},
 	{"init", 0, LLR_TOPT_REFUSED, .msg = "--init: not for the feed-forward model"},
@@ -66,6 +67,7 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, ffo *
 	su->layers = (int)llr_train_args_int(a, "layers");
 	su->hidden = (int)llr_train_args_int(a, "hidden");
 	su->embed = (int)llr_train_args_int(a, "embed");
+	su->dropout = llr_train_args_num(a, "dropout");
 	su->batch = (int)llr_train_args_int(a, "batch");
 	su->seed = (uint64_t)llr_train_args_int(a, "seed");
 	su->lr = llr_train_args_num(a, "lr");
@@ -99,7 +101,10 @@ static void ffrun_free(void *p)
 static int resume(const llr_train_args *a, ffo *o, ffrun *R, llr_err *err)
 {
 	int bad;
+	double dropout = o->su.dropout;
 	int rc = llr_fflm_resume(o->run.resume, &o->su, o->given, &R->model, &R->ts, &bad, err);
+	if (rc == LLR_OK)
+		rc = llr_train_fixed_prob(a, "dropout", "dropout", &dropout, o->su.dropout, err);
 	return llr_train_resumed(a, rc, bad, fixed_opt, o->run.resume, &o->run.lim, o->run.lim_given, R->model ? R->model->meta : NULL, R->ts,
 	                         err);
 }
@@ -161,7 +166,7 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 const llr_trainer llr_fflm_trainer = {
 	.opts = opts,
 	.synopsis = "train --feedforward N [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
-	            "             [--layers n] [--hidden n] [--embed n] [--direct] [--batch n]\n"
+	            "             [--layers n] [--hidden n] [--embed n] [--direct] [--dropout p] [--batch n]\n"
 	            "             [--optim rmsprop|adam|sgd] [--lr x] [--eps x] [--clip x]\n"
 	            "             [--min-improvement x] [--lr-decay f] [--lr-patience n] [--lr-decays n]\n"
 	            "             [--valid file] [--patience n] [--epochs n] [--max-time duration]\n"
