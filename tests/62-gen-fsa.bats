@@ -170,6 +170,13 @@ accepted() {
 	run_err 1 "after the prefix needs 3 words" gen -m "$M/model.llrnn" -p a --regex 'a a a c' --max-len 2
 	run_err 1 "gen: regex: 2 tokens the model cannot produce \\(not in the vocabulary\\): zz, yy" \
 		gen -m "$M/model.llrnn" --regex 'a zz (yy|zz)'
+	# a step where the model gives every allowed token -inf, reported with the prefix
+	for mode in "" --greedy "--beam 3"; do
+		run_err 1 "^gen: after 'a': the model gives no token the automaton allows a finite probability \\(--no-unk: not <unk>\\)$" \
+			gen -m "$M/model.llrnn" --no-unk $mode --regex 'a <unk> c'
+	done
+	run_err 1 "^gen: after 'b a': the model gives no token the automaton allows" gen -m "$M/model.llrnn" -p b --no-unk --regex 'b a <unk> c'
+	run_err 1 "^gen: after 'a': the model gives no token the automaton allows" gen -m "$M/lm.arpa" --no-unk --regex 'a <unk> c'
 	run_err 1 "gen: regex: character 5: \\( without \\)" gen -m "$M/model.llrnn" --regex 'a (b'
 	run_err 1 "gen: regex: character 1: nothing to repeat" gen -m "$M/model.llrnn" --regex '* a'
 	run_err 1 "gen: regex: the automaton accepts nothing" gen -m "$M/model.llrnn" --regex 'a []'

@@ -484,7 +484,7 @@ int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int
 	if (g->o.no_unk && unk >= 0 && unk != eos)
 		row[unk] = -INFINITY;
 	if ((*id = llr_sample(s, &g->o.sample, row, &h->rng)) < 0)
-		return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
+		return llr_gen_no_word(g, h, err);
 	if (llr_gen_hyp_advance(h, *id, row[*id], eos, g->o.max_len) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	return LLR_OK;
@@ -544,6 +544,16 @@ static int fsa_stuck(const llr_gen *g, const llr_gen_hyp *h, const char *why, ll
 	llr_err_set(err, LLR_EINVAL, "after '%.200s': %s", b.data ? b.data : "", why);
 	llr_buf_free(&b);
 	return LLR_EINVAL;
+}
+
+int llr_gen_no_word(const llr_gen *g, const llr_gen_hyp *h, llr_err *err)
+{
+	if ((!g->fsa.a && !g->fsa.gt) || g->ops->source)
+		return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
+	char why[160];
+	snprintf(why, sizeof why, "the model gives no token the %s allows a finite probability%s", fsa_is_grammar(g) ? "grammar" : "automaton",
+	         g->o.no_unk ? " (--no-unk: not <unk>)" : "");
+	return fsa_stuck(g, h, why, err);
 }
 
 /* The tokens the grammar allows in state q (weight 1), as fsa_allowed. */
@@ -684,9 +694,7 @@ int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, l
 		return n;
 	double lz = allowed_lz(g, n, row);
 	if (!(lz > -INFINITY))
-		return fsa_stuck(g, h, fsa_is_grammar(g) ? "the model gives no token the grammar allows a finite probability"
-		                                         : "the model gives no token the automaton allows a finite probability",
-		                 err);
+		return llr_gen_no_word(g, h, err);
 	int live = 0;
 	int32_t room = g->fsa.max_len - (int32_t)h->n - 1; /* words left after this one */
 	for (int32_t k = 0; k < n; k++) {

@@ -162,7 +162,7 @@ static int sample_next(rgen *q, llr_gen *g, llr_gen_hyp *h, float *row, int32_t 
 	float lp_unk = q->unk >= 0 ? row[q->unk] : 0, lp;
 	int32_t id, sig;
 	rgen_mask_row(q, o, row);
-	rc = rgen_open_pick(q, o, row, lp_unk, &h->rng, &id, &lp, &sig, err);
+	rc = rgen_open_pick(q, g, h, row, lp_unk, &id, &lp, &sig, err);
 	if (rc < 0)
 		return rc;
 	if (id >= 0) {

@@ -46,16 +46,18 @@ void rgen_open_mask(const rgen *q, float *row)
 		row[q->unk] = -INFINITY;
 }
 
-int rgen_open_pick(rgen *q, const llr_gen_opts *o, float *row, float lp_unk, llr_rng *rng, int32_t *out, float *lp,
-                   int32_t *sig, llr_err *err)
+int rgen_open_pick(rgen *q, const llr_gen *g, llr_gen_hyp *h, float *row, float lp_unk, int32_t *out, float *lp, int32_t *sig,
+                   llr_err *err)
 {
+	const llr_gen_opts *o = &g->o;
+	llr_rng *rng = &h->rng;
 	const llr_sample_opts *so = &o->sample;
 	if (so->greedy)
 		rgen_open_mask(q, row);
 	for (;;) {
 		int32_t id = llr_sample(q->sampler, so, row, rng);
 		if (id < 0)
-			return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
+			return llr_gen_no_word(g, h, err);
 		double lq;
 		int64_t d = 0;
 		int rc = 0;

@@ -62,12 +62,13 @@ typedef struct rgen {
 
 /* genopen.c: the mode for q->r under o; the mask of the signatures and
  * of a spelled <unk>; the draw of a token, an unseen string included
- * (-1, the string in q->word); the prefix's unseen words by their
+ * (-1, the string in q->word) with g's options and hypothesis h's
+ * generator, h's context naming a dead end; the prefix's unseen words by their
  * spelling; the -v note. */
 void rgen_open_init(rgen *q, const llr_gen_opts *o);
 void rgen_open_mask(const rgen *q, float *row);
-int rgen_open_pick(rgen *q, const llr_gen_opts *o, float *row, float lp_unk, llr_rng *rng, int32_t *id, float *lp,
-                   int32_t *sig, llr_err *err);
+int rgen_open_pick(rgen *q, const llr_gen *g, llr_gen_hyp *h, float *row, float lp_unk, int32_t *id, float *lp, int32_t *sig,
+                   llr_err *err);
 int rgen_open_prefix(rgen *q, const llr_gen *g, llr_err *err);
 int rgen_open_note(const llr_gen *g, llr_buf *out);
 
