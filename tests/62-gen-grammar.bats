@@ -5,8 +5,9 @@
 # (fixtures/gbnf/numbers.py: Python's re and recursive descent, not the
 # grammar), every decoding mode of a tiny LSTM, --max-len honoured by
 # steering towards acceptance, the prefix read by the grammar, every
-# bad grammar refused with its file:line or rule, and the notice of a
-# trimming past its budget (LLRNN_GRAMMAR_BUDGET makes it small).
+# bad grammar refused with its file:line or rule, the words of its
+# literals no token can be named, and the notice of a trimming past its
+# budget (LLRNN_GRAMMAR_BUDGET makes it small).
 
 bats_require_minimum_version 1.5.0
 load test_helper
@@ -116,6 +117,24 @@ setup() {
 		gen -m "$M/brown.arpa" -p "$(printf '( %.0s' $(seq 16))" --grammar g
 	run_err 1 "^gen: nosuch.gbnf: " gen -m "$M/brown.arpa" --grammar nosuch.gbnf
 	run_err 2 "^gen: --grammar excludes --fsa and --regex$" gen -m "$M/brown.arpa" --grammar "$G" --regex a
+}
+
+@test "gen, score, featurize --grammar: the words of its literals no token can be are named once; the rest of the grammar applies" {
+	# zzqq can be no token; qq no token's beginning; qzx no token's end; "1" and "." are tokens
+	printf 'root ::= [0-9]+ " ." | "zzqq ." | "( " [a-z]+ " qq" | "qzx" " ." | "1 ."\n' >w.gbnf
+	gen -m "$M/brown.arpa" -s 1 -n 20 --grammar w.gbnf >out 2>err
+	[ "$(wc -l <out)" -eq 20 ]
+	run grep -vcE '^[0-9]+ \.$' out
+	assert_output 0
+	printf 'gen: w.gbnf: 3 words of its literals no token of the vocabulary can be, so the alternatives that hold them never apply: zzqq, qq, qzx\n' | diff - err
+	printf '1 .\n' | score -q -m "$M/model.llrnn" --grammar w.gbnf >/dev/null 2>err
+	grep -c 'zzqq, qq, qzx$' err | grep -qx 1
+	{ cat "$M/brown.tok"; echo '12 .'; } >t.tok
+	featurize -q --top 10 --background grammar:w.gbnf --skip-rejected -o f.llr t.tok 2>err
+	grep -qx 'featurize: w.gbnf: 3 words of its literals no token of the vocabulary can be, so the alternatives that hold them never apply: zzqq, qq, qzx' err
+	# a grammar whose every word some token can be: nothing said
+	gen -m "$M/brown.arpa" -s 1 -n 5 --grammar "$G" >out 2>err
+	[ ! -s err ]
 }
 
 # The notice of a grammar's trimming past its budget (gen(1), Grammars).

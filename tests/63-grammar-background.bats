@@ -9,7 +9,8 @@
 # outside the language; the probabilities of a finite language sum to 1
 # (enumerated); gen stays inside it; composed with an n-gram background;
 # the error paths (syntax with file:line, a rejected sentence with
-# file:line, a grammar too ambiguous, one no token can start).  The
+# file:line, a grammar too ambiguous, one no token can start), and the
+# notice of the grammar's words no token of the vocabulary can be.  The
 # normaliser against an equivalent regular expression, the threads and
 # the members are tests/unit/test_gbnfbg.c.
 
@@ -51,6 +52,19 @@ setup() {
 	G="$D/parens.gbnf"
 }
 
+# unspelled GRAMMAR WORDS...: featurize's notice of the words of GRAMMAR's
+# literals that no token of the vocabulary can be
+unspelled() {
+	local g=$1 n=$(($# - 1)) w
+	shift
+	w=$(printf '%s, ' "$@")
+	if [ "$n" -eq 1 ]; then
+		echo "featurize: $g: 1 word of its literals no token of the vocabulary can be, so the alternatives that hold it never apply: ${w%, }"
+	else
+		echo "featurize: $g: $n words of its literals no token of the vocabulary can be, so the alternatives that hold them never apply: ${w%, }"
+	fi
+}
+
 @test "featurize --background grammar: the stream and the model carry the grammar's text (fsa/grammar, meta)" {
 	[ "$(meta "$D/g.fz" background_fsa)" = "grammar:$G" ]
 	[ "$(meta "$D/g.fz" fsa.grammar)" = "$(wc -c <"$G")" ]
@@ -66,12 +80,15 @@ setup() {
 	out=$(grep -c '^0$' ok.txt)
 	kept=$(grep -c '^1$' ok.txt)
 	[ "$out" -gt 5 ] && [ "$kept" -gt 150 ]
-	[ "$(cat "$D/fz.err")" = "featurize: $out sentences the grammar rejects skipped" ]
+	# the first 200 sentences have no "!": the grammar's end "!" is named
+	[ "$(cat "$D/fz.err")" = "$(unspelled "$G" '!')
+featurize: $out sentences the grammar rejects skipped" ]
 	[ "$(meta "$D/g.fz" sentences)" = "$kept" ]
 	# with --vocab the corpus is checked as it is mapped: the same count
 	vocab "$D/brown.tok" >v.tsv
 	run -0 --separate-stderr featurize -q --vocab v.tsv --skip-rejected --background "grammar:$G" -o s.fz "$D/brown.tok"
-	[ "$stderr" = "featurize: $out sentences the grammar rejects skipped" ]
+	[ "$stderr" = "$(unspelled "$G" '!')
+featurize: $out sentences the grammar rejects skipped" ]
 }
 
 @test "featurize: a corpus sentence outside the grammar is an error naming file:line and the first rejected token" {
@@ -79,17 +96,20 @@ setup() {
 	run -1 --separate-stderr featurize --background "grammar:$G" -o out.fz t.tok
 	[ -z "$output" ]
 	[ ! -e out.fz ]
-	[ "$stderr" = "featurize: t.tok:2: the grammar rejects the sentence: it may not end after 'it did ( not .' (--skip-rejected skips it)" ]
+	[ "$stderr" = "$(unspelled "$G" '?' '!')
+featurize: t.tok:2: the grammar rejects the sentence: it may not end after 'it did ( not .' (--skip-rejected skips it)" ]
 	printf '%s\n' 'the jury said ( so ) .' 'a ) b .' >u.tok
 	run -1 --separate-stderr featurize --background "grammar:$G" -o out.fz u.tok
 	[ -z "$output" ]
-	[ "$stderr" = "featurize: u.tok:2: the grammar rejects token 2 ')' after 'a' (--skip-rejected skips it)" ]
+	[ "$stderr" = "$(unspelled "$G" '?' '!')
+featurize: u.tok:2: the grammar rejects token 2 ')' after 'a' (--skip-rejected skips it)" ]
 	# the first line of the Brown slice that awk rejects is the one named
 	first=$(in_language <"$D/brown.tok" | grep -n '^0$' | head -n 1 | cut -d: -f1)
 	first=$(awk -v k="$first" 'NF && ++n == k { print NR; exit }' "$D/brown.tok")
 	run -1 --separate-stderr featurize --background "grammar:$G" -o out.fz "$D/brown.tok"
 	[ -z "$output" ]
-	[[ "$stderr" == "featurize: $D/brown.tok:$first: the grammar rejects "* ]]
+	[[ "$stderr" == "$(unspelled "$G" '!')
+featurize: $D/brown.tok:$first: the grammar rejects "* ]]
 	printf 'x ( .\n' >none.tok
 	run -1 --separate-stderr featurize --skip-rejected --background "grammar:$G" -o out.fz none.tok
 	[ -z "$output" ]
@@ -190,7 +210,8 @@ setup() {
 	run -1 --separate-stderr featurize --background grammar:amb.gbnf -o o.fz amb.tok
 	[ -z "$output" ]
 	[ ! -e o.fz ]
-	[[ "$stderr" == "featurize: amb.tok:2: grammar background: the grammar is too ambiguous: more than 16384 parses alive at once"* ]]
+	[[ "$stderr" == "$(unspelled amb.gbnf c)
+featurize: amb.tok:2: grammar background: the grammar is too ambiguous: more than 16384 parses alive at once"* ]]
 	# a model of that grammar scores what it can follow and stops at what it cannot
 	for i in $(seq 1 30); do echo 'a x b'; echo 'a a x c b'; done >amb-ok.tok
 	featurize -q --top 5 --background grammar:amb.gbnf -o amb.fz amb-ok.tok

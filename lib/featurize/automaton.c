@@ -144,6 +144,8 @@ int llr_fz_automaton(llr_featurizer *R, llr_err *err)
 			return llr_err_set(err, llr_err_code(&e, LLR_EFORMAT), "regex '%s': %s", o->bg_fsa, e.msg);
 		return llr_err_set(err, llr_err_code(&e, LLR_EFORMAT), "%s", e.msg);
 	}
+	if (o->note) /* a grammar's words that no token can be */
+		llr_fsa_on_notice(lex->fsa, &(llr_notice){o->note, o->ctx});
 	if (llr_meta_setf(lex->meta, "background_fsa", "%s:%s", kind, o->bg_fsa) < 0)
 		return fz_nomem(err);
 	if (R->streaming || o->dump)

@@ -92,7 +92,8 @@ int llr_gbnf_tok_final(const llr_gbnf_tok *t, int32_t q);
 /* From now on t tells n (copied) once, naming the grammar name (the
  * caller's, kept while t lives), that its trimming against the
  * vocabulary ran past its budget (llr_gbnf_live_check), and tells it
- * at once when it has already. */
+ * at once when it has already; and once, at once, the words of its
+ * literals no token can be (llr_gbnf_unspelled), if any. */
 void llr_gbnf_tok_on_notice(llr_gbnf_tok *t, const llr_notice *n, const char *name);
 /* A number of tokens, at most limit, that lead from q to a final state,
  * or limit + 1 when none was found.  Exact (the fewest, or none within
@@ -102,6 +103,13 @@ void llr_gbnf_tok_on_notice(llr_gbnf_tok *t, const llr_notice *n, const char *na
  * states on a path found remember it, so a generator that follows only
  * tokens with a path always has one.  LLR_ENOMEM. */
 int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *err);
+
+/* The words of g's literals that no token of vocab can be (gbnfwords.c:
+ * a run of literal characters cut at its spaces; a piece between two
+ * spaces must be a token, after the last one begin one, before the first
+ * end one, else lie inside one), appended to out as "w1, w2"; how many,
+ * or LLR_ENOMEM. */
+int llr_gbnf_unspelled(const llr_gbnf *g, const llr_strmap *vocab, llr_buf *out);
 
 /* Is the vocabulary's token w (n bytes) a token of the grammar: text
  * (valid UTF-8, no NUL), neither </s>, <s> nor <unk>? */

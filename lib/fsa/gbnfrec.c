@@ -265,6 +265,8 @@ struct llr_gbnf_tok {
 	llr_notice notice; /* llr_gbnf_tok_on_notice's, and its name */
 	const char *name;
 	int told; /* live's budget run past: told */
+	llr_buf unspelled; /* llr_gbnf_unspelled's words, nunspelled of them */
+	int nunspelled, told_unspelled;
 };
 
 static int32_t trie_node(trie *t, int32_t cp)
@@ -361,6 +363,8 @@ llr_gbnf_tok *llr_gbnf_tok_new(const llr_gbnf *g, const llr_strmap *vocab, llr_e
 	if (rc >= 0 && (rc = start(g, &a)) >= 0)
 		rc = intern(t, &a, 0);
 	free(a.v);
+	if (rc >= 0)
+		rc = t->nunspelled = llr_gbnf_unspelled(g, vocab, &t->unspelled);
 	if (rc >= 0 && !(t->live = llr_gbnf_live_new(g, vocab, NULL, err))) {
 		llr_gbnf_tok_free(t);
 		return NULL;
@@ -389,6 +393,7 @@ void llr_gbnf_tok_free(llr_gbnf_tok *t)
 	free(t->tr.tok);
 	free(t->mark);
 	llr_gbnf_live_free(t->live);
+	llr_buf_free(&t->unspelled);
 	free(t);
 }
 
@@ -417,6 +422,11 @@ void llr_gbnf_tok_on_notice(llr_gbnf_tok *t, const llr_notice *n, const char *na
 	t->notice = n ? *n : (llr_notice){0};
 	t->name = name;
 	tell(t);
+	if (t->nunspelled > 0 && !t->told_unspelled && t->notice.fn) {
+		t->told_unspelled = 1;
+		llr_notice_send(&t->notice, "%s: %d word%s of its literals no token of the vocabulary can be, so the alternatives that hold %s never apply: %s",
+		                name, t->nunspelled, t->nunspelled > 1 ? "s" : "", t->nunspelled > 1 ? "them" : "it", t->unspelled.data);
+	}
 }
 
 /* Does some sentence continue state q?  1, 0, or the liveness's failure
