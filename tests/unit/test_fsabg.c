@@ -8,7 +8,10 @@
  * distribution, alone over the unigram background and times an n-gram
  * background, for a regular expression (default arcs, excluded tokens)
  * and a weighted OpenFst text automaton; a finite-difference check of
- * the gradient through the constrained normaliser; a rejected prefix
+ * the gradient through the constrained normaliser; the same with phi's
+ * classes (words of identical rows merged, the pass over the rows run
+ * over the classes), so that the default arc's share of that pass is
+ * checked class-merged; a rejected prefix
  * (state -1) gives -inf everywhere and never NaN; the fsa/ members read
  * back equal.
  */
@@ -53,18 +56,25 @@ static llr_ngram *markov_ngram(void)
 	return m;
 }
 
-static llr_csr *make_phi(int V, llr_rng *r)
+/* V random rows; with dup, word v >= DUP repeats the row of v % DUP, so
+ * that phi has DUP classes. */
+enum { DUP = 5 };
+static llr_csr *make_phi(int V, int dup, llr_rng *r)
 {
 	llr_csr_builder *b = llr_csr_builder_new(FEAT);
-	int32_t cols[4];
-	float vals[4];
+	int32_t cols[DUP][4];
+	float vals[DUP][4];
+	int nk[DUP];
 	for (int v = 0; v < V; v++) {
-		int k = 1 + (int)llr_rng_below(r, 3);
-		for (int j = 0; j < k; j++) {
-			cols[j] = (int32_t)llr_rng_below(r, FEAT);
-			vals[j] = (float)(0.3 + llr_rng_uniform(r)) * (llr_rng_uniform(r) < 0.2f ? -1.0f : 1.0f);
+		int u = v % DUP, k = 1 + (int)llr_rng_below(r, 3);
+		if (!dup || v < DUP) {
+			for (int j = 0; j < k; j++) {
+				cols[u][j] = (int32_t)llr_rng_below(r, FEAT);
+				vals[u][j] = (float)(0.3 + llr_rng_uniform(r)) * (llr_rng_uniform(r) < 0.2f ? -1.0f : 1.0f);
+			}
+			nk[u] = k;
 		}
-		llr_csr_builder_row(b, cols, vals, (size_t)k, NULL);
+		llr_csr_builder_row(b, cols[u], vals[u], (size_t)nk[u], NULL);
 	}
 	return llr_csr_builder_finish(b, NULL);
 }
@@ -84,6 +94,8 @@ typedef struct fix {
 	int32_t ctx[NPOS * W], tg[NPOS];
 	float A[FEAT * NPOS];
 	llr_ll o;
+	llr_ll_classes cls;
+	int has_cls;
 	float *work;
 	double *chunk;
 } fix;
@@ -99,10 +111,10 @@ static double fsa_lnb(const fix *x, int32_t q, int32_t v)
 	return llr_fsa_next(x->a, q, v, &w) >= 0 ? (double)w : -INFINITY;
 }
 
-static void fix_init(fix *x, int ngram, int weighted)
+static void fix_init(fix *x, int ngram, int weighted, int classes)
 {
 	llr_rng r;
-	llr_rng_seed(&r, 11 + ngram + 2 * weighted);
+	llr_rng_seed(&r, 11 + ngram + 2 * weighted + 4 * classes);
 	llr_err e = {0};
 	memset(x, 0, sizeof *x);
 	x->vocab = fsa_test_vocab(NW);
@@ -123,7 +135,7 @@ static void fix_init(fix *x, int ngram, int weighted)
 		x->a = llr_fsa_regex("w0 [^ w1 w2]* (w3|w4) w5?", x->vocab, &e);
 	}
 	CHECK(x->a != NULL);
-	x->phi = make_phi(x->V, &r);
+	x->phi = make_phi(x->V, classes, &r);
 	int32_t NV = llr_ngram_vocab_size(x->m), S = llr_fsa_states(x->a);
 	for (int n = 0; n < NPOS; n++) {
 		for (int k = 0; k < CTX; k++)
@@ -141,6 +153,12 @@ static void fix_init(fix *x, int ngram, int weighted)
 	for (int i = 0; i < FEAT * NPOS; i++)
 		x->A[i] = (float)(3.0 * (llr_rng_uniform(&r) - 0.5));
 	x->o = (llr_ll){x->V, FEAT, x->phi, x->logb, 0, NULL, ngram ? x->g : NULL, ngram ? CTX : 0, NULL, NULL, 0, 0, x->a};
+	if (classes) {
+		CHECK(llr_ll_classes_build(&x->cls, x->phi, x->logb, &e) == LLR_OK);
+		CHECK(x->cls.C == DUP);
+		x->o.cls = &x->cls;
+		x->has_cls = 1;
+	}
 	if (!ngram) /* the context is the state alone */
 		for (int n = 0; n < NPOS; n++)
 			x->ctx[n] = x->ctx[n * W + CTX];
@@ -150,6 +168,8 @@ static void fix_init(fix *x, int ngram, int weighted)
 
 static void fix_free(fix *x)
 {
+	if (x->has_cls)
+		llr_ll_classes_free(&x->cls);
 	llr_csr_free(x->phi);
 	llr_fsa_free(x->a);
 	llr_ngram_bg_free(x->g);
@@ -187,10 +207,10 @@ static double fsa_loss(void *p)
 	return nll;
 }
 
-static void fsa_case(int ngram, int weighted, int threads)
+static void fsa_case(int ngram, int weighted, int threads, int classes)
 {
 	fix x;
-	fix_init(&x, ngram, weighted);
+	fix_init(&x, ngram, weighted, classes);
 	int V = x.V, F = FEAT, N = NPOS;
 	float *lt = calloc(N, sizeof *lt), *dA = calloc((size_t)F * N, sizeof *dA), *all = calloc((size_t)N * V, sizeof *all);
 	double nll = 0, nllg = 0, ne = -1, ned = -1, l[64], ref = 0, wlp = 0, wdA = 0, wall = 0;
@@ -222,8 +242,8 @@ static void fsa_case(int ngram, int weighted, int threads)
 		for (int f = 0; f < F; f++)
 			wdA = fmax(wdA, fabs(dA[(size_t)f * N + n] - g[f]));
 	}
-	printf("# ngram %d weighted %d threads %d: %zu excluded, |log p - dense| %.2g, |dA - dense| %.2g, |logp_all - dense| %.2g, norm %.2g %.2g\n",
-	       ngram, weighted, threads, excluded, wlp, wdA, wall, ne, ned);
+	printf("# ngram %d weighted %d threads %d classes %d: %zu excluded, |log p - dense| %.2g, |dA - dense| %.2g, |logp_all - dense| %.2g, norm %.2g %.2g\n",
+	       ngram, weighted, threads, classes, excluded, wlp, wdA, wall, ne, ned);
 	CHECK(excluded > (size_t)N); /* the automaton does exclude words */
 	CHECK_NEAR(nll, ref, 1e-6 * fabs(ref));
 	CHECK_NEAR(nllg, ref, 1e-6 * fabs(ref));
@@ -244,20 +264,30 @@ static void fsa_case(int ngram, int weighted, int threads)
 
 static void test_regex_unigram(void)
 {
-	fsa_case(0, 0, 1);
-	fsa_case(0, 0, 3);
+	fsa_case(0, 0, 1, 0);
+	fsa_case(0, 0, 3, 0);
 }
 
 static void test_regex_ngram(void)
 {
-	fsa_case(1, 0, 1);
-	fsa_case(1, 0, 3);
+	fsa_case(1, 0, 1, 0);
+	fsa_case(1, 0, 3, 0);
 }
 
 static void test_weighted_ngram(void)
 {
-	fsa_case(1, 1, 1);
-	fsa_case(0, 1, 1);
+	fsa_case(1, 1, 1, 0);
+	fsa_case(0, 1, 1, 0);
+}
+
+/* phi's classes: the pass over the rows runs over DUP classes, the
+ * allowed tokens' and the default arc's corrections per word. */
+static void test_classes(void)
+{
+	fsa_case(0, 0, 1, 1);
+	fsa_case(1, 0, 3, 1);
+	fsa_case(1, 1, 1, 1);
+	fsa_case(0, 1, 1, 1);
 }
 
 /* A rejected prefix (state -1): every log p -inf, no NaN; its target's
@@ -266,7 +296,7 @@ static void test_weighted_ngram(void)
 static void test_rejected_prefix(void)
 {
 	fix x;
-	fix_init(&x, 0, 0);
+	fix_init(&x, 0, 0, 0);
 	int V = x.V, N = NPOS;
 	for (int n = 0; n < N; n++)
 		x.ctx[n] = n % 3 ? x.ctx[n] : -1;
@@ -291,7 +321,7 @@ static void test_rejected_prefix(void)
 static void test_members(void)
 {
 	fix x;
-	fix_init(&x, 0, 1);
+	fix_init(&x, 0, 1, 0);
 	llr_err e = {0};
 	char path[] = "/tmp/test_fsabg_tar.XXXXXX";
 	int fd = mkstemp(path);
@@ -323,10 +353,11 @@ static void test_members(void)
 
 int main(void)
 {
-	PLAN(5);
+	PLAN(6);
 	RUN(test_regex_unigram);
 	RUN(test_regex_ngram);
 	RUN(test_weighted_ngram);
+	RUN(test_classes);
 	RUN(test_rejected_prefix);
 	RUN(test_members);
 	DONE();
