@@ -82,7 +82,7 @@ max_diff() {
 	[ "$(wc -l < out/curve.tsv)" -eq 4 ] # header, epochs 0, 1, 2: one writer
 }
 
-@test "train --distributed: --resume continues a distributed run as if it never stopped" {
+@test "train --distributed: --resume continues a distributed run as if it never stopped, with dropout too" {
 	need_mpi
 	$MPIRUN train --distributed -q $RUN -o whole.bin "$FZ"
 	$MPIRUN train --distributed -q $TINY --batch 8 --epochs 1 -s 7 --valid "$VALID" -o part.bin "$FZ"
@@ -91,6 +91,12 @@ max_diff() {
 	[ "$(meta part.bin epochs_done)" = 2 ]
 	[ "$(meta part.bin steps)" = "$(meta whole.bin steps)" ]
 	[ "$(meta part.bin valid_logppl)" = "$(meta whole.bin valid_logppl)" ]
+	# with dropout too: every rank draws its masks' seed from the state
+	# they share, and rank 0's, saved, is every rank's on resuming
+	$MPIRUN train --distributed -q $RUN --layers 2 --dropout 0.3 -o dwhole.bin "$FZ"
+	$MPIRUN train --distributed -q $TINY --layers 2 --dropout 0.3 --batch 8 --epochs 1 -s 7 --valid "$VALID" -o dpart.bin "$FZ"
+	$MPIRUN train --distributed -q --resume dpart.bin --epochs 2 --valid "$VALID" "$FZ"
+	[ "$(meta dpart.bin valid_logppl)" = "$(meta dwhole.bin valid_logppl)" ]
 }
 
 @test "train --distributed: a single process started without mpirun is one rank" {

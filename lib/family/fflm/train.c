@@ -25,6 +25,7 @@ typedef struct ffjob {
 	size_t *order;     /* this epoch's order of tp */
 	int32_t *ctx, *tg; /* a batch's */
 	float *lp;
+	const llr_train_comm *comm;
 } ffjob;
 
 /* A corpus id as the net's: ids past V (a spelling model's signatures)
@@ -69,9 +70,12 @@ static int ff_grad(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, 
 	size_t first = k * (size_t)J->batch, cnt = LLR_MIN((size_t)J->batch, J->ntp - first);
 	size_t b = fill(J, J->tc, J->tp, J->order + first, cnt);
 	memset(llr_ffnet_grads(J->m->net, NULL), 0, J->n * sizeof(float));
+	/* every rank draws its own masks' seed from the shared state, even
+	 * with no position of its own here, so that the ranks' states stay
+	 * one (rank 0's is saved) */
+	llr_rng mine, *drop = llr_comm_dropout_rng(J->comm, llr_ffnet_cfg(J->m->net)->dropout > 0.0f, &ts->rng, &mine);
 	if (!b)
 		return LLR_OK;
-	llr_rng *drop = llr_ffnet_cfg(J->m->net)->dropout > 0.0f ? &ts->rng : NULL;
 	return llr_ffnet_train_step(J->m->net, b, J->ctx, J->tg, drop, &s->nll, &s->ntok, err);
 }
 
@@ -160,6 +164,7 @@ int llr_fflm_train_job(llr_fflm *m, const llr_lm_corpus *train, const llr_lm_cor
 	llr_train_job *job = llr_calloc(1, sizeof *job);
 	if (J) {
 		J->m = m;
+		J->comm = comm; /* each rank's corpus holds its own sentences; others' are -1 */
 		J->tc = train;
 		J->vc = valid && valid->sentences ? valid : NULL;
 		J->batch = batch;
@@ -179,7 +184,6 @@ int llr_fflm_train_job(llr_fflm *m, const llr_lm_corpus *train, const llr_lm_cor
 		return llr_err_set(err, LLR_ENOMEM, "out of memory for the feed-forward model's positions");
 	}
 	llr_ffnet_params(m->net, &J->n);
-	(void)comm; /* each rank's corpus holds its own sentences; others' are -1 */
 	job->ops = &llr_fflm_train_ops;
 	job->state = J;
 	job->meta = m->meta;

@@ -66,7 +66,10 @@ static int lm_grad(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, 
 	if (!J->sparse || !J->g_clean)
 		memset(llr_net_grads(net, NULL), 0, J->n * sizeof(float));
 	J->g_clean = 0;
-	int rc = nb ? llr_net_train_step(net, &bt, J->cfg.dropout ? &ts->rng : NULL, &s->nll, &s->ntok, err) : 0;
+	/* each rank's masks from its own seed, drawn by every rank from the
+	 * state they share (rank 0's is saved), batch or not */
+	llr_rng mine, *drop = llr_comm_dropout_rng(J->comm, J->cfg.dropout > 0.0f, &ts->rng, &mine);
+	int rc = nb ? llr_net_train_step(net, &bt, drop, &s->nll, &s->ntok, err) : 0;
 	if (rc < 0 && rc != LLR_ENAN)
 		return rc;
 	J->rows = NULL;
