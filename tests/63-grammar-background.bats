@@ -118,7 +118,7 @@ featurize: $D/brown.tok:$first: the grammar rejects "* ]]
 	printf 'x y\n' >none.tok
 	run -1 --separate-stderr featurize --skip-rejected --background "grammar:$G" -o out.fz none.tok
 	[ -z "$output" ]
-	[ "$stderr" = "featurize: $G: the grammar accepts no sentence of the vocabulary's tokens" ]
+	[ "$stderr" = "featurize: $G: the grammar accepts no sentence of the vocabulary's tokens (no token can be these words of its literals: (, ), ., ?, !)" ]
 }
 
 @test "score: finite log-probabilities that normalise (--check-norm); a sentence outside the grammar has probability 0" {
@@ -203,7 +203,7 @@ featurize: $D/brown.tok:$first: the grammar rejects "* ]]
 	printf 'root ::= "zzqx" " ."\n' >none.gbnf
 	run -1 --separate-stderr featurize --background grammar:none.gbnf -o o.fz "$D/brown.tok"
 	[ -z "$output" ]
-	[ "$stderr" = "featurize: none.gbnf: the grammar accepts no sentence of the vocabulary's tokens" ]
+	[ "$stderr" = "featurize: none.gbnf: the grammar accepts no sentence of the vocabulary's tokens (no token can be these words of its literals: zzqx)" ]
 	# 2^k parses alive after k a's: refused at the line that gets there
 	printf 'root ::= "a " root " b" | "a " root " c" | "x"\n' >amb.gbnf
 	{ echo 'a x b'; printf 'a %.0s' $(seq 1 20); echo x; } >amb.tok

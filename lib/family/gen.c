@@ -484,7 +484,7 @@ int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int
 	if (g->o.no_unk && unk >= 0 && unk != eos)
 		row[unk] = -INFINITY;
 	if ((*id = llr_sample(s, &g->o.sample, row, &h->rng)) < 0)
-		return llr_gen_no_word(g, h, err);
+		return llr_gen_no_word(g, h, 1, err);
 	if (llr_gen_hyp_advance(h, *id, row[*id], eos, g->o.max_len) < 0)
 		return llr_err_set(err, LLR_ENOMEM, "out of memory");
 	return LLR_OK;
@@ -546,13 +546,13 @@ static int fsa_stuck(const llr_gen *g, const llr_gen_hyp *h, const char *why, ll
 	return LLR_EINVAL;
 }
 
-int llr_gen_no_word(const llr_gen *g, const llr_gen_hyp *h, llr_err *err)
+int llr_gen_no_word(const llr_gen *g, const llr_gen_hyp *h, int by_no_unk, llr_err *err)
 {
 	if ((!g->fsa.a && !g->fsa.gt) || g->ops->source)
 		return llr_err_set(err, LLR_EINVAL, "the model gives no finite log-probability to any word");
-	char why[160];
-	snprintf(why, sizeof why, "the model gives no token the %s allows a finite probability%s", fsa_is_grammar(g) ? "grammar" : "automaton",
-	         g->o.no_unk ? " (--no-unk: not <unk>)" : "");
+	char why[200];
+	snprintf(why, sizeof why, "the model gives no token the %s allows a finite probability%s", fsa_what(g),
+	         by_no_unk && g->o.no_unk ? " (--no-unk: not <unk>)" : "");
 	return fsa_stuck(g, h, why, err);
 }
 
@@ -693,8 +693,12 @@ int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, l
 	if (n < 0)
 		return n;
 	double lz = allowed_lz(g, n, row);
-	if (!(lz > -INFINITY))
-		return llr_gen_no_word(g, h, err);
+	if (!(lz > -INFINITY)) { /* a family that masks <unk> itself (n-grams) under --no-unk */
+		int unk_allowed = 0;
+		for (int32_t k = 0; k < n; k++)
+			unk_allowed |= g->fsa.xs[k] == g->fsa.unk && g->fsa.unk >= 0;
+		return llr_gen_no_word(g, h, unk_allowed, err);
+	}
 	int live = 0;
 	int32_t room = g->fsa.max_len - (int32_t)h->n - 1; /* words left after this one */
 	for (int32_t k = 0; k < n; k++) {

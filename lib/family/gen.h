@@ -126,8 +126,9 @@ int llr_gen_hyp_draw(llr_gen *g, llr_gen_hyp *h, float *row, llr_sampler *s, int
                      llr_err *err);
 /* LLR_EINVAL, its message for when no word is left to draw after
  * hypothesis h (the best one, for a beam): under a constraint, with h's
- * prefix and the constraint named, and --no-unk when it is on. */
-int llr_gen_no_word(const llr_gen *g, const llr_gen_hyp *h, llr_err *err);
+ * prefix and the constraint named, and --no-unk when it took <unk>, the
+ * last word left, away (by_no_unk). */
+int llr_gen_no_word(const llr_gen *g, const llr_gen_hyp *h, int by_no_unk, llr_err *err);
 
 /* With an automaton (gen.h's fsa), row (W >= V entries: the log p of
  * the next token after hypothesis h's words) masked to the tokens it

@@ -77,7 +77,7 @@ static int candidates(llr_gen *g, llr_gen_beams *b, int n, const llr_gen_beam_mo
 		}
 	}
 	if (!nc)
-		return llr_gen_no_word(g, &b->bl[0], err);
+		return llr_gen_no_word(g, &b->bl[0], 1, err);
 	qsort(b->cs, (size_t)nc, sizeof *b->cs, llr_gen_cand_cmp);
 	return nc;
 }

@@ -85,6 +85,9 @@ void llr_gbnf_tok_free(llr_gbnf_tok *t);
 int32_t llr_gbnf_tok_arcs(llr_gbnf_tok *t, int32_t q, const int32_t **lab, const int32_t **dst, llr_err *err);
 /* The state after token x in state q into *to (-1: x not allowed). */
 int llr_gbnf_tok_next(llr_gbnf_tok *t, int32_t q, int32_t x, int32_t *to, llr_err *err);
+/* The words of the grammar's literals no token of the vocabulary can be
+ * (llr_gbnf_unspelled's list, "" when none), *n of them. */
+const char *llr_gbnf_tok_unspelled(const llr_gbnf_tok *t, int *n);
 /* How many states have been made so far. */
 int32_t llr_gbnf_tok_states(const llr_gbnf_tok *t);
 /* Does the sentence end well in q (may </s> come)? */

@@ -105,8 +105,12 @@ llr_fsa *llr_fsa_grammar_text(const char *text, size_t len, const char *name, co
 	const int32_t *lab, *dst;
 	int32_t n = 0;
 	if ((gm->g = llr_gbnf_parse(gm->text, len, name, err)) && (gm->t = llr_gbnf_tok_new(gm->g, vocab, err)) &&
-	    (n = llr_gbnf_tok_arcs(gm->t, 0, &lab, &dst, err)) >= 0 && !n && !llr_gbnf_tok_final(gm->t, 0))
-		llr_err_set(err, LLR_EFORMAT, "%s: the grammar accepts no sentence of the vocabulary's tokens", name);
+	    (n = llr_gbnf_tok_arcs(gm->t, 0, &lab, &dst, err)) >= 0 && !n && !llr_gbnf_tok_final(gm->t, 0)) {
+		int nu;
+		const char *words = llr_gbnf_tok_unspelled(gm->t, &nu);
+		llr_err_set(err, LLR_EFORMAT, "%s: the grammar accepts no sentence of the vocabulary's tokens%s%.200s%s", name,
+		            nu ? " (no token can be these words of its literals: " : "", words, nu ? ")" : "");
+	}
 	else if (gm->g && (!gm->t || n < 0))
 		llr_err_prefix(err, name);
 	else if (gm->g)

@@ -417,6 +417,12 @@ static void tell(llr_gbnf_tok *t)
 	llr_gbnf_live_tell(t->live, &t->notice, &t->told, t->name, "the grammar against the vocabulary", "the vocabulary's tokens");
 }
 
+const char *llr_gbnf_tok_unspelled(const llr_gbnf_tok *t, int *n)
+{
+	*n = t->nunspelled;
+	return t->unspelled.data ? t->unspelled.data : "";
+}
+
 void llr_gbnf_tok_on_notice(llr_gbnf_tok *t, const llr_notice *n, const char *name)
 {
 	t->notice = n ? *n : (llr_notice){0};

@@ -37,41 +37,154 @@ static int one_char(const llr_gbnf *g, int32_t e, int32_t *c)
  * token ends with it; both, it is a token; neither, inside one. */
 enum { INSIDE = 0, BEGINS = 1, ENDS = 2, WHOLE = 3 };
 
-/* Can some token of vocab hold s (n bytes) in the position how says? */
-static int spelled(const llr_strmap *vocab, const char *s, size_t n, int how)
+/* The vocabulary's tokens of grammar text, sorted (fwd) and with their
+ * bytes reversed, sorted (rev), for the prefix and suffix queries by
+ * binary search; the pieces decided (cache; key: the position as a
+ * byte, then the piece) and the words told. */
+typedef struct vwords {
+	const llr_strmap *vocab;
+	char **fwd, **rev;
+	size_t n;
+	llr_strmap *cache, *told;
+} vwords;
+
+static int cmp_str(const void *a, const void *b)
 {
-	if (how == WHOLE)
-		return llr_strmap_get(vocab, s, n) >= 0;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void vwords_free(vwords *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		free(w->fwd[i]);
+		free(w->rev[i]);
+	}
+	free(w->fwd);
+	free(w->rev);
+	llr_strmap_free(w->cache);
+	llr_strmap_free(w->told);
+}
+
+static int vwords_init(vwords *w, const llr_strmap *vocab)
+{
+	memset(w, 0, sizeof *w);
+	w->vocab = vocab;
 	size_t V = llr_strmap_size(vocab);
+	if (!(w->cache = llr_strmap_new()) || !(w->told = llr_strmap_new()) || !(w->fwd = llr_calloc(V + 1, sizeof *w->fwd)) || !(w->rev = llr_calloc(V + 1, sizeof *w->rev)))
+		return LLR_ENOMEM;
 	for (size_t v = 0; v < V; v++) {
-		const char *w = llr_strmap_str(vocab, (int32_t)v);
+		const char *t = llr_strmap_str(vocab, (int32_t)v);
 		size_t m = llr_strmap_len(vocab, (int32_t)v);
-		if (m < n || !gbnf_token_text(w, m))
+		if (!gbnf_token_text(t, m))
 			continue;
-		if ((how == BEGINS && !memcmp(w, s, n)) || (how == ENDS && !memcmp(w + m - n, s, n)))
-			return 1;
-		if (how == INSIDE)
-			for (size_t i = 0; i + n <= m; i++)
-				if (!memcmp(w + i, s, n))
-					return 1;
+		char *f = llr_strndup(t, m), *r = llr_malloc(m + 1);
+		if (!f || !r) {
+			free(f);
+			free(r);
+			return LLR_ENOMEM;
+		}
+		for (size_t i = 0; i < m; i++)
+			r[i] = t[m - 1 - i];
+		r[m] = 0;
+		w->fwd[w->n] = f;
+		w->rev[w->n++] = r;
+	}
+	qsort(w->fwd, w->n, sizeof *w->fwd, cmp_str);
+	qsort(w->rev, w->n, sizeof *w->rev, cmp_str);
+	return LLR_OK;
+}
+
+/* Does some string of the sorted a[0..n) begin with s[0..k)? */
+static int has_prefix(char *const *a, size_t n, const char *s, size_t k)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* the first string not below s[0..k) */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strncmp(a[mid], s, k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strncmp(a[lo], s, k);
+}
+
+/* Can some token hold s (n bytes, no NUL) in the position how says? */
+static int spelled(const vwords *w, const char *s, size_t n, int how)
+{
+	if (how == WHOLE) { /* </s>, <s> and <unk> are never the grammar's tokens */
+		int32_t id = llr_strmap_get(w->vocab, s, n);
+		return id >= 0 && gbnf_token_text(llr_strmap_str(w->vocab, id), n);
+	}
+	if (how == BEGINS)
+		return has_prefix(w->fwd, w->n, s, n);
+	if (how == ENDS) {
+		char buf[256], *r = n < sizeof buf ? buf : llr_malloc(n + 1);
+		if (!r)
+			return 1; /* out of memory: say nothing */
+		for (size_t i = 0; i < n; i++)
+			r[i] = s[n - 1 - i];
+		int found = has_prefix(w->rev, w->n, r, n);
+		if (r != buf)
+			free(r);
+		return found;
+	}
+	for (size_t v = 0; v < w->n; v++) {
+		size_t m = strlen(w->fwd[v]);
+		for (size_t i = 0; i + n <= m; i++)
+			if (!memcmp(w->fwd[v] + i, s, n))
+				return 1;
 	}
 	return 0;
 }
 
+/* Piece s[0..n) in position how, as it is written in the notice: the
+ * characters below U+0020, DEL and the no-break space escaped, so that
+ * the notice stays one line of visible text. */
+static int put_piece(llr_buf *out, const char *s, size_t n)
+{
+	int rc = llr_buf_printf(out, "%s", out->len ? ", " : "");
+	for (size_t i = 0; rc >= 0 && i < n;) {
+		int32_t c;
+		int k = llr_utf8_decode(s + i, n - i, &c);
+		if (k <= 0)
+			k = 1, c = (unsigned char)s[i];
+		if (c == '\n')
+			rc = llr_buf_printf(out, "\\n");
+		else if (c == '\t')
+			rc = llr_buf_printf(out, "\\t");
+		else if (c < 0x20 || c == 0x7f || c == 0xa0)
+			rc = llr_buf_printf(out, "\\u%04X", (unsigned)c);
+		else
+			rc = llr_buf_append(out, s + i, (size_t)k);
+		i += (size_t)k;
+	}
+	return rc;
+}
+
 /* Piece s[0..n) of a run, in position how: appended to out (once) when no
  * token holds it.  1 appended, 0 not, LLR_ENOMEM. */
-static int check_piece(const llr_strmap *vocab, const char *s, size_t n, int how, llr_strmap *seen, llr_buf *out)
+static int check_piece(vwords *w, const char *s, size_t n, int how, llr_buf *key, llr_buf *out)
 {
-	if (!n || llr_strmap_get(seen, s, n) >= 0 || spelled(vocab, s, n, how))
+	if (!n)
 		return 0;
-	if (llr_strmap_add(seen, s, n) < 0 || llr_buf_printf(out, "%s%.*s", out->len ? ", " : "", (int)n, s) < 0)
+	key->len = 0;
+	char h = (char)('0' + how);
+	if (llr_buf_append(key, &h, 1) < 0 || llr_buf_append(key, s, n) < 0)
+		return LLR_ENOMEM;
+	if (llr_strmap_get(w->cache, key->data, key->len) >= 0)
+		return 0; /* decided here before */
+	if (llr_strmap_add(w->cache, key->data, key->len) < 0)
+		return LLR_ENOMEM;
+	if (llr_strmap_get(w->told, s, n) >= 0 || spelled(w, s, n, how))
+		return 0;
+	if (llr_strmap_add(w->told, s, n) < 0 || put_piece(out, s, n) < 0)
 		return LLR_ENOMEM;
 	return 1;
 }
 
 /* The run of literal characters el[from..to) of g, as UTF-8 into b, cut
  * at its spaces and each piece checked; how many were appended. */
-static int check_run(const llr_gbnf *g, int32_t from, int32_t to, const llr_strmap *vocab, llr_buf *b, llr_strmap *seen, llr_buf *out)
+static int check_run(const llr_gbnf *g, int32_t from, int32_t to, vwords *w, llr_buf *b, llr_buf *key, llr_buf *out)
 {
 	b->len = 0;
 	for (int32_t i = from; i < to; i++) {
@@ -87,7 +200,7 @@ static int check_run(const llr_gbnf *g, int32_t from, int32_t to, const llr_strm
 		if (i < b->len && b->data[i] != ' ')
 			continue;
 		int how = (start > 0 ? BEGINS : 0) | (i < b->len ? ENDS : 0);
-		int rc = check_piece(vocab, b->data + start, i - start, how, seen, out);
+		int rc = check_piece(w, b->data + start, i - start, how, key, out);
 		if (rc < 0)
 			return rc;
 		found += rc;
@@ -98,11 +211,9 @@ static int check_run(const llr_gbnf *g, int32_t from, int32_t to, const llr_strm
 
 int llr_gbnf_unspelled(const llr_gbnf *g, const llr_strmap *vocab, llr_buf *out)
 {
-	llr_strmap *seen = llr_strmap_new();
-	llr_buf b = {0};
-	if (!seen)
-		return LLR_ENOMEM;
-	int total = 0;
+	vwords w;
+	llr_buf b = {0}, key = {0};
+	int total = vwords_init(&w, vocab);
 	for (int32_t a = 0; total >= 0 && a < g->alt_off[g->nrules]; a++) {
 		int32_t i = g->alt[a];
 		while (total >= 0 && g->el[i] != GBNF_END) {
@@ -110,7 +221,7 @@ int llr_gbnf_unspelled(const llr_gbnf *g, const llr_strmap *vocab, llr_buf *out)
 			while (g->el[j] != GBNF_END && one_char(g, g->el[j], &c))
 				j++;
 			if (j > i) {
-				int rc = check_run(g, i, j, vocab, &b, seen, out);
+				int rc = check_run(g, i, j, &w, &b, &key, out);
 				total = rc < 0 ? rc : total + rc;
 				i = j;
 			} else {
@@ -119,6 +230,7 @@ int llr_gbnf_unspelled(const llr_gbnf *g, const llr_strmap *vocab, llr_buf *out)
 		}
 	}
 	llr_buf_free(&b);
-	llr_strmap_free(seen);
+	llr_buf_free(&key);
+	vwords_free(&w);
 	return total;
 }

@@ -218,15 +218,16 @@ static void test_tokens(void)
  * exact one (the dead "12" allowed untrimmed); none within the budget;
  * a budget that is no number refused. */
 typedef struct told {
-	int n;
-	char line[512];
+	int n, words; /* the budget's notices; the unspelled words' */
+	char line[512], wline[512];
 } told;
 
 static void note(void *ctx, const char *line)
 {
 	told *t = ctx;
-	t->n++;
-	snprintf(t->line, sizeof t->line, "%s", line);
+	int w = strstr(line, " of its literals no token of the vocabulary can be") != NULL;
+	*(w ? &t->words : &t->n) += 1;
+	snprintf(w ? t->wline : t->line, sizeof t->line, "%s", line);
 }
 
 static void test_notice(void)
@@ -280,6 +281,9 @@ static void test_notice(void)
 	if (t)
 		llr_gbnf_tok_on_notice(t, &sink, "g.gbnf");
 	CHECK(t && llr_gbnf_tok_arcs(t, 0, &lab, &dst, &e) == 1 && tl.n == 0);
+	/* "xy" is no token's beginning: told once, at once */
+	CHECK(tl.words == 1 && !strcmp(tl.wline, "g.gbnf: 1 word of its literals no token of the vocabulary can be, so the "
+	                                          "alternatives that hold it never apply: xy"));
 	llr_gbnf_tok_free(t);
 	const char *bad[] = {"x", "0", "-3", "5k", " 5"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -334,13 +338,45 @@ static void test_ambiguous(void)
 	llr_gbnf_free(u);
 }
 
+/* The words of the literals no token can be (gbnfwords.c): by position
+ * in the run of literal characters, each told once, escaped; and against
+ * a brute force over every placement, none told that a token can hold. */
+static void unspelled_case(const char *text, const char *want, int nwant)
+{
+	static const char *const toks[] = {"ab", "bc", "x.y", "\xc3\xa9t\xc3\xa9", "</s>", "<unk>"};
+	llr_strmap *v = llr_strmap_new();
+	for (size_t i = 0; i < sizeof toks / sizeof *toks; i++)
+		llr_strmap_add(v, toks[i], strlen(toks[i]));
+	llr_err e = {0};
+	llr_gbnf *g = gram(text, &e);
+	CHECK(g != NULL);
+	llr_buf out = {0};
+	int n = g ? llr_gbnf_unspelled(g, v, &out) : -1;
+	if (n != nwant || strcmp(out.data ? out.data : "", want))
+		printf("# %s: %d '%s', want %d '%s'\n", text, n, out.data ? out.data : "", nwant, want);
+	CHECK(n == nwant && !strcmp(out.data ? out.data : "", want));
+	llr_buf_free(&out);
+	llr_gbnf_free(g);
+	llr_strmap_free(v);
+}
+
+static void test_unspelled(void)
+{
+	unspelled_case("root ::= \"ab bc\" | \" b\" | \"c \" | \"b\"", "", 0); /* ends, begins, ends, inside */
+	unspelled_case("root ::= \" c \" | \"zab\" | \" ba\" | \"cb \"", "c, zab, ba, cb", 4);
+	unspelled_case("root ::= \"a\" [x] | \"x.\" [y] | \"</s> .\" | \" <unk> \"", "ax, </s>, ., <unk>", 4); /* [x]: a literal's */
+	unspelled_case("root ::= \"q\\n\" | \"\\t\" | \"t\\u00e9\" | \"\\u00e9t\\u00e9 \\u00a0\"", "q\\n, \\t, \\u00A0", 3);
+	unspelled_case("root ::= \"zz\" | (\"zz\") | \" zz \"", "zz", 1); /* once */
+}
+
 int main(void)
 {
-	PLAN(5);
+	PLAN(6);
 	RUN(test_accept);
 	RUN(test_errors);
 	RUN(test_tokens);
 	RUN(test_ambiguous);
 	RUN(test_notice);
+	RUN(test_unspelled);
 	DONE();
 }

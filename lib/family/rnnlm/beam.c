@@ -32,7 +32,7 @@ static int candidates(rgen *q, llr_gen *g, int nlive, llr_err *err)
 				q->cs[nc++] = (llr_gen_cand){q->live[b].lp + row[q->top[j]], b, q->top[j], row[q->top[j]]};
 	}
 	if (nc == 0)
-		return llr_gen_no_word(g, &q->live[0], err);
+		return llr_gen_no_word(g, &q->live[0], 1, err);
 	qsort(q->cs, (size_t)nc, sizeof *q->cs, llr_gen_cand_cmp);
 	return nc;
 }

@@ -57,7 +57,7 @@ int rgen_open_pick(rgen *q, const llr_gen *g, llr_gen_hyp *h, float *row, float 
 	for (;;) {
 		int32_t id = llr_sample(q->sampler, so, row, rng);
 		if (id < 0)
-			return llr_gen_no_word(g, h, err);
+			return llr_gen_no_word(g, h, 1, err);
 		double lq;
 		int64_t d = 0;
 		int rc = 0;
