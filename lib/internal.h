@@ -503,15 +503,16 @@ static inline int llr_comm_rank(const llr_train_comm *c)
 	return c && c->on ? c->rank : 0;
 }
 /* The dropout masks' generator of a step (NULL without dropout): in one
- * process the training state's shared; distributed, *mine, seeded from
- * a draw of shared and the rank, so every rank makes its own masks while
- * shared (the checkpoint's) stays the same on all ranks.  Call it on
- * every rank at every step, even one without a share of the batch. */
+ * process (a distributed run of one rank too) the training state's
+ * shared; distributed over several ranks, *mine, seeded from a draw of
+ * shared and the rank, so every rank makes its own masks while shared
+ * (the checkpoint's) stays the same on all ranks.  Call it on every rank
+ * at every step, even one without a share of the batch. */
 static inline llr_rng *llr_comm_dropout_rng(const llr_train_comm *c, int dropout, llr_rng *shared, llr_rng *mine)
 {
 	if (!dropout)
 		return NULL;
-	if (!c || !c->on)
+	if (!c || !c->on || c->size <= 1)
 		return shared;
 	llr_rng_seed(mine, llr_rng_u64(shared) ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(c->rank + 1)));
 	return mine;
