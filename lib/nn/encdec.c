@@ -608,15 +608,6 @@ static void reverse_rows(const float *X, float *Xr, int S, int B, const int32_t 
 		}
 }
 
-static void dropout(const float *x, float *y, float *mask, size_t n, float p, llr_rng *rng)
-{
-	float keep = 1.0f / (1.0f - p);
-	for (size_t k = 0; k < n; k++) {
-		mask[k] = llr_rng_uniform(rng) < p ? 0.0f : keep;
-		y[k] = x[k] * mask[k];
-	}
-}
-
 static llr_lstm_io enc_io(llr_encdec *m, int l, int d, int S, int B)
 {
 	const float *P = m->params;
@@ -671,7 +662,7 @@ static const float *enc_forward(llr_encdec *m, int B, int S, int drop, llr_rng *
 				memcpy(y + h, hb + ((size_t)(len[b] - 1 - j) * B + b) * h, h * sizeof *y);
 			}
 		if (drop)
-			dropout(Y, m->Yd[l].p, m->ymask[l].p, NS * H, c->dropout, rng);
+			llr_dropout(Y, m->Yd[l].p, m->ymask[l].p, NS * H, c->dropout, rng);
 	}
 	int top = c->enc_layers - 1;
 	return drop ? m->Yd[top].p : m->Y[top].p;
@@ -870,7 +861,7 @@ static const float *forward(llr_encdec *m, const llr_encdec_batch *bt, int drop,
 	const float *X = m->O.p + (size_t)B * D2;
 	if (drop) {
 		size_t n = (size_t)T * B * D2;
-		dropout(X, m->Od.p, m->omask.p, n, c->dropout, rng);
+		llr_dropout(X, m->Od.p, m->omask.p, n, c->dropout, rng);
 		X = m->Od.p;
 	}
 	return X;

@@ -347,17 +347,6 @@ static int load(llr_ffnet *f, size_t N, const int32_t *ctx, const int32_t *targe
 	return LLR_OK;
 }
 
-/* Draw n dropout factors into m (0 with probability p, else 1 / (1 - p))
- * and multiply y = x m (y may be x). */
-static void dropout(const float *x, float *y, float *m, size_t n, float p, llr_rng *rng)
-{
-	float keep = 1.0f / (1.0f - p);
-	for (size_t k = 0; k < n; k++) {
-		m[k] = llr_rng_uniform(rng) < p ? 0.0f : keep;
-		y[k] = x[k] * m[k];
-	}
-}
-
 /* x, then the hidden layers: the top layer's N x Htop; with rng, dropout
  * as the configuration says. */
 static const float *forward(llr_ffnet *f, size_t N, llr_rng *rng)
@@ -373,7 +362,7 @@ static const float *forward(llr_ffnet *f, size_t N, llr_rng *rng)
 	}
 	/* x is read only through its masked values, so it is masked in place */
 	if (f->drop)
-		dropout(f->x, f->x, f->mx, N * (size_t)Din, c->dropout, rng);
+		llr_dropout(f->x, f->x, f->mx, N * (size_t)Din, c->dropout, rng);
 	const float *in = f->x;
 	for (int l = 0; l < c->layers; l++) {
 		int d = l ? H : Din;
@@ -386,7 +375,7 @@ static const float *forward(llr_ffnet *f, size_t N, llr_rng *rng)
 			h[k] = tanhf(h[k]);
 		in = h;
 		if (f->drop) {
-			dropout(h, f->hd[l], f->mh[l], N * (size_t)H, c->dropout, rng);
+			llr_dropout(h, f->hd[l], f->mh[l], N * (size_t)H, c->dropout, rng);
 			in = f->hd[l];
 		}
 	}

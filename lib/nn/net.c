@@ -859,15 +859,8 @@ static int forward_rnn(llr_net *net, const llr_csr *psi, int T, int B, const int
 			};
 			llr_lstm_forward(&io, X);
 		}
-		if (drop) {
-			float p = cf->dropout, keep = 1.0f / (1.0f - p);
-			float *m = net->mask[l], *hd = net->hd[l];
-			const float *h = net->h[l];
-			for (size_t k = 0; k < N * H; k++) {
-				m[k] = llr_rng_uniform(rng) < p ? 0.0f : keep;
-				hd[k] = h[k] * m[k];
-			}
-		}
+		if (drop)
+			llr_dropout(net->h[l], net->hd[l], net->mask[l], N * H, cf->dropout, rng);
 		X = layer_out(net, l, drop);
 	}
 	return LLR_OK;

@@ -178,6 +178,12 @@ void llr_vcrnn_step_backward(const llr_vc_io *io, const llr_vc_step *s, const fl
 void llr_vcgru_step_forward(const llr_vc_io *io, const llr_vc_step *s);
 void llr_vcgru_step_backward(const llr_vc_io *io, const llr_vc_step *s, const float *dg, const llr_vc_grad *gr);
 
+/* ----------------------------------------------------------- dropout.c */
+
+/* y = x mask (y may be x), mask[k] 0 with probability p, else 1 / (1 - p),
+ * drawn from rng in the order of k. */
+void llr_dropout(const float *x, float *y, float *mask, size_t n, float p, llr_rng *rng);
+
 /* ------------------------------------------------------------- dense.c */
 
 /* A = W X^T + c: W is F x Din, X is N x Din, c is F; A is F x N stored
