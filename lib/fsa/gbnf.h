@@ -114,7 +114,7 @@ int32_t llr_gbnf_tok_dist(llr_gbnf_tok *t, int32_t q, int32_t limit, llr_err *er
  * or LLR_ENOMEM. */
 int llr_gbnf_unspelled(const llr_gbnf *g, const llr_strmap *vocab, llr_buf *out);
 
-/* Is the vocabulary's token w (n bytes) a token of the grammar: text
+/* Is w (n bytes, not NUL-terminated) a token of the grammar: text
  * (valid UTF-8, no NUL), neither </s>, <s> nor <unk>? */
 int gbnf_token_text(const char *w, size_t n);
 

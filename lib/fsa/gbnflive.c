@@ -104,9 +104,15 @@ void llr_gbnf_live_free(llr_gbnf_live *L)
 	free(L);
 }
 
+/* Is w[0..n) the special token s? */
+static int is_special(const char *w, size_t n, const char *s)
+{
+	return n == strlen(s) && !memcmp(w, s, n);
+}
+
 int gbnf_token_text(const char *w, size_t n)
 {
-	if (!n || !strcmp(w, LLR_EOS) || !strcmp(w, LLR_BOS) || !strcmp(w, LLR_UNK))
+	if (!n || is_special(w, n, LLR_EOS) || is_special(w, n, LLR_BOS) || is_special(w, n, LLR_UNK))
 		return 0;
 	for (size_t i = 0; i < n;) {
 		int32_t c;

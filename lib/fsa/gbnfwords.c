@@ -39,12 +39,13 @@ enum { INSIDE = 0, BEGINS = 1, ENDS = 2, WHOLE = 3 };
 
 /* The vocabulary's tokens of grammar text, sorted (fwd) and with their
  * bytes reversed, sorted (rev), for the prefix and suffix queries by
- * binary search; the pieces decided (cache; key: the position as a
- * byte, then the piece) and the words told. */
+ * binary search (scratch: a piece reversed); the pieces decided (cache;
+ * key: the position as a byte, then the piece) and the words told. */
 typedef struct vwords {
 	const llr_strmap *vocab;
 	char **fwd, **rev;
 	size_t n;
+	llr_buf scratch;
 	llr_strmap *cache, *told;
 } vwords;
 
@@ -61,6 +62,7 @@ static void vwords_free(vwords *w)
 	}
 	free(w->fwd);
 	free(w->rev);
+	llr_buf_free(&w->scratch);
 	llr_strmap_free(w->cache);
 	llr_strmap_free(w->told);
 }
@@ -108,25 +110,21 @@ static int has_prefix(char *const *a, size_t n, const char *s, size_t k)
 	return lo < n && !strncmp(a[lo], s, k);
 }
 
-/* Can some token hold s (n bytes, no NUL) in the position how says? */
-static int spelled(const vwords *w, const char *s, size_t n, int how)
+/* Can some token hold s (n bytes, no NUL) in the position how says?  1,
+ * 0, or LLR_ENOMEM. */
+static int spelled(vwords *w, const char *s, size_t n, int how)
 {
-	if (how == WHOLE) { /* </s>, <s> and <unk> are never the grammar's tokens */
-		int32_t id = llr_strmap_get(w->vocab, s, n);
-		return id >= 0 && gbnf_token_text(llr_strmap_str(w->vocab, id), n);
-	}
+	if (how == WHOLE) /* </s>, <s> and <unk> are never the grammar's tokens */
+		return llr_strmap_get(w->vocab, s, n) >= 0 && gbnf_token_text(s, n);
 	if (how == BEGINS)
 		return has_prefix(w->fwd, w->n, s, n);
 	if (how == ENDS) {
-		char buf[256], *r = n < sizeof buf ? buf : llr_malloc(n + 1);
-		if (!r)
-			return 1; /* out of memory: say nothing */
+		w->scratch.len = 0;
+		if (llr_buf_reserve(&w->scratch, n) < 0)
+			return LLR_ENOMEM;
 		for (size_t i = 0; i < n; i++)
-			r[i] = s[n - 1 - i];
-		int found = has_prefix(w->rev, w->n, r, n);
-		if (r != buf)
-			free(r);
-		return found;
+			w->scratch.data[i] = s[n - 1 - i];
+		return has_prefix(w->rev, w->n, w->scratch.data, n);
 	}
 	for (size_t v = 0; v < w->n; v++) {
 		size_t m = strlen(w->fwd[v]);
@@ -175,8 +173,9 @@ static int check_piece(vwords *w, const char *s, size_t n, int how, llr_buf *key
 		return 0; /* decided here before */
 	if (llr_strmap_add(w->cache, key->data, key->len) < 0)
 		return LLR_ENOMEM;
-	if (llr_strmap_get(w->told, s, n) >= 0 || spelled(w, s, n, how))
-		return 0;
+	int sp = llr_strmap_get(w->told, s, n) >= 0 ? 1 : spelled(w, s, n, how);
+	if (sp)
+		return sp < 0 ? sp : 0;
 	if (llr_strmap_add(w->told, s, n) < 0 || put_piece(out, s, n) < 0)
 		return LLR_ENOMEM;
 	return 1;
