@@ -694,9 +694,9 @@ int llr_gen_constrain(llr_gen *g, const llr_gen_hyp *h, float *row, int32_t W, l
 		return n;
 	double lz = allowed_lz(g, n, row);
 	if (!(lz > -INFINITY)) { /* a family that masks <unk> itself (n-grams) under --no-unk */
-		int unk_allowed = 0;
+		int unk_allowed = 0; /* fsa.unk is -1 without <unk>, never a token */
 		for (int32_t k = 0; k < n; k++)
-			unk_allowed |= g->fsa.xs[k] == g->fsa.unk && g->fsa.unk >= 0;
+			unk_allowed |= g->fsa.xs[k] == g->fsa.unk;
 		return llr_gen_no_word(g, h, unk_allowed, err);
 	}
 	int live = 0;

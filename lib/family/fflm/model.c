@@ -148,11 +148,11 @@ static int config(const llr_meta *meta, llr_ffnet_config *c, llr_err *err)
 		return rc;
 	c->direct = direct;
 	/* a model without the key was trained without dropout */
-	const char *dv = llr_meta_get(meta, "dropout");
-	char *end = NULL;
-	double p = dv ? strtod(dv, &end) : 0.0;
-	if (dv && (end == dv || *end || !(p >= 0.0 && p < 1.0)))
-		return llr_err_set(err, LLR_EFORMAT, "meta: dropout=%s is not in [0, 1)", dv);
+	double p = 0.0;
+	if (llr_meta_get(meta, "dropout") && (rc = llr_meta_get_f64(meta, "dropout", &p, err)) < 0)
+		return rc;
+	if (!(p >= 0.0 && p < 1.0))
+		return llr_err_set(err, LLR_EFORMAT, "meta: dropout=%g out of range [0, 1)", p);
 	c->dropout = (float)p;
 	return LLR_OK;
 }
