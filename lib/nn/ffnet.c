@@ -452,13 +452,15 @@ static void backward(llr_ffnet *f, size_t N)
 	float *d = f->dh, *t = f->dt;
 	for (int l = c->layers - 1; l >= 0; l--) {
 		const float *h = f->h[l], *in = !l ? f->x : f->drop ? f->hd[l - 1] : f->h[l - 1];
-		const float *m = f->drop ? f->mh[l] : NULL;
 		int di = l ? H : Din;
 		float *gb = G + f->o_b[l];
+		if (f->drop) /* through the mask first: dLoss/dh_l */
+			for (size_t k = 0; k < N * (size_t)H; k++)
+				d[k] *= f->mh[l][k];
 		for (size_t n = 0; n < N; n++)
 			for (int k = 0; k < H; k++) {
 				float y = h[n * H + k];
-				float z = d[n * H + k] * (m ? m[n * H + k] : 1.0f) * (1.0f - y * y);
+				float z = d[n * H + k] * (1.0f - y * y);
 				d[n * H + k] = z;
 				gb[k] += z;
 			}
