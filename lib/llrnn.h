@@ -230,8 +230,27 @@ typedef struct llr_mixture_fit {
 	int iters;      /* out: the EM iterations run */
 	int64_t tokens; /* out: the predictions fitted on (words and </s>) */
 	double logp;    /* out: their total natural log-probability, fitted */
+	double pooled_logp; /* out: the same under the pooled weights */
+	int classes;    /* out: context classes fitted on their own (llr_model_mixture_by_context) */
+	int class_iters; /* out: the EM iterations over the classes */
 } llr_mixture_fit;
 int llr_model_tune_mixture(llr_model *m, const llr_sentence *s, size_t B, llr_mixture_fit *fit, llr_err *err);
+/* Weights by context, as Bengio et al. 2003's interpolated trigram had a
+ * set per context-frequency bin: the previous token's count in the file
+ * counts (vocab(1)'s "token<TAB>count" lines; the sentence's start counts
+ * as </s>) puts each prediction in class 0 (a token absent) or
+ * 1 + floor(log2 count).  Call it before llr_model_tune_mixture: the
+ * pooled weights are fitted first, then each class with 1,000 tuning
+ * predictions or more gets its own by EM, the others keeping the pooled
+ * ones.  The mixture stays exact: the weights depend on the context
+ * only. */
+#define LLR_MIX_CLASSES 64
+int llr_model_mixture_by_context(llr_model *m, const char *counts, llr_err *err);
+/* Context class k's weights into weights[0..n), and its tuning
+ * predictions into *tokens; returns 1 when the class has weights of its
+ * own, 0 when it has the pooled ones, LLR_EINVAL when m is not a mixture
+ * by context or k is not in [0, LLR_MIX_CLASSES). */
+int llr_model_mixture_class_weights(const llr_model *m, int k, double *weights, size_t n, int64_t *tokens);
 
 /* Score B aligned source/target pairs (encoder-decoders: the target
  * given the source, from <s>).  Target b has n_b + 1 predictions, its

@@ -77,6 +77,56 @@ per_token() {
 	done
 }
 
+@test "score --context-counts: weights for each frequency class of the previous token, exact, and no worse on the tuning text" {
+	vocab "$D/train.tok" >counts.tsv
+	run score -m "$D/rnn.bin" -m "$D/kn3.arpa" --tune-weights "$D/other.tok" --context-counts counts.tsv --per-token \
+		-o mix "$D/test.tok"
+	assert_success
+	printf '%s\n' "${lines[@]}" >report
+	assert_line --regexp '^score: --context-counts counts.tsv: [1-9][0-9]* context classes with weights of their own \(EM, [0-9]+ iterations; [0-9.]+ nats per token\)$'
+	assert_line --regexp '^score:   class 0 \(a token absent from counts.tsv\): [0-9]+ tokens, weights [0-9.]+,[0-9.]+'
+	assert_line --regexp '^score:   class [0-9]+ \(counts [0-9]+ to [0-9]+\): [0-9]+ tokens, weights [0-9.]+,[0-9.]+ \(pooled: under 1000 tokens\)$'
+	# on the tuning text, the classes do no worse than the pooled weights
+	pooled=$(sed -n 's/.*: weights .* tokens, \([0-9.]*\) nats per token)$/\1/p' report)
+	classes=$(sed -n 's/.*context classes .* iterations; \([0-9.]*\) nats per token)$/\1/p' report)
+	awk -v p="$pooled" -v c="$classes" 'BEGIN { exit !(c <= p && p > 0) }'
+	# each token's log p is its class's mixture: the class of the previous
+	# token's count (the start's: the count of </s>), 1 + floor(log2 count)
+	score -q --per-token -m "$D/rnn.bin" "$D/test.tok" >a
+	score -q --per-token -m "$D/kn3.arpa" "$D/test.tok" >b
+	paste <(per_token a) <(per_token b) <(cut -f 4- mix | tr '\t' '\n') >rows
+	awk -F '\t' '
+		FILENAME == "counts.tsv" { count[$1] = $2; next }
+		FILENAME == "report" {
+			if (match($0, /: weights [0-9.]+,[0-9.]+ \(EM/)) { split(substr($0, RSTART + 10, RLENGTH - 14), w, ","); pool = w[1] }
+			if (match($0, /class [0-9]+ /)) { k = substr($0, RSTART + 6, RLENGTH - 7); match($0, /weights [0-9.]+/); cw[k] = substr($0, RSTART + 8, RLENGTH - 8) }
+			next }
+		{ n = split($3, tw, "="); word = tw[1]; for (i = 2; i < n; i++) word = word "=" tw[i]; got = tw[n]
+		  c = prev == "" ? count["</s>"] : count[prev] + 0; k = 0; while (c >= 1) { k++; c = int(c / 2) }
+		  l = k in cw ? cw[k] : pool; used[k] = 1
+		  want = log(l * exp($1) + (1 - l) * exp($2)); d = want - got; if (d < 0) d = -d
+		  if (d > 2e-4) { print "token " FNR " (" word ", class " k "): " got " against " want; bad = 1 }
+		  prev = word == "</s>" ? "" : word; t++ }
+		END { for (k in used) nk++; exit bad || t < 1000 || nk < 3 }' counts.tsv report rows
+	# its distribution sums to 1
+	run score --check-norm -m "$D/rnn.bin" -m "$D/kn3.arpa" --tune-weights "$D/other.tok" --context-counts counts.tsv "$D/test.tok"
+	assert_success
+	assert_line --regexp '^score: norm check: max \|sum p - 1\| = [0-9.e-]+, 0 batch\(es\) over 0.001$'
+}
+
+@test "score --context-counts: without --tune-weights, and counts that are not a vocab(1) file, are refused, nothing written" {
+	run_err 2 "score: --context-counts: weights by context are fitted \(give --tune-weights\)" \
+		score -m "$D/kn2.arpa" -m "$D/kn3.arpa" --weights 0.5,0.5 --context-counts "$D/train.tok" "$D/test.tok"
+	run_err 1 "score: nothing.tsv: " score -m "$D/kn2.arpa" -m "$D/kn3.arpa" --tune-weights "$D/valid.tok" --context-counts nothing.tsv "$D/test.tok"
+	printf 'the\t12\nof 3\n' >bad.tsv
+	run_err 1 "score: bad.tsv:2: expected token<TAB>count" \
+		score -m "$D/kn2.arpa" -m "$D/kn3.arpa" --tune-weights "$D/valid.tok" --context-counts bad.tsv -o out "$D/test.tok"
+	[ ! -e out ]
+	: >empty.tsv
+	run_err 1 "score: empty.tsv: no token<TAB>count line: the context counts are a vocab\(1\) file" \
+		score -m "$D/kn2.arpa" -m "$D/kn3.arpa" --tune-weights "$D/valid.tok" --context-counts empty.tsv "$D/test.tok"
+}
+
 @test "score: mixing models of other vocabularies, an n-gram without <unk>, and generating from a mixture are refused" {
 	run_err 1 "score: mixture: '.*' is in the vocabulary of .*other.arpa but not of .*kn3.arpa: a mixture needs one vocabulary" \
 		score -m "$D/kn3.arpa" -m "$D/other.arpa" "$D/test.tok"

@@ -30,7 +30,8 @@ static const char usage[] =
     "             [--norm-samples N] [-s SEED] [--threads N]\n"
     "             [--open | --closed] [--raw] [--strict] [--verify]\n"
     "             [--fsa FILE | --regex PATTERN | --grammar FILE] [file ...]\n"
-    "       score -m MODEL -m MODEL ... [--weights w,w,... | --tune-weights FILE] [the options above]\n"
+    "       score -m MODEL -m MODEL ... [--weights w,w,... | --tune-weights FILE [--context-counts FILE]]\n"
+    "             [the options above]\n"
     "       score --embed [-q] -m ENCODER [-o FILE] [--tensor] [--batch N] [--threads N] [file ...]\n"
     "       score --task order|next|conj|all [-q] -m ENCODER [-o FILE] [--batch N] [file ...]\n"
     "       score --tags [-q] -m TAGGER [-o FILE] [--beam X] [file ...]\n"
@@ -59,6 +60,8 @@ static const char help[] =
     "  -m, --model MODEL        the model (required); several: their mixture\n"
     "  --weights w,w,...        the mixture's weights, one a model, summing to 1 (default uniform)\n"
     "  --tune-weights FILE      fit the mixture's weights by EM on FILE's sentences first\n"
+    "  --context-counts FILE    with --tune-weights, weights for each frequency class of the previous\n"
+    "                           token, its count in FILE (a vocab(1) file)\n"
     "  -o, --output FILE        write to FILE (atomically; .gz .bz2 .xz .zst compress)\n"
     "  --base e|2|10            the base of the logarithms (default e)\n"
     "  --per-token              add the log-probability of every token\n"
@@ -106,6 +109,7 @@ enum { OPT_BASE = 256,
        OPT_RAW,
        OPT_WEIGHTS,
        OPT_TUNE_WEIGHTS,
+       OPT_CONTEXT_COUNTS,
        OPT_SHOW_COMPUTATION,
        OPT_TAGS,
        OPT_BEAM,
@@ -142,6 +146,7 @@ static const struct option longopts[] = {
     {"raw", no_argument, NULL, OPT_RAW},
     {"weights", required_argument, NULL, OPT_WEIGHTS},
     {"tune-weights", required_argument, NULL, OPT_TUNE_WEIGHTS},
+    {"context-counts", required_argument, NULL, OPT_CONTEXT_COUNTS},
     {"show-computation", no_argument, NULL, OPT_SHOW_COMPUTATION},
     {"tags", no_argument, NULL, OPT_TAGS},
     {"beam", required_argument, NULL, OPT_BEAM},
@@ -183,6 +188,7 @@ typedef struct scorer {
 		const char *models[SCORE_MIX_MAX]; /* every -m: several are mixed */
 		size_t nmodels;
 		const char *weights, *tune; /* --weights, --tune-weights */
+		const char *ctx_counts;     /* --context-counts */
 		const char *fsa, *regex, *grammar; /* the mask-only mode (llr_model_mask) */
 	} opt;
 	struct {
@@ -570,6 +576,8 @@ static void check_args(const scorer *sc)
 		cli_usage_error(usage, "%s: a mixture's option (two -m or more)", sc->opt.weights ? "--weights" : "--tune-weights");
 	if (sc->opt.weights && sc->opt.tune)
 		cli_usage_error(usage, "--weights and --tune-weights exclude each other");
+	if (sc->opt.ctx_counts && !sc->opt.tune)
+		cli_usage_error(usage, "--context-counts: weights by context are fitted (give --tune-weights)");
 	if (sc->opt.format == FMT_SRILM && (sc->opt.per_token || sc->opt.base_set))
 		cli_usage_error(usage, "--format srilm prints SRILM's figures (base 10): no --per-token, no --base but 10");
 	if (sc->opt.debug && sc->opt.format != FMT_SRILM)
@@ -599,6 +607,9 @@ static void parse_args(scorer *sc, score_disc_opts *dopt, int argc, char **argv)
 			break;
 		case OPT_WEIGHTS:
 			sc->opt.weights = optarg;
+			break;
+		case OPT_CONTEXT_COUNTS:
+			sc->opt.ctx_counts = optarg;
 			break;
 		case OPT_TUNE_WEIGHTS:
 			sc->opt.tune = optarg;
@@ -766,7 +777,8 @@ int main(int argc, char **argv)
 	mo.seed = sc.opt.seed;
 	llr_err err = {0};
 	if (sc.opt.nmodels > 1) {
-		sc.m = score_mix_open(sc.opt.nmodels, sc.opt.models, sc.opt.weights, sc.opt.tune, &mo, sc.opt.quiet);
+		sc.m = score_mix_open(sc.opt.nmodels, sc.opt.models, sc.opt.weights, sc.opt.tune, sc.opt.ctx_counts, &mo,
+		                      sc.opt.quiet);
 		sc.opt.model = "the mixture";
 	} else if (llr_model_open(sc.opt.model, &mo, &sc.m, &err) != LLR_OK) {
 		cli_die_err(&err);

@@ -5,6 +5,7 @@
  * markers, blank lines skipped).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,7 +97,30 @@ static void read_tune(tune_text *t, const char *path)
 		cli_die("--tune-weights: %s has no sentence to fit the weights on", path);
 }
 
-static void fit(llr_model *m, size_t n, const char *path, int quiet)
+/* The weights of each context class, on stderr. */
+static void report_classes(const llr_model *m, size_t n, const char *counts, const llr_mixture_fit *f)
+{
+	fprintf(stderr, "score: --context-counts %s: %d context classes with weights of their own (EM, %d iterations; %.4f nats per token)\n",
+	        counts, f->classes, f->class_iters, -f->logp / (double)f->tokens);
+	for (int k = 0; k < LLR_MIX_CLASSES; k++) {
+		double w[SCORE_MIX_MAX];
+		int64_t tokens;
+		int own = llr_model_mixture_class_weights(m, k, w, n, &tokens);
+		if (own < 0 || tokens == 0)
+			continue;
+		if (k == 0)
+			fprintf(stderr, "score:   class 0 (a token absent from %s):", counts);
+		else
+			fprintf(stderr, "score:   class %d (counts %lld to %lld):", k, 1LL << (k - 1),
+			        k < 63 ? (1LL << k) - 1 : (long long)INT64_MAX);
+		fprintf(stderr, " %lld tokens, weights", (long long)tokens);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s%.6f", i ? "," : " ", w[i]);
+		fprintf(stderr, "%s\n", own ? "" : " (pooled: under 1000 tokens)");
+	}
+}
+
+static void fit(llr_model *m, size_t n, const char *path, const char *counts, int quiet)
 {
 	tune_text t = {0};
 	read_tune(&t, path);
@@ -109,6 +133,8 @@ static void fit(llr_model *m, size_t n, const char *path, int quiet)
 		s[b] = (llr_sentence){words + t.first[b], t.first[b + 1] - t.first[b]};
 	llr_mixture_fit f = {.max_iters = 1000, .tol = 1e-7};
 	llr_err err = {0};
+	if (counts && llr_model_mixture_by_context(m, counts, &err) < 0)
+		cli_die_err(&err);
 	if (llr_model_tune_mixture(m, s, B, &f, &err) < 0)
 		cli_die_err(&err);
 	if (!quiet) {
@@ -118,7 +144,9 @@ static void fit(llr_model *m, size_t n, const char *path, int quiet)
 		for (size_t i = 0; i < n; i++)
 			fprintf(stderr, "%s%.6f", i ? "," : " ", w[i]);
 		fprintf(stderr, " (EM, %d iterations; %zu sentences, %lld tokens, %.4f nats per token)\n", f.iters, B,
-		        (long long)f.tokens, -f.logp / (double)f.tokens);
+		        (long long)f.tokens, -f.pooled_logp / (double)f.tokens);
+		if (counts)
+			report_classes(m, n, counts, &f);
 	}
 	free(s);
 	free(words);
@@ -128,7 +156,7 @@ static void fit(llr_model *m, size_t n, const char *path, int quiet)
 }
 
 llr_model *score_mix_open(size_t n, const char *const *paths, const char *weights_arg, const char *tune,
-                          const llr_model_opts *mo, int quiet)
+                          const char *counts, const llr_model_opts *mo, int quiet)
 {
 	double w[SCORE_MIX_MAX];
 	if (weights_arg)
@@ -138,6 +166,6 @@ llr_model *score_mix_open(size_t n, const char *const *paths, const char *weight
 	if (llr_model_open_mixture(n, paths, weights_arg ? w : NULL, mo, &m, &err) < 0)
 		cli_die_err(&err);
 	if (tune)
-		fit(m, n, tune, quiet);
+		fit(m, n, tune, counts, quiet);
 	return m;
 }

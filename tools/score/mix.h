@@ -17,8 +17,10 @@
 /* The mixture of the n models at paths: weights_arg "w1,w2,..." (NULL:
  * uniform) or, with tune set, weights fitted on the sentences of the file
  * tune (one a line, as score reads them), reported on stderr unless
- * quiet.  Exits with a message on any error. */
+ * quiet; with counts (a vocab(1) file) too, weights for each frequency
+ * class of the previous token (llr_model_mixture_by_context).  Exits with
+ * a message on any error. */
 llr_model *score_mix_open(size_t n, const char *const *paths, const char *weights_arg, const char *tune,
-                          const llr_model_opts *mo, int quiet);
+                          const char *counts, const llr_model_opts *mo, int quiet);
 
 #endif

@@ -4,7 +4,10 @@
  * components that share one vocabulary (score(1) -m A -m B --weights, or
  * a mixture file, llrnn-model(5)).  The weights are given or fitted on
  * sentences by EM (llr_model_tune_mixture), as Bengio et al. 2003 mixed
- * their network with a trigram.  Exact only over one event space, so a
+ * their network with a trigram.  With a counts file
+ * (llr_model_mixture_by_context) each context class, the frequency of the
+ * previous token, has its own weights, as Bengio et al.'s interpolated
+ * trigram had per context-frequency bin.  Exact only over one event space, so a
  * mixture refuses components whose vocabularies differ (the words they
  * predict, compared as strings), a token that some components have and
  * others do not, and components that score OOVs other than as <unk>.
@@ -20,6 +23,11 @@
 #define MIX_MAX 64           /* components at most */
 #define WEIGHT_TOL 1e-6      /* how far from 1 the weights may sum */
 #define TUNE_BATCH 64        /* sentences scored at once when fitting */
+#define CLASS_MIN 1000       /* tuning predictions a context class needs for its own weights */
+
+/* Context classes: 0 for a previous token absent from the counts file,
+ * else 1 + floor(log2 count), at most 63 for 64-bit counts. */
+#define MIX_CLASSES LLR_MIX_CLASSES
 
 typedef struct mixture {
 	size_t n;
@@ -28,6 +36,11 @@ typedef struct mixture {
 	double *lp;         /* n x cap: the components' log p of a batch */
 	unsigned char *oov; /* n x cap */
 	size_t cap;
+	llr_vocab *ctx;     /* the context counts, or NULL: one set of weights */
+	int64_t bos_count;  /* the sentence start's: the count of </s> */
+	double *cw;         /* MIX_CLASSES x n weights, with ctx */
+	int64_t ctok[MIX_CLASSES]; /* the tuning predictions of each class */
+	unsigned char *cls; /* cap: each token's context class, with ctx */
 } mixture;
 
 static void mixture_close(void *state)
@@ -39,6 +52,9 @@ static void mixture_close(void *state)
 	free(x->w);
 	free(x->lp);
 	free(x->oov);
+	llr_vocab_free(x->ctx);
+	free(x->cw);
+	free(x->cls);
 	free(x);
 }
 
@@ -246,10 +262,44 @@ static int reserve(mixture *x, size_t T, llr_err *err)
 	unsigned char *oov = llr_reallocarray(x->oov, x->n * cap, 1);
 	if (oov)
 		x->oov = oov;
-	if (!lp || !oov)
+	unsigned char *cls = x->ctx ? llr_reallocarray(x->cls, cap, 1) : x->cls;
+	if (cls)
+		x->cls = cls;
+	if (!lp || !oov || (x->ctx && !cls))
 		return llr_err_set(err, LLR_ENOMEM, "out of memory for a batch of %zu tokens", T);
 	x->cap = cap;
 	return LLR_OK;
+}
+
+/* The context class of a prediction after the token prev (NULL: the
+ * sentence's start, counted as </s>). */
+static unsigned char context_class(const mixture *x, const char *prev)
+{
+	int64_t c = x->bos_count;
+	if (prev) {
+		int32_t id = llr_vocab_id(x->ctx, prev, strlen(prev));
+		c = id < 0 ? 0 : llr_vocab_count(x->ctx, id);
+	}
+	unsigned char k = 0;
+	for (; c > 0; c >>= 1)
+		k++;
+	return k;
+}
+
+/* The weights of token t (its class's, or the one set). */
+static const double *weights_at(const mixture *x, size_t t)
+{
+	return x->ctx ? x->cw + (size_t)x->cls[t] * x->n : x->w;
+}
+
+/* Component i's largest weight in any context (its weight, without
+ * classes): what bounds its share of the mixture's norm error. */
+static double top_weight(const mixture *x, size_t i)
+{
+	double top = x->w[i];
+	for (size_t k = 0; x->ctx && k < MIX_CLASSES; k++)
+		top = fmax(top, x->cw[k * x->n + i]);
+	return top;
 }
 
 /* Every component's log p of the batch into x->lp from token off
@@ -268,15 +318,18 @@ static int score_components(llr_model *m, const llr_sentence *s, size_t B, size_
 		if (rc < 0)
 			return rc;
 		if (norm) { /* |sum_w p(w) - 1| <= sum_i lambda_i |sum_w p_i(w) - 1| */
-			norm->err += x->w[i] * fabs(ns.err);
-			norm->se += x->w[i] * ns.se;
-			norm->lo += x->w[i] * ns.lo;
-			norm->hi += x->w[i] * ns.hi;
+			double wi = top_weight(x, i);
+			norm->err += wi * fabs(ns.err);
+			norm->se += wi * ns.se;
+			norm->lo += wi * ns.lo;
+			norm->hi += wi * ns.hi;
 		}
 	}
 	size_t t = off;
 	for (size_t b = 0; b < B; b++)
 		for (size_t k = 0; k <= s[b].n; k++, t++) {
+			if (x->ctx)
+				x->cls[t] = context_class(x, k ? s[b].words[k - 1] : NULL);
 			unsigned char o = x->oov[t];
 			for (size_t i = 1; i < x->n; i++)
 				if (x->oov[i * x->cap + t] != o) {
@@ -325,7 +378,7 @@ static int mixture_score(llr_model *m, const llr_sentence *s, size_t B, double *
 	if (rc < 0 || (rc = score_components(m, s, B, 0, oov, m->opts.check_norm ? norm : NULL, &T, err)) < 0)
 		return rc;
 	for (size_t t = 0; t < T; t++)
-		logp[t] = mix_at(x, x->w, t);
+		logp[t] = mix_at(x, weights_at(x, t), t);
 	return LLR_OK;
 }
 
@@ -415,6 +468,108 @@ static double em_step(const mixture *x, const double *w, size_t T, double *nw)
 	return ll / (double)T;
 }
 
+int llr_model_mixture_by_context(llr_model *m, const char *counts, llr_err *err)
+{
+	if (m->fam != &llr_family_mixture)
+		return llr_err_set(err, LLR_EINVAL, "%s: not a mixture (llr_model_open_mixture)", m->path);
+	mixture *x = m->state;
+	llr_vocab *v = llr_vocab_new();
+	double *cw = llr_calloc(MIX_CLASSES * x->n, sizeof *cw);
+	unsigned char *cls = llr_calloc(x->cap ? x->cap : 1, 1);
+	if (!v || !cw || !cls) {
+		llr_vocab_free(v);
+		free(cw);
+		free(cls);
+		return llr_err_set(err, LLR_ENOMEM, "mixture: out of memory");
+	}
+	llr_lines *l = llr_lines_open(counts, 0, err);
+	int rc = l ? llr_vocab_read(v, l, err) : LLR_EIO;
+	if (l)
+		llr_lines_close(l);
+	if (rc >= 0 && llr_vocab_size(v) == 0)
+		rc = llr_err_set(err, LLR_EFORMAT, "%s: no token<TAB>count line: the context counts are a vocab(1) file", counts);
+	if (rc < 0) {
+		llr_vocab_free(v);
+		free(cw);
+		free(cls);
+		return rc;
+	}
+	llr_vocab_free(x->ctx);
+	free(x->cw);
+	free(x->cls);
+	x->ctx = v;
+	x->cw = cw;
+	x->cls = cls;
+	int32_t eos = llr_vocab_id(v, LLR_EOS, strlen(LLR_EOS));
+	x->bos_count = eos < 0 ? 0 : llr_vocab_count(v, eos);
+	for (size_t k = 0; k < MIX_CLASSES; k++)
+		memcpy(x->cw + k * x->n, x->w, x->n * sizeof *x->w);
+	memset(x->ctok, 0, sizeof x->ctok);
+	return LLR_OK;
+}
+
+int llr_model_mixture_class_weights(const llr_model *m, int k, double *weights, size_t n, int64_t *tokens)
+{
+	if (m->fam != &llr_family_mixture || k < 0 || k >= MIX_CLASSES)
+		return LLR_EINVAL;
+	const mixture *x = m->state;
+	if (!x->ctx)
+		return LLR_EINVAL;
+	for (size_t i = 0; i < n && i < x->n; i++)
+		weights[i] = x->cw[(size_t)k * x->n + i];
+	*tokens = x->ctok[k];
+	return x->ctok[k] >= CLASS_MIN;
+}
+
+/* The mean log-likelihood per token of T tokens under the mixture's
+ * weights (each class's, with context classes). */
+static double mean_logp(const mixture *x, size_t T)
+{
+	double ll = 0;
+	for (size_t t = 0; t < T; t++)
+		ll += mix_at(x, weights_at(x, t), t);
+	return ll / (double)T;
+}
+
+/* Each context class with CLASS_MIN tuning predictions or more gets its
+ * own weights, by EM from the pooled ones, the classes stepping together
+ * until an iteration gains less than fit->tol nats per token overall or
+ * after fit->max_iters; the others keep the pooled weights. */
+static void fit_classes(mixture *x, size_t T, llr_mixture_fit *fit)
+{
+	size_t n = x->n;
+	double nw[MIX_CLASSES * MIX_MAX], before = -INFINITY;
+	memset(x->ctok, 0, sizeof x->ctok);
+	for (size_t t = 0; t < T; t++)
+		x->ctok[x->cls[t]]++;
+	fit->classes = 0;
+	for (size_t k = 0; k < MIX_CLASSES; k++) {
+		memcpy(x->cw + k * n, x->w, n * sizeof *x->w);
+		fit->classes += x->ctok[k] >= CLASS_MIN;
+	}
+	fit->class_iters = 0;
+	while (fit->class_iters < fit->max_iters) {
+		memset(nw, 0, sizeof nw);
+		double ll = 0;
+		for (size_t t = 0; t < T; t++) {
+			const double *w = weights_at(x, t);
+			double lt = mix_at(x, w, t);
+			ll += lt;
+			for (size_t i = 0; i < n; i++)
+				if (w[i] > 0)
+					nw[x->cls[t] * n + i] += w[i] * exp(x->lp[i * x->cap + t] - lt);
+		}
+		ll /= (double)T;
+		if (ll - before < fit->tol)
+			break;
+		for (size_t k = 0; k < MIX_CLASSES; k++)
+			for (size_t i = 0; x->ctok[k] >= CLASS_MIN && i < n; i++)
+				x->cw[k * n + i] = nw[k * n + i] / (double)x->ctok[k];
+		fit->class_iters++;
+		before = ll;
+	}
+}
+
 int llr_model_tune_mixture(llr_model *m, const llr_sentence *s, size_t B, llr_mixture_fit *fit, llr_err *err)
 {
 	if (m->fam != &llr_family_mixture)
@@ -445,7 +600,12 @@ int llr_model_tune_mixture(llr_model *m, const llr_sentence *s, size_t B, llr_mi
 		fit->iters++;
 		before = ll;
 	}
+	fit->classes = 0;
+	fit->class_iters = 0;
+	fit->pooled_logp = em_step(x, x->w, T, nw) * (double)T;
+	if (x->ctx)
+		fit_classes(x, T, fit);
 	fit->tokens = (int64_t)T;
-	fit->logp = em_step(x, x->w, T, nw) * (double)T;
+	fit->logp = mean_logp(x, T) * (double)T;
 	return LLR_OK;
 }
