@@ -2083,6 +2083,7 @@ typedef struct llr_fflm_setup {
 	double clip, min_impr; /* for the meta */
 	uint64_t seed;
 	double dropout; /* [0, 1): llr_ffnet_config's */
+	double l2;      /* >= 0: the L2 penalty per token on the weights, not the biases (meta key l2) */
 } llr_fflm_setup;
 /* A new model over x (owned from then on; on failure still the
  * caller's), its weights and training state *ts from o->seed.  A lexicon

@@ -157,6 +157,43 @@ assert all(abs(e[i] - x).max() < 1e-5 for i, x in zip(r, v)) and len(set(r)) == 
 	cmp part.bin keep.bin
 }
 
+@test "train --feedforward --l2: one SGD step adds l2 w to the gradient of every weight; in the meta, fixed on --resume" {
+	local o="--feedforward 3 --direct --hidden 16 --embed 8 --threads 1 --batch 32 -s 3 --optim sgd --lr 0.5 --max-tokens 32 -q"
+	train $o -o plain.bin "$M/feats"
+	train $o --l2 0.01 -o a.bin "$M/feats"
+	train $o --l2 0.02 -o b.bin "$M/feats"
+	[ "$(meta a.bin l2)" = 0.01 ]
+	[ -z "$(meta plain.bin l2)" ]
+	# SGD: w - lr (g + l2 w), so plain - a = lr 0.01 w0 and plain - b twice
+	# that (the biases start at 0, so this step cannot tell whether they
+	# are penalised: they move alike in all three)
+	for m in plain a b; do
+		mkdir "$m.d" && tar -xf "$m.bin" -C "$m.d" params
+	done
+	/usr/bin/python3 -c 'import numpy as n, glob, os
+seen = set()
+for f in sorted(glob.glob("plain.d/params/**/*.npy", recursive=True)):
+    t = f[len("plain.d/params/"):-4]
+    p, a, b = (n.load(m + ".d/params/" + t + ".npy").astype(n.float64) for m in ("plain", "a", "b"))
+    d1, d2 = p - a, p - b
+    if t.endswith("/b"):
+        assert abs(d1).max() < 1e-7 and abs(d2).max() < 1e-7, t
+    else:
+        assert abs(d1).max() > 1e-6, t
+        assert abs(d2 - 2 * d1).max() < 1e-6 + 1e-3 * abs(d1).max(), t
+        w0 = d1 / (0.5 * 0.01)
+        assert abs(w0).max() < 2, t
+    seen.add(t)
+assert {"embed", "bos", "hidden0/w", "hidden0/b", "direct/w", "out/w", "out/b"} <= seen, seen'
+	train -q --feedforward 3 --hidden 16 --embed 8 --threads 1 -s 3 --l2 0.001 --epochs 1 -o part.bin "$M/feats"
+	cp part.bin keep.bin
+	run_err 2 '^train: --l2 0.01: the resumed model has l2=0.001' train --resume part.bin --l2 0.01 --epochs 2 "$M/feats"
+	cmp part.bin keep.bin
+	train -q --threads 1 --resume part.bin --l2 0.001 --epochs 2 "$M/feats"
+	[ "$(meta part.bin l2)" = 0.001 ]
+	run_err 2 '^train: --l2: ' train --feedforward 3 --l2 -1 -o x.bin "$M/feats"
+}
+
 @test "train --feedforward: bad orders, outputs and streams are refused, nothing written" {
 	run_err 2 '^train: --feedforward: ' train --feedforward 0 -o x.bin "$M/feats"
 	run_err 2 '^train: --feedforward: ' train --feedforward 65 -o x.bin "$M/feats"

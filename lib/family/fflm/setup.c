@@ -45,7 +45,7 @@ int llr_fflm_resume(const char *path, llr_fflm_setup *o, unsigned given, llr_ffl
 		llr_meta_get_i64(m->meta, "batch", &batch, NULL);
 		*o = (llr_fflm_setup){.order = c->order, .embed = c->embed, .hidden = c->hidden, .layers = c->layers, .direct = c->direct,
 		                      .output = c->output, .optim = o->optim, .lr = o->lr, .eps = o->eps, .batch = (int)batch, .seed = o->seed,
-		                      .dropout = c->dropout};
+		                      .dropout = c->dropout, .l2 = llr_meta_num(m->meta, "l2", 0)};
 		if (batch < 1 || batch > 1 << 20)
 			rc = llr_err_set(err, LLR_EFORMAT, "%s: bad batch in meta", path);
 	}

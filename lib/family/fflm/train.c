@@ -6,8 +6,8 @@
  * from the epoch's random state, cut into batches of `batch`; this
  * rank's share of one as a gradient (a distributed run's ranks shuffle
  * the same list, every rank training the positions of its sentences);
- * the dense update; the validation loss over the positions in corpus
- * order; saving.
+ * the dense update (with the L2 penalty of meta key l2); the validation
+ * loss over the positions in corpus order; saving.
  */
 #include "family/fflm/fflm.h"
 
@@ -20,6 +20,7 @@ typedef struct ffjob {
 	int batch, C;
 	int32_t V, unk;
 	size_t n;          /* parameters */
+	double l2;         /* the L2 penalty per token (meta key l2) */
 	llr_lm_pos *tp, *vp;     /* training and validation positions */
 	size_t ntp, nvp;
 	size_t *order;     /* this epoch's order of tp */
@@ -79,16 +80,40 @@ static int ff_grad(void *job, size_t k, llr_train_state *ts, llr_train_sums *s, 
 	return llr_ffnet_train_step(J->m->net, b, J->ctx, J->tg, drop, &s->nll, &s->ntok, err);
 }
 
+/* The L2 penalty's gradient l2 w, on every tensor but the biases, into
+ * g, whose step will be g times k: after the clipping, as torch's
+ * weight_decay. */
+static void add_l2(const ffjob *J, const float *w, float *g, float k)
+{
+	float f = (float)(J->l2 / (double)k);
+	for (size_t i = 0; i < llr_ffnet_n_tensors(J->m->net); i++) {
+		const char *name;
+		int nd;
+		int64_t shape[2];
+		size_t off;
+		llr_ffnet_tensor_info(J->m->net, i, &name, &nd, shape, &off);
+		size_t len = strlen(name), n = nd == 2 ? (size_t)(shape[0] * shape[1]) : (size_t)shape[0];
+		if (len >= 2 && !strcmp(name + len - 2, "/b"))
+			continue;
+		for (size_t j = off; j < off + n; j++)
+			g[j] += f * w[j];
+	}
+}
+
 static int ff_apply(void *job, llr_train_state *ts, int64_t ntok, double clip, double *norm, llr_err *err)
 {
 	ffjob *J = job;
 	float *w = llr_ffnet_params(J->m->net, NULL), *g = llr_ffnet_grads(J->m->net, NULL);
 	/* the mean over the batch's tokens, clipped: two passes over g, the
-	 * norm's and the step's, and g itself left as summed */
+	 * norm's and the step's (a third with --l2, which adds to g) */
 	float scale = ntok > 0 ? (float)(1.0 / (double)ntok) : 1.0f;
 	*norm = llr_grad_norm_scaled(g, J->n, scale);
-	if (isfinite(*norm))
-		llr_optim_step_scaled(ts->optim, w, g, scale, llr_clip_coef(*norm, clip));
+	if (!isfinite(*norm))
+		return LLR_OK;
+	float coef = llr_clip_coef(*norm, clip);
+	if (J->l2 > 0)
+		add_l2(J, w, g, scale * coef);
+	llr_optim_step_scaled(ts->optim, w, g, scale, coef);
 	return LLR_OK;
 }
 
@@ -184,6 +209,7 @@ int llr_fflm_train_job(llr_fflm *m, const llr_lm_corpus *train, const llr_lm_cor
 		return llr_err_set(err, LLR_ENOMEM, "out of memory for the feed-forward model's positions");
 	}
 	llr_ffnet_params(m->net, &J->n);
+	J->l2 = llr_meta_num(m->meta, "l2", 0);
 	job->ops = &llr_fflm_train_ops;
 	job->state = J;
 	job->meta = m->meta;

@@ -28,6 +28,9 @@ static const llr_train_opt opts[] = {
 	 .help = "the optimiser (default adam)", .section = SECTION, .bad = "unknown optimiser '%s' (rmsprop, adam, sgd)"},
 	{"dropout", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 0.95, .arg = "p",
 	 .help = "dropout on the embeddings and each hidden layer in training (default 0)", .section = SECTION},
+	{"l2", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1e6, .dflt = "0", .arg = "x",
+	 .help = "L2 penalty per token on the weights, not the biases (default 0)", .section = SECTION,
+	 .msg = "--l2: for the log-linear and feed-forward models (--context N, --feedforward N)"},
 	{"max-len", 0, LLR_TOPT_REFUSED,
 	 .msg = "--max-len: not for the feed-forward model (it predicts every token from its own context)"},
 	{"init", 0, LLR_TOPT_REFUSED, .msg = "--init: not for the feed-forward model"},
@@ -68,6 +71,7 @@ static void read_opts(const llr_train_args *a, const llr_train_comm *comm, ffo *
 	su->hidden = (int)llr_train_args_int(a, "hidden");
 	su->embed = (int)llr_train_args_int(a, "embed");
 	su->dropout = llr_train_args_num(a, "dropout");
+	su->l2 = llr_train_args_num(a, "l2");
 	su->batch = (int)llr_train_args_int(a, "batch");
 	su->seed = (uint64_t)llr_train_args_int(a, "seed");
 	su->lr = llr_train_args_num(a, "lr");
@@ -101,10 +105,12 @@ static void ffrun_free(void *p)
 static int resume(const llr_train_args *a, ffo *o, ffrun *R, llr_err *err)
 {
 	int bad;
-	double dropout = o->su.dropout;
+	double dropout = o->su.dropout, l2 = o->su.l2;
 	int rc = llr_fflm_resume(o->run.resume, &o->su, o->given, &R->model, &R->ts, &bad, err);
 	if (rc == LLR_OK)
 		rc = llr_train_fixed_prob(a, "dropout", "dropout", &dropout, o->su.dropout, err);
+	if (rc == LLR_OK && llr_train_args_given(a, "l2") && l2 != o->su.l2)
+		rc = llr_train_usage_err(err, "--l2 %g: the resumed model has l2=%g", l2, o->su.l2);
 	return llr_train_resumed(a, rc, bad, fixed_opt, o->run.resume, &o->run.lim, o->run.lim_given, R->model ? R->model->meta : NULL, R->ts,
 	                         err);
 }
@@ -166,7 +172,8 @@ static int build(llr_train_args *a, const llr_train_comm *comm, llr_train_setup 
 const llr_trainer llr_fflm_trainer = {
 	.opts = opts,
 	.synopsis = "train --feedforward N [-hq] [-o model] [-s seed] [--output loglinear|softmax]\n"
-	            "             [--layers n] [--hidden n] [--embed n] [--direct] [--dropout p] [--batch n]\n"
+	            "             [--layers n] [--hidden n] [--embed n] [--direct] [--dropout p] [--l2 x]\n"
+	            "             [--batch n]\n"
 	            "             [--optim rmsprop|adam|sgd] [--lr x] [--eps x] [--clip x]\n"
 	            "             [--min-improvement x] [--lr-decay f] [--lr-patience n] [--lr-decays n]\n"
 	            "             [--valid file] [--patience n] [--epochs n] [--max-time duration]\n"

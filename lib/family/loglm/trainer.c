@@ -27,7 +27,7 @@ static const llr_train_opt opts[] = {
 	 .help = "weights the features hash into, a power of two (default 4194304)", .section = SECTION,
 	 .msg = "--hash-size: for the log-linear model (--context N)"},
 	{"l2", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1e6, .dflt = "0", .arg = "x", .help = "L2 penalty per token (default 0)",
-	 .section = SECTION, .msg = "--l2: for the log-linear model (--context N)"},
+	 .section = SECTION, .msg = "--l2: for the log-linear and feed-forward models (--context N, --feedforward N)"},
 	{"l1", 0, LLR_TOPT_DOUBLE, 0, .lo = 0, .hi = 1e6, .dflt = "0", .arg = "x", .help = "L1 penalty per token (default 0)",
 	 .section = SECTION, .msg = "--l1: for the log-linear model (--context N)"},
 	{"batch", 0, LLR_TOPT_INT, 0, 1, 1 << 20, .dflt = "128", .arg = "n", .help = "predicted tokens per step (default 128)",
