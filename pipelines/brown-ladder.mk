@@ -183,9 +183,11 @@ $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(eval $(call RUN,$(r),$(s)))))
 
 # The network rows, a row's train options and its stream, for bench/ladder-speed
 # (which trains each row for a few tokens with exactly these).
-.PHONY: nets opts/% stream/%
+.PHONY: nets mix-kn opts/% stream/%
 nets:
 	@echo '$(NETS)'
+mix-kn:
+	@echo '$(MIX_KN)'
 opts/%:
 	@echo '$(call opts_of,$*)'
 stream/%:
