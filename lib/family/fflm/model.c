@@ -226,7 +226,7 @@ static int fresh_meta(llr_meta *m, const llr_fflm_setup *o, double lr)
 	rc |= llr_meta_setf(m, "min_improvement", "%.9g", o->min_impr);
 	rc |= llr_meta_setf(m, "seed", "%llu", (unsigned long long)o->seed);
 	if (o->l2 > 0)
-		rc |= llr_meta_setf(m, "l2", "%.9g", o->l2);
+		rc |= llr_meta_setf(m, "l2", "%.17g", o->l2);
 	return rc < 0 ? LLR_ENOMEM : LLR_OK;
 }
 

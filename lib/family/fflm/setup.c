@@ -6,6 +6,7 @@
  */
 #include "family/fflm/fflm.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,6 +49,8 @@ int llr_fflm_resume(const char *path, llr_fflm_setup *o, unsigned given, llr_ffl
 		                      .dropout = c->dropout, .l2 = llr_meta_num(m->meta, "l2", 0)};
 		if (batch < 1 || batch > 1 << 20)
 			rc = llr_err_set(err, LLR_EFORMAT, "%s: bad batch in meta", path);
+		else if (!(o->l2 >= 0 && isfinite(o->l2)))
+			rc = llr_err_set(err, LLR_EFORMAT, "%s: bad l2 in meta", path);
 	}
 	if (rc < 0) {
 		llr_train_state_free(ts);
