@@ -450,21 +450,23 @@ int llr_model_mixture_weights(const llr_model *m, double *weights, size_t n)
 	return (int)x->n;
 }
 
-/* One EM step over T tokens from weights w: the new weights into nw,
- * the mean log-likelihood per token under w returned. */
-static double em_step(const mixture *x, const double *w, size_t T, double *nw)
+/* One EM pass over T tokens: token t has the weights w + k n of its
+ * class k (cls[t], or 0 for every token when cls is NULL); nw[k n + i]
+ * gets the sum over class k's tokens of component i's posterior.  The
+ * mean log-likelihood per token under w returned. */
+static double em_pass(const mixture *x, size_t T, const double *w, const unsigned char *cls, double *nw, size_t nclasses)
 {
 	double ll = 0;
-	memset(nw, 0, x->n * sizeof *nw);
+	memset(nw, 0, nclasses * x->n * sizeof *nw);
 	for (size_t t = 0; t < T; t++) {
-		double lt = mix_at(x, w, t);
+		size_t k = cls ? cls[t] : 0;
+		const double *wk = w + k * x->n;
+		double lt = mix_at(x, wk, t);
 		ll += lt;
 		for (size_t i = 0; i < x->n; i++)
-			if (w[i] > 0)
-				nw[i] += w[i] * exp(x->lp[i * x->cap + t] - lt);
+			if (wk[i] > 0)
+				nw[k * x->n + i] += wk[i] * exp(x->lp[i * x->cap + t] - lt);
 	}
-	for (size_t i = 0; i < x->n; i++)
-		nw[i] /= (double)T;
 	return ll / (double)T;
 }
 
@@ -474,24 +476,21 @@ int llr_model_mixture_by_context(llr_model *m, const char *counts, llr_err *err)
 		return llr_err_set(err, LLR_EINVAL, "%s: not a mixture (llr_model_open_mixture)", m->path);
 	mixture *x = m->state;
 	llr_vocab *v = llr_vocab_new();
-	double *cw = llr_calloc(MIX_CLASSES * x->n, sizeof *cw);
-	unsigned char *cls = llr_calloc(x->cap ? x->cap : 1, 1);
-	if (!v || !cw || !cls) {
-		llr_vocab_free(v);
-		free(cw);
-		free(cls);
+	if (!v)
 		return llr_err_set(err, LLR_ENOMEM, "mixture: out of memory");
-	}
 	llr_lines *l = llr_lines_open(counts, 0, err);
 	int rc = l ? llr_vocab_read(v, l, err) : LLR_EIO;
 	if (l)
 		llr_lines_close(l);
 	if (rc >= 0 && llr_vocab_size(v) == 0)
 		rc = llr_err_set(err, LLR_EFORMAT, "%s: no token<TAB>count line: the context counts are a vocab(1) file", counts);
+	double *cw = rc >= 0 ? llr_calloc(MIX_CLASSES * x->n, sizeof *cw) : NULL;
+	unsigned char *cls = cw ? llr_calloc(x->cap ? x->cap : 1, 1) : NULL;
+	if (rc >= 0 && !cls)
+		rc = llr_err_set(err, LLR_ENOMEM, "mixture: out of memory");
 	if (rc < 0) {
 		llr_vocab_free(v);
 		free(cw);
-		free(cls);
 		return rc;
 	}
 	llr_vocab_free(x->ctx);
@@ -521,16 +520,6 @@ int llr_model_mixture_class_weights(const llr_model *m, int k, double *weights, 
 	return x->ctok[k] >= CLASS_MIN;
 }
 
-/* The mean log-likelihood per token of T tokens under the mixture's
- * weights (each class's, with context classes). */
-static double mean_logp(const mixture *x, size_t T)
-{
-	double ll = 0;
-	for (size_t t = 0; t < T; t++)
-		ll += mix_at(x, weights_at(x, t), t);
-	return ll / (double)T;
-}
-
 /* Each context class with CLASS_MIN tuning predictions or more gets its
  * own weights, by EM from the pooled ones, the classes stepping together
  * until an iteration gains less than fit->tol nats per token overall or
@@ -549,17 +538,7 @@ static void fit_classes(mixture *x, size_t T, llr_mixture_fit *fit)
 	}
 	fit->class_iters = 0;
 	while (fit->class_iters < fit->max_iters) {
-		memset(nw, 0, sizeof nw);
-		double ll = 0;
-		for (size_t t = 0; t < T; t++) {
-			const double *w = weights_at(x, t);
-			double lt = mix_at(x, w, t);
-			ll += lt;
-			for (size_t i = 0; i < n; i++)
-				if (w[i] > 0)
-					nw[x->cls[t] * n + i] += w[i] * exp(x->lp[i * x->cap + t] - lt);
-		}
-		ll /= (double)T;
+		double ll = em_pass(x, T, x->cw, x->cls, nw, MIX_CLASSES);
 		if (ll - before < fit->tol)
 			break;
 		for (size_t k = 0; k < MIX_CLASSES; k++)
@@ -586,26 +565,29 @@ int llr_model_tune_mixture(llr_model *m, const llr_sentence *s, size_t B, llr_mi
 	}
 	if (rc < 0)
 		return rc;
-	double nw[MIX_MAX], before = -INFINITY;
+	double nw[MIX_CLASSES * MIX_MAX], before = -INFINITY;
 	for (size_t i = 0; i < x->n; i++)
 		x->w[i] = 1.0 / (double)x->n;
 	fit->iters = 0;
 	while (fit->iters < fit->max_iters) {
-		double ll = em_step(x, x->w, T, nw);
+		double ll = em_pass(x, T, x->w, NULL, nw, 1);
 		if (!isfinite(ll))
 			return llr_err_set(err, LLR_EINVAL, "mixture: a token has probability 0 in every component");
 		if (ll - before < fit->tol)
 			break;
-		memcpy(x->w, nw, x->n * sizeof *nw);
+		for (size_t i = 0; i < x->n; i++)
+			x->w[i] = nw[i] / (double)T;
 		fit->iters++;
 		before = ll;
 	}
 	fit->classes = 0;
 	fit->class_iters = 0;
-	fit->pooled_logp = em_step(x, x->w, T, nw) * (double)T;
-	if (x->ctx)
+	fit->pooled_logp = em_pass(x, T, x->w, NULL, nw, 1) * (double)T;
+	fit->logp = fit->pooled_logp;
+	if (x->ctx) {
 		fit_classes(x, T, fit);
+		fit->logp = em_pass(x, T, x->cw, x->cls, nw, MIX_CLASSES) * (double)T;
+	}
 	fit->tokens = (int64_t)T;
-	fit->logp = mean_logp(x, T) * (double)T;
 	return LLR_OK;
 }
