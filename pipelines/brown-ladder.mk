@@ -66,7 +66,7 @@
 # split); SPEEDS= leaves them out.  NOTES, when it exists, ends the .md.
 #
 # Knobs: ARCHIVE W RESULTS BIN SCRIPTS TRAIN_WORDS VALID_WORDS MIN_COUNT
-# SEEDS NETS (the trained rows) THREADS LL_CONTEXT LL_SKIP LL_HASH LL_L2 LL_BATCH
+# SEEDS SEEDS_ROW NETS (the trained rows) THREADS LL_CONTEXT LL_SKIP LL_HASH LL_L2 LL_BATCH
 # FF_ORDER FF_EMBED FF_HIDDEN FF_BATCH MIX_KN MIX_COUNTS TOP EMBED
 # HIDDEN LAYERS BATCH PATIENCE EPOCHS LR_DECAY MAXTIME SCORE_BATCH SPEEDS NOTES.
 
@@ -116,7 +116,11 @@ OUT := $(RESULTS)/outputs/brown-ladder
 LOGS := $(RESULTS)/brown-ladder-logs
 KN := kn3 kn5
 NETS ?= loglm ff lstm lstm-ll ll-kn
-RUNS := $(foreach r,$(NETS),$(foreach s,$(SEEDS),$(r)-s$(s)))
+# A row's seeds: SEEDS_ROW (SEEDS_lstm=1, say, for a row still short of
+# the others' seeds), else SEEDS; not for ff, whose seeds its mixtures
+# share.
+seeds_of = $(or $(SEEDS_$(1)),$(SEEDS))
+RUNS := $(foreach r,$(NETS),$(foreach s,$(call seeds_of,$(r)),$(r)-s$(s)))
 MIXES := $(if $(filter ff,$(NETS)),$(foreach s,$(SEEDS),ff+kn-s$(s)))
 PARTS := valid test
 
@@ -179,7 +183,7 @@ resume/$(1)-s$(2):
 		$(BIN)/train --resume $$$$f $(LIMITS) --log $(W)/$(1)-s$(2).log.tsv $(call stream_of,$(1)) 2>>$(W)/$(1)-s$(2).err; \
 	fi
 endef
-$(foreach r,$(NETS),$(foreach s,$(SEEDS),$(eval $(call RUN,$(r),$(s)))))
+$(foreach r,$(NETS),$(foreach s,$(call seeds_of,$(r)),$(eval $(call RUN,$(r),$(s)))))
 
 # The network rows, a row's train options and its stream, for bench/ladder-speed
 # (which trains each row for a few tokens with exactly these).
@@ -249,6 +253,7 @@ $(SPEEDS):
 endif
 $(RESULTS)/brown-ladder.tsv: outputs $(RUNS:%=$(LOGS)/%.meta) $(SCRIPTS)/lm-seeds $(SPEEDS) $(wildcard $(NOTES))
 	$(SCRIPTS)/lm-seeds --name brown-ladder --results $(RESULTS) --seeds "$(SEEDS)" --ppl $(TABLE_ROWS) $(TABLE_DIFFS) \
+		$(foreach r,$(NETS),$(if $(SEEDS_$(r)),--seeds-of "$(r)=$(SEEDS_$(r))")) \
 		$(if $(SPEEDS),--speeds $(SPEEDS)) $(if $(wildcard $(NOTES)),--notes $(NOTES)) \
 		--title "The tutorial's ladder on Bengio et al.'s Brown split" \
 		--about "Split by word position ($$(sort $(W)/split.log | tr '\n' ';' | sed 's/;$$//; s/;/; /g')); vocabulary: the $$(wc -l <$(W)/vocab.tsv) training tokens seen at least $(MIN_COUNT) times, every other token <unk> for every model (Bengio et al.: 800,000 / 200,000 / 181,041 words, |V| = 16,383; their Table 1, as a text extraction of the JMLR paper gives it: test perplexity 252 for MLP10 mixed with the interpolated trigram at weight 0.5, 321 for Kneser-Ney back-off n = 4 and 5, 312 for the best n-gram, class-based; 1 - 252/321 = 21.5%). ff+$(MIX_KN): ff mixed with $(MIX_KN), weights fitted by EM on validation$(if $(MIX_COUNTS), for each frequency class of the previous word (score --context-counts; the classes with fewer than 1,000 validation predictions keep the pooled weights)) (its valid figure is therefore optimistic). A 20% lower perplexity is a log-perplexity difference of ln 0.8 = -0.223." \

@@ -134,3 +134,27 @@ ladder() {
 	(cd w && sha256sum train.tok valid.tok test.tok) | cmp - r/brown-ladder-logs/data.sha256
 	xz -dc r/outputs/brown-ladder/loglm-s3.test.tsv.xz | cmp - <(score -q --per-token --threads 1 --batch 64 -m w/loglm-s3.model w/test.tok)
 }
+
+@test "brown-ladder.mk: a row with its own seeds (SEEDS_ROW): trained and tabled over those, no deviation for one" {
+	cd "$BATS_TEST_TMPDIR"
+	local runs=(SEEDS="1 2" SEEDS_lstm=2 NETS="loglm lstm" LL_HASH=65536 SPEEDS=)
+	run ladder "${runs[@]}" -j2 table
+	assert_success
+	[ -s w/lstm-s2.model ] && [ ! -e w/lstm-s1.model ] && [ -s w/loglm-s1.model ] && [ -s w/loglm-s2.model ]
+	run cut -f 1,2,4,6,8 r/brown-ladder.tsv
+	assert_line --index 3 --regexp $'^loglm\t1,2\tepochs,epochs\t0\\.[0-9]{4}\t0\\.[0-9]{4}$'
+	assert_line --index 4 "$(printf 'lstm\t2\tepochs\t\t')"
+	grep -q 'a row over other seeds names them in its seeds column' r/brown-ladder.md
+	grep -q "model=lstm	test_mean	mean	logppl	lstm-s2.test.tsv.xz" r/outputs/brown-ladder/checks.tsv
+	! grep -q "model=lstm	test_sd" r/outputs/brown-ladder/checks.tsv
+	printf 'table\tstatus\ttest_columns\tnote\nbrown-ladder\tchecked\ttest_mean,test_sd\t\n' >r/outputs/TABLES.tsv
+	run "$TOP/scripts/results-check" --results r
+	assert_success
+	# a label no row has: refused, the table as it was
+	cp r/brown-ladder.tsv before.tsv
+	run "$TOP/scripts/lm-seeds" --name brown-ladder --results r --title t --seeds "1 2" \
+		--row loglm=r/brown-ladder-logs/loglm:loglm --seeds-of lsmt=1
+	assert_failure
+	assert_output "lm-seeds: --seeds-of lsmt: no --row of that label"
+	cmp before.tsv r/brown-ladder.tsv
+}
