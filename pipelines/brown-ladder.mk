@@ -36,7 +36,8 @@
 #              had per bin of context frequency; MIX_COUNTS= for one set
 #   lstm       LSTM, softmax output
 #   lstm-ll    LSTM, log-linear output over the top-TOP identities, the
-#              Brown tags, orthographic classes and suffixes (featurize
+#              Brown tags (of the training text, train.tagged), orthographic
+#              classes and suffixes (featurize
 #              --tagged --ortho --suffix 3), add-0.5 unigram background
 #   ll-kn      the same LL-RNN with the background b = MIX_KN
 #              (featurize --background ngram:)
@@ -157,10 +158,23 @@ $(W)/kn%.arpa: $(W)/train.unk
 FZ = $(BIN)/featurize --vocab $(W)/vocab.tsv
 $(W)/words.fz: $(W)/vocab.tsv $(W)/train.tok
 	$(FZ) --top 1 -o $@ $(W)/train.tok 2>$@.log
-LL_FZ = $(FZ) --top $(TOP) --tagged $(ARCHIVE) -l --ortho --suffix 3
-$(W)/ll.fz: $(W)/vocab.tsv $(W)/train.tok
+# The Brown tags of the training text only: its word/TAG tokens, read
+# from the archive's members in its order (those tok and featurize read:
+# a base name with no dot and a lower-case letter), up to as many tokens
+# as train.tok has.  The tag features are a lexicon, knowledge given
+# before training; taken from the whole archive, 915 words of the
+# vocabulary would have had a tag seen only in validation or test.
+$(W)/train.tagged: $(ARCHIVE) $(W)/train.tok
+	n=$$(wc -w <$(W)/train.tok); \
+	tar -xOf $< $$(tar -tf $< | awk -F/ '$$NF !~ /\./ && $$NF ~ /[a-z]/') | \
+		awk -v n=$$n '{ o = ""; for (i = 1; i <= NF && k < n; i++) if ($$i ~ /\//) { o = o (o == "" ? "" : " ") $$i; k++ } \
+			if (o != "") print o }' >$@.tmp; \
+	test "$$(wc -w <$@.tmp)" -eq "$$n"
+	mv $@.tmp $@
+LL_FZ = $(FZ) --top $(TOP) --tagged $(W)/train.tagged -l --ortho --suffix 3
+$(W)/ll.fz: $(W)/vocab.tsv $(W)/train.tok $(W)/train.tagged
 	$(LL_FZ) --background unigram:0.5 -o $@ $(W)/train.tok 2>$@.log
-$(W)/ll-kn.fz: $(W)/vocab.tsv $(W)/train.tok $(W)/$(MIX_KN).arpa
+$(W)/ll-kn.fz: $(W)/vocab.tsv $(W)/train.tok $(W)/train.tagged $(W)/$(MIX_KN).arpa
 	$(LL_FZ) --background ngram:$(W)/$(MIX_KN).arpa -o $@ $(W)/train.tok 2>$@.log
 
 # --------------------------------------------------------------- models

@@ -40,6 +40,9 @@ ladder() {
 	[ "$n" -lt 20000 ] && [ "$(wc -w <w/train.tok)" -ge 20000 ]
 	n=$(cat w/train.tok w/valid.tok | head -n -1 | wc -w)
 	[ "$n" -lt 25000 ] && [ "$(cat w/train.tok w/valid.tok | wc -w)" -ge 25000 ]
+	# the tag lexicon of the log-linear rows is the training text's alone:
+	# its words are train.tok's, token for token
+	awk '{ for (i = 1; i <= NF; i++) sub(/\/[^\/]*$/, "", $i); print tolower($0) }' w/train.tagged | cmp - w/train.tok
 	# the n-grams' words are the vocabulary's (tokens seen twice or more
 	# in train) and the markers
 	run comm -3 <(sed -n '/^\\1-grams:/,/^$/p' w/kn3.arpa | awk 'NF >= 2 { print $2 }' | sort) \
