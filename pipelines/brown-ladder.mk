@@ -60,7 +60,7 @@
 # $(RESULTS)/brown-ladder.tsv and .md with scripts/lm-seeds (log-perplexity
 # and perplexity, mean and sd over seeds, parameters, paired intervals:
 # loglm against kn5, ff+kn against the best KN, ff against kn5 and
-# against loglm, the LSTMs against ff+kn, and
+# against loglm, the LSTMs against ff+kn, lstm-ll against lstm, and
 # ll-kn against lstm-ll) and the checks by which results-check recomputes
 # every test figure.  The table's tokens/s columns come from SPEEDS, the
 # summary of bench/ladder-speed (every rung measured in one run on this
@@ -259,6 +259,7 @@ comma := ,
 TABLE_DIFFS = $(if $(filter loglm,$(NETS)),--diff loglm$(comma)kn5 $(if $(filter ff,$(NETS)),--diff ff$(comma)loglm)) \
 	$(if $(filter ff,$(NETS)),--diff ff+$(MIX_KN)$(comma)kn5 --diff ff+$(MIX_KN)$(comma)kn3 --diff ff$(comma)kn5) \
 	$(foreach r,$(filter lstm lstm-ll,$(NETS)),$(if $(filter ff,$(NETS)),--diff $(r)$(comma)ff+$(MIX_KN))) \
+	$(if $(filter lstm-ll,$(NETS)),$(if $(filter lstm,$(NETS)),--diff lstm-ll$(comma)lstm)) \
 	$(if $(filter lstm-ll,$(NETS)),$(if $(filter ll-kn,$(NETS)),--diff ll-kn$(comma)lstm-ll))
 table: $(RESULTS)/brown-ladder.tsv
 ifneq ($(SPEEDS),)
