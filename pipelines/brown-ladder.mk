@@ -158,18 +158,13 @@ $(W)/kn%.arpa: $(W)/train.unk
 FZ = $(BIN)/featurize --vocab $(W)/vocab.tsv
 $(W)/words.fz: $(W)/vocab.tsv $(W)/train.tok
 	$(FZ) --top 1 -o $@ $(W)/train.tok 2>$@.log
-# The Brown tags of the training text only: its word/TAG tokens, read
-# from the archive's members in its order (those tok and featurize read:
-# a base name with no dot and a lower-case letter), up to as many tokens
-# as train.tok has.  The tag features are a lexicon, knowledge given
+# The Brown tags of the training text only: `tok --from tagged --tags`
+# (the same reader as all.tok, the tags kept), its first non-blank lines,
+# as many as train.tok has.  The tag features are a lexicon, knowledge given
 # before training; taken from the whole archive, 915 words of the
 # vocabulary would have had a tag seen only in validation or test.
 $(W)/train.tagged: $(ARCHIVE) $(W)/train.tok
-	n=$$(wc -w <$(W)/train.tok); \
-	tar -xOf $< $$(tar -tf $< | awk -F/ '$$NF !~ /\./ && $$NF ~ /[a-z]/') | \
-		awk -v n=$$n '{ o = ""; for (i = 1; i <= NF && k < n; i++) if ($$i ~ /\//) { o = o (o == "" ? "" : " ") $$i; k++ } \
-			if (o != "") print o }' >$@.tmp; \
-	test "$$(wc -w <$@.tmp)" -eq "$$n"
+	$(BIN)/tok --from tagged --tags $< 2>$@.log | awk -v n=$$(wc -l <$(W)/train.tok) 'NF && ++k <= n' >$@.tmp
 	mv $@.tmp $@
 LL_FZ = $(FZ) --top $(TOP) --tagged $(W)/train.tagged -l --ortho --suffix 3
 $(W)/ll.fz: $(W)/vocab.tsv $(W)/train.tok $(W)/train.tagged
