@@ -33,9 +33,12 @@ on_tty() {
 # A reader that waits before taking anything: the tool blocks on a full
 # pipe for 0.6 s, so a progress line is due whatever the speed.
 SLOW_READER='(sleep 0.6; cat >/dev/null)'
-# A writer that pauses between two halves.
+# A writer that sends its file five times with a pause of 0.3 s before
+# each copy after the first: a line is due after whichever pause comes
+# once the tool reads, even when its start (a sanitizer build on a
+# loaded machine) outlasts one pause, as it did in CI.
 slow_writer() {
-	printf '(cat %s; sleep 0.6; cat %s)' "$1" "$1"
+	printf '(cat %s; for i in 1 2 3 4; do sleep 0.3; cat %s; done)' "$1" "$1"
 }
 
 @test "progress: score shows lines, tok/s, the part of the file read and an ETA on a terminal, only there" {
@@ -124,7 +127,7 @@ slow_writer() {
 	grep -q $'\r\e\\[Kfeaturize: .* types' tty.out
 	# --source: the pairs read from the source file, then the target pass
 	grep . "$D/small.tok" >pairs
-	cat pairs pairs >pairs2
+	cat pairs pairs pairs pairs pairs >pairs2 # as many lines as slow_writer sends
 	on_tty "$(slow_writer pairs) | featurize --source - -o ed.fz pairs2"
 	grep -Eq $'\r\e\\[Kfeaturize: [0-9]+ pairs [0-9]+ tok/s' tty.out
 	on_tty "$(slow_writer "$D/small.tok") | featurize -q --top 5 -o f.fz"
