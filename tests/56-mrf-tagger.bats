@@ -138,7 +138,8 @@ within() {
 @test "train --mrf --tags: SIGTERM mid-fit saves the model (stopped=interrupted), --resume continues it" {
 	train --mrf --tags -o sig.mrft "$M/train.tt" 2>err &
 	pid=$!
-	for _ in $(seq 200); do grep -q '^train: iteration 3 ' err && break; sleep 0.02; done
+	# up to 60 s: a sanitizer build on a loaded machine is slow to start
+	for _ in $(seq 3000); do grep -q '^train: iteration 3 ' err && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?
